@@ -140,7 +140,8 @@ class CairnBatchesReadByKafkaTest {
             List<org.apache.kafka.common.record.Record> records = new ArrayList<>();
             kafka.forEach(records::add);
             assertThat(records).hasSize(samples.size());
-            boolean logAppendTime = spec.timestampType() == org.apache.kafka.common.record.TimestampType.LOG_APPEND_TIME;
+            boolean logAppendTime =
+                    spec.timestampType() == org.apache.kafka.common.record.TimestampType.LOG_APPEND_TIME;
             for (int i = 0; i < samples.size(); i++) {
                 SampleRecord sample = samples.get(i);
                 org.apache.kafka.common.record.Record record = records.get(i);

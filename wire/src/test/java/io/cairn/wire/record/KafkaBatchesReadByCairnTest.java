@@ -107,7 +107,8 @@ class KafkaBatchesReadByCairnTest {
                 org.apache.kafka.common.record.TimestampType.CREATE_TIME, 10L, RecordBatch.NO_TIMESTAMP, 8L,
                 (short) 1, 0, false, false, 3, Integer.MAX_VALUE, 1_750_000_000_000L);
         for (SampleRecord sample : sampleRecords(14L, 10, 20)) {
-            builder.append(sample.timestamp(), sample.key(), sample.value(), KafkaInterop.kafkaHeaders(sample.headers()));
+            builder.append(sample.timestamp(), sample.key(), sample.value(),
+                    KafkaInterop.kafkaHeaders(sample.headers()));
         }
         ByteBuffer kafka = builder.build().buffer();
 
