@@ -101,19 +101,13 @@ final class FieldCodec {
                 field.name());
         buffer.close();
         buffer.printf("ArrayList<%s> _collection = new ArrayList<>(_arrayLength);", elementType.boxedType());
-        buffer.open("for (int _i = 0; _i < _arrayLength; _i++)");
-        if (elementType.kind() == FieldType.Kind.STRING) {
-            buffer.printf("String _element;");
-            readValue(elementType, field, "_element", context, true);
-            buffer.printf("_collection.add(_element);");
-        } else {
-            buffer.printf("%s _element;", elementType.kind() == FieldType.Kind.STRUCT ? elementType.structName()
-                    : elementType.kind() == FieldType.Kind.UUID ? "Uuid" : elementType.javaType());
-            readValue(elementType, field, "_element", context, true);
-            buffer.printf("_collection.add(_element);");
-        }
-        buffer.close();
+        // Assigned before it is filled, so that a failure half-way can still reach (and release) what was read.
         buffer.printf("%s = _collection;", target);
+        buffer.open("for (int _i = 0; _i < _arrayLength; _i++)");
+        buffer.printf("%s _element;", elementType.javaType());
+        readValue(elementType, field, "_element", context, true);
+        buffer.printf("_collection.add(_element);");
+        buffer.close();
         buffer.close();
         buffer.close();
     }

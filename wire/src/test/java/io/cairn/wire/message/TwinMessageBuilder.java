@@ -14,9 +14,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Builds the same random message twice, as a kafka-clients object and as a Cairn object, setting only the fields
@@ -28,6 +31,8 @@ final class TwinMessageBuilder {
 
     private static final String KAFKA_PACKAGE = "org.apache.kafka.common.message.";
     private static final String CAIRN_PACKAGE = "io.cairn.wire.message.";
+    private static final Map<Class<?>, Map<String, Method>> SETTERS = new ConcurrentHashMap<>();
+    private static final Map<String, Class<?>> CLASSES = new ConcurrentHashMap<>();
     private static final String[] WORDS = {"", "a", "topic-1", "é", "日本語", "\uD83D\uDE00", "consumer group", "x.y_z"};
 
     /** The two objects of one random message. */
@@ -45,8 +50,8 @@ final class TwinMessageBuilder {
     }
 
     Twin build() throws ReflectiveOperationException {
-        Object kafka = Class.forName(KAFKA_PACKAGE + schema.className()).getConstructor().newInstance();
-        Message cairn = (Message) Class.forName(CAIRN_PACKAGE + schema.className()).getConstructor().newInstance();
+        Object kafka = classNamed(KAFKA_PACKAGE + schema.className()).getConstructor().newInstance();
+        Message cairn = (Message) classNamed(CAIRN_PACKAGE + schema.className()).getConstructor().newInstance();
         populate(kafka, cairn, schema.fields());
         return new Twin((org.apache.kafka.common.protocol.Message) kafka, cairn);
     }
@@ -98,12 +103,31 @@ final class TwinMessageBuilder {
 
     private static Method setter(Class<?> type, String fieldName) {
         String setterName = "set" + Character.toUpperCase(fieldName.charAt(0)) + fieldName.substring(1);
+        Method setter = SETTERS.computeIfAbsent(type, TwinMessageBuilder::settersOf).get(setterName);
+        if (setter == null) {
+            throw new IllegalStateException(type.getName() + " has no " + setterName);
+        }
+        return setter;
+    }
+
+    private static Map<String, Method> settersOf(Class<?> type) {
+        Map<String, Method> setters = new HashMap<>();
         for (Method method : type.getMethods()) {
-            if (method.getName().equals(setterName) && method.getParameterCount() == 1) {
-                return method;
+            if (method.getName().startsWith("set") && method.getParameterCount() == 1) {
+                setters.put(method.getName(), method);
             }
         }
-        throw new IllegalStateException(type.getName() + " has no " + setterName);
+        return setters;
+    }
+
+    private static Class<?> classNamed(String name) {
+        return CLASSES.computeIfAbsent(name, n -> {
+            try {
+                return Class.forName(n);
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     /** A pair {kafka value, cairn value} for a field of schema type {@code type}. */
@@ -180,8 +204,8 @@ final class TwinMessageBuilder {
     private Object[] randomStruct(String structName, JsonNode field, Class<?> kafkaOwner)
             throws ReflectiveOperationException {
         Class<?> kafkaTop = kafkaOwner.getEnclosingClass() != null ? kafkaOwner.getEnclosingClass() : kafkaOwner;
-        Object kafka = Class.forName(kafkaTop.getName() + "$" + structName).getConstructor().newInstance();
-        Object cairn = Class.forName(CAIRN_PACKAGE + schema.className() + "$" + structName).getConstructor()
+        Object kafka = classNamed(kafkaTop.getName() + "$" + structName).getConstructor().newInstance();
+        Object cairn = classNamed(CAIRN_PACKAGE + schema.className() + "$" + structName).getConstructor()
                 .newInstance();
         populate(kafka, cairn, field.has("fields") ? field.get("fields") : schema.structFields(structName));
         return new Object[] {kafka, cairn};
