@@ -76,7 +76,8 @@ class MessageDecoderFuzzTest {
         for (Decoder decoder : decoders) {
             byte[] valid = validEncoding(decoder, random);
             for (int i = 0; i < TRUNCATIONS_PER_DECODER && valid.length > 0; i++) {
-                decoder.decodeAndReencode(Arrays.copyOf(valid, i == 0 ? valid.length - 1 : random.nextInt(valid.length)));
+                int length = i == 0 ? valid.length - 1 : random.nextInt(valid.length);
+                decoder.decodeAndReencode(Arrays.copyOf(valid, length));
                 decodes++;
             }
             for (int i = 0; i < MUTATIONS_PER_DECODER; i++) {
