@@ -53,7 +53,7 @@ class MessageDecoderFuzzTest {
         // Then no other exception escaped
     }
 
-    @Property(tries = 600)
+    @Property(tries = 400)
     void mutatedValidEncodingsShouldOnlyFailWithDecodeErrors(@ForAll("anyDecoder") Decoder decoder,
             @ForAll long seed) throws Throwable {
         // Given
