@@ -37,8 +37,9 @@ class ApiKeyEmitterTest {
                 parser.parse(schema("response", "ApiVersionsResponse", 18))));
 
         // Then
-        assertThat(source).contains("API_VERSIONS((short) 18, \"ApiVersions\", (short) 0, (short) 4, false, true, false,"
-                + " (short) 3, (short) 3,").contains("ApiVersionsRequestData::new, ApiVersionsResponseData::new);")
+        assertThat(source).contains("API_VERSIONS((short) 18, \"ApiVersions\", (short) 0, (short) 4, false, true,"
+                + " false, (short) 3, (short) 3,")
+                .contains("ApiVersionsRequestData::new, ApiVersionsResponseData::new);")
                 .contains("KIP-511");
     }
 

@@ -30,7 +30,8 @@ class SchemaParserTest {
                 ]},
                 { "name": "Leader", "type": "Leader", "versions": "3+", "tag": 0, "taggedVersions": "3+" }
                 """).replace("\"fields\": [ ", "\"commonStructs\": [ { \"name\": \"Leader\", \"versions\": \"0+\","
-                + " \"fields\": [ { \"name\": \"Id\", \"type\": \"int32\", \"versions\": \"0+\", \"default\": \"-1\" } ] } ],"
+                + " \"fields\": [ { \"name\": \"Id\", \"type\": \"int32\", \"versions\": \"0+\","
+                + " \"default\": \"-1\" } ] } ],"
                 + " \"fields\": [ ");
 
         // When
@@ -71,7 +72,8 @@ class SchemaParserTest {
     @Test
     void parseShouldRejectOutOfRangeAndNullDefaults() {
         // Given
-        String outOfRange = message("{ \"name\": \"X\", \"type\": \"int8\", \"versions\": \"0+\", \"default\": \"300\" }");
+        String outOfRange = message("{ \"name\": \"X\", \"type\": \"int8\", \"versions\": \"0+\","
+                + " \"default\": \"300\" }");
         String nullNotNullable = message("{ \"name\": \"X\", \"type\": \"string\", \"versions\": \"0+\","
                 + " \"nullableVersions\": \"2+\", \"default\": \"null\" }");
 

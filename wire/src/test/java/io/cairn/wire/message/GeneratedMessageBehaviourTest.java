@@ -115,7 +115,8 @@ class GeneratedMessageBehaviourTest {
         ProduceRequestData request = new ProduceRequestData().setTopicData(List.of(
                 new ProduceRequestData.TopicProduceData().setName("t").setPartitionData(List.of(
                         new ProduceRequestData.PartitionProduceData().setRecords(Unpooled.wrappedBuffer(new byte[8])),
-                        new ProduceRequestData.PartitionProduceData().setRecords(Unpooled.wrappedBuffer(new byte[8]))))));
+                        new ProduceRequestData.PartitionProduceData()
+                                .setRecords(Unpooled.wrappedBuffer(new byte[8]))))));
         ByteBuf full = encode(request, (short) 9);
         ByteBuf input = full.retainedSlice(0, full.readableBytes() - 3);
         full.release();

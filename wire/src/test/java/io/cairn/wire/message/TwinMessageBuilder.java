@@ -33,7 +33,9 @@ final class TwinMessageBuilder {
     private static final String CAIRN_PACKAGE = "io.cairn.wire.message.";
     private static final Map<Class<?>, Map<String, Method>> SETTERS = new ConcurrentHashMap<>();
     private static final Map<String, Class<?>> CLASSES = new ConcurrentHashMap<>();
-    private static final String[] WORDS = {"", "a", "topic-1", "é", "日本語", "\uD83D\uDE00", "consumer group", "x.y_z"};
+    private static final String[] WORDS = {
+        "", "a", "topic-1", "é", "日本語", "\uD83D\uDE00", "consumer group", "x.y_z",
+    };
 
     /** The two objects of one random message. */
     record Twin(org.apache.kafka.common.protocol.Message kafka, Message cairn) {
@@ -191,7 +193,9 @@ final class TwinMessageBuilder {
                     return new Object[] {null, null};
                 }
                 byte[] v = randomBytes(24);
-                return new Object[] {MemoryRecords.readableRecords(ByteBuffer.wrap(v)), Unpooled.wrappedBuffer(v.clone())};
+                return new Object[] {
+                    MemoryRecords.readableRecords(ByteBuffer.wrap(v)), Unpooled.wrappedBuffer(v.clone()),
+                };
             }
             default:
                 if (nullable && random.nextInt(4) == 0) {
