@@ -3,16 +3,14 @@ package io.cairn.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -37,14 +35,16 @@ class BrokerProcessIT {
     Path workDir;
 
     private Process process;
-    private final List<String> output = new CopyOnWriteArrayList<>();
+    private Path logFile;
 
     @AfterEach
     void stopProcess() throws Exception {
         if (process != null && process.isAlive()) {
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
-        Files.write(Path.of("target", "BrokerProcessIT-last.log"), output);
+        if (logFile != null) {
+            Files.write(Path.of("target", "BrokerProcessIT-last.log"), output());
+        }
     }
 
     @Test
@@ -64,9 +64,9 @@ class BrokerProcessIT {
         // Then
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("stopped after SIGTERM").isTrue();
         assertThat(answer.errorCode()).isZero();
-        assertThat(output).anyMatch(line -> line.contains("Cairn broker started (node.id=1) in "));
-        assertThat(output).anyMatch(line -> line.contains("shut down completed"));
-        assertThat(output).allMatch(line -> LOG_LINE.matcher(line).matches() || line.startsWith("\t"));
+        assertThat(output()).anyMatch(line -> line.contains("Cairn broker started (node.id=1) in "));
+        assertThat(output()).anyMatch(line -> line.contains("shut down completed"));
+        assertThat(output()).allMatch(line -> LOG_LINE.matcher(line).matches() || line.startsWith("\t"));
         assertThat(Files.isDirectory(workDir.resolve("data"))).as("data under ./data").isTrue();
     }
 
@@ -83,7 +83,7 @@ class BrokerProcessIT {
         assertThat(process.exitValue()).isEqualTo(1);
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(errors()).hasSize(1));
         assertThat(errors()).singleElement().asString().contains("listeners", "notaport");
-        assertThat(output).noneMatch(line -> line.startsWith("\tat "));
+        assertThat(output()).noneMatch(line -> line.startsWith("\tat "));
     }
 
     @Test
@@ -114,13 +114,13 @@ class BrokerProcessIT {
 
         // Then
         assertThat(firstApiVersionsAnswer(port).errorCode()).isZero();
-        assertThat(output.stream().filter(line -> line.contains(" WARN ") && line.contains("no.such.key")))
+        assertThat(output().stream().filter(line -> line.contains(" WARN ") && line.contains("no.such.key")))
                 .hasSize(1);
         assertThat(Files.isDirectory(workDir.resolve("kafka-data"))).isTrue();
     }
 
     private List<String> errors() {
-        return output.stream().filter(line -> line.contains(" ERROR ")).toList();
+        return output().stream().filter(line -> line.contains(" ERROR ")).toList();
     }
 
     private void start(List<String> args) throws IOException {
@@ -129,20 +129,18 @@ class BrokerProcessIT {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xmx256m", "-jar", Path.of(jar).toAbsolutePath().toString()));
         command.addAll(args);
-        process = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = lines.readLine()) != null) {
-                    output.add(line);
-                }
-            } catch (IOException e) {
-                output.add("(reader stopped: " + e + ")");
-            }
-        }, "broker-stdout");
-        reader.setDaemon(true);
-        reader.start();
+        // A file, not a pipe: nothing is lost when the process exits while the test is still reading.
+        logFile = workDir.resolve("broker.out");
+        process = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)
+                .redirectOutput(logFile.toFile()).start();
+    }
+
+    private List<String> output() {
+        try {
+            return Files.exists(logFile) ? Files.readAllLines(logFile, StandardCharsets.UTF_8) : List.of();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private int awaitPort() {
@@ -151,8 +149,8 @@ class BrokerProcessIT {
     }
 
     private int announcedPort() {
-        assertThat(process.isAlive()).as("broker process alive; output: %s", output).isTrue();
-        for (String line : output) {
+        assertThat(process.isAlive()).as("broker process alive; output: %s", output()).isTrue();
+        for (String line : output()) {
             Matcher matcher = AWAITING.matcher(line);
             if (matcher.find()) {
                 return Integer.parseInt(matcher.group(2));
