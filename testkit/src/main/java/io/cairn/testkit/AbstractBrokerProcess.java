@@ -71,6 +71,14 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
     /** Writes configuration and prepares storage before a start; may run other processes (storage format). */
     abstract void beforeStart();
 
+    /**
+     * A line the process logs once per start when it is fully started, checked in addition to the ApiVersions
+     * answer (a broker may answer ApiVersions before it serves everything else); {@code null} for none.
+     */
+    String startedLogLine() {
+        return null;
+    }
+
     /** The directory that holds this broker's configuration files and data directory. */
     final Path workDir() {
         return workDir;
@@ -152,16 +160,22 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
                 throw new IllegalStateException(failureMessage(name + " exited with code " + process.exitValue()
                         + " before answering ApiVersions on " + bootstrapServers()));
             }
-            if (ApiVersionsProbe.answers(host(), port, PROBE_TIMEOUT)) {
+            if (ApiVersionsProbe.answers(host(), port, PROBE_TIMEOUT) && startedLineLogged()) {
                 return;
             }
             if (Instant.now().isAfter(deadline)) {
                 kill();
                 throw new IllegalStateException(failureMessage(name + " did not answer ApiVersions on "
-                        + bootstrapServers() + " within " + startTimeout.toSeconds() + " s"));
+                        + bootstrapServers() + (startedLogLine() == null ? "" : " and log '" + startedLogLine() + "'")
+                        + " within " + startTimeout.toSeconds() + " s"));
             }
             awaitExit(Duration.ofMillis(POLL_MILLIS));
         }
+    }
+
+    private boolean startedLineLogged() {
+        String line = startedLogLine();
+        return line == null || logLinesContaining(line).size() >= starts;
     }
 
     @Override

@@ -68,6 +68,12 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
         return clusterId;
     }
 
+    /** What {@code KafkaRaftServer} logs once the broker and controller are both up. */
+    @Override
+    String startedLogLine() {
+        return "Kafka Server started";
+    }
+
     @Override
     void beforeStart() {
         Path properties = writeServerProperties();
