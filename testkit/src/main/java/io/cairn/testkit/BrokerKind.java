@@ -27,6 +27,15 @@ public enum BrokerKind {
     /** A new broker of this kind with default settings, not yet started. */
     public abstract BrokerProcess create();
 
+    /**
+     * The one broker of this kind shared by every test in this JVM that only reads or adds state (topics with
+     * unique names, own groups): started on first use, closed when the JVM exits. Tests that stop, kill, restart or
+     * reconfigure a broker use {@link #start()} instead.
+     */
+    public BrokerProcess shared() {
+        return SharedBrokers.get(this);
+    }
+
     /** A new broker of this kind, already started. */
     public BrokerProcess start() {
         BrokerProcess broker = create();

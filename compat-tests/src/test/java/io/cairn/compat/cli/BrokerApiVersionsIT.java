@@ -33,46 +33,47 @@ class BrokerApiVersionsIT {
     @ParameterizedTest
     @EnumSource(BrokerKind.class)
     void toolShouldListTheBrokerWithItsApiVersionsRange(BrokerKind kind) {
-        try (BrokerProcess broker = kind.start()) {
-            // When
-            JavaTool.Result result = runTool(broker);
+        // Given
+        BrokerProcess broker = kind.shared();
 
-            // Then
-            assertThat(result.exitCode()).as("%s", result).isZero();
-            List<String> lines = result.stdout().lines().toList();
-            assertThat(lines).as("%s", result)
-                    .contains(broker.host() + ":" + broker.port()
-                            + " (id: 1 rack: null isFenced: false) -> (")
-                    .contains("\tApiVersions(18): 0 to 4 [usable: 4],")
-                    .endsWith(")");
-        }
+        // When
+        JavaTool.Result result = runTool(broker);
+
+        // Then
+        assertThat(result.exitCode()).as("%s", result).isZero();
+        assertThat(result.stdout().lines().toList()).as("%s", result)
+                .contains(broker.host() + ":" + broker.port() + " (id: 1 rack: null isFenced: false) -> (")
+                .contains("\tApiVersions(18): 0 to 4 [usable: 4],")
+                .endsWith(")");
     }
 
     @Test
     void toolShouldShowApisCairnDoesNotServeAsUnsupported() {
-        try (BrokerProcess cairn = BrokerKind.CAIRN.start()) {
-            // When
-            JavaTool.Result result = runTool(cairn);
+        // Given
+        BrokerProcess cairn = BrokerKind.CAIRN.shared();
 
-            // Then
-            assertThat(result.exitCode()).as("%s", result).isZero();
-            assertThat(result.stdout().lines().toList()).as("%s", result)
-                    .contains("\tProduce(0): UNSUPPORTED,", "\tFetch(1): UNSUPPORTED,");
-        }
+        // When
+        JavaTool.Result result = runTool(cairn);
+
+        // Then
+        assertThat(result.exitCode()).as("%s", result).isZero();
+        assertThat(result.stdout().lines().toList()).as("%s", result)
+                .contains("\tProduce(0): UNSUPPORTED,", "\tFetch(1): UNSUPPORTED,");
     }
 
     @Test
     void toolShouldShowTheReferenceKafkaServingProduceAndFetch() {
-        try (BrokerProcess kafka = BrokerKind.KAFKA.start()) {
-            // When
-            JavaTool.Result result = runTool(kafka);
+        // Given
+        BrokerProcess kafka = BrokerKind.KAFKA.shared();
 
-            // Then
-            assertThat(result.exitCode()).as("%s", result).isZero();
-            assertThat(result.stdout().lines().toList()).as("%s", result)
-                    .anyMatch(line -> line.matches("\tProduce\\(0\\): \\d+ to \\d+ \\[usable: \\d+],"))
-                    .anyMatch(line -> line.matches("\tFetch\\(1\\): \\d+ to \\d+ \\[usable: \\d+],"));
-        }
+        // When
+        JavaTool.Result result = runTool(kafka);
+
+        // Then
+        assertThat(result.exitCode()).as("%s", result).isZero();
+        assertThat(result.stdout().lines().toList()).as("%s", result)
+                .anyMatch(line -> line.matches("\tProduce\\(0\\): \\d+ to \\d+ \\[usable: \\d+],"))
+                .anyMatch(line -> line.matches("\tFetch\\(1\\): \\d+ to \\d+ \\[usable: \\d+],"));
     }
 
     private static JavaTool.Result runTool(BrokerProcess broker) {
