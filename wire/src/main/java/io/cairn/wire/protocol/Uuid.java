@@ -13,7 +13,7 @@ public record Uuid(long mostSignificantBits, long leastSignificantBits) {
     /** The all-zero id Kafka uses for "unset". */
     public static final Uuid ZERO = new Uuid(0L, 0L);
 
-    /** Kafka's metadata topic id ({@code Uuid.METADATA_TOPIC_ID}): the one-bit-set id {@code AAAAAAAAAAAAAAAAAAAAAQ}. */
+    /** Kafka's metadata topic id ({@code Uuid.METADATA_TOPIC_ID}), printed {@code AAAAAAAAAAAAAAAAAAAAAQ}. */
     public static final Uuid ONE = new Uuid(0L, 1L);
 
     /** Parses Kafka's 22-character URL-safe base64 form. */

@@ -1,0 +1,86 @@
+package io.cairn.compat.cli;
+
+import io.cairn.testkit.BrokerKind;
+import io.cairn.testkit.BrokerLogsExtension;
+import io.cairn.testkit.BrokerProcess;
+import io.cairn.testkit.JavaTool;
+import io.cairn.testkit.KafkaDistribution;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Kafka's stock {@code kafka-broker-api-versions} tool ({@code org.apache.kafka.tools.BrokerApiVersionsCommand}),
+ * run as a user runs it (its own JVM, {@code --bootstrap-server}), against Cairn and the reference Kafka.
+ *
+ * <p>The tool first sends Metadata to the bootstrap server to find the brokers, then ApiVersions to each broker
+ * Metadata named, and prints {@code <host>:<port> (id: <id> rack: <rack> isFenced: <bool>) -> (} followed by one
+ * line per API key kafka-clients knows: {@code Name(key): min to max [usable: v]} or {@code Name(key): UNSUPPORTED}.
+ */
+@Timeout(300)
+@ExtendWith(BrokerLogsExtension.class)
+class BrokerApiVersionsIT {
+
+    private static final String TOOL = "org.apache.kafka.tools.BrokerApiVersionsCommand";
+
+    @ParameterizedTest
+    @EnumSource(BrokerKind.class)
+    void toolShouldListTheBrokerWithItsApiVersionsRange(BrokerKind kind) {
+        // Given
+        BrokerProcess broker = kind.shared();
+
+        // When
+        JavaTool.Result result = runTool(broker);
+
+        // Then
+        assertThat(result.exitCode()).as("%s", result).isZero();
+        assertThat(result.stdout().lines().toList()).as("%s", result)
+                .contains(broker.host() + ":" + broker.port() + " (id: 1 rack: null isFenced: false) -> (")
+                .contains("\tApiVersions(18): 0 to 4 [usable: 4],")
+                .endsWith(")");
+    }
+
+    @Test
+    void toolShouldShowApisCairnDoesNotServeAsUnsupported() {
+        // Given
+        BrokerProcess cairn = BrokerKind.CAIRN.shared();
+
+        // When
+        JavaTool.Result result = runTool(cairn);
+
+        // Then
+        assertThat(result.exitCode()).as("%s", result).isZero();
+        assertThat(result.stdout().lines().toList()).as("%s", result)
+                .contains("\tProduce(0): UNSUPPORTED,", "\tFetch(1): UNSUPPORTED,");
+    }
+
+    @Test
+    void toolShouldShowTheReferenceKafkaServingProduceAndFetch() {
+        // Given
+        BrokerProcess kafka = BrokerKind.KAFKA.shared();
+
+        // When
+        JavaTool.Result result = runTool(kafka);
+
+        // Then
+        assertThat(result.exitCode()).as("%s", result).isZero();
+        assertThat(result.stdout().lines().toList()).as("%s", result)
+                .anyMatch(line -> line.matches("\tProduce\\(0\\): \\d+ to \\d+ \\[usable: \\d+],"))
+                .anyMatch(line -> line.matches("\tFetch\\(1\\): \\d+ to \\d+ \\[usable: \\d+],"));
+    }
+
+    private static JavaTool.Result runTool(BrokerProcess broker) {
+        return KafkaDistribution.tool(TOOL)
+                .args("--bootstrap-server", broker.bootstrapServers())
+                .timeout(Duration.ofSeconds(90))
+                .build()
+                .run();
+    }
+}
