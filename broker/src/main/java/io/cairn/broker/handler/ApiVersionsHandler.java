@@ -26,7 +26,8 @@ final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequestData, Api
     static final short MAX_VERSION = 4;
 
     /** KIP-511's rule for client_software_name and client_software_version. */
-    private static final Pattern SOFTWARE_NAME_OR_VERSION = Pattern.compile("[a-zA-Z0-9](?:[a-zA-Z0-9\\-.]*[a-zA-Z0-9])?");
+    private static final Pattern SOFTWARE_NAME_OR_VERSION =
+            Pattern.compile("[a-zA-Z0-9](?:[a-zA-Z0-9\\-.]*[a-zA-Z0-9])?");
 
     private final List<ApiVersion> table;
 

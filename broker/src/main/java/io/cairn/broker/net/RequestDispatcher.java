@@ -2,6 +2,8 @@ package io.cairn.broker.net;
 
 import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.RequestContext;
+import io.cairn.broker.handler.TwoPhaseApiHandler;
+import io.cairn.broker.handler.TwoPhaseApiHandler.Stages;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.protocol.ApiMessage;
 import io.netty.buffer.ByteBuf;
@@ -113,25 +115,46 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             LOGGER.debug("Request {} v{} correlation id {} from {}: {}", request.apiKey().messageName(),
                     request.apiVersion(), request.header().correlationId(), connection, request.body());
         }
-        CompletionStage<ApiMessage> stage;
-        try {
-            stage = request.handler().handle(context, request.body());
-        } catch (RuntimeException e) {
-            stage = CompletableFuture.failedFuture(e);
-        }
+        Stages<ApiMessage> stages = start(request, context);
         dispatching = true;
-        stage.whenComplete((response, error) -> {
-            if (ctx.executor().inEventLoop()) {
-                onHandled(sequence, context, request, response, error);
-            } else {
-                ctx.executor().execute(() -> onHandled(sequence, context, request, response, error));
-            }
-        });
+        stages.response().whenComplete((response, error) -> onEventLoop(() ->
+                onResponse(sequence, context, request, response, error)));
+        stages.dispatched().whenComplete((ignored, error) -> onEventLoop(this::onDispatched));
     }
 
-    private void onHandled(long sequence, RequestContext context, DecodedRequest request, ApiMessage response,
-            Throwable error) {
+    /** Calls the handler; a handler that throws is treated like one whose stages failed. */
+    @SuppressWarnings("unchecked")
+    private static Stages<ApiMessage> start(DecodedRequest request, RequestContext context) {
+        try {
+            if (request.handler() instanceof TwoPhaseApiHandler) {
+                return ((TwoPhaseApiHandler<ApiMessage, ApiMessage>) request.handler()).dispatch(context,
+                        request.body());
+            }
+            CompletionStage<ApiMessage> response = request.handler().handle(context, request.body());
+            return new Stages<>(response, response);
+        } catch (RuntimeException e) {
+            CompletableFuture<ApiMessage> failed = CompletableFuture.failedFuture(e);
+            return new Stages<>(failed, failed);
+        }
+    }
+
+    private void onEventLoop(Runnable task) {
+        if (ctx.executor().inEventLoop()) {
+            task.run();
+        } else {
+            ctx.executor().execute(task);
+        }
+    }
+
+    private void onDispatched() {
         dispatching = false;
+        if (!draining && !closing) {
+            drain();
+        }
+    }
+
+    private void onResponse(long sequence, RequestContext context, DecodedRequest request, ApiMessage response,
+            Throwable error) {
         if (closing) {
             return;
         }
@@ -143,13 +166,9 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                     + request.header().correlationId() + " that expects no response failed: " + describe(error));
         } else {
             ApiMessage errorResponse = errorResponse(context, request, error);
-            if (errorResponse == null) {
-                return;
+            if (errorResponse != null) {
+                write(responseFrame(sequence, request, errorResponse));
             }
-            write(responseFrame(sequence, request, errorResponse));
-        }
-        if (!draining) {
-            drain();
         }
     }
 

@@ -7,6 +7,7 @@ import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.RequestContext;
+import io.cairn.broker.handler.TwoPhaseApiHandler;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.UnsupportedVersionException;
 import io.cairn.wire.message.ApiKey;
@@ -41,10 +42,7 @@ class RequestDispatcherTest {
     @BeforeEach
     void setUp() {
         logs = LogCapture.start();
-        HandlerRegistry registry = HandlerRegistry.forListener(List.of(handler), false);
-        channel = new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST"), new ResponseEncoder(),
-                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), "TEST",
-                        ctx -> new ClientConnection("test-connection", "TEST", ctx.channel().remoteAddress())));
+        channel = channelFor(handler);
     }
 
     @AfterEach
@@ -149,6 +147,33 @@ class RequestDispatcherTest {
         assertThat(logs.warnings("unsupported version 2 of api Heartbeat (key 12; served versions 3-4)")).hasSize(1);
     }
 
+    @Test
+    void shouldDispatchTheNextRequestAfterTheDispatchStageAndStillAnswerInRequestOrder() {
+        // Given
+        TwoPhaseHeartbeatHandler twoPhase = new TwoPhaseHeartbeatHandler();
+        EmbeddedChannel twoPhaseChannel = channelFor(twoPhase);
+        twoPhaseChannel.writeInbound(Unpooled.wrappedBuffer(request(1, "g"), request(2, "g")));
+        twoPhase.dispatched.get(0).complete(null);
+        assertThat(twoPhase.responses).hasSize(2);
+
+        // When
+        twoPhase.responses.get(1).complete(new HeartbeatResponseData());
+        assertThat((Object) twoPhaseChannel.readOutbound()).isNull();
+        twoPhase.responses.get(0).complete(new HeartbeatResponseData());
+
+        // Then
+        channel.finishAndReleaseAll();
+        channel = twoPhaseChannel;
+        assertThat(responseCorrelationIds()).containsExactly(1, 2);
+    }
+
+    private static EmbeddedChannel channelFor(ApiHandler<?, ?> apiHandler) {
+        HandlerRegistry registry = HandlerRegistry.forListener(List.of(apiHandler), false);
+        return new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST"), new ResponseEncoder(),
+                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), "TEST",
+                        ctx -> new ClientConnection("test-connection", "TEST", ctx.channel().remoteAddress())));
+    }
+
     private static ByteBuf request(int correlationId, String groupId) {
         return frame(ApiKey.HEARTBEAT, VERSION, correlationId,
                 new HeartbeatRequestData().setGroupId(groupId).setMemberId("m").setGenerationId(1));
@@ -197,6 +222,43 @@ class RequestDispatcherTest {
             }
         }
         return responses;
+    }
+
+    /** Serves Heartbeat v3-v4 in two phases whose stages the test completes. */
+    private static final class TwoPhaseHeartbeatHandler
+            implements TwoPhaseApiHandler<HeartbeatRequestData, HeartbeatResponseData> {
+
+        final List<CompletableFuture<Void>> dispatched = new ArrayList<>();
+        final List<CompletableFuture<HeartbeatResponseData>> responses = new ArrayList<>();
+
+        @Override
+        public ApiKey apiKey() {
+            return ApiKey.HEARTBEAT;
+        }
+
+        @Override
+        public short minVersion() {
+            return 3;
+        }
+
+        @Override
+        public short maxVersion() {
+            return 4;
+        }
+
+        @Override
+        public Stages<HeartbeatResponseData> dispatch(RequestContext ctx, HeartbeatRequestData request) {
+            CompletableFuture<Void> accepted = new CompletableFuture<>();
+            CompletableFuture<HeartbeatResponseData> response = new CompletableFuture<>();
+            dispatched.add(accepted);
+            responses.add(response);
+            return new Stages<>(accepted, response);
+        }
+
+        @Override
+        public HeartbeatResponseData errorResponse(RequestContext ctx, HeartbeatRequestData request, Errors error) {
+            return new HeartbeatResponseData().setErrorCode(error.code());
+        }
     }
 
     /** Serves Heartbeat v3-v4 with futures the test completes; group "silent" expects no response. */
