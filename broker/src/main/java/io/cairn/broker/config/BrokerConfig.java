@@ -1,0 +1,290 @@
+package io.cairn.broker.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The broker's configuration, read from a {@code server.properties} file with Kafka's key names and Kafka's
+ * defaults (except {@code log.dirs}, which defaults to {@code ./data}). Every value is parsed and validated when the
+ * object is built, so a bad value fails startup with one {@link ConfigException} naming the key.
+ *
+ * <p>Keys Cairn does not know are accepted and reported by {@link #unknownKeys()} (Kafka logs them once at WARN).
+ * Immutable and thread-safe.
+ */
+public final class BrokerConfig {
+
+    public static final String LISTENERS = "listeners";
+    public static final String ADVERTISED_LISTENERS = "advertised.listeners";
+    public static final String CONTROLLER_LISTENER_NAMES = "controller.listener.names";
+    public static final String NODE_ID = "node.id";
+    public static final String PROCESS_ROLES = "process.roles";
+    public static final String LOG_DIRS = "log.dirs";
+    public static final String LOG_DIR = "log.dir";
+    public static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
+    public static final String SOCKET_SEND_BUFFER_BYTES = "socket.send.buffer.bytes";
+    public static final String SOCKET_RECEIVE_BUFFER_BYTES = "socket.receive.buffer.bytes";
+    public static final String SOCKET_LISTEN_BACKLOG_SIZE = "socket.listen.backlog.size";
+    public static final String NUM_NETWORK_THREADS = "num.network.threads";
+    public static final String NUM_IO_THREADS = "num.io.threads";
+    public static final String QUEUED_MAX_REQUESTS = "queued.max.requests";
+    public static final String QUEUED_MAX_REQUEST_BYTES = "queued.max.request.bytes";
+    public static final String CONNECTIONS_MAX_IDLE_MS = "connections.max.idle.ms";
+
+    /** Every key this class reads; anything else in the file is reported as unknown. */
+    private static final Set<String> KNOWN_KEYS = Set.of(LISTENERS, ADVERTISED_LISTENERS,
+            ListenerProtocols.KEY, CONTROLLER_LISTENER_NAMES, NODE_ID, PROCESS_ROLES, LOG_DIRS, LOG_DIR,
+            SOCKET_REQUEST_MAX_BYTES, SOCKET_SEND_BUFFER_BYTES, SOCKET_RECEIVE_BUFFER_BYTES,
+            SOCKET_LISTEN_BACKLOG_SIZE, NUM_NETWORK_THREADS, NUM_IO_THREADS, QUEUED_MAX_REQUESTS,
+            QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS);
+
+    private final Map<String, String> originals;
+    private final List<Endpoint> listeners;
+    private final List<Endpoint> advertisedListeners;
+    private final List<String> controllerListenerNames;
+    private final int nodeId;
+    private final Set<ProcessRole> processRoles;
+    private final List<Path> logDirs;
+    private final int socketRequestMaxBytes;
+    private final int socketSendBufferBytes;
+    private final int socketReceiveBufferBytes;
+    private final int socketListenBacklogSize;
+    private final int numNetworkThreads;
+    private final int numIoThreads;
+    private final int queuedMaxRequests;
+    private final long queuedMaxRequestBytes;
+    private final long connectionsMaxIdleMs;
+
+    private BrokerConfig(Map<String, String> props) {
+        this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
+        ValueParser values = new ValueParser(props);
+        this.nodeId = values.intValue(NODE_ID, 1, 0);
+        this.processRoles = ProcessRole.parse(PROCESS_ROLES, values.string(PROCESS_ROLES, "broker,controller"));
+        this.controllerListenerNames = values.list(CONTROLLER_LISTENER_NAMES, "").stream()
+                .map(name -> name.toUpperCase(Locale.ROOT)).toList();
+        ListenerProtocols protocols = ListenerProtocols.parse(
+                values.string(ListenerProtocols.KEY, ListenerProtocols.DEFAULT),
+                props.containsKey(ListenerProtocols.KEY), controllerListenerNames);
+        this.listeners = parseListeners(LISTENERS, values.string(LISTENERS, "PLAINTEXT://:9092"), protocols);
+        if (listeners.isEmpty()) {
+            throw ConfigException.invalid(LISTENERS, props.get(LISTENERS), "at least one listener is required");
+        }
+        String advertised = props.get(ADVERTISED_LISTENERS);
+        this.advertisedListeners = advertised == null || advertised.isBlank()
+                ? listeners.stream().filter(l -> !controllerListenerNames.contains(l.listenerName())).toList()
+                : parseListeners(ADVERTISED_LISTENERS, advertised, protocols);
+        String dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS) : values.string(LOG_DIR, "./data");
+        this.logDirs = parseLogDirs(props.get(LOG_DIRS) != null ? LOG_DIRS : LOG_DIR, dirs);
+        this.socketRequestMaxBytes = values.intValue(SOCKET_REQUEST_MAX_BYTES, 104857600, 1);
+        this.socketSendBufferBytes = values.intValue(SOCKET_SEND_BUFFER_BYTES, 102400, -1);
+        this.socketReceiveBufferBytes = values.intValue(SOCKET_RECEIVE_BUFFER_BYTES, 102400, -1);
+        this.socketListenBacklogSize = values.intValue(SOCKET_LISTEN_BACKLOG_SIZE, 50, 1);
+        this.numNetworkThreads = values.intValue(NUM_NETWORK_THREADS, 3, 1);
+        this.numIoThreads = values.intValue(NUM_IO_THREADS, 8, 1);
+        this.queuedMaxRequests = values.intValue(QUEUED_MAX_REQUESTS, 500, 1);
+        this.queuedMaxRequestBytes = values.longValue(QUEUED_MAX_REQUEST_BYTES, -1L, -1L);
+        this.connectionsMaxIdleMs = values.longValue(CONNECTIONS_MAX_IDLE_MS, 600000L, -1L);
+    }
+
+    /** Builds a config from key/value pairs (an in-memory {@code server.properties}). */
+    public static BrokerConfig fromMap(Map<String, String> props) {
+        return new BrokerConfig(props);
+    }
+
+    /**
+     * Reads {@code file} (when not null) and applies {@code overrides} on top, as {@code kafka-server-start.sh
+     * server.properties --override k=v} does.
+     */
+    public static BrokerConfig load(Path file, Map<String, String> overrides) throws IOException {
+        Map<String, String> props = new HashMap<>();
+        if (file != null) {
+            Properties properties = new Properties();
+            try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                properties.load(reader);
+            }
+            for (String name : properties.stringPropertyNames()) {
+                props.put(name, properties.getProperty(name).trim());
+            }
+        }
+        props.putAll(overrides);
+        return new BrokerConfig(props);
+    }
+
+    private static List<Endpoint> parseListeners(String key, String value, ListenerProtocols protocols) {
+        List<Endpoint> endpoints = new ArrayList<>();
+        Set<String> names = new TreeSet<>();
+        for (String entry : value.split(",")) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            Endpoint endpoint = Endpoint.parse(key, entry, protocols);
+            if (!names.add(endpoint.listenerName())) {
+                throw ConfigException.invalid(key, value, "each listener must have a different name, "
+                        + endpoint.listenerName() + " appears twice");
+            }
+            endpoints.add(endpoint);
+        }
+        return List.copyOf(endpoints);
+    }
+
+    private static List<Path> parseLogDirs(String key, String value) {
+        List<Path> dirs = new ArrayList<>();
+        for (String dir : value.split(",")) {
+            if (!dir.isBlank()) {
+                dirs.add(Path.of(dir.trim()));
+            }
+        }
+        if (dirs.isEmpty()) {
+            throw ConfigException.invalid(key, value, "at least one log directory is required");
+        }
+        return List.copyOf(dirs);
+    }
+
+    /** Keys present in the file or overrides that Cairn does not read, sorted. */
+    public Set<String> unknownKeys() {
+        Set<String> unknown = new TreeSet<>(originals.keySet());
+        unknown.removeAll(KNOWN_KEYS);
+        return unknown;
+    }
+
+    /** The effective value of every known key, for the startup log (Kafka logs "KafkaConfig values:"). */
+    public Map<String, String> effectiveValues() {
+        Map<String, String> values = new LinkedHashMap<>();
+        values.put(ADVERTISED_LISTENERS, joined(advertisedListeners));
+        values.put(CONNECTIONS_MAX_IDLE_MS, Long.toString(connectionsMaxIdleMs));
+        values.put(CONTROLLER_LISTENER_NAMES, String.join(",", controllerListenerNames));
+        values.put(LISTENERS, joined(listeners));
+        values.put(LOG_DIRS, String.join(",", logDirs.stream().map(Path::toString).toList()));
+        values.put(NODE_ID, Integer.toString(nodeId));
+        values.put(NUM_IO_THREADS, Integer.toString(numIoThreads));
+        values.put(NUM_NETWORK_THREADS, Integer.toString(numNetworkThreads));
+        values.put(PROCESS_ROLES, String.join(",", processRoles.stream().map(ProcessRole::configName).toList()));
+        values.put(QUEUED_MAX_REQUEST_BYTES, Long.toString(queuedMaxRequestBytes));
+        values.put(QUEUED_MAX_REQUESTS, Integer.toString(queuedMaxRequests));
+        values.put(SOCKET_LISTEN_BACKLOG_SIZE, Integer.toString(socketListenBacklogSize));
+        values.put(SOCKET_RECEIVE_BUFFER_BYTES, Integer.toString(socketReceiveBufferBytes));
+        values.put(SOCKET_REQUEST_MAX_BYTES, Integer.toString(socketRequestMaxBytes));
+        values.put(SOCKET_SEND_BUFFER_BYTES, Integer.toString(socketSendBufferBytes));
+        return values;
+    }
+
+    private static String joined(List<Endpoint> endpoints) {
+        return String.join(",", endpoints.stream().map(Endpoint::toString).toList());
+    }
+
+    public Map<String, String> originals() {
+        return originals;
+    }
+
+    public List<Endpoint> listeners() {
+        return listeners;
+    }
+
+    public List<Endpoint> advertisedListeners() {
+        return advertisedListeners;
+    }
+
+    public List<String> controllerListenerNames() {
+        return controllerListenerNames;
+    }
+
+    /** True when {@code listenerName} serves the controller APIs ({@code controller.listener.names}). */
+    public boolean isControllerListener(String listenerName) {
+        return controllerListenerNames.contains(listenerName);
+    }
+
+    public int nodeId() {
+        return nodeId;
+    }
+
+    public Set<ProcessRole> processRoles() {
+        return processRoles;
+    }
+
+    public List<Path> logDirs() {
+        return logDirs;
+    }
+
+    public int socketRequestMaxBytes() {
+        return socketRequestMaxBytes;
+    }
+
+    /** SO_SNDBUF, or -1 for the operating system's default. */
+    public int socketSendBufferBytes() {
+        return socketSendBufferBytes;
+    }
+
+    /** SO_RCVBUF, or -1 for the operating system's default. */
+    public int socketReceiveBufferBytes() {
+        return socketReceiveBufferBytes;
+    }
+
+    public int socketListenBacklogSize() {
+        return socketListenBacklogSize;
+    }
+
+    public int numNetworkThreads() {
+        return numNetworkThreads;
+    }
+
+    public int numIoThreads() {
+        return numIoThreads;
+    }
+
+    public int queuedMaxRequests() {
+        return queuedMaxRequests;
+    }
+
+    /** The bound on bytes of requests queued for handlers, or -1 for no bound (Kafka's default). */
+    public long queuedMaxRequestBytes() {
+        return queuedMaxRequestBytes;
+    }
+
+    /** Idle connections are closed after this many milliseconds; -1 disables it. */
+    public long connectionsMaxIdleMs() {
+        return connectionsMaxIdleMs;
+    }
+
+    /** A role in {@code process.roles}. */
+    public enum ProcessRole {
+        BROKER,
+        CONTROLLER;
+
+        String configName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        static Set<ProcessRole> parse(String key, String value) {
+            Set<ProcessRole> roles = new TreeSet<>();
+            for (String role : value.split(",")) {
+                if (role.isBlank()) {
+                    continue;
+                }
+                try {
+                    roles.add(valueOf(role.trim().toUpperCase(Locale.ROOT)));
+                } catch (IllegalArgumentException e) {
+                    throw ConfigException.invalid(key, value, "roles must be broker and/or controller, got "
+                            + role.trim() + " (valid: " + Arrays.toString(values()).toLowerCase(Locale.ROOT) + ")");
+                }
+            }
+            if (roles.isEmpty()) {
+                throw ConfigException.invalid(key, value, "at least one of broker, controller is required");
+            }
+            return Collections.unmodifiableSet(roles);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.cairn.broker.handler;
+
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.protocol.ApiMessage;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Serves one Kafka API: the dispatcher decodes the request, checks the version against {@link #minVersion()} and
+ * {@link #maxVersion()}, calls {@link #handle} and writes the response in request order.
+ *
+ * <p>Implementations are stateless and thread-safe and never block the calling (event-loop) thread. A handler does
+ * not catch exceptions: a stage that completes exceptionally (or a {@code handle} that throws) is mapped by the
+ * dispatcher with {@code Errors.forException} to {@link #errorResponse}.
+ *
+ * @param <Q> the request body type
+ * @param <S> the response body type
+ */
+public interface ApiHandler<Q extends ApiMessage, S extends ApiMessage> {
+
+    ApiKey apiKey();
+
+    /** The lowest version served; ApiVersions advertises it and the dispatcher rejects anything lower. */
+    short minVersion();
+
+    /** The highest version served; ApiVersions advertises it and the dispatcher rejects anything higher. */
+    short maxVersion();
+
+    /** Serves {@code request}; the stage completes with the response body at the request's version. */
+    CompletionStage<S> handle(RequestContext ctx, Q request);
+
+    /** The response for a request that failed as a whole with {@code error} (Kafka {@code getErrorResponse}). */
+    S errorResponse(RequestContext ctx, Q request, Errors error);
+
+    /**
+     * Whether the client waits for a response to this request. Only produce with {@code acks=0} answers false: the
+     * dispatcher then writes nothing, keeps the response order of the connection intact, and closes the connection
+     * if the request fails (the only way to tell the client, as Kafka does).
+     */
+    default boolean expectsResponse(Q request) {
+        return true;
+    }
+}

@@ -1,0 +1,99 @@
+package io.cairn.broker.handler;
+
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.ApiVersionsResponseData;
+import io.cairn.wire.message.ApiVersionsResponseData.ApiVersion;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The handlers one listener serves, in an array indexed by API key, and the ApiVersions table derived from exactly
+ * that array, so the advertised versions can never disagree with the code that serves them.
+ *
+ * <p>Built once at startup; immutable and thread-safe.
+ */
+public final class HandlerRegistry {
+
+    /** Kafka's api keys are small and dense (0..~90); a plain array lookup is the whole dispatch. */
+    private final ApiHandler<?, ?>[] handlers;
+    private final ApiVersionsHandler apiVersionsHandler;
+
+    private HandlerRegistry(ApiHandler<?, ?>[] handlers, ApiVersionsHandler apiVersionsHandler) {
+        this.handlers = handlers;
+        this.apiVersionsHandler = apiVersionsHandler;
+    }
+
+    /**
+     * Registers {@code apiHandlers} plus the ApiVersions handler, keeping only the APIs that a broker listener
+     * (or, when {@code controllerListener}, a controller listener) serves according to Kafka's schemas.
+     *
+     * @throws IllegalArgumentException when two handlers serve one API or a handler claims versions the generated
+     *     codec does not have
+     */
+    public static HandlerRegistry forListener(List<? extends ApiHandler<?, ?>> apiHandlers,
+            boolean controllerListener) {
+        List<ApiHandler<?, ?>> selected = new ArrayList<>();
+        for (ApiHandler<?, ?> handler : apiHandlers) {
+            ApiKey key = handler.apiKey();
+            if (controllerListener ? key.controllerListener() : key.brokerListener()) {
+                selected.add(handler);
+            }
+        }
+        List<ApiVersion> table = new ArrayList<>();
+        table.add(versionOf(ApiKey.API_VERSIONS, ApiVersionsHandler.MIN_VERSION, ApiVersionsHandler.MAX_VERSION));
+        for (ApiHandler<?, ?> handler : selected) {
+            table.add(versionOf(handler.apiKey(), handler.minVersion(), handler.maxVersion()));
+        }
+        table.sort(Comparator.comparingInt(ApiVersion::apiKey));
+        ApiVersionsHandler apiVersions = new ApiVersionsHandler(table);
+        selected.add(apiVersions);
+        int size = 0;
+        for (ApiHandler<?, ?> handler : selected) {
+            size = Math.max(size, handler.apiKey().id() + 1);
+        }
+        ApiHandler<?, ?>[] array = new ApiHandler<?, ?>[size];
+        for (ApiHandler<?, ?> handler : selected) {
+            validate(handler);
+            int id = handler.apiKey().id();
+            if (array[id] != null) {
+                throw new IllegalArgumentException("Two handlers serve " + handler.apiKey() + ": "
+                        + array[id].getClass().getSimpleName() + " and " + handler.getClass().getSimpleName());
+            }
+            array[id] = handler;
+        }
+        return new HandlerRegistry(array, apiVersions);
+    }
+
+    private static void validate(ApiHandler<?, ?> handler) {
+        ApiKey key = handler.apiKey();
+        if (handler.minVersion() < key.lowestSupportedVersion() || handler.maxVersion() > key.highestSupportedVersion()
+                || handler.minVersion() > handler.maxVersion()) {
+            throw new IllegalArgumentException(handler.getClass().getSimpleName() + " serves " + key + " v"
+                    + handler.minVersion() + "-" + handler.maxVersion() + " but the codec has v"
+                    + key.lowestSupportedVersion() + "-" + key.highestSupportedVersion());
+        }
+    }
+
+    private static ApiVersion versionOf(ApiKey key, short min, short max) {
+        return new ApiVersion().setApiKey(key.id()).setMinVersion(min).setMaxVersion(max);
+    }
+
+    /** The handler registered for {@code apiKey}, or null when this listener does not serve it. */
+    public ApiHandler<?, ?> handler(int apiKey) {
+        return apiKey >= 0 && apiKey < handlers.length ? handlers[apiKey] : null;
+    }
+
+    /**
+     * KIP-511: the body for an ApiVersions request at a version newer than ours. The dispatcher writes it at v0
+     * with a v0 response header, whatever version was asked, so any client can read it and retry.
+     */
+    public ApiVersionsResponseData unsupportedApiVersionsResponse() {
+        return apiVersionsHandler.unsupportedVersionResponse();
+    }
+
+    /** The advertised table, sorted by api key (a copy). */
+    public List<ApiVersion> apiVersions() {
+        return apiVersionsHandler.apiVersions();
+    }
+}

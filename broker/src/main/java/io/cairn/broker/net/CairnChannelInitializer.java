@@ -1,0 +1,74 @@
+package io.cairn.broker.net;
+
+import io.cairn.broker.config.Endpoint;
+import io.cairn.broker.handler.ClientConnection;
+import io.cairn.broker.handler.HandlerRegistry;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Builds the pipeline of every connection accepted on one listener:
+ * <pre>
+ *   socket → [idle timeout] → RequestFrameDecoder → RequestDispatcher
+ *   socket ← ResponseEncoder ← ResponseOrderer ← RequestDispatcher
+ * </pre>
+ *
+ * <p>Thread-safe: called by the acceptor for each new channel; the connection counter is atomic.
+ */
+final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
+
+    private static final ResponseEncoder ENCODER = new ResponseEncoder();
+
+    private final Endpoint endpoint;
+    private final RequestDecoder decoder;
+    private final int maxRequestBytes;
+    private final long connectionsMaxIdleMs;
+    private final ChannelGroup channels;
+    private final AtomicLong connectionIndex = new AtomicLong();
+
+    CairnChannelInitializer(Endpoint endpoint, HandlerRegistry registry, int maxRequestBytes,
+            long connectionsMaxIdleMs, ChannelGroup channels) {
+        this.endpoint = endpoint;
+        this.decoder = new RequestDecoder(registry, endpoint.listenerName());
+        this.maxRequestBytes = maxRequestBytes;
+        this.connectionsMaxIdleMs = connectionsMaxIdleMs;
+        this.channels = channels;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel channel) {
+        channels.add(channel);
+        ChannelPipeline pipeline = channel.pipeline();
+        if (connectionsMaxIdleMs > 0) {
+            pipeline.addLast("idle", new IdleStateHandler(0, 0, connectionsMaxIdleMs, TimeUnit.MILLISECONDS));
+        }
+        pipeline.addLast("frameDecoder", new RequestFrameDecoder(maxRequestBytes, endpoint.listenerName()));
+        pipeline.addLast("responseEncoder", ENCODER);
+        pipeline.addLast("responseOrderer", new ResponseOrderer());
+        pipeline.addLast("dispatcher", new RequestDispatcher(decoder, endpoint.listenerName(), this::newConnection));
+    }
+
+    /** Kafka-style connection id: {@code localHost:localPort-remoteHost:remotePort-index}. */
+    private ClientConnection newConnection(ChannelHandlerContext ctx) {
+        SocketAddress local = ctx.channel().localAddress();
+        SocketAddress remote = ctx.channel().remoteAddress();
+        String id = hostAndPort(local) + "-" + hostAndPort(remote) + "-" + connectionIndex.getAndIncrement();
+        return new ClientConnection(id, endpoint.listenerName(), remote);
+    }
+
+    private static String hostAndPort(SocketAddress address) {
+        if (address instanceof InetSocketAddress) {
+            InetSocketAddress inet = (InetSocketAddress) address;
+            return inet.getHostString() + ":" + inet.getPort();
+        }
+        return String.valueOf(address);
+    }
+}

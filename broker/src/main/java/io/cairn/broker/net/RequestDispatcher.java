@@ -1,0 +1,276 @@
+package io.cairn.broker.net;
+
+import io.cairn.broker.handler.ClientConnection;
+import io.cairn.broker.handler.RequestContext;
+import io.cairn.broker.handler.TwoPhaseApiHandler;
+import io.cairn.broker.handler.TwoPhaseApiHandler.Stages;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.protocol.ApiMessage;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * Runs the requests of one connection: decodes each frame, calls its handler, maps failures to error responses
+ * and hands the responses, tagged with the request's position, to the {@link ResponseOrderer}.
+ *
+ * <p>Request N+1 is dispatched only after request N's handler stage has completed (STYLE §3, Redpanda's rule: it
+ * keeps the requests of one connection, e.g. idempotent produces, in order); frames that arrive meanwhile wait in a
+ * queue and the channel stops reading until the queue drains. Requests the broker will not serve close the
+ * connection with one WARN line, as Kafka closes it. One instance per connection; every method runs on the
+ * channel's event loop (handler completions are moved there).
+ */
+final class RequestDispatcher extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOGGER = LogManager.getLogger(RequestDispatcher.class);
+
+    private final RequestDecoder decoder;
+    private final String listenerName;
+    private final Function<ChannelHandlerContext, ClientConnection> connectionFactory;
+    private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
+    private ClientConnection connection;
+    private long nextSequence;
+    /** True while a request's handler stage has not completed; the next request waits. */
+    private boolean dispatching;
+    /** True while {@link #drain()} runs, so that completions on the same stack do not recurse into it. */
+    private boolean draining;
+    /** Set when the connection is being closed: nothing more is dispatched. */
+    private boolean closing;
+
+    RequestDispatcher(RequestDecoder decoder, String listenerName,
+            Function<ChannelHandlerContext, ClientConnection> connectionFactory) {
+        this.decoder = decoder;
+        this.listenerName = listenerName;
+        this.connectionFactory = connectionFactory;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        connection = connectionFactory.apply(ctx);
+        LOGGER.debug("Accepted connection {}", connection);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        ByteBuf frame = (ByteBuf) msg;
+        if (closing) {
+            frame.release();
+            return;
+        }
+        queued.add(frame);
+        drain();
+    }
+
+    private void drain() {
+        draining = true;
+        try {
+            ByteBuf frame;
+            while (!dispatching && !closing && (frame = queued.poll()) != null) {
+                dispatch(frame);
+            }
+        } finally {
+            draining = false;
+        }
+        updateAutoRead();
+    }
+
+    private void dispatch(ByteBuf frame) {
+        DecodedRequest request;
+        try {
+            request = decoder.decode(frame);
+        } catch (InvalidRequestException e) {
+            closeConnection(e.getMessage());
+            return;
+        } finally {
+            frame.release();
+        }
+        long sequence = nextSequence++;
+        if (request.unsupportedApiVersions()) {
+            // KIP-511: a v0 body behind a v0 header, so that a client of any version can read it and retry.
+            write(new ResponseFrame(sequence, request.header().correlationId(), (short) 0, (short) 0,
+                    decoder.registry().unsupportedApiVersionsResponse()));
+            return;
+        }
+        RequestContext context = new RequestContext(request.header(), request.apiKey(), connection);
+        if (LOGGER.isDebugEnabled()) {
+            LOGGER.debug("Request {} v{} correlation id {} from {}: {}", request.apiKey().messageName(),
+                    request.apiVersion(), request.header().correlationId(), connection, request.body());
+        }
+        Stages<ApiMessage> stages = start(request, context);
+        dispatching = true;
+        stages.response().whenComplete((response, error) -> onEventLoop(() ->
+                onResponse(sequence, context, request, response, error)));
+        stages.dispatched().whenComplete((ignored, error) -> onEventLoop(this::onDispatched));
+    }
+
+    /** Calls the handler; a handler that throws is treated like one whose stages failed. */
+    @SuppressWarnings("unchecked")
+    private static Stages<ApiMessage> start(DecodedRequest request, RequestContext context) {
+        try {
+            if (request.handler() instanceof TwoPhaseApiHandler) {
+                return ((TwoPhaseApiHandler<ApiMessage, ApiMessage>) request.handler()).dispatch(context,
+                        request.body());
+            }
+            CompletionStage<ApiMessage> response = request.handler().handle(context, request.body());
+            return new Stages<>(response, response);
+        } catch (RuntimeException e) {
+            CompletableFuture<ApiMessage> failed = CompletableFuture.failedFuture(e);
+            return new Stages<>(failed, failed);
+        }
+    }
+
+    private void onEventLoop(Runnable task) {
+        if (ctx.executor().inEventLoop()) {
+            task.run();
+        } else {
+            ctx.executor().execute(task);
+        }
+    }
+
+    private void onDispatched() {
+        dispatching = false;
+        if (!draining && !closing) {
+            drain();
+        }
+    }
+
+    private void onResponse(long sequence, RequestContext context, DecodedRequest request, ApiMessage response,
+            Throwable error) {
+        if (closing) {
+            return;
+        }
+        boolean expectsResponse = request.handler().expectsResponse(request.body());
+        if (error == null && response != null) {
+            write(expectsResponse ? responseFrame(sequence, request, response) : ResponseFrame.none(sequence));
+        } else if (!expectsResponse) {
+            closeConnection(request.apiKey().messageName() + " request with correlation id "
+                    + request.header().correlationId() + " that expects no response failed: " + describe(error));
+        } else {
+            ApiMessage errorResponse = errorResponse(context, request, error);
+            if (errorResponse != null) {
+                write(responseFrame(sequence, request, errorResponse));
+            }
+        }
+    }
+
+    private ApiMessage errorResponse(RequestContext context, DecodedRequest request, Throwable error) {
+        Throwable cause = error != null ? error
+                : new IllegalStateException(request.handler().getClass().getSimpleName() + " completed with null");
+        Errors code = Errors.forException(cause);
+        if (code == Errors.UNKNOWN_SERVER_ERROR) {
+            LOGGER.error("Unexpected error handling {} v{} request with correlation id {} from {}",
+                    request.apiKey().messageName(), request.apiVersion(), request.header().correlationId(),
+                    connection, cause);
+        }
+        try {
+            return request.handler().errorResponse(context, request.body(), code);
+        } catch (RuntimeException e) {
+            LOGGER.error("Closing connection {}: {} could not build an error response", connection,
+                    request.handler().getClass().getSimpleName(), e);
+            closing = true;
+            ctx.close();
+            return null;
+        }
+    }
+
+    private static ResponseFrame responseFrame(long sequence, DecodedRequest request, ApiMessage body) {
+        return new ResponseFrame(sequence, request.header().correlationId(),
+                request.apiKey().responseHeaderVersion(request.apiVersion()), request.apiVersion(), body);
+    }
+
+    private void write(ResponseFrame frame) {
+        ctx.writeAndFlush(frame, ctx.voidPromise());
+    }
+
+    private static String describe(Throwable error) {
+        return error == null ? "no response" : error.getClass().getSimpleName() + ": " + error.getMessage();
+    }
+
+    /** Closes the connection with the one WARN line the bad-input rule allows (no stack trace). */
+    private void closeConnection(String reason) {
+        closing = true;
+        LOGGER.warn("Closing connection from {} on listener {}: {}", remote(), listenerName, reason);
+        releaseQueued();
+        ctx.close();
+    }
+
+    private Object remote() {
+        return connection != null ? connection.remoteAddress() : ctx.channel().remoteAddress();
+    }
+
+    /** Reads from the socket only while requests can be dispatched and responses can be written. */
+    private void updateAutoRead() {
+        boolean read = !closing && queued.isEmpty() && !dispatching && ctx.channel().isWritable();
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        updateAutoRead();
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent) {
+            LOGGER.debug("Closing idle connection {} (connections.max.idle.ms)", connection);
+            closing = true;
+            ctx.close();
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException) {
+            LOGGER.debug("Connection {} failed: {}", connection, cause.toString());
+        } else if (!closing) {
+            LOGGER.warn("Closing connection from {} on listener {}: {}", remote(), listenerName, cause.toString());
+            LOGGER.debug("Stack trace of the failure on connection {}", connection, cause);
+        }
+        closing = true;
+        ctx.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closing = true;
+        releaseQueued();
+        LOGGER.debug("Connection {} closed", connection);
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        releaseQueued();
+    }
+
+    private void releaseQueued() {
+        ByteBuf frame;
+        while ((frame = queued.poll()) != null) {
+            frame.release();
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.cairn.broker.net;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * Splits the byte stream of a connection into request frames: a 4-byte big-endian size, then that many bytes. The
+ * size is checked against {@code socket.request.max.bytes} as soon as its 4 bytes arrive, before any of the body is
+ * waited for or buffered; a negative or oversized size closes the connection with one WARN line (Kafka's
+ * {@code InvalidReceiveException}). Emits each body as a retained slice that the next handler releases.
+ *
+ * <p>One instance per connection; used on its event loop only.
+ */
+final class RequestFrameDecoder extends ByteToMessageDecoder {
+
+    private static final Logger LOGGER = LogManager.getLogger(RequestFrameDecoder.class);
+    private static final int SIZE_PREFIX_BYTES = 4;
+
+    private final int maxRequestBytes;
+    private final String listenerName;
+    /** Set once the stream is known to be bad: everything after is discarded while the channel closes. */
+    private boolean failed;
+
+    RequestFrameDecoder(int maxRequestBytes, String listenerName) {
+        this.maxRequestBytes = maxRequestBytes;
+        this.listenerName = listenerName;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        if (in.readableBytes() < SIZE_PREFIX_BYTES) {
+            return;
+        }
+        int size = in.getInt(in.readerIndex());
+        if (size < 0 || size > maxRequestBytes) {
+            failed = true;
+            LOGGER.warn("Closing connection from {} on listener {}: invalid request size {} ({}; "
+                    + "socket.request.max.bytes={}, first bytes {}). A TLS ClientHello or an HTTP request read as "
+                    + "a Kafka size prefix looks like a huge or negative size: is the client using the right "
+                    + "protocol for this listener?", ctx.channel().remoteAddress(), listenerName, size,
+                    size < 0 ? "negative" : "larger than the maximum", maxRequestBytes, describePrefix(in));
+            in.skipBytes(in.readableBytes());
+            ctx.close();
+            return;
+        }
+        if (in.readableBytes() < SIZE_PREFIX_BYTES + size) {
+            return;
+        }
+        in.skipBytes(SIZE_PREFIX_BYTES);
+        out.add(in.readRetainedSlice(size));
+    }
+
+    /** The first 4 bytes as hex and, when they are printable, as text: "0x47455420 'GET '". */
+    private static String describePrefix(ByteBuf in) {
+        StringBuilder hex = new StringBuilder("0x");
+        StringBuilder text = new StringBuilder();
+        boolean printable = true;
+        for (int i = 0; i < SIZE_PREFIX_BYTES; i++) {
+            int b = in.getUnsignedByte(in.readerIndex() + i);
+            hex.append(Character.forDigit(b >> 4, 16)).append(Character.forDigit(b & 0xf, 16));
+            printable &= b >= 0x20 && b < 0x7f;
+            text.append((char) b);
+        }
+        return printable ? hex + " '" + text + "'" : hex.toString();
+    }
+}

@@ -1,0 +1,158 @@
+package io.cairn.broker.net;
+
+import io.cairn.broker.config.BrokerConfig;
+import io.cairn.broker.config.Endpoint;
+import io.cairn.broker.config.SecurityProtocol;
+import io.cairn.broker.handler.HandlerRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.NetUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * The broker's network front: one Netty server channel per configured listener on a shared acceptor thread and a
+ * shared pool of {@code num.network.threads} event loops, epoll where the platform has it and NIO elsewhere.
+ * A listener with an empty or wildcard host binds the IPv6 wildcard, which on Linux also accepts IPv4, so
+ * {@code localhost} works whether it resolves to 127.0.0.1 or ::1.
+ *
+ * <p>Lifecycle: {@link #start()} once, then {@link #close()} once. Thread-safe for {@link #boundPort} after start.
+ */
+public final class SocketServer implements AutoCloseable {
+
+    private static final Logger LOGGER = LogManager.getLogger(SocketServer.class);
+
+    private final BrokerConfig config;
+    private final Function<Endpoint, HandlerRegistry> registries;
+    private final boolean epoll = Epoll.isAvailable();
+    private final ChannelGroup channels = new DefaultChannelGroup("cairn-connections", GlobalEventExecutor.INSTANCE);
+    private final Map<String, InetSocketAddress> boundAddresses = new LinkedHashMap<>();
+    private EventLoopGroup acceptorGroup;
+    private EventLoopGroup networkGroup;
+
+    /**
+     * @param registries gives each listener its handlers (controller listeners serve other APIs than broker ones)
+     */
+    public SocketServer(BrokerConfig config, Function<Endpoint, HandlerRegistry> registries) {
+        this.config = config;
+        this.registries = registries;
+    }
+
+    /** Binds every listener; throws if one cannot be bound (the caller closes this server). */
+    public void start() throws InterruptedException {
+        IoHandlerFactory ioFactory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        acceptorGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("cairn-acceptor"), ioFactory);
+        networkGroup = new MultiThreadIoEventLoopGroup(config.numNetworkThreads(),
+                new DefaultThreadFactory("cairn-network-thread"), ioFactory);
+        for (Endpoint endpoint : config.listeners()) {
+            bind(endpoint);
+        }
+    }
+
+    private void bind(Endpoint endpoint) throws InterruptedException {
+        if (endpoint.securityProtocol() != SecurityProtocol.PLAINTEXT) {
+            throw new IllegalStateException("Listener " + endpoint + " uses " + endpoint.securityProtocol()
+                    + ", but this version of Cairn serves PLAINTEXT listeners only");
+        }
+        Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class
+                : NioServerSocketChannel.class;
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(acceptorGroup, networkGroup)
+                .channel(channelClass)
+                .option(ChannelOption.SO_BACKLOG, config.socketListenBacklogSize())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(new CairnChannelInitializer(endpoint, registries.apply(endpoint),
+                        config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels));
+        if (config.socketSendBufferBytes() > 0) {
+            bootstrap.childOption(ChannelOption.SO_SNDBUF, config.socketSendBufferBytes());
+        }
+        if (config.socketReceiveBufferBytes() > 0) {
+            bootstrap.childOption(ChannelOption.SO_RCVBUF, config.socketReceiveBufferBytes());
+        }
+        InetSocketAddress address = bindAddress(endpoint);
+        Channel channel;
+        try {
+            channel = bootstrap.bind(address).sync().channel();
+        } catch (Exception e) {
+            if (!endpoint.wildcardHost() || !(address.getAddress() instanceof Inet6Address)) {
+                throw e;
+            }
+            LOGGER.debug("Cannot bind the IPv6 wildcard for {}, binding 0.0.0.0: {}", endpoint, e.toString());
+            channel = bootstrap.bind(new InetSocketAddress(endpoint.port())).sync().channel();
+        }
+        channels.add(channel);
+        InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
+        boundAddresses.put(endpoint.listenerName(), bound);
+        String shownHost = endpoint.wildcardHost() ? "0.0.0.0" : endpoint.host();
+        LOGGER.info("Awaiting socket connections on {}:{} for listener {} ({}{}).", shownHost, bound.getPort(),
+                endpoint.listenerName(), epoll ? "epoll" : "nio",
+                endpoint.wildcardHost() && bound.getAddress() instanceof Inet6Address
+                        ? ", dual-stack IPv4/IPv6" : "");
+    }
+
+    private static InetSocketAddress bindAddress(Endpoint endpoint) {
+        if (!endpoint.wildcardHost()) {
+            return new InetSocketAddress(endpoint.host(), endpoint.port());
+        }
+        if (!NetUtil.isIpV4StackPreferred()) {
+            try {
+                // "::" with IPV6_V6ONLY off (Linux default) accepts IPv4 too; "0.0.0.0" would be IPv4 only.
+                return new InetSocketAddress(InetAddress.getByName("::"), endpoint.port());
+            } catch (UnknownHostException e) {
+                LOGGER.debug("No IPv6 wildcard address, binding 0.0.0.0", e);
+            }
+        }
+        return new InetSocketAddress(endpoint.port());
+    }
+
+    /** The port {@code listenerName} is bound to (the real one when the config said 0). */
+    public int boundPort(String listenerName) {
+        InetSocketAddress address = boundAddresses.get(listenerName);
+        if (address == null) {
+            throw new IllegalArgumentException("No bound listener named " + listenerName);
+        }
+        return address.getPort();
+    }
+
+    public boolean usesEpoll() {
+        return epoll;
+    }
+
+    /** Closes the listeners and every open connection, then stops the event loops. */
+    @Override
+    public void close() {
+        channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        shutdown(acceptorGroup);
+        shutdown(networkGroup);
+    }
+
+    private static void shutdown(EventLoopGroup group) {
+        if (group != null) {
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * The Netty front of the broker: listeners ({@link io.cairn.broker.net.SocketServer}), the per-connection pipeline
+ * (frame decoder, dispatcher, response orderer, response encoder) and Kafka's rules for bad input. Everything here
+ * runs on the network event loops and never blocks.
+ */
+package io.cairn.broker.net;

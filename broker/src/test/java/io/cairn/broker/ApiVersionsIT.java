@@ -1,0 +1,202 @@
+package io.cairn.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.broker.KafkaWire.Decoded;
+import io.cairn.wire.protocol.ByteBufAccessor;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.ByteArrayOutputStream;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** ApiVersions over a real socket against an in-process broker, decoded by kafka-clients and by Cairn's codec. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ApiVersionsIT {
+
+    @TempDir
+    static Path dataDir;
+
+    private static LogCapture logs;
+    private static InProcessBroker broker;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        logs = LogCapture.start();
+        broker = InProcessBroker.start(dataDir, Map.of());
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        broker.close();
+        LeakCheck.assertNoLeaks(logs);
+        logs.close();
+    }
+
+    @ParameterizedTest(name = "v{0}")
+    @ValueSource(shorts = {0, 1, 2, 3, 4})
+    void shouldAnswerEveryApiVersionsVersionWithTheRegisteredTable(short version) throws Exception {
+        // Given
+        try (RawConnection connection = broker.connect()) {
+            // When
+            connection.sendFrame(KafkaWire.apiVersionsRequest(version, 42));
+            Decoded<ApiVersionsResponseData> response = KafkaWire.apiVersionsResponse(connection.readFrame(),
+                    version);
+
+            // Then
+            assertThat(response.correlationId()).isEqualTo(42);
+            assertThat(response.trailingBytes()).isZero();
+            ApiVersionsResponseData body = response.body();
+            assertThat(body.errorCode()).isEqualTo(Errors.NONE.code());
+            assertThat(body.apiKeys()).hasSize(1);
+            ApiVersionsResponseData.ApiVersion apiVersions = body.apiKeys().find(ApiKeys.API_VERSIONS.id);
+            assertThat(apiVersions.minVersion()).isEqualTo((short) 0);
+            assertThat(apiVersions.maxVersion()).isEqualTo((short) 4);
+            assertThat(body.throttleTimeMs()).isZero();
+            assertThat(body.supportedFeatures()).isEmpty();
+            assertThat(body.finalizedFeatures()).isEmpty();
+            assertThat(body.finalizedFeaturesEpoch()).isEqualTo(-1L);
+            assertThat(body.zkMigrationReady()).isFalse();
+        }
+    }
+
+    @Test
+    void shouldWriteAResponseThatCairnsOwnCodecDecodesToTheSameValues() throws Exception {
+        // Given
+        try (RawConnection connection = broker.connect()) {
+            // When
+            connection.sendFrame(KafkaWire.apiVersionsRequest((short) 3, 7));
+            ByteBuf payload = Unpooled.wrappedBuffer(connection.readFrame());
+
+            // Then
+            ByteBufAccessor in = new ByteBufAccessor(payload);
+            io.cairn.wire.message.ResponseHeaderData header = new io.cairn.wire.message.ResponseHeaderData(in,
+                    (short) 0);
+            io.cairn.wire.message.ApiVersionsResponseData body =
+                    new io.cairn.wire.message.ApiVersionsResponseData(in, (short) 3);
+            assertThat(header.correlationId()).isEqualTo(7);
+            assertThat(body.errorCode()).isZero();
+            assertThat(body.apiKeys()).singleElement().satisfies(key -> {
+                assertThat(key.apiKey()).isEqualTo((short) 18);
+                assertThat(key.minVersion()).isZero();
+                assertThat(key.maxVersion()).isEqualTo((short) 4);
+            });
+            assertThat(payload.readableBytes()).isZero();
+        }
+    }
+
+    @ParameterizedTest(name = "v{0}")
+    @ValueSource(shorts = {5, 127, Short.MAX_VALUE})
+    void shouldAnswerANewerApiVersionsWithUnsupportedVersionInTheV0Layout(short version) throws Exception {
+        // Given
+        try (RawConnection connection = broker.connect()) {
+            // When
+            connection.sendFrame(KafkaWire.futureApiVersionsRequest(version, 99));
+            Decoded<ApiVersionsResponseData> response = KafkaWire.apiVersionsResponse(connection.readFrame(),
+                    (short) 0);
+
+            // Then
+            assertThat(response.correlationId()).isEqualTo(99);
+            assertThat(response.trailingBytes()).isZero();
+            assertThat(response.body().errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+            assertThat(response.body().apiKeys()).singleElement().satisfies(key -> {
+                assertThat(key.apiKey()).isEqualTo(ApiKeys.API_VERSIONS.id);
+                assertThat(key.minVersion()).isZero();
+                assertThat(key.maxVersion()).isEqualTo((short) 4);
+            });
+            connection.sendFrame(KafkaWire.apiVersionsRequest((short) 4, 100));
+            assertThat(KafkaWire.apiVersionsResponse(connection.readFrame(), (short) 4).body().errorCode())
+                    .isZero();
+        }
+    }
+
+    @Test
+    void shouldAnswerAnInvalidClientSoftwareNameWithInvalidRequestAndKeepTheConnection() throws Exception {
+        // Given
+        try (RawConnection connection = broker.connect()) {
+            // When
+            connection.sendFrame(KafkaWire.apiVersionsRequest((short) 3, 5, "bad name!", "1.0"));
+            Decoded<ApiVersionsResponseData> response = KafkaWire.apiVersionsResponse(connection.readFrame(),
+                    (short) 3);
+
+            // Then
+            assertThat(response.correlationId()).isEqualTo(5);
+            assertThat(response.body().errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
+            assertThat(response.body().apiKeys()).isEmpty();
+            connection.sendFrame(KafkaWire.apiVersionsRequest((short) 3, 6));
+            assertThat(KafkaWire.apiVersionsResponse(connection.readFrame(), (short) 3).body().errorCode())
+                    .isZero();
+        }
+    }
+
+    @Test
+    void shouldAnswerPipelinedRequestsInOrderWithTheirCorrelationIds() throws Exception {
+        // Given
+        short[] versions = {0, 4, 1, 5, 3, 2, 4, 0, 9, 3, 1, 4};
+        ByteArrayOutputStream batch = new ByteArrayOutputStream();
+        for (int i = 0; i < versions.length; i++) {
+            ByteBuffer request = versions[i] > 4 ? KafkaWire.futureApiVersionsRequest(versions[i], 1000 + i)
+                    : KafkaWire.apiVersionsRequest(versions[i], 1000 + i);
+            batch.write(RawConnection.frame(request));
+        }
+        try (RawConnection connection = broker.connect()) {
+            // When
+            connection.send(batch.toByteArray());
+            List<Integer> correlationIds = new ArrayList<>();
+            List<Short> errors = new ArrayList<>();
+            for (short version : versions) {
+                Decoded<ApiVersionsResponseData> response = KafkaWire.apiVersionsResponse(connection.readFrame(),
+                        version > 4 ? 0 : version);
+                correlationIds.add(response.correlationId());
+                errors.add(response.body().errorCode());
+            }
+
+            // Then
+            assertThat(correlationIds).containsExactly(1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009,
+                    1010, 1011);
+            assertThat(errors).containsExactly((short) 0, (short) 0, (short) 0, (short) 35, (short) 0, (short) 0,
+                    (short) 0, (short) 0, (short) 35, (short) 0, (short) 0, (short) 0);
+        }
+    }
+
+    @Test
+    void shouldServeIpv4AndIpv6LoopbackOnAWildcardListener() throws Exception {
+        // Given
+        List<String> hosts = new ArrayList<>(List.of("127.0.0.1"));
+        if (ipv6LoopbackAvailable()) {
+            hosts.add("::1");
+        }
+        for (String host : hosts) {
+            try (RawConnection connection = new RawConnection(host, broker.port())) {
+                // When
+                connection.sendFrame(KafkaWire.apiVersionsRequest((short) 4, 1));
+
+                // Then
+                assertThat(KafkaWire.apiVersionsResponse(connection.readFrame(), (short) 4).body().errorCode())
+                        .as("ApiVersions over %s", host).isZero();
+            }
+        }
+    }
+
+    private static boolean ipv6LoopbackAvailable() throws Exception {
+        NetworkInterface loopback = NetworkInterface.getByInetAddress(InetAddress.getLoopbackAddress());
+        return loopback != null && loopback.inetAddresses().anyMatch(a -> a instanceof Inet6Address);
+    }
+}

@@ -1,0 +1,172 @@
+package io.cairn.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Malformed input over a real socket: each case gets Kafka's answer or a closed connection with exactly one WARN
+ * line and no stack trace, and the broker keeps serving other connections.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class BadInputIT {
+
+    private static final int MAX_REQUEST_BYTES = 1024 * 1024;
+    private static final long IDLE_MS = 1500;
+
+    @TempDir
+    static Path dataDir;
+
+    private static LogCapture logs;
+    private static InProcessBroker broker;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        logs = LogCapture.start();
+        broker = InProcessBroker.start(dataDir, Map.of("socket.request.max.bytes", Integer.toString(MAX_REQUEST_BYTES),
+                "connections.max.idle.ms", Long.toString(IDLE_MS)));
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        broker.close();
+        assertThat(logs.stackTracesAtWarnOrAbove()).isEmpty();
+        LeakCheck.assertNoLeaks(logs);
+        logs.close();
+    }
+
+    @AfterEach
+    void brokerStillServesNewConnections() throws Exception {
+        try (RawConnection connection = broker.connect()) {
+            connection.sendFrame(KafkaWire.apiVersionsRequest((short) 3, 1));
+            assertThat(KafkaWire.apiVersionsResponse(connection.readFrame(), (short) 3).body().errorCode()).isZero();
+        }
+    }
+
+    @Test
+    void shouldCloseWithOneWarningWhenTheSizePrefixIsLargerThanTheMaximum() throws Exception {
+        assertClosedWithOneWarning(ByteBuffer.allocate(4).putInt(MAX_REQUEST_BYTES + 1).array(),
+                "invalid request size " + (MAX_REQUEST_BYTES + 1));
+    }
+
+    @Test
+    void shouldCloseWithOneWarningWhenTheSizePrefixIsNegative() throws Exception {
+        assertClosedWithOneWarning(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xfe, 1, 2, 3},
+                "invalid request size -2 (negative");
+    }
+
+    @Test
+    void shouldCloseWithOneWarningNamingTheBytesWhenAnHttpRequestArrives() throws Exception {
+        assertClosedWithOneWarning("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
+                "'GET '");
+    }
+
+    @Test
+    void shouldCloseWithOneWarningWhenATlsClientHelloArrives() throws Exception {
+        byte[] clientHello = new byte[64];
+        clientHello[0] = 0x16;
+        clientHello[1] = 0x03;
+        clientHello[2] = 0x01;
+        clientHello[3] = 0x02;
+        assertClosedWithOneWarning(clientHello, "0x16030102");
+    }
+
+    @Test
+    void shouldCloseWithOneWarningOnGarbageBytes() throws Exception {
+        byte[] garbage = new byte[20];
+        Arrays.fill(garbage, (byte) 0x7f);
+        ByteBuffer frame = ByteBuffer.allocate(24).putInt(20).put(garbage);
+        assertClosedWithOneWarning(frame.array(), "unknown api key 32639");
+    }
+
+    @Test
+    void shouldCloseWithOneWarningOnAnUnknownApiKey() throws Exception {
+        ByteBuffer payload = KafkaWire.apiVersionsRequest((short) 3, 1);
+        payload.putShort(0, (short) 9999);
+        assertClosedWithOneWarning(RawConnection.frame(payload), "unknown api key 9999");
+    }
+
+    @Test
+    void shouldCloseWithOneWarningOnAnApiTheListenerDoesNotServe() throws Exception {
+        ByteBuffer payload = KafkaWire.apiVersionsRequest((short) 3, 1);
+        payload.putShort(0, (short) 3);
+        assertClosedWithOneWarning(RawConnection.frame(payload), "api Metadata (key 3, version 3) is not served");
+    }
+
+    @Test
+    void shouldCloseWithOneWarningOnATruncatedBody() throws Exception {
+        ByteBuffer payload = KafkaWire.apiVersionsRequest((short) 3, 1);
+        payload.limit(payload.limit() - 3);
+        assertClosedWithOneWarning(RawConnection.frame(payload), "cannot decode ApiVersions v3 request");
+    }
+
+    @Test
+    void shouldCloseWithOneWarningOnATruncatedHeader() throws Exception {
+        assertClosedWithOneWarning(new byte[] {0, 0, 0, 6, 0, 18, 0, 3, 0, 0}, "cannot decode the request header");
+    }
+
+    @Test
+    void shouldCloseWithOneWarningOnAFrameTooShortForAHeader() throws Exception {
+        assertClosedWithOneWarning(new byte[] {0, 0, 0, 2, 0, 18}, "too short for a request header");
+    }
+
+    @Test
+    void shouldWaitForTheBodyOfAPrefixWithoutBodyAndStaySilentWhenTheClientLeaves() throws Exception {
+        // Given
+        int port;
+        try (RawConnection connection = broker.connect()) {
+            port = connection.localPort();
+
+            // When
+            connection.send(new byte[] {0, 0, 0, 100, 0, 18});
+            connection.shutdownOutput();
+        }
+
+        // Then
+        assertThat(logs.warnings(":" + port + " ")).isEmpty();
+    }
+
+    @Test
+    void shouldCloseAnIdleConnectionWithAPrefixButNoBodyWithoutWarning() throws Exception {
+        // Given
+        try (RawConnection connection = broker.connect()) {
+            int port = connection.localPort();
+
+            // When
+            connection.send(new byte[] {0, 0, 0, 100});
+
+            // Then
+            await().atMost(Duration.ofSeconds(20)).until(connection::closedByServer);
+            assertThat(logs.warnings(":" + port)).isEmpty();
+        }
+    }
+
+    private static void assertClosedWithOneWarning(byte[] bytes, String expectedReason) throws Exception {
+        // Given
+        try (RawConnection connection = broker.connect()) {
+            int port = connection.localPort();
+
+            // When
+            connection.send(bytes);
+
+            // Then
+            assertThat(connection.closedByServer()).as("connection closed by the broker").isTrue();
+            await().atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(logs.warnings(":" + port + " ")).hasSize(1));
+            assertThat(logs.warnings(":" + port + " ")).singleElement().asString().contains(expectedReason);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.cairn.broker.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BrokerConfigTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldUseKafkaDefaultsAndDataUnderDotDataWhenNothingIsSet() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(Map.of());
+
+        // Then
+        assertThat(config.listeners()).containsExactly(new Endpoint("PLAINTEXT", "", 9092,
+                SecurityProtocol.PLAINTEXT));
+        assertThat(config.advertisedListeners()).isEqualTo(config.listeners());
+        assertThat(config.nodeId()).isEqualTo(1);
+        assertThat(config.processRoles()).containsExactly(BrokerConfig.ProcessRole.BROKER,
+                BrokerConfig.ProcessRole.CONTROLLER);
+        assertThat(config.logDirs()).containsExactly(Path.of("./data"));
+        assertThat(config.socketRequestMaxBytes()).isEqualTo(104857600);
+        assertThat(config.socketSendBufferBytes()).isEqualTo(102400);
+        assertThat(config.socketReceiveBufferBytes()).isEqualTo(102400);
+        assertThat(config.numNetworkThreads()).isEqualTo(3);
+        assertThat(config.numIoThreads()).isEqualTo(8);
+        assertThat(config.queuedMaxRequests()).isEqualTo(500);
+        assertThat(config.queuedMaxRequestBytes()).isEqualTo(-1L);
+        assertThat(config.connectionsMaxIdleMs()).isEqualTo(600000L);
+        assertThat(config.listeners().get(0).wildcardHost()).isTrue();
+    }
+
+    @Test
+    void shouldReadAPropertiesFileAndApplyOverridesOnTop() throws Exception {
+        // Given
+        Path file = dir.resolve("server.properties");
+        Files.writeString(file, """
+                # comment
+                node.id=7
+                listeners=PLAINTEXT://localhost:19092,CONTROLLER://[::1]:19093
+                controller.listener.names=CONTROLLER
+                log.dirs=/a,/b
+                num.network.threads=5
+                """);
+
+        // When
+        BrokerConfig config = BrokerConfig.load(file, Map.of("num.network.threads", "2"));
+
+        // Then
+        assertThat(config.nodeId()).isEqualTo(7);
+        assertThat(config.listeners()).containsExactly(
+                new Endpoint("PLAINTEXT", "localhost", 19092, SecurityProtocol.PLAINTEXT),
+                new Endpoint("CONTROLLER", "::1", 19093, SecurityProtocol.PLAINTEXT));
+        assertThat(config.advertisedListeners()).extracting(Endpoint::listenerName).containsExactly("PLAINTEXT");
+        assertThat(config.isControllerListener("CONTROLLER")).isTrue();
+        assertThat(config.logDirs()).containsExactly(Path.of("/a"), Path.of("/b"));
+        assertThat(config.numNetworkThreads()).isEqualTo(2);
+        assertThat(config.listeners().get(1).toString()).isEqualTo("CONTROLLER://[::1]:19093");
+    }
+
+    @Test
+    void shouldPreferLogDirsOverLogDir() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("log.dir", "/one", "log.dirs", "/two"));
+
+        // Then
+        assertThat(config.logDirs()).containsExactly(Path.of("/two"));
+        assertThat(BrokerConfig.fromMap(Map.of("log.dir", "/one")).logDirs()).containsExactly(Path.of("/one"));
+    }
+
+    @Test
+    void shouldAcceptAndReportUnknownKeys() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("num.partitions", "3", "node.id", "2", "foo", "bar"));
+
+        // Then
+        assertThat(config.unknownKeys()).containsExactly("foo", "num.partitions");
+    }
+
+    @Test
+    void shouldRejectANonIntegerPortNamingTheKey() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "PLAINTEXT://:abc")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value PLAINTEXT://:abc for configuration listeners: port 'abc' is not a number");
+    }
+
+    @Test
+    void shouldRejectAPortOutOfRange() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "PLAINTEXT://:70000")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("between 0 and 65535");
+    }
+
+    @Test
+    void shouldRejectAListenerWithoutName() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "localhost:9092")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("NAME://host:port");
+    }
+
+    @Test
+    void shouldRejectAListenerWithoutSecurityProtocol() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "INTERNAL://:9092")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("no security protocol defined for listener INTERNAL");
+    }
+
+    @Test
+    void shouldRejectTwoListenersWithTheSameName() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "PLAINTEXT://:1,PLAINTEXT://:2")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("PLAINTEXT appears twice");
+    }
+
+    @Test
+    void shouldRejectANonNumericInteger() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("socket.request.max.bytes", "lots")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value lots for configuration socket.request.max.bytes: not a number");
+    }
+
+    @Test
+    void shouldRejectAnUnknownProcessRole() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("process.roles", "broker,voter")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("voter");
+    }
+
+    @Test
+    void shouldMapCustomListenerNamesThroughTheProtocolMap() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("listeners", "internal://127.0.0.1:0",
+                "listener.security.protocol.map", "INTERNAL:PLAINTEXT"));
+
+        // Then
+        assertThat(config.listeners()).containsExactly(new Endpoint("INTERNAL", "127.0.0.1", 0,
+                SecurityProtocol.PLAINTEXT));
+    }
+}

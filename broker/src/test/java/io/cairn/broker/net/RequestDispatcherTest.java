@@ -1,0 +1,305 @@
+package io.cairn.broker.net;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.broker.LogCapture;
+import io.cairn.broker.handler.ApiHandler;
+import io.cairn.broker.handler.ClientConnection;
+import io.cairn.broker.handler.HandlerRegistry;
+import io.cairn.broker.handler.RequestContext;
+import io.cairn.broker.handler.TwoPhaseApiHandler;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.error.UnsupportedVersionException;
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.HeartbeatRequestData;
+import io.cairn.wire.message.HeartbeatResponseData;
+import io.cairn.wire.message.RequestHeaderData;
+import io.cairn.wire.message.ResponseHeaderData;
+import io.cairn.wire.protocol.ApiMessage;
+import io.cairn.wire.protocol.ByteBufAccessor;
+import io.cairn.wire.protocol.SerializationCache;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.logging.log4j.Level;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The dispatch rules of one connection, with a controllable Heartbeat handler on an EmbeddedChannel. */
+class RequestDispatcherTest {
+
+    private static final short VERSION = 4;
+
+    private final FakeHeartbeatHandler handler = new FakeHeartbeatHandler();
+    private LogCapture logs;
+    private EmbeddedChannel channel;
+
+    @BeforeEach
+    void setUp() {
+        logs = LogCapture.start();
+        channel = channelFor(handler);
+    }
+
+    @AfterEach
+    void tearDown() {
+        channel.finishAndReleaseAll();
+        logs.close();
+    }
+
+    @Test
+    void shouldDispatchTheNextRequestOnlyAfterThePreviousOneCompleted() {
+        // Given
+        channel.writeInbound(Unpooled.wrappedBuffer(request(1, "g"), request(2, "g"), request(3, "g")));
+        assertThat(handler.calls).hasSize(1);
+
+        // When
+        handler.calls.get(0).complete(new HeartbeatResponseData());
+
+        // Then
+        assertThat(handler.calls).hasSize(2);
+        handler.calls.get(1).complete(new HeartbeatResponseData());
+        handler.calls.get(2).complete(new HeartbeatResponseData());
+        assertThat(responseCorrelationIds()).containsExactly(1, 2, 3);
+        assertThat(channel.config().isAutoRead()).isTrue();
+    }
+
+    @Test
+    void shouldStopReadingWhileARequestIsInProgress() {
+        // When
+        channel.writeInbound(request(1, "g"));
+
+        // Then
+        assertThat(channel.config().isAutoRead()).isFalse();
+        handler.calls.get(0).complete(new HeartbeatResponseData());
+        assertThat(channel.config().isAutoRead()).isTrue();
+    }
+
+    @Test
+    void shouldWriteNothingForARequestThatExpectsNoResponseAndKeepTheOrder() {
+        // Given
+        channel.writeInbound(Unpooled.wrappedBuffer(request(1, "g"), request(2, "silent"), request(3, "g")));
+
+        // When
+        handler.calls.get(0).complete(new HeartbeatResponseData());
+        handler.calls.get(1).complete(new HeartbeatResponseData());
+        handler.calls.get(2).complete(new HeartbeatResponseData());
+
+        // Then
+        assertThat(responseCorrelationIds()).containsExactly(1, 3);
+        assertThat(channel.isOpen()).isTrue();
+    }
+
+    @Test
+    void shouldCloseTheConnectionWhenARequestWithoutResponseFails() {
+        // Given
+        channel.writeInbound(request(1, "silent"));
+
+        // When
+        handler.calls.get(0).completeExceptionally(new IllegalStateException("boom"));
+
+        // Then
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(logs.warnings("expects no response failed")).hasSize(1);
+    }
+
+    @Test
+    void shouldMapAnApiExceptionToTheHandlersErrorResponse() {
+        // Given
+        channel.writeInbound(request(1, "g"));
+
+        // When
+        handler.calls.get(0).completeExceptionally(new UnsupportedVersionException("no"));
+
+        // Then
+        assertThat(responses()).singleElement().extracting(HeartbeatResponseData::errorCode)
+                .isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+        assertThat(logs.messages(Level.ERROR, m -> true)).isEmpty();
+    }
+
+    @Test
+    void shouldAnswerUnknownServerErrorAndLogOnceAtErrorWhenAHandlerThrows() {
+        // Given
+        handler.throwOnHandle = true;
+
+        // When
+        channel.writeInbound(request(1, "g"));
+
+        // Then
+        assertThat(responses()).singleElement().extracting(HeartbeatResponseData::errorCode)
+                .isEqualTo(Errors.UNKNOWN_SERVER_ERROR.code());
+        assertThat(logs.messages(Level.ERROR, m -> m.contains("Unexpected error handling Heartbeat"))).hasSize(1);
+        assertThat(channel.isOpen()).isTrue();
+    }
+
+    @Test
+    void shouldCloseWithOneWarningOnAVersionAboveTheServedRange() {
+        // When
+        channel.writeInbound(frame(ApiKey.HEARTBEAT, (short) 2, 1, new HeartbeatRequestData().setGroupId("g")));
+
+        // Then
+        assertThat(handler.calls).isEmpty();
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(logs.warnings("unsupported version 2 of api Heartbeat (key 12; served versions 3-4)")).hasSize(1);
+    }
+
+    @Test
+    void shouldDispatchTheNextRequestAfterTheDispatchStageAndStillAnswerInRequestOrder() {
+        // Given
+        TwoPhaseHeartbeatHandler twoPhase = new TwoPhaseHeartbeatHandler();
+        EmbeddedChannel twoPhaseChannel = channelFor(twoPhase);
+        twoPhaseChannel.writeInbound(Unpooled.wrappedBuffer(request(1, "g"), request(2, "g")));
+        twoPhase.dispatched.get(0).complete(null);
+        assertThat(twoPhase.responses).hasSize(2);
+
+        // When
+        twoPhase.responses.get(1).complete(new HeartbeatResponseData());
+        assertThat((Object) twoPhaseChannel.readOutbound()).isNull();
+        twoPhase.responses.get(0).complete(new HeartbeatResponseData());
+
+        // Then
+        channel.finishAndReleaseAll();
+        channel = twoPhaseChannel;
+        assertThat(responseCorrelationIds()).containsExactly(1, 2);
+    }
+
+    private static EmbeddedChannel channelFor(ApiHandler<?, ?> apiHandler) {
+        HandlerRegistry registry = HandlerRegistry.forListener(List.of(apiHandler), false);
+        return new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST"), new ResponseEncoder(),
+                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), "TEST",
+                        ctx -> new ClientConnection("test-connection", "TEST", ctx.channel().remoteAddress())));
+    }
+
+    private static ByteBuf request(int correlationId, String groupId) {
+        return frame(ApiKey.HEARTBEAT, VERSION, correlationId,
+                new HeartbeatRequestData().setGroupId(groupId).setMemberId("m").setGenerationId(1));
+    }
+
+    static ByteBuf frame(ApiKey key, short version, int correlationId, ApiMessage body) {
+        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(key.id()).setRequestApiVersion(version)
+                .setCorrelationId(correlationId).setClientId("test");
+        short headerVersion = key.requestHeaderVersion(version);
+        SerializationCache cache = new SerializationCache();
+        int size = header.size(cache, headerVersion) + body.size(cache, version);
+        ByteBuf buf = Unpooled.buffer(4 + size);
+        ByteBufAccessor out = new ByteBufAccessor(buf);
+        buf.writeInt(size);
+        header.write(out, cache, headerVersion);
+        body.write(out, cache, version);
+        return buf;
+    }
+
+    private List<Integer> responseCorrelationIds() {
+        List<Integer> ids = new ArrayList<>();
+        ByteBuf buf;
+        while ((buf = channel.readOutbound()) != null) {
+            try {
+                buf.readInt();
+                ids.add(new ResponseHeaderData(new ByteBufAccessor(buf), ApiKey.HEARTBEAT.responseHeaderVersion(
+                        VERSION)).correlationId());
+            } finally {
+                buf.release();
+            }
+        }
+        return ids;
+    }
+
+    private List<HeartbeatResponseData> responses() {
+        List<HeartbeatResponseData> responses = new ArrayList<>();
+        ByteBuf buf;
+        while ((buf = channel.readOutbound()) != null) {
+            try {
+                buf.readInt();
+                ByteBufAccessor in = new ByteBufAccessor(buf);
+                new ResponseHeaderData(in, ApiKey.HEARTBEAT.responseHeaderVersion(VERSION));
+                responses.add(new HeartbeatResponseData(in, VERSION));
+            } finally {
+                buf.release();
+            }
+        }
+        return responses;
+    }
+
+    /** Serves Heartbeat v3-v4 in two phases whose stages the test completes. */
+    private static final class TwoPhaseHeartbeatHandler
+            implements TwoPhaseApiHandler<HeartbeatRequestData, HeartbeatResponseData> {
+
+        final List<CompletableFuture<Void>> dispatched = new ArrayList<>();
+        final List<CompletableFuture<HeartbeatResponseData>> responses = new ArrayList<>();
+
+        @Override
+        public ApiKey apiKey() {
+            return ApiKey.HEARTBEAT;
+        }
+
+        @Override
+        public short minVersion() {
+            return 3;
+        }
+
+        @Override
+        public short maxVersion() {
+            return 4;
+        }
+
+        @Override
+        public Stages<HeartbeatResponseData> dispatch(RequestContext ctx, HeartbeatRequestData request) {
+            CompletableFuture<Void> accepted = new CompletableFuture<>();
+            CompletableFuture<HeartbeatResponseData> response = new CompletableFuture<>();
+            dispatched.add(accepted);
+            responses.add(response);
+            return new Stages<>(accepted, response);
+        }
+
+        @Override
+        public HeartbeatResponseData errorResponse(RequestContext ctx, HeartbeatRequestData request, Errors error) {
+            return new HeartbeatResponseData().setErrorCode(error.code());
+        }
+    }
+
+    /** Serves Heartbeat v3-v4 with futures the test completes; group "silent" expects no response. */
+    private static final class FakeHeartbeatHandler implements ApiHandler<HeartbeatRequestData, HeartbeatResponseData> {
+
+        final List<CompletableFuture<HeartbeatResponseData>> calls = new ArrayList<>();
+        boolean throwOnHandle;
+
+        @Override
+        public ApiKey apiKey() {
+            return ApiKey.HEARTBEAT;
+        }
+
+        @Override
+        public short minVersion() {
+            return 3;
+        }
+
+        @Override
+        public short maxVersion() {
+            return 4;
+        }
+
+        @Override
+        public CompletionStage<HeartbeatResponseData> handle(RequestContext ctx, HeartbeatRequestData request) {
+            if (throwOnHandle) {
+                throw new IllegalStateException("handler bug");
+            }
+            CompletableFuture<HeartbeatResponseData> call = new CompletableFuture<>();
+            calls.add(call);
+            return call;
+        }
+
+        @Override
+        public HeartbeatResponseData errorResponse(RequestContext ctx, HeartbeatRequestData request, Errors error) {
+            return new HeartbeatResponseData().setErrorCode(error.code());
+        }
+
+        @Override
+        public boolean expectsResponse(HeartbeatRequestData request) {
+            return !"silent".equals(request.groupId());
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.cairn.testkit;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A broker running as a separate operating-system process on the loopback, with its own data directory and log
+ * file: the real Cairn jar ({@link CairnProcess}) or the reference Apache Kafka ({@link KafkaReferenceProcess}).
+ * A compat scenario written against this interface runs unchanged against both.
+ *
+ * <p>Lifecycle: {@link #start()} → ({@link #stop()} | {@link #kill()}) → {@link #start()} again keeps the port and
+ * the data directory, so a restart sees the data the broker wrote; {@link #close()} stops the process and deletes
+ * the data directory, keeping the log file. Processes are only ever stopped by their own PID. Implementations are
+ * not thread-safe: one test thread drives a broker.
+ */
+public interface BrokerProcess extends AutoCloseable {
+
+    /** A short label for test names and log files: {@code cairn} or {@code kafka}. */
+    String name();
+
+    /**
+     * Starts the process and returns once it answers an ApiVersions request on its listener; throws an
+     * {@link IllegalStateException} carrying the tail of its log if it exits or does not answer in time.
+     */
+    void start();
+
+    /** Asks the process to shut down (SIGTERM); after a grace period it is killed (SIGKILL). Idempotent. */
+    void stop();
+
+    /** Kills the process at once (SIGKILL): a crash, with no chance to flush or close anything. Idempotent. */
+    void kill();
+
+    /** {@link #stop()} then {@link #start()}, same port, same data directory. */
+    default void restart() {
+        stop();
+        start();
+    }
+
+    /** Whether the process is currently alive. */
+    boolean isRunning();
+
+    /** The host clients connect to: always {@value FreePorts#LOOPBACK}. */
+    default String host() {
+        return FreePorts.LOOPBACK;
+    }
+
+    /** The client listener's port, fixed for the life of this object. */
+    int port();
+
+    /** {@code host:port} of the client listener, the value for a client's {@code bootstrap.servers}. */
+    default String bootstrapServers() {
+        return host() + ":" + port();
+    }
+
+    /** The operating-system PID of the running process. */
+    long pid();
+
+    /** The broker's {@code log.dirs} directory. */
+    Path dataDir();
+
+    /** The file that receives the process's stdout and stderr, across restarts. */
+    Path logFile();
+
+    /** The last {@code lines} lines of {@link #logFile()}. */
+    List<String> logTail(int lines);
+
+    /** The lines of {@link #logFile()} that contain {@code text}, e.g. Netty's {@code LEAK:} reports. */
+    List<String> logLinesContaining(String text);
+
+    /** How long the last {@link #start()} took from spawning the process to its first ApiVersions answer. */
+    Duration lastStartDuration();
+
+    /** Stops the process if it runs and deletes the data directory; the log file is kept. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,152 @@
+package io.cairn.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The real Cairn broker as a user runs it: {@code java -jar cairn-broker-<version>.jar server.properties}, a
+ * separate JVM on a free loopback port with its own data directory ({@code log.dirs}), started from the jar the
+ * build produced (never an in-JVM shortcut). The jar is the system property {@value #JAR_PROPERTY}, which
+ * compat-tests' pom sets to {@code broker/target/cairn-broker-${project.version}.jar}.
+ *
+ * <p>The broker runs with Netty's leak detector at PARANOID, as the unit tests do; {@code
+ * logLinesContaining("LEAK:")} finds its reports. Not thread-safe (see {@link BrokerProcess}).
+ */
+public final class CairnProcess extends AbstractBrokerProcess {
+
+    /** System property naming the broker jar to run. */
+    public static final String JAR_PROPERTY = "cairn.broker.jar";
+
+    private static final int NODE_ID = 1;
+
+    private final Path jar;
+    private final List<String> jvmArgs;
+    private final Map<String, String> overrides;
+
+    private CairnProcess(Builder builder) {
+        super("cairn", FreePorts.freePort(), builder.startTimeout, builder.stopTimeout);
+        this.jar = builder.jar != null ? builder.jar : jarFromSystemProperty();
+        this.jvmArgs = List.copyOf(builder.jvmArgs);
+        this.overrides = new LinkedHashMap<>(builder.overrides);
+    }
+
+    /** A Cairn broker with default settings; not yet started. */
+    public static CairnProcess create() {
+        return builder().build();
+    }
+
+    /** Starts building a Cairn broker. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The jar this broker runs. */
+    public Path jar() {
+        return jar;
+    }
+
+    /** The {@code server.properties} the broker is started with (written before each start). */
+    public Path serverProperties() {
+        return workDir().resolve("server.properties");
+    }
+
+    @Override
+    void beforeStart() {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("The Cairn broker jar " + jar + " does not exist; build it first "
+                    + "(mvn -pl broker -am package) or point the system property " + JAR_PROPERTY + " at it");
+        }
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("node.id", Integer.toString(NODE_ID));
+        config.put("listeners", "PLAINTEXT://" + host() + ":" + port());
+        config.put("advertised.listeners", "PLAINTEXT://" + host() + ":" + port());
+        config.put("log.dirs", dataDir().toString());
+        config.putAll(overrides);
+        StringBuilder text = new StringBuilder("# Written by cairn-testkit CairnProcess\n");
+        config.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
+        try {
+            Files.writeString(serverProperties(), text, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write " + serverProperties(), e);
+        }
+    }
+
+    @Override
+    List<String> command() {
+        List<String> command = new ArrayList<>();
+        command.add(JavaTool.javaExecutable());
+        command.addAll(jvmArgs);
+        command.add("-jar");
+        command.add(jar.toString());
+        command.add(serverProperties().toString());
+        return command;
+    }
+
+    private static Path jarFromSystemProperty() {
+        String value = System.getProperty(JAR_PROPERTY);
+        if (value == null || value.isBlank()) {
+            throw new IllegalStateException("System property " + JAR_PROPERTY + " is not set; compat-tests' pom sets "
+                    + "it to broker/target/cairn-broker-<version>.jar");
+        }
+        return Paths.get(value).toAbsolutePath();
+    }
+
+    /** Settings of a Cairn broker. Not thread-safe. */
+    public static final class Builder {
+
+        private Path jar;
+        private final List<String> jvmArgs = new ArrayList<>(List.of(
+                "-Xmx512m", "-Dio.netty.leakDetection.level=paranoid", "-Dio.netty.leakDetection.targetRecords=32"));
+        private final Map<String, String> overrides = new LinkedHashMap<>();
+        private Duration startTimeout = Duration.ofSeconds(60);
+        private Duration stopTimeout = Duration.ofSeconds(30);
+
+        private Builder() {
+        }
+
+        /** The broker jar; by default the system property {@value CairnProcess#JAR_PROPERTY}. */
+        public Builder jar(Path value) {
+            this.jar = value;
+            return this;
+        }
+
+        /** Replaces the JVM options (default: 512 MB heap, paranoid Netty leak detection). */
+        public Builder jvmArgs(String... values) {
+            this.jvmArgs.clear();
+            this.jvmArgs.addAll(List.of(values));
+            return this;
+        }
+
+        /** Sets one {@code server.properties} key, overriding the harness's value if it writes one. */
+        public Builder config(String key, String value) {
+            this.overrides.put(key, value);
+            return this;
+        }
+
+        /** How long a start may take until the first ApiVersions answer. */
+        public Builder startTimeout(Duration value) {
+            this.startTimeout = value;
+            return this;
+        }
+
+        /** How long a stop waits after SIGTERM before SIGKILL. */
+        public Builder stopTimeout(Duration value) {
+            this.stopTimeout = value;
+            return this;
+        }
+
+        /** Allocates the port and the work directory; the broker is not started. */
+        public CairnProcess build() {
+            return new CairnProcess(this);
+        }
+    }
+}
