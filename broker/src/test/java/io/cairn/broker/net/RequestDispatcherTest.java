@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Test;
 class RequestDispatcherTest {
 
     private static final short VERSION = 4;
+    private static final RequestMemoryPool POOL = new RequestMemoryPool(-1);
 
     private final FakeHeartbeatHandler handler = new FakeHeartbeatHandler();
     private LogCapture logs;
@@ -167,10 +168,32 @@ class RequestDispatcherTest {
         assertThat(responseCorrelationIds()).containsExactly(1, 2);
     }
 
+    @Test
+    void shouldHoldTheRequestBytesInTheMemoryPoolUntilTheDispatchStageCompletes() {
+        // Given
+        RequestMemoryPool pool = new RequestMemoryPool(1000);
+        channel.finishAndReleaseAll();
+        channel = channelFor(handler, pool);
+        ByteBuf request = request(1, "g");
+        int size = request.readableBytes() - 4;
+        channel.writeInbound(request);
+        assertThat(pool.available()).isEqualTo(1000 - size);
+
+        // When
+        handler.calls.get(0).complete(new HeartbeatResponseData());
+
+        // Then
+        assertThat(pool.available()).isEqualTo(1000);
+    }
+
     private static EmbeddedChannel channelFor(ApiHandler<?, ?> apiHandler) {
+        return channelFor(apiHandler, POOL);
+    }
+
+    private static EmbeddedChannel channelFor(ApiHandler<?, ?> apiHandler, RequestMemoryPool pool) {
         HandlerRegistry registry = HandlerRegistry.forListener(List.of(apiHandler), false);
-        return new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST"), new ResponseEncoder(),
-                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), "TEST",
+        return new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST", pool), new ResponseEncoder(),
+                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), pool, "TEST",
                         ctx -> new ClientConnection("test-connection", "TEST", ctx.channel().remoteAddress())));
     }
 
