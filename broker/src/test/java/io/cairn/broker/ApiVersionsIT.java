@@ -177,6 +177,31 @@ class ApiVersionsIT {
     }
 
     @Test
+    void shouldAnswerEveryPipelinedRequestWhenTheRequestMemoryBudgetIsSmall(@TempDir Path otherDataDir)
+            throws Exception {
+        // Given
+        ByteArrayOutputStream batch = new ByteArrayOutputStream();
+        for (int i = 0; i < 50; i++) {
+            batch.write(RawConnection.frame(KafkaWire.apiVersionsRequest((short) 3, i)));
+        }
+        try (InProcessBroker small = InProcessBroker.start(otherDataDir, Map.of("queued.max.request.bytes", "64"));
+                RawConnection first = new RawConnection("127.0.0.1", small.port());
+                RawConnection second = new RawConnection("127.0.0.1", small.port())) {
+            // When
+            first.send(batch.toByteArray());
+            second.send(batch.toByteArray());
+
+            // Then
+            for (RawConnection connection : List.of(first, second)) {
+                for (int i = 0; i < 50; i++) {
+                    assertThat(KafkaWire.apiVersionsResponse(connection.readFrame(), (short) 3).correlationId())
+                            .isEqualTo(i);
+                }
+            }
+        }
+    }
+
+    @Test
     void shouldServeIpv4AndIpv6LoopbackOnAWildcardListener() throws Exception {
         // Given
         List<String> hosts = new ArrayList<>(List.of("127.0.0.1"));

@@ -99,12 +99,21 @@ public final class SocketServer implements AutoCloseable {
         Channel channel;
         try {
             channel = bootstrap.bind(address).sync().channel();
+        } catch (InterruptedException e) {
+            throw e;
         } catch (Exception e) {
             if (!endpoint.wildcardHost() || !(address.getAddress() instanceof Inet6Address)) {
-                throw e;
+                throw new IllegalStateException("Cannot bind listener " + endpoint + " to " + address + ": "
+                        + e.getMessage(), e);
             }
             LOGGER.debug("Cannot bind the IPv6 wildcard for {}, binding 0.0.0.0: {}", endpoint, e.toString());
-            channel = bootstrap.bind(new InetSocketAddress(endpoint.port())).sync().channel();
+            try {
+                channel = bootstrap.bind(new InetSocketAddress(endpoint.port())).sync().channel();
+            } catch (InterruptedException e2) {
+                throw e2;
+            } catch (Exception e2) {
+                throw new IllegalStateException("Cannot bind listener " + endpoint + ": " + e2.getMessage(), e2);
+            }
         }
         channels.add(channel);
         InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
