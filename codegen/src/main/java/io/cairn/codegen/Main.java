@@ -94,8 +94,21 @@ public final class Main {
         List<MessageSpec> apis = specs.stream().filter(s -> s.isRequest() || s.isResponse()).toList();
         unchanged += writeIfChanged(packageDir.resolve("ApiKey.java"), new ApiKeyEmitter(targetPackage).emit(apis),
                 written) ? 0 : 1;
+        unchanged += writeIfChanged(packageDir.resolve("package-info.java"), packageInfo(targetPackage), written)
+                ? 0 : 1;
         int deleted = deleteStale(packageDir, written);
         return new Result(packageDir, specs.size(), apis.size() / 2, unchanged, deleted);
+    }
+
+    private static String packageInfo(String targetPackage) {
+        return """
+                /**
+                 * Kafka's protocol messages, generated at build time by {@code io.cairn.codegen} from the JSON schemas
+                 * in kafka-clients: one {@code *Data} class per request, response and header, the data schemas, and
+                 * {@link %s.ApiKey}. Nothing here is written by hand.
+                 */
+                package %s;
+                """.formatted(targetPackage, targetPackage);
     }
 
     private static boolean writeIfChanged(Path file, String source, Set<Path> written) throws IOException {

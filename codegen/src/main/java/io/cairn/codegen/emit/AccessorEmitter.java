@@ -55,11 +55,13 @@ final class AccessorEmitter {
             buffer.open("public %s %s(%s v)", className, field.setterName(), type);
             if (field.type().kind() == FieldType.Kind.UINT16) {
                 buffer.open("if (v < 0 || v > 65535)");
-                buffer.printf("throw new IllegalArgumentException(\"Invalid value \" + v + \" for unsigned short field.\");");
+                buffer.printf("throw new IllegalArgumentException(\"Invalid value \" + v"
+                        + " + \" for unsigned short field.\");");
                 buffer.close();
             } else if (field.type().kind() == FieldType.Kind.UINT32) {
                 buffer.open("if (v < 0 || v > 4294967295L)");
-                buffer.printf("throw new IllegalArgumentException(\"Invalid value \" + v + \" for unsigned int field.\");");
+                buffer.printf("throw new IllegalArgumentException(\"Invalid value \" + v"
+                        + " + \" for unsigned int field.\");");
                 buffer.close();
             }
             buffer.printf("this.%s = v;", name);

@@ -90,7 +90,7 @@ public final class ApiKeyEmitter {
         return spec.flexibleVersions().isEmpty() ? Short.MAX_VALUE : spec.flexibleVersions().lowest();
     }
 
-    /** {@code ApiVersions} becomes {@code API_VERSIONS}, {@code OffsetForLeaderEpoch} {@code OFFSET_FOR_LEADER_EPOCH}. */
+    /** Kafka's constant naming: {@code ApiVersions} becomes {@code API_VERSIONS}. */
     static String constantName(String apiName) {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < apiName.length(); i++) {
@@ -126,10 +126,10 @@ public final class ApiKeyEmitter {
         buffer.printf("private final Supplier<ApiMessage> responseFactory;");
         buffer.blank();
         buffer.printf("@SuppressWarnings(\"checkstyle:ParameterNumber\")");
-        buffer.printf("ApiKey(short id, String messageName, short lowestSupportedVersion, short highestSupportedVersion,");
-        buffer.printf("        boolean latestVersionUnstable, boolean brokerListener, boolean controllerListener,");
-        buffer.printf("        short requestFlexibleFrom, short responseFlexibleFrom, Supplier<ApiMessage> requestFactory,");
-        buffer.open("        Supplier<ApiMessage> responseFactory)");
+        buffer.printf("ApiKey(short id, String messageName, short lowestSupportedVersion,");
+        buffer.printf("        short highestSupportedVersion, boolean latestVersionUnstable, boolean brokerListener,");
+        buffer.printf("        boolean controllerListener, short requestFlexibleFrom, short responseFlexibleFrom,");
+        buffer.open("        Supplier<ApiMessage> requestFactory, Supplier<ApiMessage> responseFactory)");
         for (String field : List.of("id", "messageName", "lowestSupportedVersion", "highestSupportedVersion",
                 "latestVersionUnstable", "brokerListener", "controllerListener", "requestFlexibleFrom",
                 "responseFlexibleFrom", "requestFactory", "responseFactory")) {

@@ -78,8 +78,8 @@ final class FieldCodec {
 
     private void readNull(FieldSpec field, String target, Versions context, Versions nullable) {
         VersionCondition.emit(buffer, nullable, context, c -> buffer.printf("%s = null;", target),
-                c -> buffer.printf("throw new MessageDecodeException(\"non-nullable field %s was serialized as null\");",
-                        field.name()));
+                c -> buffer.printf("throw new MessageDecodeException(\"non-nullable field %s was serialized"
+                        + " as null\");", field.name()));
     }
 
     private void readArray(FieldType type, FieldSpec field, String target, Versions context, Versions nullable,
@@ -101,19 +101,13 @@ final class FieldCodec {
                 field.name());
         buffer.close();
         buffer.printf("ArrayList<%s> _collection = new ArrayList<>(_arrayLength);", elementType.boxedType());
-        buffer.open("for (int _i = 0; _i < _arrayLength; _i++)");
-        if (elementType.kind() == FieldType.Kind.STRING) {
-            buffer.printf("String _element;");
-            readValue(elementType, field, "_element", context, true);
-            buffer.printf("_collection.add(_element);");
-        } else {
-            buffer.printf("%s _element;", elementType.kind() == FieldType.Kind.STRUCT ? elementType.structName()
-                    : elementType.kind() == FieldType.Kind.UUID ? "Uuid" : elementType.javaType());
-            readValue(elementType, field, "_element", context, true);
-            buffer.printf("_collection.add(_element);");
-        }
-        buffer.close();
+        // Assigned before it is filled, so that a failure half-way can still reach (and release) what was read.
         buffer.printf("%s = _collection;", target);
+        buffer.open("for (int _i = 0; _i < _arrayLength; _i++)");
+        buffer.printf("%s _element;", elementType.javaType());
+        readValue(elementType, field, "_element", context, true);
+        buffer.printf("_collection.add(_element);");
+        buffer.close();
         buffer.close();
         buffer.close();
     }
@@ -134,20 +128,12 @@ final class FieldCodec {
             case INT64 -> buffer.printf("_writable.writeLong(%s);", expr);
             case FLOAT64 -> buffer.printf("_writable.writeDouble(%s);", expr);
             case UUID -> buffer.printf("_writable.writeUuid(%s);", expr);
-            case STRING -> nullGuard(field, expr, nullable, context, c -> writeNull(c, compact, "writeShort((short) -1)"),
-                    () -> {
-                        buffer.printf("byte[] _stringBytes = _cache.getSerializedValue(%s);", expr);
-                        writeLength(context, compact, "_stringBytes.length", "writeShort((short) _stringBytes.length)");
-                        buffer.printf("_writable.writeByteArray(_stringBytes);");
-                    });
-            case BYTES -> nullGuard(field, expr, nullable, context, c -> writeNull(c, compact, "writeInt(-1)"), () -> {
-                writeLength(context, compact, expr + ".length", "writeInt(" + expr + ".length)");
-                buffer.printf("_writable.writeByteArray(%s);", expr);
-            });
-            case RECORDS -> nullGuard(field, expr, nullable, context, c -> writeNull(c, compact, "writeInt(-1)"), () -> {
-                writeLength(context, compact, expr + ".readableBytes()", "writeInt(" + expr + ".readableBytes())");
-                buffer.printf("_writable.writeByteBuf(%s);", expr);
-            });
+            case STRING -> nullGuard(field, expr, nullable, context,
+                    c -> writeNull(c, compact, "writeShort((short) -1)"), () -> writeString(expr, context, compact));
+            case BYTES -> nullGuard(field, expr, nullable, context, c -> writeNull(c, compact, "writeInt(-1)"),
+                    () -> writeBlob(expr, ".length", "writeByteArray", context, compact));
+            case RECORDS -> nullGuard(field, expr, nullable, context, c -> writeNull(c, compact, "writeInt(-1)"),
+                    () -> writeBlob(expr, ".readableBytes()", "writeByteBuf", context, compact));
             case STRUCT -> VersionCondition.emit(buffer, nullable, context, c -> {
                 buffer.open("if (%s == null)", expr);
                 buffer.printf("_writable.writeByte((byte) -1);");
@@ -165,9 +151,21 @@ final class FieldCodec {
         }
     }
 
+    private void writeString(String expr, Versions context, Versions compact) {
+        buffer.printf("byte[] _stringBytes = _cache.getSerializedValue(%s);", expr);
+        writeLength(context, compact, "_stringBytes.length", "writeShort((short) _stringBytes.length)");
+        buffer.printf("_writable.writeByteArray(_stringBytes);");
+    }
+
+    /** Bytes and records: an int32 or compact length, then the content. */
+    private void writeBlob(String expr, String lengthSuffix, String writeMethod, Versions context, Versions compact) {
+        String length = expr + lengthSuffix;
+        writeLength(context, compact, length, "writeInt(" + length + ")");
+        buffer.printf("_writable.%s(%s);", writeMethod, expr);
+    }
+
     private void writeLength(Versions context, Versions compact, String length, String legacyWrite) {
-        Versions flexibleHere = compact;
-        VersionCondition.emit(buffer, flexibleHere, context,
+        VersionCondition.emit(buffer, compact, context,
                 c -> buffer.printf("_writable.writeUnsignedVarint(%s + 1);", length),
                 c -> buffer.printf("_writable.%s;", legacyWrite));
     }

@@ -175,10 +175,70 @@ public final class MessageClassEmitter {
             return fields.stream().filter(FieldSpec::isTagged).sorted(Comparator.comparing(FieldSpec::tag)).toList();
         }
 
+        /** Whether a value of this type holds a records buffer, directly or in a (nested) struct. */
+        private boolean holdsRecords(FieldType type) {
+            if (type.kind() == FieldType.Kind.RECORDS) {
+                return true;
+            }
+            String struct = type.referencedStruct();
+            return struct != null && spec.structs().get(struct).fields().stream().anyMatch(f -> holdsRecords(f.type()));
+        }
+
+        private List<FieldSpec> recordsFields() {
+            return fields.stream().filter(f -> holdsRecords(f.type())).toList();
+        }
+
         private void emitRead() {
             buffer.blank();
             buffer.printf("@Override");
             buffer.open("public void read(WireReader _readable, short _version)");
+            List<FieldSpec> recordsFields = recordsFields();
+            if (recordsFields.isEmpty()) {
+                emitReadBody();
+            } else {
+                // Records are retained slices of the input: if decoding fails half-way, release the ones already
+                // read (earlier values of these fields belong to the caller, so forget them first).
+                for (FieldSpec field : recordsFields) {
+                    buffer.printf("this.%s = null;", field.camelName());
+                }
+                buffer.open("try");
+                emitReadBody();
+                buffer.reopen("catch (RuntimeException _e)");
+                buffer.printf("releaseRecordsAfterFailedRead();");
+                buffer.printf("throw _e;");
+                buffer.close();
+            }
+            buffer.close();
+            if (!recordsFields.isEmpty()) {
+                emitReleaseRecords(recordsFields);
+            }
+        }
+
+        private void emitReleaseRecords(List<FieldSpec> recordsFields) {
+            buffer.blank();
+            buffer.printf("/** Releases the records buffers read so far, after a decoding failure. */");
+            buffer.open("private void releaseRecordsAfterFailedRead()");
+            for (FieldSpec field : recordsFields) {
+                String name = "this." + field.camelName();
+                buffer.open("if (%s != null)", name);
+                switch (field.type().kind()) {
+                    case RECORDS -> {
+                        buffer.printf("%s.release();", name);
+                        buffer.printf("%s = null;", name);
+                    }
+                    case STRUCT -> buffer.printf("%s.releaseRecordsAfterFailedRead();", name);
+                    default -> {
+                        buffer.open("for (%s _element : %s)", field.type().element().structName(), name);
+                        buffer.printf("_element.releaseRecordsAfterFailedRead();");
+                        buffer.close();
+                    }
+                }
+                buffer.close();
+            }
+            buffer.close();
+        }
+
+        private void emitReadBody() {
             for (FieldSpec field : fields) {
                 String target = "this." + field.camelName();
                 if (field.isTagged()) {
@@ -191,7 +251,6 @@ public final class MessageClassEmitter {
             }
             buffer.printf("this._unknownTaggedFields = null;");
             VersionCondition.emit(buffer, spec.flexibleVersions(), versions, this::emitReadTaggedSection, null);
-            buffer.close();
         }
 
         private void emitReadTaggedSection(Versions context) {

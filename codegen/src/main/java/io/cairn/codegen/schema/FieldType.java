@@ -70,7 +70,9 @@ public record FieldType(Kind kind, FieldType element, String structName) {
         if (primitive != null) {
             return new FieldType(primitive, null, null);
         }
-        if (!text.isEmpty() && Character.isUpperCase(text.charAt(0)) && text.chars().allMatch(Character::isLetterOrDigit)) {
+        boolean structName = !text.isEmpty() && Character.isUpperCase(text.charAt(0))
+                && text.chars().allMatch(Character::isLetterOrDigit);
+        if (structName) {
             return new FieldType(Kind.STRUCT, null, text);
         }
         throw new SchemaException("Unknown field type '" + text + "'");

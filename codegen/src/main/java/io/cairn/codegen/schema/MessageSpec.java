@@ -27,9 +27,12 @@ public record MessageSpec(String name, String type, Short apiKey, Versions valid
         listeners = List.copyOf(listeners);
     }
 
-    /** The generated Java class name: {@code ApiVersionsRequest} becomes {@code ApiVersionsRequestData}. */
+    /**
+     * The generated Java class name, as Kafka names it: requests, responses and headers get a {@code Data} suffix
+     * ({@code ApiVersionsRequestData}), data schemas keep their name ({@code LeaderChangeMessage}).
+     */
     public String className() {
-        return name + "Data";
+        return "data".equals(type) ? name : name + "Data";
     }
 
     public boolean isRequest() {

@@ -227,7 +227,8 @@ public final class SchemaParser {
         }
 
         void define(String struct, Versions versions, List<FieldSpec> fields, String where) {
-            if (RESERVED_STRUCT_NAMES.contains(struct) || struct.equals(messageName + "Data")) {
+            if (RESERVED_STRUCT_NAMES.contains(struct) || struct.equals(messageName + "Data")
+                    || struct.equals(messageName)) {
                 throw new SchemaException(where + ": struct name '" + struct + "' clashes with a generated name");
             }
             if (definitions.put(struct, fields) != null) {

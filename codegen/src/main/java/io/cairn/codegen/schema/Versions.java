@@ -24,7 +24,8 @@ public record Versions(short lowest, short highest) {
             }
             int dash = trimmed.indexOf('-');
             if (dash > 0) {
-                Versions range = new Versions(shortOf(trimmed.substring(0, dash)), shortOf(trimmed.substring(dash + 1)));
+                Versions range = new Versions(shortOf(trimmed.substring(0, dash)),
+                        shortOf(trimmed.substring(dash + 1)));
                 if (range.isEmpty()) {
                     throw new SchemaException("Invalid version range '" + text + "': lowest is above highest");
                 }
@@ -59,7 +60,8 @@ public record Versions(short lowest, short highest) {
     }
 
     public Versions intersect(Versions other) {
-        Versions result = new Versions((short) Math.max(lowest, other.lowest), (short) Math.min(highest, other.highest));
+        Versions result = new Versions((short) Math.max(lowest, other.lowest),
+                (short) Math.min(highest, other.highest));
         return result.isEmpty() ? NONE : result;
     }
 
