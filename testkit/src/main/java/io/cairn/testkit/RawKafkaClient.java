@@ -133,10 +133,14 @@ public final class RawKafkaClient implements AutoCloseable {
         SerializationCache bodyCache = new SerializationCache();
         int size = header.size(headerCache, headerVersion) + body.size(bodyCache, bodyVersion);
         ByteBuf buffer = Unpooled.buffer(size);
-        ByteBufAccessor out = new ByteBufAccessor(buffer);
-        header.write(out, headerCache, headerVersion);
-        body.write(out, bodyCache, bodyVersion);
-        return ByteBufUtil.getBytes(buffer);
+        try {
+            ByteBufAccessor out = new ByteBufAccessor(buffer);
+            header.write(out, headerCache, headerVersion);
+            body.write(out, bodyCache, bodyVersion);
+            return ByteBufUtil.getBytes(buffer);
+        } finally {
+            buffer.release();
+        }
     }
 
     /** Sends {@code payload} prefixed by its int32 size. */

@@ -28,13 +28,15 @@ class TestDirectoriesTest {
     @Test
     void deleteRecursivelyShouldIgnoreAMissingDirectory() {
         // Given
-        Path missing = TestDirectories.createTempDirectory("cairn-testkit-test-").resolve("missing");
+        Path parent = TestDirectories.createTempDirectory("cairn-testkit-test-");
+        Path missing = parent.resolve("missing");
 
         // When
         TestDirectories.deleteRecursively(missing);
 
         // Then
         assertThat(missing).doesNotExist();
+        TestDirectories.deleteRecursively(parent);
     }
 
     @Test
