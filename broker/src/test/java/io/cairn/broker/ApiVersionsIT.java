@@ -1,5 +1,6 @@
 package io.cairn.broker;
 
+import io.cairn.testkit.LeakDetection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.broker.KafkaWire.Decoded;
@@ -22,12 +23,14 @@ import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** ApiVersions over a real socket against an in-process broker, decoded by kafka-clients and by Cairn's codec. */
+@ExtendWith(LeakDetection.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ApiVersionsIT {
 
@@ -46,7 +49,6 @@ class ApiVersionsIT {
     @AfterAll
     static void stopBroker() {
         broker.close();
-        LeakCheck.assertNoLeaks(logs);
         logs.close();
     }
 

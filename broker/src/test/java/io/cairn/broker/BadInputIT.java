@@ -1,5 +1,6 @@
 package io.cairn.broker;
 
+import io.cairn.testkit.LeakDetection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Malformed input over a real socket: each case gets Kafka's answer or a closed connection with exactly one WARN
  * line and no stack trace, and the broker keeps serving other connections.
  */
+@ExtendWith(LeakDetection.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BadInputIT {
 
@@ -44,7 +47,6 @@ class BadInputIT {
     static void stopBroker() {
         broker.close();
         assertThat(logs.stackTracesAtWarnOrAbove()).isEmpty();
-        LeakCheck.assertNoLeaks(logs);
         logs.close();
     }
 

@@ -1,5 +1,6 @@
 package io.cairn.broker.net;
 
+import io.cairn.testkit.LeakDetection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.broker.LogCapture;
@@ -29,8 +30,10 @@ import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The dispatch rules of one connection, with a controllable Heartbeat handler on an EmbeddedChannel. */
+@ExtendWith(LeakDetection.class)
 class RequestDispatcherTest {
 
     private static final short VERSION = 4;

@@ -1,5 +1,6 @@
 package io.cairn.broker.net;
 
+import io.cairn.testkit.LeakDetection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.broker.LogCapture;
@@ -10,7 +11,9 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(LeakDetection.class)
 class RequestFrameDecoderTest {
 
     private static final int MAX = 64;
