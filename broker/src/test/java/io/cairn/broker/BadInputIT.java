@@ -9,8 +9,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,7 +42,7 @@ class BadInputIT {
     static void startBroker() throws Exception {
         logs = LogCapture.start();
         broker = InProcessBroker.start(dataDir, Map.of("socket.request.max.bytes", Integer.toString(MAX_REQUEST_BYTES),
-                "connections.max.idle.ms", Long.toString(IDLE_MS)));
+                "connections.max.idle.ms", Long.toString(IDLE_MS)), List.of(new StaticHeartbeatHandler()));
     }
 
     @AfterAll
@@ -106,6 +108,28 @@ class BadInputIT {
         ByteBuffer payload = KafkaWire.apiVersionsRequest((short) 3, 1);
         payload.putShort(0, (short) 3);
         assertClosedWithOneWarning(RawConnection.frame(payload), "api Metadata (key 3, version 3) is not served");
+    }
+
+    @Test
+    void shouldAnswerAFlexibleVersionOfAServedApiWithAFlexibleResponseHeader() throws Exception {
+        // Given
+        try (RawConnection connection = broker.connect()) {
+            // When
+            connection.sendFrame(KafkaWire.heartbeatRequest((short) 4, 77));
+
+            // Then
+            KafkaWire.Decoded<HeartbeatResponseData> response = KafkaWire.heartbeatResponse(connection.readFrame(),
+                    (short) 4);
+            assertThat(response.correlationId()).isEqualTo(77);
+            assertThat(response.body().errorCode()).isZero();
+            assertThat(response.trailingBytes()).isZero();
+        }
+    }
+
+    @Test
+    void shouldCloseWithOneWarningOnAnUnsupportedVersionOfAnApiOtherThanApiVersions() throws Exception {
+        assertClosedWithOneWarning(RawConnection.frame(KafkaWire.heartbeatRequest((short) 2, 1)),
+                "unsupported version 2 of api Heartbeat (key 12; served versions 3-4)");
     }
 
     @Test
