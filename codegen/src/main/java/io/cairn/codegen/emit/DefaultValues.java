@@ -43,12 +43,31 @@ final class DefaultValues {
             case ARRAY -> objectCheck(defaultNull, nullable, expr, "!" + expr + ".isEmpty()");
             case BYTES -> objectCheck(defaultNull, nullable, expr, expr + ".length != 0");
             case RECORDS -> expr + " != null";
-            case STRING, UUID, STRUCT -> objectCheck(defaultNull, nullable, expr,
+            case STRING, UUID -> objectCheck(defaultNull, nullable, expr,
                     "!" + expr + ".equals(" + javaDefault(field) + ")");
+            case STRUCT -> objectCheck(defaultNull, nullable, expr,
+                    "!" + expr + ".equals(" + defaultConstant(field) + ")");
             case BOOL -> "true".equals(field.defaultValue()) ? "!" + expr : expr;
             case FLOAT64 -> "Double.compare(" + expr + ", " + javaDefault(field) + ") != 0";
             default -> expr + " != " + javaDefault(field);
         };
+    }
+
+    /**
+     * The name of the class constant holding a default struct, compared against (never handed out) so that default
+     * checks allocate nothing: {@code CURRENT_LEADER_DEFAULT}.
+     */
+    static String defaultConstant(FieldSpec field) {
+        StringBuilder out = new StringBuilder();
+        String name = field.name();
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (Character.isUpperCase(c) && i > 0 && !Character.isUpperCase(name.charAt(i - 1))) {
+                out.append('_');
+            }
+            out.append(Character.toUpperCase(c));
+        }
+        return out.append("_DEFAULT").toString();
     }
 
     private static String objectCheck(boolean defaultNull, boolean nullable, String expr, String differs) {

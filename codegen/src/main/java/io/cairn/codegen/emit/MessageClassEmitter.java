@@ -134,6 +134,12 @@ public final class MessageClassEmitter {
         private void emitMembers() {
             buffer.blank();
             for (FieldSpec field : fields) {
+                if (field.type().isStruct() && !field.defaultsToNull()) {
+                    buffer.printf("private static final %s %s = new %s();", field.type().structName(),
+                            DefaultValues.defaultConstant(field), field.type().structName());
+                }
+            }
+            for (FieldSpec field : fields) {
                 buffer.printf("private %s %s;", field.type().javaType(), field.camelName());
             }
             buffer.printf("private List<RawTaggedField> _unknownTaggedFields;");

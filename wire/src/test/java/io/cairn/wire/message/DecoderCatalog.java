@@ -57,7 +57,7 @@ final class DecoderCatalog {
     private DecoderCatalog() {
     }
 
-    static List<Decoder> all() {
+    static List<Decoder> all(SchemaCatalog catalog) {
         List<Decoder> decoders = new ArrayList<>();
         for (ApiKey key : ApiKey.values()) {
             for (short v = key.lowestSupportedVersion(); v <= key.highestSupportedVersion(); v++) {
@@ -72,13 +72,12 @@ final class DecoderCatalog {
                 v++) {
             decoders.add(decoder(ResponseHeaderData.class, v));
         }
-        for (Class<? extends Message> type : List.of(ConsumerProtocolAssignment.class,
-                ConsumerProtocolSubscription.class, DefaultPrincipalData.class, EndTxnMarker.class,
-                KRaftVersionRecord.class, LeaderChangeMessage.class, SnapshotFooterRecord.class,
-                SnapshotHeaderRecord.class, VotersRecord.class)) {
-            Message sample = newInstance(type);
-            for (short v = sample.lowestSupportedVersion(); v <= sample.highestSupportedVersion(); v++) {
-                decoders.add(decoder(type, v));
+        for (SchemaCatalog.MessageSchema schema : catalog.all().values()) {
+            if (schema.type().equals("data")) {
+                Class<? extends Message> type = messageClass(schema.className());
+                for (int v = schema.validVersions().lowest(); v <= schema.validVersions().highest(); v++) {
+                    decoders.add(decoder(type, (short) v));
+                }
             }
         }
         return List.copyOf(decoders);
@@ -94,10 +93,10 @@ final class DecoderCatalog {
         }
     }
 
-    private static Message newInstance(Class<? extends Message> type) {
+    private static Class<? extends Message> messageClass(String simpleName) {
         try {
-            return type.getConstructor().newInstance();
-        } catch (ReflectiveOperationException e) {
+            return Class.forName("io.cairn.wire.message." + simpleName).asSubclass(Message.class);
+        } catch (ClassNotFoundException e) {
             throw new IllegalStateException(e);
         }
     }
