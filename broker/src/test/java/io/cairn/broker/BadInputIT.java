@@ -10,9 +10,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.logging.log4j.Level;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -180,6 +183,51 @@ class BadInputIT {
         }
     }
 
+    @Test
+    void shouldAnswerOrCloseEveryMutatedFrameWithAtMostOneWarningAndNoError() throws Exception {
+        // Given
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        int answered = 0;
+        int closed = 0;
+        for (int i = 0; i < 300; i++) {
+            ByteBuffer valid = random.nextBoolean()
+                    ? KafkaWire.apiVersionsRequest((short) random.nextInt(5), i)
+                    : KafkaWire.heartbeatRequest((short) (3 + random.nextInt(2)), i);
+            byte[] payload = new byte[valid.remaining()];
+            valid.get(payload);
+            for (int flips = 1 + random.nextInt(4); flips > 0; flips--) {
+                payload[random.nextInt(payload.length)] = (byte) random.nextInt(256);
+            }
+            if (random.nextInt(4) == 0) {
+                payload = Arrays.copyOf(payload, random.nextInt(payload.length));
+            }
+            try (RawConnection connection = broker.connect()) {
+                int port = connection.localPort();
+
+                // When
+                connection.sendFrame(ByteBuffer.wrap(payload));
+
+                // Then
+                if (connection.closedByServer()) {
+                    closed++;
+                    awaitLog().untilAsserted(() -> assertThat(logs.warnings(":" + port + " ")).as("seed %d", seed)
+                            .hasSize(1));
+                } else {
+                    answered++;
+                    assertThat(logs.warnings(":" + port + " ")).as("seed %d", seed).isEmpty();
+                }
+            }
+        }
+        assertThat(logs.messages(Level.ERROR, m -> true)).as("seed %d", seed).isEmpty();
+        assertThat(answered + closed).isEqualTo(300);
+    }
+
+    /** The WARN is logged before the close the client sees, so the first check almost always passes. */
+    private static ConditionFactory awaitLog() {
+        return await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).atMost(Duration.ofSeconds(5));
+    }
+
     private static void assertClosedWithOneWarning(byte[] bytes, String expectedReason) throws Exception {
         // Given
         try (RawConnection connection = broker.connect()) {
@@ -190,7 +238,7 @@ class BadInputIT {
 
             // Then
             assertThat(connection.closedByServer()).as("connection closed by the broker").isTrue();
-            await().atMost(Duration.ofSeconds(5))
+            awaitLog()
                     .untilAsserted(() -> assertThat(logs.warnings(":" + port + " ")).hasSize(1));
             assertThat(logs.warnings(":" + port + " ")).singleElement().asString().contains(expectedReason);
         }
