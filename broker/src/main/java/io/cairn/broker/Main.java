@@ -41,7 +41,7 @@ public final class Main {
             exit("Interrupted while starting");
             return;
         } catch (Exception e) {
-            exit("Cairn failed to start: " + e);
+            exit("Cairn failed to start: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             return;
         }
         CountDownLatch stopped = new CountDownLatch(1);

@@ -1,5 +1,6 @@
 package io.cairn.broker;
 
+import io.cairn.testkit.LeakDetection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.broker.KafkaWire.Decoded;
@@ -22,12 +23,14 @@ import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** ApiVersions over a real socket against an in-process broker, decoded by kafka-clients and by Cairn's codec. */
+@ExtendWith(LeakDetection.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ApiVersionsIT {
 
@@ -46,7 +49,6 @@ class ApiVersionsIT {
     @AfterAll
     static void stopBroker() {
         broker.close();
-        LeakCheck.assertNoLeaks(logs);
         logs.close();
     }
 
@@ -173,6 +175,31 @@ class ApiVersionsIT {
                     1010, 1011);
             assertThat(errors).containsExactly((short) 0, (short) 0, (short) 0, (short) 35, (short) 0, (short) 0,
                     (short) 0, (short) 0, (short) 35, (short) 0, (short) 0, (short) 0);
+        }
+    }
+
+    @Test
+    void shouldAnswerEveryPipelinedRequestWhenTheRequestMemoryBudgetIsSmall(@TempDir Path otherDataDir)
+            throws Exception {
+        // Given
+        ByteArrayOutputStream batch = new ByteArrayOutputStream();
+        for (int i = 0; i < 50; i++) {
+            batch.write(RawConnection.frame(KafkaWire.apiVersionsRequest((short) 3, i)));
+        }
+        try (InProcessBroker small = InProcessBroker.start(otherDataDir, Map.of("queued.max.request.bytes", "64"));
+                RawConnection first = new RawConnection("127.0.0.1", small.port());
+                RawConnection second = new RawConnection("127.0.0.1", small.port())) {
+            // When
+            first.send(batch.toByteArray());
+            second.send(batch.toByteArray());
+
+            // Then
+            for (RawConnection connection : List.of(first, second)) {
+                for (int i = 0; i < 50; i++) {
+                    assertThat(KafkaWire.apiVersionsResponse(connection.readFrame(), (short) 3).correlationId())
+                            .isEqualTo(i);
+                }
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package io.cairn.broker;
 
+import io.cairn.testkit.LeakDetection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,12 +9,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.logging.log4j.Level;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Malformed input over a real socket: each case gets Kafka's answer or a closed connection with exactly one WARN
  * line and no stack trace, and the broker keeps serving other connections.
  */
+@ExtendWith(LeakDetection.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BadInputIT {
 
@@ -37,14 +45,13 @@ class BadInputIT {
     static void startBroker() throws Exception {
         logs = LogCapture.start();
         broker = InProcessBroker.start(dataDir, Map.of("socket.request.max.bytes", Integer.toString(MAX_REQUEST_BYTES),
-                "connections.max.idle.ms", Long.toString(IDLE_MS)));
+                "connections.max.idle.ms", Long.toString(IDLE_MS)), List.of(new StaticHeartbeatHandler()));
     }
 
     @AfterAll
     static void stopBroker() {
         broker.close();
         assertThat(logs.stackTracesAtWarnOrAbove()).isEmpty();
-        LeakCheck.assertNoLeaks(logs);
         logs.close();
     }
 
@@ -107,6 +114,28 @@ class BadInputIT {
     }
 
     @Test
+    void shouldAnswerAFlexibleVersionOfAServedApiWithAFlexibleResponseHeader() throws Exception {
+        // Given
+        try (RawConnection connection = broker.connect()) {
+            // When
+            connection.sendFrame(KafkaWire.heartbeatRequest((short) 4, 77));
+
+            // Then
+            KafkaWire.Decoded<HeartbeatResponseData> response = KafkaWire.heartbeatResponse(connection.readFrame(),
+                    (short) 4);
+            assertThat(response.correlationId()).isEqualTo(77);
+            assertThat(response.body().errorCode()).isZero();
+            assertThat(response.trailingBytes()).isZero();
+        }
+    }
+
+    @Test
+    void shouldCloseWithOneWarningOnAnUnsupportedVersionOfAnApiOtherThanApiVersions() throws Exception {
+        assertClosedWithOneWarning(RawConnection.frame(KafkaWire.heartbeatRequest((short) 2, 1)),
+                "unsupported version 2 of api Heartbeat (key 12; served versions 3-4)");
+    }
+
+    @Test
     void shouldCloseWithOneWarningOnATruncatedBody() throws Exception {
         ByteBuffer payload = KafkaWire.apiVersionsRequest((short) 3, 1);
         payload.limit(payload.limit() - 3);
@@ -154,6 +183,51 @@ class BadInputIT {
         }
     }
 
+    @Test
+    void shouldAnswerOrCloseEveryMutatedFrameWithAtMostOneWarningAndNoError() throws Exception {
+        // Given
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        int answered = 0;
+        int closed = 0;
+        for (int i = 0; i < 300; i++) {
+            ByteBuffer valid = random.nextBoolean()
+                    ? KafkaWire.apiVersionsRequest((short) random.nextInt(5), i)
+                    : KafkaWire.heartbeatRequest((short) (3 + random.nextInt(2)), i);
+            byte[] payload = new byte[valid.remaining()];
+            valid.get(payload);
+            for (int flips = 1 + random.nextInt(4); flips > 0; flips--) {
+                payload[random.nextInt(payload.length)] = (byte) random.nextInt(256);
+            }
+            if (random.nextInt(4) == 0) {
+                payload = Arrays.copyOf(payload, random.nextInt(payload.length));
+            }
+            try (RawConnection connection = broker.connect()) {
+                int port = connection.localPort();
+
+                // When
+                connection.sendFrame(ByteBuffer.wrap(payload));
+
+                // Then
+                if (connection.closedByServer()) {
+                    closed++;
+                    awaitLog().untilAsserted(() -> assertThat(logs.warnings(":" + port + " ")).as("seed %d", seed)
+                            .hasSize(1));
+                } else {
+                    answered++;
+                    assertThat(logs.warnings(":" + port + " ")).as("seed %d", seed).isEmpty();
+                }
+            }
+        }
+        assertThat(logs.messages(Level.ERROR, m -> true)).as("seed %d", seed).isEmpty();
+        assertThat(answered + closed).isEqualTo(300);
+    }
+
+    /** The WARN is logged before the close the client sees, so the first check almost always passes. */
+    private static ConditionFactory awaitLog() {
+        return await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).atMost(Duration.ofSeconds(5));
+    }
+
     private static void assertClosedWithOneWarning(byte[] bytes, String expectedReason) throws Exception {
         // Given
         try (RawConnection connection = broker.connect()) {
@@ -164,7 +238,7 @@ class BadInputIT {
 
             // Then
             assertThat(connection.closedByServer()).as("connection closed by the broker").isTrue();
-            await().atMost(Duration.ofSeconds(5))
+            awaitLog()
                     .untilAsserted(() -> assertThat(logs.warnings(":" + port + " ")).hasSize(1));
             assertThat(logs.warnings(":" + port + " ")).singleElement().asString().contains(expectedReason);
         }

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -104,6 +106,24 @@ class BrokerProcessIT {
         assertThat(process.exitValue()).isEqualTo(1);
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(errors()).hasSize(1));
         assertThat(errors()).singleElement().asString().contains("NAME://host:port");
+    }
+
+    @Test
+    void shouldExitWithCodeOneAndOneErrorLineWhenThePortIsTaken() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            // Given
+            start(List.of("--override", "listeners=PLAINTEXT://127.0.0.1:" + taken.getLocalPort()));
+
+            // When
+            boolean exited = process.waitFor(60, TimeUnit.SECONDS);
+
+            // Then
+            assertThat(exited).isTrue();
+            assertThat(process.exitValue()).isEqualTo(1);
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(errors()).hasSize(1));
+            assertThat(errors()).singleElement().asString().contains("Cannot bind listener PLAINTEXT://127.0.0.1:"
+                    + taken.getLocalPort());
+        }
     }
 
     @Test

@@ -4,9 +4,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
 
@@ -55,6 +58,21 @@ public final class KafkaWire {
     private static void putCompactString(ByteBuffer buf, String value) {
         byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
         buf.put((byte) (bytes.length + 1)).put(bytes);
+    }
+
+    /** A Heartbeat request (header + body) at {@code version}, as the Java client writes it. */
+    public static ByteBuffer heartbeatRequest(short version, int correlationId) {
+        HeartbeatRequestData data = new HeartbeatRequestData().setGroupId("group").setMemberId("member")
+                .setGenerationId(1);
+        HeartbeatRequest request = new HeartbeatRequest.Builder(data).build(version);
+        return request.serializeWithHeader(new RequestHeader(ApiKeys.HEARTBEAT, version, CLIENT_ID, correlationId));
+    }
+
+    /** A Heartbeat response: the header at the version kafka-clients uses for {@code version}, then the body. */
+    public static Decoded<HeartbeatResponseData> heartbeatResponse(ByteBuffer payload, short version) {
+        ResponseHeader header = ResponseHeader.parse(payload, ApiKeys.HEARTBEAT.responseHeaderVersion(version));
+        HeartbeatResponseData body = new HeartbeatResponseData(new ByteBufferAccessor(payload), version);
+        return new Decoded<>(header.correlationId(), body, payload.remaining());
     }
 
     /** A response to an ApiVersions request: header v0 (always, KIP-511) and the body at {@code version}. */

@@ -87,6 +87,7 @@ public final class BrokerConfig {
         this.advertisedListeners = advertised == null || advertised.isBlank()
                 ? listeners.stream().filter(l -> !controllerListenerNames.contains(l.listenerName())).toList()
                 : parseListeners(ADVERTISED_LISTENERS, advertised, protocols);
+        validateAdvertised();
         String dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS) : values.string(LOG_DIR, "./data");
         this.logDirs = parseLogDirs(props.get(LOG_DIRS) != null ? LOG_DIRS : LOG_DIR, dirs);
         this.socketRequestMaxBytes = values.intValue(SOCKET_REQUEST_MAX_BYTES, 104857600, 1);
@@ -139,6 +140,20 @@ public final class BrokerConfig {
             endpoints.add(endpoint);
         }
         return List.copyOf(endpoints);
+    }
+
+    /** Kafka's rules: advertised names must be listener names, and 0.0.0.0 cannot be advertised. */
+    private void validateAdvertised() {
+        for (Endpoint advertised : advertisedListeners) {
+            if (listeners.stream().noneMatch(l -> l.listenerName().equals(advertised.listenerName()))) {
+                throw ConfigException.invalid(ADVERTISED_LISTENERS, advertised, "listener name "
+                        + advertised.listenerName() + " is not one of the listeners " + joined(listeners));
+            }
+            if ("0.0.0.0".equals(advertised.host()) || "::".equals(advertised.host())) {
+                throw ConfigException.invalid(ADVERTISED_LISTENERS, advertised, "advertised.listeners cannot use "
+                        + "the nonroutable meta-address " + advertised.host() + ". Use a routable IP address.");
+            }
+        }
     }
 
     private static List<Path> parseLogDirs(String key, String value) {

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Builds the pipeline of every connection accepted on one listener:
  * <pre>
  *   socket → [idle timeout] → RequestFrameDecoder → RequestDispatcher
- *   socket ← ResponseEncoder ← ResponseOrderer ← RequestDispatcher
+ *   socket ← ReadGate ← ResponseEncoder ← ResponseOrderer ← RequestDispatcher
  * </pre>
  *
  * <p>Thread-safe: called by the acceptor for each new channel; the connection counter is atomic.
@@ -32,28 +32,32 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final int maxRequestBytes;
     private final long connectionsMaxIdleMs;
     private final ChannelGroup channels;
+    private final RequestMemoryPool memoryPool;
     private final AtomicLong connectionIndex = new AtomicLong();
 
     CairnChannelInitializer(Endpoint endpoint, HandlerRegistry registry, int maxRequestBytes,
-            long connectionsMaxIdleMs, ChannelGroup channels) {
+            long connectionsMaxIdleMs, ChannelGroup channels, RequestMemoryPool memoryPool) {
         this.endpoint = endpoint;
         this.decoder = new RequestDecoder(registry, endpoint.listenerName());
         this.maxRequestBytes = maxRequestBytes;
         this.connectionsMaxIdleMs = connectionsMaxIdleMs;
         this.channels = channels;
+        this.memoryPool = memoryPool;
     }
 
     @Override
     protected void initChannel(SocketChannel channel) {
         channels.add(channel);
         ChannelPipeline pipeline = channel.pipeline();
+        pipeline.addLast("readGate", new ReadGate());
         if (connectionsMaxIdleMs > 0) {
             pipeline.addLast("idle", new IdleStateHandler(0, 0, connectionsMaxIdleMs, TimeUnit.MILLISECONDS));
         }
-        pipeline.addLast("frameDecoder", new RequestFrameDecoder(maxRequestBytes, endpoint.listenerName()));
+        pipeline.addLast("frameDecoder", new RequestFrameDecoder(maxRequestBytes, endpoint.listenerName(), memoryPool));
         pipeline.addLast("responseEncoder", ENCODER);
         pipeline.addLast("responseOrderer", new ResponseOrderer());
-        pipeline.addLast("dispatcher", new RequestDispatcher(decoder, endpoint.listenerName(), this::newConnection));
+        pipeline.addLast("dispatcher", new RequestDispatcher(decoder, memoryPool, endpoint.listenerName(),
+                this::newConnection));
     }
 
     /** Kafka-style connection id: {@code localHost:localPort-remoteHost:remotePort-index}. */

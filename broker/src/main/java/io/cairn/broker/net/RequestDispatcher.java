@@ -33,6 +33,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private static final Logger LOGGER = LogManager.getLogger(RequestDispatcher.class);
 
     private final RequestDecoder decoder;
+    private final RequestMemoryPool memoryPool;
     private final String listenerName;
     private final Function<ChannelHandlerContext, ClientConnection> connectionFactory;
     private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
@@ -46,9 +47,10 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     /** Set when the connection is being closed: nothing more is dispatched. */
     private boolean closing;
 
-    RequestDispatcher(RequestDecoder decoder, String listenerName,
+    RequestDispatcher(RequestDecoder decoder, RequestMemoryPool memoryPool, String listenerName,
             Function<ChannelHandlerContext, ClientConnection> connectionFactory) {
         this.decoder = decoder;
+        this.memoryPool = memoryPool;
         this.listenerName = listenerName;
         this.connectionFactory = connectionFactory;
     }
@@ -94,10 +96,12 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     }
 
     private void dispatch(ByteBuf frame) {
+        int reservedBytes = frame.readableBytes();
         DecodedRequest request;
         try {
             request = decoder.decode(frame);
         } catch (InvalidRequestException e) {
+            memoryPool.release(reservedBytes);
             closeConnection(e.getMessage());
             return;
         } finally {
@@ -105,6 +109,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         long sequence = nextSequence++;
         if (request.unsupportedApiVersions()) {
+            memoryPool.release(reservedBytes);
             // KIP-511: a v0 body behind a v0 header, so that a client of any version can read it and retry.
             write(new ResponseFrame(sequence, request.header().correlationId(), (short) 0, (short) 0,
                     decoder.registry().unsupportedApiVersionsResponse()));
@@ -119,7 +124,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         dispatching = true;
         stages.response().whenComplete((response, error) -> onEventLoop(() ->
                 onResponse(sequence, context, request, response, error)));
-        stages.dispatched().whenComplete((ignored, error) -> onEventLoop(this::onDispatched));
+        stages.dispatched().whenComplete((ignored, error) -> onEventLoop(() -> onDispatched(reservedBytes)));
     }
 
     /** Calls the handler; a handler that throws is treated like one whose stages failed. */
@@ -146,7 +151,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void onDispatched() {
+    private void onDispatched(int reservedBytes) {
+        memoryPool.release(reservedBytes);
         dispatching = false;
         if (!draining && !closing) {
             drain();
@@ -220,9 +226,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     /** Reads from the socket only while requests can be dispatched and responses can be written. */
     private void updateAutoRead() {
         boolean read = !closing && queued.isEmpty() && !dispatching && ctx.channel().isWritable();
-        if (ctx.channel().config().isAutoRead() != read) {
-            ctx.channel().config().setAutoRead(read);
-        }
+        ReadGate.of(ctx.channel()).set(ReadGate.DISPATCHER, !read);
     }
 
     @Override
@@ -270,6 +274,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private void releaseQueued() {
         ByteBuf frame;
         while ((frame = queued.poll()) != null) {
+            memoryPool.release(frame.readableBytes());
             frame.release();
         }
     }

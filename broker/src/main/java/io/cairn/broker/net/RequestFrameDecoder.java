@@ -1,6 +1,7 @@
 package io.cairn.broker.net;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
@@ -11,7 +12,9 @@ import org.apache.logging.log4j.Logger;
  * Splits the byte stream of a connection into request frames: a 4-byte big-endian size, then that many bytes. The
  * size is checked against {@code socket.request.max.bytes} as soon as its 4 bytes arrive, before any of the body is
  * waited for or buffered; a negative or oversized size closes the connection with one WARN line (Kafka's
- * {@code InvalidReceiveException}). Emits each body as a retained slice that the next handler releases.
+ * {@code InvalidReceiveException}). The size is then reserved from the broker's {@link RequestMemoryPool}
+ * ({@code queued.max.request.bytes}); when the budget is spent the connection stops reading until it is not.
+ * Emits each body as a retained slice that the next handler releases, together with the reservation.
  *
  * <p>One instance per connection; used on its event loop only.
  */
@@ -22,12 +25,16 @@ final class RequestFrameDecoder extends ByteToMessageDecoder {
 
     private final int maxRequestBytes;
     private final String listenerName;
+    private final RequestMemoryPool memoryPool;
     /** Set once the stream is known to be bad: everything after is discarded while the channel closes. */
     private boolean failed;
+    /** Bytes reserved for the frame at the head of the buffer, or -1 when none are. */
+    private int reservedBytes = -1;
 
-    RequestFrameDecoder(int maxRequestBytes, String listenerName) {
+    RequestFrameDecoder(int maxRequestBytes, String listenerName, RequestMemoryPool memoryPool) {
         this.maxRequestBytes = maxRequestBytes;
         this.listenerName = listenerName;
+        this.memoryPool = memoryPool;
     }
 
     @Override
@@ -51,11 +58,47 @@ final class RequestFrameDecoder extends ByteToMessageDecoder {
             ctx.close();
             return;
         }
+        if (reservedBytes < 0) {
+            if (!memoryPool.tryReserve(size)) {
+                awaitBudget(ctx);
+                return;
+            }
+            reservedBytes = size;
+        }
         if (in.readableBytes() < SIZE_PREFIX_BYTES + size) {
             return;
         }
         in.skipBytes(SIZE_PREFIX_BYTES);
         out.add(in.readRetainedSlice(size));
+        reservedBytes = -1;
+    }
+
+    /** Stops reading until the pool has budget again, then decodes what is already buffered. */
+    private void awaitBudget(ChannelHandlerContext ctx) {
+        ReadGate gate = ReadGate.of(ctx.channel());
+        if (gate.blocked(ReadGate.MEMORY)) {
+            return;
+        }
+        LOGGER.debug("queued.max.request.bytes reached; connection {} stops reading", ctx.channel());
+        gate.set(ReadGate.MEMORY, true);
+        memoryPool.awaitBudget(() -> ctx.executor().execute(() -> {
+            gate.set(ReadGate.MEMORY, false);
+            if (ctx.channel().isActive() && !ctx.isRemoved()) {
+                try {
+                    channelRead(ctx, Unpooled.EMPTY_BUFFER);
+                } catch (Exception e) {
+                    ctx.fireExceptionCaught(e);
+                }
+            }
+        }));
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        if (reservedBytes >= 0) {
+            memoryPool.release(reservedBytes);
+            reservedBytes = -1;
+        }
     }
 
     /** The first 4 bytes as hex and, when they are printable, as text: "0x47455420 'GET '". */

@@ -49,6 +49,7 @@ public final class SocketServer implements AutoCloseable {
     private final boolean epoll = Epoll.isAvailable();
     private final ChannelGroup channels = new DefaultChannelGroup("cairn-connections", GlobalEventExecutor.INSTANCE);
     private final Map<String, InetSocketAddress> boundAddresses = new LinkedHashMap<>();
+    private final RequestMemoryPool memoryPool;
     private EventLoopGroup acceptorGroup;
     private EventLoopGroup networkGroup;
 
@@ -58,6 +59,7 @@ public final class SocketServer implements AutoCloseable {
     public SocketServer(BrokerConfig config, Function<Endpoint, HandlerRegistry> registries) {
         this.config = config;
         this.registries = registries;
+        this.memoryPool = new RequestMemoryPool(config.queuedMaxRequestBytes());
     }
 
     /** Binds every listener; throws if one cannot be bound (the caller closes this server). */
@@ -86,7 +88,7 @@ public final class SocketServer implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childHandler(new CairnChannelInitializer(endpoint, registries.apply(endpoint),
-                        config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels));
+                        config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool));
         if (config.socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.socketSendBufferBytes());
         }
@@ -97,12 +99,21 @@ public final class SocketServer implements AutoCloseable {
         Channel channel;
         try {
             channel = bootstrap.bind(address).sync().channel();
+        } catch (InterruptedException e) {
+            throw e;
         } catch (Exception e) {
             if (!endpoint.wildcardHost() || !(address.getAddress() instanceof Inet6Address)) {
-                throw e;
+                throw new IllegalStateException("Cannot bind listener " + endpoint + " to " + address + ": "
+                        + e.getMessage(), e);
             }
             LOGGER.debug("Cannot bind the IPv6 wildcard for {}, binding 0.0.0.0: {}", endpoint, e.toString());
-            channel = bootstrap.bind(new InetSocketAddress(endpoint.port())).sync().channel();
+            try {
+                channel = bootstrap.bind(new InetSocketAddress(endpoint.port())).sync().channel();
+            } catch (InterruptedException e2) {
+                throw e2;
+            } catch (Exception e2) {
+                throw new IllegalStateException("Cannot bind listener " + endpoint + ": " + e2.getMessage(), e2);
+            }
         }
         channels.add(channel);
         InetSocketAddress bound = (InetSocketAddress) channel.localAddress();

@@ -131,6 +131,29 @@ class BrokerConfigTest {
     }
 
     @Test
+    void shouldRejectAnAdvertisedListenerThatIsNotAListener() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("advertised.listeners", "OTHER://host:1",
+                "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,OTHER:PLAINTEXT")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("OTHER is not one of the listeners");
+    }
+
+    @Test
+    void shouldRejectAdvertisingTheWildcardAddress() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("advertised.listeners", "PLAINTEXT://0.0.0.0:9092")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("nonroutable meta-address 0.0.0.0");
+    }
+
+    @Test
+    void shouldAcceptAnAdvertisedHostForTheListener() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("advertised.listeners", "PLAINTEXT://broker1:19092"));
+
+        // Then
+        assertThat(config.advertisedListeners()).containsExactly(new Endpoint("PLAINTEXT", "broker1", 19092,
+                SecurityProtocol.PLAINTEXT));
+    }
+
+    @Test
     void shouldMapCustomListenerNamesThroughTheProtocolMap() {
         // When
         BrokerConfig config = BrokerConfig.fromMap(Map.of("listeners", "internal://127.0.0.1:0",

@@ -1,5 +1,6 @@
 package io.cairn.broker.net;
 
+import io.cairn.testkit.LeakDetection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.broker.LogCapture;
@@ -29,11 +30,14 @@ import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The dispatch rules of one connection, with a controllable Heartbeat handler on an EmbeddedChannel. */
+@ExtendWith(LeakDetection.class)
 class RequestDispatcherTest {
 
     private static final short VERSION = 4;
+    private static final RequestMemoryPool POOL = new RequestMemoryPool(-1);
 
     private final FakeHeartbeatHandler handler = new FakeHeartbeatHandler();
     private LogCapture logs;
@@ -167,10 +171,32 @@ class RequestDispatcherTest {
         assertThat(responseCorrelationIds()).containsExactly(1, 2);
     }
 
+    @Test
+    void shouldHoldTheRequestBytesInTheMemoryPoolUntilTheDispatchStageCompletes() {
+        // Given
+        RequestMemoryPool pool = new RequestMemoryPool(1000);
+        channel.finishAndReleaseAll();
+        channel = channelFor(handler, pool);
+        ByteBuf request = request(1, "g");
+        int size = request.readableBytes() - 4;
+        channel.writeInbound(request);
+        assertThat(pool.available()).isEqualTo(1000 - size);
+
+        // When
+        handler.calls.get(0).complete(new HeartbeatResponseData());
+
+        // Then
+        assertThat(pool.available()).isEqualTo(1000);
+    }
+
     private static EmbeddedChannel channelFor(ApiHandler<?, ?> apiHandler) {
+        return channelFor(apiHandler, POOL);
+    }
+
+    private static EmbeddedChannel channelFor(ApiHandler<?, ?> apiHandler, RequestMemoryPool pool) {
         HandlerRegistry registry = HandlerRegistry.forListener(List.of(apiHandler), false);
-        return new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST"), new ResponseEncoder(),
-                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), "TEST",
+        return new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST", pool), new ResponseEncoder(),
+                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), pool, "TEST",
                         ctx -> new ClientConnection("test-connection", "TEST", ctx.channel().remoteAddress())));
     }
 

@@ -1,5 +1,6 @@
 package io.cairn.broker.net;
 
+import io.cairn.testkit.LeakDetection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.broker.LogCapture;
@@ -10,7 +11,9 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(LeakDetection.class)
 class RequestFrameDecoderTest {
 
     private static final int MAX = 64;
@@ -21,7 +24,7 @@ class RequestFrameDecoderTest {
     @BeforeEach
     void setUp() {
         logs = LogCapture.start();
-        channel = new EmbeddedChannel(new RequestFrameDecoder(MAX, "TEST"));
+        channel = new EmbeddedChannel(new RequestFrameDecoder(MAX, "TEST", new RequestMemoryPool(-1)));
     }
 
     @AfterEach
@@ -99,6 +102,43 @@ class RequestFrameDecoderTest {
 
         // Then
         assertThat(logs.warnings("'POST'")).hasSize(1);
+    }
+
+    @Test
+    void shouldStopReadingWhenTheRequestMemoryBudgetIsSpentAndResumeWhenReleased() {
+        // Given
+        RequestMemoryPool pool = new RequestMemoryPool(10);
+        EmbeddedChannel bounded = new EmbeddedChannel(new RequestFrameDecoder(MAX, "TEST", pool));
+        bounded.writeInbound(Unpooled.buffer().writeInt(8).writeZero(8).writeInt(8).writeZero(8));
+        assertThat(pool.available()).isEqualTo(-6);
+
+        // When
+        bounded.writeInbound(Unpooled.buffer().writeInt(4).writeZero(4));
+
+        // Then
+        assertThat(bounded.config().isAutoRead()).isFalse();
+        assertThat(bounded.inboundMessages()).hasSize(2);
+        pool.release(16);
+        bounded.runPendingTasks();
+        assertThat(bounded.inboundMessages()).hasSize(3);
+        assertThat(bounded.config().isAutoRead()).isTrue();
+        assertThat(pool.available()).isEqualTo(6);
+        bounded.finishAndReleaseAll();
+    }
+
+    @Test
+    void shouldReturnTheReservationOfAnUnfinishedFrameWhenTheConnectionCloses() {
+        // Given
+        RequestMemoryPool pool = new RequestMemoryPool(100);
+        EmbeddedChannel bounded = new EmbeddedChannel(new RequestFrameDecoder(MAX, "TEST", pool));
+        bounded.writeInbound(Unpooled.buffer().writeInt(30).writeZero(5));
+        assertThat(pool.available()).isEqualTo(70);
+
+        // When
+        bounded.finishAndReleaseAll();
+
+        // Then
+        assertThat(pool.available()).isEqualTo(100);
     }
 
     private static void assertFrame(ByteBuf frame, byte[] expected) {

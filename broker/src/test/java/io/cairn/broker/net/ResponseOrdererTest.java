@@ -1,5 +1,6 @@
 package io.cairn.broker.net;
 
+import io.cairn.testkit.LeakDetection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.wire.message.ApiVersionsResponseData;
@@ -9,7 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(LeakDetection.class)
 class ResponseOrdererTest {
 
     private final ResponseOrderer orderer = new ResponseOrderer();
