@@ -1,5 +1,6 @@
 package io.cairn.log;
 
+import io.cairn.wire.error.KafkaStorageException;
 import java.util.function.LongSupplier;
 
 /**

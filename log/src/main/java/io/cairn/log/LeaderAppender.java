@@ -2,6 +2,10 @@ package io.cairn.log;
 
 import io.cairn.log.producer.BatchMetadata;
 import io.cairn.log.record.BatchHeader;
+import io.cairn.wire.error.CorruptRecordException;
+import io.cairn.wire.error.InvalidRecordException;
+import io.cairn.wire.error.InvalidTimestampException;
+import io.cairn.wire.error.RecordTooLargeException;
 import java.nio.ByteBuffer;
 
 /**

@@ -5,6 +5,7 @@ import io.cairn.log.record.BatchRecords;
 import io.cairn.log.record.LogRecord;
 import io.cairn.log.segment.FileBatch;
 import io.cairn.log.segment.LogSegment;
+import io.cairn.wire.error.OffsetOutOfRangeException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;

@@ -10,6 +10,8 @@ import io.cairn.log.record.BatchHeader;
 import io.cairn.log.recovery.LogLoader;
 import io.cairn.log.segment.FileBatch;
 import io.cairn.log.segment.LogSegment;
+import io.cairn.wire.error.KafkaStorageException;
+import io.cairn.wire.error.OffsetOutOfRangeException;
 import io.cairn.wire.protocol.Uuid;
 import java.io.Closeable;
 import java.io.IOException;
@@ -247,8 +249,9 @@ public final class PartitionLog implements Closeable {
      * rewriting each batch's base offset and partition leader epoch (outside the CRC, in place in
      * {@code records}), and appends. In durable mode returns only after the bytes are fsynced.
      *
-     * @throws CorruptRecordException, InvalidRecordException, RecordTooLargeException, OutOfOrderSequenceException,
-     *                                 InvalidProducerEpochException as Kafka does
+     * <p>Failures are {@code io.cairn.wire.error} exceptions, as Kafka's: {@code CorruptRecordException},
+     * {@code InvalidRecordException}, {@code RecordTooLargeException}, {@code InvalidTimestampException},
+     * {@code OutOfOrderSequenceException}, {@code InvalidProducerEpochException}.
      */
     public LogAppendInfo appendAsLeader(ByteBuffer records, int leaderEpoch, AppendOrigin origin) {
         LogAppendInfo info = appender.appendAsLeader(records, leaderEpoch, origin);

@@ -1,14 +1,12 @@
 package io.cairn.log;
 
-import static io.cairn.log.TestBatches.concat;
-import static io.cairn.log.TestBatches.offsetsAndValues;
-import static io.cairn.log.TestBatches.values;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import io.cairn.log.epoch.EpochEntry;
 import io.cairn.log.record.BatchHeader;
 import io.cairn.log.segment.LogSegment;
+import io.cairn.wire.error.CorruptRecordException;
+import io.cairn.wire.error.InvalidRecordException;
+import io.cairn.wire.error.OffsetOutOfRangeException;
+import io.cairn.wire.error.RecordTooLargeException;
 import io.cairn.wire.protocol.Uuid;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +23,12 @@ import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static io.cairn.log.TestBatches.concat;
+import static io.cairn.log.TestBatches.offsetsAndValues;
+import static io.cairn.log.TestBatches.values;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 
 class PartitionLogTest {
 

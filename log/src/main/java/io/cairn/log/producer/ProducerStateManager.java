@@ -1,10 +1,10 @@
 package io.cairn.log.producer;
 
-import io.cairn.log.InvalidProducerEpochException;
-import io.cairn.log.OutOfOrderSequenceException;
 import io.cairn.log.record.BatchHeader;
 import io.cairn.log.record.BatchRecords;
 import io.cairn.log.record.LogRecord;
+import io.cairn.wire.error.InvalidProducerEpochException;
+import io.cairn.wire.error.OutOfOrderSequenceException;
 import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.HashMap;
