@@ -32,13 +32,12 @@ public final class PowerLossFileLayer implements FileLayer {
     @Override
     public FileChannel open(Path path, OpenOption... options) throws IOException {
         Path key = path.toAbsolutePath();
+        boolean existed = Files.exists(key);
         FileChannel real = FileChannel.open(path, options);
-        durable.putIfAbsent(key, Files.exists(key) && !isNewlyCreated(real) ? Files.readAllBytes(key) : new byte[0]);
+        if (!durable.containsKey(key)) {
+            durable.put(key, existed ? Files.readAllBytes(key) : new byte[0]);
+        }
         return new Tracking(real, key);
-    }
-
-    private static boolean isNewlyCreated(FileChannel ch) throws IOException {
-        return ch.size() == 0;
     }
 
     /** Simulates the power cut on every file this layer opened. */
