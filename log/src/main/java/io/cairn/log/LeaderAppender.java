@@ -2,11 +2,15 @@ package io.cairn.log;
 
 import io.cairn.log.producer.BatchMetadata;
 import io.cairn.log.record.BatchHeader;
+import io.cairn.log.record.BatchRecords;
+import io.cairn.log.record.InvalidBatchException;
+import io.cairn.log.record.LogRecord;
 import io.cairn.wire.error.CorruptRecordException;
 import io.cairn.wire.error.InvalidRecordException;
 import io.cairn.wire.error.InvalidTimestampException;
 import io.cairn.wire.error.RecordTooLargeException;
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * Validation and offset assignment of {@link PartitionLog} appends (Kafka's {@code LogValidator} and
@@ -37,6 +41,9 @@ final class LeaderAppender {
         long now = log.env().time().milliseconds();
         if (!config.logAppendTime()) {
             checkTimestamps(records, config, now);
+        }
+        if (config.compact()) {
+            requireKeys(records);
         }
         log.lock().lock();
         try {
@@ -154,6 +161,26 @@ final class LeaderAppender {
             at += size;
         }
         return new Analysis(batches, count, end - records.position());
+    }
+
+    /** Compacted topics need a key on every record: the one rule that makes the leader decode records. */
+    private static void requireKeys(ByteBuffer records) {
+        for (int at = records.position(); at < records.limit(); at += BatchHeader.sizeInBytes(records, at)) {
+            if (BatchHeader.isControl(records, at)) {
+                continue;
+            }
+            List<LogRecord> decoded;
+            try {
+                decoded = BatchRecords.decode(records, at);
+            } catch (InvalidBatchException e) {
+                throw new CorruptRecordException(e.getMessage(), e);
+            }
+            for (LogRecord r : decoded) {
+                if (r.key() == null) {
+                    throw new InvalidRecordException("Compacted topic cannot accept message without key");
+                }
+            }
+        }
     }
 
     private static void checkTimestamps(ByteBuffer records, LogConfig config, long now) {

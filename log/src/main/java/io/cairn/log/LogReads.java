@@ -6,6 +6,7 @@ import io.cairn.log.record.LogRecord;
 import io.cairn.log.segment.FileBatch;
 import io.cairn.log.segment.LogSegment;
 import io.cairn.wire.error.OffsetOutOfRangeException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,16 @@ final class LogReads {
     }
 
     static FetchDataInfo read(PartitionLog log, long fetchOffset, int maxBytes, long maxOffset, boolean minOne) {
+        try {
+            return readOnce(log, fetchOffset, maxBytes, maxOffset, minOne);
+        } catch (UncheckedIOException e) {
+            // A segment deleted or swapped (retention, compaction) after this read looked it up: look again once.
+            return readOnce(log, fetchOffset, maxBytes, maxOffset, minOne);
+        }
+    }
+
+    private static FetchDataInfo readOnce(PartitionLog log, long fetchOffset, int maxBytes, long maxOffset,
+                                          boolean minOne) {
         LogOffsetMetadata end = log.logEndOffsetMetadata();
         long start = log.logStartOffset();
         if (fetchOffset > end.messageOffset() || fetchOffset < start) {

@@ -144,6 +144,11 @@ public final class PartitionLog implements Closeable {
         return env;
     }
 
+    /** The shared clock, file layer and bounds this log uses (the cleaner opens segments with them). */
+    public LogEnvironment environment() {
+        return env;
+    }
+
     /** The log's clock. */
     public Time time() {
         return env.time();
@@ -601,19 +606,30 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /** Replaces {@code old} segments by {@code replacement} (compaction swap), under the lock. */
-    void replaceSegments(LogSegment replacement, List<LogSegment> old) {
+    /**
+     * Swaps a cleaned segment in for {@code old} (compaction), under the lock: the old files are renamed
+     * {@code .deleted} and removed after {@code file.delete.delay.ms}, the cleaned one's {@code .swap} files take
+     * their names. A crash in between is completed by the loader ({@code .swap} wins, {@code .deleted} goes).
+     * Returns false, changing nothing, when {@code old} is no longer in the log (retention or truncation won).
+     */
+    public boolean replaceSegment(LogSegment old, LogSegment cleaned) {
         lock.lock();
         try {
-            for (LogSegment s : old) {
-                segments.remove(s.baseOffset(), s);
+            if (segments.get(old.baseOffset()) != old || old == activeSegment()) {
+                return false;
             }
-            segments.put(replacement.baseOffset(), replacement);
-            for (LogSegment s : old) {
-                if (s != replacement) {
-                    scheduleDelete(s);
-                }
+            old.changeFileSuffixes("", LogSegment.DELETED_SUFFIX);
+            cleaned.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
+            segments.put(old.baseOffset(), cleaned);
+            long delay = config.fileDeleteDelayMs();
+            if (env.scheduler() == null || delay <= 0) {
+                deleteSegmentNow(old);
+            } else {
+                env.scheduler().schedule(() -> deleteSegmentNow(old), delay, TimeUnit.MILLISECONDS);
             }
+            return true;
+        } catch (IOException e) {
+            throw new KafkaStorageException(logPrefix + "cannot swap in cleaned segment " + old.baseOffset(), e);
         } finally {
             lock.unlock();
         }

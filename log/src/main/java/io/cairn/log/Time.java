@@ -17,6 +17,15 @@ public interface Time {
         public long nanoseconds() {
             return System.nanoTime();
         }
+
+        @Override
+        public void sleep(long ms) {
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     };
 
     /** Wall-clock milliseconds since the epoch (record timestamps, retention, roll). */
@@ -24,4 +33,7 @@ public interface Time {
 
     /** A monotonic clock for durations. */
     long nanoseconds();
+
+    /** Waits {@code ms} milliseconds (throttling); a mock clock just moves forward. */
+    void sleep(long ms);
 }
