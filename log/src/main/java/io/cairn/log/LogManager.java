@@ -1,5 +1,6 @@
 package io.cairn.log;
 
+import io.cairn.log.cleaner.LogCleaner;
 import io.cairn.log.io.FileLayer;
 import io.cairn.log.io.OpenResources;
 import io.cairn.wire.protocol.Uuid;
@@ -40,6 +41,7 @@ public final class LogManager implements Closeable {
     private final ScheduledExecutorService scheduler;
     private final Map<String, PartitionLog> logs = new ConcurrentHashMap<>();
     private final boolean hadCleanShutdown;
+    private final LogCleaner cleaner;
     private volatile boolean closed;
 
     /**
@@ -49,14 +51,16 @@ public final class LogManager implements Closeable {
      * @param maxMappedIndexes   bound on mapped index files
      * @param retentionCheckMs   {@code log.retention.check.interval.ms}; {@code <= 0} disables the task
      * @param flushCheckMs       {@code log.flush.scheduler.interval.ms}; {@code <= 0} disables the task
+     * @param cleanerBackoffMs   {@code log.cleaner.backoff.ms}; {@code <= 0} disables the cleaner
+     * @param cleanerIoMaxBytesPerSecond {@code log.cleaner.io.max.bytes.per.second}
      * @param layer              file layer (tests may replace it)
      */
     public record Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
-                          FileLayer layer) {
+                          long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer) {
 
         /** Kafka's intervals; bounds that fit the default 1,048,576 descriptors and 65,530 mappings with room. */
         public static Options defaults() {
-            return new Options(10_000, 30_000, 300_000L, 0L, FileLayer.DEFAULT);
+            return new Options(10_000, 30_000, 300_000L, 0L, 15_000L, Double.MAX_VALUE, FileLayer.DEFAULT);
         }
     }
 
@@ -81,6 +85,10 @@ public final class LogManager implements Closeable {
         if (options.flushCheckMs() > 0) {
             executor.scheduleWithFixedDelay(this::runFlushSafely, options.flushCheckMs(), options.flushCheckMs(),
                 TimeUnit.MILLISECONDS);
+        }
+        this.cleaner = new LogCleaner(logs::values, time, options.cleanerIoMaxBytesPerSecond());
+        if (options.cleanerBackoffMs() > 0) {
+            cleaner.start(options.cleanerBackoffMs());
         }
     }
 
@@ -202,6 +210,11 @@ public final class LogManager implements Closeable {
         return deleted;
     }
 
+    /** The compaction cleaner of this directory (tests drive it with {@code cleanDirtiest()}). */
+    public LogCleaner cleaner() {
+        return cleaner;
+    }
+
     /** One time-based flush pass over every partition. */
     public void runFlush() {
         for (PartitionLog log : logs.values()) {
@@ -232,6 +245,7 @@ public final class LogManager implements Closeable {
             return;
         }
         closed = true;
+        cleaner.close();
         scheduler.shutdownNow();
         try {
             scheduler.awaitTermination(30, TimeUnit.SECONDS);

@@ -65,6 +65,8 @@ public final class PartitionLog implements Closeable {
     /** Offsets below it are fsynced with their indexes; written under {@link #lock}. */
     private volatile long recoveryPoint;
     private long unflushedMessages;
+    /** Set under {@link #lock} when {@code flush.messages} is reached; the appender flushes after unlocking. */
+    private volatile boolean flushRequested;
     private volatile long lastFlushMs;
     private volatile boolean closed;
 
@@ -275,6 +277,10 @@ public final class PartitionLog implements Closeable {
     }
 
     private void afterAppend(LogAppendInfo info) {
+        if (flushRequested) {
+            flushRequested = false;
+            flush(logEndOffset());
+        }
         if (config.durable() && !info.duplicate() && info.recordCount() > 0) {
             groupCommit.awaitFlushed(info.lastOffset() + 1, this::flushData);
         }
@@ -303,7 +309,7 @@ public final class PartitionLog implements Closeable {
         endOffsetMetadata = new LogOffsetMetadata(lastOffset + 1, active.baseOffset(), active.size());
         unflushedMessages += recordCount;
         if (unflushedMessages >= config.flushMessages()) {
-            flushLocked(logEndOffset());
+            flushRequested = true;
         }
     }
 
@@ -316,7 +322,11 @@ public final class PartitionLog implements Closeable {
         return active;
     }
 
-    /** Starts a new segment at the log end offset; the old one is trimmed and fsynced. */
+    /**
+     * Starts a new segment at the log end offset. The old one is trimmed, and fsynced in the background when the
+     * environment has a scheduler (Kafka's asynchronous flush on roll), else at once; the recovery point moves to
+     * the new base offset only after that fsync.
+     */
     public LogSegment roll() {
         lock.lock();
         try {
@@ -326,7 +336,6 @@ public final class PartitionLog implements Closeable {
                 return old;
             }
             old.onBecomeInactive();
-            old.flush();
             LogConfig cfg = config;
             long jitter = cfg.segmentJitterMs() > 0 ? ThreadLocalRandom.current().nextLong(cfg.segmentJitterMs()) : 0;
             LogSegment.Options options = new LogSegment.Options(env.layer(), env.handles(), env.mappings(),
@@ -334,10 +343,13 @@ public final class PartitionLog implements Closeable {
             LogSegment fresh = LogSegment.open(dir, newBase, options, true);
             segments.put(newBase, fresh);
             ProducerSnapshots.write(env.layer(), dir, newBase, producers);
-            recoveryPoint = Math.max(recoveryPoint, newBase);
-            LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
             endOffsetMetadata = new LogOffsetMetadata(newBase, newBase, 0);
             LOGGER.info("{}Rolled new segment at offset {}", logPrefix, newBase);
+            if (env.scheduler() == null) {
+                flushRolled(old, newBase);
+            } else {
+                env.scheduler().execute(() -> flushRolledInBackground(old, newBase));
+            }
             return fresh;
         } catch (IOException e) {
             throw new KafkaStorageException(logPrefix + "cannot roll", e);
@@ -358,33 +370,88 @@ public final class PartitionLog implements Closeable {
         return upTo;
     }
 
-    /** Flushes everything below {@code offset} (log and indexes) and moves the recovery point there. */
+    /**
+     * Flushes everything below {@code offset} (log and indexes) and moves the recovery point there. The fsyncs run
+     * without the partition lock, so appends go on meanwhile; only the recovery-point update takes it.
+     */
     public void flush(long offset) {
+        long target;
+        List<LogSegment> dirty = new ArrayList<>();
         lock.lock();
         try {
-            flushLocked(offset);
+            target = Math.min(offset, logEndOffset());
+            if (target <= recoveryPoint) {
+                return;
+            }
+            Map.Entry<Long, LogSegment> first = segments.floorEntry(recoveryPoint);
+            for (LogSegment s : first == null ? segments.values() : segments.tailMap(first.getKey()).values()) {
+                if (s.baseOffset() < target) {
+                    dirty.add(s);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (LogSegment s : dirty) {
+            try {
+                s.flush();
+            } catch (UncheckedIOException e) {
+                if (segments.get(s.baseOffset()) == s) {
+                    throw new KafkaStorageException(logPrefix + "cannot flush " + s, e);
+                }
+                // deleted or swapped meanwhile: nothing left to make durable
+            }
+        }
+        lock.lock();
+        try {
+            if (target > recoveryPoint && target <= logEndOffset()) {
+                recoveryPoint = target;
+                unflushedMessages = 0;
+                lastFlushMs = env.time().milliseconds();
+                groupCommit.advance(target);
+                LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+            }
         } finally {
             lock.unlock();
         }
     }
 
-    private void flushLocked(long offset) {
-        long target = Math.min(offset, logEndOffset());
-        if (target <= recoveryPoint) {
-            return;
+    /**
+     * fsyncs a segment that was just rolled (log and trimmed indexes), then moves the recovery point to the new
+     * segment's base. Roll tasks run in roll order (one background thread), so every segment below that base is
+     * flushed by then.
+     */
+    private void flushRolled(LogSegment old, long newBase) {
+        try {
+            old.flush();
+        } catch (UncheckedIOException e) {
+            if (segments.get(old.baseOffset()) == old) {
+                throw new KafkaStorageException(logPrefix + "cannot flush " + old, e);
+            }
+            // deleted or swapped meanwhile: nothing left to make durable
         }
-        Map.Entry<Long, LogSegment> first = segments.floorEntry(recoveryPoint);
-        Collection<LogSegment> dirty = first == null ? segments.values() : segments.tailMap(first.getKey()).values();
-        for (LogSegment s : dirty) {
-            if (s.baseOffset() < target) {
-                s.flush();
+        lock.lock();
+        try {
+            if (newBase > recoveryPoint && newBase <= logEndOffset()) {
+                recoveryPoint = newBase;
+                groupCommit.advance(newBase);
+                LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void flushRolledInBackground(LogSegment old, long newBase) {
+        try {
+            if (!closed) {
+                flushRolled(old, newBase);
+            }
+        } catch (RuntimeException e) {
+            if (!closed) {
+                LOGGER.error("{}Background flush of segment {} failed", logPrefix, old.baseOffset(), e);
             }
         }
-        recoveryPoint = target;
-        unflushedMessages = 0;
-        lastFlushMs = env.time().milliseconds();
-        groupCommit.advance(target);
-        LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
     }
 
     /** Flushes when {@code flush.ms} has passed since the last flush; called by the log manager's scheduler. */
@@ -413,13 +480,17 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /** As {@link #read} and also lists the aborted transactions overlapping the result (read_committed). */
+    /**
+     * As {@link #read}, bounded by the last stable offset, and also lists the aborted transactions whose range
+     * overlaps [fetchOffset, lastStableOffset) (read_committed; Kafka's {@code collectAbortedTxns}). An aborted
+     * transaction is indexed in the segment of its ABORT marker, so the scan starts at the fetch offset's segment.
+     */
     public FetchDataInfo readCommitted(long fetchOffset, int maxBytes, long lastStableOffset) {
         FetchDataInfo info = read(fetchOffset, maxBytes, lastStableOffset, true);
         List<AbortedTxn> aborted = new ArrayList<>();
-        long upper = fetchOffset + Math.max(1, info.records().length());
-        for (LogSegment s : segments.values()) {
-            if (s.baseOffset() > Math.min(upper + Integer.MAX_VALUE, lastStableOffset)) {
+        Long from = segments.floorKey(fetchOffset);
+        for (LogSegment s : segments.tailMap(from == null ? segments.firstKey() : from, true).values()) {
+            if (s.baseOffset() >= lastStableOffset) {
                 break;
             }
             aborted.addAll(s.txnIndex().collectAbortedTxns(fetchOffset, lastStableOffset));
@@ -662,8 +733,8 @@ public final class PartitionLog implements Closeable {
             if (closed) {
                 return;
             }
+            flush(logEndOffset());
             closed = true;
-            flushLocked(logEndOffset());
             ProducerSnapshots.write(env.layer(), dir, logEndOffset(), producers);
             for (LogSegment s : segments.values()) {
                 s.close();

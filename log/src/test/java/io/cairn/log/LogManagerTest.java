@@ -42,6 +42,27 @@ class LogManagerTest {
     }
 
     @Test
+    void theManagersCleanerShouldCompactTheDirtiestCompactedPartition() {
+        // Given
+        LogManager manager = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
+        LogConfig compacted = LogConfig.builder().cleanupPolicy("compact").segmentBytes(500).fileDeleteDelayMs(0)
+            .build();
+        PartitionLog log = manager.getOrCreateLog("compacted", 0, compacted, null);
+        for (int i = 0; i < 50; i++) {
+            log.appendAsLeader(TestBatches.keyed(time.milliseconds(), "k", "v" + i), 0, AppendOrigin.CLIENT);
+        }
+        log.roll();
+
+        // When
+        var result = manager.cleaner().cleanDirtiest();
+
+        // Then
+        assertThat(result).isPresent();
+        assertThat(LogInvariants.verify(log)).containsExactly("49:v49");
+        manager.close();
+    }
+
+    @Test
     void startWithoutMarkerShouldRecoverAndDeleteLogShouldRemoveTheDirectory() {
         // Given
         LogManager first = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());

@@ -33,7 +33,8 @@ class ManyPartitionsIT {
         // Given: fsync is irrelevant here, so the file layer skips it to keep the test fast
         MockTime time = new MockTime();
         LogConfig config = LogConfig.builder().segmentBytes(100).segmentIndexBytes(4096).build();
-        LogManager.Options options = new LogManager.Options(MAX_HANDLES, MAX_MAPPINGS, 0L, 0L, new NoSyncLayer());
+        LogManager.Options options = new LogManager.Options(MAX_HANDLES, MAX_MAPPINGS, 0L, 0L, 0L, Double.MAX_VALUE,
+            new NoSyncLayer());
         LogManager manager = LogManager.start(tmp, config, time, options);
         long fdsBefore = openDescriptors();
         long maxFds = 0;

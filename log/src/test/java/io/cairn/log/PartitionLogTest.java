@@ -184,6 +184,41 @@ class PartitionLogTest {
     }
 
     @Test
+    void followerAppendOnACompactedTopicShouldAcceptGapsLeftByTheLeadersCleaner() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().cleanupPolicy("compact").build());
+        ByteBuffer first = TestBatches.keyed(time.milliseconds(), "k", "a");
+        BatchHeader.setBaseOffsetAndEpoch(first, 0, 0, 1);
+        ByteBuffer afterGap = TestBatches.keyed(time.milliseconds(), "k", "b");
+        BatchHeader.setBaseOffsetAndEpoch(afterGap, 0, 7, 1);
+
+        // When
+        log.appendAsFollower(concat(first, afterGap));
+
+        // Then
+        assertThat(log.logEndOffset()).isEqualTo(8);
+        assertThat(readAll(log, 0)).containsExactly("0:a", "7:b");
+    }
+
+    @Test
+    void segmentJitterShouldRollEarlierButNeverLaterThanSegmentMs() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().segmentMs(10_000).segmentJitterMs(5_000).build());
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        log.roll();
+        log.appendAsLeader(values(time.milliseconds(), "b"), 0, AppendOrigin.CLIENT);
+        LogSegment active = log.segments().stream().reduce((a, b) -> b).orElseThrow();
+
+        // When
+        time.sleep(10_001);
+        log.appendAsLeader(values(time.milliseconds(), "c"), 0, AppendOrigin.CLIENT);
+
+        // Then
+        assertThat(active.rollJitterMs()).isBetween(0L, 4_999L);
+        assertThat(log.numberOfSegments()).isEqualTo(3);
+    }
+
+    @Test
     void appendShouldRollWhenTheSegmentIsFull() {
         // Given
         ByteBuffer sample = values(time.milliseconds(), "0123456789");
