@@ -40,6 +40,7 @@ public class ReadBenchmark {
     private long next;
     private int batchSize;
     private int recordsPerBatch;
+    private final ByteBuffer copyBuffer = ByteBuffer.allocateDirect(2 * FETCH_BYTES);
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
@@ -60,6 +61,20 @@ public class ReadBenchmark {
         log.close();
         sink.close();
         BenchSupport.deleteTree(dir);
+    }
+
+    /** The copy path (TLS): the same fetch read into a reused direct buffer. */
+    @Benchmark
+    public long fetch1MiBCopy() throws IOException {
+        if (next >= log.logEndOffset()) {
+            next = 0;
+        }
+        try (FetchDataInfo info = log.read(next, FETCH_BYTES, Long.MAX_VALUE, true)) {
+            copyBuffer.clear().limit(info.records().length());
+            long read = info.records().channel().read(copyBuffer, info.records().position());
+            next += (long) (info.records().length() / batchSize) * recordsPerBatch;
+            return read;
+        }
     }
 
     @Benchmark
