@@ -440,6 +440,9 @@ public final class PartitionLog implements Closeable {
         } finally {
             lock.unlock();
         }
+        if (!lock.isHeldByCurrentThread()) {
+            enforceBudgets();
+        }
     }
 
     private void flushRolledInBackground(LogSegment old, long newBase) {
