@@ -88,7 +88,8 @@ public final class RecordBatch {
 
     /**
      * A view over the readable bytes of {@code buffer}, which hold one batch (index 0 of the view is the batch's
-     * first byte). Neither retained nor consumed.
+     * first byte). Neither retained nor consumed. The header accessors need only the first 61 bytes (a header read
+     * from a file works); {@link #isValid()}, {@link #ensureValid()} and {@link #records()} need the whole batch.
      *
      * @throws CorruptRecordException if fewer than {@link #RECORD_BATCH_OVERHEAD} bytes are readable
      */

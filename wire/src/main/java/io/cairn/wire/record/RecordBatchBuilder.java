@@ -3,6 +3,7 @@ package io.cairn.wire.record;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.Unpooled;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -173,7 +174,8 @@ public final class RecordBatchBuilder {
             return allocator.buffer(0, 0);
         }
         long baseTimestamp = deleteHorizonMs != RecordBatch.NO_TIMESTAMP ? deleteHorizonMs : records.get(0).timestamp();
-        ByteBuf raw = allocator.buffer(estimateUncompressedSize());
+        // A short-lived heap scratch buffer for the uncompressed records: never escapes, released below.
+        ByteBuf raw = Unpooled.buffer(estimateUncompressedSize());
         ByteBuf out = null;
         boolean success = false;
         try {
