@@ -155,6 +155,11 @@ final class LeaderAppender {
                 if (BatchHeader.isControl(records, at)) {
                     throw new InvalidRecordException("clients may not write control batches");
                 }
+                try {
+                    BatchRecords.checkOffsetDeltas(records, at);
+                } catch (InvalidBatchException e) {
+                    throw new InvalidRecordException(e.getMessage(), e);
+                }
             }
             count += Math.max(recordsCount, 0);
             batches++;

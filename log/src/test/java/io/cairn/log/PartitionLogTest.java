@@ -140,6 +140,23 @@ class PartitionLogTest {
     }
 
     @Test
+    void leaderAppendShouldRejectRecordsWhoseOffsetDeltasDoNotFollow() {
+        // Given: two records whose second offset delta is rewritten from 1 to 5, CRC recomputed
+        PartitionLog log = open(LogConfig.defaults());
+        ByteBuffer batch = values(time.milliseconds(), "a", "b");
+        int second = BatchHeader.SIZE + 1 + batch.get(BatchHeader.SIZE) / 2;
+        int offsetDeltaAt = second + 1 + 1 + 1;
+        assertThat(batch.get(offsetDeltaAt)).isEqualTo((byte) 2);
+        batch.put(offsetDeltaAt, (byte) 10);
+        batch.putInt(BatchHeader.CRC, (int) BatchHeader.computeCrc(batch, 0, batch.remaining()));
+
+        // When / Then
+        assertThatThrownBy(() -> log.appendAsLeader(batch, 0, AppendOrigin.CLIENT))
+            .isInstanceOf(InvalidRecordException.class).hasMessageContaining("offset delta 5");
+        assertThat(log.logEndOffset()).isZero();
+    }
+
+    @Test
     void logAppendTimeShouldStampTheBatchAndKeepItsCrcValid() {
         // Given
         PartitionLog log = open(LogConfig.builder().logAppendTime(true).build());

@@ -62,6 +62,44 @@ public final class BatchRecords {
         return records;
     }
 
+    /**
+     * Checks, without decoding keys or values, that the records of an uncompressed batch carry offset deltas
+     * 0, 1, 2, ... and fill the batch exactly (Kafka's per-record check on leader appends). Compressed batches are
+     * not inspected here: their offsets are checked from the header only.
+     *
+     * @throws InvalidBatchException on a gap, a repeat or a malformed record
+     */
+    public static void checkOffsetDeltas(ByteBuffer batch, int at) {
+        if (BatchHeader.compression(batch, at) != 0) {
+            return;
+        }
+        int end = at + BatchHeader.sizeInBytes(batch, at);
+        int count = BatchHeader.recordsCount(batch, at);
+        ByteBuffer in = batch.duplicate();
+        in.limit(end).position(at + BatchHeader.SIZE);
+        try {
+            for (int i = 0; i < count; i++) {
+                int length = readVarint(in);
+                if (length <= 0 || length > in.remaining()) {
+                    throw new InvalidBatchException("record " + i + " has length " + length);
+                }
+                int next = in.position() + length;
+                in.get();
+                readVarlong(in);
+                int offsetDelta = readVarint(in);
+                if (offsetDelta != i) {
+                    throw new InvalidBatchException("record " + i + " has offset delta " + offsetDelta);
+                }
+                in.position(next);
+            }
+        } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
+            throw new InvalidBatchException("malformed record in batch: " + e, e);
+        }
+        if (in.hasRemaining()) {
+            throw new InvalidBatchException(in.remaining() + " bytes after the last record");
+        }
+    }
+
     private static LogRecord readRecord(ByteBuffer in, long baseOffset, long baseTimestamp, boolean logAppendTime,
                                         long maxTimestamp) {
         int length = readVarint(in);
