@@ -36,8 +36,10 @@ import org.apache.logging.log4j.Logger;
  * files, renamed {@code .swap} and swapped in under the partition lock, so readers see either the old or the new
  * segment, both valid.
  *
- * <p>Deviation from Kafka, on purpose: segments are cleaned one-to-one (not grouped), and the tombstone horizon is
- * the batch timestamp rather than a delete-horizon written into the batch.
+ * <p>Tombstones follow KIP-534: the first clean that keeps a tombstone stamps its batch with a delete horizon
+ * ({@code now + delete.retention.ms}, in baseTimestamp with attribute bit 6); a later clean after the horizon drops
+ * it, so a consumer that reads the cleaned log within {@code delete.retention.ms} still sees every delete.
+ * Deviation from Kafka, on purpose: segments are cleaned one-to-one (not grouped into fewer segments).
  *
  * <p>Thread-safety: one cleaner per partition at a time (the {@link LogCleaner} guarantees it); appends and reads
  * go on concurrently.
@@ -45,6 +47,8 @@ import org.apache.logging.log4j.Logger;
 public final class Cleaner {
 
     public static final String CHECKPOINT_FILE = "cleaner-offset-checkpoint";
+    /** Attribute bit 6: baseTimestamp holds the delete horizon (KIP-534). */
+    private static final int DELETE_HORIZON_MASK = 0x40;
     private static final Logger LOGGER = LogManager.getLogger(Cleaner.class);
 
     private final Throttler throttler;
@@ -130,12 +134,13 @@ public final class Cleaner {
                 }
             });
         }
-        long horizon = log.time().milliseconds() - log.config().deleteRetentionMs();
+        long now = log.time().milliseconds();
+        long horizon = now + log.config().deleteRetentionMs();
         long written = 0;
         long removed = 0;
         int cleaned = 0;
         for (LogSegment s : target.segments()) {
-            long[] stats = cleanSegment(log, s, map, horizon);
+            long[] stats = cleanSegment(log, s, map, now, horizon);
             written += stats[0];
             removed += stats[1];
             bytesRead += s.size();
@@ -149,7 +154,7 @@ public final class Cleaner {
     }
 
     /** Returns {bytes written, records removed, 1 if swapped in}. */
-    private long[] cleanSegment(PartitionLog log, LogSegment source, OffsetMap map, long horizon) {
+    private long[] cleanSegment(PartitionLog log, LogSegment source, OffsetMap map, long now, long horizon) {
         LogEnvironment env = log.environment();
         LogConfig config = log.config();
         Path dir = log.dir();
@@ -164,7 +169,7 @@ public final class Cleaner {
                 config.segmentIndexBytes(), config.indexIntervalBytes(), 0L, log.time().milliseconds());
             LogSegment cleaned = LogSegment.open(dir, source.baseOffset(), options, true, LogSegment.CLEANED_SUFFIX);
             forEachBatch(source, (batch, bytes) -> {
-                ByteBuffer kept = filter(batch, bytes, map, horizon, stats);
+                ByteBuffer kept = filter(batch, bytes, map, now, horizon, stats);
                 if (kept != null && kept.hasRemaining()) {
                     stats[0] += kept.remaining();
                     cleaned.append(kept);
@@ -190,35 +195,41 @@ public final class Cleaner {
     }
 
     /** The bytes to keep of one batch: the batch itself, a rebuilt one, or {@code null}. */
-    private static ByteBuffer filter(FileBatch batch, ByteBuffer bytes, OffsetMap map, long horizon, long[] stats) {
+    private static ByteBuffer filter(FileBatch batch, ByteBuffer bytes, OffsetMap map, long now, long newHorizon,
+                                     long[] stats) {
         if (batch.isControl()) {
             return bytes;
         }
+        boolean stamped = (BatchHeader.attributes(bytes, 0) & DELETE_HORIZON_MASK) != 0;
+        long existingHorizon = stamped ? BatchHeader.baseTimestamp(bytes, 0) : -1L;
         List<Record> records = decode(bytes);
         List<Record> retained = new ArrayList<>(records.size());
+        boolean keptTombstone = false;
         for (Record r : records) {
             if (!r.hasKey()) {
                 retained.add(r);
                 continue;
             }
-            long latest = map.get(r.keyBuffer());
-            boolean superseded = latest > r.offset();
-            boolean expiredTombstone = !r.hasValue() && batch.maxTimestamp() < horizon;
+            boolean superseded = map.get(r.keyBuffer()) > r.offset();
+            boolean expiredTombstone = !r.hasValue() && stamped && now >= existingHorizon;
             if (!superseded && !expiredTombstone) {
                 retained.add(r);
+                keptTombstone |= !r.hasValue();
             }
         }
         stats[1] += records.size() - retained.size();
-        if (retained.size() == records.size()) {
+        boolean needsHorizon = keptTombstone && !stamped;
+        if (retained.size() == records.size() && !needsHorizon) {
             return bytes;
         }
         if (retained.isEmpty()) {
             return null;
         }
-        return rebuild(bytes, retained);
+        long horizon = stamped ? existingHorizon : needsHorizon ? newHorizon : -1L;
+        return rebuild(bytes, retained, horizon);
     }
 
-    private static ByteBuffer rebuild(ByteBuffer original, List<Record> retained) {
+    private static ByteBuffer rebuild(ByteBuffer original, List<Record> retained, long deleteHorizonMs) {
         int codec = BatchHeader.compression(original, 0);
         RecordBatchBuilder builder = new RecordBatchBuilder(UnpooledByteBufAllocator.DEFAULT,
             CompressionType.values()[codec])
@@ -235,6 +246,9 @@ public final class Cleaner {
         }
         if (BatchHeader.isLogAppendTime(original, 0)) {
             builder.logAppendTime(BatchHeader.maxTimestamp(original, 0));
+        }
+        if (deleteHorizonMs >= 0) {
+            builder.deleteHorizonMs(deleteHorizonMs);
         }
         for (Record r : retained) {
             builder.appendWithOffset(r.offset(), r.timestamp(), r.key(), r.value(), r.headers());

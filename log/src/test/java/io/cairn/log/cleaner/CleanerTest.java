@@ -41,9 +41,13 @@ class CleanerTest {
     private final java.util.concurrent.ScheduledThreadPoolExecutor scheduler =
         new java.util.concurrent.ScheduledThreadPoolExecutor(1);
 
+    private final List<PartitionLog> opened = new ArrayList<>();
+
     @org.junit.jupiter.api.AfterEach
-    void stopScheduler() {
-        scheduler.shutdownNow();
+    void stopScheduler() throws InterruptedException {
+        opened.forEach(PartitionLog::close);
+        scheduler.shutdown();
+        scheduler.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     /** A compacted log; replaced segments linger 5 s for readers (file.delete.delay.ms), as in production. */
@@ -51,7 +55,9 @@ class CleanerTest {
         LogConfig config = builder.cleanupPolicy("compact").fileDeleteDelayMs(5000).build();
         LogEnvironment env = new LogEnvironment(time, io.cairn.log.io.FileLayer.DEFAULT,
             io.cairn.log.io.OpenResources.unbounded(), io.cairn.log.io.OpenResources.unbounded(), scheduler);
-        return PartitionLog.open(tmp.resolve("c-0"), config, env, true);
+        PartitionLog log = PartitionLog.open(tmp.resolve("c-0"), config, env, true);
+        opened.add(log);
+        return log;
     }
 
     private static Cleaner cleaner(MockTime time) {
@@ -165,9 +171,20 @@ class CleanerTest {
         log.appendAsLeader(keyed(time.milliseconds(), "kept", "v"), 0, AppendOrigin.CLIENT);
         log.roll();
         Cleaner cleaner = cleaner(time);
+        long horizonExpected = time.milliseconds() + 10_000;
         cleaner.clean(log, Cleaner.cleanable(log).orElseThrow());
         Map<String, List<String>> beforeHorizon = byKey(log);
-        time.sleep(10_001);
+        long stampedHorizon;
+        try (FetchDataInfo info = log.read(1, 10_000, Long.MAX_VALUE, true)) {
+            MutableRecordBatch batch = TestBatches.batches(info.records().readBytes()).get(0);
+            batch.ensureValid();
+            stampedHorizon = batch.deleteHorizonMs().orElse(-1L);
+        }
+        time.sleep(5_000);
+        cleaner.clean(log, new Cleaner.Cleanable(List.copyOf(log.segments()).subList(0, log.numberOfSegments() - 1),
+            0, log.logEndOffset(), 1.0));
+        assertThat(byKey(log)).containsKey("gone");
+        time.sleep(5_001);
         log.appendAsLeader(keyed(time.milliseconds(), "kept", "w"), 0, AppendOrigin.CLIENT);
         log.roll();
 
@@ -175,8 +192,9 @@ class CleanerTest {
         cleaner.clean(log, new Cleaner.Cleanable(List.copyOf(log.segments()).subList(0, log.numberOfSegments() - 1),
             0, log.logEndOffset(), 1.0));
 
-        // Then
+        // Then: the first clean stamped the tombstone's batch with its delete horizon, the second dropped it
         assertThat(beforeHorizon).containsEntry("gone", List.of("1=null"));
+        assertThat(stampedHorizon).isEqualTo(horizonExpected);
         Map<String, List<String>> after = byKey(log);
         assertThat(after).doesNotContainKey("gone");
         assertThat(after).containsEntry("kept", List.of("3=w"));
