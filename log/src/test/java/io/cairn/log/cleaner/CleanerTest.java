@@ -46,7 +46,7 @@ class CleanerTest {
     @org.junit.jupiter.api.AfterEach
     void stopScheduler() throws InterruptedException {
         opened.forEach(PartitionLog::close);
-        scheduler.shutdown();
+        scheduler.shutdownNow();
         scheduler.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
     }
 
