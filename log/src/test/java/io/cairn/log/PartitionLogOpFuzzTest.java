@@ -19,7 +19,7 @@ class PartitionLogOpFuzzTest {
     private static final int SEEDS = 10;
     private static final int STEPS = 150;
 
-    @TempDir
+    @TempDir(factory = ShmTempDirFactory.class)
     Path tmp;
 
     @Test

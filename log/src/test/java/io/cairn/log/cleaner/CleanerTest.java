@@ -11,6 +11,7 @@ import io.cairn.log.LogEnvironment;
 import io.cairn.log.LogInvariants;
 import io.cairn.log.MockTime;
 import io.cairn.log.PartitionLog;
+import io.cairn.log.ShmTempDirFactory;
 import io.cairn.log.TestBatches;
 import io.cairn.wire.error.InvalidRecordException;
 import java.nio.ByteBuffer;
@@ -33,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class CleanerTest {
 
-    @TempDir
+    @TempDir(factory = ShmTempDirFactory.class)
     Path tmp;
 
     private final MockTime time = new MockTime();
@@ -281,7 +282,7 @@ class CleanerTest {
 
         // When
         Cleaner cleaner = cleaner(time);
-        for (int round = 0; round < 10; round++) {
+        for (int round = 0; round < 6; round++) {
             for (int i = 0; i < 100; i++) {
                 log.appendAsLeader(keyed(time.milliseconds(), "k" + (i % keys), "r" + round + "-" + i), 0,
                     AppendOrigin.CLIENT);

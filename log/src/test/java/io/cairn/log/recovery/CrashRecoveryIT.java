@@ -7,6 +7,7 @@ import io.cairn.log.LogConfig;
 import io.cairn.log.LogEnvironment;
 import io.cairn.log.LogInvariants;
 import io.cairn.log.PartitionLog;
+import io.cairn.log.ShmTempDirFactory;
 import io.cairn.log.TestBatches;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -32,7 +33,7 @@ class CrashRecoveryIT {
     /** The issue asks for at least 50 rounds. */
     private static final int ROUNDS = Integer.getInteger("cairn.crash.rounds", 50);
 
-    @TempDir
+    @TempDir(factory = ShmTempDirFactory.class)
     Path tmp;
 
     @Test
@@ -91,11 +92,28 @@ class CrashRecoveryIT {
 
     private static Process startChild(Path dir, String tag) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         ProcessBuilder pb = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-            "-cp", classpath, CrashWriter.class.getName(), dir.toString(), tag);
+            "-XX:+UseSerialGC", "-XX:-UsePerfData", "-cp", childClasspath(), CrashWriter.class.getName(),
+            dir.toString(), tag);
         pb.redirectError(ProcessBuilder.Redirect.DISCARD);
         return pb.start();
+    }
+
+    /** Only what the writer needs (the test classpath holds Scala and the Kafka server too): faster JVM starts. */
+    private static String childClasspath() {
+        String full = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        StringBuilder out = new StringBuilder();
+        for (String entry : full.split(java.io.File.pathSeparator)) {
+            String name = Path.of(entry).getFileName().toString();
+            boolean needed = !entry.endsWith(".jar") || name.startsWith("kafka-clients")
+                || name.startsWith("log4j-api") || name.startsWith("netty-") || name.startsWith("cairn-")
+                || name.startsWith("snappy") || name.startsWith("lz4") || name.startsWith("zstd")
+                || name.startsWith("slf4j");
+            if (needed) {
+                out.append(out.length() == 0 ? "" : java.io.File.pathSeparator).append(entry);
+            }
+        }
+        return out.toString();
     }
 
     private static void readAcks(Process child, Map<Long, String> acks, AtomicInteger seen, int killAfter,

@@ -9,6 +9,7 @@ import io.cairn.log.LogEnvironment;
 import io.cairn.log.LogInvariants;
 import io.cairn.log.MockTime;
 import io.cairn.log.PartitionLog;
+import io.cairn.log.ShmTempDirFactory;
 import io.cairn.log.PowerLossFileLayer;
 import io.cairn.log.TestBatches;
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ class PowerLossTest {
 
     private static final int ROUNDS = 30;
 
-    @TempDir
+    @TempDir(factory = ShmTempDirFactory.class)
     Path tmp;
 
     private final MockTime time = new MockTime();
