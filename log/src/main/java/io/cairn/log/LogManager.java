@@ -1,0 +1,261 @@
+package io.cairn.log;
+
+import io.cairn.log.cleaner.LogCleaner;
+import io.cairn.log.io.FileLayer;
+import io.cairn.log.io.OpenResources;
+import io.cairn.wire.protocol.Uuid;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * Owns every partition log of one log directory (Kafka's {@code LogManager}): loads them at start, creating and
+ * deleting partitions, the clean-shutdown marker ({@code .kafka_cleanshutdown}, written after every log closed
+ * cleanly and removed once the next start has read it), the shared bounds on open file handles and mapped
+ * indexes, and the background work: retention and time-based flush, each pass bounded to one partition at a time
+ * and never holding a partition's lock across I/O it does not need.
+ *
+ * <p>Thread-safety: thread-safe; the partition map is concurrent and each partition log is itself thread-safe.
+ */
+public final class LogManager implements Closeable {
+
+    public static final String CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
+    private static final Logger LOGGER = org.apache.logging.log4j.LogManager.getLogger(LogManager.class);
+
+    private final Path logDir;
+    private final LogConfig defaultConfig;
+    private final LogEnvironment env;
+    private final ScheduledExecutorService scheduler;
+    private final Map<String, PartitionLog> logs = new ConcurrentHashMap<>();
+    private final boolean hadCleanShutdown;
+    private final LogCleaner cleaner;
+    private volatile boolean closed;
+
+    /**
+     * Settings of the manager (Kafka's server properties of the same purpose).
+     *
+     * @param maxOpenHandles     bound on open segment file handles
+     * @param maxMappedIndexes   bound on mapped index files
+     * @param retentionCheckMs   {@code log.retention.check.interval.ms}; {@code <= 0} disables the task
+     * @param flushCheckMs       {@code log.flush.scheduler.interval.ms}; {@code <= 0} disables the task
+     * @param cleanerBackoffMs   {@code log.cleaner.backoff.ms}; {@code <= 0} disables the cleaner
+     * @param cleanerIoMaxBytesPerSecond {@code log.cleaner.io.max.bytes.per.second}
+     * @param layer              file layer (tests may replace it)
+     */
+    public record Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
+                          long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer) {
+
+        /** Kafka's intervals; bounds that fit the default 1,048,576 descriptors and 65,530 mappings with room. */
+        public static Options defaults() {
+            return new Options(10_000, 30_000, 300_000L, 0L, 15_000L, Double.MAX_VALUE, FileLayer.DEFAULT);
+        }
+    }
+
+    private LogManager(Path logDir, LogConfig defaultConfig, Time time, Options options) {
+        this.logDir = logDir;
+        this.defaultConfig = defaultConfig;
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "cairn-log-background");
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        this.scheduler = executor;
+        this.env = new LogEnvironment(time, options.layer(), new OpenResources(options.maxOpenHandles()),
+            new OpenResources(options.maxMappedIndexes()), executor);
+        Path marker = logDir.resolve(CLEAN_SHUTDOWN_FILE);
+        this.hadCleanShutdown = Files.exists(marker);
+        if (options.retentionCheckMs() > 0) {
+            executor.scheduleWithFixedDelay(this::runRetentionSafely, options.retentionCheckMs(),
+                options.retentionCheckMs(), TimeUnit.MILLISECONDS);
+        }
+        if (options.flushCheckMs() > 0) {
+            executor.scheduleWithFixedDelay(this::runFlushSafely, options.flushCheckMs(), options.flushCheckMs(),
+                TimeUnit.MILLISECONDS);
+        }
+        this.cleaner = new LogCleaner(logs::values, time, options.cleanerIoMaxBytesPerSecond());
+        if (options.cleanerBackoffMs() > 0) {
+            cleaner.start(options.cleanerBackoffMs());
+        }
+    }
+
+    /** Opens the log directory and loads every partition in it. */
+    public static LogManager start(Path logDir, LogConfig defaultConfig, Time time, Options options) {
+        try {
+            Files.createDirectories(logDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + logDir, e);
+        }
+        LogManager manager = new LogManager(logDir, defaultConfig, time, options);
+        manager.loadAll();
+        return manager;
+    }
+
+    private void loadAll() {
+        long start = env.time().milliseconds();
+        List<Path> dirs = new ArrayList<>();
+        try (Stream<Path> children = Files.list(logDir)) {
+            children.filter(Files::isDirectory).filter(LogManager::isPartitionDir).forEach(dirs::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + logDir, e);
+        }
+        for (Path dir : dirs) {
+            logs.put(dir.getFileName().toString(), PartitionLog.open(dir, defaultConfig, env, hadCleanShutdown));
+        }
+        try {
+            Files.deleteIfExists(logDir.resolve(CLEAN_SHUTDOWN_FILE));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove the clean-shutdown marker", e);
+        }
+        LOGGER.info("Loaded {} partition log(s) from {} in {} ms ({} shutdown)", logs.size(), logDir,
+            env.time().milliseconds() - start, hadCleanShutdown ? "clean" : "unclean");
+    }
+
+    private static boolean isPartitionDir(Path dir) {
+        String name = dir.getFileName().toString();
+        int dash = name.lastIndexOf('-');
+        if (dash <= 0 || name.endsWith("-delete")) {
+            return false;
+        }
+        try {
+            return Integer.parseInt(name.substring(dash + 1)) >= 0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    public boolean hadCleanShutdown() {
+        return hadCleanShutdown;
+    }
+
+    public Path logDir() {
+        return logDir;
+    }
+
+    /** The shared bounds and clock. */
+    public LogEnvironment environment() {
+        return env;
+    }
+
+    private static String key(String topic, int partition) {
+        return topic + "-" + partition;
+    }
+
+    public Optional<PartitionLog> getLog(String topic, int partition) {
+        return Optional.ofNullable(logs.get(key(topic, partition)));
+    }
+
+    /** The log of the partition, created (with {@code partition.metadata}) when missing. */
+    public PartitionLog getOrCreateLog(String topic, int partition, LogConfig config, Uuid topicId) {
+        return logs.computeIfAbsent(key(topic, partition), k -> {
+            PartitionLog log = PartitionLog.open(logDir.resolve(k), config, env, true);
+            if (topicId != null) {
+                log.writeTopicId(topicId);
+            }
+            return log;
+        });
+    }
+
+    public List<PartitionLog> allLogs() {
+        return new ArrayList<>(logs.values());
+    }
+
+    /** Closes and removes a partition's directory (topic deletion, reassignment away). */
+    public void deleteLog(String topic, int partition) {
+        PartitionLog log = logs.remove(key(topic, partition));
+        if (log == null) {
+            return;
+        }
+        log.close();
+        Path dir = log.dir();
+        Path renamed = dir.resolveSibling(dir.getFileName() + "." + Long.toHexString(System.nanoTime()) + "-delete");
+        try {
+            Files.move(dir, renamed);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot rename " + dir, e);
+        }
+        scheduler.execute(() -> deleteTree(renamed));
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            LOGGER.warn("Cannot delete {}: {}", dir, e.toString());
+        }
+    }
+
+    /** One retention pass over every partition; returns the number of segments deleted. */
+    public int runRetention() {
+        int deleted = 0;
+        for (PartitionLog log : logs.values()) {
+            deleted += log.deleteOldSegments();
+            log.removeExpiredProducers();
+        }
+        return deleted;
+    }
+
+    /** The compaction cleaner of this directory (tests drive it with {@code cleanDirtiest()}). */
+    public LogCleaner cleaner() {
+        return cleaner;
+    }
+
+    /** One time-based flush pass over every partition. */
+    public void runFlush() {
+        for (PartitionLog log : logs.values()) {
+            log.maybeFlushByTime();
+        }
+    }
+
+    private void runRetentionSafely() {
+        try {
+            runRetention();
+        } catch (RuntimeException e) {
+            LOGGER.error("Retention pass failed", e);
+        }
+    }
+
+    private void runFlushSafely() {
+        try {
+            runFlush();
+        } catch (RuntimeException e) {
+            LOGGER.error("Flush pass failed", e);
+        }
+    }
+
+    /** Closes every log cleanly, then writes the clean-shutdown marker. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        cleaner.close();
+        scheduler.shutdownNow();
+        try {
+            scheduler.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (PartitionLog log : logs.values()) {
+            log.close();
+        }
+        io.cairn.log.io.CheckpointFile.write(env.layer(), logDir.resolve(CLEAN_SHUTDOWN_FILE), "");
+        LOGGER.info("Closed {} partition log(s) in {} cleanly", logs.size(), logDir);
+    }
+}

@@ -1,0 +1,144 @@
+package io.cairn.log;
+
+import io.cairn.log.index.TimestampOffset;
+import io.cairn.log.record.BatchRecords;
+import io.cairn.log.record.LogRecord;
+import io.cairn.log.segment.FileBatch;
+import io.cairn.log.segment.LogSegment;
+import io.cairn.wire.error.OffsetOutOfRangeException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The lock-free read side of {@link PartitionLog}: fetch reads bounded by the log end offset (or a high watermark)
+ * and ListOffsets lookups. Works on a snapshot of the published end offset, so bytes written after it are never
+ * returned. Stateless and thread-safe.
+ */
+final class LogReads {
+
+    private LogReads() {
+    }
+
+    static FetchDataInfo read(PartitionLog log, long fetchOffset, int maxBytes, long maxOffset, boolean minOne) {
+        try {
+            return readOnce(log, fetchOffset, maxBytes, maxOffset, minOne);
+        } catch (UncheckedIOException e) {
+            // A segment deleted or swapped (retention, compaction) after this read looked it up: look again once.
+            return readOnce(log, fetchOffset, maxBytes, maxOffset, minOne);
+        }
+    }
+
+    private static FetchDataInfo readOnce(PartitionLog log, long fetchOffset, int maxBytes, long maxOffset,
+                                          boolean minOne) {
+        LogOffsetMetadata end = log.logEndOffsetMetadata();
+        long start = log.logStartOffset();
+        if (fetchOffset > end.messageOffset() || fetchOffset < start) {
+            throw new OffsetOutOfRangeException("offset " + fetchOffset + " is out of range [" + start + ", "
+                + end.messageOffset() + "] of " + log.dir().getFileName());
+        }
+        long bound = Math.min(maxOffset, end.messageOffset());
+        if (fetchOffset >= bound) {
+            return emptyAt(fetchOffset);
+        }
+        Map.Entry<Long, LogSegment> entry = log.segmentMap().floorEntry(fetchOffset);
+        while (entry != null) {
+            LogSegment segment = entry.getValue();
+            Map.Entry<Long, LogSegment> next = log.segmentMap().higherEntry(entry.getKey());
+            int maxPosition = maxPosition(segment, next == null ? null : next.getKey(), bound, end);
+            FetchDataInfo info = segment.read(fetchOffset, maxBytes, maxPosition, minOne);
+            if (info != null) {
+                return info;
+            }
+            entry = next;
+        }
+        return emptyAt(fetchOffset);
+    }
+
+    private static int maxPosition(LogSegment segment, Long nextBase, long bound, LogOffsetMetadata end) {
+        if (segment.baseOffset() == end.segmentBaseOffset() && bound == end.messageOffset()) {
+            return end.relativePositionInSegment();
+        }
+        if (nextBase == null || bound < nextBase) {
+            FileBatch holding = segment.translateOffset(bound);
+            return holding == null ? segment.size() : holding.position();
+        }
+        return segment.size();
+    }
+
+    private static FetchDataInfo emptyAt(long offset) {
+        return new FetchDataInfo(LogOffsetMetadata.offsetOnly(offset), FileSlice.empty(), false, List.of());
+    }
+
+    static Optional<TimestampAndOffset> offsetByTimestamp(PartitionLog log, long timestamp) {
+        long start = log.logStartOffset();
+        if (timestamp == TimestampAndOffset.EARLIEST_TIMESTAMP
+            || timestamp == TimestampAndOffset.EARLIEST_LOCAL_TIMESTAMP) {
+            return Optional.of(new TimestampAndOffset(-1L, start, log.epochs().epochForOffset(start)));
+        }
+        if (timestamp == TimestampAndOffset.LATEST_TIMESTAMP) {
+            long leo = log.logEndOffset();
+            return Optional.of(new TimestampAndOffset(-1L, leo, log.epochs().latestEpoch()));
+        }
+        if (timestamp == TimestampAndOffset.MAX_TIMESTAMP) {
+            return maxTimestamp(log);
+        }
+        if (timestamp < 0) {
+            return Optional.empty();
+        }
+        for (LogSegment segment : log.segments()) {
+            if (segment.maxTimestampSoFar().timestamp() < timestamp) {
+                continue;
+            }
+            TimestampOffset hint = segment.timeIndex().lookup(timestamp);
+            int position = segment.offsetIndex().lookup(hint.offset()).position();
+            int end = segment.size();
+            while (true) {
+                FileBatch batch = segment.log().batchAt(position, end);
+                if (batch == null) {
+                    break;
+                }
+                if (batch.maxTimestamp() >= timestamp && batch.lastOffset() >= start) {
+                    ByteBuffer whole = segment.log().readBatch(batch);
+                    for (LogRecord r : BatchRecords.decode(whole, 0)) {
+                        if (r.timestamp() >= timestamp && r.offset() >= start) {
+                            return Optional.of(new TimestampAndOffset(r.timestamp(), r.offset(),
+                                batch.partitionLeaderEpoch()));
+                        }
+                    }
+                }
+                position = batch.endPosition();
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<TimestampAndOffset> maxTimestamp(PartitionLog log) {
+        LogSegment best = null;
+        long bestTs = -1L;
+        for (LogSegment segment : log.segments()) {
+            long ts = segment.maxTimestampSoFar().timestamp();
+            if (ts > bestTs) {
+                bestTs = ts;
+                best = segment;
+            }
+        }
+        if (best == null) {
+            return Optional.empty();
+        }
+        FileBatch batch = best.translateOffset(best.maxTimestampSoFar().offset());
+        if (batch == null) {
+            return Optional.empty();
+        }
+        ByteBuffer whole = best.log().readBatch(batch);
+        for (LogRecord r : BatchRecords.decode(whole, 0)) {
+            if (r.timestamp() == batch.maxTimestamp()) {
+                return Optional.of(new TimestampAndOffset(r.timestamp(), r.offset(), batch.partitionLeaderEpoch()));
+            }
+        }
+        return Optional.of(new TimestampAndOffset(batch.maxTimestamp(), batch.lastOffset(),
+            batch.partitionLeaderEpoch()));
+    }
+}

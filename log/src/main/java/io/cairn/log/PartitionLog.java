@@ -1,0 +1,770 @@
+package io.cairn.log;
+
+import io.cairn.log.epoch.EpochEntry;
+import io.cairn.log.epoch.LeaderEpochCache;
+import io.cairn.log.index.AbortedTxn;
+import io.cairn.log.producer.BatchMetadata;
+import io.cairn.log.producer.ProducerSnapshots;
+import io.cairn.log.producer.ProducerStateManager;
+import io.cairn.log.record.BatchHeader;
+import io.cairn.log.recovery.LogLoader;
+import io.cairn.log.segment.FileBatch;
+import io.cairn.log.segment.LogSegment;
+import io.cairn.wire.error.KafkaStorageException;
+import io.cairn.wire.error.OffsetOutOfRangeException;
+import io.cairn.wire.protocol.Uuid;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * The log of one partition in {@code <log.dir>/<topic>-<partition>/} (Kafka's {@code UnifiedLog} over
+ * {@code LocalLog}): leader and follower appends, reads that return zero-copy file slices, offset lookups for
+ * ListOffsets, roll, truncation, flush and durable group commit, retention, and the leader-epoch and producer
+ * state that come with them.
+ *
+ * <p>Thread-safety: thread-safe. Appends, roll, truncation, retention and compaction swaps take {@link #lock};
+ * reads take no lock: they see the segment map (a concurrent skip list) and the published end offset
+ * ({@code volatile}), and a segment's bytes become visible only after they are written. Durable appends wait for
+ * the group commit outside the lock, so many appenders share one fsync.
+ */
+public final class PartitionLog implements Closeable {
+
+    private static final Logger LOGGER = LogManager.getLogger(PartitionLog.class);
+
+    private final Path dir;
+    private final String topic;
+    private final int partition;
+    private final LogEnvironment env;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ConcurrentSkipListMap<Long, LogSegment> segments;
+    private final LeaderEpochCache epochs;
+    private final ProducerStateManager producers;
+    private final GroupCommit groupCommit;
+    private final LeaderAppender appender;
+    private final String logPrefix;
+    /** Swapped by {@link #updateConfig}; read by every operation. */
+    private volatile LogConfig config;
+    /** Written under {@link #lock} after the bytes are in the segment; read by readers without a lock. */
+    private volatile LogOffsetMetadata endOffsetMetadata;
+    /** Written under {@link #lock} (DeleteRecords, retention); read by readers. */
+    private volatile long logStartOffset;
+    /** Offsets below it are fsynced with their indexes; written under {@link #lock}. */
+    private volatile long recoveryPoint;
+    private long unflushedMessages;
+    /** Set under {@link #lock} when {@code flush.messages} is reached; the appender flushes after unlocking. */
+    private volatile boolean flushRequested;
+    private volatile long lastFlushMs;
+    private volatile boolean closed;
+
+    private PartitionLog(Path dir, LogConfig config, LogEnvironment env, LogLoader.Loaded loaded,
+                         LeaderEpochCache epochs, ProducerStateManager producers) {
+        this.producers = producers;
+        this.dir = dir;
+        String name = dir.getFileName().toString();
+        int dash = name.lastIndexOf('-');
+        this.topic = dash > 0 ? name.substring(0, dash) : name;
+        this.partition = dash > 0 ? parsePartition(name.substring(dash + 1)) : 0;
+        this.env = env;
+        this.config = config;
+        this.segments = loaded.segments();
+        this.epochs = epochs;
+        this.logStartOffset = loaded.logStartOffset();
+        this.recoveryPoint = loaded.recoveryPoint();
+        LogSegment active = segments.lastEntry().getValue();
+        this.endOffsetMetadata = new LogOffsetMetadata(loaded.logEndOffset(), active.baseOffset(), active.size());
+        this.groupCommit = new GroupCommit(loaded.logEndOffset());
+        this.appender = new LeaderAppender(this);
+        this.lastFlushMs = env.time().milliseconds();
+        this.logPrefix = "[PartitionLog partition=" + name + " dir=" + dir.getParent() + "] ";
+    }
+
+    private static int parsePartition(String text) {
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * Opens (creating when missing) the log in {@code dir}. After an unclean shutdown the segments from the
+     * recovery point on are scanned and repaired first.
+     */
+    public static PartitionLog open(Path dir, LogConfig config, LogEnvironment env, boolean hadCleanShutdown) {
+        try {
+            java.nio.file.Files.createDirectories(dir);
+            LeaderEpochCache epochs = new LeaderEpochCache(env.layer(), dir);
+            ProducerStateManager producers = new ProducerStateManager();
+            LogLoader.Loaded loaded = LogLoader.load(dir, config, env, hadCleanShutdown, epochs, producers);
+            PartitionLog log = new PartitionLog(dir, config, env, loaded, epochs, producers);
+            LogLoader.writeOffsets(env, dir, log.recoveryPoint, log.logStartOffset);
+            LOGGER.info("{}Loaded log with {} segment(s), log start offset {}, log end offset {}{}", log.logPrefix,
+                log.segments.size(), log.logStartOffset, log.logEndOffset(),
+                loaded.recovered() ? " after recovery" : "");
+            return log;
+        } catch (IOException e) {
+            throw new KafkaStorageException("cannot open log " + dir, e);
+        }
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public String topic() {
+        return topic;
+    }
+
+    public int partition() {
+        return partition;
+    }
+
+    public LogConfig config() {
+        return config;
+    }
+
+    /** Applies new topic settings; the active segment keeps its jitter and size. */
+    public void updateConfig(LogConfig newConfig) {
+        this.config = newConfig;
+    }
+
+    LogEnvironment env() {
+        return env;
+    }
+
+    /** The shared clock, file layer and bounds this log uses (the cleaner opens segments with them). */
+    public LogEnvironment environment() {
+        return env;
+    }
+
+    /** The log's clock. */
+    public Time time() {
+        return env.time();
+    }
+
+    ReentrantLock lock() {
+        return lock;
+    }
+
+    ProducerStateManager producers() {
+        return producers;
+    }
+
+    LeaderEpochCache epochs() {
+        return epochs;
+    }
+
+    String logPrefix() {
+        return logPrefix;
+    }
+
+    public long logStartOffset() {
+        return logStartOffset;
+    }
+
+    public long logEndOffset() {
+        return endOffsetMetadata.messageOffset();
+    }
+
+    public LogOffsetMetadata logEndOffsetMetadata() {
+        return endOffsetMetadata;
+    }
+
+    public long recoveryPoint() {
+        return recoveryPoint;
+    }
+
+    /** Offsets below it are on disk (durable mode: acknowledged appends; otherwise: the last flush). */
+    public long flushedOffset() {
+        return Math.max(groupCommit.flushedOffset(), recoveryPoint);
+    }
+
+    public int latestEpoch() {
+        return epochs.latestEpoch();
+    }
+
+    public List<EpochEntry> epochEntries() {
+        return epochs.epochEntries();
+    }
+
+    /** OffsetForLeaderEpoch: the largest epoch at most {@code epoch} and where it ends. */
+    public EpochEntry endOffsetForEpoch(int epoch) {
+        return epochs.endOffsetFor(epoch, logEndOffset());
+    }
+
+    /** The first offset of the oldest open transaction, or -1. */
+    public long firstUnstableOffset() {
+        lock.lock();
+        try {
+            return producers.firstUnstableOffset();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Segments in offset order (a live view). */
+    public Collection<LogSegment> segments() {
+        return segments.values();
+    }
+
+    public int numberOfSegments() {
+        return segments.size();
+    }
+
+    /** Bytes of all segments. */
+    public long size() {
+        long total = 0;
+        for (LogSegment s : segments.values()) {
+            total += s.size();
+        }
+        return total;
+    }
+
+    LogSegment activeSegment() {
+        return segments.lastEntry().getValue();
+    }
+
+    ConcurrentSkipListMap<Long, LogSegment> segmentMap() {
+        return segments;
+    }
+
+    /** Writes the topic id to {@code partition.metadata}. */
+    public void writeTopicId(Uuid topicId) {
+        PartitionMetadataFile.write(env.layer(), dir, topicId);
+    }
+
+    public Optional<Uuid> topicId() {
+        return PartitionMetadataFile.read(dir);
+    }
+
+    /**
+     * Appends a produce request's batches as leader: validates them, assigns offsets from the log end offset by
+     * rewriting each batch's base offset and partition leader epoch (outside the CRC, in place in
+     * {@code records}), and appends. In durable mode returns only after the bytes are fsynced.
+     *
+     * <p>Failures are {@code io.cairn.wire.error} exceptions, as Kafka's: {@code CorruptRecordException},
+     * {@code InvalidRecordException}, {@code RecordTooLargeException}, {@code InvalidTimestampException},
+     * {@code OutOfOrderSequenceException}, {@code InvalidProducerEpochException}.
+     */
+    public LogAppendInfo appendAsLeader(ByteBuffer records, int leaderEpoch, AppendOrigin origin) {
+        LogAppendInfo info = appender.appendAsLeader(records, leaderEpoch, origin);
+        afterAppend(info);
+        return info;
+    }
+
+    /**
+     * Appends batches fetched from the leader with their offsets. Rejects an overlap with the log and, unless the
+     * topic is compacted (where cleaned leaders have gaps), a gap after the log end offset.
+     */
+    public LogAppendInfo appendAsFollower(ByteBuffer records) {
+        LogAppendInfo info = appender.appendAsFollower(records);
+        afterAppend(info);
+        return info;
+    }
+
+    private void afterAppend(LogAppendInfo info) {
+        if (flushRequested) {
+            flushRequested = false;
+            flush(logEndOffset());
+        }
+        if (config.durable() && !info.duplicate() && info.recordCount() > 0) {
+            groupCommit.awaitFlushed(info.lastOffset() + 1, this::flushData);
+        }
+        enforceBudgets();
+    }
+
+    private void enforceBudgets() {
+        env.handles().enforce();
+        env.mappings().enforce();
+    }
+
+    /** Called by the appender under the lock: writes validated batches, rolling first when needed. */
+    void appendValidated(ByteBuffer records, long firstOffset, long lastOffset, int recordCount) {
+        LogSegment active = maybeRoll(records.remaining(), lastOffset);
+        active.append(records.duplicate());
+        int at = records.position();
+        while (at < records.limit()) {
+            epochs.assign(BatchHeader.partitionLeaderEpoch(records, at), BatchHeader.baseOffset(records, at));
+            ProducerStateManager.CompletedTxn txn = producers.update(records, at);
+            if (txn != null && txn.aborted()) {
+                active.appendAbortedTxn(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(),
+                    producers.lastStableOffsetAfter(txn.lastOffset())));
+            }
+            at += BatchHeader.sizeInBytes(records, at);
+        }
+        endOffsetMetadata = new LogOffsetMetadata(lastOffset + 1, active.baseOffset(), active.size());
+        unflushedMessages += recordCount;
+        if (unflushedMessages >= config.flushMessages()) {
+            flushRequested = true;
+        }
+    }
+
+    private LogSegment maybeRoll(int bytes, long lastOffset) {
+        LogSegment active = activeSegment();
+        LogConfig cfg = config;
+        if (active.shouldRoll(cfg.segmentBytes(), cfg.segmentMs(), bytes, lastOffset, env.time().milliseconds())) {
+            return roll();
+        }
+        return active;
+    }
+
+    /**
+     * Starts a new segment at the log end offset. The old one is trimmed, and fsynced in the background when the
+     * environment has a scheduler (Kafka's asynchronous flush on roll), else at once; the recovery point moves to
+     * the new base offset only after that fsync.
+     */
+    public LogSegment roll() {
+        lock.lock();
+        try {
+            LogSegment old = activeSegment();
+            long newBase = logEndOffset();
+            if (old.baseOffset() == newBase && old.size() == 0) {
+                return old;
+            }
+            old.onBecomeInactive();
+            LogConfig cfg = config;
+            long jitter = cfg.segmentJitterMs() > 0 ? ThreadLocalRandom.current().nextLong(cfg.segmentJitterMs()) : 0;
+            LogSegment.Options options = new LogSegment.Options(env.layer(), env.handles(), env.mappings(),
+                cfg.segmentIndexBytes(), cfg.indexIntervalBytes(), jitter, env.time().milliseconds());
+            LogSegment fresh = LogSegment.open(dir, newBase, options, true);
+            segments.put(newBase, fresh);
+            ProducerSnapshots.write(env.layer(), dir, newBase, producers);
+            endOffsetMetadata = new LogOffsetMetadata(newBase, newBase, 0);
+            LOGGER.info("{}Rolled new segment at offset {}", logPrefix, newBase);
+            if (env.scheduler() == null) {
+                flushRolled(old, newBase);
+            } else {
+                env.scheduler().execute(() -> flushRolledInBackground(old, newBase));
+            }
+            return fresh;
+        } catch (IOException e) {
+            throw new KafkaStorageException(logPrefix + "cannot roll", e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** fsyncs the log data of the unflushed segments (group commit); returns the offset covered. */
+    private long flushData() {
+        long upTo = logEndOffset();
+        long from = groupCommit.flushedOffset();
+        Map.Entry<Long, LogSegment> first = segments.floorEntry(from);
+        Collection<LogSegment> dirty = first == null ? segments.values() : segments.tailMap(first.getKey()).values();
+        for (LogSegment s : dirty) {
+            s.log().flush();
+        }
+        return upTo;
+    }
+
+    /**
+     * Flushes everything below {@code offset} (log and indexes) and moves the recovery point there. The fsyncs run
+     * without the partition lock, so appends go on meanwhile; only the recovery-point update takes it.
+     */
+    public void flush(long offset) {
+        long target;
+        List<LogSegment> dirty = new ArrayList<>();
+        lock.lock();
+        try {
+            target = Math.min(offset, logEndOffset());
+            if (target <= recoveryPoint) {
+                return;
+            }
+            Map.Entry<Long, LogSegment> first = segments.floorEntry(recoveryPoint);
+            for (LogSegment s : first == null ? segments.values() : segments.tailMap(first.getKey()).values()) {
+                if (s.baseOffset() < target) {
+                    dirty.add(s);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (LogSegment s : dirty) {
+            try {
+                s.flush();
+            } catch (UncheckedIOException e) {
+                if (segments.get(s.baseOffset()) == s) {
+                    throw new KafkaStorageException(logPrefix + "cannot flush " + s, e);
+                }
+                // deleted or swapped meanwhile: nothing left to make durable
+            }
+        }
+        lock.lock();
+        try {
+            if (target > recoveryPoint && target <= logEndOffset()) {
+                recoveryPoint = target;
+                unflushedMessages = 0;
+                lastFlushMs = env.time().milliseconds();
+                groupCommit.advance(target);
+                LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * fsyncs a segment that was just rolled (log and trimmed indexes), then moves the recovery point to the new
+     * segment's base. Roll tasks run in roll order (one background thread), so every segment below that base is
+     * flushed by then.
+     */
+    private void flushRolled(LogSegment old, long newBase) {
+        try {
+            old.flush();
+        } catch (UncheckedIOException e) {
+            if (segments.get(old.baseOffset()) == old) {
+                throw new KafkaStorageException(logPrefix + "cannot flush " + old, e);
+            }
+            // deleted or swapped meanwhile: nothing left to make durable
+        }
+        lock.lock();
+        try {
+            if (newBase > recoveryPoint && newBase <= logEndOffset()) {
+                recoveryPoint = newBase;
+                groupCommit.advance(newBase);
+                LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (!lock.isHeldByCurrentThread()) {
+            enforceBudgets();
+        }
+    }
+
+    private void flushRolledInBackground(LogSegment old, long newBase) {
+        try {
+            if (!closed) {
+                flushRolled(old, newBase);
+            }
+        } catch (RuntimeException e) {
+            if (!closed) {
+                LOGGER.error("{}Background flush of segment {} failed", logPrefix, old.baseOffset(), e);
+            }
+        }
+    }
+
+    /** Flushes when {@code flush.ms} has passed since the last flush; called by the log manager's scheduler. */
+    public void maybeFlushByTime() {
+        LogConfig cfg = config;
+        if (cfg.flushMs() == Long.MAX_VALUE || logEndOffset() <= recoveryPoint) {
+            return;
+        }
+        if (env.time().milliseconds() - lastFlushMs >= cfg.flushMs()) {
+            flush(logEndOffset());
+        }
+    }
+
+    /**
+     * Reads from {@code fetchOffset}: at most {@code maxBytes} (but a whole first batch when {@code minOneMessage}),
+     * never at or beyond {@code maxOffset} (exclusive; the high watermark for consumers, {@code Long.MAX_VALUE} for
+     * replicas). An offset inside a batch returns that whole batch. The caller closes the result.
+     *
+     * @throws OffsetOutOfRangeException below the log start offset or above the log end offset
+     */
+    public FetchDataInfo read(long fetchOffset, int maxBytes, long maxOffset, boolean minOneMessage) {
+        try {
+            return LogReads.read(this, fetchOffset, maxBytes, maxOffset, minOneMessage);
+        } finally {
+            enforceBudgets();
+        }
+    }
+
+    /**
+     * As {@link #read}, bounded by the last stable offset, and also lists the aborted transactions whose range
+     * overlaps [fetchOffset, lastStableOffset) (read_committed; Kafka's {@code collectAbortedTxns}). An aborted
+     * transaction is indexed in the segment of its ABORT marker, so the scan starts at the fetch offset's segment.
+     */
+    public FetchDataInfo readCommitted(long fetchOffset, int maxBytes, long lastStableOffset) {
+        FetchDataInfo info = read(fetchOffset, maxBytes, lastStableOffset, true);
+        List<AbortedTxn> aborted = new ArrayList<>();
+        Long from = segments.floorKey(fetchOffset);
+        for (LogSegment s : segments.tailMap(from == null ? segments.firstKey() : from, true).values()) {
+            if (s.baseOffset() >= lastStableOffset) {
+                break;
+            }
+            aborted.addAll(s.txnIndex().collectAbortedTxns(fetchOffset, lastStableOffset));
+        }
+        return new FetchDataInfo(info.fetchOffsetMetadata(), info.records(), info.firstEntryIncomplete(),
+            List.copyOf(aborted));
+    }
+
+    /**
+     * ListOffsets: {@link TimestampAndOffset#EARLIEST_TIMESTAMP}, {@code LATEST_TIMESTAMP}, {@code MAX_TIMESTAMP},
+     * {@code EARLIEST_LOCAL_TIMESTAMP}, or a timestamp (the first record at or after it). Empty when no record
+     * qualifies.
+     */
+    public Optional<TimestampAndOffset> fetchOffsetByTimestamp(long timestamp) {
+        try {
+            return LogReads.offsetByTimestamp(this, timestamp);
+        } finally {
+            enforceBudgets();
+        }
+    }
+
+    /**
+     * Removes everything at and after {@code targetOffset} (a follower diverged from the leader). Whole segments
+     * go, the segment holding the offset is cut at the batch that holds it, indexes, epochs and producer state
+     * follow.
+     */
+    public void truncateTo(long targetOffset) {
+        lock.lock();
+        try {
+            if (targetOffset >= logEndOffset()) {
+                return;
+            }
+            if (targetOffset <= segments.firstKey()) {
+                truncateFullyAndStartAt(Math.max(targetOffset, 0L));
+                return;
+            }
+            LOGGER.info("{}Truncating to offset {} (log end offset {})", logPrefix, targetOffset, logEndOffset());
+            while (segments.lastKey() >= targetOffset) {
+                deleteSegmentNow(segments.pollLastEntry().getValue());
+            }
+            LogSegment active = activeSegment();
+            active.onBecomeActive(config.segmentIndexBytes());
+            active.truncateTo(targetOffset);
+            afterTruncation(active.readNextOffset());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Deletes every segment and starts an empty log at {@code newOffset}. */
+    public void truncateFullyAndStartAt(long newOffset) {
+        lock.lock();
+        try {
+            LOGGER.info("{}Truncating fully and starting at offset {}", logPrefix, newOffset);
+            List<LogSegment> all = new ArrayList<>(segments.values());
+            LogConfig cfg = config;
+            LogSegment.Options options = new LogSegment.Options(env.layer(), env.handles(), env.mappings(),
+                cfg.segmentIndexBytes(), cfg.indexIntervalBytes(), 0L, env.time().milliseconds());
+            for (LogSegment s : all) {
+                segments.remove(s.baseOffset());
+                deleteSegmentNow(s);
+            }
+            segments.put(newOffset, LogSegment.open(dir, newOffset, options, true));
+            logStartOffset = newOffset;
+            epochs.clear();
+            afterTruncation(newOffset);
+        } catch (IOException e) {
+            throw new KafkaStorageException(logPrefix + "cannot truncate", e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void afterTruncation(long newEnd) {
+        LogSegment active = activeSegment();
+        endOffsetMetadata = new LogOffsetMetadata(newEnd, active.baseOffset(), active.size());
+        epochs.truncateFromEnd(newEnd);
+        recoveryPoint = Math.min(recoveryPoint, newEnd);
+        logStartOffset = Math.min(logStartOffset, newEnd);
+        groupCommit.reset(Math.min(groupCommit.flushedOffset(), newEnd));
+        ProducerSnapshots.deleteAfter(dir, newEnd);
+        rebuildProducerState();
+        LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+    }
+
+    private void rebuildProducerState() {
+        producers.clear();
+        for (LogSegment s : segments.values()) {
+            int end = s.size();
+            int position = 0;
+            while (true) {
+                FileBatch batch = s.log().batchAt(position, end);
+                if (batch == null) {
+                    break;
+                }
+                if (batch.producerId() >= 0) {
+                    producers.update(s.log().readBatch(batch), 0);
+                }
+                position = batch.endPosition();
+            }
+        }
+    }
+
+    /**
+     * DeleteRecords: moves the log start offset to {@code newStart} (persisted); segments wholly below it are
+     * deleted by the next retention pass. Returns the new log start offset.
+     */
+    public long deleteRecordsBefore(long newStart) {
+        lock.lock();
+        try {
+            if (newStart > logEndOffset()) {
+                throw new OffsetOutOfRangeException("cannot delete records before " + newStart
+                    + " beyond the log end offset " + logEndOffset());
+            }
+            if (newStart > logStartOffset) {
+                logStartOffset = newStart;
+                epochs.truncateFromStart(newStart);
+                LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+            }
+            return logStartOffset;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * One retention pass: deletes whole old segments by {@code retention.ms}, {@code retention.bytes} and the log
+     * start offset, never the active one unless it is empty of data below the start offset. The lock is held only
+     * to unlink segments; files are renamed {@code .deleted} and removed after {@code file.delete.delay.ms}.
+     * Returns the number of segments deleted.
+     */
+    public int deleteOldSegments() {
+        return io.cairn.log.retention.RetentionPolicy.apply(this);
+    }
+
+    /** Unlinks {@code victims} (oldest first, none the active segment) and moves the log start offset past them. */
+    public void unlinkSegments(List<LogSegment> victims, String reason) {
+        if (victims.isEmpty()) {
+            return;
+        }
+        lock.lock();
+        try {
+            for (LogSegment s : victims) {
+                if (s == activeSegment() || segments.get(s.baseOffset()) != s) {
+                    continue;
+                }
+                segments.remove(s.baseOffset());
+                Map.Entry<Long, LogSegment> next = segments.firstEntry();
+                long newStart = next.getKey();
+                if (newStart > logStartOffset) {
+                    logStartOffset = newStart;
+                }
+                LOGGER.info("{}Deleting segment {} ({})", logPrefix, s.baseOffset(), reason);
+                scheduleDelete(s);
+            }
+            epochs.truncateFromStart(logStartOffset);
+            ProducerSnapshots.deleteBefore(dir, segments.firstKey());
+            LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void scheduleDelete(LogSegment s) {
+        try {
+            s.changeFileSuffixes("", LogSegment.DELETED_SUFFIX);
+        } catch (IOException e) {
+            throw new KafkaStorageException(logPrefix + "cannot rename " + s, e);
+        }
+        long delay = config.fileDeleteDelayMs();
+        if (env.scheduler() == null || delay <= 0) {
+            deleteSegmentNow(s);
+        } else {
+            env.scheduler().schedule(() -> deleteSegmentNow(s), delay, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    void deleteSegmentNow(LogSegment s) {
+        try {
+            s.close();
+            s.deleteIfExists();
+        } catch (IOException e) {
+            throw new KafkaStorageException(logPrefix + "cannot delete " + s, e);
+        }
+    }
+
+    /**
+     * Swaps a cleaned segment in for {@code old} (compaction), under the lock: the old files are renamed
+     * {@code .deleted} and removed after {@code file.delete.delay.ms}, the cleaned one's {@code .swap} files take
+     * their names. A crash in between is completed by the loader ({@code .swap} wins, {@code .deleted} goes).
+     * Returns false, changing nothing, when {@code old} is no longer in the log (retention or truncation won).
+     */
+    public boolean replaceSegment(LogSegment old, LogSegment cleaned) {
+        lock.lock();
+        try {
+            if (segments.get(old.baseOffset()) != old || old == activeSegment()) {
+                return false;
+            }
+            old.changeFileSuffixes("", LogSegment.DELETED_SUFFIX);
+            cleaned.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
+            segments.put(old.baseOffset(), cleaned);
+            long delay = config.fileDeleteDelayMs();
+            if (env.scheduler() == null || delay <= 0) {
+                deleteSegmentNow(old);
+            } else {
+                env.scheduler().schedule(() -> deleteSegmentNow(old), delay, TimeUnit.MILLISECONDS);
+            }
+            return true;
+        } catch (IOException e) {
+            throw new KafkaStorageException(logPrefix + "cannot swap in cleaned segment " + old.baseOffset(), e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops producers idle for longer than {@code producer.id.expiration.ms}. */
+    public void removeExpiredProducers() {
+        lock.lock();
+        try {
+            producers.removeExpiredProducers(env.time().milliseconds() - config.producerIdExpirationMs());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The batch metadata of the duplicate a leader append found, for tests and the broker's logging. */
+    static LogAppendInfo duplicateInfo(BatchMetadata dup, long logStartOffset) {
+        return new LogAppendInfo(dup.firstOffset(), dup.lastOffset(), dup.timestamp(), dup.lastOffset(), -1L,
+            logStartOffset, 0, 0, true);
+    }
+
+    /**
+     * Closes the log cleanly: a producer snapshot at the log end offset, indexes trimmed, everything fsynced, the
+     * recovery point at the log end offset. The log manager then writes the clean-shutdown marker.
+     */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            flush(logEndOffset());
+            closed = true;
+            ProducerSnapshots.write(env.layer(), dir, logEndOffset(), producers);
+            for (LogSegment s : segments.values()) {
+                s.close();
+            }
+        } catch (UncheckedIOException e) {
+            throw new KafkaStorageException(logPrefix + "cannot close", e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Closes handles without flushing: what a crash leaves behind (tests). */
+    public void closeWithoutFlush() {
+        lock.lock();
+        try {
+            closed = true;
+            for (LogSegment s : segments.values()) {
+                s.releaseResources();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PartitionLog(" + dir.getFileName() + ", logStartOffset=" + logStartOffset + ", logEndOffset="
+            + logEndOffset() + ")";
+    }
+}

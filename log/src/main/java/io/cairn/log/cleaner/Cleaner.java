@@ -1,0 +1,303 @@
+package io.cairn.log.cleaner;
+
+import io.cairn.log.LogConfig;
+import io.cairn.log.LogEnvironment;
+import io.cairn.log.PartitionLog;
+import io.cairn.log.io.CheckpointFile;
+import io.cairn.log.record.BatchHeader;
+import io.cairn.log.segment.FileBatch;
+import io.cairn.log.segment.LogSegment;
+import io.cairn.wire.error.KafkaStorageException;
+import io.cairn.wire.record.CompressionType;
+import io.cairn.wire.record.Record;
+import io.cairn.wire.record.RecordBatch;
+import io.cairn.wire.record.RecordBatchBuilder;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * One compaction pass over a partition (Kafka's {@code Cleaner}): maps every key of the dirty part (from the
+ * cleaner checkpoint to the first uncleanable offset) to its latest offset, then rewrites each cleanable segment
+ * keeping, per key, only records at or after that offset, and dropping tombstones whose batch is older than
+ * {@code delete.retention.ms}. Offsets are preserved (a batch that loses records is rebuilt with the same codec and
+ * base offset); control batches are kept as they are; the active segment, anything at or after the first open
+ * transaction and segments younger than {@code min.compaction.lag.ms} are never touched; a pass runs only when the
+ * dirty ratio reaches {@code min.cleanable.dirty.ratio}. Each cleaned segment is written to {@code .cleaned}
+ * files, renamed {@code .swap} and swapped in under the partition lock, so readers see either the old or the new
+ * segment, both valid.
+ *
+ * <p>Tombstones follow KIP-534: the first clean that keeps a tombstone stamps its batch with a delete horizon
+ * ({@code now + delete.retention.ms}, in baseTimestamp with attribute bit 6); a later clean after the horizon drops
+ * it, so a consumer that reads the cleaned log within {@code delete.retention.ms} still sees every delete.
+ * Deviation from Kafka, on purpose: segments are cleaned one-to-one (not grouped into fewer segments).
+ *
+ * <p>Thread-safety: one cleaner per partition at a time (the {@link LogCleaner} guarantees it); appends and reads
+ * go on concurrently.
+ */
+public final class Cleaner {
+
+    public static final String CHECKPOINT_FILE = "cleaner-offset-checkpoint";
+    /** Attribute bit 6: baseTimestamp holds the delete horizon (KIP-534). */
+    private static final int DELETE_HORIZON_MASK = 0x40;
+    private static final Logger LOGGER = LogManager.getLogger(Cleaner.class);
+
+    private final Throttler throttler;
+
+    public Cleaner(Throttler throttler) {
+        this.throttler = throttler;
+    }
+
+    /** What one pass did. */
+    public record CleanResult(long firstDirtyOffset, long endOffset, int segmentsCleaned, long bytesRead,
+                              long bytesWritten, long recordsRemoved) {
+    }
+
+    /** The cleanable part of a log and how dirty it is. */
+    public record Cleanable(List<LogSegment> segments, long firstDirtyOffset, long endOffset, double dirtyRatio) {
+    }
+
+    /** The segments a pass may rewrite, or empty when there is nothing to clean. */
+    public static Optional<Cleanable> cleanable(PartitionLog log) {
+        LogConfig config = log.config();
+        if (!config.compact()) {
+            return Optional.empty();
+        }
+        List<LogSegment> all = new ArrayList<>(log.segments());
+        long bound = all.get(all.size() - 1).baseOffset();
+        long unstable = log.firstUnstableOffset();
+        if (unstable >= 0) {
+            bound = Math.min(bound, unstable);
+        }
+        long now = log.time().milliseconds();
+        List<LogSegment> cleanable = new ArrayList<>();
+        for (int i = 0; i + 1 < all.size(); i++) {
+            LogSegment s = all.get(i);
+            boolean young = config.minCompactionLagMs() > 0 && now - s.largestTimestamp() < config.minCompactionLagMs();
+            if (young || all.get(i + 1).baseOffset() > bound) {
+                break;
+            }
+            cleanable.add(s);
+        }
+        if (cleanable.isEmpty()) {
+            return Optional.empty();
+        }
+        long end = all.get(cleanable.size()).baseOffset();
+        long firstDirty = Math.max(readCheckpoint(log.dir()), log.logStartOffset());
+        if (firstDirty >= end) {
+            return Optional.empty();
+        }
+        long clean = 0;
+        long dirty = 0;
+        for (int i = 0; i < cleanable.size(); i++) {
+            long next = all.get(i + 1).baseOffset();
+            if (next <= firstDirty) {
+                clean += cleanable.get(i).size();
+            } else {
+                dirty += cleanable.get(i).size();
+            }
+        }
+        double ratio = clean + dirty == 0 ? 0.0 : (double) dirty / (clean + dirty);
+        return Optional.of(new Cleanable(cleanable, firstDirty, end, ratio));
+    }
+
+    /** Cleans when the dirty ratio reaches {@code min.cleanable.dirty.ratio}. */
+    public Optional<CleanResult> cleanIfNeeded(PartitionLog log) {
+        Optional<Cleanable> target = cleanable(log);
+        if (target.isEmpty() || target.get().dirtyRatio() < log.config().minCleanableDirtyRatio()) {
+            return Optional.empty();
+        }
+        return Optional.of(clean(log, target.get()));
+    }
+
+    /** Cleans the given part unconditionally. */
+    public CleanResult clean(PartitionLog log, Cleanable target) {
+        OffsetMap map = new OffsetMap();
+        long bytesRead = 0;
+        for (LogSegment s : target.segments()) {
+            bytesRead += forEachBatch(s, (batch, bytes) -> {
+                if (!batch.isControl() && batch.lastOffset() >= target.firstDirtyOffset()) {
+                    for (Record r : decode(bytes)) {
+                        if (r.offset() >= target.firstDirtyOffset() && r.hasKey()) {
+                            map.put(r.keyBuffer(), r.offset());
+                        }
+                    }
+                }
+            });
+        }
+        long now = log.time().milliseconds();
+        long horizon = now + log.config().deleteRetentionMs();
+        long written = 0;
+        long removed = 0;
+        int cleaned = 0;
+        for (LogSegment s : target.segments()) {
+            long[] stats = cleanSegment(log, s, map, now, horizon);
+            written += stats[0];
+            removed += stats[1];
+            bytesRead += s.size();
+            cleaned += stats[2];
+        }
+        writeCheckpoint(log, target.endOffset());
+        LOGGER.info("[Cleaner partition={}] Cleaned offsets [{}, {}): {} segment(s), {} bytes read, {} written, "
+            + "{} record(s) removed", log.dir().getFileName(), target.firstDirtyOffset(), target.endOffset(), cleaned,
+            bytesRead, written, removed);
+        return new CleanResult(target.firstDirtyOffset(), target.endOffset(), cleaned, bytesRead, written, removed);
+    }
+
+    /** Returns {bytes written, records removed, 1 if swapped in}. */
+    private long[] cleanSegment(PartitionLog log, LogSegment source, OffsetMap map, long now, long horizon) {
+        LogEnvironment env = log.environment();
+        LogConfig config = log.config();
+        Path dir = log.dir();
+        String stem = LogSegment.fileName(source.baseOffset());
+        long[] stats = new long[3];
+        try {
+            for (String suffix : new String[] {LogSegment.LOG_SUFFIX, LogSegment.INDEX_SUFFIX,
+                LogSegment.TIME_INDEX_SUFFIX, LogSegment.TXN_INDEX_SUFFIX}) {
+                Files.deleteIfExists(dir.resolve(stem + suffix + LogSegment.CLEANED_SUFFIX));
+            }
+            LogSegment.Options options = new LogSegment.Options(env.layer(), env.handles(), env.mappings(),
+                config.segmentIndexBytes(), config.indexIntervalBytes(), 0L, log.time().milliseconds());
+            LogSegment cleaned = LogSegment.open(dir, source.baseOffset(), options, true, LogSegment.CLEANED_SUFFIX);
+            forEachBatch(source, (batch, bytes) -> {
+                ByteBuffer kept = filter(batch, bytes, map, now, horizon, stats);
+                if (kept != null && kept.hasRemaining()) {
+                    stats[0] += kept.remaining();
+                    cleaned.append(kept);
+                }
+                throttler.maybeThrottle(batch.sizeInBytes());
+            });
+            for (var txn : source.txnIndex().allAbortedTxns()) {
+                cleaned.appendAbortedTxn(txn);
+            }
+            cleaned.onBecomeInactive();
+            cleaned.flush();
+            cleaned.changeFileSuffixes(LogSegment.CLEANED_SUFFIX, LogSegment.SWAP_SUFFIX);
+            if (log.replaceSegment(source, cleaned)) {
+                stats[2] = 1;
+            } else {
+                cleaned.close();
+                cleaned.deleteIfExists();
+            }
+            return stats;
+        } catch (IOException e) {
+            throw new KafkaStorageException("cannot clean segment " + stem + " of " + dir, e);
+        }
+    }
+
+    /** The bytes to keep of one batch: the batch itself, a rebuilt one, or {@code null}. */
+    private static ByteBuffer filter(FileBatch batch, ByteBuffer bytes, OffsetMap map, long now, long newHorizon,
+                                     long[] stats) {
+        if (batch.isControl()) {
+            return bytes;
+        }
+        boolean stamped = (BatchHeader.attributes(bytes, 0) & DELETE_HORIZON_MASK) != 0;
+        long existingHorizon = stamped ? BatchHeader.baseTimestamp(bytes, 0) : -1L;
+        List<Record> records = decode(bytes);
+        List<Record> retained = new ArrayList<>(records.size());
+        boolean keptTombstone = false;
+        for (Record r : records) {
+            if (!r.hasKey()) {
+                retained.add(r);
+                continue;
+            }
+            boolean superseded = map.get(r.keyBuffer()) > r.offset();
+            boolean expiredTombstone = !r.hasValue() && stamped && now >= existingHorizon;
+            if (!superseded && !expiredTombstone) {
+                retained.add(r);
+                keptTombstone |= !r.hasValue();
+            }
+        }
+        stats[1] += records.size() - retained.size();
+        boolean needsHorizon = keptTombstone && !stamped;
+        if (retained.size() == records.size() && !needsHorizon) {
+            return bytes;
+        }
+        if (retained.isEmpty()) {
+            return null;
+        }
+        long horizon = stamped ? existingHorizon : needsHorizon ? newHorizon : -1L;
+        return rebuild(bytes, retained, horizon);
+    }
+
+    private static ByteBuffer rebuild(ByteBuffer original, List<Record> retained, long deleteHorizonMs) {
+        int codec = BatchHeader.compression(original, 0);
+        RecordBatchBuilder builder = new RecordBatchBuilder(UnpooledByteBufAllocator.DEFAULT,
+            CompressionType.values()[codec])
+            .baseOffset(BatchHeader.baseOffset(original, 0))
+            .partitionLeaderEpoch(BatchHeader.partitionLeaderEpoch(original, 0))
+            .transactional(BatchHeader.isTransactional(original, 0));
+        long producerId = BatchHeader.producerId(original, 0);
+        int baseSequence = BatchHeader.baseSequence(original, 0);
+        if (producerId >= 0) {
+            int sequence = baseSequence < 0 ? baseSequence
+                : RecordBatch.incrementSequence(baseSequence,
+                    (int) (retained.get(0).offset() - BatchHeader.baseOffset(original, 0)));
+            builder.producer(producerId, BatchHeader.producerEpoch(original, 0), sequence);
+        }
+        if (BatchHeader.isLogAppendTime(original, 0)) {
+            builder.logAppendTime(BatchHeader.maxTimestamp(original, 0));
+        }
+        if (deleteHorizonMs >= 0) {
+            builder.deleteHorizonMs(deleteHorizonMs);
+        }
+        for (Record r : retained) {
+            builder.appendWithOffset(r.offset(), r.timestamp(), r.key(), r.value(), r.headers());
+        }
+        ByteBuf built = builder.build();
+        try {
+            ByteBuffer out = ByteBuffer.allocate(built.readableBytes());
+            built.getBytes(built.readerIndex(), out);
+            return out.flip();
+        } finally {
+            built.release();
+        }
+    }
+
+    private static List<Record> decode(ByteBuffer batch) {
+        ByteBuf wrapped = Unpooled.wrappedBuffer(batch.duplicate());
+        try {
+            return RecordBatch.wrap(wrapped).records();
+        } finally {
+            wrapped.release();
+        }
+    }
+
+    /** Calls {@code visitor} for every batch of the segment; returns the bytes read. */
+    private static long forEachBatch(LogSegment segment, BatchVisitor visitor) {
+        int end = segment.size();
+        int position = 0;
+        while (true) {
+            FileBatch batch = segment.log().batchAt(position, end);
+            if (batch == null) {
+                return position;
+            }
+            visitor.visit(batch, segment.log().readBatch(batch));
+            position = batch.endPosition();
+        }
+    }
+
+    @FunctionalInterface
+    private interface BatchVisitor {
+        void visit(FileBatch batch, ByteBuffer bytes);
+    }
+
+    static long readCheckpoint(Path dir) {
+        List<String> entries = CheckpointFile.readEntries(dir.resolve(CHECKPOINT_FILE), 0);
+        return entries.isEmpty() ? -1L : Long.parseLong(entries.get(0).trim());
+    }
+
+    private static void writeCheckpoint(PartitionLog log, long offset) {
+        CheckpointFile.writeEntries(log.environment().layer(), log.dir().resolve(CHECKPOINT_FILE), 0,
+            List.of(Long.toString(offset)));
+    }
+}

@@ -1,0 +1,186 @@
+package io.cairn.log.producer;
+
+import io.cairn.log.record.BatchHeader;
+import io.cairn.log.record.BatchRecords;
+import io.cairn.log.record.LogRecord;
+import io.cairn.wire.error.InvalidProducerEpochException;
+import io.cairn.wire.error.OutOfOrderSequenceException;
+import java.nio.ByteBuffer;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Producer state of one partition (Kafka's {@code ProducerStateManager}): per producer id the epoch, the last five
+ * batches for duplicate detection, and the open transaction; plus the offsets of open transactions, which bound the
+ * last stable offset. Rebuilt on load from the latest snapshot ({@link ProducerSnapshots}) and the batches after
+ * it.
+ *
+ * <p>Thread-safety: not thread-safe; guarded by {@code PartitionLog}'s lock.
+ */
+public final class ProducerStateManager {
+
+    private final Map<Long, ProducerStateEntry> producers = new HashMap<>();
+    /** First offset of each open transaction → producer id. */
+    private final TreeMap<Long, Long> ongoingTxns = new TreeMap<>();
+    private long mapEndOffset;
+
+    /** A transaction ended by a marker at {@code lastOffset}. */
+    public record CompletedTxn(long producerId, long firstOffset, long lastOffset, boolean aborted) {
+    }
+
+    public long mapEndOffset() {
+        return mapEndOffset;
+    }
+
+    public Collection<ProducerStateEntry> activeProducers() {
+        return producers.values();
+    }
+
+    public ProducerStateEntry entry(long producerId) {
+        return producers.get(producerId);
+    }
+
+    /**
+     * Checks a leader append of the idempotent or transactional batch at {@code at}: returns the metadata of the
+     * batch it duplicates, or {@code null} when it is new.
+     *
+     * @throws InvalidProducerEpochException when the epoch is older than the producer's
+     * @throws OutOfOrderSequenceException   when the sequence does not follow
+     */
+    public BatchMetadata checkLeaderAppend(ByteBuffer buf, int at) {
+        long pid = BatchHeader.producerId(buf, at);
+        if (pid < 0) {
+            return null;
+        }
+        ProducerStateEntry entry = producers.get(pid);
+        if (entry == null) {
+            return null;
+        }
+        short epoch = BatchHeader.producerEpoch(buf, at);
+        if (epoch < entry.producerEpoch()) {
+            throw new InvalidProducerEpochException("epoch " + epoch + " of producer " + pid
+                + " is older than the current " + entry.producerEpoch());
+        }
+        if (BatchHeader.isControl(buf, at)) {
+            return null;
+        }
+        int firstSeq = BatchHeader.baseSequence(buf, at);
+        int lastSeq = BatchHeader.lastSequence(buf, at);
+        if (epoch == entry.producerEpoch()) {
+            BatchMetadata duplicate = entry.findDuplicate(firstSeq, lastSeq);
+            if (duplicate != null) {
+                return duplicate;
+            }
+            int last = entry.lastSeq();
+            if (last >= 0 && firstSeq != nextSequence(last)) {
+                throw new OutOfOrderSequenceException("producer " + pid + " epoch " + epoch + ": sequence "
+                    + firstSeq + " does not follow " + last);
+            }
+        } else if (firstSeq != 0) {
+            throw new OutOfOrderSequenceException("producer " + pid + " new epoch " + epoch
+                + " must start at sequence 0, got " + firstSeq);
+        }
+        return null;
+    }
+
+    private static int nextSequence(int seq) {
+        return seq == Integer.MAX_VALUE ? 0 : seq + 1;
+    }
+
+    /**
+     * Applies the batch at {@code at} (offsets assigned) to the state. Returns the completed transaction when the
+     * batch is a COMMIT or ABORT marker, else {@code null}.
+     */
+    public CompletedTxn update(ByteBuffer buf, int at) {
+        long lastOffset = BatchHeader.lastOffset(buf, at);
+        mapEndOffset = Math.max(mapEndOffset, lastOffset + 1);
+        long pid = BatchHeader.producerId(buf, at);
+        if (pid < 0) {
+            return null;
+        }
+        short epoch = BatchHeader.producerEpoch(buf, at);
+        long baseOffset = BatchHeader.baseOffset(buf, at);
+        long maxTimestamp = BatchHeader.maxTimestamp(buf, at);
+        ProducerStateEntry entry = producers.computeIfAbsent(pid,
+            id -> new ProducerStateEntry(id, epoch, -1, maxTimestamp, -1L));
+        if (BatchHeader.isControl(buf, at)) {
+            return completeTxn(buf, at, entry, epoch, lastOffset, maxTimestamp);
+        }
+        int firstSeq = BatchHeader.baseSequence(buf, at);
+        if (firstSeq >= 0) {
+            entry.addBatch(epoch, new BatchMetadata(firstSeq, BatchHeader.lastSequence(buf, at), lastOffset,
+                (int) (lastOffset - baseOffset), maxTimestamp));
+        } else {
+            entry.setEpoch(epoch);
+            entry.setLastTimestamp(maxTimestamp);
+        }
+        if (BatchHeader.isTransactional(buf, at) && entry.currentTxnFirstOffset() < 0) {
+            entry.setCurrentTxnFirstOffset(baseOffset);
+            ongoingTxns.put(baseOffset, pid);
+        }
+        return null;
+    }
+
+    private CompletedTxn completeTxn(ByteBuffer buf, int at, ProducerStateEntry entry, short epoch, long lastOffset,
+                                     long timestamp) {
+        List<LogRecord> records = BatchRecords.decode(buf, at);
+        if (records.isEmpty() || records.get(0).key() == null || records.get(0).key().remaining() < 4) {
+            return null;
+        }
+        ByteBuffer key = records.get(0).key();
+        short type = key.getShort(key.position() + 2);
+        if (type != 0 && type != 1) {
+            return null;
+        }
+        ByteBuffer value = records.get(0).value();
+        if (value != null && value.remaining() >= 6) {
+            entry.setCoordinatorEpoch(value.getInt(value.position() + 2));
+        }
+        entry.setEpoch(epoch);
+        entry.setLastTimestamp(timestamp);
+        long first = entry.currentTxnFirstOffset();
+        entry.setCurrentTxnFirstOffset(-1L);
+        if (first < 0) {
+            return null;
+        }
+        ongoingTxns.remove(first);
+        return new CompletedTxn(entry.producerId(), first, lastOffset, type == 0);
+    }
+
+    /** The first offset of the oldest open transaction, or -1 when none is open. */
+    public long firstUnstableOffset() {
+        return ongoingTxns.isEmpty() ? -1L : ongoingTxns.firstKey();
+    }
+
+    /** The last stable offset after a marker at {@code markerOffset} completed a transaction. */
+    public long lastStableOffsetAfter(long markerOffset) {
+        return ongoingTxns.isEmpty() ? markerOffset + 1 : ongoingTxns.firstKey();
+    }
+
+    /** Forgets everything (before reloading). */
+    public void clear() {
+        producers.clear();
+        ongoingTxns.clear();
+        mapEndOffset = 0L;
+    }
+
+    /** Replaces the state with a loaded snapshot taken at {@code offset}. */
+    public void load(List<ProducerStateEntry> entries, long offset) {
+        clear();
+        for (ProducerStateEntry e : entries) {
+            producers.put(e.producerId(), e);
+            if (e.currentTxnFirstOffset() >= 0) {
+                ongoingTxns.put(e.currentTxnFirstOffset(), e.producerId());
+            }
+        }
+        mapEndOffset = offset;
+    }
+
+    /** Drops producers whose last write is older than {@code minTimestamp} and have no open transaction. */
+    public void removeExpiredProducers(long minTimestamp) {
+        producers.values().removeIf(e -> e.currentTxnFirstOffset() < 0 && e.lastTimestamp() < minTimestamp);
+    }
+}

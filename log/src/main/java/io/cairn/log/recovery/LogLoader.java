@@ -1,0 +1,228 @@
+package io.cairn.log.recovery;
+
+import io.cairn.log.LogConfig;
+import io.cairn.log.LogEnvironment;
+import io.cairn.log.epoch.LeaderEpochCache;
+import io.cairn.log.io.CheckpointFile;
+import io.cairn.log.producer.ProducerSnapshots;
+import io.cairn.log.producer.ProducerStateEntry;
+import io.cairn.log.producer.ProducerStateManager;
+import io.cairn.log.record.BatchHeader;
+import io.cairn.log.segment.FileBatch;
+import io.cairn.log.segment.LogSegment;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.stream.Stream;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * Opens a partition directory (Kafka's {@code LogLoader}): removes leftovers of interrupted deletes and cleans,
+ * completes interrupted swaps, opens the segments, and after an unclean shutdown recovers every segment from the
+ * one holding the recovery point: validates each batch, rebuilds the indexes, truncates the torn tail and drops
+ * the segments after it. Then rebuilds producer state from the latest snapshot and the batches after it.
+ *
+ * <p>Thread-safety: runs once, on the thread that opens the partition, before the log is shared.
+ */
+public final class LogLoader {
+
+    /** Per-partition checkpoint of the recovery point and the log start offset. */
+    public static final String OFFSETS_CHECKPOINT = "log-offsets-checkpoint";
+    private static final Logger LOGGER = LogManager.getLogger(LogLoader.class);
+
+    private LogLoader() {
+    }
+
+    /** The opened log: its segments and the offsets that bound it. */
+    public record Loaded(ConcurrentSkipListMap<Long, LogSegment> segments, long logStartOffset, long recoveryPoint,
+                         long logEndOffset, boolean recovered) {
+    }
+
+    /** Loads {@code dir}; {@code epochs} and {@code producers} are filled in. */
+    public static Loaded load(Path dir, LogConfig config, LogEnvironment env, boolean hadCleanShutdown,
+                              LeaderEpochCache epochs, ProducerStateManager producers) throws IOException {
+        Files.createDirectories(dir);
+        cleanLeftovers(dir);
+        long[] checkpoint = readOffsets(dir);
+        long recoveryPoint = checkpoint[0];
+        long logStartOffset = checkpoint[1];
+        LogSegment.Options options = new LogSegment.Options(env.layer(), env.handles(), env.mappings(),
+            config.segmentIndexBytes(), config.indexIntervalBytes(), 0L, env.time().milliseconds());
+        ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
+        TreeSet<Long> missingIndexes = new TreeSet<>();
+        for (long base : segmentBaseOffsets(dir)) {
+            String name = LogSegment.fileName(base);
+            if (!Files.exists(dir.resolve(name + LogSegment.INDEX_SUFFIX))
+                || !Files.exists(dir.resolve(name + LogSegment.TIME_INDEX_SUFFIX))) {
+                missingIndexes.add(base);
+            }
+            segments.put(base, LogSegment.open(dir, base, options, false));
+        }
+        boolean recovered = false;
+        if (!segments.isEmpty()) {
+            Long from = hadCleanShutdown ? null : segments.floorKey(Math.max(recoveryPoint, 0L));
+            if (!hadCleanShutdown && from == null) {
+                from = segments.firstKey();
+            }
+            if (!missingIndexes.isEmpty() && (from == null || missingIndexes.first() < from)) {
+                from = missingIndexes.first();
+            }
+            if (from != null) {
+                recoverFrom(dir, segments, from, epochs, config.segmentIndexBytes());
+                recovered = true;
+            }
+        }
+        if (segments.isEmpty()) {
+            long base = Math.max(logStartOffset, 0L);
+            segments.put(base, LogSegment.open(dir, base, options, true));
+        }
+        LogSegment last = segments.lastEntry().getValue();
+        last.onBecomeActive(config.segmentIndexBytes());
+        long logEndOffset = last.readNextOffset();
+        if (logStartOffset < 0) {
+            logStartOffset = segments.firstKey();
+        }
+        logStartOffset = Math.min(Math.max(logStartOffset, segments.firstKey()), logEndOffset);
+        epochs.truncateFromEnd(logEndOffset);
+        epochs.truncateFromStart(logStartOffset);
+        rebuildProducerState(dir, segments, logStartOffset, logEndOffset, producers);
+        recoveryPoint = recovered ? logEndOffset : Math.min(Math.max(recoveryPoint, 0L), logEndOffset);
+        return new Loaded(segments, logStartOffset, recoveryPoint, logEndOffset, recovered);
+    }
+
+    private static void recoverFrom(Path dir, ConcurrentSkipListMap<Long, LogSegment> segments, long from,
+                                    LeaderEpochCache epochs, int maxIndexSize) throws IOException {
+        LOGGER.info("Recovering {} from segment {} (unclean shutdown or missing index)", dir, from);
+        List<Long> bases = new ArrayList<>(segments.tailMap(from, true).keySet());
+        for (int i = 0; i < bases.size(); i++) {
+            LogSegment segment = segments.get(bases.get(i));
+            segment.onBecomeActive(maxIndexSize);
+            int truncated = segment.recover(batch -> epochs.assign(BatchHeader.partitionLeaderEpoch(batch, 0),
+                BatchHeader.baseOffset(batch, 0)));
+            if (i < bases.size() - 1 && truncated == 0) {
+                segment.onBecomeInactive();
+            }
+            segment.flush();
+            if (truncated > 0) {
+                LOGGER.warn("Truncated {} invalid bytes at the end of {}; deleting {} later segment(s)", truncated,
+                    segment.log().file(), bases.size() - i - 1);
+                for (int j = i + 1; j < bases.size(); j++) {
+                    segments.remove(bases.get(j)).deleteIfExists();
+                }
+                break;
+            }
+        }
+        // A segment left empty by truncation is harmless; one that starts after an emptied predecessor is not
+        // possible because later segments were deleted above.
+        while (segments.size() > 1 && segments.lastEntry().getValue().size() == 0
+            && segments.lowerEntry(segments.lastKey()).getValue().readNextOffset() < segments.lastKey()) {
+            segments.pollLastEntry().getValue().deleteIfExists();
+        }
+    }
+
+    private static void rebuildProducerState(Path dir, ConcurrentSkipListMap<Long, LogSegment> segments,
+                                             long logStartOffset, long logEndOffset, ProducerStateManager producers) {
+        ProducerSnapshots.deleteAfter(dir, logEndOffset);
+        long replayFrom = logStartOffset;
+        producers.clear();
+        TreeMap<Long, Path> snapshots = ProducerSnapshots.list(dir);
+        for (Map.Entry<Long, Path> e : snapshots.descendingMap().entrySet()) {
+            if (e.getKey() < logStartOffset) {
+                break;
+            }
+            Optional<List<ProducerStateEntry>> entries = ProducerSnapshots.read(e.getValue());
+            if (entries.isPresent()) {
+                producers.load(entries.get(), e.getKey());
+                replayFrom = e.getKey();
+                break;
+            }
+            LOGGER.warn("Ignoring corrupt producer snapshot {}", e.getValue());
+        }
+        Long first = segments.floorKey(replayFrom);
+        if (first == null) {
+            first = segments.firstKey();
+        }
+        for (LogSegment segment : segments.tailMap(first, true).values()) {
+            int end = segment.size();
+            int position = replayFrom <= segment.baseOffset() ? 0 : segment.offsetIndex().lookup(replayFrom)
+                .position();
+            while (true) {
+                FileBatch batch = segment.log().batchAt(position, end);
+                if (batch == null) {
+                    break;
+                }
+                if (batch.lastOffset() >= replayFrom && batch.producerId() >= 0) {
+                    producers.update(segment.log().readBatch(batch), 0);
+                }
+                position = batch.endPosition();
+            }
+        }
+    }
+
+    private static void cleanLeftovers(Path dir) throws IOException {
+        List<Path> swaps = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                String name = p.getFileName().toString();
+                if (name.endsWith(".tmp") || name.endsWith(LogSegment.DELETED_SUFFIX)
+                    || name.endsWith(LogSegment.CLEANED_SUFFIX)) {
+                    Files.deleteIfExists(p);
+                } else if (name.endsWith(LogSegment.SWAP_SUFFIX)) {
+                    swaps.add(p);
+                }
+            }
+        }
+        for (Path swap : swaps) {
+            String name = swap.getFileName().toString();
+            Path target = swap.resolveSibling(name.substring(0, name.length() - LogSegment.SWAP_SUFFIX.length()));
+            LOGGER.info("Completing interrupted swap of {}", target);
+            Files.move(swap, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        }
+    }
+
+    /** Base offsets of the {@code .log} files in {@code dir}, ascending. */
+    public static TreeSet<Long> segmentBaseOffsets(Path dir) {
+        TreeSet<Long> out = new TreeSet<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            files.forEach(p -> {
+                String name = p.getFileName().toString();
+                if (name.endsWith(LogSegment.LOG_SUFFIX) && name.length() == 20 + LogSegment.LOG_SUFFIX.length()) {
+                    out.add(Long.parseLong(name.substring(0, 20)));
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir, e);
+        }
+        return out;
+    }
+
+    /** {recoveryPoint, logStartOffset}, -1 when unknown. */
+    static long[] readOffsets(Path dir) {
+        long[] out = {-1L, -1L};
+        for (String line : CheckpointFile.readEntries(dir.resolve(OFFSETS_CHECKPOINT), 0)) {
+            String[] parts = line.trim().split("\\s+");
+            if (parts.length == 2 && parts[0].equals("recovery-point")) {
+                out[0] = Long.parseLong(parts[1]);
+            } else if (parts.length == 2 && parts[0].equals("log-start-offset")) {
+                out[1] = Long.parseLong(parts[1]);
+            }
+        }
+        return out;
+    }
+
+    /** Writes the recovery point and the log start offset. */
+    public static void writeOffsets(LogEnvironment env, Path dir, long recoveryPoint, long logStartOffset) {
+        CheckpointFile.writeEntries(env.layer(), dir.resolve(OFFSETS_CHECKPOINT), 0,
+            List.of("recovery-point " + recoveryPoint, "log-start-offset " + logStartOffset));
+    }
+}

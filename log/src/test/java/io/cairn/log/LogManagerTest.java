@@ -1,0 +1,86 @@
+package io.cairn.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.wire.protocol.Uuid;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LogManagerTest {
+
+    @TempDir
+    Path tmp;
+
+    private final MockTime time = new MockTime();
+
+    @Test
+    void closeShouldWriteTheCleanShutdownMarkerAndStartShouldConsumeIt() {
+        // Given
+        LogManager first = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
+        first.getOrCreateLog("orders", 3, LogConfig.defaults(), new Uuid(1, 2))
+            .appendAsLeader(TestBatches.values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        boolean firstSawClean = first.hadCleanShutdown();
+
+        // When
+        first.close();
+        boolean markerAfterClose = Files.exists(tmp.resolve(LogManager.CLEAN_SHUTDOWN_FILE));
+        LogManager second = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
+
+        // Then
+        assertThat(firstSawClean).isFalse();
+        assertThat(markerAfterClose).isTrue();
+        assertThat(second.hadCleanShutdown()).isTrue();
+        assertThat(Files.exists(tmp.resolve(LogManager.CLEAN_SHUTDOWN_FILE))).isFalse();
+        PartitionLog log = second.getLog("orders", 3).orElseThrow();
+        assertThat(log.logEndOffset()).isEqualTo(1);
+        assertThat(log.topicId()).contains(new Uuid(1, 2));
+        assertThat(log.topic()).isEqualTo("orders");
+        assertThat(log.partition()).isEqualTo(3);
+        second.close();
+    }
+
+    @Test
+    void theManagersCleanerShouldCompactTheDirtiestCompactedPartition() {
+        // Given
+        LogManager manager = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
+        LogConfig compacted = LogConfig.builder().cleanupPolicy("compact").segmentBytes(500).fileDeleteDelayMs(0)
+            .build();
+        PartitionLog log = manager.getOrCreateLog("compacted", 0, compacted, null);
+        for (int i = 0; i < 50; i++) {
+            log.appendAsLeader(TestBatches.keyed(time.milliseconds(), "k", "v" + i), 0, AppendOrigin.CLIENT);
+        }
+        log.roll();
+
+        // When
+        var result = manager.cleaner().cleanDirtiest();
+
+        // Then
+        assertThat(result).isPresent();
+        assertThat(LogInvariants.verify(log)).containsExactly("49:v49");
+        manager.close();
+    }
+
+    @Test
+    void startWithoutMarkerShouldRecoverAndDeleteLogShouldRemoveTheDirectory() {
+        // Given
+        LogManager first = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
+        PartitionLog log = first.getOrCreateLog("t-with-dash", 0, LogConfig.defaults(), null);
+        log.appendAsLeader(TestBatches.values(time.milliseconds(), "a", "b"), 0, AppendOrigin.CLIENT);
+        log.closeWithoutFlush();
+
+        // When
+        LogManager second = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
+        PartitionLog recovered = second.getLog("t-with-dash", 0).orElseThrow();
+        long end = recovered.logEndOffset();
+        second.deleteLog("t-with-dash", 0);
+
+        // Then
+        assertThat(second.hadCleanShutdown()).isFalse();
+        assertThat(end).isEqualTo(2);
+        assertThat(second.getLog("t-with-dash", 0)).isEmpty();
+        assertThat(Files.exists(tmp.resolve("t-with-dash-0"))).isFalse();
+        second.close();
+    }
+}

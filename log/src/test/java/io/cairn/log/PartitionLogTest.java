@@ -1,0 +1,556 @@
+package io.cairn.log;
+
+import io.cairn.log.epoch.EpochEntry;
+import io.cairn.log.record.BatchHeader;
+import io.cairn.log.segment.LogSegment;
+import io.cairn.wire.error.CorruptRecordException;
+import io.cairn.wire.error.InvalidRecordException;
+import io.cairn.wire.error.OffsetOutOfRangeException;
+import io.cairn.wire.error.RecordTooLargeException;
+import io.cairn.wire.protocol.Uuid;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.MutableRecordBatch;
+import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import static io.cairn.log.TestBatches.concat;
+import static io.cairn.log.TestBatches.offsetsAndValues;
+import static io.cairn.log.TestBatches.values;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+
+class PartitionLogTest {
+
+    @TempDir
+    Path tmp;
+
+    private final MockTime time = new MockTime();
+    private final List<PartitionLog> opened = new ArrayList<>();
+
+    @AfterEach
+    void closeLogs() {
+        opened.forEach(PartitionLog::close);
+    }
+
+    private PartitionLog open(LogConfig config) {
+        return open(config, true);
+    }
+
+    private PartitionLog open(LogConfig config, boolean clean) {
+        PartitionLog log = PartitionLog.open(tmp.resolve("topic-0"), config, LogEnvironment.of(time), clean);
+        opened.add(log);
+        return log;
+    }
+
+    /** Reads from {@code from} to the end, one segment per read as Kafka returns them. */
+    static List<String> readAll(PartitionLog log, long from) {
+        List<String> out = new ArrayList<>();
+        long next = from;
+        while (next < log.logEndOffset()) {
+            try (FetchDataInfo info = log.read(next, Integer.MAX_VALUE, Long.MAX_VALUE, true)) {
+                List<String> got = offsetsAndValues(info.records().readBytes());
+                if (got.isEmpty()) {
+                    break;
+                }
+                out.addAll(got);
+                next = Long.parseLong(got.get(got.size() - 1).split(":")[0]) + 1;
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void leaderAppendShouldAssignOffsetsAndEpochOutsideTheCrc() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        log.appendAsLeader(values(time.milliseconds(), "a", "b"), 3, AppendOrigin.CLIENT);
+
+        // When
+        LogAppendInfo info = log.appendAsLeader(concat(values(time.milliseconds(), "c"),
+            values(time.milliseconds(), "d", "e")), 4, AppendOrigin.CLIENT);
+
+        // Then
+        assertThat(info.firstOffset()).isEqualTo(2);
+        assertThat(info.lastOffset()).isEqualTo(4);
+        assertThat(info.recordCount()).isEqualTo(3);
+        assertThat(log.logEndOffset()).isEqualTo(5);
+        try (FetchDataInfo read = log.read(0, Integer.MAX_VALUE, Long.MAX_VALUE, true)) {
+            List<MutableRecordBatch> batches = TestBatches.batches(read.records().readBytes());
+            assertThat(batches).extracting(MutableRecordBatch::baseOffset).containsExactly(0L, 2L, 3L);
+            assertThat(batches).extracting(MutableRecordBatch::partitionLeaderEpoch).containsExactly(3, 4, 4);
+            batches.forEach(MutableRecordBatch::ensureValid);
+        }
+        assertThat(log.epochEntries()).containsExactly(new EpochEntry(3, 0), new EpochEntry(4, 2));
+    }
+
+    @Test
+    void leaderAppendShouldRejectACorruptBatch() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        ByteBuffer batch = values(time.milliseconds(), "a");
+        batch.put(batch.limit() - 1, (byte) (batch.get(batch.limit() - 1) ^ 1));
+
+        // When / Then
+        assertThatThrownBy(() -> log.appendAsLeader(batch, 0, AppendOrigin.CLIENT))
+            .isInstanceOf(CorruptRecordException.class);
+        assertThat(log.logEndOffset()).isZero();
+    }
+
+    @Test
+    void leaderAppendShouldRejectABatchLargerThanMaxMessageBytes() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().maxMessageBytes(100).build());
+        ByteBuffer batch = values(time.milliseconds(), "x".repeat(200));
+
+        // When / Then
+        assertThatThrownBy(() -> log.appendAsLeader(batch, 0, AppendOrigin.CLIENT))
+            .isInstanceOf(RecordTooLargeException.class);
+    }
+
+    @Test
+    void leaderAppendShouldRejectWrongMagicInconsistentCountAndTruncatedInput() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        ByteBuffer badMagic = values(time.milliseconds(), "a");
+        badMagic.put(BatchHeader.MAGIC, (byte) 1);
+        ByteBuffer badCount = values(time.milliseconds(), "a", "b");
+        badCount.putInt(BatchHeader.RECORDS_COUNT, 5);
+        badCount.putInt(BatchHeader.CRC, (int) BatchHeader.computeCrc(badCount, 0, badCount.remaining()));
+        ByteBuffer truncated = values(time.milliseconds(), "a");
+        truncated.limit(truncated.limit() - 3);
+
+        // When / Then
+        assertThatThrownBy(() -> log.appendAsLeader(badMagic, 0, AppendOrigin.CLIENT))
+            .isInstanceOf(InvalidRecordException.class);
+        assertThatThrownBy(() -> log.appendAsLeader(badCount, 0, AppendOrigin.CLIENT))
+            .isInstanceOf(InvalidRecordException.class);
+        assertThatThrownBy(() -> log.appendAsLeader(truncated, 0, AppendOrigin.CLIENT))
+            .isInstanceOf(CorruptRecordException.class);
+    }
+
+    @Test
+    void leaderAppendShouldRejectRecordsWhoseOffsetDeltasDoNotFollow() {
+        // Given: two records whose second offset delta is rewritten from 1 to 5, CRC recomputed
+        PartitionLog log = open(LogConfig.defaults());
+        ByteBuffer batch = values(time.milliseconds(), "a", "b");
+        int second = BatchHeader.SIZE + 1 + batch.get(BatchHeader.SIZE) / 2;
+        int offsetDeltaAt = second + 1 + 1 + 1;
+        assertThat(batch.get(offsetDeltaAt)).isEqualTo((byte) 2);
+        batch.put(offsetDeltaAt, (byte) 10);
+        batch.putInt(BatchHeader.CRC, (int) BatchHeader.computeCrc(batch, 0, batch.remaining()));
+
+        // When / Then
+        assertThatThrownBy(() -> log.appendAsLeader(batch, 0, AppendOrigin.CLIENT))
+            .isInstanceOf(InvalidRecordException.class).hasMessageContaining("offset delta 5");
+        assertThat(log.logEndOffset()).isZero();
+    }
+
+    @Test
+    void logAppendTimeShouldStampTheBatchAndKeepItsCrcValid() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().logAppendTime(true).build());
+        time.sleep(5000);
+
+        // When
+        LogAppendInfo info = log.appendAsLeader(values(12L, "a"), 0, AppendOrigin.CLIENT);
+
+        // Then
+        assertThat(info.logAppendTime()).isEqualTo(time.milliseconds());
+        try (FetchDataInfo read = log.read(0, 1000, Long.MAX_VALUE, true)) {
+            MutableRecordBatch batch = TestBatches.batches(read.records().readBytes()).get(0);
+            batch.ensureValid();
+            assertThat(batch.timestampType()).isEqualTo(TimestampType.LOG_APPEND_TIME);
+            assertThat(batch.maxTimestamp()).isEqualTo(time.milliseconds());
+        }
+    }
+
+    @Test
+    void followerAppendShouldKeepOffsetsAndRejectOverlapsAndGaps() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        ByteBuffer first = values(time.milliseconds(), "a", "b");
+        BatchHeader.setBaseOffsetAndEpoch(first, 0, 0, 1);
+        log.appendAsFollower(first);
+        ByteBuffer overlap = values(time.milliseconds(), "c");
+        BatchHeader.setBaseOffsetAndEpoch(overlap, 0, 1, 1);
+        ByteBuffer gap = values(time.milliseconds(), "c");
+        BatchHeader.setBaseOffsetAndEpoch(gap, 0, 5, 1);
+        ByteBuffer next = values(time.milliseconds(), "c");
+        BatchHeader.setBaseOffsetAndEpoch(next, 0, 2, 2);
+
+        // When
+        assertThatThrownBy(() -> log.appendAsFollower(overlap)).isInstanceOf(UnexpectedAppendOffsetException.class);
+        assertThatThrownBy(() -> log.appendAsFollower(gap)).isInstanceOf(UnexpectedAppendOffsetException.class);
+        LogAppendInfo info = log.appendAsFollower(next);
+
+        // Then
+        assertThat(info.firstOffset()).isEqualTo(2);
+        assertThat(readAll(log, 0)).containsExactly("0:a", "1:b", "2:c");
+        assertThat(log.epochEntries()).containsExactly(new EpochEntry(1, 0), new EpochEntry(2, 2));
+    }
+
+    @Test
+    void followerAppendOnACompactedTopicShouldAcceptGapsLeftByTheLeadersCleaner() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().cleanupPolicy("compact").build());
+        ByteBuffer first = TestBatches.keyed(time.milliseconds(), "k", "a");
+        BatchHeader.setBaseOffsetAndEpoch(first, 0, 0, 1);
+        ByteBuffer afterGap = TestBatches.keyed(time.milliseconds(), "k", "b");
+        BatchHeader.setBaseOffsetAndEpoch(afterGap, 0, 7, 1);
+
+        // When
+        log.appendAsFollower(concat(first, afterGap));
+
+        // Then
+        assertThat(log.logEndOffset()).isEqualTo(8);
+        assertThat(readAll(log, 0)).containsExactly("0:a", "7:b");
+    }
+
+    @Test
+    void segmentJitterShouldRollEarlierButNeverLaterThanSegmentMs() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().segmentMs(10_000).segmentJitterMs(5_000).build());
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        log.roll();
+        log.appendAsLeader(values(time.milliseconds(), "b"), 0, AppendOrigin.CLIENT);
+        LogSegment active = log.segments().stream().reduce((a, b) -> b).orElseThrow();
+
+        // When
+        time.sleep(10_001);
+        log.appendAsLeader(values(time.milliseconds(), "c"), 0, AppendOrigin.CLIENT);
+
+        // Then
+        assertThat(active.rollJitterMs()).isBetween(0L, 4_999L);
+        assertThat(log.numberOfSegments()).isEqualTo(3);
+    }
+
+    @Test
+    void appendShouldRollWhenTheSegmentIsFull() {
+        // Given
+        ByteBuffer sample = values(time.milliseconds(), "0123456789");
+        PartitionLog log = open(LogConfig.builder().segmentBytes(sample.remaining() * 3).build());
+
+        // When
+        for (int i = 0; i < 7; i++) {
+            log.appendAsLeader(values(time.milliseconds(), "0123456789"), 0, AppendOrigin.CLIENT);
+        }
+
+        // Then
+        assertThat(log.segments()).extracting(LogSegment::baseOffset).containsExactly(0L, 3L, 6L);
+        assertThat(readAll(log, 0)).hasSize(7);
+        assertThat(log.recoveryPoint()).isEqualTo(6);
+    }
+
+    @Test
+    void appendShouldRollWhenTheSegmentIsOlderThanSegmentMs() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().segmentMs(1000).build());
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        time.sleep(500);
+        log.appendAsLeader(values(time.milliseconds(), "b"), 0, AppendOrigin.CLIENT);
+
+        // When
+        time.sleep(600);
+        log.appendAsLeader(values(time.milliseconds(), "c"), 0, AppendOrigin.CLIENT);
+
+        // Then
+        assertThat(log.segments()).extracting(LogSegment::baseOffset).containsExactly(0L, 2L);
+    }
+
+    @Test
+    void appendShouldRollWhenTheOffsetIndexIsFull() {
+        // Given: two index entries fit, one entry per batch
+        PartitionLog log = open(LogConfig.builder().segmentIndexBytes(24).indexIntervalBytes(1).build());
+
+        // When
+        for (int i = 0; i < 5; i++) {
+            log.appendAsLeader(values(time.milliseconds(), "v" + i), 0, AppendOrigin.CLIENT);
+        }
+
+        // Then
+        assertThat(log.numberOfSegments()).isGreaterThan(1);
+        assertThat(readAll(log, 0)).hasSize(5);
+        LogSegment first = log.segments().iterator().next();
+        assertThat(first.offsetIndex().file()).hasSize(first.offsetIndex().entries() * 8L);
+    }
+
+    @Test
+    void readInsideABatchShouldReturnTheWholeBatch() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        log.appendAsLeader(values(time.milliseconds(), "a", "b", "c"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(values(time.milliseconds(), "d"), 0, AppendOrigin.CLIENT);
+
+        // When
+        List<String> records = readAll(log, 1);
+
+        // Then
+        assertThat(records).containsExactly("0:a", "1:b", "2:c", "3:d");
+    }
+
+    @Test
+    void readShouldReturnAtLeastOneBatchEvenAboveMaxBytes() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        ByteBuffer big = values(time.milliseconds(), "x".repeat(500));
+        int bigSize = big.remaining();
+        log.appendAsLeader(big, 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(values(time.milliseconds(), "y"), 0, AppendOrigin.CLIENT);
+
+        // When
+        try (FetchDataInfo minOne = log.read(0, 10, Long.MAX_VALUE, true);
+             FetchDataInfo strict = log.read(0, 10, Long.MAX_VALUE, false)) {
+
+            // Then
+            assertThat(minOne.records().length()).isEqualTo(bigSize);
+            assertThat(minOne.firstEntryIncomplete()).isFalse();
+            assertThat(strict.records().length()).isEqualTo(10);
+            assertThat(strict.firstEntryIncomplete()).isTrue();
+        }
+    }
+
+    @Test
+    void readShouldStopAtMaxOffset() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        log.appendAsLeader(values(time.milliseconds(), "a", "b"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(values(time.milliseconds(), "c"), 0, AppendOrigin.CLIENT);
+
+        // When
+        List<String> belowHighWatermark;
+        try (FetchDataInfo info = log.read(0, Integer.MAX_VALUE, 2, true)) {
+            belowHighWatermark = offsetsAndValues(info.records().readBytes());
+        }
+
+        // Then
+        assertThat(belowHighWatermark).containsExactly("0:a", "1:b");
+        try (FetchDataInfo atEnd = log.read(3, 100, Long.MAX_VALUE, true)) {
+            assertThat(atEnd.records().length()).isZero();
+        }
+        assertThatThrownBy(() -> log.read(4, 100, Long.MAX_VALUE, true))
+            .isInstanceOf(OffsetOutOfRangeException.class);
+    }
+
+    @Test
+    void readShouldCrossSegmentsAndCloseSlicesIndependently() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().segmentBytes(100).build());
+        for (int i = 0; i < 6; i++) {
+            log.appendAsLeader(values(time.milliseconds(), "v" + i), 0, AppendOrigin.CLIENT);
+        }
+
+        // When
+        List<String> all = new ArrayList<>();
+        long next = 0;
+        while (next < log.logEndOffset()) {
+            try (FetchDataInfo info = log.read(next, 1, Long.MAX_VALUE, true)) {
+                List<String> got = offsetsAndValues(info.records().readBytes());
+                all.addAll(got);
+                next += got.size();
+            }
+        }
+
+        // Then
+        assertThat(log.numberOfSegments()).isGreaterThan(2);
+        assertThat(all).containsExactly("0:v0", "1:v1", "2:v2", "3:v3", "4:v4", "5:v5");
+    }
+
+    @Test
+    void truncateToShouldRemoveWholeAndPartialSegmentsAndFixIndexes() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().segmentBytes(200).indexIntervalBytes(1).build());
+        for (int i = 0; i < 10; i++) {
+            log.appendAsLeader(values(time.milliseconds() + i, "v" + i), i / 3, AppendOrigin.CLIENT);
+        }
+        int segmentsBefore = log.numberOfSegments();
+
+        // When
+        log.truncateTo(4);
+
+        // Then
+        assertThat(segmentsBefore).isGreaterThan(2);
+        assertThat(log.logEndOffset()).isEqualTo(4);
+        assertThat(readAll(log, 0)).containsExactly("0:v0", "1:v1", "2:v2", "3:v3");
+        assertThat(log.epochEntries()).containsExactly(new EpochEntry(0, 0), new EpochEntry(1, 3));
+        LogSegment active = log.segments().stream().reduce((a, b) -> b).orElseThrow();
+        assertThat(active.offsetIndex().lastEntry().offset()).isLessThan(4);
+        log.appendAsLeader(values(time.milliseconds(), "new"), 5, AppendOrigin.CLIENT);
+        assertThat(readAll(log, 4)).containsExactly("4:new");
+    }
+
+    @Test
+    void listOffsetsShouldAnswerEarliestLatestByTimestampAndMaxTimestamp() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().segmentBytes(150).indexIntervalBytes(1).build());
+        long t0 = time.milliseconds();
+        log.appendAsLeader(TestBatches.timestamped(new long[] {t0, t0 + 10, t0 + 5}), 1, AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.timestamped(new long[] {t0 + 50, t0 + 20}), 2, AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.timestamped(new long[] {t0 + 30}), 2, AppendOrigin.CLIENT);
+
+        // When
+        Optional<TimestampAndOffset> earliest = log.fetchOffsetByTimestamp(TimestampAndOffset.EARLIEST_TIMESTAMP);
+        Optional<TimestampAndOffset> latest = log.fetchOffsetByTimestamp(TimestampAndOffset.LATEST_TIMESTAMP);
+        Optional<TimestampAndOffset> max = log.fetchOffsetByTimestamp(TimestampAndOffset.MAX_TIMESTAMP);
+        Optional<TimestampAndOffset> local = log.fetchOffsetByTimestamp(
+            TimestampAndOffset.EARLIEST_LOCAL_TIMESTAMP);
+        Optional<TimestampAndOffset> at7 = log.fetchOffsetByTimestamp(t0 + 7);
+        Optional<TimestampAndOffset> at25 = log.fetchOffsetByTimestamp(t0 + 25);
+        Optional<TimestampAndOffset> after = log.fetchOffsetByTimestamp(t0 + 51);
+
+        // Then
+        assertThat(earliest).contains(new TimestampAndOffset(-1, 0, 1));
+        assertThat(latest).contains(new TimestampAndOffset(-1, 6, 2));
+        assertThat(max).contains(new TimestampAndOffset(t0 + 50, 3, 2));
+        assertThat(local).contains(new TimestampAndOffset(-1, 0, 1));
+        assertThat(at7).contains(new TimestampAndOffset(t0 + 10, 1, 1));
+        assertThat(at25).contains(new TimestampAndOffset(t0 + 50, 3, 2));
+        assertThat(after).isEmpty();
+    }
+
+    @Test
+    void compressedBatchesShouldBeStoredAsSentAndFoundByTimestamp() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        ByteBuffer zstd = TestBatches.withCompression(Compression.zstd().build(), time.milliseconds(), "a", "b");
+        ByteBuffer original = ByteBuffer.allocate(zstd.remaining()).put(zstd.duplicate()).flip();
+
+        // When
+        log.appendAsLeader(zstd, 0, AppendOrigin.CLIENT);
+
+        // Then
+        assertThat(readAll(log, 0)).containsExactly("0:a", "1:b");
+        try (FetchDataInfo info = log.read(0, 1000, Long.MAX_VALUE, true)) {
+            ByteBuffer stored = info.records().readBytes();
+            assertThat(stored.slice(BatchHeader.ATTRIBUTES, stored.remaining() - BatchHeader.ATTRIBUTES))
+                .isEqualTo(original.slice(BatchHeader.ATTRIBUTES, original.remaining() - BatchHeader.ATTRIBUTES));
+        }
+        assertThat(log.fetchOffsetByTimestamp(time.milliseconds())).map(TimestampAndOffset::offset).contains(0L);
+    }
+
+    @Test
+    void reopenAfterCleanCloseShouldKeepEverything() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().segmentBytes(120).build());
+        for (int i = 0; i < 5; i++) {
+            log.appendAsLeader(values(time.milliseconds(), "v" + i), 7, AppendOrigin.CLIENT);
+        }
+        log.writeTopicId(new Uuid(1234L, 5678L));
+        log.close();
+        opened.remove(log);
+
+        // When
+        PartitionLog reopened = open(LogConfig.builder().segmentBytes(120).build());
+
+        // Then
+        assertThat(reopened.logEndOffset()).isEqualTo(5);
+        assertThat(readAll(reopened, 0)).hasSize(5);
+        assertThat(reopened.topicId()).contains(new Uuid(1234L, 5678L));
+        assertThat(reopened.epochEntries()).containsExactly(new EpochEntry(7, 0));
+        reopened.appendAsLeader(values(time.milliseconds(), "after"), 8, AppendOrigin.CLIENT);
+        assertThat(readAll(reopened, 5)).containsExactly("5:after");
+    }
+
+    @Test
+    void partitionMetadataAndEpochCheckpointShouldUseKafkasFormats() throws Exception {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        Uuid topicId = new Uuid(0x1234_5678_9abc_def0L, 0x0fed_cba9_8765_4321L);
+
+        // When
+        log.writeTopicId(topicId);
+        log.appendAsLeader(values(time.milliseconds(), "a"), 2, AppendOrigin.CLIENT);
+        log.appendAsLeader(values(time.milliseconds(), "b"), 5, AppendOrigin.CLIENT);
+
+        // Then
+        String metadata = Files.readString(log.dir().resolve("partition.metadata"), StandardCharsets.UTF_8);
+        assertThat(metadata).isEqualTo("version: 0\ntopic_id: "
+            + org.apache.kafka.common.Uuid.fromString(topicId.toString()) + "\n");
+        assertThat(Files.readAllLines(log.dir().resolve("leader-epoch-checkpoint")))
+            .containsExactly("0", "2", "2 0", "5 1");
+        try (Stream<Path> files = Files.list(log.dir())) {
+            assertThat(files.map(p -> p.getFileName().toString()).collect(Collectors.toList()))
+                .contains("00000000000000000000.log", "00000000000000000000.index",
+                    "00000000000000000000.timeindex");
+        }
+    }
+
+    @Test
+    void durableModeShouldReportAppendsOnlyAfterTheyAreFlushed() throws Exception {
+        // Given
+        PartitionLog log = open(LogConfig.builder().durable(true).build());
+        int writers = 8;
+        int perWriter = 50;
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+
+        // When
+        for (int w = 0; w < writers; w++) {
+            Thread t = new Thread(() -> {
+                try {
+                    for (int i = 0; i < perWriter; i++) {
+                        LogAppendInfo info = log.appendAsLeader(values(time.milliseconds(), "x"), 0,
+                            AppendOrigin.CLIENT);
+                        if (log.flushedOffset() <= info.lastOffset()) {
+                            throw new AssertionError("append " + info.lastOffset() + " returned before its fsync");
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+
+        // Then
+        assertThat(failures).isEmpty();
+        assertThat(log.logEndOffset()).isEqualTo(writers * perWriter);
+        assertThat(log.flushedOffset()).isEqualTo(writers * perWriter);
+    }
+
+    @Test
+    void flushMessagesShouldMoveTheRecoveryPoint() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().flushMessages(3).build());
+
+        // When
+        log.appendAsLeader(values(time.milliseconds(), "a", "b"), 0, AppendOrigin.CLIENT);
+        long before = log.recoveryPoint();
+        log.appendAsLeader(values(time.milliseconds(), "c"), 0, AppendOrigin.CLIENT);
+
+        // Then
+        assertThat(before).isZero();
+        assertThat(log.recoveryPoint()).isEqualTo(3);
+    }
+
+    @Test
+    void flushMsShouldFlushWhenTheIntervalPassed() {
+        // Given
+        PartitionLog log = open(LogConfig.builder().flushMs(1000).build());
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        log.maybeFlushByTime();
+        long before = log.recoveryPoint();
+
+        // When
+        time.sleep(1000);
+        log.maybeFlushByTime();
+
+        // Then
+        assertThat(before).isZero();
+        assertThat(log.recoveryPoint()).isEqualTo(1);
+    }
+}

@@ -1,0 +1,177 @@
+package io.cairn.log;
+
+import io.cairn.log.io.FileLayer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.Files;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A test-only file layer that models a power cut: it remembers, per file, the bytes as of the last {@code force}
+ * (the durable image); {@link #cut} rewrites every file it has seen to that image, forgetting (or garbling) all
+ * bytes written since. Files never fsynced become empty. Renamed-away files are skipped (the log renames only
+ * fsynced files: checkpoints, segments being deleted). Thread-safe.
+ */
+public final class PowerLossFileLayer implements FileLayer {
+
+    /** What happens to bytes that were never fsynced. */
+    public enum Mode { FORGET, GARBLE }
+
+    private final Map<Path, byte[]> durable = new ConcurrentHashMap<>();
+
+    @Override
+    public FileChannel open(Path path, OpenOption... options) throws IOException {
+        Path key = path.toAbsolutePath();
+        boolean existed = Files.exists(key);
+        FileChannel real = FileChannel.open(path, options);
+        if (!durable.containsKey(key)) {
+            durable.put(key, existed ? Files.readAllBytes(key) : new byte[0]);
+        }
+        return new Tracking(real, key);
+    }
+
+    /** Simulates the power cut on every file this layer opened. */
+    public void cut(Mode mode, Random random) {
+        for (Map.Entry<Path, byte[]> e : durable.entrySet()) {
+            Path file = e.getKey();
+            if (!Files.exists(file)) {
+                continue;
+            }
+            try {
+                byte[] current = Files.readAllBytes(file);
+                byte[] image = e.getValue();
+                byte[] after = image;
+                if (mode == Mode.GARBLE && current.length > image.length) {
+                    int keep = image.length + random.nextInt(current.length - image.length + 1);
+                    after = java.util.Arrays.copyOf(image, keep);
+                    for (int i = image.length; i < keep; i++) {
+                        after[i] = random.nextInt(4) == 0 ? current[i] : (byte) random.nextInt(256);
+                    }
+                }
+                Files.write(file, after);
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+        durable.clear();
+    }
+
+    private void synced(Path file) {
+        try {
+            if (Files.exists(file)) {
+                durable.put(file, Files.readAllBytes(file));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Delegates everything; {@code force} records the durable image. */
+    private final class Tracking extends FileChannel {
+        private final FileChannel real;
+        private final Path path;
+
+        Tracking(FileChannel real, Path path) {
+            this.real = real;
+            this.path = path;
+        }
+
+        @Override
+        public int read(ByteBuffer dst) throws IOException {
+            return real.read(dst);
+        }
+
+        @Override
+        public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+            return real.read(dsts, offset, length);
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            return real.write(src);
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+            return real.write(srcs, offset, length);
+        }
+
+        @Override
+        public long position() throws IOException {
+            return real.position();
+        }
+
+        @Override
+        public FileChannel position(long newPosition) throws IOException {
+            real.position(newPosition);
+            return this;
+        }
+
+        @Override
+        public long size() throws IOException {
+            return real.size();
+        }
+
+        @Override
+        public FileChannel truncate(long size) throws IOException {
+            real.truncate(size);
+            return this;
+        }
+
+        @Override
+        public void force(boolean metaData) throws IOException {
+            real.force(metaData);
+            synced(path);
+        }
+
+        @Override
+        public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
+            return real.transferTo(position, count, target);
+        }
+
+        @Override
+        public long transferFrom(ReadableByteChannel src, long position, long count) throws IOException {
+            return real.transferFrom(src, position, count);
+        }
+
+        @Override
+        public int read(ByteBuffer dst, long position) throws IOException {
+            return real.read(dst, position);
+        }
+
+        @Override
+        public int write(ByteBuffer src, long position) throws IOException {
+            return real.write(src, position);
+        }
+
+        @Override
+        public MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
+            return real.map(mode, position, size);
+        }
+
+        @Override
+        public FileLock lock(long position, long size, boolean shared) throws IOException {
+            return real.lock(position, size, shared);
+        }
+
+        @Override
+        public FileLock tryLock(long position, long size, boolean shared) throws IOException {
+            return real.tryLock(position, size, shared);
+        }
+
+        @Override
+        protected void implCloseChannel() throws IOException {
+            real.close();
+        }
+    }
+}

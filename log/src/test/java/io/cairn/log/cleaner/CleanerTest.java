@@ -1,0 +1,316 @@
+package io.cairn.log.cleaner;
+
+import static io.cairn.log.TestBatches.keyed;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cairn.log.AppendOrigin;
+import io.cairn.log.FetchDataInfo;
+import io.cairn.log.LogConfig;
+import io.cairn.log.LogEnvironment;
+import io.cairn.log.LogInvariants;
+import io.cairn.log.MockTime;
+import io.cairn.log.PartitionLog;
+import io.cairn.log.ShmTempDirFactory;
+import io.cairn.log.TestBatches;
+import io.cairn.wire.error.InvalidRecordException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.MutableRecordBatch;
+import org.apache.kafka.common.record.Record;
+import org.apache.kafka.common.record.SimpleRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CleanerTest {
+
+    @TempDir(factory = ShmTempDirFactory.class)
+    Path tmp;
+
+    private final MockTime time = new MockTime();
+
+    private final java.util.concurrent.ScheduledThreadPoolExecutor scheduler =
+        new java.util.concurrent.ScheduledThreadPoolExecutor(1);
+
+    private final List<PartitionLog> opened = new ArrayList<>();
+
+    @org.junit.jupiter.api.AfterEach
+    void stopScheduler() throws InterruptedException {
+        opened.forEach(PartitionLog::close);
+        scheduler.shutdownNow();
+        scheduler.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    /** A compacted log; replaced segments linger 5 s for readers (file.delete.delay.ms), as in production. */
+    private PartitionLog compacted(LogConfig.Builder builder) {
+        LogConfig config = builder.cleanupPolicy("compact").fileDeleteDelayMs(5000).build();
+        LogEnvironment env = new LogEnvironment(time, io.cairn.log.io.FileLayer.DEFAULT,
+            io.cairn.log.io.OpenResources.unbounded(), io.cairn.log.io.OpenResources.unbounded(), scheduler);
+        PartitionLog log = PartitionLog.open(tmp.resolve("c-0"), config, env, true);
+        opened.add(log);
+        return log;
+    }
+
+    private static Cleaner cleaner(MockTime time) {
+        return new Cleaner(new Throttler(Double.MAX_VALUE, time));
+    }
+
+    /** key → (offset, value) of every record in the log. */
+    private static Map<String, List<String>> byKey(PartitionLog log) {
+        Map<String, List<String>> out = new HashMap<>();
+        long next = log.logStartOffset();
+        long end = log.logEndOffset();
+        while (next < end) {
+            try (FetchDataInfo info = log.read(next, Integer.MAX_VALUE, Long.MAX_VALUE, true)) {
+                List<MutableRecordBatch> batches = TestBatches.batches(info.records().readBytes());
+                if (batches.isEmpty()) {
+                    break;
+                }
+                for (MutableRecordBatch b : batches) {
+                    b.ensureValid();
+                    if (b.lastOffset() < next) {
+                        throw new AssertionError("offsets went back: " + b.lastOffset() + " after " + next);
+                    }
+                    next = b.nextOffset();
+                    if (b.isControlBatch()) {
+                        continue;
+                    }
+                    for (Record r : b) {
+                        String key = StandardCharsets.UTF_8.decode(r.key()).toString();
+                        String value = r.hasValue() ? StandardCharsets.UTF_8.decode(r.value()).toString() : "null";
+                        out.computeIfAbsent(key, k -> new ArrayList<>()).add(r.offset() + "=" + value);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void keysOverwrittenManyTimesShouldConvergeToOneRecordPerKeyWithTheirOriginalOffsets() {
+        // Given
+        PartitionLog log = compacted(LogConfig.builder().segmentBytes(600));
+        Map<String, String> latest = new HashMap<>();
+        for (int i = 0; i < 200; i++) {
+            String key = "k" + (i % 7);
+            String value = "v" + i;
+            long offset = log.appendAsLeader(keyed(time.milliseconds(), key, value), 0, AppendOrigin.CLIENT)
+                .firstOffset();
+            latest.put(key, offset + "=" + value);
+        }
+        log.roll();
+
+        // When
+        Optional<Cleaner.CleanResult> result = cleaner(time).cleanIfNeeded(log);
+
+        // Then
+        assertThat(result).isPresent();
+        assertThat(result.get().recordsRemoved()).isEqualTo(200 - 7);
+        Map<String, List<String>> after = byKey(log);
+        assertThat(after).hasSize(7);
+        after.forEach((key, records) -> assertThat(records).containsExactly(latest.get(key)));
+        LogInvariants.verify(log);
+        assertThat(log.logEndOffset()).isEqualTo(200);
+    }
+
+    @Test
+    void theActiveSegmentShouldNeverBeCleaned() {
+        // Given: everything in the active segment
+        PartitionLog log = compacted(LogConfig.builder().segmentBytes(1 << 20));
+        for (int i = 0; i < 20; i++) {
+            log.appendAsLeader(keyed(time.milliseconds(), "same", "v" + i), 0, AppendOrigin.CLIENT);
+        }
+
+        // When
+        Optional<Cleaner.CleanResult> result = cleaner(time).cleanIfNeeded(log);
+
+        // Then
+        assertThat(result).isEmpty();
+        assertThat(byKey(log).get("same")).hasSize(20);
+    }
+
+    @Test
+    void compressedBatchesShouldBeRebuiltWithTheirCodecAndOffsets() {
+        // Given
+        PartitionLog log = compacted(LogConfig.builder().segmentBytes(600));
+        SimpleRecord[] records = {new SimpleRecord(time.milliseconds(), "a".getBytes(), "1".getBytes()),
+            new SimpleRecord(time.milliseconds(), "b".getBytes(), "1".getBytes()),
+            new SimpleRecord(time.milliseconds(), "a".getBytes(), "2".getBytes())};
+        log.appendAsLeader(MemoryRecords.withRecords(Compression.zstd().build(), records).buffer(), 0,
+            AppendOrigin.CLIENT);
+        log.appendAsLeader(keyed(time.milliseconds(), "b", "2"), 0, AppendOrigin.CLIENT);
+        log.roll();
+
+        // When
+        cleaner(time).cleanIfNeeded(log);
+
+        // Then
+        assertThat(byKey(log)).containsEntry("a", List.of("2=2")).containsEntry("b", List.of("3=2"));
+        try (FetchDataInfo info = log.read(0, 10_000, Long.MAX_VALUE, true)) {
+            MutableRecordBatch first = TestBatches.batches(info.records().readBytes()).get(0);
+            assertThat(first.compressionType().name).isEqualTo("zstd");
+            assertThat(first.baseOffset()).isZero();
+        }
+    }
+
+    @Test
+    void tombstonesShouldBeKeptUntilDeleteRetentionMsThenDropped() {
+        // Given
+        PartitionLog log = compacted(LogConfig.builder().segmentBytes(600).deleteRetentionMs(10_000));
+        log.appendAsLeader(keyed(time.milliseconds(), "gone", "v"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(keyed(time.milliseconds(), "gone", null), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(keyed(time.milliseconds(), "kept", "v"), 0, AppendOrigin.CLIENT);
+        log.roll();
+        Cleaner cleaner = cleaner(time);
+        long horizonExpected = time.milliseconds() + 10_000;
+        cleaner.clean(log, Cleaner.cleanable(log).orElseThrow());
+        Map<String, List<String>> beforeHorizon = byKey(log);
+        long stampedHorizon;
+        try (FetchDataInfo info = log.read(1, 10_000, Long.MAX_VALUE, true)) {
+            MutableRecordBatch batch = TestBatches.batches(info.records().readBytes()).get(0);
+            batch.ensureValid();
+            stampedHorizon = batch.deleteHorizonMs().orElse(-1L);
+        }
+        time.sleep(5_000);
+        cleaner.clean(log, new Cleaner.Cleanable(List.copyOf(log.segments()).subList(0, log.numberOfSegments() - 1),
+            0, log.logEndOffset(), 1.0));
+        assertThat(byKey(log)).containsKey("gone");
+        time.sleep(5_001);
+        log.appendAsLeader(keyed(time.milliseconds(), "kept", "w"), 0, AppendOrigin.CLIENT);
+        log.roll();
+
+        // When
+        cleaner.clean(log, new Cleaner.Cleanable(List.copyOf(log.segments()).subList(0, log.numberOfSegments() - 1),
+            0, log.logEndOffset(), 1.0));
+
+        // Then: the first clean stamped the tombstone's batch with its delete horizon, the second dropped it
+        assertThat(beforeHorizon).containsEntry("gone", List.of("1=null"));
+        assertThat(stampedHorizon).isEqualTo(horizonExpected);
+        Map<String, List<String>> after = byKey(log);
+        assertThat(after).doesNotContainKey("gone");
+        assertThat(after).containsEntry("kept", List.of("3=w"));
+    }
+
+    @Test
+    void minCleanableDirtyRatioAndMinCompactionLagShouldHoldCleaningBack() {
+        // Given
+        PartitionLog lagged = compacted(LogConfig.builder().segmentBytes(600).minCompactionLagMs(60_000));
+        for (int i = 0; i < 30; i++) {
+            lagged.appendAsLeader(keyed(time.milliseconds(), "k", "v" + i), 0, AppendOrigin.CLIENT);
+        }
+        lagged.roll();
+        lagged.updateConfig(lagged.config().toBuilder().minCompactionLagMs(60_000).minCleanableDirtyRatio(0.99)
+            .build());
+        Cleaner cleaner = cleaner(time);
+
+        // When
+        Optional<Cleaner.CleanResult> tooYoung = cleaner.cleanIfNeeded(lagged);
+        time.sleep(60_001);
+        lagged.updateConfig(lagged.config().toBuilder().minCleanableDirtyRatio(0.5).build());
+        Optional<Cleaner.CleanResult> oldEnough = cleaner.cleanIfNeeded(lagged);
+        for (int i = 0; i < 2; i++) {
+            lagged.appendAsLeader(keyed(time.milliseconds(), "k", "late" + i), 0, AppendOrigin.CLIENT);
+        }
+        lagged.roll();
+        time.sleep(60_001);
+        lagged.updateConfig(lagged.config().toBuilder().minCleanableDirtyRatio(0.9).build());
+        Optional<Cleaner.CleanResult> notDirtyEnough = cleaner.cleanIfNeeded(lagged);
+
+        // Then
+        assertThat(tooYoung).isEmpty();
+        assertThat(oldEnough).isPresent();
+        assertThat(notDirtyEnough).isEmpty();
+    }
+
+    @Test
+    void controlBatchesShouldBeKeptAndCompactedTopicsShouldRejectKeylessRecords() {
+        // Given
+        PartitionLog log = compacted(LogConfig.builder().segmentBytes(600));
+        ByteBuffer txn = MemoryRecords.withTransactionalRecords(Compression.NONE, 5L, (short) 0, 0,
+            new SimpleRecord(time.milliseconds(), "t".getBytes(), "1".getBytes())).buffer();
+        log.appendAsLeader(txn, 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.marker(5L, (short) 0, true, time.milliseconds()), 0, AppendOrigin.COORDINATOR);
+        log.appendAsLeader(keyed(time.milliseconds(), "t", "2"), 0, AppendOrigin.CLIENT);
+        log.roll();
+
+        // When
+        cleaner(time).clean(log, Cleaner.cleanable(log).orElseThrow());
+
+        // Then
+        try (FetchDataInfo info = log.read(0, 10_000, Long.MAX_VALUE, true)) {
+            List<MutableRecordBatch> batches = TestBatches.batches(info.records().readBytes());
+            assertThat(batches).filteredOn(MutableRecordBatch::isControlBatch).hasSize(1);
+        }
+        assertThat(byKey(log)).containsEntry("t", List.of("2=2"));
+        assertThatThrownBy(() -> log.appendAsLeader(TestBatches.values(time.milliseconds(), "no key"), 0,
+            AppendOrigin.CLIENT)).isInstanceOf(InvalidRecordException.class);
+    }
+
+    @Test
+    void readersDuringACleanShouldNeverSeeAMissingKeyOrACorruptBatch() throws Exception {
+        // Given
+        PartitionLog log = compacted(LogConfig.builder().segmentBytes(2000));
+        int keys = 20;
+        for (int i = 0; i < 400; i++) {
+            log.appendAsLeader(keyed(time.milliseconds(), "k" + (i % keys), "v" + i), 0, AppendOrigin.CLIENT);
+        }
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread reader = new Thread(() -> {
+            try {
+                while (running.get()) {
+                    Map<String, List<String>> seen = byKey(log);
+                    if (seen.size() != keys) {
+                        throw new AssertionError("reader saw " + seen.size() + " keys");
+                    }
+                }
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        reader.start();
+
+        // When
+        Cleaner cleaner = cleaner(time);
+        for (int round = 0; round < 6; round++) {
+            for (int i = 0; i < 100; i++) {
+                log.appendAsLeader(keyed(time.milliseconds(), "k" + (i % keys), "r" + round + "-" + i), 0,
+                    AppendOrigin.CLIENT);
+            }
+            log.roll();
+            Cleaner.cleanable(log).ifPresent(target -> cleaner.clean(log, target));
+        }
+        running.set(false);
+        reader.join();
+
+        // Then
+        assertThat(failure.get()).isNull();
+        assertThat(byKey(log).values()).allSatisfy(records -> assertThat(records).hasSize(1));
+        LogInvariants.verify(log);
+    }
+
+    @Test
+    void throttlerShouldKeepTheRate() {
+        // Given
+        Throttler throttler = new Throttler(1000.0, time);
+        long start = time.milliseconds();
+
+        // When
+        for (int i = 0; i < 10; i++) {
+            throttler.maybeThrottle(500);
+        }
+
+        // Then
+        assertThat(time.milliseconds() - start).isGreaterThanOrEqualTo(4000);
+    }
+}

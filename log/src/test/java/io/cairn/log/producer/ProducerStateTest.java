@@ -1,0 +1,128 @@
+package io.cairn.log.producer;
+
+import static io.cairn.log.TestBatches.idempotent;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cairn.log.AppendOrigin;
+import io.cairn.log.FetchDataInfo;
+import io.cairn.log.LogAppendInfo;
+import io.cairn.log.LogConfig;
+import io.cairn.log.LogEnvironment;
+import io.cairn.log.MockTime;
+import io.cairn.log.PartitionLog;
+import io.cairn.log.TestBatches;
+import io.cairn.log.index.AbortedTxn;
+import io.cairn.wire.error.InvalidProducerEpochException;
+import io.cairn.wire.error.OutOfOrderSequenceException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProducerStateTest {
+
+    @TempDir
+    Path tmp;
+
+    private final MockTime time = new MockTime();
+
+    private PartitionLog open(LogConfig config) {
+        return PartitionLog.open(tmp.resolve("p-0"), config, LogEnvironment.of(time), true);
+    }
+
+    @Test
+    void anyOfTheLastFiveBatchesShouldBeRecognisedAsADuplicate() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        LogAppendInfo[] infos = new LogAppendInfo[6];
+        for (int i = 0; i < 6; i++) {
+            infos[i] = log.appendAsLeader(idempotent(1L, (short) 0, i * 2, time.milliseconds(), "a", "b"), 0,
+                AppendOrigin.CLIENT);
+        }
+
+        // When
+        LogAppendInfo retryOfSecond = log.appendAsLeader(idempotent(1L, (short) 0, 2, time.milliseconds(), "a", "b"),
+            0, AppendOrigin.CLIENT);
+
+        // Then
+        assertThat(retryOfSecond.duplicate()).isTrue();
+        assertThat(retryOfSecond.firstOffset()).isEqualTo(infos[1].firstOffset());
+        assertThat(log.logEndOffset()).isEqualTo(12);
+        assertThatThrownBy(() -> log.appendAsLeader(idempotent(1L, (short) 0, 0, time.milliseconds(), "a", "b"), 0,
+            AppendOrigin.CLIENT)).isInstanceOf(OutOfOrderSequenceException.class);
+        log.close();
+    }
+
+    @Test
+    void sequenceGapsAndOldEpochsShouldBeRejected() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        log.appendAsLeader(idempotent(2L, (short) 3, 0, time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+
+        // When / Then
+        assertThatThrownBy(() -> log.appendAsLeader(idempotent(2L, (short) 3, 5, time.milliseconds(), "b"), 0,
+            AppendOrigin.CLIENT)).isInstanceOf(OutOfOrderSequenceException.class);
+        assertThatThrownBy(() -> log.appendAsLeader(idempotent(2L, (short) 2, 1, time.milliseconds(), "b"), 0,
+            AppendOrigin.CLIENT)).isInstanceOf(InvalidProducerEpochException.class);
+        assertThatThrownBy(() -> log.appendAsLeader(idempotent(2L, (short) 4, 3, time.milliseconds(), "b"), 0,
+            AppendOrigin.CLIENT)).isInstanceOf(OutOfOrderSequenceException.class);
+        assertThat(log.appendAsLeader(idempotent(2L, (short) 4, 0, time.milliseconds(), "b"), 0,
+            AppendOrigin.CLIENT).firstOffset()).isEqualTo(1);
+        log.close();
+    }
+
+    @Test
+    void abortedTransactionsShouldBoundTheLastStableOffsetAndReachTheTxnIndex() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        log.appendAsLeader(TestBatches.values(time.milliseconds(), "plain"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 0, time.milliseconds(), "t1", "t2"), 0,
+            AppendOrigin.CLIENT);
+        long unstableDuring = log.firstUnstableOffset();
+
+        // When
+        log.appendAsLeader(TestBatches.marker(9L, (short) 0, false, time.milliseconds()), 0,
+            AppendOrigin.COORDINATOR);
+
+        // Then
+        assertThat(unstableDuring).isEqualTo(1);
+        assertThat(log.firstUnstableOffset()).isEqualTo(-1);
+        try (FetchDataInfo info = log.readCommitted(0, 10_000, log.logEndOffset())) {
+            assertThat(info.abortedTransactions()).containsExactly(new AbortedTxn(9L, 1, 3, 4));
+        }
+        log.close();
+    }
+
+    @Test
+    void snapshotsShouldBeWrittenAtRollAndCloseInKafkasFormat() throws Exception {
+        // Given
+        PartitionLog log = open(LogConfig.builder().segmentBytes(150).build());
+        log.appendAsLeader(idempotent(4L, (short) 1, 0, time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(idempotent(4L, (short) 1, 1, time.milliseconds(), "b"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(idempotent(4L, (short) 1, 2, time.milliseconds(), "c"), 0, AppendOrigin.CLIENT);
+
+        // When
+        log.close();
+
+        // Then
+        Path snapshot = ProducerSnapshots.file(log.dir(), 3);
+        assertThat(Files.exists(snapshot)).isTrue();
+        List<ProducerStateEntry> entries = ProducerSnapshots.read(snapshot).orElseThrow();
+        assertThat(entries).hasSize(1);
+        assertThat(entries.get(0).producerEpoch()).isEqualTo((short) 1);
+        assertThat(entries.get(0).lastSeq()).isEqualTo(2);
+        List<ProducerStateEntry> kafkaView = readWithKafka(snapshot);
+        assertThat(kafkaView).hasSize(1);
+    }
+
+    /** Kafka's own reader must accept our snapshot file. */
+    private static List<ProducerStateEntry> readWithKafka(Path snapshot) throws Exception {
+        var entries = org.apache.kafka.storage.internals.log.ProducerStateManager.readSnapshot(snapshot.toFile());
+        assertThat(entries).hasSize(1);
+        assertThat(entries.get(0).producerId()).isEqualTo(4L);
+        assertThat(entries.get(0).lastSeq()).isEqualTo(2);
+        return ProducerSnapshots.read(snapshot).orElseThrow();
+    }
+}

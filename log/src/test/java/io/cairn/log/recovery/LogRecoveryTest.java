@@ -1,0 +1,168 @@
+package io.cairn.log.recovery;
+
+import static io.cairn.log.TestBatches.values;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.log.AppendOrigin;
+import io.cairn.log.LogAppendInfo;
+import io.cairn.log.LogConfig;
+import io.cairn.log.LogEnvironment;
+import io.cairn.log.LogInvariants;
+import io.cairn.log.MockTime;
+import io.cairn.log.PartitionLog;
+import io.cairn.log.TestBatches;
+import io.cairn.log.segment.LogSegment;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LogRecoveryTest {
+
+    @TempDir
+    Path tmp;
+
+    private final MockTime time = new MockTime();
+    private final List<PartitionLog> opened = new ArrayList<>();
+    private final LogConfig config = LogConfig.builder().segmentBytes(300).indexIntervalBytes(1).build();
+
+    @AfterEach
+    void closeLogs() {
+        opened.forEach(PartitionLog::close);
+    }
+
+    private PartitionLog open(boolean clean) {
+        PartitionLog log = PartitionLog.open(tmp.resolve("t-0"), config, LogEnvironment.of(time), clean);
+        opened.add(log);
+        return log;
+    }
+
+    private PartitionLog crashed(int batches) {
+        PartitionLog log = open(true);
+        for (int i = 0; i < batches; i++) {
+            log.appendAsLeader(values(time.milliseconds() + i, "v" + i), 1, AppendOrigin.CLIENT);
+        }
+        log.closeWithoutFlush();
+        opened.remove(log);
+        return log;
+    }
+
+    private static Path lastLogFile(PartitionLog log) {
+        long last = LogLoader.segmentBaseOffsets(log.dir()).last();
+        return log.dir().resolve(LogSegment.fileName(last) + LogSegment.LOG_SUFFIX);
+    }
+
+    @Test
+    void uncleanOpenShouldTruncateATornTailAndRebuildIndexes() throws Exception {
+        // Given
+        PartitionLog before = crashed(10);
+        Path file = lastLogFile(before);
+        byte[] half = new byte[40];
+        System.arraycopy(Files.readAllBytes(file), 0, half, 0, 40);
+        Files.write(file, half, java.nio.file.StandardOpenOption.APPEND);
+
+        // When
+        PartitionLog log = open(false);
+
+        // Then
+        assertThat(log.logEndOffset()).isEqualTo(10);
+        assertThat(LogInvariants.verify(log)).hasSize(10);
+        LogAppendInfo next = log.appendAsLeader(values(time.milliseconds(), "after"), 2, AppendOrigin.CLIENT);
+        assertThat(next.firstOffset()).isEqualTo(10);
+    }
+
+    @Test
+    void uncleanOpenShouldCutAtACorruptBatchAndDropLaterSegments() throws Exception {
+        // Given: recovery must start at the first segment, whose second batch is corrupt
+        PartitionLog before = crashed(12);
+        LogLoader.writeOffsets(LogEnvironment.of(time), before.dir(), 0L, 0L);
+        Path segment = before.dir().resolve(LogSegment.fileName(0) + LogSegment.LOG_SUFFIX);
+        long segmentsBefore = LogLoader.segmentBaseOffsets(before.dir()).size();
+        try (RandomAccessFile raf = new RandomAccessFile(segment.toFile(), "rw")) {
+            raf.seek(70 + 30);
+            int b = raf.read();
+            raf.seek(70 + 30);
+            raf.write(b ^ 0xff);
+        }
+
+        // When
+        PartitionLog log = open(false);
+
+        // Then
+        assertThat(segmentsBefore).isGreaterThan(2);
+        assertThat(log.logEndOffset()).isEqualTo(1);
+        assertThat(log.numberOfSegments()).isEqualTo(1);
+        assertThat(LogLoader.segmentBaseOffsets(log.dir())).containsExactly(0L);
+        assertThat(LogInvariants.verify(log)).containsExactly("0:v0");
+        assertThat(log.appendAsLeader(values(time.milliseconds(), "x"), 3, AppendOrigin.CLIENT).firstOffset())
+            .isEqualTo(1);
+    }
+
+    @Test
+    void openShouldRebuildAMissingIndexEvenAfterACleanShutdown() throws Exception {
+        // Given
+        PartitionLog before = open(true);
+        for (int i = 0; i < 10; i++) {
+            before.appendAsLeader(values(time.milliseconds() + i, "v" + i), 1, AppendOrigin.CLIENT);
+        }
+        before.close();
+        opened.remove(before);
+        Path index = before.dir().resolve(LogSegment.fileName(0) + LogSegment.INDEX_SUFFIX);
+        long entries = Files.size(index) / 8;
+        Files.delete(index);
+
+        // When
+        PartitionLog log = open(true);
+
+        // Then
+        assertThat(entries).isPositive();
+        assertThat(Files.size(index) / 8).isEqualTo(entries);
+        assertThat(LogInvariants.verify(log)).hasSize(10);
+    }
+
+    @Test
+    void uncleanOpenShouldIgnoreZeroedPreallocatedIndexTails() {
+        // Given: the active segment's indexes were preallocated and never trimmed
+        crashed(5);
+
+        // When
+        PartitionLog log = open(false);
+
+        // Then
+        assertThat(LogInvariants.verify(log)).hasSize(5);
+        assertThat(log.logEndOffset()).isEqualTo(5);
+    }
+
+    @Test
+    void retriedIdempotentBatchShouldStillBeADuplicateAfterRestart() {
+        // Given
+        PartitionLog log = open(true);
+        log.appendAsLeader(TestBatches.idempotent(9L, (short) 0, 0, time.milliseconds(), "a", "b"), 0,
+            AppendOrigin.CLIENT);
+        LogAppendInfo original = log.appendAsLeader(TestBatches.idempotent(9L, (short) 0, 2, time.milliseconds(),
+            "c"), 0, AppendOrigin.CLIENT);
+        log.close();
+        opened.remove(log);
+        PartitionLog clean = open(true);
+
+        // When
+        LogAppendInfo retry = clean.appendAsLeader(TestBatches.idempotent(9L, (short) 0, 2, time.milliseconds(),
+            "c"), 0, AppendOrigin.CLIENT);
+
+        // Then
+        assertThat(retry.duplicate()).isTrue();
+        assertThat(retry.firstOffset()).isEqualTo(original.firstOffset());
+        assertThat(clean.logEndOffset()).isEqualTo(3);
+        clean.closeWithoutFlush();
+        opened.remove(clean);
+        PartitionLog unclean = open(false);
+        assertThat(unclean.appendAsLeader(TestBatches.idempotent(9L, (short) 0, 2, time.milliseconds(), "c"), 0,
+            AppendOrigin.CLIENT).duplicate()).isTrue();
+        assertThat(unclean.appendAsLeader(TestBatches.idempotent(9L, (short) 0, 3, time.milliseconds(), "d"), 0,
+            AppendOrigin.CLIENT).firstOffset()).isEqualTo(3);
+    }
+}
