@@ -1,12 +1,14 @@
 package io.cairn.metadata.controller;
 
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The single thread (or simulated scheduler) the active controller runs on, with its clock. Implementations are
- * thread-safe: tasks may be submitted from any thread and run one at a time, in submission order.
+ * thread-safe: tasks may be submitted from any thread and run one at a time, in submission order; tasks submitted
+ * after {@link #close()} are dropped.
  */
 public interface EventLoop extends AutoCloseable {
 
@@ -30,12 +32,24 @@ public interface EventLoop extends AutoCloseable {
         return new EventLoop() {
             @Override
             public void execute(Runnable task) {
-                executor.execute(task);
+                if (!executor.isShutdown()) {
+                    try {
+                        executor.execute(task);
+                    } catch (RejectedExecutionException e) {
+                        // Closed concurrently: nothing runs on a closed loop.
+                    }
+                }
             }
 
             @Override
             public void schedule(Runnable task, long delayMs) {
-                executor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+                if (!executor.isShutdown()) {
+                    try {
+                        executor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+                    } catch (RejectedExecutionException e) {
+                        // Closed concurrently: nothing runs on a closed loop.
+                    }
+                }
             }
 
             @Override

@@ -57,6 +57,7 @@ public final class RatisMetadataNode implements MetadataNode {
     static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(UUID.fromString("ca125000-0000-4000-8000-00000000da7a"));
     /** The directory of the metadata log inside metadata.log.dir (Kafka's name for it). */
     public static final String METADATA_DIR = "__cluster_metadata-0";
+    private static final long RETRY_MS = 50;
 
     private final MetadataConfig config;
     private final String clusterId;
@@ -68,6 +69,7 @@ public final class RatisMetadataNode implements MetadataNode {
     private final RaftClient selfClient;
     private final RaftClient routingClient;
     private volatile int activeControllerId = -1;
+    private volatile boolean closed;
 
     private RatisMetadataNode(MetadataConfig config, String clusterId) throws IOException {
         this.config = config;
@@ -231,19 +233,43 @@ public final class RatisMetadataNode implements MetadataNode {
 
     @Override
     public CompletableFuture<ApiMessage> submit(ApiMessage request) {
+        CompletableFuture<ApiMessage> result = new CompletableFuture<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(commandTimeoutMs());
+        attempt(request, result, deadline);
+        return result;
+    }
+
+    /** How long a command may wait for an active controller: a few elections plus the request timeout. */
+    private long commandTimeoutMs() {
+        return 4 * 2 * config.electionTimeoutMs() + config.requestTimeoutMs() + 5000;
+    }
+
+    private void attempt(ApiMessage request, CompletableFuture<ApiMessage> result, long deadlineNanos) {
+        CompletableFuture<ApiMessage> once;
         if (controller != null && controller.isActive()) {
-            return controller.submit(request);
+            once = controller.submit(request);
+        } else {
+            once = routingClient.async().sendReadOnly(CommandCodec.encode(request)).thenApply(reply -> {
+                if (!reply.isSuccess()) {
+                    throw CommandCodec.toApiException(reply.getException());
+                }
+                return CommandCodec.decode(reply.getMessage(), true);
+            });
         }
-        return routingClient.async().sendReadOnly(CommandCodec.encode(request))
-                .thenApply(reply -> {
-                    if (!reply.isSuccess()) {
-                        throw CommandCodec.toApiException(reply.getException());
-                    }
-                    return CommandCodec.decode(reply.getMessage(), true);
-                })
-                .exceptionally(failure -> {
-                    throw CommandCodec.toApiException(failure);
-                });
+        once.whenComplete((response, failure) -> {
+            if (failure == null) {
+                result.complete(response);
+                return;
+            }
+            ApiException api = CommandCodec.toApiException(failure);
+            boolean retriable = Errors.forException(api) == Errors.NOT_CONTROLLER && !closed;
+            if (retriable && System.nanoTime() < deadlineNanos) {
+                CompletableFuture.delayedExecutor(RETRY_MS, TimeUnit.MILLISECONDS)
+                        .execute(() -> attempt(request, result, deadlineNanos));
+            } else {
+                result.completeExceptionally(api);
+            }
+        });
     }
 
     @Override
@@ -268,6 +294,7 @@ public final class RatisMetadataNode implements MetadataNode {
 
     @Override
     public void close() {
+        closed = true;
         try {
             if (controller != null) {
                 controller.close();
