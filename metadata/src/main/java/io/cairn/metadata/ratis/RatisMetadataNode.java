@@ -363,7 +363,8 @@ public final class RatisMetadataNode implements MetadataNode {
                 return;
             }
             ApiException api = CommandCodec.toApiException(failure);
-            LOGGER.debug("Controller command {} attempt {} failed: {}", request.apiKey(), attemptNo, failure.toString());
+            LOGGER.debug("Controller command {} attempt {} failed: {}", request.apiKey(), attemptNo,
+                    failure.toString());
             boolean retriable = Errors.forException(api) == Errors.NOT_CONTROLLER && !closed;
             if (retriable && System.nanoTime() < deadlineNanos) {
                 CompletableFuture.delayedExecutor(RETRY_MS, TimeUnit.MILLISECONDS)
