@@ -304,6 +304,12 @@ public final class RatisMetadataNode implements MetadataNode {
                 if (closed || server.getLifeCycleState().isClosingOrClosed()) {
                     return;
                 }
+                try {
+                    TimeUnit.MILLISECONDS.sleep(RETRY_MS * 4);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
             }
         });
     }
