@@ -27,11 +27,13 @@ import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
 import io.cairn.wire.message.UnregisterBrokerRequestData;
 import io.cairn.wire.message.UnregisterBrokerResponseData;
 import io.cairn.wire.protocol.ApiMessage;
+import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.IntPredicate;
+import java.util.function.Supplier;
 
 /**
  * The controller's decisions as pure functions: a command and the current image in, the records to commit and the
@@ -45,8 +47,17 @@ public final class ControllerLogic {
     private final TopicCommands topics;
 
     public ControllerLogic(ControllerSettings settings) {
+        this(settings, TopicCommands::randomTopicId);
+    }
+
+    /**
+     * @param settings the controller's settings
+     * @param topicIds the source of new topic ids (random in production, seeded in simulations); ids go into the
+     *                 records, so replaying the log never calls it
+     */
+    public ControllerLogic(ControllerSettings settings, Supplier<Uuid> topicIds) {
         this.settings = settings;
-        this.topics = new TopicCommands(settings);
+        this.topics = new TopicCommands(settings, topicIds);
     }
 
     public ControllerSettings settings() {

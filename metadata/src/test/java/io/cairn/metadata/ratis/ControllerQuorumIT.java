@@ -53,6 +53,8 @@ class ControllerQuorumIT {
                     "metadata.listener.port", Integer.toString(TestRequests.freePort())));
             cluster.format(listenerProps);
             try (MetadataNode listener = MetadataNode.start(MetadataConfig.load(listenerProps))) {
+                // (controller JVMs can take a while to start on a loaded machine)
+                await().atMost(Duration.ofSeconds(120)).until(() -> listener.activeControllerId() > 0);
                 // and three brokers that register and heartbeat through it
                 Map<Integer, Long> epochs = new ConcurrentHashMap<>();
                 Set<Integer> silent = ConcurrentHashMap.newKeySet();
