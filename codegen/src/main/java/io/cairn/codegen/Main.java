@@ -44,8 +44,9 @@ public final class Main {
         }
         String targetPackage = args.length == 3 ? args[2] : DEFAULT_PACKAGE;
         Result result = generate(Path.of(args[0]), Path.of(args[1]), targetPackage);
-        LOGGER.info("Generated {} message classes and ApiKey ({} APIs) into {}; {} unchanged, {} stale deleted",
-                result.messages(), result.apis(), result.packageDir(), result.unchanged(), result.deleted());
+        LOGGER.info("Generated {} message classes{} into {}; {} unchanged, {} stale deleted", result.messages(),
+                result.apis() > 0 ? " and ApiKey (" + result.apis() + " APIs)" : "", result.packageDir(),
+                result.unchanged(), result.deleted());
     }
 
     /** What one run did. */
