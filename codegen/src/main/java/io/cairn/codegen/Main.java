@@ -92,10 +92,13 @@ public final class Main {
             unchanged += writeIfChanged(packageDir.resolve(spec.className() + ".java"), source, written) ? 0 : 1;
         }
         List<MessageSpec> apis = specs.stream().filter(s -> s.isRequest() || s.isResponse()).toList();
-        unchanged += writeIfChanged(packageDir.resolve("ApiKey.java"), new ApiKeyEmitter(targetPackage).emit(apis),
-                written) ? 0 : 1;
-        unchanged += writeIfChanged(packageDir.resolve("package-info.java"), packageInfo(targetPackage), written)
-                ? 0 : 1;
+        // A schema set without requests/responses (metadata's own record schemas) gets no ApiKey enum.
+        if (!apis.isEmpty()) {
+            unchanged += writeIfChanged(packageDir.resolve("ApiKey.java"),
+                    new ApiKeyEmitter(targetPackage).emit(apis), written) ? 0 : 1;
+        }
+        String packageInfo = apis.isEmpty() ? dataPackageInfo(targetPackage) : packageInfo(targetPackage);
+        unchanged += writeIfChanged(packageDir.resolve("package-info.java"), packageInfo, written) ? 0 : 1;
         int deleted = deleteStale(packageDir, written);
         return new Result(packageDir, specs.size(), apis.size() / 2, unchanged, deleted);
     }
@@ -109,6 +112,16 @@ public final class Main {
                  */
                 package %s;
                 """.formatted(targetPackage, targetPackage);
+    }
+
+    private static String dataPackageInfo(String targetPackage) {
+        return """
+                /**
+                 * Data messages generated at build time by {@code io.cairn.codegen} from JSON schemas in Kafka's schema
+                 * format, one class per schema. Nothing here is written by hand.
+                 */
+                package %s;
+                """.formatted(targetPackage);
     }
 
     private static boolean writeIfChanged(Path file, String source, Set<Path> written) throws IOException {

@@ -1,0 +1,100 @@
+package io.cairn.metadata;
+
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.MetadataListener;
+import io.cairn.metadata.ratis.RatisMetadataNode;
+import io.cairn.wire.message.AllocateProducerIdsRequestData;
+import io.cairn.wire.message.AllocateProducerIdsResponseData;
+import io.cairn.wire.message.AlterPartitionRequestData;
+import io.cairn.wire.message.AlterPartitionResponseData;
+import io.cairn.wire.message.BrokerHeartbeatRequestData;
+import io.cairn.wire.message.BrokerHeartbeatResponseData;
+import io.cairn.wire.message.BrokerRegistrationRequestData;
+import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreatePartitionsRequestData;
+import io.cairn.wire.message.CreatePartitionsResponseData;
+import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.CreateTopicsResponseData;
+import io.cairn.wire.message.DeleteTopicsRequestData;
+import io.cairn.wire.message.DeleteTopicsResponseData;
+import io.cairn.wire.message.UnregisterBrokerRequestData;
+import io.cairn.wire.message.UnregisterBrokerResponseData;
+import io.cairn.wire.protocol.ApiMessage;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the rest of the broker uses of cluster metadata: the current image (a volatile read), committed updates in
+ * log order, and controller commands routed to the active controller wherever it runs. Commands are Kafka's own
+ * controller requests; the future completes with the Kafka response (its error code tells the outcome) once the
+ * change is committed, or exceptionally (an {@link io.cairn.wire.error.ApiException} with NOT_CONTROLLER or
+ * REQUEST_TIMED_OUT) when no controller could take it. Implementations are thread-safe.
+ */
+public interface MetadataNode extends AutoCloseable {
+
+    /** Starts the node of this configuration (formatting a sole-voter combined node on first start). */
+    static MetadataNode start(MetadataConfig config) throws IOException {
+        return RatisMetadataNode.start(config);
+    }
+
+    /** The latest committed image; a volatile read, never blocks. */
+    MetadataImage currentImage();
+
+    /**
+     * Registers a listener for every update committed after the returned image, in order, on the apply thread.
+     *
+     * @return the image the listener starts from (the first update it receives follows it)
+     */
+    MetadataImage subscribe(MetadataListener listener);
+
+    void unsubscribe(MetadataListener listener);
+
+    /** Sends a controller request to the active controller. */
+    CompletableFuture<ApiMessage> submit(ApiMessage request);
+
+    /** The cluster id from meta.properties. */
+    String clusterId();
+
+    int nodeId();
+
+    /** True when this node is the active controller. */
+    boolean isActiveController();
+
+    /** The node id of the active controller as this node last heard it, or -1. */
+    int activeControllerId();
+
+    @Override
+    void close();
+
+    default CompletableFuture<BrokerRegistrationResponseData> registerBroker(BrokerRegistrationRequestData r) {
+        return submit(r).thenApply(BrokerRegistrationResponseData.class::cast);
+    }
+
+    default CompletableFuture<BrokerHeartbeatResponseData> heartbeat(BrokerHeartbeatRequestData r) {
+        return submit(r).thenApply(BrokerHeartbeatResponseData.class::cast);
+    }
+
+    default CompletableFuture<UnregisterBrokerResponseData> unregisterBroker(UnregisterBrokerRequestData r) {
+        return submit(r).thenApply(UnregisterBrokerResponseData.class::cast);
+    }
+
+    default CompletableFuture<CreateTopicsResponseData> createTopics(CreateTopicsRequestData r) {
+        return submit(r).thenApply(CreateTopicsResponseData.class::cast);
+    }
+
+    default CompletableFuture<DeleteTopicsResponseData> deleteTopics(DeleteTopicsRequestData r) {
+        return submit(r).thenApply(DeleteTopicsResponseData.class::cast);
+    }
+
+    default CompletableFuture<CreatePartitionsResponseData> createPartitions(CreatePartitionsRequestData r) {
+        return submit(r).thenApply(CreatePartitionsResponseData.class::cast);
+    }
+
+    default CompletableFuture<AlterPartitionResponseData> alterPartition(AlterPartitionRequestData r) {
+        return submit(r).thenApply(AlterPartitionResponseData.class::cast);
+    }
+
+    default CompletableFuture<AllocateProducerIdsResponseData> allocateProducerIds(AllocateProducerIdsRequestData r) {
+        return submit(r).thenApply(AllocateProducerIdsResponseData.class::cast);
+    }
+}

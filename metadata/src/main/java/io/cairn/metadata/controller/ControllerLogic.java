@@ -1,0 +1,229 @@
+package io.cairn.metadata.controller;
+
+import io.cairn.metadata.image.BrokerRegistration;
+import io.cairn.metadata.image.ConfigResource;
+import io.cairn.metadata.image.MetadataDelta;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.PartitionRegistration;
+import io.cairn.metadata.image.TopicImage;
+import io.cairn.metadata.record.BrokerRegistrationChangeRecord;
+import io.cairn.metadata.record.PartitionChangeRecord;
+import io.cairn.metadata.record.ProducerIdsRecord;
+import io.cairn.metadata.record.RegisterBrokerRecord;
+import io.cairn.metadata.record.UnregisterBrokerRecord;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.AllocateProducerIdsRequestData;
+import io.cairn.wire.message.AllocateProducerIdsResponseData;
+import io.cairn.wire.message.AlterPartitionRequestData;
+import io.cairn.wire.message.AlterPartitionResponseData;
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.BrokerHeartbeatRequestData;
+import io.cairn.wire.message.BrokerHeartbeatResponseData;
+import io.cairn.wire.message.BrokerRegistrationRequestData;
+import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreatePartitionsRequestData;
+import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.DeleteTopicsRequestData;
+import io.cairn.wire.message.UnregisterBrokerRequestData;
+import io.cairn.wire.message.UnregisterBrokerResponseData;
+import io.cairn.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.IntPredicate;
+
+/**
+ * The controller's decisions as pure functions: a command and the current image in, the records to commit and the
+ * Kafka response out. Nothing here touches the clock, the log or the network, which is what makes the quorum
+ * deterministic and the simulation test possible. Topic commands are in {@link TopicCommands}. Stateless apart from
+ * its settings, thread-safe.
+ */
+public final class ControllerLogic {
+
+    private final ControllerSettings settings;
+    private final TopicCommands topics;
+
+    public ControllerLogic(ControllerSettings settings) {
+        this.settings = settings;
+        this.topics = new TopicCommands(settings);
+    }
+
+    public ControllerSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Handles any supported request.
+     *
+     * @param image the image the decision is based on (the controller's pending image)
+     * @param request a Kafka controller request
+     * @param liveness whether a broker's session is still alive (heartbeat within the session timeout)
+     * @return the records and the response
+     */
+    public ControllerResult<? extends ApiMessage> handle(MetadataImage image, ApiMessage request,
+                                                         IntPredicate liveness) {
+        ApiKey key = ApiKey.forId(request.apiKey());
+        if (key == null) {
+            throw new IllegalArgumentException("Unknown API key " + request.apiKey());
+        }
+        return switch (key) {
+            case BROKER_REGISTRATION -> registerBroker(image, (BrokerRegistrationRequestData) request, liveness);
+            case BROKER_HEARTBEAT -> heartbeat(image, (BrokerHeartbeatRequestData) request);
+            case UNREGISTER_BROKER -> unregisterBroker(image, (UnregisterBrokerRequestData) request);
+            case CREATE_TOPICS -> topics.createTopics(image, (CreateTopicsRequestData) request);
+            case DELETE_TOPICS -> topics.deleteTopics(image, (DeleteTopicsRequestData) request);
+            case CREATE_PARTITIONS -> topics.createPartitions(image, (CreatePartitionsRequestData) request);
+            case ALTER_PARTITION -> topics.alterPartition(image, (AlterPartitionRequestData) request);
+            case ALLOCATE_PRODUCER_IDS -> allocateProducerIds(image, (AllocateProducerIdsRequestData) request);
+            default -> throw new IllegalArgumentException("Not a controller command: " + key);
+        };
+    }
+
+    /** Registers (or re-registers) a broker; the new registration starts fenced with a fresh broker epoch. */
+    public ControllerResult<BrokerRegistrationResponseData> registerBroker(MetadataImage image,
+            BrokerRegistrationRequestData request, IntPredicate liveness) {
+        BrokerRegistrationResponseData response = new BrokerRegistrationResponseData();
+        if (!image.clusterId().isEmpty() && request.clusterId() != null && !request.clusterId().isEmpty()
+                && !image.clusterId().equals(request.clusterId())) {
+            return ControllerResult.of(response.setErrorCode(Errors.INCONSISTENT_CLUSTER_ID.code()));
+        }
+        Optional<BrokerRegistration> existing = image.broker(request.brokerId());
+        if (existing.isPresent() && !existing.get().incarnationId().equals(request.incarnationId())
+                && !existing.get().fenced() && liveness.test(request.brokerId())) {
+            return ControllerResult.of(response.setErrorCode(Errors.DUPLICATE_BROKER_REGISTRATION.code()));
+        }
+        long epoch = image.lastBrokerEpoch() + 1;
+        List<RegisterBrokerRecord.BrokerEndpoint> endpoints = new ArrayList<>();
+        request.listeners().forEach(l -> endpoints.add(new RegisterBrokerRecord.BrokerEndpoint().setName(l.name())
+                .setHost(l.host()).setPort(l.port()).setSecurityProtocol(l.securityProtocol())));
+        List<ApiMessage> records = new ArrayList<>();
+        records.add(new RegisterBrokerRecord().setBrokerId(request.brokerId())
+                .setIncarnationId(request.incarnationId()).setBrokerEpoch(epoch).setEndpoints(endpoints)
+                .setRack(request.rack()).setFenced(true));
+        // The new registration is fenced: leaderships of the previous incarnation move to other ISR members.
+        MetadataImage next = apply(image, records);
+        records.addAll(rebalanceAll(next, request.brokerId()));
+        return new ControllerResult<>(records, response.setBrokerEpoch(epoch));
+    }
+
+    /** A heartbeat: unfences a fenced broker, fences on request, and drives controlled shutdown. */
+    public ControllerResult<BrokerHeartbeatResponseData> heartbeat(MetadataImage image,
+                                                                   BrokerHeartbeatRequestData request) {
+        BrokerHeartbeatResponseData response = new BrokerHeartbeatResponseData();
+        Optional<Errors> error = checkBrokerEpoch(image, request.brokerId(), request.brokerEpoch());
+        if (error.isPresent()) {
+            return ControllerResult.of(response.setErrorCode(error.get().code()).setIsFenced(true));
+        }
+        BrokerRegistration broker = image.broker(request.brokerId()).orElseThrow();
+        List<ApiMessage> records = new ArrayList<>();
+        byte fence = 0;
+        if (request.wantFence() && !broker.fenced()) {
+            fence = 1;
+        } else if (!request.wantFence() && broker.fenced() && !request.wantShutDown()) {
+            fence = -1;
+        }
+        byte shutdown = request.wantShutDown() && !broker.inControlledShutdown() ? (byte) 1 : 0;
+        if (fence != 0 || shutdown != 0) {
+            records.add(new BrokerRegistrationChangeRecord().setBrokerId(broker.id()).setBrokerEpoch(broker.epoch())
+                    .setFenced(fence).setInControlledShutdown(shutdown));
+            MetadataImage next = apply(image, records);
+            boolean leaving = fence > 0 || shutdown > 0;
+            records.addAll(rebalanceAll(next, leaving ? broker.id() : -1));
+        }
+        MetadataImage after = apply(image, records);
+        BrokerRegistration updated = after.broker(broker.id()).orElseThrow();
+        response.setIsFenced(updated.fenced()).setIsCaughtUp(true)
+                .setShouldShutDown(updated.inControlledShutdown() && after.leaderships(broker.id()).isEmpty());
+        return new ControllerResult<>(records, response);
+    }
+
+    /** Removes a broker's registration (kafka-cluster unregister); its leaderships move first. */
+    public ControllerResult<UnregisterBrokerResponseData> unregisterBroker(MetadataImage image,
+                                                                           UnregisterBrokerRequestData request) {
+        Optional<BrokerRegistration> broker = image.broker(request.brokerId());
+        if (broker.isEmpty()) {
+            return ControllerResult.of(new UnregisterBrokerResponseData()
+                    .setErrorCode(Errors.BROKER_ID_NOT_REGISTERED.code()));
+        }
+        List<ApiMessage> records = new ArrayList<>();
+        if (!broker.get().fenced()) {
+            records.add(new BrokerRegistrationChangeRecord().setBrokerId(broker.get().id())
+                    .setBrokerEpoch(broker.get().epoch()).setFenced((byte) 1));
+            records.addAll(rebalanceAll(apply(image, records), broker.get().id()));
+        }
+        records.add(new UnregisterBrokerRecord().setBrokerId(broker.get().id()).setBrokerEpoch(broker.get().epoch()));
+        return new ControllerResult<>(records, new UnregisterBrokerResponseData());
+    }
+
+    /** Fences a broker whose session expired and moves its leaderships to other ISR members. */
+    public List<ApiMessage> fenceExpired(MetadataImage image, int brokerId) {
+        Optional<BrokerRegistration> broker = image.broker(brokerId);
+        if (broker.isEmpty() || broker.get().fenced()) {
+            return List.of();
+        }
+        List<ApiMessage> records = new ArrayList<>();
+        records.add(new BrokerRegistrationChangeRecord().setBrokerId(brokerId).setBrokerEpoch(broker.get().epoch())
+                .setFenced((byte) 1));
+        records.addAll(rebalanceAll(apply(image, records), brokerId));
+        return records;
+    }
+
+    /** Hands out the next block of producer ids. */
+    public ControllerResult<AllocateProducerIdsResponseData> allocateProducerIds(MetadataImage image,
+            AllocateProducerIdsRequestData request) {
+        AllocateProducerIdsResponseData response = new AllocateProducerIdsResponseData();
+        Optional<Errors> error = checkBrokerEpoch(image, request.brokerId(), request.brokerEpoch());
+        if (error.isPresent()) {
+            return ControllerResult.of(response.setErrorCode(error.get().code()).setProducerIdStart(-1));
+        }
+        long start = image.nextProducerId();
+        long next = start + settings.producerIdBlockSize();
+        return new ControllerResult<>(List.of(new ProducerIdsRecord().setBrokerId(request.brokerId())
+                .setBrokerEpoch(request.brokerEpoch()).setNextProducerId(next)),
+                response.setProducerIdStart(start).setProducerIdLen(settings.producerIdBlockSize()));
+    }
+
+    /**
+     * The partition changes that bring every partition in line with broker availability in {@code image}, treating
+     * {@code leaving} (or -1) as leaving the ISR.
+     */
+    public List<ApiMessage> rebalanceAll(MetadataImage image, int leaving) {
+        IntPredicate usable = id -> image.broker(id).map(BrokerRegistration::usable).orElse(false);
+        List<ApiMessage> records = new ArrayList<>();
+        image.topicsById().values().stream().sorted((a, b) -> a.name().compareTo(b.name())).forEach(topic -> {
+            boolean unclean = uncleanElection(image, topic);
+            topic.partitions().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
+                PartitionRegistration p = e.getValue();
+                boolean concerned = p.replicas().contains(leaving) || p.leader() == PartitionRegistration.NO_LEADER
+                        || !usable.test(p.leader());
+                if (concerned) {
+                    Optional<PartitionChangeRecord> change = PartitionElection.rebalance(topic.id(), e.getKey(), p,
+                            usable, leaving, unclean);
+                    change.ifPresent(records::add);
+                }
+            });
+        });
+        return records;
+    }
+
+    boolean uncleanElection(MetadataImage image, TopicImage topic) {
+        String value = image.configs(ConfigResource.topic(topic.name())).get("unclean.leader.election.enable");
+        return value == null ? settings.uncleanLeaderElectionEnable() : Boolean.parseBoolean(value.trim());
+    }
+
+    static Optional<Errors> checkBrokerEpoch(MetadataImage image, int brokerId, long brokerEpoch) {
+        Optional<BrokerRegistration> broker = image.broker(brokerId);
+        if (broker.isEmpty()) {
+            return Optional.of(Errors.BROKER_ID_NOT_REGISTERED);
+        }
+        if (broker.get().epoch() != brokerEpoch) {
+            return Optional.of(Errors.STALE_BROKER_EPOCH);
+        }
+        return Optional.empty();
+    }
+
+    static MetadataImage apply(MetadataImage image, List<ApiMessage> records) {
+        return records.isEmpty() ? image : new MetadataDelta(image).replayAll(records).apply(image.offset());
+    }
+}

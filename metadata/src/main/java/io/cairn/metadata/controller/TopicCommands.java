@@ -1,0 +1,398 @@
+package io.cairn.metadata.controller;
+
+import io.cairn.metadata.image.BrokerRegistration;
+import io.cairn.metadata.image.ConfigResource;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.PartitionRegistration;
+import io.cairn.metadata.image.TopicImage;
+import io.cairn.metadata.record.ConfigRecord;
+import io.cairn.metadata.record.PartitionChangeRecord;
+import io.cairn.metadata.record.PartitionRecord;
+import io.cairn.metadata.record.RemoveTopicRecord;
+import io.cairn.metadata.record.TopicRecord;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.AlterPartitionRequestData;
+import io.cairn.wire.message.AlterPartitionResponseData;
+import io.cairn.wire.message.CreatePartitionsRequestData;
+import io.cairn.wire.message.CreatePartitionsResponseData;
+import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.CreateTopicsResponseData;
+import io.cairn.wire.message.DeleteTopicsRequestData;
+import io.cairn.wire.message.DeleteTopicsResponseData;
+import io.cairn.wire.protocol.ApiMessage;
+import io.cairn.wire.protocol.Uuid;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Topic and partition commands of the controller: CreateTopics, DeleteTopics, CreatePartitions and AlterPartition,
+ * as pure functions of the image, with Kafka's error codes and messages. Topic ids derive from the topic name and
+ * the image offset, so a command re-run on the same image gives the same records. Stateless apart from its
+ * settings, thread-safe.
+ */
+final class TopicCommands {
+
+    private final ControllerSettings settings;
+
+    TopicCommands(ControllerSettings settings) {
+        this.settings = settings;
+    }
+
+    ControllerResult<CreateTopicsResponseData> createTopics(MetadataImage image, CreateTopicsRequestData request) {
+        CreateTopicsResponseData response = new CreateTopicsResponseData();
+        List<ApiMessage> records = new ArrayList<>();
+        MetadataImage working = image;
+        Set<String> seen = new HashSet<>();
+        Set<String> duplicates = new HashSet<>();
+        for (CreateTopicsRequestData.CreatableTopic topic : request.topics()) {
+            if (!seen.add(topic.name())) {
+                duplicates.add(topic.name());
+            }
+        }
+        for (CreateTopicsRequestData.CreatableTopic topic : request.topics()) {
+            CreateTopicsResponseData.CreatableTopicResult result = new CreateTopicsResponseData.CreatableTopicResult()
+                    .setName(topic.name());
+            response.topics().add(result);
+            if (duplicates.contains(topic.name())) {
+                result.setErrorCode(Errors.INVALID_REQUEST.code())
+                        .setErrorMessage("Duplicate topic name.");
+                continue;
+            }
+            List<ApiMessage> topicRecords = createTopic(working, topic, result);
+            if (!topicRecords.isEmpty() && !request.validateOnly()) {
+                records.addAll(topicRecords);
+                working = ControllerLogic.apply(working, topicRecords);
+            }
+        }
+        return new ControllerResult<>(records, response);
+    }
+
+    private List<ApiMessage> createTopic(MetadataImage image, CreateTopicsRequestData.CreatableTopic topic,
+                                         CreateTopicsResponseData.CreatableTopicResult result) {
+        String name = topic.name();
+        Optional<String> illegal = TopicNames.validate(name);
+        if (illegal.isPresent()) {
+            return fail(result, Errors.INVALID_TOPIC_EXCEPTION, illegal.get());
+        }
+        if (image.topic(name).isPresent()) {
+            return fail(result, Errors.TOPIC_ALREADY_EXISTS, "Topic '" + name + "' already exists.");
+        }
+        String unified = TopicNames.unifyCollisionChars(name);
+        for (String existing : image.topicIds().keySet()) {
+            if (TopicNames.unifyCollisionChars(existing).equals(unified)) {
+                return fail(result, Errors.INVALID_TOPIC_EXCEPTION,
+                        "Topic '" + name + "' collides with existing topic: " + existing);
+            }
+        }
+        Map<String, String> configs = new LinkedHashMap<>();
+        topic.configs().forEach(c -> configs.put(c.name(), c.value()));
+        Optional<String> badConfig = TopicConfigs.validate(configs);
+        if (badConfig.isPresent()) {
+            return fail(result, Errors.INVALID_CONFIG, badConfig.get());
+        }
+        List<List<Integer>> assignment;
+        if (!topic.assignments().isEmpty()) {
+            if (topic.numPartitions() != -1 || topic.replicationFactor() != -1) {
+                return fail(result, Errors.INVALID_REQUEST, "Both numPartitions or replicationFactor and "
+                        + "replicasAssignments were set. Both cannot be used at the same time.");
+            }
+            Optional<String> invalid = checkManualAssignment(image, topic);
+            if (invalid.isPresent()) {
+                return fail(result, Errors.INVALID_REPLICA_ASSIGNMENT, invalid.get());
+            }
+            assignment = new ArrayList<>();
+            topic.assignments().stream().sorted(Comparator.comparingInt(a -> a.partitionIndex()))
+                    .forEach(a -> assignment.add(List.copyOf(a.brokerIds())));
+        } else {
+            int partitions = topic.numPartitions() == -1 ? settings.defaultNumPartitions() : topic.numPartitions();
+            int replication = topic.replicationFactor() == -1 ? settings.defaultReplicationFactor()
+                    : topic.replicationFactor();
+            if (partitions <= 0) {
+                return fail(result, Errors.INVALID_PARTITIONS,
+                        "Number of partitions was set to an invalid non-positive value.");
+            }
+            if (replication <= 0) {
+                return fail(result, Errors.INVALID_REPLICATION_FACTOR,
+                        "Replication factor must be larger than 0, or -1 to use the default value.");
+            }
+            List<BrokerRegistration> usable = usableBrokers(image);
+            if (replication > usable.size()) {
+                return fail(result, Errors.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition "
+                        + replication + " time(s): The target replication factor of " + replication
+                        + " cannot be reached because only " + usable.size() + " broker(s) are registered.");
+            }
+            assignment = ReplicaPlacer.place(usable, 0, partitions, replication, image.partitionCount());
+        }
+        Uuid topicId = topicId(name, image.offset(), image.topicsById().keySet());
+        List<ApiMessage> records = new ArrayList<>();
+        records.add(new TopicRecord().setName(name).setTopicId(topicId));
+        configs.forEach((key, value) -> records.add(new ConfigRecord().setResourceType(ConfigResource.TOPIC)
+                .setResourceName(name).setName(key).setValue(value)));
+        for (int p = 0; p < assignment.size(); p++) {
+            records.add(newPartition(image, topicId, p, assignment.get(p)));
+        }
+        result.setTopicId(topicId).setNumPartitions(assignment.size())
+                .setReplicationFactor((short) assignment.get(0).size());
+        return records;
+    }
+
+    private static Optional<String> checkManualAssignment(MetadataImage image,
+                                                          CreateTopicsRequestData.CreatableTopic topic) {
+        int expectedSize = -1;
+        Set<Integer> indices = new HashSet<>();
+        for (CreateTopicsRequestData.CreatableReplicaAssignment a : topic.assignments()) {
+            indices.add(a.partitionIndex());
+            if (a.brokerIds().isEmpty() || new HashSet<>(a.brokerIds()).size() != a.brokerIds().size()) {
+                return Optional.of("Duplicate or missing replicas in the assignment of partition "
+                        + a.partitionIndex() + ".");
+            }
+            if (expectedSize >= 0 && a.brokerIds().size() != expectedSize) {
+                return Optional.of("All partitions should have the same number of replicas.");
+            }
+            expectedSize = a.brokerIds().size();
+            for (int id : a.brokerIds()) {
+                if (image.broker(id).isEmpty()) {
+                    return Optional.of("The manual partition assignment includes broker " + id
+                            + ", but no such broker is registered.");
+                }
+            }
+        }
+        for (int i = 0; i < indices.size(); i++) {
+            if (!indices.contains(i)) {
+                return Optional.of("partitions should be a consecutive 0-based integer sequence");
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static PartitionRecord newPartition(MetadataImage image, Uuid topicId, int index, List<Integer> replicas) {
+        List<Integer> isr = new ArrayList<>();
+        for (int replica : replicas) {
+            if (image.broker(replica).map(BrokerRegistration::usable).orElse(false)) {
+                isr.add(replica);
+            }
+        }
+        if (isr.isEmpty()) {
+            isr.addAll(replicas);
+        }
+        int leader = image.broker(isr.get(0)).map(BrokerRegistration::usable).orElse(false)
+                ? isr.get(0) : PartitionRegistration.NO_LEADER;
+        return new PartitionRecord().setTopicId(topicId).setPartitionId(index).setReplicas(List.copyOf(replicas))
+                .setIsr(isr).setLeader(leader).setLeaderEpoch(0).setPartitionEpoch(0);
+    }
+
+    ControllerResult<DeleteTopicsResponseData> deleteTopics(MetadataImage image, DeleteTopicsRequestData request) {
+        DeleteTopicsResponseData response = new DeleteTopicsResponseData();
+        List<ApiMessage> records = new ArrayList<>();
+        Set<Uuid> deleted = new HashSet<>();
+        List<DeleteTopicsRequestData.DeleteTopicState> targets = new ArrayList<>(request.topics());
+        request.topicNames().forEach(n -> targets.add(new DeleteTopicsRequestData.DeleteTopicState().setName(n)));
+        for (DeleteTopicsRequestData.DeleteTopicState target : targets) {
+            DeleteTopicsResponseData.DeletableTopicResult result = new DeleteTopicsResponseData.DeletableTopicResult()
+                    .setName(target.name()).setTopicId(target.topicId());
+            response.responses().add(result);
+            Optional<TopicImage> topic = target.name() != null ? image.topic(target.name())
+                    : image.topic(target.topicId());
+            if (!settings.deleteTopicEnable()) {
+                result.setErrorCode(Errors.TOPIC_DELETION_DISABLED.code())
+                        .setErrorMessage(Errors.TOPIC_DELETION_DISABLED.message());
+            } else if (topic.isEmpty()) {
+                Errors error = target.name() != null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.UNKNOWN_TOPIC_ID;
+                result.setErrorCode(error.code()).setErrorMessage(error.message());
+            } else {
+                result.setName(topic.get().name()).setTopicId(topic.get().id());
+                if (deleted.add(topic.get().id())) {
+                    records.add(new RemoveTopicRecord().setTopicId(topic.get().id()));
+                }
+            }
+        }
+        return new ControllerResult<>(records, response);
+    }
+
+    ControllerResult<CreatePartitionsResponseData> createPartitions(MetadataImage image,
+                                                                    CreatePartitionsRequestData request) {
+        CreatePartitionsResponseData response = new CreatePartitionsResponseData();
+        List<ApiMessage> records = new ArrayList<>();
+        MetadataImage working = image;
+        for (CreatePartitionsRequestData.CreatePartitionsTopic target : request.topics()) {
+            CreatePartitionsResponseData.CreatePartitionsTopicResult result =
+                    new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(target.name());
+            response.results().add(result);
+            List<ApiMessage> topicRecords = createPartitions(working, target, result);
+            if (!request.validateOnly() && !topicRecords.isEmpty()) {
+                records.addAll(topicRecords);
+                working = ControllerLogic.apply(working, topicRecords);
+            }
+        }
+        return new ControllerResult<>(records, response);
+    }
+
+    private List<ApiMessage> createPartitions(MetadataImage image, CreatePartitionsRequestData.CreatePartitionsTopic
+            target, CreatePartitionsResponseData.CreatePartitionsTopicResult result) {
+        Optional<TopicImage> topic = image.topic(target.name());
+        if (topic.isEmpty()) {
+            result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                    .setErrorMessage(Errors.UNKNOWN_TOPIC_OR_PARTITION.message());
+            return List.of();
+        }
+        int current = topic.get().partitions().size();
+        String problem = null;
+        Errors error = Errors.INVALID_PARTITIONS;
+        if (target.count() < current) {
+            problem = "The topic " + target.name() + " currently has " + current + " partition(s); "
+                    + target.count() + " would not be an increase.";
+        } else if (target.count() == current) {
+            problem = "Topic already has " + current + " partition(s).";
+        } else if (target.assignments() != null && target.assignments().size() != target.count() - current) {
+            error = Errors.INVALID_REPLICA_ASSIGNMENT;
+            problem = "Attempted to add " + (target.count() - current) + " additional partition(s), but only "
+                    + target.assignments().size() + " assignment(s) were specified.";
+        }
+        int replication = topic.get().replicationFactor();
+        List<BrokerRegistration> usable = usableBrokers(image);
+        if (problem == null && target.assignments() == null && replication > usable.size()) {
+            error = Errors.INVALID_REPLICATION_FACTOR;
+            problem = "Unable to replicate the partition " + replication + " time(s): The target replication factor"
+                    + " of " + replication + " cannot be reached because only " + usable.size()
+                    + " broker(s) are registered.";
+        }
+        if (problem != null) {
+            result.setErrorCode(error.code()).setErrorMessage(problem);
+            return List.of();
+        }
+        List<List<Integer>> assignment = new ArrayList<>();
+        if (target.assignments() != null) {
+            target.assignments().forEach(a -> assignment.add(List.copyOf(a.brokerIds())));
+        } else {
+            assignment.addAll(ReplicaPlacer.place(usable, current, target.count() - current, replication,
+                    image.partitionCount()));
+        }
+        List<ApiMessage> records = new ArrayList<>();
+        for (int i = 0; i < assignment.size(); i++) {
+            records.add(newPartition(image, topic.get().id(), current + i, assignment.get(i)));
+        }
+        return records;
+    }
+
+    ControllerResult<AlterPartitionResponseData> alterPartition(MetadataImage image,
+                                                                AlterPartitionRequestData request) {
+        AlterPartitionResponseData response = new AlterPartitionResponseData();
+        Optional<Errors> brokerError = ControllerLogic.checkBrokerEpoch(image, request.brokerId(),
+                request.brokerEpoch());
+        if (brokerError.isPresent()) {
+            return ControllerResult.of(response.setErrorCode(brokerError.get().code()));
+        }
+        List<ApiMessage> records = new ArrayList<>();
+        for (AlterPartitionRequestData.TopicData topicData : request.topics()) {
+            AlterPartitionResponseData.TopicData topicResult = new AlterPartitionResponseData.TopicData()
+                    .setTopicId(topicData.topicId());
+            response.topics().add(topicResult);
+            Optional<TopicImage> topic = image.topic(topicData.topicId());
+            for (AlterPartitionRequestData.PartitionData data : topicData.partitions()) {
+                AlterPartitionResponseData.PartitionData result = new AlterPartitionResponseData.PartitionData()
+                        .setPartitionIndex(data.partitionIndex());
+                topicResult.partitions().add(result);
+                if (topic.isEmpty()) {
+                    result.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());
+                    continue;
+                }
+                alterOne(image, request.brokerId(), topic.get(), data, result).ifPresent(records::add);
+            }
+        }
+        return new ControllerResult<>(records, response);
+    }
+
+    private static Optional<PartitionChangeRecord> alterOne(MetadataImage image, int brokerId, TopicImage topic,
+            AlterPartitionRequestData.PartitionData data, AlterPartitionResponseData.PartitionData result) {
+        Optional<PartitionRegistration> found = topic.partition(data.partitionIndex());
+        if (found.isEmpty()) {
+            result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+            return Optional.empty();
+        }
+        PartitionRegistration p = found.get();
+        Errors error = Errors.NONE;
+        if (p.leader() != brokerId) {
+            error = Errors.NOT_LEADER_OR_FOLLOWER;
+        } else if (data.leaderEpoch() < p.leaderEpoch()) {
+            error = Errors.FENCED_LEADER_EPOCH;
+        } else if (data.leaderEpoch() > p.leaderEpoch()) {
+            error = Errors.UNKNOWN_LEADER_EPOCH;
+        } else if (data.partitionEpoch() != p.partitionEpoch()) {
+            error = Errors.INVALID_UPDATE_VERSION;
+        }
+        List<Integer> newIsr = new ArrayList<>();
+        for (AlterPartitionRequestData.BrokerState state : data.newIsrWithEpochs()) {
+            newIsr.add(state.brokerId());
+            if (error == Errors.NONE && !eligible(image, p, state.brokerId(), state.brokerEpoch())) {
+                error = Errors.INELIGIBLE_REPLICA;
+            }
+        }
+        if (error == Errors.NONE && !newIsr.contains(p.leader())) {
+            error = Errors.INVALID_REQUEST;
+        }
+        if (error != Errors.NONE) {
+            result.setErrorCode(error.code());
+            return Optional.empty();
+        }
+        result.setLeaderId(p.leader()).setLeaderEpoch(p.leaderEpoch()).setIsr(List.copyOf(newIsr));
+        if (newIsr.equals(p.isr())) {
+            result.setPartitionEpoch(p.partitionEpoch());
+            return Optional.empty();
+        }
+        result.setPartitionEpoch(p.partitionEpoch() + 1);
+        return Optional.of(new PartitionChangeRecord().setTopicId(topic.id()).setPartitionId(data.partitionIndex())
+                .setIsr(List.copyOf(newIsr)));
+    }
+
+    private static boolean eligible(MetadataImage image, PartitionRegistration p, int brokerId, long brokerEpoch) {
+        if (!p.replicas().contains(brokerId)) {
+            return false;
+        }
+        Optional<BrokerRegistration> broker = image.broker(brokerId);
+        if (broker.isEmpty() || broker.get().fenced() || broker.get().inControlledShutdown()) {
+            // A member already in the ISR may stay (shrinking around it is the leader's business).
+            return p.isr().contains(brokerId) && broker.isPresent() && !broker.get().fenced();
+        }
+        return brokerEpoch == -1 || broker.get().epoch() == brokerEpoch;
+    }
+
+    private static List<BrokerRegistration> usableBrokers(MetadataImage image) {
+        return image.brokers().values().stream().filter(BrokerRegistration::usable)
+                .sorted(Comparator.comparingInt(BrokerRegistration::id)).toList();
+    }
+
+    private static List<ApiMessage> fail(CreateTopicsResponseData.CreatableTopicResult result, Errors error,
+                                         String message) {
+        result.setErrorCode(error.code()).setErrorMessage(message);
+        return List.of();
+    }
+
+    /** A topic id that depends only on the name, the image offset and the ids in use (never ZERO or ONE). */
+    static Uuid topicId(String name, long offset, Set<Uuid> inUse) {
+        try {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            for (int attempt = 0; ; attempt++) {
+                digest.reset();
+                digest.update(name.getBytes(StandardCharsets.UTF_8));
+                digest.update(ByteBuffer.allocate(12).putLong(offset).putInt(attempt).array());
+                ByteBuffer hash = ByteBuffer.wrap(digest.digest());
+                Uuid id = new Uuid(hash.getLong(), hash.getLong());
+                if (!id.equals(Uuid.ZERO) && !id.equals(Uuid.ONE) && !inUse.contains(id)) {
+                    return id;
+                }
+            }
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+}

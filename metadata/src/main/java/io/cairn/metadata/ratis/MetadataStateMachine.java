@@ -1,0 +1,205 @@
+package io.cairn.metadata.ratis;
+
+import io.cairn.metadata.image.ImageRecords;
+import io.cairn.metadata.image.MetadataDelta;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.MetadataListener;
+import io.cairn.metadata.image.MetadataRecords;
+import io.cairn.metadata.image.MetadataUpdate;
+import io.cairn.wire.protocol.ApiMessage;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.MD5FileUtil;
+
+/**
+ * The Ratis state machine of the metadata log: each log entry is one batch of metadata records, applied to the
+ * image in log order; the image is published through a volatile field and handed to subscribers with what changed.
+ * Snapshots are the image written as records ({@link ImageRecords}) in Ratis' single-file snapshot layout.
+ * Read-only queries carry controller commands to the leader (see {@link RatisMetadataNode}). Thread-safe: Ratis
+ * applies on one thread; snapshots and subscriptions synchronise with it on {@code this}.
+ */
+final class MetadataStateMachine extends BaseStateMachine {
+
+    private static final Logger LOGGER = LogManager.getLogger(MetadataStateMachine.class);
+    private static final int SNAPSHOT_MAGIC = 0x43414d53;
+
+    /** Callbacks into the node: leadership changes and command handling. */
+    interface Hooks {
+        void leaderReady(long term);
+
+        void notLeader();
+
+        void leaderChanged(RaftPeerId leaderId);
+
+        CompletableFuture<Message> command(Message request);
+    }
+
+    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    private final List<MetadataListener> listeners = new CopyOnWriteArrayList<>();
+    private final Hooks hooks;
+    private volatile MetadataImage image = MetadataImage.EMPTY;
+    private volatile Function<Long, Long> termSupplier = x -> 0L;
+
+    MetadataStateMachine(Hooks hooks) {
+        this.hooks = hooks;
+    }
+
+    MetadataImage image() {
+        return image;
+    }
+
+    synchronized MetadataImage subscribe(MetadataListener listener) {
+        listeners.add(listener);
+        return image;
+    }
+
+    void unsubscribe(MetadataListener listener) {
+        listeners.remove(listener);
+    }
+
+    void setTermSupplier(Function<Long, Long> supplier) {
+        this.termSupplier = supplier;
+    }
+
+    @Override
+    public SimpleStateMachineStorage getStateMachineStorage() {
+        return storage;
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+        super.initialize(server, groupId, raftStorage);
+        storage.init(raftStorage);
+        loadSnapshot(storage.getLatestSnapshot());
+    }
+
+    @Override
+    public void reinitialize() throws IOException {
+        loadSnapshot(storage.loadLatestSnapshot());
+    }
+
+    private synchronized void loadSnapshot(SingleFileSnapshotInfo snapshot) throws IOException {
+        if (snapshot == null) {
+            return;
+        }
+        File file = snapshot.getFile().getPath().toFile();
+        MD5Hash digest = snapshot.getFile().getFileDigest();
+        if (digest != null) {
+            MD5FileUtil.verifySavedMD5(file, digest);
+        }
+        try (DataInputStream in = new DataInputStream(Files.newInputStream(file.toPath()))) {
+            if (in.readInt() != SNAPSHOT_MAGIC) {
+                throw new IOException("Not a metadata snapshot: " + file);
+            }
+            long offset = in.readLong();
+            MetadataDelta delta = new MetadataDelta(MetadataImage.EMPTY)
+                    .replayAll(MetadataRecords.decode(in.readAllBytes()));
+            MetadataImage loaded = delta.apply(offset);
+            MetadataImage previous = image;
+            image = loaded;
+            updateLastAppliedTermIndex(snapshot.getTermIndex());
+            LOGGER.info("Loaded metadata snapshot {} (offset {}, {} topics, {} brokers)", file.getName(), offset,
+                    loaded.topicsById().size(), loaded.brokers().size());
+            publish(delta, previous, loaded);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        LogEntryProto entry = trx.getLogEntry();
+        ByteString data = entry.getStateMachineLogEntry().getLogData();
+        List<ApiMessage> records = MetadataRecords.decode(data.toByteArray());
+        synchronized (this) {
+            MetadataImage previous = image;
+            MetadataDelta delta = new MetadataDelta(previous).replayAll(records);
+            MetadataImage next = delta.apply(entry.getIndex());
+            image = next;
+            updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+            publish(delta, previous, next);
+        }
+        return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
+    private void publish(MetadataDelta delta, MetadataImage previous, MetadataImage next) {
+        MetadataUpdate update = new MetadataUpdate(previous, next, delta.changes());
+        for (MetadataListener listener : listeners) {
+            try {
+                listener.onUpdate(update);
+            } catch (RuntimeException e) {
+                LOGGER.error("Metadata listener {} failed on offset {}", listener, next.offset(), e);
+            }
+        }
+    }
+
+    @Override
+    public synchronized long takeSnapshot() throws IOException {
+        TermIndex last = getLastAppliedTermIndex();
+        if (last == null || last.getIndex() < 0) {
+            return -1;
+        }
+        MetadataImage current = image;
+        File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+        File tmp = new File(file.getPath() + ".tmp");
+        try (DataOutputStream out = new DataOutputStream(Files.newOutputStream(tmp.toPath()))) {
+            out.writeInt(SNAPSHOT_MAGIC);
+            out.writeLong(current.offset());
+            out.write(MetadataRecords.encode(ImageRecords.of(current)));
+        }
+        Files.move(tmp.toPath(), file.toPath(), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        MD5Hash digest = MD5FileUtil.computeAndSaveMd5ForFile(file);
+        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last));
+        LOGGER.info("Took metadata snapshot at {}", last);
+        return last.getIndex();
+    }
+
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        return hooks.command(request);
+    }
+
+    @Override
+    public void notifyLeaderReady() {
+        hooks.leaderReady(termSupplier.apply(0L));
+    }
+
+    @Override
+    public void notifyNotLeader(java.util.Collection<TransactionContext> pendingEntries) {
+        hooks.notLeader();
+    }
+
+    @Override
+    public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+        hooks.leaderChanged(newLeaderId);
+    }
+
+    @Override
+    public void notifyServerShutdown(RoleInfoProto roleInfo, boolean allServer) {
+        hooks.notLeader();
+    }
+}

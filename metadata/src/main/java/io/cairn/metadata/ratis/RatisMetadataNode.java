@@ -1,0 +1,371 @@
+package io.cairn.metadata.ratis;
+
+import io.cairn.metadata.MetaProperties;
+import io.cairn.metadata.MetadataConfig;
+import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.controller.EventLoop;
+import io.cairn.metadata.controller.MetadataLog;
+import io.cairn.metadata.controller.QuorumController;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.MetadataListener;
+import io.cairn.metadata.image.MetadataRecords;
+import io.cairn.wire.error.ApiException;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.protocol.ApiMessage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * A metadata node on Apache Ratis: controllers are the voters of one Raft group (the Ratis leader is the active
+ * controller and runs the {@link QuorumController}); a broker-only node joins the group as a non-voting listener
+ * and follows the same log. Controller commands travel as Ratis read-only queries, which Ratis routes to the
+ * leader. Thread-safe.
+ */
+public final class RatisMetadataNode implements MetadataNode {
+
+    private static final Logger LOGGER = LogManager.getLogger(RatisMetadataNode.class);
+    /** One metadata group per cluster; every node derives the same id. */
+    static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(UUID.fromString("ca125000-0000-4000-8000-00000000da7a"));
+    /** The directory of the metadata log inside metadata.log.dir (Kafka's name for it). */
+    public static final String METADATA_DIR = "__cluster_metadata-0";
+    private static final long RETRY_MS = 50;
+
+    private final MetadataConfig config;
+    private final String clusterId;
+    private final RaftPeerId selfId;
+    private final RaftGroup group;
+    private final MetadataStateMachine stateMachine;
+    private final QuorumController controller;
+    private final RaftServer server;
+    private final RaftClient selfClient;
+    private final RaftClient routingClient;
+    private volatile int activeControllerId = -1;
+    private volatile boolean closed;
+
+    private RatisMetadataNode(MetadataConfig config, String clusterId) throws IOException {
+        this.config = config;
+        this.clusterId = clusterId;
+        this.selfId = peerId(config.nodeId());
+        List<RaftPeer> peers = new ArrayList<>();
+        for (MetadataConfig.QuorumVoter voter : config.voters()) {
+            peers.add(RaftPeer.newBuilder().setId(peerId(voter.id())).setAddress(voter.host() + ":" + voter.port())
+                    .build());
+        }
+        boolean listener = !config.isController();
+        if (listener) {
+            peers.add(listenerPeer());
+        }
+        this.group = RaftGroup.valueOf(GROUP_ID, peers);
+        this.stateMachine = new MetadataStateMachine(new Hooks());
+        RaftProperties properties = properties(config, listener);
+        this.controller = config.isController()
+                ? new QuorumController(config.controller(), clusterId, new RatisLog(), stateMachine::image,
+                        EventLoop.singleThread("cairn-controller-" + config.nodeId()))
+                : null;
+        Path storageDir = config.metadataLogDir().resolve(METADATA_DIR);
+        boolean fresh = !Files.isDirectory(storageDir.resolve(GROUP_ID.getUuid().toString()));
+        this.server = RaftServer.newBuilder().setServerId(selfId).setGroup(group).setProperties(properties)
+                .setStateMachine(stateMachine)
+                .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER).build();
+        stateMachine.setTermSupplier(ignored -> currentTerm());
+        RaftProperties clientProps = clientProperties(config);
+        this.selfClient = RaftClient.newBuilder().setProperties(clientProps).setRaftGroup(group).setLeaderId(selfId)
+                .setRetryPolicy(RetryPolicies.noRetry()).build();
+        this.routingClient = RaftClient.newBuilder().setProperties(clientProps).setRaftGroup(group)
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
+                        TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    /**
+     * Starts a node: reads meta.properties from metadata.log.dir (writing it on the first start of a sole-voter
+     * controller), starts the Ratis server and, on a broker-only node, joins the group as a listener.
+     */
+    public static RatisMetadataNode start(MetadataConfig config) throws IOException {
+        MetaProperties meta = ensureFormatted(config);
+        RatisMetadataNode node = new RatisMetadataNode(config, meta.clusterId());
+        node.server.start();
+        LOGGER.info("Metadata node {} started (roles {}, voters {}, cluster {})", config.nodeId(), config.roles(),
+                config.voters(), meta.clusterId());
+        if (!config.isController()) {
+            node.joinAsListener();
+        }
+        return node;
+    }
+
+    private static MetaProperties ensureFormatted(MetadataConfig config) throws IOException {
+        Path dir = config.metadataLogDir();
+        Optional<MetaProperties> existing = MetaProperties.read(dir);
+        if (existing.isPresent()) {
+            if (existing.get().nodeId() != config.nodeId()) {
+                throw new IOException("Stored node id " + existing.get().nodeId() + " in " + dir
+                        + " doesn't match node.id " + config.nodeId());
+            }
+            return existing.get();
+        }
+        if (!config.isSoleVoter()) {
+            throw new IOException("No meta.properties found in " + dir
+                    + " (have you run cairn-storage format to format the directory?)");
+        }
+        MetaProperties meta = new MetaProperties(MetaProperties.randomUuid().toString(), config.nodeId(),
+                MetaProperties.randomUuid());
+        meta.write(dir);
+        LOGGER.info("Formatted {} on first start as the sole voter: cluster.id {}", dir, meta.clusterId());
+        return meta;
+    }
+
+    private RaftPeer listenerPeer() {
+        if (config.listenerPort() <= 0) {
+            throw new IllegalArgumentException("A broker-only node follows the metadata log as a Ratis listener and "
+                    + "needs metadata.listener.port");
+        }
+        return RaftPeer.newBuilder().setId(selfId).setAddress(config.listenerHost() + ":" + config.listenerPort())
+                .setStartupRole(RaftPeerRole.LISTENER).build();
+    }
+
+    private static RaftProperties properties(MetadataConfig config, boolean listener) {
+        RaftProperties props = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(props, SupportedRpcType.NETTY);
+        int port = listener ? config.listenerPort() : config.voters().stream()
+                .filter(v -> v.id() == config.nodeId()).findFirst().orElseThrow().port();
+        NettyConfigKeys.Server.setPort(props, port);
+        RaftServerConfigKeys.setStorageDir(props, List.of(config.metadataLogDir().resolve(METADATA_DIR).toFile()));
+        long election = config.electionTimeoutMs();
+        RaftServerConfigKeys.Rpc.setTimeoutMin(props, TimeDuration.valueOf(election, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(props, TimeDuration.valueOf(2 * election, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setRequestTimeout(props,
+                TimeDuration.valueOf(config.requestTimeoutMs(), TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(props, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(props, config.snapshotThreshold());
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(props, 2);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(props, true);
+        return props;
+    }
+
+    private static RaftProperties clientProperties(MetadataConfig config) {
+        RaftProperties props = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(props, SupportedRpcType.NETTY);
+        RaftClientConfigKeys.Rpc.setRequestTimeout(props,
+                TimeDuration.valueOf(Math.max(3000, config.requestTimeoutMs()), TimeUnit.MILLISECONDS));
+        return props;
+    }
+
+    static RaftPeerId peerId(int nodeId) {
+        return RaftPeerId.valueOf(Integer.toString(nodeId));
+    }
+
+    private long currentTerm() {
+        try {
+            return server.getDivision(GROUP_ID).getInfo().getCurrentTerm();
+        } catch (IOException e) {
+            throw new IllegalStateException("No metadata group division", e);
+        }
+    }
+
+    private void joinAsListener() {
+        List<RaftPeer> voters = group.getPeers().stream().filter(p -> !p.getId().equals(selfId)).toList();
+        SetConfigurationRequest.Arguments args = SetConfigurationRequest.Arguments.newBuilder()
+                .setServersInNewConf(voters).setListenersInNewConf(List.of(listenerPeer()))
+                .setMode(SetConfigurationRequest.Mode.ADD).build();
+        CompletableFuture.runAsync(() -> {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    RaftClientReply reply = routingClient.admin().setConfiguration(args);
+                    if (reply.isSuccess()) {
+                        LOGGER.info("Node {} joined the metadata quorum as a listener", config.nodeId());
+                        return;
+                    }
+                    LOGGER.warn("Listener registration of node {} failed: {}", config.nodeId(), reply);
+                } catch (IOException | RuntimeException e) {
+                    LOGGER.warn("Listener registration of node {} failed (attempt {}): {}", config.nodeId(), attempt,
+                            e.toString());
+                }
+                if (server.getLifeCycleState().isClosingOrClosed()) {
+                    return;
+                }
+            }
+        });
+    }
+
+    @Override
+    public MetadataImage currentImage() {
+        return stateMachine.image();
+    }
+
+    @Override
+    public MetadataImage subscribe(MetadataListener listener) {
+        return stateMachine.subscribe(listener);
+    }
+
+    @Override
+    public void unsubscribe(MetadataListener listener) {
+        stateMachine.unsubscribe(listener);
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> submit(ApiMessage request) {
+        CompletableFuture<ApiMessage> result = new CompletableFuture<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(commandTimeoutMs());
+        attempt(request, result, deadline);
+        return result;
+    }
+
+    /** How long a command may wait for an active controller: a few elections plus the request timeout. */
+    private long commandTimeoutMs() {
+        return 4 * 2 * config.electionTimeoutMs() + config.requestTimeoutMs() + 5000;
+    }
+
+    private void attempt(ApiMessage request, CompletableFuture<ApiMessage> result, long deadlineNanos) {
+        CompletableFuture<ApiMessage> once;
+        if (controller != null && controller.isActive()) {
+            once = controller.submit(request);
+        } else {
+            once = routingClient.async().sendReadOnly(CommandCodec.encode(request)).thenApply(reply -> {
+                if (!reply.isSuccess()) {
+                    throw CommandCodec.toApiException(reply.getException());
+                }
+                return CommandCodec.decode(reply.getMessage(), true);
+            });
+        }
+        once.whenComplete((response, failure) -> {
+            if (failure == null) {
+                result.complete(response);
+                return;
+            }
+            ApiException api = CommandCodec.toApiException(failure);
+            boolean retriable = Errors.forException(api) == Errors.NOT_CONTROLLER && !closed;
+            if (retriable && System.nanoTime() < deadlineNanos) {
+                CompletableFuture.delayedExecutor(RETRY_MS, TimeUnit.MILLISECONDS)
+                        .execute(() -> attempt(request, result, deadlineNanos));
+            } else {
+                result.completeExceptionally(api);
+            }
+        });
+    }
+
+    @Override
+    public String clusterId() {
+        return clusterId;
+    }
+
+    @Override
+    public int nodeId() {
+        return config.nodeId();
+    }
+
+    @Override
+    public boolean isActiveController() {
+        return controller != null && controller.isActive();
+    }
+
+    @Override
+    public int activeControllerId() {
+        return activeControllerId;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            if (controller != null) {
+                controller.close();
+            }
+            routingClient.close();
+            selfClient.close();
+            server.close();
+        } catch (IOException e) {
+            LOGGER.warn("Error closing metadata node {}", config.nodeId(), e);
+        }
+    }
+
+    /** The metadata log of the active controller: appends through a client pinned to this node, no retries. */
+    private final class RatisLog implements MetadataLog {
+        @Override
+        public CompletableFuture<Long> append(long term, List<ApiMessage> records) {
+            Message message = Message.valueOf(ByteString.copyFrom(MetadataRecords.encode(records)));
+            return selfClient.async().send(message).thenApply(reply -> {
+                if (!reply.isSuccess()) {
+                    throw new IllegalStateException("Metadata append failed", reply.getException());
+                }
+                return reply.getLogIndex();
+            });
+        }
+    }
+
+    /** Ratis callbacks into this node. */
+    private final class Hooks implements MetadataStateMachine.Hooks {
+        @Override
+        public void leaderReady(long term) {
+            activeControllerId = config.nodeId();
+            if (controller != null) {
+                controller.becomeLeader(term);
+            }
+        }
+
+        @Override
+        public void notLeader() {
+            if (controller != null) {
+                controller.resign();
+            }
+        }
+
+        @Override
+        public void leaderChanged(RaftPeerId leaderId) {
+            activeControllerId = leaderId == null ? -1 : Integer.parseInt(leaderId.toString());
+            if (controller != null && !selfId.equals(leaderId)) {
+                controller.resign();
+            }
+        }
+
+        @Override
+        public CompletableFuture<Message> command(Message request) {
+            if (controller == null) {
+                return CompletableFuture.completedFuture(CommandCodec.encodeError(Errors.NOT_CONTROLLER,
+                        "Node " + config.nodeId() + " is not a controller"));
+            }
+            ApiMessage decoded;
+            try {
+                decoded = CommandCodec.decode(request, false);
+            } catch (RuntimeException e) {
+                return CompletableFuture.completedFuture(CommandCodec.encodeError(Errors.INVALID_REQUEST,
+                        e.getMessage()));
+            }
+            return controller.submit(decoded).handle((response, failure) -> {
+                if (failure == null) {
+                    return CommandCodec.encode(response);
+                }
+                ApiException api = CommandCodec.toApiException(failure);
+                return CommandCodec.encodeError(Errors.forException(api), api.getMessage());
+            });
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package io.cairn.metadata.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.metadata.TestRequests;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.PartitionRegistration;
+import io.cairn.metadata.image.TopicImage;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.AllocateProducerIdsRequestData;
+import io.cairn.wire.message.AllocateProducerIdsResponseData;
+import io.cairn.wire.message.AlterPartitionRequestData;
+import io.cairn.wire.message.AlterPartitionResponseData;
+import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreateTopicsResponseData;
+import io.cairn.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ControllerLogicTest {
+
+    private final ControllerLogic logic = new ControllerLogic(ControllerSettings.defaults(0));
+
+    private MetadataImage image = MetadataImage.EMPTY;
+
+    private <R extends ApiMessage> R run(ControllerResult<R> result) {
+        image = ControllerLogic.apply(image, result.records());
+        return result.response();
+    }
+
+    private void brokers(int count, String... racks) {
+        for (int id = 1; id <= count; id++) {
+            String rack = racks.length == 0 ? null : racks[(id - 1) % racks.length];
+            BrokerRegistrationResponseData registered = run(logic.registerBroker(image,
+                    TestRequests.registration(id, rack), b -> false));
+            run(logic.heartbeat(image, TestRequests.heartbeat(id, registered.brokerEpoch())));
+        }
+    }
+
+    private CreateTopicsResponseData.CreatableTopicResult create(String name, int partitions, int replication,
+                                                                 Map<String, String> configs) {
+        CreateTopicsResponseData response = handle(TestRequests.createTopic(name, partitions, replication,
+                configs));
+        return response.topics().get(0);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <R extends ApiMessage> R handle(ApiMessage request) {
+        return run((ControllerResult<R>) logic.handle(image, request, b -> true));
+    }
+
+    @Test
+    void registeredBrokersStartFencedAndAHeartbeatUnfencesThem() {
+        // Given
+        BrokerRegistrationResponseData registered = run(logic.registerBroker(image,
+                TestRequests.registration(1, null), b -> false));
+
+        // Then
+        assertThat(image.broker(1).orElseThrow().fenced()).isTrue();
+        run(logic.heartbeat(image, TestRequests.heartbeat(1, registered.brokerEpoch())));
+        assertThat(image.broker(1).orElseThrow().fenced()).isFalse();
+        assertThat(run(logic.heartbeat(image, TestRequests.heartbeat(1, registered.brokerEpoch() + 5))).errorCode())
+                .isEqualTo(Errors.STALE_BROKER_EPOCH.code());
+    }
+
+    @Test
+    void createTopicRejectsWithKafkasErrorCodesAndMessages() {
+        // Given
+        brokers(2);
+        assertThat(create("ok", 1, 1, Map.of()).errorCode()).isEqualTo(Errors.NONE.code());
+
+        // Then
+        CreateTopicsResponseData.CreatableTopicResult tooMany = create("rf3", 1, 3, Map.of());
+        assertThat(tooMany.errorCode()).isEqualTo(Errors.INVALID_REPLICATION_FACTOR.code());
+        assertThat(tooMany.errorMessage()).isEqualTo("Unable to replicate the partition 3 time(s): The target "
+                + "replication factor of 3 cannot be reached because only 2 broker(s) are registered.");
+        assertThat(create("ok", 1, 1, Map.of()).errorCode()).isEqualTo(Errors.TOPIC_ALREADY_EXISTS.code());
+        assertThat(create("zero", 0, 1, Map.of()).errorCode()).isEqualTo(Errors.INVALID_PARTITIONS.code());
+        assertThat(create("bad/name", 1, 1, Map.of()).errorMessage()).isEqualTo("Topic name \"bad/name\" is "
+                + "illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'");
+        assertThat(create("o.k", 1, 1, Map.of()).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(create("o_k", 1, 1, Map.of()).errorMessage())
+                .isEqualTo("Topic 'o_k' collides with existing topic: o.k");
+        CreateTopicsResponseData.CreatableTopicResult badConfig = create("cfg", 1, 1, Map.of("retention.ms", "x"));
+        assertThat(badConfig.errorCode()).isEqualTo(Errors.INVALID_CONFIG.code());
+        assertThat(badConfig.errorMessage())
+                .isEqualTo("Invalid value x for configuration retention.ms: Not a number of type LONG");
+        assertThat(create("cfg", 1, 1, Map.of("foo", "1")).errorMessage())
+                .isEqualTo("Unknown topic config name: foo");
+        assertThat(create("cfg", 1, 1, Map.of("cleanup.policy", "compact,delete")).errorCode())
+                .isEqualTo(Errors.NONE.code());
+    }
+
+    @Test
+    void placementSpreadsLeadersEvenlyAndPutsReplicasInDifferentRacks() {
+        // Given six brokers in three racks
+        brokers(6, "a", "b", "c");
+
+        // When
+        create("spread", 12, 3, Map.of());
+
+        // Then every broker leads two partitions and every partition spans the three racks
+        TopicImage topic = image.topic("spread").orElseThrow();
+        Map<Integer, Integer> leaders = new HashMap<>();
+        for (PartitionRegistration p : topic.partitions().values()) {
+            leaders.merge(p.leader(), 1, Integer::sum);
+            Set<String> racks = new HashSet<>();
+            p.replicas().forEach(r -> racks.add(image.broker(r).orElseThrow().rack().orElseThrow()));
+            assertThat(racks).hasSize(3);
+            assertThat(p.isr()).containsExactlyElementsOf(p.replicas());
+        }
+        assertThat(leaders).hasSize(6).allSatisfy((broker, count) -> assertThat(count).isEqualTo(2));
+    }
+
+    @Test
+    void fencingABrokerMovesItsLeadershipsToIsrMembersAndUnfencingRestoresLeaderlessPartitions() {
+        // Given
+        brokers(3);
+        create("t", 6, 2, Map.of());
+        create("single", 3, 1, Map.of());
+        List<Integer> ledBy1 = new ArrayList<>();
+        image.topic("t").orElseThrow().partitions().forEach((i, p) -> {
+            if (p.leader() == 1) {
+                ledBy1.add(i);
+            }
+        });
+        assertThat(ledBy1).isNotEmpty();
+
+        // When
+        image = ControllerLogic.apply(image, logic.fenceExpired(image, 1));
+
+        // Then
+        assertThat(image.broker(1).orElseThrow().fenced()).isTrue();
+        for (int index : ledBy1) {
+            PartitionRegistration p = image.topic("t").orElseThrow().partitions().get(index);
+            assertThat(p.leader()).isNotEqualTo(1).isIn(p.isr());
+            assertThat(p.isr()).doesNotContain(1);
+            assertThat(p.leaderEpoch()).isEqualTo(1);
+        }
+        image.topic("single").orElseThrow().partitions().values().stream().filter(p -> p.replicas().contains(1))
+                .forEach(p -> assertThat(p.leader()).isEqualTo(PartitionRegistration.NO_LEADER));
+        long epoch = image.broker(1).orElseThrow().epoch();
+        run(logic.heartbeat(image, TestRequests.heartbeat(1, epoch)));
+        image.topic("single").orElseThrow().partitions().values().stream().filter(p -> p.replicas().contains(1))
+                .forEach(p -> assertThat(p.leader()).isEqualTo(1));
+    }
+
+    @Test
+    void alterPartitionChecksLeaderAndPartitionEpochs() {
+        // Given
+        brokers(2);
+        create("t", 1, 2, Map.of());
+        TopicImage topic = image.topic("t").orElseThrow();
+        PartitionRegistration p = topic.partitions().get(0);
+        int leader = p.leader();
+        long leaderEpoch = image.broker(leader).orElseThrow().epoch();
+
+        // When the leader shrinks the ISR with the right epochs
+        AlterPartitionResponseData ok = handle(alter(topic, leader, leaderEpoch, p.leaderEpoch(),
+                p.partitionEpoch(), List.of(leader)));
+        // and retries with the now stale partition epoch
+        AlterPartitionResponseData stale = handle(alter(topic, leader, leaderEpoch, p.leaderEpoch(),
+                p.partitionEpoch(), List.of(leader)));
+
+        // Then
+        AlterPartitionResponseData.PartitionData result = ok.topics().get(0).partitions().get(0);
+        assertThat(result.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(result.isr()).containsExactly(leader);
+        assertThat(result.partitionEpoch()).isEqualTo(p.partitionEpoch() + 1);
+        assertThat(stale.topics().get(0).partitions().get(0).errorCode())
+                .isEqualTo(Errors.INVALID_UPDATE_VERSION.code());
+        AlterPartitionResponseData fenced = handle(alter(topic, leader, leaderEpoch, p.leaderEpoch() - 1,
+                p.partitionEpoch() + 1, List.of(leader)));
+        assertThat(fenced.topics().get(0).partitions().get(0).errorCode())
+                .isEqualTo(Errors.FENCED_LEADER_EPOCH.code());
+    }
+
+    @Test
+    void producerIdBlocksDoNotOverlap() {
+        // Given
+        brokers(1);
+        long epoch = image.broker(1).orElseThrow().epoch();
+        AllocateProducerIdsRequestData request = new AllocateProducerIdsRequestData().setBrokerId(1)
+                .setBrokerEpoch(epoch);
+
+        // When
+        AllocateProducerIdsResponseData first = run(logic.allocateProducerIds(image, request));
+        AllocateProducerIdsResponseData second = run(logic.allocateProducerIds(image, request));
+
+        // Then
+        assertThat(first.producerIdStart()).isZero();
+        assertThat(second.producerIdStart()).isEqualTo(first.producerIdStart() + first.producerIdLen());
+        assertThat(run(logic.allocateProducerIds(image, request.setBrokerEpoch(epoch + 1))).errorCode())
+                .isEqualTo(Errors.STALE_BROKER_EPOCH.code());
+    }
+
+    private static AlterPartitionRequestData alter(TopicImage topic, int broker, long brokerEpoch, int leaderEpoch,
+                                                   int partitionEpoch, List<Integer> isr) {
+        List<AlterPartitionRequestData.BrokerState> states = new ArrayList<>();
+        isr.forEach(b -> states.add(new AlterPartitionRequestData.BrokerState().setBrokerId(b).setBrokerEpoch(-1)));
+        List<AlterPartitionRequestData.PartitionData> partitions = new ArrayList<>();
+        partitions.add(new AlterPartitionRequestData.PartitionData().setPartitionIndex(0).setLeaderEpoch(leaderEpoch)
+                .setPartitionEpoch(partitionEpoch).setNewIsrWithEpochs(states));
+        List<AlterPartitionRequestData.TopicData> topics = new ArrayList<>();
+        topics.add(new AlterPartitionRequestData.TopicData().setTopicId(topic.id()).setPartitions(partitions));
+        return new AlterPartitionRequestData().setBrokerId(broker).setBrokerEpoch(brokerEpoch).setTopics(topics);
+    }
+}
