@@ -15,7 +15,6 @@ import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AllocateProducerIdsRequestData;
 import io.cairn.wire.message.AllocateProducerIdsResponseData;
 import io.cairn.wire.message.AlterPartitionRequestData;
-import io.cairn.wire.message.AlterPartitionResponseData;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.BrokerHeartbeatRequestData;
 import io.cairn.wire.message.BrokerHeartbeatResponseData;

@@ -17,10 +17,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import org.apache.ratis.RaftConfigKeys;
@@ -29,13 +34,17 @@ import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
@@ -66,8 +75,14 @@ public final class RatisMetadataNode implements MetadataNode {
     private final MetadataStateMachine stateMachine;
     private final QuorumController controller;
     private final RaftServer server;
-    private final RaftClient selfClient;
-    private final RaftClient routingClient;
+    private final RaftProperties clientProperties;
+    private final ClientId selfClientId = ClientId.randomId();
+    private final AtomicLong callIds = new AtomicLong();
+    private final ExecutorService routingExecutor;
+    private volatile RaftClient routingClient;
+    private final Map<Integer, RaftClient> peerClients = new ConcurrentHashMap<>();
+    private volatile int routeHint = -1;
+    private volatile int lastFailedTarget = -1;
     private volatile int activeControllerId = -1;
     private volatile boolean closed;
 
@@ -97,13 +112,13 @@ public final class RatisMetadataNode implements MetadataNode {
                 .setStateMachine(stateMachine)
                 .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER).build();
         stateMachine.setTermSupplier(ignored -> currentTerm());
-        RaftProperties clientProps = clientProperties(config);
-        this.selfClient = RaftClient.newBuilder().setProperties(clientProps).setRaftGroup(group).setLeaderId(selfId)
-                .setRetryPolicy(RetryPolicies.noRetry()).build();
-        this.routingClient = RaftClient.newBuilder().setProperties(clientProps).setRaftGroup(group)
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(100,
-                        TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-                .build();
+        this.clientProperties = clientProperties(config);
+        this.routingClient = newRoutingClient();
+        this.routingExecutor = Executors.newCachedThreadPool(r -> {
+            Thread thread = new Thread(r, "cairn-metadata-route-" + config.nodeId());
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     /**
@@ -171,11 +186,75 @@ public final class RatisMetadataNode implements MetadataNode {
         return props;
     }
 
+    private RaftClient newRoutingClient() {
+        return RaftClient.newBuilder().setProperties(clientProperties).setRaftGroup(group)
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
+                        TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    /**
+     * Sends a read-only query to one voter: the last known leader, else the voters in turn. One try per call, no
+     * Ratis retries (Ratis' ordered async client closes itself for good after a failure; this one is blocking):
+     * the caller's loop retries, so a dead leader costs one failed try, not a retry policy's worth of them.
+     */
+    private RaftClientReply route(Message message, int attemptNo) throws IOException {
+        int target = routeHint;
+        if (target < 0 && activeControllerId > 0 && activeControllerId != lastFailedTarget) {
+            target = activeControllerId;
+        }
+        int chosen = target;
+        if (target < 0 || config.voters().stream().noneMatch(v -> v.id() == chosen)) {
+            List<MetadataConfig.QuorumVoter> candidates = config.voters().stream()
+                    .filter(v -> v.id() != lastFailedTarget).toList();
+            if (candidates.isEmpty()) {
+                candidates = config.voters();
+            }
+            target = candidates.get(Math.floorMod(attemptNo, candidates.size())).id();
+        }
+        RaftClient client = peerClients.computeIfAbsent(target, id -> RaftClient.newBuilder()
+                .setProperties(clientProperties).setRaftGroup(group).setLeaderId(peerId(id))
+                .setRetryPolicy(RetryPolicies.noRetry()).build());
+        try {
+            RaftClientReply reply = client.io().sendReadOnly(message);
+            if (reply.getNotLeaderException() != null) {
+                RaftPeer suggested = reply.getNotLeaderException().getSuggestedLeader();
+                routeHint = suggested == null ? -1 : Integer.parseInt(suggested.getId().toString());
+            }
+            return reply;
+        } catch (NotLeaderException e) {
+            RaftPeer suggested = e.getSuggestedLeader();
+            routeHint = suggested == null || suggested.getId().toString().equals(Integer.toString(target))
+                    ? -1 : Integer.parseInt(suggested.getId().toString());
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            // A Ratis client may close itself after a failed call (AlreadyClosedException on every later call):
+            // drop it and start the next try with a new one, closed off the request path (closing waits for the
+            // channel, seconds for a dead peer).
+            routeHint = -1;
+            lastFailedTarget = target;
+            if (peerClients.remove(target, client)) {
+                routingExecutor.execute(() -> closeQuietly(client));
+            }
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(RaftClient client) {
+        try {
+            client.close();
+        } catch (IOException e) {
+            LOGGER.debug("Error closing a Ratis client", e);
+        }
+    }
+
     private static RaftProperties clientProperties(MetadataConfig config) {
         RaftProperties props = new RaftProperties();
         RaftConfigKeys.Rpc.setType(props, SupportedRpcType.NETTY);
-        RaftClientConfigKeys.Rpc.setRequestTimeout(props,
-                TimeDuration.valueOf(Math.max(3000, config.requestTimeoutMs()), TimeUnit.MILLISECONDS));
+        // One routing try waits at most an election timeout: a try stuck on a dead leader (Ratis fails it only at
+        // its timeout) must not outlast the election that replaces it. The caller retries.
+        RaftClientConfigKeys.Rpc.setRequestTimeout(props, TimeDuration.valueOf(
+                Math.min(config.requestTimeoutMs(), Math.max(500, config.electionTimeoutMs())), TimeUnit.MILLISECONDS));
         return props;
     }
 
@@ -196,20 +275,30 @@ public final class RatisMetadataNode implements MetadataNode {
         SetConfigurationRequest.Arguments args = SetConfigurationRequest.Arguments.newBuilder()
                 .setServersInNewConf(voters).setListenersInNewConf(List.of(listenerPeer()))
                 .setMode(SetConfigurationRequest.Mode.ADD).build();
-        CompletableFuture.runAsync(() -> {
+        routingExecutor.execute(() -> {
             for (int attempt = 1; ; attempt++) {
                 try {
                     RaftClientReply reply = routingClient.admin().setConfiguration(args);
-                    if (reply.isSuccess()) {
-                        LOGGER.info("Node {} joined the metadata quorum as a listener", config.nodeId());
+                    if (reply.isSuccess() || closed) {
+                        if (reply.isSuccess()) {
+                            LOGGER.info("Node {} joined the metadata quorum as a listener", config.nodeId());
+                        }
                         return;
                     }
                     LOGGER.warn("Listener registration of node {} failed: {}", config.nodeId(), reply);
+                } catch (AlreadyClosedException e) {
+                    synchronized (this) {
+                        if (!closed) {
+                            RaftClient old = routingClient;
+                            routingClient = newRoutingClient();
+                            closeQuietly(old);
+                        }
+                    }
                 } catch (IOException | RuntimeException e) {
                     LOGGER.warn("Listener registration of node {} failed (attempt {}): {}", config.nodeId(), attempt,
                             e.toString());
                 }
-                if (server.getLifeCycleState().isClosingOrClosed()) {
+                if (closed || server.getLifeCycleState().isClosingOrClosed()) {
                     return;
                 }
             }
@@ -245,16 +334,28 @@ public final class RatisMetadataNode implements MetadataNode {
     }
 
     private void attempt(ApiMessage request, CompletableFuture<ApiMessage> result, long deadlineNanos) {
+        attempt(request, result, deadlineNanos, 0);
+    }
+
+    private void attempt(ApiMessage request, CompletableFuture<ApiMessage> result, long deadlineNanos,
+                         int attemptNo) {
         CompletableFuture<ApiMessage> once;
         if (controller != null && controller.isActive()) {
             once = controller.submit(request);
         } else {
-            once = routingClient.async().sendReadOnly(CommandCodec.encode(request)).thenApply(reply -> {
+            Message message = CommandCodec.encode(request);
+            once = CompletableFuture.supplyAsync(() -> {
+                RaftClientReply reply;
+                try {
+                    reply = route(message, attemptNo);
+                } catch (IOException e) {
+                    throw CommandCodec.toApiException(e);
+                }
                 if (!reply.isSuccess()) {
                     throw CommandCodec.toApiException(reply.getException());
                 }
                 return CommandCodec.decode(reply.getMessage(), true);
-            });
+            }, routingExecutor);
         }
         once.whenComplete((response, failure) -> {
             if (failure == null) {
@@ -262,10 +363,12 @@ public final class RatisMetadataNode implements MetadataNode {
                 return;
             }
             ApiException api = CommandCodec.toApiException(failure);
+            LOGGER.debug("Controller command {} attempt {} failed: {}", request.apiKey(), attemptNo,
+                    failure.toString());
             boolean retriable = Errors.forException(api) == Errors.NOT_CONTROLLER && !closed;
             if (retriable && System.nanoTime() < deadlineNanos) {
                 CompletableFuture.delayedExecutor(RETRY_MS, TimeUnit.MILLISECONDS)
-                        .execute(() -> attempt(request, result, deadlineNanos));
+                        .execute(() -> attempt(request, result, deadlineNanos, attemptNo + 1));
             } else {
                 result.completeExceptionally(api);
             }
@@ -299,20 +402,33 @@ public final class RatisMetadataNode implements MetadataNode {
             if (controller != null) {
                 controller.close();
             }
-            routingClient.close();
-            selfClient.close();
+            routingExecutor.shutdownNow();
+            closeQuietly(routingClient);
+            peerClients.values().forEach(RatisMetadataNode::closeQuietly);
             server.close();
         } catch (IOException e) {
             LOGGER.warn("Error closing metadata node {}", config.nodeId(), e);
         }
     }
 
-    /** The metadata log of the active controller: appends through a client pinned to this node, no retries. */
+    /**
+     * The metadata log of the active controller: each batch is submitted straight to the local Ratis server as a
+     * write request (in call order, from the controller thread); no client, no retries.
+     */
     private final class RatisLog implements MetadataLog {
         @Override
         public CompletableFuture<Long> append(long term, List<ApiMessage> records) {
             Message message = Message.valueOf(ByteString.copyFrom(MetadataRecords.encode(records)));
-            return selfClient.async().send(message).thenApply(reply -> {
+            RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(selfClientId).setServerId(selfId)
+                    .setGroupId(GROUP_ID).setCallId(callIds.incrementAndGet()).setMessage(message)
+                    .setType(RaftClientRequest.writeRequestType()).build();
+            CompletableFuture<RaftClientReply> sent;
+            try {
+                sent = server.submitClientRequestAsync(request);
+            } catch (IOException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            return sent.thenApply(reply -> {
                 if (!reply.isSuccess()) {
                     throw new IllegalStateException("Metadata append failed", reply.getException());
                 }
@@ -341,6 +457,8 @@ public final class RatisMetadataNode implements MetadataNode {
         @Override
         public void leaderChanged(RaftPeerId leaderId) {
             activeControllerId = leaderId == null ? -1 : Integer.parseInt(leaderId.toString());
+            routeHint = activeControllerId;
+            lastFailedTarget = -1;
             if (controller != null && !selfId.equals(leaderId)) {
                 controller.resign();
             }
