@@ -6,6 +6,7 @@ import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
 import io.cairn.broker.handler.CreateTopicsHandler;
 import io.cairn.broker.handler.DeleteTopicsHandler;
+import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.MetadataHandler;
@@ -90,6 +91,8 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new CreateTopicsHandler(node));
         handlers.add(new DeleteTopicsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
+        handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
+                config.originals().keySet()));
         handlers.addAll(extra);
         return List.copyOf(handlers);
     }
