@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -228,13 +229,14 @@ public final class RatisMetadataNode implements MetadataNode {
                     ? -1 : Integer.parseInt(suggested.getId().toString());
             throw e;
         } catch (IOException | RuntimeException e) {
-            // A Ratis client may close itself after a failed call (AlreadyClosedException on every later call):
-            // drop it and start the next try with a new one, closed off the request path (closing waits for the
-            // channel, seconds for a dead peer).
             routeHint = -1;
             lastFailedTarget = target;
             if (peerClients.remove(target, client)) {
-                routingExecutor.execute(() -> closeQuietly(client));
+                // A Ratis client may close itself after a failure, and calls on it then fail or hang: the next try
+                // gets a new one. Its resources are released later, off the request path and after concurrent
+                // tries on it have given up (closing waits for the channel, seconds for a dead peer).
+                CompletableFuture.delayedExecutor(2 * config.requestTimeoutMs(), TimeUnit.MILLISECONDS,
+                        routingExecutor).execute(() -> closeQuietly(client));
             }
             throw e;
         }
@@ -254,7 +256,8 @@ public final class RatisMetadataNode implements MetadataNode {
         // One routing try waits at most an election timeout: a try stuck on a dead leader (Ratis fails it only at
         // its timeout) must not outlast the election that replaces it. The caller retries.
         RaftClientConfigKeys.Rpc.setRequestTimeout(props, TimeDuration.valueOf(
-                Math.min(config.requestTimeoutMs(), Math.max(500, config.electionTimeoutMs())), TimeUnit.MILLISECONDS));
+                Math.min(config.requestTimeoutMs(), Math.max(500, config.electionTimeoutMs())),
+                TimeUnit.MILLISECONDS));
         return props;
     }
 
@@ -328,6 +331,14 @@ public final class RatisMetadataNode implements MetadataNode {
         return result;
     }
 
+    /**
+     * How long one routing try may take before the next one starts: an election timeout (at least 500 ms), so a
+     * try stuck on a dead or electing node (Ratis can hold it for seconds) does not outlast the election.
+     */
+    private long routingTryTimeoutMs() {
+        return Math.min(config.requestTimeoutMs(), Math.max(500, config.electionTimeoutMs()));
+    }
+
     /** How long a command may wait for an active controller: a few elections plus the request timeout. */
     private long commandTimeoutMs() {
         return 4 * 2 * config.electionTimeoutMs() + config.requestTimeoutMs() + 5000;
@@ -355,12 +366,16 @@ public final class RatisMetadataNode implements MetadataNode {
                     throw CommandCodec.toApiException(reply.getException());
                 }
                 return CommandCodec.decode(reply.getMessage(), true);
-            }, routingExecutor);
+            }, routingExecutor).orTimeout(routingTryTimeoutMs(), TimeUnit.MILLISECONDS);
         }
         once.whenComplete((response, failure) -> {
             if (failure == null) {
                 result.complete(response);
                 return;
+            }
+            if (failure instanceof TimeoutException
+                    || failure.getCause() instanceof TimeoutException) {
+                routeHint = -1;
             }
             ApiException api = CommandCodec.toApiException(failure);
             LOGGER.debug("Controller command {} attempt {} failed: {}", request.apiKey(), attemptNo,

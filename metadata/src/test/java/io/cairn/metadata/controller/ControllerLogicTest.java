@@ -11,7 +11,9 @@ import io.cairn.wire.message.AllocateProducerIdsRequestData;
 import io.cairn.wire.message.AllocateProducerIdsResponseData;
 import io.cairn.wire.message.AlterPartitionRequestData;
 import io.cairn.wire.message.AlterPartitionResponseData;
+import io.cairn.wire.message.BrokerHeartbeatResponseData;
 import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.protocol.ApiMessage;
 import java.util.ArrayList;
@@ -178,6 +180,56 @@ class ControllerLogicTest {
                 p.partitionEpoch() + 1, List.of(leader)));
         assertThat(fenced.topics().get(0).partitions().get(0).errorCode())
                 .isEqualTo(Errors.FENCED_LEADER_EPOCH.code());
+    }
+
+    @Test
+    void controlledShutdownMovesLeadershipsAwayBeforeTheBrokerIsToldToStop() {
+        // Given
+        brokers(3);
+        create("t", 6, 3, Map.of());
+        long epoch = image.broker(2).orElseThrow().epoch();
+        assertThat(image.leaderships(2)).isNotEmpty();
+
+        // When
+        BrokerHeartbeatResponseData response = run(logic.heartbeat(image, TestRequests.heartbeat(2, epoch)
+                .setWantShutDown(true)));
+
+        // Then
+        assertThat(image.broker(2).orElseThrow().inControlledShutdown()).isTrue();
+        assertThat(image.leaderships(2)).isEmpty();
+        assertThat(response.shouldShutDown()).isTrue();
+        image.topic("t").orElseThrow().partitions().values()
+                .forEach(p -> assertThat(p.leader()).isNotEqualTo(2).isIn(p.isr()));
+    }
+
+    @Test
+    void anUncleanElectionHappensOnlyWhenTheTopicAllowsIt() {
+        // Given two partitions on brokers [1, 2] whose ISR shrank to the leader, broker 1
+        brokers(2);
+        for (String name : List.of("clean", "unclean")) {
+            CreateTopicsRequestData request = TestRequests.createTopic(name, -1, -1, name.equals("unclean")
+                    ? Map.of("unclean.leader.election.enable", "true") : Map.of());
+            request.topics().get(0).assignments().add(new CreateTopicsRequestData.CreatableReplicaAssignment()
+                    .setPartitionIndex(0).setBrokerIds(new ArrayList<>(List.of(1, 2))));
+            CreateTopicsResponseData response = handle(request);
+            assertThat(response.topics().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+            TopicImage topic = image.topic(name).orElseThrow();
+            PartitionRegistration p = topic.partitions().get(0);
+            assertThat(p.leader()).isEqualTo(1);
+            handle(alter(topic, 1, image.broker(1).orElseThrow().epoch(), p.leaderEpoch(), p.partitionEpoch(),
+                    List.of(1)));
+        }
+
+        // When broker 1 is fenced
+        image = ControllerLogic.apply(image, logic.fenceExpired(image, 1));
+
+        // Then the clean topic has no leader and keeps its last ISR member, the unclean one elects broker 2
+        PartitionRegistration clean = image.topic("clean").orElseThrow().partitions().get(0);
+        assertThat(clean.leader()).isEqualTo(PartitionRegistration.NO_LEADER);
+        assertThat(clean.isr()).containsExactly(1);
+        PartitionRegistration unclean = image.topic("unclean").orElseThrow().partitions().get(0);
+        assertThat(unclean.leader()).isEqualTo(2);
+        assertThat(unclean.isr()).containsExactly(2);
     }
 
     @Test

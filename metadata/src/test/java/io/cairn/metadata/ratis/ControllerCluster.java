@@ -56,7 +56,7 @@ final class ControllerCluster implements AutoCloseable {
         props.setProperty("metadata.log.dir", dir.resolve("metadata").toString());
         props.setProperty("log.dirs", dir.resolve("metadata").toString());
         props.setProperty("controller.quorum.election.timeout.ms", Long.toString(electionTimeoutMs));
-        props.setProperty("broker.session.timeout.ms", "3000");
+        props.setProperty("broker.session.timeout.ms", "6000");
         props.putAll(extra);
         Path file = dir.resolve("server.properties");
         try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {

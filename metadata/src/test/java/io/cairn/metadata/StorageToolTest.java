@@ -1,0 +1,84 @@
+package io.cairn.metadata;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StorageToolTest {
+
+    @TempDir
+    Path dir;
+
+    private Path properties() throws Exception {
+        Path file = dir.resolve("server.properties");
+        Files.writeString(file, String.join("\n", "process.roles=broker,controller", "node.id=3",
+                "controller.quorum.voters=3@localhost:9093,4@localhost:9094",
+                "log.dirs=" + dir.resolve("a") + "," + dir.resolve("b"),
+                "metadata.log.dir=" + dir.resolve("meta")));
+        return file;
+    }
+
+    @Test
+    void formatWritesMetaPropertiesLikeKafkaIntoTheMetadataDirAndEveryLogDir() throws Exception {
+        // Given
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        String clusterId = MetaProperties.randomUuid().toString();
+
+        // When
+        int code = StorageTool.run(new String[] {"format", "-t", clusterId, "-c", properties().toString()},
+                new PrintStream(out, true, StandardCharsets.UTF_8));
+
+        // Then
+        assertThat(code).isZero();
+        for (String sub : new String[] {"meta", "a", "b"}) {
+            MetaProperties meta = MetaProperties.read(dir.resolve(sub)).orElseThrow();
+            assertThat(meta.clusterId()).isEqualTo(clusterId);
+            assertThat(meta.nodeId()).isEqualTo(3);
+            assertThat(Files.readString(dir.resolve(sub).resolve("meta.properties"))).contains("version=1",
+                    "cluster.id=" + clusterId, "node.id=3", "directory.id=");
+        }
+        assertThatThrownBy(() -> StorageTool.run(new String[] {"format", "--cluster-id", clusterId, "--config",
+                properties().toString()}, new PrintStream(out, true, StandardCharsets.UTF_8)))
+                .hasMessageContaining("already formatted");
+        assertThat(StorageTool.run(new String[] {"format", "--cluster-id", clusterId, "--config",
+                properties().toString(), "--ignore-formatted"}, new PrintStream(out, true, StandardCharsets.UTF_8)))
+                .isZero();
+    }
+
+    @Test
+    void aNodeThatIsNotTheSoleVoterRefusesToStartUnformatted() throws Exception {
+        // Given
+        MetadataConfig config = MetadataConfig.load(properties());
+
+        // Then
+        assertThat(config.isSoleVoter()).isFalse();
+        assertThatThrownBy(() -> MetadataNode.start(config)).hasMessageContaining("No meta.properties found");
+    }
+
+    @Test
+    void configReadsKafkasKeys() {
+        // Given / When
+        MetadataConfig config = MetadataConfig.from(Map.of("process.roles", "broker", "node.id", "7",
+                "controller.quorum.voters", "1@a:9093, 2@b:9094", "log.dirs", "/x,/y",
+                "broker.session.timeout.ms", "1234", "default.replication.factor", "3"));
+
+        // Then
+        assertThat(config.isBroker()).isTrue();
+        assertThat(config.isController()).isFalse();
+        assertThat(config.voters()).extracting(MetadataConfig.QuorumVoter::toString)
+                .containsExactly("1@a:9093", "2@b:9094");
+        assertThat(config.metadataLogDir()).isEqualTo(Path.of("/x"));
+        assertThat(config.controller().brokerSessionTimeoutMs()).isEqualTo(1234);
+        assertThat(config.controller().defaultReplicationFactor()).isEqualTo((short) 3);
+        assertThatThrownBy(() -> MetadataConfig.from(Map.of("process.roles", "controller", "node.id", "9",
+                "controller.quorum.voters", "1@a:9093"))).hasMessageContaining("must be one of");
+    }
+}
