@@ -4,6 +4,7 @@ import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
+import io.cairn.broker.handler.CreatePartitionsHandler;
 import io.cairn.broker.handler.CreateTopicsHandler;
 import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
@@ -90,6 +91,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new MetadataHandler(node, autoCreation));
         handlers.add(new CreateTopicsHandler(node));
         handlers.add(new DeleteTopicsHandler(node));
+        handlers.add(new CreatePartitionsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet()));

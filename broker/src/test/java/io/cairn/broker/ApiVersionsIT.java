@@ -68,9 +68,9 @@ class ApiVersionsIT {
             ApiVersionsResponseData body = response.body();
             assertThat(body.errorCode()).isEqualTo(Errors.NONE.code());
             // ApiVersions plus the metadata APIs CairnServer registers (Metadata, CreateTopics, DeleteTopics,
-            // DescribeConfigs, DescribeTopicPartitions).
-            assertThat(body.apiKeys()).extracting(ApiVersionsResponseData.ApiVersion::apiKey)
-                    .containsExactly((short) 3, (short) 18, (short) 19, (short) 20, (short) 32, (short) 75);
+            // DescribeConfigs, CreatePartitions, DescribeTopicPartitions).
+            assertThat(body.apiKeys()).extracting(ApiVersionsResponseData.ApiVersion::apiKey).containsExactly(
+                    (short) 3, (short) 18, (short) 19, (short) 20, (short) 32, (short) 37, (short) 75);
             ApiVersionsResponseData.ApiVersion apiVersions = body.apiKeys().find(ApiKeys.API_VERSIONS.id);
             assertThat(apiVersions.minVersion()).isEqualTo((short) 0);
             assertThat(apiVersions.maxVersion()).isEqualTo((short) 4);

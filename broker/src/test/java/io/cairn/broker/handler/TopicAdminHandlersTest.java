@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.CreatePartitionsRequestData;
+import io.cairn.wire.message.CreatePartitionsResponseData;
 import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.CreateTopicsRequestData.CreatableReplicaAssignment;
 import io.cairn.wire.message.CreateTopicsRequestData.CreatableTopic;
@@ -204,6 +206,38 @@ class TopicAdminHandlersTest {
         assertThat(response.responses().get(0).name()).isEqualTo("delete-by-id");
         assertThat(response.responses().get(3).errorMessage()).isEqualTo("Duplicate topic name.");
         assertThat(fixture.node().currentImage().topic(id)).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 2, 3})
+    void createPartitionsGrowsATopicAndReportsKafkasErrors(int version) throws Exception {
+        // Given
+        String name = "growing-v" + version;
+        fixture.createTopic(name, 1);
+        CreatePartitionsRequestData request = new CreatePartitionsRequestData().setTimeoutMs(10_000);
+        request.topics().add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName(name).setCount(3)
+                .setAssignments(null));
+        request.topics().add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName("nope").setCount(3)
+                .setAssignments(null));
+        request.topics().add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName("twice").setCount(3)
+                .setAssignments(null));
+        request.topics().add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName("twice").setCount(4)
+                .setAssignments(null));
+
+        // When
+        CreatePartitionsResponseData response = new CreatePartitionsHandler(fixture.node())
+                .handle(context(ApiKey.CREATE_PARTITIONS, version), request).toCompletableFuture()
+                .get(10, TimeUnit.SECONDS);
+        response = (CreatePartitionsResponseData) MetadataFixture.roundTrip(response, ApiKey.CREATE_PARTITIONS,
+                version, true);
+
+        // Then
+        assertThat(response.results()).extracting(r -> r.name(), r -> r.errorCode()).containsExactly(
+                org.assertj.core.groups.Tuple.tuple(name, Errors.NONE.code()),
+                org.assertj.core.groups.Tuple.tuple("nope", Errors.UNKNOWN_TOPIC_OR_PARTITION.code()),
+                org.assertj.core.groups.Tuple.tuple("twice", Errors.INVALID_REQUEST.code()));
+        assertThat(response.results().get(0).errorMessage()).isNull();
+        assertThat(fixture.node().currentImage().topic(name).orElseThrow().partitions()).hasSize(3);
     }
 
     @Test

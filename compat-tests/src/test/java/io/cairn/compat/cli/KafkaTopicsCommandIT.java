@@ -67,6 +67,29 @@ class KafkaTopicsCommandIT {
 
     @ParameterizedTest
     @EnumSource(BrokerKind.class)
+    void kafkaTopicsAddsPartitionsAndRefusesToRemoveThem(BrokerKind kind) {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = "cli-alter-" + UUID.randomUUID().toString().substring(0, 8);
+        JavaTool.Result created = run(broker, "--create", "--topic", topic, "--partitions", "2");
+        assertThat(created.exitCode()).as("%s", created).isZero();
+
+        // When
+        JavaTool.Result altered = run(broker, "--alter", "--topic", topic, "--partitions", "5");
+        JavaTool.Result shrunk = run(broker, "--alter", "--topic", topic, "--partitions", "3");
+
+        // Then
+        assertThat(altered.exitCode()).as("%s", altered).isZero();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(run(broker, "--describe", "--topic",
+                topic).stdout().lines().toList()).first().asString().contains("PartitionCount: 5"));
+        assertThat(shrunk.exitCode()).as("%s", shrunk).isEqualTo(1);
+        assertThat(shrunk.stdout()).as("%s", shrunk).contains("Error while executing topic command : The topic "
+                + topic + " currently has 5 partition(s); 3 would not be an increase.");
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @EnumSource(BrokerKind.class)
     void kafkaTopicsReportsInvalidCreationsWithKafkasMessages(BrokerKind kind) {
         // Given
         BrokerProcess broker = kind.shared();
