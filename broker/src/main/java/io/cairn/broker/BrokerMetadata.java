@@ -147,9 +147,18 @@ final class BrokerMetadata implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         registerUntil(request, deadline);
         while (fenced) {
-            heartbeat(false, false);
+            BrokerHeartbeatResponseData response = heartbeat(false, false);
+            if (response != null && rejectedRegistration(response.errorCode())) {
+                // A registration retried after a routing timeout may have been applied twice: the epoch we hold is
+                // then stale, and only a new registration gives the current one.
+                LOGGER.info("Heartbeat of broker {} answered {}; registering again", config.nodeId(),
+                        Errors.forCode(response.errorCode()));
+                registerUntil(request, deadline);
+                continue;
+            }
             if (fenced) {
-                checkDeadline(deadline, "unfenced by the controller");
+                checkDeadline(deadline, "unfenced by the controller (last heartbeat: "
+                        + (response == null ? "no answer" : response) + ")");
                 TimeUnit.MILLISECONDS.sleep(50);
             }
         }
@@ -178,6 +187,10 @@ final class BrokerMetadata implements AutoCloseable {
         }
     }
 
+    private static boolean rejectedRegistration(short errorCode) {
+        return errorCode == Errors.STALE_BROKER_EPOCH.code() || errorCode == Errors.BROKER_ID_NOT_REGISTERED.code();
+    }
+
     private static void checkDeadline(long deadline, String what) throws IOException {
         if (System.nanoTime() - deadline > 0) {
             throw new IOException("The broker was not " + what + " in time");
@@ -187,8 +200,7 @@ final class BrokerMetadata implements AutoCloseable {
     private void scheduledHeartbeat() {
         try {
             BrokerHeartbeatResponseData response = heartbeat(false, false);
-            if (response != null && (response.errorCode() == Errors.STALE_BROKER_EPOCH.code()
-                    || response.errorCode() == Errors.BROKER_ID_NOT_REGISTERED.code())) {
+            if (response != null && rejectedRegistration(response.errorCode())) {
                 LOGGER.warn("Heartbeat of broker {} rejected with {}; registering again", config.nodeId(),
                         Errors.forCode(response.errorCode()));
                 BrokerRegistrationResponseData registered = await(node.registerBroker(registration));

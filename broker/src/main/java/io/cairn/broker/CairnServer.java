@@ -72,8 +72,15 @@ public final class CairnServer implements AutoCloseable {
         try {
             handlers = handlers(config, metadata.node(), extraHandlers);
             socketServer = new SocketServer(config, this::registryFor);
-            socketServer.start();
-            metadata.register(socketServer::boundPort, REGISTRATION_TIMEOUT_MS);
+            // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
+            // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
+            if (config.advertisedListeners().stream().allMatch(endpoint -> endpoint.port() != 0)) {
+                metadata.register(socketServer::boundPort, REGISTRATION_TIMEOUT_MS);
+                socketServer.start();
+            } else {
+                socketServer.start();
+                metadata.register(socketServer::boundPort, REGISTRATION_TIMEOUT_MS);
+            }
         } catch (InterruptedException | IOException | RuntimeException e) {
             close();
             throw e;
