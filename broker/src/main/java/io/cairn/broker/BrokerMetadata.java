@@ -145,6 +145,7 @@ final class BrokerMetadata implements AutoCloseable {
                 .setRack(config.brokerRack());
         registration = request;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        awaitController(deadline);
         registerUntil(request, deadline);
         while (fenced) {
             BrokerHeartbeatResponseData response = heartbeat(false, false);
@@ -168,6 +169,20 @@ final class BrokerMetadata implements AutoCloseable {
         heartbeats.scheduleWithFixedDelay(this::scheduledHeartbeat, interval, interval, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Waits until an active controller is known (on a sole voter: this node, once elected), so the registration
+     * goes straight to it rather than through a routing retry that could apply it twice.
+     */
+    private void awaitController(long deadline) throws InterruptedException {
+        while (System.nanoTime() - deadline < 0) {
+            int active = node.activeControllerId();
+            if (node.isActiveController() || (active >= 0 && active != node.nodeId())) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+    }
+
     private void registerUntil(BrokerRegistrationRequestData request, long deadline)
             throws IOException, InterruptedException {
         while (true) {
@@ -181,9 +196,24 @@ final class BrokerMetadata implements AutoCloseable {
             if (response != null && response.errorCode() == Errors.INCONSISTENT_CLUSTER_ID.code()) {
                 throw new IOException("The controller's cluster id differs from " + node.clusterId());
             }
-            LOGGER.info("Broker registration of {} not accepted yet ({}), retrying", config.nodeId(), why);
             checkDeadline(deadline, "registered (" + why + ")");
-            TimeUnit.MILLISECONDS.sleep(200);
+            long pauseMs = 200;
+            if (response != null && response.errorCode() == Errors.DUPLICATE_BROKER_REGISTRATION.code()) {
+                // The previous incarnation (killed) still holds a live session: let it expire and be fenced
+                // rather than asking again and again (each ask could count as contact).
+                pauseMs = sessionTimeoutMs() + 1000;
+            }
+            LOGGER.info("Broker registration of {} not accepted yet ({}), retrying in {} ms", config.nodeId(), why,
+                    pauseMs);
+            TimeUnit.MILLISECONDS.sleep(pauseMs);
+        }
+    }
+
+    private long sessionTimeoutMs() {
+        try {
+            return Long.parseLong(config.originals().getOrDefault("broker.session.timeout.ms", "9000").trim());
+        } catch (NumberFormatException e) {
+            return 9000L;
         }
     }
 
