@@ -17,6 +17,8 @@ import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.message.DeleteTopicsRequestData;
 import io.cairn.wire.message.DeleteTopicsResponseData;
+import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
+import io.cairn.wire.message.IncrementalAlterConfigsResponseData;
 import io.cairn.wire.message.UnregisterBrokerRequestData;
 import io.cairn.wire.message.UnregisterBrokerResponseData;
 import io.cairn.wire.protocol.ApiMessage;
@@ -92,6 +94,11 @@ public interface MetadataNode extends AutoCloseable {
 
     default CompletableFuture<AlterPartitionResponseData> alterPartition(AlterPartitionRequestData r) {
         return submit(r).thenApply(AlterPartitionResponseData.class::cast);
+    }
+
+    default CompletableFuture<IncrementalAlterConfigsResponseData> incrementalAlterConfigs(
+            IncrementalAlterConfigsRequestData r) {
+        return submit(r).thenApply(IncrementalAlterConfigsResponseData.class::cast);
     }
 
     default CompletableFuture<AllocateProducerIdsResponseData> allocateProducerIds(AllocateProducerIdsRequestData r) {

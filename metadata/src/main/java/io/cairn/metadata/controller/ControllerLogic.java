@@ -23,20 +23,23 @@ import io.cairn.wire.message.BrokerRegistrationResponseData;
 import io.cairn.wire.message.CreatePartitionsRequestData;
 import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.DeleteTopicsRequestData;
+import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
 import io.cairn.wire.message.UnregisterBrokerRequestData;
 import io.cairn.wire.message.UnregisterBrokerResponseData;
 import io.cairn.wire.protocol.ApiMessage;
+import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.IntPredicate;
+import java.util.function.Supplier;
 
 /**
  * The controller's decisions as pure functions: a command and the current image in, the records to commit and the
  * Kafka response out. Nothing here touches the clock, the log or the network, which is what makes the quorum
- * deterministic and the simulation test possible. Topic commands are in {@link TopicCommands}. Stateless apart from
- * its settings, thread-safe.
+ * deterministic and the simulation test possible. Topic commands are in {@link TopicCommands}, config changes in
+ * {@link ConfigCommands}. Stateless apart from its settings, thread-safe.
  */
 public final class ControllerLogic {
 
@@ -44,8 +47,17 @@ public final class ControllerLogic {
     private final TopicCommands topics;
 
     public ControllerLogic(ControllerSettings settings) {
+        this(settings, TopicCommands::randomTopicId);
+    }
+
+    /**
+     * @param settings the controller's settings
+     * @param topicIds the source of new topic ids (random in production, seeded in simulations); ids go into the
+     *                 records, so replaying the log never calls it
+     */
+    public ControllerLogic(ControllerSettings settings, Supplier<Uuid> topicIds) {
         this.settings = settings;
-        this.topics = new TopicCommands(settings);
+        this.topics = new TopicCommands(settings, topicIds);
     }
 
     public ControllerSettings settings() {
@@ -75,6 +87,8 @@ public final class ControllerLogic {
             case CREATE_PARTITIONS -> topics.createPartitions(image, (CreatePartitionsRequestData) request);
             case ALTER_PARTITION -> topics.alterPartition(image, (AlterPartitionRequestData) request);
             case ALLOCATE_PRODUCER_IDS -> allocateProducerIds(image, (AllocateProducerIdsRequestData) request);
+            case INCREMENTAL_ALTER_CONFIGS -> ConfigCommands.incrementalAlterConfigs(image,
+                    (IncrementalAlterConfigsRequestData) request);
             default -> throw new IllegalArgumentException("Not a controller command: " + key);
         };
     }

@@ -62,7 +62,13 @@ public final class QuorumController implements AutoCloseable {
      */
     public QuorumController(ControllerSettings settings, String clusterId, MetadataLog log,
                             Supplier<MetadataImage> committed, EventLoop loop) {
-        this.logic = new ControllerLogic(settings);
+        this(new ControllerLogic(settings), clusterId, log, committed, loop);
+    }
+
+    /** With the given logic (a simulation passes one with a seeded topic-id generator). */
+    public QuorumController(ControllerLogic logic, String clusterId, MetadataLog log,
+                            Supplier<MetadataImage> committed, EventLoop loop) {
+        this.logic = logic;
         this.clusterId = clusterId;
         this.log = log;
         this.committed = committed;

@@ -21,10 +21,6 @@ import io.cairn.wire.message.DeleteTopicsRequestData;
 import io.cairn.wire.message.DeleteTopicsResponseData;
 import io.cairn.wire.protocol.ApiMessage;
 import io.cairn.wire.protocol.Uuid;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -33,19 +29,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
 
 /**
  * Topic and partition commands of the controller: CreateTopics, DeleteTopics, CreatePartitions and AlterPartition,
- * as pure functions of the image, with Kafka's error codes and messages. Topic ids derive from the topic name and
- * the image offset, so a command re-run on the same image gives the same records. Stateless apart from its
- * settings, thread-safe.
+ * as pure functions of the image and a topic-id generator, with Kafka's error codes and messages. Stateless apart
+ * from its settings; thread-safe when the generator is (the random one is).
  */
 final class TopicCommands {
 
     private final ControllerSettings settings;
+    private final Supplier<Uuid> topicIds;
 
-    TopicCommands(ControllerSettings settings) {
+    TopicCommands(ControllerSettings settings, Supplier<Uuid> topicIds) {
         this.settings = settings;
+        this.topicIds = topicIds;
     }
 
     ControllerResult<CreateTopicsResponseData> createTopics(MetadataImage image, CreateTopicsRequestData request) {
@@ -133,7 +132,7 @@ final class TopicCommands {
             }
             assignment = ReplicaPlacer.place(usable, 0, partitions, replication, image.partitionCount());
         }
-        Uuid topicId = topicId(name, image.offset(), image.topicsById().keySet());
+        Uuid topicId = topicId(image.topicsById().keySet());
         List<ApiMessage> records = new ArrayList<>();
         records.add(new TopicRecord().setName(name).setTopicId(topicId));
         configs.forEach((key, value) -> records.add(new ConfigRecord().setResourceType(ConfigResource.TOPIC)
@@ -377,22 +376,19 @@ final class TopicCommands {
         return List.of();
     }
 
-    /** A topic id that depends only on the name, the image offset and the ids in use (never ZERO or ONE). */
-    static Uuid topicId(String name, long offset, Set<Uuid> inUse) {
-        try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            for (int attempt = 0; ; attempt++) {
-                digest.reset();
-                digest.update(name.getBytes(StandardCharsets.UTF_8));
-                digest.update(ByteBuffer.allocate(12).putLong(offset).putInt(attempt).array());
-                ByteBuffer hash = ByteBuffer.wrap(digest.digest());
-                Uuid id = new Uuid(hash.getLong(), hash.getLong());
-                if (!id.equals(Uuid.ZERO) && !id.equals(Uuid.ONE) && !inUse.contains(id)) {
-                    return id;
-                }
+    /** A new topic id from the generator, never ZERO, ONE or one in use. */
+    private Uuid topicId(Set<Uuid> inUse) {
+        while (true) {
+            Uuid id = topicIds.get();
+            if (!id.equals(Uuid.ZERO) && !id.equals(Uuid.ONE) && !inUse.contains(id)) {
+                return id;
             }
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
+    }
+
+    /** Random topic ids, as Kafka's controller assigns them. */
+    static Uuid randomTopicId() {
+        UUID uuid = UUID.randomUUID();
+        return new Uuid(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits());
     }
 }

@@ -256,7 +256,7 @@ public final class RatisMetadataNode implements MetadataNode {
         // One routing try waits at most an election timeout: a try stuck on a dead leader (Ratis fails it only at
         // its timeout) must not outlast the election that replaces it. The caller retries.
         RaftClientConfigKeys.Rpc.setRequestTimeout(props, TimeDuration.valueOf(
-                Math.min(config.requestTimeoutMs(), Math.max(500, config.electionTimeoutMs())),
+                Math.min(config.requestTimeoutMs(), Math.max(1000, config.electionTimeoutMs())),
                 TimeUnit.MILLISECONDS));
         return props;
     }
@@ -304,6 +304,12 @@ public final class RatisMetadataNode implements MetadataNode {
                 if (closed || server.getLifeCycleState().isClosingOrClosed()) {
                     return;
                 }
+                try {
+                    TimeUnit.MILLISECONDS.sleep(RETRY_MS * 4);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
             }
         });
     }
@@ -332,11 +338,11 @@ public final class RatisMetadataNode implements MetadataNode {
     }
 
     /**
-     * How long one routing try may take before the next one starts: an election timeout (at least 500 ms), so a
+     * How long one routing try may take before the next one starts: an election timeout (at least 1 s), so a
      * try stuck on a dead or electing node (Ratis can hold it for seconds) does not outlast the election.
      */
     private long routingTryTimeoutMs() {
-        return Math.min(config.requestTimeoutMs(), Math.max(500, config.electionTimeoutMs()));
+        return Math.min(config.requestTimeoutMs(), Math.max(1000, config.electionTimeoutMs()));
     }
 
     /** How long a command may wait for an active controller: a few elections plus the request timeout. */

@@ -15,6 +15,8 @@ import io.cairn.wire.message.BrokerHeartbeatResponseData;
 import io.cairn.wire.message.BrokerRegistrationResponseData;
 import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.CreateTopicsResponseData;
+import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
+import io.cairn.wire.message.IncrementalAlterConfigsResponseData;
 import io.cairn.wire.protocol.ApiMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -230,6 +232,51 @@ class ControllerLogicTest {
         PartitionRegistration unclean = image.topic("unclean").orElseThrow().partitions().get(0);
         assertThat(unclean.leader()).isEqualTo(2);
         assertThat(unclean.isr()).containsExactly(2);
+    }
+
+    @Test
+    void incrementalAlterConfigsSetsDeletesAppendsAndValidatesTopicConfigs() {
+        // Given
+        brokers(1);
+        create("t", 1, 1, Map.of("cleanup.policy", "delete"));
+
+        // When
+        IncrementalAlterConfigsResponseData ok = handle(alterConfigs("t",
+                alterable("retention.ms", (byte) 0, "1000"), alterable("cleanup.policy", (byte) 2, "compact")));
+        IncrementalAlterConfigsResponseData bad = handle(alterConfigs("t", alterable("retention.ms", (byte) 0,
+                "-5")));
+        IncrementalAlterConfigsResponseData notList = handle(alterConfigs("t", alterable("retention.ms", (byte) 2,
+                "1")));
+        IncrementalAlterConfigsResponseData missing = handle(alterConfigs("nope", alterable("retention.ms",
+                (byte) 0, "1")));
+
+        // Then
+        assertThat(ok.responses().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(image.configs(io.cairn.metadata.image.ConfigResource.topic("t")))
+                .containsEntry("retention.ms", "1000").containsEntry("cleanup.policy", "delete,compact");
+        assertThat(bad.responses().get(0).errorCode()).isEqualTo(Errors.INVALID_CONFIG.code());
+        assertThat(bad.responses().get(0).errorMessage())
+                .isEqualTo("Invalid value -5 for configuration retention.ms: Value must be at least -1");
+        assertThat(notList.responses().get(0).errorMessage())
+                .isEqualTo("Config value append is not allowed for config key: retention.ms");
+        assertThat(missing.responses().get(0).errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        handle(alterConfigs("t", alterable("retention.ms", (byte) 1, null)));
+        assertThat(image.configs(io.cairn.metadata.image.ConfigResource.topic("t")))
+                .doesNotContainKey("retention.ms");
+    }
+
+    private static IncrementalAlterConfigsRequestData.AlterableConfig alterable(String name, byte op, String value) {
+        return new IncrementalAlterConfigsRequestData.AlterableConfig().setName(name).setConfigOperation(op)
+                .setValue(value);
+    }
+
+    private static IncrementalAlterConfigsRequestData alterConfigs(String topic,
+                                                                   IncrementalAlterConfigsRequestData.AlterableConfig...
+                                                                           configs) {
+        List<IncrementalAlterConfigsRequestData.AlterConfigsResource> resources = new ArrayList<>();
+        resources.add(new IncrementalAlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 2)
+                .setResourceName(topic).setConfigs(new ArrayList<>(List.of(configs))));
+        return new IncrementalAlterConfigsRequestData().setResources(resources);
     }
 
     @Test

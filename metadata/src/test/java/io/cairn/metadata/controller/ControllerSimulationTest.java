@@ -69,8 +69,10 @@ class ControllerSimulationTest {
             for (int node = 1; node <= NODES; node++) {
                 int id = node;
                 images.put(id, MetadataImage.EMPTY);
-                controllers.put(id, new QuorumController(ControllerSettings.defaults(id)
-                        .withBrokerSessionTimeoutMs(1000), "sim-cluster", (t, records) -> append(id, t, records),
+                ControllerLogic logic = new ControllerLogic(ControllerSettings.defaults(id)
+                        .withBrokerSessionTimeoutMs(1000),
+                        () -> new Uuid(scheduler.random().nextLong(), scheduler.random().nextLong()));
+                controllers.put(id, new QuorumController(logic, "sim-cluster", (t, records) -> append(id, t, records),
                         () -> images.get(id), scheduler.loop()));
             }
         }
