@@ -3,12 +3,21 @@ package io.cairn.broker;
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.handler.ApiHandler;
+import io.cairn.broker.handler.AutoTopicCreation;
+import io.cairn.broker.handler.CreatePartitionsHandler;
+import io.cairn.broker.handler.CreateTopicsHandler;
+import io.cairn.broker.handler.DeleteTopicsHandler;
+import io.cairn.broker.handler.DescribeConfigsHandler;
+import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.HandlerRegistry;
+import io.cairn.broker.handler.MetadataHandler;
 import io.cairn.broker.net.SocketServer;
+import io.cairn.metadata.MetadataNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -25,36 +34,76 @@ public final class CairnServer implements AutoCloseable {
     private static final Logger LOGGER = LogManager.getLogger(CairnServer.class);
 
     private final BrokerConfig config;
-    private final List<ApiHandler<?, ?>> handlers;
+    /** How long startup waits for the controller to register and unfence this broker. */
+    private static final long REGISTRATION_TIMEOUT_MS = 60_000L;
+
+    private final List<ApiHandler<?, ?>> extraHandlers;
     private final String logPrefix;
+    private List<ApiHandler<?, ?>> handlers = List.of();
+    private BrokerMetadata metadata;
     private SocketServer socketServer;
     private boolean closed;
 
-    /** A server with the APIs implemented so far (today: ApiVersions only, registered by the registry itself). */
+    /** A server with the APIs implemented so far (ApiVersions, Metadata, CreateTopics, DeleteTopics, ...). */
     public CairnServer(BrokerConfig config) {
         this(config, List.of());
     }
 
-    CairnServer(BrokerConfig config, List<ApiHandler<?, ?>> handlers) {
+    /** A server that also serves {@code extraHandlers} (tests). */
+    CairnServer(BrokerConfig config, List<ApiHandler<?, ?>> extraHandlers) {
         this.config = config;
-        this.handlers = List.copyOf(handlers);
+        this.extraHandlers = List.copyOf(extraHandlers);
         this.logPrefix = "[CairnServer id=" + config.nodeId() + "] ";
     }
 
-    /** Creates the log directories and binds the listeners; on failure everything started is stopped again. */
-    public synchronized void start() throws InterruptedException {
+    /**
+     * Creates the log directories, starts the metadata node, binds the listeners and registers this broker with the
+     * controller (waiting until it is unfenced); on failure everything started is stopped again.
+     *
+     * @throws IOException when the metadata node cannot start or the broker is not unfenced in time
+     */
+    public synchronized void start() throws InterruptedException, IOException {
         LOGGER.info("{}starting", logPrefix);
         for (String unknown : config.unknownKeys()) {
             LOGGER.warn("The configuration '{}' was supplied but isn't a known config.", unknown);
         }
         createLogDirs();
-        socketServer = new SocketServer(config, this::registryFor);
+        metadata = BrokerMetadata.startNode(config);
         try {
-            socketServer.start();
-        } catch (InterruptedException | RuntimeException e) {
-            socketServer.close();
+            handlers = handlers(config, metadata.node(), extraHandlers);
+            socketServer = new SocketServer(config, this::registryFor);
+            // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
+            // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
+            if (config.advertisedListeners().stream().allMatch(endpoint -> endpoint.port() != 0)) {
+                metadata.register(socketServer::boundPort, REGISTRATION_TIMEOUT_MS);
+                socketServer.start();
+            } else {
+                socketServer.start();
+                metadata.register(socketServer::boundPort, REGISTRATION_TIMEOUT_MS);
+            }
+        } catch (InterruptedException | IOException | RuntimeException e) {
+            close();
             throw e;
         }
+    }
+
+    /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
+    private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
+                                                   List<ApiHandler<?, ?>> extra) {
+        BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
+        AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
+                internal.offsetsPartitions(), internal.offsetsReplication(), internal.transactionPartitions(),
+                internal.transactionReplication());
+        List<ApiHandler<?, ?>> handlers = new ArrayList<>();
+        handlers.add(new MetadataHandler(node, autoCreation));
+        handlers.add(new CreateTopicsHandler(node));
+        handlers.add(new DeleteTopicsHandler(node));
+        handlers.add(new CreatePartitionsHandler(node));
+        handlers.add(new DescribeTopicPartitionsHandler(node));
+        handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
+                config.originals().keySet()));
+        handlers.addAll(extra);
+        return List.copyOf(handlers);
     }
 
     private HandlerRegistry registryFor(Endpoint endpoint) {
@@ -90,6 +139,9 @@ public final class CairnServer implements AutoCloseable {
         LOGGER.info("{}shutting down", logPrefix);
         if (socketServer != null) {
             socketServer.close();
+        }
+        if (metadata != null) {
+            metadata.close();
         }
         LOGGER.info("{}shut down completed", logPrefix);
     }

@@ -28,10 +28,18 @@ public final class Main {
 
     public static void main(String[] args) {
         CairnServer server;
+        CountDownLatch stopped = new CountDownLatch(1);
         try {
             BrokerConfig config = parseArguments(args);
             logConfig(config);
             server = new CairnServer(config);
+            // Registered before start: a SIGTERM during startup (registration with the controller) waits for start
+            // to finish, then shuts down cleanly.
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                server.close();
+                stopped.countDown();
+                LogManager.shutdown();
+            }, "cairn-shutdown"));
             server.start();
         } catch (ConfigException | IllegalArgumentException e) {
             exit("Invalid configuration: " + e.getMessage());
@@ -44,12 +52,6 @@ public final class Main {
             exit("Cairn failed to start: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             return;
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stopped.countDown();
-            LogManager.shutdown();
-        }, "cairn-shutdown"));
         LOGGER.info("Cairn broker started (node.id={}) in {} ms", server.config().nodeId(),
                 ManagementFactory.getRuntimeMXBean().getUptime());
         awaitUninterruptibly(stopped);

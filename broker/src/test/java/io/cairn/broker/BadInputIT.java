@@ -109,8 +109,8 @@ class BadInputIT {
     @Test
     void shouldCloseWithOneWarningOnAnApiTheListenerDoesNotServe() throws Exception {
         ByteBuffer payload = KafkaWire.apiVersionsRequest((short) 3, 1);
-        payload.putShort(0, (short) 3);
-        assertClosedWithOneWarning(RawConnection.frame(payload), "api Metadata (key 3, version 3) is not served");
+        payload.putShort(0, (short) 1);
+        assertClosedWithOneWarning(RawConnection.frame(payload), "api Fetch (key 1, version 3) is not served");
     }
 
     @Test

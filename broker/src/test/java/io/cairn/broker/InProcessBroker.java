@@ -2,6 +2,8 @@ package io.cairn.broker;
 
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.handler.ApiHandler;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -30,7 +32,11 @@ public final class InProcessBroker implements AutoCloseable {
         props.put("log.dirs", dataDir.toString());
         props.putAll(overrides);
         CairnServer server = new CairnServer(BrokerConfig.fromMap(props), handlers);
-        server.start();
+        try {
+            server.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         return new InProcessBroker(server);
     }
 

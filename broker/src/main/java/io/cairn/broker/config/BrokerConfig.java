@@ -44,13 +44,30 @@ public final class BrokerConfig {
     public static final String QUEUED_MAX_REQUESTS = "queued.max.requests";
     public static final String QUEUED_MAX_REQUEST_BYTES = "queued.max.request.bytes";
     public static final String CONNECTIONS_MAX_IDLE_MS = "connections.max.idle.ms";
+    public static final String CONTROLLER_QUORUM_VOTERS = "controller.quorum.voters";
+    public static final String BROKER_RACK = "broker.rack";
+    public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
+    public static final String BROKER_HEARTBEAT_INTERVAL_MS = "broker.heartbeat.interval.ms";
+    public static final String OFFSETS_TOPIC_NUM_PARTITIONS = "offsets.topic.num.partitions";
+    public static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
+    public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
+    public static final String TRANSACTION_STATE_LOG_REPLICATION_FACTOR = "transaction.state.log.replication.factor";
+
+    /** Keys the metadata node reads itself ({@code MetadataConfig}); known here so they are not reported. */
+    private static final Set<String> METADATA_KEYS = Set.of("metadata.log.dir", "broker.session.timeout.ms",
+            "default.replication.factor", "num.partitions", "unclean.leader.election.enable", "delete.topic.enable",
+            "controller.quorum.election.timeout.ms", "controller.quorum.request.timeout.ms",
+            "metadata.listener.host", "metadata.listener.port", "metadata.snapshot.entries");
 
     /** Every key this class reads; anything else in the file is reported as unknown. */
     private static final Set<String> KNOWN_KEYS = Set.of(LISTENERS, ADVERTISED_LISTENERS,
             ListenerProtocols.KEY, CONTROLLER_LISTENER_NAMES, NODE_ID, PROCESS_ROLES, LOG_DIRS, LOG_DIR,
             SOCKET_REQUEST_MAX_BYTES, SOCKET_SEND_BUFFER_BYTES, SOCKET_RECEIVE_BUFFER_BYTES,
             SOCKET_LISTEN_BACKLOG_SIZE, NUM_NETWORK_THREADS, NUM_IO_THREADS, QUEUED_MAX_REQUESTS,
-            QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS);
+            QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, CONTROLLER_QUORUM_VOTERS, BROKER_RACK,
+            AUTO_CREATE_TOPICS_ENABLE, BROKER_HEARTBEAT_INTERVAL_MS, OFFSETS_TOPIC_NUM_PARTITIONS,
+            OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
+            TRANSACTION_STATE_LOG_REPLICATION_FACTOR);
 
     private final Map<String, String> originals;
     private final List<Endpoint> listeners;
@@ -68,6 +85,10 @@ public final class BrokerConfig {
     private final int queuedMaxRequests;
     private final long queuedMaxRequestBytes;
     private final long connectionsMaxIdleMs;
+    private final String brokerRack;
+    private final boolean autoCreateTopicsEnable;
+    private final long brokerHeartbeatIntervalMs;
+    private final InternalTopicDefaults internalTopics;
 
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
@@ -99,6 +120,14 @@ public final class BrokerConfig {
         this.queuedMaxRequests = values.intValue(QUEUED_MAX_REQUESTS, 500, 1);
         this.queuedMaxRequestBytes = values.longValue(QUEUED_MAX_REQUEST_BYTES, -1L, -1L);
         this.connectionsMaxIdleMs = values.longValue(CONNECTIONS_MAX_IDLE_MS, 600000L, -1L);
+        String rack = values.string(BROKER_RACK, "");
+        this.brokerRack = rack.isEmpty() ? null : rack;
+        this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE, true);
+        this.brokerHeartbeatIntervalMs = values.longValue(BROKER_HEARTBEAT_INTERVAL_MS, 2000L, 1L);
+        this.internalTopics = new InternalTopicDefaults(values.intValue(OFFSETS_TOPIC_NUM_PARTITIONS, 50, 1),
+                (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 3, 1),
+                values.intValue(TRANSACTION_STATE_LOG_NUM_PARTITIONS, 50, 1),
+                (short) values.intValue(TRANSACTION_STATE_LOG_REPLICATION_FACTOR, 3, 1));
     }
 
     /** Builds a config from key/value pairs (an in-memory {@code server.properties}). */
@@ -173,6 +202,7 @@ public final class BrokerConfig {
     public Set<String> unknownKeys() {
         Set<String> unknown = new TreeSet<>(originals.keySet());
         unknown.removeAll(KNOWN_KEYS);
+        unknown.removeAll(METADATA_KEYS);
         return unknown;
     }
 
@@ -180,6 +210,9 @@ public final class BrokerConfig {
     public Map<String, String> effectiveValues() {
         Map<String, String> values = new LinkedHashMap<>();
         values.put(ADVERTISED_LISTENERS, joined(advertisedListeners));
+        values.put(AUTO_CREATE_TOPICS_ENABLE, Boolean.toString(autoCreateTopicsEnable));
+        values.put(BROKER_HEARTBEAT_INTERVAL_MS, Long.toString(brokerHeartbeatIntervalMs));
+        values.put(BROKER_RACK, brokerRack == null ? "null" : brokerRack);
         values.put(CONNECTIONS_MAX_IDLE_MS, Long.toString(connectionsMaxIdleMs));
         values.put(CONTROLLER_LISTENER_NAMES, String.join(",", controllerListenerNames));
         values.put(LISTENERS, joined(listeners));
@@ -272,6 +305,39 @@ public final class BrokerConfig {
     /** Idle connections are closed after this many milliseconds; -1 disables it. */
     public long connectionsMaxIdleMs() {
         return connectionsMaxIdleMs;
+    }
+
+    /** broker.rack, or null when not set. */
+    public String brokerRack() {
+        return brokerRack;
+    }
+
+    /** auto.create.topics.enable (Kafka default true). */
+    public boolean autoCreateTopicsEnable() {
+        return autoCreateTopicsEnable;
+    }
+
+    /** broker.heartbeat.interval.ms (Kafka default 2000). */
+    public long brokerHeartbeatIntervalMs() {
+        return brokerHeartbeatIntervalMs;
+    }
+
+    /** Partitions and replication factor of the internal topics when Metadata auto-creates them. */
+    public InternalTopicDefaults internalTopics() {
+        return internalTopics;
+    }
+
+    /**
+     * offsets.topic.num.partitions / offsets.topic.replication.factor and transaction.state.log.num.partitions /
+     * transaction.state.log.replication.factor (Kafka defaults 50 and 3).
+     *
+     * @param offsetsPartitions       partitions of __consumer_offsets
+     * @param offsetsReplication      replication factor of __consumer_offsets
+     * @param transactionPartitions   partitions of __transaction_state
+     * @param transactionReplication  replication factor of __transaction_state
+     */
+    public record InternalTopicDefaults(int offsetsPartitions, short offsetsReplication, int transactionPartitions,
+                                        short transactionReplication) {
     }
 
     /** A role in {@code process.roles}. */

@@ -2,6 +2,7 @@ package io.cairn.broker.config;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -45,6 +46,18 @@ final class ValueParser {
             throw ConfigException.invalid(key, raw, "value must be at least " + min);
         }
         return value;
+    }
+
+    boolean booleanValue(String key, boolean defaultValue) {
+        String raw = props.get(key);
+        if (raw == null || raw.isBlank()) {
+            return defaultValue;
+        }
+        String value = raw.trim().toLowerCase(Locale.ROOT);
+        if (!value.equals("true") && !value.equals("false")) {
+            throw ConfigException.invalid(key, raw, "Expected value to be either true or false");
+        }
+        return Boolean.parseBoolean(value);
     }
 
     List<String> list(String key, String defaultValue) {

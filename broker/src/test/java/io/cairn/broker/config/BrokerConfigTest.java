@@ -79,10 +79,11 @@ class BrokerConfigTest {
     @Test
     void shouldAcceptAndReportUnknownKeys() {
         // When
-        BrokerConfig config = BrokerConfig.fromMap(Map.of("num.partitions", "3", "node.id", "2", "foo", "bar"));
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("num.partitions", "3", "node.id", "2", "foo", "bar",
+                "log.flush.interval.ms", "10"));
 
         // Then
-        assertThat(config.unknownKeys()).containsExactly("foo", "num.partitions");
+        assertThat(config.unknownKeys()).containsExactly("foo", "log.flush.interval.ms");
     }
 
     @Test
@@ -162,5 +163,35 @@ class BrokerConfigTest {
         // Then
         assertThat(config.listeners()).containsExactly(new Endpoint("INTERNAL", "127.0.0.1", 0,
                 SecurityProtocol.PLAINTEXT));
+    }
+
+    @Test
+    void shouldReadTheMetadataSettingsWithKafkasDefaults() {
+        // When
+        BrokerConfig defaults = BrokerConfig.fromMap(Map.of());
+        BrokerConfig set = BrokerConfig.fromMap(Map.of("broker.rack", "r1", "auto.create.topics.enable", "false",
+                "broker.heartbeat.interval.ms", "500", "offsets.topic.num.partitions", "4",
+                "offsets.topic.replication.factor", "1"));
+
+        // Then
+        assertThat(defaults.brokerRack()).isNull();
+        assertThat(defaults.autoCreateTopicsEnable()).isTrue();
+        assertThat(defaults.brokerHeartbeatIntervalMs()).isEqualTo(2000L);
+        assertThat(defaults.internalTopics()).isEqualTo(new BrokerConfig.InternalTopicDefaults(50, (short) 3, 50,
+                (short) 3));
+        assertThat(set.brokerRack()).isEqualTo("r1");
+        assertThat(set.autoCreateTopicsEnable()).isFalse();
+        assertThat(set.brokerHeartbeatIntervalMs()).isEqualTo(500L);
+        assertThat(set.internalTopics().offsetsPartitions()).isEqualTo(4);
+        assertThat(set.internalTopics().offsetsReplication()).isEqualTo((short) 1);
+        assertThat(set.unknownKeys()).isEmpty();
+    }
+
+    @Test
+    void shouldRejectABooleanThatIsNeitherTrueNorFalseNamingTheKey() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("auto.create.topics.enable", "yes")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value yes for configuration auto.create.topics.enable: Expected value to be "
+                        + "either true or false");
     }
 }

@@ -69,7 +69,13 @@ class BrokerApiVersionsIT {
         // Then
         assertThat(result.exitCode()).as("%s", result).isZero();
         assertThat(result.stdout().lines().toList()).as("%s", result)
-                .contains("\tProduce(0): UNSUPPORTED,", "\tFetch(1): UNSUPPORTED,");
+                .contains(cairn.host() + ":" + cairn.port() + " (id: 1 rack: null isFenced: false) -> (")
+                .contains("\tProduce(0): UNSUPPORTED,", "\tFetch(1): UNSUPPORTED,")
+                .contains("\tMetadata(3): 0 to 13 [usable: 13],", "\tApiVersions(18): 0 to 4 [usable: 4],")
+                .contains("\tCreateTopics(19): 2 to 7 [usable: 7],", "\tDeleteTopics(20): 1 to 6 [usable: 6],")
+                .contains("\tDescribeConfigs(32): 1 to 4 [usable: 4],", "\tCreatePartitions(37): 0 to 3 [usable: 3],")
+                .contains("\tDescribeTopicPartitions(75): 0 [usable: 0],");
+        assertThat(cairn.logLinesContaining("LEAK:")).isEmpty();
     }
 
     @Test

@@ -1,0 +1,314 @@
+package io.cairn.broker;
+
+import io.cairn.broker.config.BrokerConfig;
+import io.cairn.broker.config.ConfigException;
+import io.cairn.broker.config.Endpoint;
+import io.cairn.metadata.MetadataConfig;
+import io.cairn.metadata.MetadataNode;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.BrokerHeartbeatRequestData;
+import io.cairn.wire.message.BrokerHeartbeatResponseData;
+import io.cairn.wire.message.BrokerRegistrationRequestData;
+import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.protocol.Uuid;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.ToIntFunction;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * The broker's side of the metadata quorum (Kafka's {@code BrokerLifecycleManager}): starts the in-process
+ * {@link MetadataNode}, registers this broker with its advertised listeners and rack, heartbeats so the controller
+ * unfences it and keeps it unfenced, and on close asks for a controlled shutdown, fences itself and stops the node.
+ *
+ * <p>With the default {@code process.roles=broker,controller} and no {@code controller.quorum.voters}, the node is
+ * the sole voter of its own quorum on a free loopback port: an empty metadata directory formats itself on the first
+ * start (issue 4's rule) and keeps the topics across restarts.
+ *
+ * <p>Thread-safe: {@link #start} and {@link #close} are synchronized; heartbeats run on one scheduler thread.
+ */
+final class BrokerMetadata implements AutoCloseable {
+
+    private static final Logger LOGGER = LogManager.getLogger(BrokerMetadata.class);
+    private static final long REQUEST_TIMEOUT_MS = 10_000L;
+    private static final long SHUTDOWN_WAIT_MS = 5_000L;
+
+    private final BrokerConfig config;
+    private final MetadataNode node;
+    private final Uuid incarnationId;
+    private final ScheduledExecutorService heartbeats;
+    private volatile long brokerEpoch = -1L;
+    private volatile boolean fenced = true;
+    private volatile BrokerRegistrationRequestData registration;
+    private boolean closed;
+
+    private BrokerMetadata(BrokerConfig config, MetadataNode node) {
+        this.config = config;
+        this.node = node;
+        UUID random = UUID.randomUUID();
+        this.incarnationId = new Uuid(random.getMostSignificantBits(), random.getLeastSignificantBits());
+        this.heartbeats = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "cairn-broker-heartbeat-" + config.nodeId());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Starts the metadata node of {@code config} (not yet registered: see {@link #register}). */
+    static BrokerMetadata startNode(BrokerConfig config) throws IOException {
+        MetadataConfig metadataConfig = metadataConfig(config);
+        LOGGER.info("Starting the metadata node (roles {}, voters {}, metadata dir {})", metadataConfig.roles(),
+                metadataConfig.voters(), metadataConfig.metadataLogDir().toAbsolutePath().normalize());
+        return new BrokerMetadata(config, MetadataNode.start(metadataConfig));
+    }
+
+    /**
+     * The metadata settings: Kafka's keys from the broker's properties, log.dirs as the broker resolved them, and for
+     * a combined node without {@code controller.quorum.voters} a quorum of this node alone on a free loopback port.
+     */
+    static MetadataConfig metadataConfig(BrokerConfig config) {
+        Map<String, String> props = new HashMap<>(config.originals());
+        props.put(BrokerConfig.NODE_ID, Integer.toString(config.nodeId()));
+        props.put(BrokerConfig.LOG_DIRS, String.join(",", config.logDirs().stream().map(Object::toString).toList()));
+        props.put(BrokerConfig.PROCESS_ROLES, String.join(",", config.processRoles().stream()
+                .map(r -> r.name().toLowerCase(Locale.ROOT)).toList()));
+        String voters = props.get(BrokerConfig.CONTROLLER_QUORUM_VOTERS);
+        if (voters == null || voters.isBlank()) {
+            if (!config.processRoles().contains(BrokerConfig.ProcessRole.CONTROLLER)) {
+                throw ConfigException.invalid(BrokerConfig.CONTROLLER_QUORUM_VOTERS, voters,
+                        "a broker-only node needs the controllers in controller.quorum.voters");
+            }
+            props.put(BrokerConfig.CONTROLLER_QUORUM_VOTERS, config.nodeId() + "@127.0.0.1:" + freeLoopbackPort());
+        }
+        try {
+            return MetadataConfig.from(props);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+
+    private static int freeLoopbackPort() {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("No free loopback port for the metadata quorum", e);
+        }
+    }
+
+    MetadataNode node() {
+        return node;
+    }
+
+    /** True once the controller has unfenced this broker (and it has not been fenced since). */
+    boolean unfenced() {
+        return !fenced;
+    }
+
+    /**
+     * Registers this broker with the advertised listeners (ports resolved by {@code boundPort} when configured as 0)
+     * and heartbeats until the controller unfences it; then keeps heartbeating every broker.heartbeat.interval.ms.
+     *
+     * @throws IOException when the broker is not registered and unfenced within {@code timeoutMs}
+     */
+    synchronized void register(ToIntFunction<String> boundPortOfListener, long timeoutMs)
+            throws IOException, InterruptedException {
+        List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
+        for (Endpoint endpoint : config.advertisedListeners()) {
+            int port = endpoint.port();
+            if (port == 0) {
+                port = boundPortOfListener.applyAsInt(endpoint.listenerName());
+            }
+            listeners.add(new BrokerRegistrationRequestData.Listener().setName(endpoint.listenerName())
+                    .setHost(advertisedHost(endpoint)).setPort(port)
+                    .setSecurityProtocol((short) endpoint.securityProtocol().ordinal()));
+        }
+        BrokerRegistrationRequestData request = new BrokerRegistrationRequestData().setBrokerId(config.nodeId())
+                .setClusterId(node.clusterId()).setIncarnationId(incarnationId).setListeners(listeners)
+                .setRack(config.brokerRack());
+        registration = request;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        awaitController(deadline);
+        registerUntil(request, deadline);
+        while (fenced) {
+            BrokerHeartbeatResponseData response = heartbeat(false, false);
+            if (response != null && rejectedRegistration(response.errorCode())) {
+                // A registration retried after a routing timeout may have been applied twice: the epoch we hold is
+                // then stale, and only a new registration gives the current one.
+                LOGGER.info("Heartbeat of broker {} answered {}; registering again", config.nodeId(),
+                        Errors.forCode(response.errorCode()));
+                registerUntil(request, deadline);
+                continue;
+            }
+            if (fenced) {
+                checkDeadline(deadline, "unfenced by the controller (last heartbeat: "
+                        + (response == null ? "no answer" : response) + ")");
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+        }
+        LOGGER.info("Broker {} registered with epoch {} and unfenced (cluster {})", config.nodeId(), brokerEpoch,
+                node.clusterId());
+        long interval = config.brokerHeartbeatIntervalMs();
+        heartbeats.scheduleWithFixedDelay(this::scheduledHeartbeat, interval, interval, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Waits until an active controller is known (on a sole voter: this node, once elected), so the registration
+     * goes straight to it rather than through a routing retry that could apply it twice.
+     */
+    private void awaitController(long deadline) throws InterruptedException {
+        while (System.nanoTime() - deadline < 0) {
+            int active = node.activeControllerId();
+            if (node.isActiveController() || (active >= 0 && active != node.nodeId())) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+    }
+
+    private void registerUntil(BrokerRegistrationRequestData request, long deadline)
+            throws IOException, InterruptedException {
+        while (true) {
+            BrokerRegistrationResponseData response = await(node.registerBroker(request));
+            if (response != null && response.errorCode() == Errors.NONE.code()) {
+                brokerEpoch = response.brokerEpoch();
+                fenced = true;
+                return;
+            }
+            String why = response == null ? "no answer" : Errors.forCode(response.errorCode()).name();
+            if (response != null && response.errorCode() == Errors.INCONSISTENT_CLUSTER_ID.code()) {
+                throw new IOException("The controller's cluster id differs from " + node.clusterId());
+            }
+            checkDeadline(deadline, "registered (" + why + ")");
+            long pauseMs = 200;
+            if (response != null && response.errorCode() == Errors.DUPLICATE_BROKER_REGISTRATION.code()) {
+                // The previous incarnation (killed) still holds a live session: let it expire and be fenced
+                // rather than asking again and again (each ask could count as contact).
+                pauseMs = sessionTimeoutMs() + 1000;
+            }
+            LOGGER.info("Broker registration of {} not accepted yet ({}), retrying in {} ms", config.nodeId(), why,
+                    pauseMs);
+            TimeUnit.MILLISECONDS.sleep(pauseMs);
+        }
+    }
+
+    private long sessionTimeoutMs() {
+        try {
+            return Long.parseLong(config.originals().getOrDefault("broker.session.timeout.ms", "9000").trim());
+        } catch (NumberFormatException e) {
+            return 9000L;
+        }
+    }
+
+    private static boolean rejectedRegistration(short errorCode) {
+        return errorCode == Errors.STALE_BROKER_EPOCH.code() || errorCode == Errors.BROKER_ID_NOT_REGISTERED.code();
+    }
+
+    private static void checkDeadline(long deadline, String what) throws IOException {
+        if (System.nanoTime() - deadline > 0) {
+            throw new IOException("The broker was not " + what + " in time");
+        }
+    }
+
+    private void scheduledHeartbeat() {
+        try {
+            BrokerHeartbeatResponseData response = heartbeat(false, false);
+            if (response != null && rejectedRegistration(response.errorCode())) {
+                LOGGER.warn("Heartbeat of broker {} rejected with {}; registering again", config.nodeId(),
+                        Errors.forCode(response.errorCode()));
+                BrokerRegistrationResponseData registered = await(node.registerBroker(registration));
+                if (registered != null && registered.errorCode() == Errors.NONE.code()) {
+                    brokerEpoch = registered.brokerEpoch();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOGGER.warn("Heartbeat of broker {} failed: {}", config.nodeId(), e.toString());
+        }
+    }
+
+    private BrokerHeartbeatResponseData heartbeat(boolean wantFence, boolean wantShutDown)
+            throws InterruptedException {
+        BrokerHeartbeatRequestData request = new BrokerHeartbeatRequestData().setBrokerId(config.nodeId())
+                .setBrokerEpoch(brokerEpoch).setCurrentMetadataOffset(node.currentImage().offset())
+                .setWantFence(wantFence).setWantShutDown(wantShutDown);
+        BrokerHeartbeatResponseData response = await(node.heartbeat(request));
+        if (response != null && response.errorCode() == Errors.NONE.code()) {
+            fenced = response.isFenced();
+        }
+        return response;
+    }
+
+    private static <T> T await(CompletableFuture<T> future) throws InterruptedException {
+        try {
+            return future.get(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            LOGGER.debug("Metadata request failed: {}", e.toString());
+            return null;
+        }
+    }
+
+    private static String advertisedHost(Endpoint endpoint) {
+        if (!endpoint.wildcardHost()) {
+            return endpoint.host();
+        }
+        try {
+            return InetAddress.getLocalHost().getCanonicalHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
+    }
+
+    /** Controlled shutdown (bounded wait), fences this broker, stops heartbeating and closes the metadata node. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        heartbeats.shutdownNow();
+        try {
+            if (brokerEpoch >= 0) {
+                controlledShutdown();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOGGER.warn("Controlled shutdown of broker {} failed: {}", config.nodeId(), e.toString());
+        } finally {
+            node.close();
+            LOGGER.info("Metadata node of broker {} closed", config.nodeId());
+        }
+    }
+
+    private void controlledShutdown() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SHUTDOWN_WAIT_MS);
+        while (System.nanoTime() - deadline < 0) {
+            BrokerHeartbeatResponseData response = heartbeat(false, true);
+            if (response == null || response.errorCode() != Errors.NONE.code() || response.shouldShutDown()) {
+                break;
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+        heartbeat(true, true);
+        LOGGER.info("Broker {} completed its controlled shutdown", config.nodeId());
+    }
+}

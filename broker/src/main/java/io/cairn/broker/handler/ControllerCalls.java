@@ -1,0 +1,39 @@
+package io.cairn.broker.handler;
+
+import io.cairn.wire.error.Errors;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * The shared handling of requests a handler sends to the controller: the request's own timeout, and the error a
+ * whole failed call maps to (REQUEST_TIMED_OUT on timeout, else the carried error). Stateless, thread-safe.
+ */
+final class ControllerCalls {
+
+    private static final Logger LOGGER = LogManager.getLogger(ControllerCalls.class);
+
+    private ControllerCalls() {
+    }
+
+    /** {@code call}, failing with a {@link TimeoutException} after {@code timeoutMs} when that is positive. */
+    static <T> CompletableFuture<T> withTimeout(CompletableFuture<T> call, int timeoutMs) {
+        return timeoutMs > 0 ? call.orTimeout(timeoutMs, TimeUnit.MILLISECONDS) : call;
+    }
+
+    /** The error code of a failed controller call. */
+    static Errors error(Throwable failure, String api) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        Errors error = cause instanceof TimeoutException ? Errors.REQUEST_TIMED_OUT : Errors.forException(cause);
+        LOGGER.debug("{} failed as a whole with {}: {}", api, error, cause.toString());
+        return error;
+    }
+}

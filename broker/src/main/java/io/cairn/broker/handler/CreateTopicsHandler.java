@@ -1,0 +1,99 @@
+package io.cairn.broker.handler;
+
+import io.cairn.metadata.MetadataNode;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.CreateTopicsRequestData.CreatableTopic;
+import io.cairn.wire.message.CreateTopicsResponseData;
+import io.cairn.wire.message.CreateTopicsResponseData.CreatableTopicResult;
+import io.cairn.wire.protocol.Uuid;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * CreateTopics v2-v7 (every version Kafka 4.1 has): the request goes to the active controller, which validates
+ * names, partitions, replication factors, assignments and configs with Kafka's errors and messages and commits the
+ * topics (or only validates, with {@code validateOnly}); {@code -1} partitions or replication factor take the
+ * broker defaults. From v5 each created topic's result carries its partitions, replication factor and effective
+ * configs; v7 adds the topic id. A controller that does not answer within {@code timeoutMs} gives
+ * REQUEST_TIMED_OUT for every topic. Immutable, thread-safe, never blocks.
+ */
+public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequestData, CreateTopicsResponseData> {
+
+    private final MetadataNode metadata;
+
+    public CreateTopicsHandler(MetadataNode metadata) {
+        this.metadata = metadata;
+    }
+
+    @Override
+    public ApiKey apiKey() {
+        return ApiKey.CREATE_TOPICS;
+    }
+
+    @Override
+    public short minVersion() {
+        return ApiKey.CREATE_TOPICS.lowestSupportedVersion();
+    }
+
+    @Override
+    public short maxVersion() {
+        return 7;
+    }
+
+    @Override
+    public CompletionStage<CreateTopicsResponseData> handle(RequestContext ctx, CreateTopicsRequestData request) {
+        if (request.topics().isEmpty()) {
+            return CompletableFuture.completedFuture(new CreateTopicsResponseData().setThrottleTimeMs(0));
+        }
+        Map<String, Map<String, String>> requestedConfigs = new HashMap<>();
+        for (CreatableTopic topic : request.topics()) {
+            Map<String, String> configs = new LinkedHashMap<>();
+            topic.configs().forEach(c -> configs.put(c.name(), c.value()));
+            requestedConfigs.putIfAbsent(topic.name(), configs);
+        }
+        CompletableFuture<CreateTopicsResponseData> created = ControllerCalls.withTimeout(
+                metadata.createTopics(request), request.timeoutMs());
+        short version = ctx.apiVersion();
+        return created.handle((response, failure) -> {
+            if (failure != null) {
+                return errorResponse(ctx, request, ControllerCalls.error(failure, "CreateTopics"));
+            }
+            for (CreatableTopicResult result : response.topics()) {
+                completeResult(result, requestedConfigs.getOrDefault(result.name(), Map.of()), version);
+            }
+            return response.setThrottleTimeMs(0);
+        });
+    }
+
+    /** Kafka's result shape: the v5+ details for created topics, the defaults for failed ones. */
+    private static void completeResult(CreatableTopicResult result, Map<String, String> configs, short version) {
+        if (result.errorCode() != Errors.NONE.code()) {
+            result.setNumPartitions(-1).setReplicationFactor((short) -1).setTopicId(Uuid.ZERO);
+            if (result.errorMessage() == null) {
+                result.setErrorMessage(Errors.forCode(result.errorCode()).message());
+            }
+            return;
+        }
+        result.setErrorMessage(null);
+        if (version >= 5) {
+            result.setConfigs(TopicConfigDefaults.effective(configs));
+        }
+    }
+
+    /** Kafka's CreateTopicsRequest.getErrorResponse: every topic with the error and its message. */
+    @Override
+    public CreateTopicsResponseData errorResponse(RequestContext ctx, CreateTopicsRequestData request,
+                                                  Errors error) {
+        CreateTopicsResponseData response = new CreateTopicsResponseData().setThrottleTimeMs(0);
+        for (CreatableTopic topic : request.topics()) {
+            response.topics().add(new CreatableTopicResult().setName(topic.name()).setErrorCode(error.code())
+                    .setErrorMessage(error.message()));
+        }
+        return response;
+    }
+}

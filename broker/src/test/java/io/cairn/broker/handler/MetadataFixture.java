@@ -1,0 +1,111 @@
+package io.cairn.broker.handler;
+
+import io.cairn.metadata.MetadataConfig;
+import io.cairn.metadata.MetadataNode;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.BrokerHeartbeatRequestData;
+import io.cairn.wire.message.BrokerRegistrationRequestData;
+import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.CreateTopicsResponseData;
+import io.cairn.wire.message.RequestHeaderData;
+import io.cairn.wire.protocol.ApiMessage;
+import io.cairn.wire.protocol.ByteBufAccessor;
+import io.cairn.wire.protocol.SerializationCache;
+import io.cairn.wire.protocol.Uuid;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real single-voter metadata node in a temporary directory with broker 1 registered (PLAINTEXT on
+ * localhost:9092) and unfenced, for handler tests. Not thread-safe.
+ */
+final class MetadataFixture implements AutoCloseable {
+
+    static final String LISTENER = "PLAINTEXT";
+
+    private final MetadataNode node;
+
+    private MetadataFixture(MetadataNode node) {
+        this.node = node;
+    }
+
+    static MetadataFixture start(Path dir) throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        MetadataNode node = MetadataNode.start(MetadataConfig.from(Map.of("node.id", "1",
+                "controller.quorum.voters", "1@127.0.0.1:" + port, "metadata.log.dir", dir.toString(),
+                "log.dirs", dir.toString(), "controller.quorum.election.timeout.ms", "300")));
+        List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
+        listeners.add(new BrokerRegistrationRequestData.Listener().setName(LISTENER).setHost("localhost")
+                .setPort(9092).setSecurityProtocol((short) 0));
+        BrokerRegistrationResponseData registered = node.registerBroker(new BrokerRegistrationRequestData()
+                .setBrokerId(1).setClusterId(node.clusterId()).setIncarnationId(new Uuid(7, 7))
+                .setListeners(listeners).setRack("rack-a")).get(30, TimeUnit.SECONDS);
+        if (registered.errorCode() != Errors.NONE.code()) {
+            throw new IllegalStateException("registration failed: " + registered);
+        }
+        node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(registered.brokerEpoch()))
+                .get(30, TimeUnit.SECONDS);
+        return new MetadataFixture(node);
+    }
+
+    MetadataNode node() {
+        return node;
+    }
+
+    /** Creates a topic through the controller and returns its id. */
+    Uuid createTopic(String name, int partitions) throws Exception {
+        CreateTopicsRequestData request = new CreateTopicsRequestData();
+        request.topics().add(new CreateTopicsRequestData.CreatableTopic().setName(name).setNumPartitions(partitions)
+                .setReplicationFactor((short) 1));
+        CreateTopicsResponseData response = node.createTopics(request).get(30, TimeUnit.SECONDS);
+        if (response.topics().get(0).errorCode() != Errors.NONE.code()) {
+            throw new IllegalStateException("create failed: " + response);
+        }
+        return response.topics().get(0).topicId();
+    }
+
+    static RequestContext context(ApiKey key, int version) {
+        return context(key, version, LISTENER);
+    }
+
+    static RequestContext context(ApiKey key, int version, String listener) {
+        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(key.id())
+                .setRequestApiVersion((short) version).setCorrelationId(1).setClientId("test");
+        return new RequestContext(header, key, new ClientConnection("c", listener, null));
+    }
+
+    /** Writes {@code message} at {@code version} and reads it back, as the wire would (fails on a bad field). */
+    static <T extends ApiMessage> ApiMessage roundTrip(T message, ApiKey key, int version, boolean response) {
+        SerializationCache cache = new SerializationCache();
+        int size = message.size(cache, (short) version);
+        ByteBuf buf = Unpooled.buffer(size);
+        try {
+            message.write(new ByteBufAccessor(buf), cache, (short) version);
+            ApiMessage copy = response ? key.newResponse() : key.newRequest();
+            copy.read(new ByteBufAccessor(buf), (short) version);
+            return copy;
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Override
+    public void close() {
+        node.close();
+    }
+}
