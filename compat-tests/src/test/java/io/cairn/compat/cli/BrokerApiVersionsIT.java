@@ -5,10 +5,6 @@ import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
 import io.cairn.testkit.JavaTool;
 import io.cairn.testkit.KafkaDistribution;
-import io.cairn.testkit.RawKafkaClient;
-import io.cairn.wire.message.ApiKey;
-import io.cairn.wire.message.ApiVersionsRequestData;
-import io.cairn.wire.message.ApiVersionsResponseData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -18,8 +14,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Kafka's stock {@code kafka-broker-api-versions} tool ({@code org.apache.kafka.tools.BrokerApiVersionsCommand}),
@@ -28,9 +22,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>The tool first sends Metadata (all topics) to the bootstrap server to learn the brokers, then ApiVersions to
  * each broker Metadata named, and prints {@code <host>:<port> (id: <id> rack: <rack> isFenced: <bool>) -> (}
  * followed by one line per API key kafka-clients knows: {@code Name(key): min to max [usable: v]} or
- * {@code Name(key): UNSUPPORTED}. Without Metadata it prints nothing on stdout and fails with
- * {@code Request METADATA failed on brokers [...]}: which of the two a broker gets is decided by whether it
- * advertises Metadata (key 3), and exactly one of the two Cairn tests below runs.
+ * {@code Name(key): UNSUPPORTED}. Without Metadata it would print nothing on stdout and fail with
+ * {@code Request METADATA failed on brokers [...]}, which is why Cairn serves Metadata from its first API on.
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
@@ -44,7 +37,6 @@ class BrokerApiVersionsIT {
     void toolShouldListTheBrokerWithItsApiVersionsRange(BrokerKind kind) {
         // Given
         BrokerProcess broker = kind.shared();
-        assumeTrue(servesMetadata(broker), "the tool needs Metadata (key 3), which " + kind + " does not serve yet");
 
         // When
         JavaTool.Result result = runTool(broker);
@@ -61,7 +53,6 @@ class BrokerApiVersionsIT {
     void toolShouldShowApisCairnDoesNotServeAsUnsupported() {
         // Given
         BrokerProcess cairn = BrokerKind.CAIRN.shared();
-        assumeTrue(servesMetadata(cairn), "the tool needs Metadata (key 3), which Cairn does not serve yet");
 
         // When
         JavaTool.Result result = runTool(cairn);
@@ -76,22 +67,6 @@ class BrokerApiVersionsIT {
                 .contains("\tDescribeConfigs(32): 1 to 4 [usable: 4],", "\tCreatePartitions(37): 0 to 3 [usable: 3],")
                 .contains("\tDescribeTopicPartitions(75): 0 [usable: 0],");
         assertThat(cairn.logLinesContaining("LEAK:")).isEmpty();
-    }
-
-    @Test
-    void toolShouldFailAskingForMetadataWhileCairnDoesNotServeIt() {
-        // Given
-        BrokerProcess cairn = BrokerKind.CAIRN.shared();
-        assumeFalse(servesMetadata(cairn), "Cairn serves Metadata: the tool's full output is checked instead");
-
-        // When
-        JavaTool.Result result = runTool(cairn);
-
-        // Then
-        assertThat(result.exitCode()).as("%s", result).isEqualTo(1);
-        assertThat(result.stdout()).as("%s", result).isEmpty();
-        assertThat(result.stderr()).as("%s", result).startsWith("Request METADATA failed on brokers ["
-                + cairn.host() + ":" + cairn.port() + " (id: -1 rack: null isFenced: false)]");
     }
 
     @Test
@@ -115,15 +90,5 @@ class BrokerApiVersionsIT {
                 .timeout(Duration.ofSeconds(90))
                 .build()
                 .run();
-    }
-
-    /** Whether {@code broker} advertises Metadata in its ApiVersions response. */
-    private static boolean servesMetadata(BrokerProcess broker) {
-        try (RawKafkaClient client = RawKafkaClient.connect(broker)) {
-            ApiVersionsResponseData response = client.sendAndReceive(new ApiVersionsRequestData()
-                    .setClientSoftwareName("cairn-compat-tests")
-                    .setClientSoftwareVersion("1.0"), (short) 3, TIMEOUT);
-            return response.apiKeys().stream().anyMatch(api -> api.apiKey() == ApiKey.METADATA.id());
-        }
     }
 }
