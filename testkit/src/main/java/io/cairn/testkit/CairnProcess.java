@@ -101,46 +101,23 @@ public final class CairnProcess extends AbstractBrokerProcess {
     }
 
     /** Settings of a Cairn broker. Not thread-safe. */
-    public static final class Builder {
+    public static final class Builder extends BrokerSettings<Builder> {
 
         private Path jar;
-        private final List<String> jvmArgs = new ArrayList<>(List.of(
-                "-Xmx512m", "-Dio.netty.leakDetection.level=paranoid", "-Dio.netty.leakDetection.targetRecords=32"));
-        private final Map<String, String> overrides = new LinkedHashMap<>();
-        private Duration startTimeout = Duration.ofSeconds(60);
-        private Duration stopTimeout = Duration.ofSeconds(30);
 
         private Builder() {
+            super(List.of("-Xmx512m", "-Dio.netty.leakDetection.level=paranoid",
+                    "-Dio.netty.leakDetection.targetRecords=32"), Duration.ofSeconds(60));
+        }
+
+        @Override
+        Builder self() {
+            return this;
         }
 
         /** The broker jar; by default the system property {@value CairnProcess#JAR_PROPERTY}. */
         public Builder jar(Path value) {
             this.jar = value;
-            return this;
-        }
-
-        /** Replaces the JVM options (default: 512 MB heap, paranoid Netty leak detection). */
-        public Builder jvmArgs(String... values) {
-            this.jvmArgs.clear();
-            this.jvmArgs.addAll(List.of(values));
-            return this;
-        }
-
-        /** Sets one {@code server.properties} key, overriding the harness's value if it writes one. */
-        public Builder config(String key, String value) {
-            this.overrides.put(key, value);
-            return this;
-        }
-
-        /** How long a start may take until the first ApiVersions answer. */
-        public Builder startTimeout(Duration value) {
-            this.startTimeout = value;
-            return this;
-        }
-
-        /** How long a stop waits after SIGTERM before SIGKILL. */
-        public Builder stopTimeout(Duration value) {
-            this.stopTimeout = value;
             return this;
         }
 

@@ -150,47 +150,23 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
     }
 
     /** Settings of a reference Kafka. Not thread-safe. */
-    public static final class Builder {
+    public static final class Builder extends BrokerSettings<Builder> {
 
         private String classpath;
-        private final List<String> jvmArgs = new ArrayList<>(List.of(
-                "-Xms128m", "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-Djava.awt.headless=true"));
-        private final Map<String, String> overrides = new LinkedHashMap<>();
-        private Duration startTimeout = Duration.ofSeconds(120);
-        private Duration stopTimeout = Duration.ofSeconds(30);
 
         private Builder() {
+            super(List.of("-Xms128m", "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                    "-Djava.awt.headless=true"), Duration.ofSeconds(120));
+        }
+
+        @Override
+        Builder self() {
+            return this;
         }
 
         /** The classpath to run Kafka with; by default {@link KafkaDistribution#classpath()}. */
         public Builder classpath(String value) {
             this.classpath = value;
-            return this;
-        }
-
-        /** Replaces the JVM options (default: small heap, C1 only, serial GC). */
-        public Builder jvmArgs(String... values) {
-            this.jvmArgs.clear();
-            this.jvmArgs.addAll(List.of(values));
-            return this;
-        }
-
-        /** Sets one {@code server.properties} key, overriding the harness's value if it writes one. */
-        public Builder config(String key, String value) {
-            this.overrides.put(key, value);
-            return this;
-        }
-
-        /** How long a start may take until the first ApiVersions answer. */
-        public Builder startTimeout(Duration value) {
-            this.startTimeout = value;
-            return this;
-        }
-
-        /** How long a stop waits after SIGTERM before SIGKILL. */
-        public Builder stopTimeout(Duration value) {
-            this.stopTimeout = value;
             return this;
         }
 

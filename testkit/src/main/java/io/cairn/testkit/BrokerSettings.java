@@ -1,0 +1,54 @@
+package io.cairn.testkit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The settings every broker process takes, shared by {@link CairnProcess.Builder} and
+ * {@link KafkaReferenceProcess.Builder}: JVM options, {@code server.properties} overrides and the start and stop
+ * timeouts. Not thread-safe.
+ *
+ * @param <B> the concrete builder, returned by every setter so calls chain
+ */
+public abstract class BrokerSettings<B extends BrokerSettings<B>> {
+
+    final List<String> jvmArgs;
+    final Map<String, String> overrides = new LinkedHashMap<>();
+    Duration startTimeout;
+    Duration stopTimeout = Duration.ofSeconds(30);
+
+    BrokerSettings(List<String> defaultJvmArgs, Duration defaultStartTimeout) {
+        this.jvmArgs = new ArrayList<>(defaultJvmArgs);
+        this.startTimeout = defaultStartTimeout;
+    }
+
+    abstract B self();
+
+    /** Replaces the JVM options. */
+    public B jvmArgs(String... values) {
+        jvmArgs.clear();
+        jvmArgs.addAll(List.of(values));
+        return self();
+    }
+
+    /** Sets one {@code server.properties} key, overriding the harness's value if it writes one. */
+    public B config(String key, String value) {
+        overrides.put(key, value);
+        return self();
+    }
+
+    /** How long a start may take until the first ApiVersions answer. */
+    public B startTimeout(Duration value) {
+        startTimeout = value;
+        return self();
+    }
+
+    /** How long a stop waits after SIGTERM before SIGKILL. */
+    public B stopTimeout(Duration value) {
+        stopTimeout = value;
+        return self();
+    }
+}
