@@ -2,6 +2,7 @@ package io.cairn.metadata.controller;
 
 import io.cairn.wire.protocol.ApiMessage;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -17,4 +18,14 @@ public interface MetadataLog {
      *         node's image, or completed exceptionally when the entry may not commit (leadership lost, timeout)
      */
     CompletableFuture<Long> append(long term, List<ApiMessage> records);
+
+    /**
+     * Appends the records of one controller command together with its request id and response, so that every
+     * replica's apply path can remember the response ({@link AppliedCommands}). A log that does not carry them
+     * appends the records alone.
+     */
+    default CompletableFuture<Long> append(long term, List<ApiMessage> records, UUID requestId,
+                                           ApiMessage response) {
+        return append(term, records);
+    }
 }

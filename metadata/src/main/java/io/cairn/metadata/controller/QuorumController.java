@@ -8,14 +8,18 @@ import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.BrokerHeartbeatRequestData;
 import io.cairn.wire.message.BrokerRegistrationRequestData;
+import io.cairn.wire.message.BrokerRegistrationResponseData;
 import io.cairn.wire.protocol.ApiMessage;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -34,8 +38,10 @@ public final class QuorumController implements AutoCloseable {
 
     private static final Logger LOGGER = LogManager.getLogger(QuorumController.class);
     private static final long RETRY_BOOTSTRAP_MS = 100;
+    /** How many request ids this controller remembers the futures of (in-flight or answered in its terms). */
+    private static final int RECENT_REQUESTS = 1000;
 
-    private record Deferred(ApiMessage request, CompletableFuture<ApiMessage> future) {
+    private record Deferred(UUID requestId, ApiMessage request, CompletableFuture<ApiMessage> future) {
     }
 
     private final ControllerLogic logic;
@@ -43,6 +49,7 @@ public final class QuorumController implements AutoCloseable {
     private final MetadataLog log;
     private final Supplier<MetadataImage> committed;
     private final EventLoop loop;
+    private final Function<UUID, ApiMessage> appliedResponses;
 
     private volatile boolean active;
     private boolean ready;
@@ -52,6 +59,8 @@ public final class QuorumController implements AutoCloseable {
     private long readySinceMs;
     private final Map<Integer, Long> lastContactMs = new HashMap<>();
     private final Deque<Deferred> deferred = new ArrayDeque<>();
+    /** The futures of the last commands decided by this controller, by request id, in decision order. */
+    private final Map<UUID, CompletableFuture<ApiMessage>> recent = new LinkedHashMap<>();
 
     /**
      * @param settings  the controller's settings
@@ -68,6 +77,17 @@ public final class QuorumController implements AutoCloseable {
     /** With the given logic (a simulation passes one with a seeded topic-id generator). */
     public QuorumController(ControllerLogic logic, String clusterId, MetadataLog log,
                             Supplier<MetadataImage> committed, EventLoop loop) {
+        this(logic, clusterId, log, committed, loop, id -> null);
+    }
+
+    /**
+     * With the responses of recently applied commands by request id (see {@link AppliedCommands}), so that a retried
+     * command that already committed is answered with its first response instead of being applied again.
+     */
+    public QuorumController(ControllerLogic logic, String clusterId, MetadataLog log,
+                            Supplier<MetadataImage> committed, EventLoop loop,
+                            Function<UUID, ApiMessage> appliedResponses) {
+        this.appliedResponses = appliedResponses;
         this.logic = logic;
         this.clusterId = clusterId;
         this.log = log;
@@ -86,8 +106,17 @@ public final class QuorumController implements AutoCloseable {
      * {@link io.cairn.wire.error.ApiException} when this node is not (or stops being) the active controller.
      */
     public CompletableFuture<ApiMessage> submit(ApiMessage request) {
+        return submit(UUID.randomUUID(), request);
+    }
+
+    /**
+     * Handles a controller request identified by {@code requestId}, which the sender keeps across its retries: a
+     * command whose id this controller already decided, or whose entry the log already applied, is answered with the
+     * first response and changes nothing.
+     */
+    public CompletableFuture<ApiMessage> submit(UUID requestId, ApiMessage request) {
         CompletableFuture<ApiMessage> future = new CompletableFuture<>();
-        loop.execute(() -> handle(request, future));
+        loop.execute(() -> handle(requestId, request, future));
         return future;
     }
 
@@ -154,40 +183,88 @@ public final class QuorumController implements AutoCloseable {
                     pending.offset());
             while (!deferred.isEmpty() && ready) {
                 Deferred d = deferred.poll();
-                handle(d.request(), d.future());
+                handle(d.requestId(), d.request(), d.future());
             }
         }));
     }
 
-    private void handle(ApiMessage request, CompletableFuture<ApiMessage> future) {
+    private void handle(UUID requestId, ApiMessage request, CompletableFuture<ApiMessage> future) {
         if (!active) {
             future.completeExceptionally(Errors.NOT_CONTROLLER.exception());
             return;
         }
         if (!ready) {
-            deferred.add(new Deferred(request, future));
+            deferred.add(new Deferred(requestId, request, future));
+            return;
+        }
+        if (answerDuplicate(requestId, future)) {
             return;
         }
         ControllerResult<? extends ApiMessage> result;
         try {
             noteContact(request);
             result = logic.handle(pending, request, this::alive);
+            noteAcceptedRegistration(request, result.response());
         } catch (RuntimeException e) {
             LOGGER.error("Controller command {} failed", request, e);
             future.completeExceptionally(Errors.UNKNOWN_SERVER_ERROR.exception(e.toString()));
             return;
         }
+        remember(requestId, future);
         if (result.records().isEmpty()) {
             future.complete(result.response());
             return;
         }
-        appendAndComplete(result.records(), () -> future.complete(result.response()), future);
+        appendAndComplete(result.records(), requestId, result.response(),
+                () -> future.complete(result.response()), future);
     }
 
-    private void appendAndComplete(List<ApiMessage> records, Runnable onSuccess, CompletableFuture<?> future) {
+    /**
+     * Answers a retried command with its first outcome: from this controller's own in-flight or answered commands
+     * (a failed try is forgotten, its retry is decided again once the log shows whether it committed), else from the
+     * responses the log applied (which after a bootstrap cover every earlier entry).
+     */
+    private boolean answerDuplicate(UUID requestId, CompletableFuture<ApiMessage> future) {
+        CompletableFuture<ApiMessage> first = recent.get(requestId);
+        if (first != null && !first.isCompletedExceptionally()) {
+            LOGGER.debug("Command {} is a retry of one in flight or answered; returning its outcome", requestId);
+            first.whenComplete((response, error) -> {
+                if (error == null) {
+                    future.complete(response);
+                } else {
+                    future.completeExceptionally(error);
+                }
+            });
+            return true;
+        }
+        ApiMessage applied = appliedResponses.apply(requestId);
+        if (applied != null) {
+            LOGGER.debug("Command {} was already applied; returning its first response", requestId);
+            future.complete(applied);
+            return true;
+        }
+        return false;
+    }
+
+    private void remember(UUID requestId, CompletableFuture<ApiMessage> future) {
+        recent.put(requestId, future);
+        if (recent.size() > RECENT_REQUESTS) {
+            recent.remove(recent.keySet().iterator().next());
+        }
+        future.whenComplete((response, error) -> {
+            if (error != null) {
+                loop.execute(() -> recent.remove(requestId, future));
+            }
+        });
+    }
+
+    private void appendAndComplete(List<ApiMessage> records, UUID requestId, ApiMessage response, Runnable onSuccess,
+                                   CompletableFuture<?> future) {
         pending = ControllerLogic.apply(pending, records);
         long gen = generation;
-        log.append(term, records).whenComplete((index, error) -> {
+        CompletableFuture<Long> appended = requestId == null ? log.append(term, records)
+                : log.append(term, records, requestId, response);
+        appended.whenComplete((index, error) -> {
             if (error == null) {
                 onSuccess.run();
                 return;
@@ -217,12 +294,19 @@ public final class QuorumController implements AutoCloseable {
             if (current) {
                 lastContactMs.put(heartbeat.brokerId(), loop.nowMs());
             }
-        } else if (key == ApiKey.BROKER_REGISTRATION) {
-            // Registration does not refresh the session of another live incarnation; the new one starts now.
-            BrokerRegistrationRequestData registration = (BrokerRegistrationRequestData) request;
-            if (!alive(registration.brokerId())) {
-                lastContactMs.put(registration.brokerId(), loop.nowMs());
-            }
+        }
+    }
+
+    /**
+     * A registration is judged against the session of the registered incarnation as it stands (Kafka's rule: a
+     * different incarnation is rejected with DUPLICATE_BROKER_REGISTRATION while that session is alive, accepted
+     * once it expired); only an accepted one starts the new incarnation's session, so a rejected retry never
+     * extends the old one.
+     */
+    private void noteAcceptedRegistration(ApiMessage request, ApiMessage response) {
+        if (ApiKey.forId(request.apiKey()) == ApiKey.BROKER_REGISTRATION
+                && ((BrokerRegistrationResponseData) response).errorCode() == Errors.NONE.code()) {
+            lastContactMs.put(((BrokerRegistrationRequestData) request).brokerId(), loop.nowMs());
         }
     }
 
@@ -252,7 +336,7 @@ public final class QuorumController implements AutoCloseable {
                 if (!records.isEmpty()) {
                     LOGGER.info("Fencing broker {} (epoch {}): no heartbeat for {} ms", broker.id(), broker.epoch(),
                             logic.settings().brokerSessionTimeoutMs());
-                    appendAndComplete(records, () -> { }, null);
+                    appendAndComplete(records, null, null, () -> { }, null);
                 }
             }
         }

@@ -1,5 +1,6 @@
 package io.cairn.metadata.ratis;
 
+import io.cairn.metadata.controller.AppliedCommands;
 import io.cairn.metadata.image.ImageRecords;
 import io.cairn.metadata.image.MetadataDelta;
 import io.cairn.metadata.image.MetadataImage;
@@ -13,6 +14,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
@@ -64,6 +66,8 @@ final class MetadataStateMachine extends BaseStateMachine {
     private final Hooks hooks;
     private volatile MetadataImage image = MetadataImage.EMPTY;
     private volatile Function<Long, Long> termSupplier = x -> 0L;
+    /** Responses of the recently applied commands; derived from the log only, empty after loading a snapshot. */
+    private final AppliedCommands appliedCommands = new AppliedCommands();
 
     MetadataStateMachine(Hooks hooks) {
         this.hooks = hooks;
@@ -71,6 +75,11 @@ final class MetadataStateMachine extends BaseStateMachine {
 
     MetadataImage image() {
         return image;
+    }
+
+    /** The response of a recently applied command, or null. */
+    ApiMessage appliedResponse(UUID requestId) {
+        return appliedCommands.response(requestId);
     }
 
     synchronized MetadataImage subscribe(MetadataListener listener) {
@@ -133,8 +142,13 @@ final class MetadataStateMachine extends BaseStateMachine {
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
         ByteString data = entry.getStateMachineLogEntry().getLogData();
-        List<ApiMessage> records = MetadataRecords.decode(data.toByteArray());
+        CommandCodec.Entry decoded = CommandCodec.decodeEntry(data.toByteArray());
+        List<ApiMessage> records = MetadataRecords.decode(decoded.records());
         synchronized (this) {
+            if (decoded.requestId() != null) {
+                // Recorded before the image is published: a retry that sees the image sees the response too.
+                appliedCommands.record(decoded.requestId(), decoded.response());
+            }
             MetadataImage previous = image;
             MetadataDelta delta = new MetadataDelta(previous).replayAll(records);
             MetadataImage next = delta.apply(entry.getIndex());

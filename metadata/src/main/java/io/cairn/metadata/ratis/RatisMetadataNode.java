@@ -3,6 +3,7 @@ package io.cairn.metadata.ratis;
 import io.cairn.metadata.MetaProperties;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.controller.ControllerLogic;
 import io.cairn.metadata.controller.EventLoop;
 import io.cairn.metadata.controller.MetadataLog;
 import io.cairn.metadata.controller.QuorumController;
@@ -104,8 +105,9 @@ public final class RatisMetadataNode implements MetadataNode {
         this.stateMachine = new MetadataStateMachine(new Hooks());
         RaftProperties properties = properties(config, listener);
         this.controller = config.isController()
-                ? new QuorumController(config.controller(), clusterId, new RatisLog(), stateMachine::image,
-                        EventLoop.singleThread("cairn-controller-" + config.nodeId()))
+                ? new QuorumController(new ControllerLogic(config.controller()), clusterId, new RatisLog(),
+                        stateMachine::image, EventLoop.singleThread("cairn-controller-" + config.nodeId()),
+                        stateMachine::appliedResponse)
                 : null;
         Path storageDir = config.metadataLogDir().resolve(METADATA_DIR);
         boolean fresh = !Files.isDirectory(storageDir.resolve(GROUP_ID.getUuid().toString()));
@@ -333,7 +335,9 @@ public final class RatisMetadataNode implements MetadataNode {
     public CompletableFuture<ApiMessage> submit(ApiMessage request) {
         CompletableFuture<ApiMessage> result = new CompletableFuture<>();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(commandTimeoutMs());
-        attempt(request, result, deadline);
+        // One id for every try of this command: a retry after a try that timed out but committed is answered with
+        // the first outcome instead of being applied again.
+        attempt(UUID.randomUUID(), request, result, deadline, 0);
         return result;
     }
 
@@ -350,17 +354,13 @@ public final class RatisMetadataNode implements MetadataNode {
         return 4 * 2 * config.electionTimeoutMs() + config.requestTimeoutMs() + 5000;
     }
 
-    private void attempt(ApiMessage request, CompletableFuture<ApiMessage> result, long deadlineNanos) {
-        attempt(request, result, deadlineNanos, 0);
-    }
-
-    private void attempt(ApiMessage request, CompletableFuture<ApiMessage> result, long deadlineNanos,
-                         int attemptNo) {
+    private void attempt(UUID requestId, ApiMessage request, CompletableFuture<ApiMessage> result,
+                         long deadlineNanos, int attemptNo) {
         CompletableFuture<ApiMessage> once;
         if (controller != null && controller.isActive()) {
-            once = controller.submit(request);
+            once = controller.submit(requestId, request);
         } else {
-            Message message = CommandCodec.encode(request);
+            Message message = CommandCodec.encodeCommand(requestId, request);
             once = CompletableFuture.supplyAsync(() -> {
                 RaftClientReply reply;
                 try {
@@ -389,7 +389,7 @@ public final class RatisMetadataNode implements MetadataNode {
             boolean retriable = Errors.forException(api) == Errors.NOT_CONTROLLER && !closed;
             if (retriable && System.nanoTime() < deadlineNanos) {
                 CompletableFuture.delayedExecutor(RETRY_MS, TimeUnit.MILLISECONDS)
-                        .execute(() -> attempt(request, result, deadlineNanos, attemptNo + 1));
+                        .execute(() -> attempt(requestId, request, result, deadlineNanos, attemptNo + 1));
             } else {
                 result.completeExceptionally(api);
             }
@@ -439,7 +439,17 @@ public final class RatisMetadataNode implements MetadataNode {
     private final class RatisLog implements MetadataLog {
         @Override
         public CompletableFuture<Long> append(long term, List<ApiMessage> records) {
-            Message message = Message.valueOf(ByteString.copyFrom(MetadataRecords.encode(records)));
+            return appendEntry(MetadataRecords.encode(records));
+        }
+
+        @Override
+        public CompletableFuture<Long> append(long term, List<ApiMessage> records, UUID requestId,
+                                              ApiMessage response) {
+            return appendEntry(CommandCodec.encodeEntry(requestId, response, MetadataRecords.encode(records)));
+        }
+
+        private CompletableFuture<Long> appendEntry(byte[] entry) {
+            Message message = Message.valueOf(ByteString.copyFrom(entry));
             RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(selfClientId).setServerId(selfId)
                     .setGroupId(GROUP_ID).setCallId(callIds.incrementAndGet()).setMessage(message)
                     .setType(RaftClientRequest.writeRequestType()).build();
@@ -491,14 +501,14 @@ public final class RatisMetadataNode implements MetadataNode {
                 return CompletableFuture.completedFuture(CommandCodec.encodeError(Errors.NOT_CONTROLLER,
                         "Node " + config.nodeId() + " is not a controller"));
             }
-            ApiMessage decoded;
+            CommandCodec.Command decoded;
             try {
-                decoded = CommandCodec.decode(request, false);
+                decoded = CommandCodec.decodeCommand(request);
             } catch (RuntimeException e) {
                 return CompletableFuture.completedFuture(CommandCodec.encodeError(Errors.INVALID_REQUEST,
                         e.getMessage()));
             }
-            return controller.submit(decoded).handle((response, failure) -> {
+            return controller.submit(decoded.requestId(), decoded.request()).handle((response, failure) -> {
                 if (failure == null) {
                     return CommandCodec.encode(response);
                 }

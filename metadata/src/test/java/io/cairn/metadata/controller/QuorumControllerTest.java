@@ -1,0 +1,195 @@
+package io.cairn.metadata.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.metadata.TestRequests;
+import io.cairn.metadata.image.MetadataDelta;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.record.RegisterBrokerRecord;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.BrokerRegistrationRequestData;
+import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.CreateTopicsResponseData;
+import io.cairn.wire.protocol.ApiMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The active controller on a simulated clock over an in-memory log whose apply path records command responses as
+ * the Ratis state machine does: retried commands (same request id) and re-registrations of a broker.
+ */
+class QuorumControllerTest {
+
+    private static final long COMMIT_DELAY_MS = 5;
+    private static final long SESSION_TIMEOUT_MS = 1000;
+
+    private final SimScheduler scheduler = new SimScheduler(42);
+    private final List<List<ApiMessage>> entries = new ArrayList<>();
+    private final AppliedCommands applied = new AppliedCommands(100);
+    private MetadataImage image = MetadataImage.EMPTY;
+
+    /** The replicated log: commits after a delay, applies in order and remembers each command's response. */
+    private final MetadataLog log = new MetadataLog() {
+        @Override
+        public CompletableFuture<Long> append(long term, List<ApiMessage> records) {
+            return append(term, records, null, null);
+        }
+
+        @Override
+        public CompletableFuture<Long> append(long term, List<ApiMessage> records, UUID requestId,
+                                              ApiMessage response) {
+            CompletableFuture<Long> future = new CompletableFuture<>();
+            List<ApiMessage> copy = List.copyOf(records);
+            scheduler.at(COMMIT_DELAY_MS, () -> {
+                entries.add(copy);
+                long offset = entries.size() - 1;
+                if (requestId != null) {
+                    applied.record(requestId, response);
+                }
+                image = new MetadataDelta(image).replayAll(copy).apply(offset);
+                future.complete(offset);
+            });
+            return future;
+        }
+    };
+
+    private QuorumController controller(int nodeId) {
+        ControllerLogic logic = new ControllerLogic(ControllerSettings.defaults(nodeId)
+                .withBrokerSessionTimeoutMs(SESSION_TIMEOUT_MS));
+        return new QuorumController(logic, "test-cluster", log, () -> image, scheduler.loop(), applied::response);
+    }
+
+    private QuorumController leader(int nodeId, long term) {
+        QuorumController controller = controller(nodeId);
+        controller.becomeLeader(term);
+        scheduler.runUntil(scheduler.now() + 2 * COMMIT_DELAY_MS);
+        assertThat(controller.isActive()).isTrue();
+        return controller;
+    }
+
+    private <R> R runTo(long timeMs, CompletableFuture<ApiMessage> future, Class<R> type) {
+        scheduler.runUntil(timeMs);
+        assertThat(future).isCompleted();
+        return type.cast(future.join());
+    }
+
+    private long registrationRecords() {
+        return entries.stream().flatMap(List::stream).filter(r -> r instanceof RegisterBrokerRecord).count();
+    }
+
+    @Test
+    void aRetriedRegistrationWhileTheFirstTryIsInFlightReturnsTheFirstEpochAndRegistersOnce() {
+        // Given
+        QuorumController controller = leader(1, 1);
+        UUID requestId = UUID.randomUUID();
+        BrokerRegistrationRequestData registration = TestRequests.registration(1, null);
+
+        // When
+        CompletableFuture<ApiMessage> first = controller.submit(requestId, registration);
+        scheduler.runUntil(scheduler.now() + 1);
+        CompletableFuture<ApiMessage> retry = controller.submit(requestId, registration);
+        long done = scheduler.now() + 10 * COMMIT_DELAY_MS;
+
+        // Then
+        BrokerRegistrationResponseData firstResponse = runTo(done, first, BrokerRegistrationResponseData.class);
+        BrokerRegistrationResponseData retryResponse = runTo(done, retry, BrokerRegistrationResponseData.class);
+        assertThat(firstResponse.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(retryResponse.brokerEpoch()).isEqualTo(firstResponse.brokerEpoch());
+        assertThat(image.broker(1).orElseThrow().epoch()).isEqualTo(firstResponse.brokerEpoch());
+        assertThat(registrationRecords()).isEqualTo(1);
+    }
+
+    @Test
+    void aRetriedCreateTopicsThatAlreadyCommittedIsAnsweredWithItsFirstResponseByTheNextController() {
+        // Given
+        QuorumController first = leader(1, 1);
+        UUID brokerRequest = UUID.randomUUID();
+        CompletableFuture<ApiMessage> registered = first.submit(brokerRequest, TestRequests.registration(1, null));
+        BrokerRegistrationResponseData broker = runTo(scheduler.now() + 20, registered,
+                BrokerRegistrationResponseData.class);
+        runTo(scheduler.now() + 20, first.submit(UUID.randomUUID(), TestRequests.heartbeat(1, broker.brokerEpoch())),
+                ApiMessage.class);
+        UUID requestId = UUID.randomUUID();
+        CreateTopicsRequestData create = TestRequests.createTopic("orders", 3, 1, Map.of());
+        CreateTopicsResponseData created = runTo(scheduler.now() + 20, first.submit(requestId, create),
+                CreateTopicsResponseData.class);
+        int entriesBefore = entries.size();
+
+        // When: the sender's try timed out, leadership moved, and it retries the same command at the new controller
+        first.resign();
+        QuorumController second = leader(2, 2);
+        CreateTopicsResponseData retried = runTo(scheduler.now() + 20, second.submit(requestId, create),
+                CreateTopicsResponseData.class);
+        CreateTopicsResponseData another = runTo(scheduler.now() + 20, second.submit(UUID.randomUUID(), create),
+                CreateTopicsResponseData.class);
+
+        // Then
+        assertThat(created.topics().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(retried).isEqualTo(created);
+        assertThat(retried.topics().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(entries).hasSize(entriesBefore + 1); // only the new controller's ControllerChangeRecord
+        assertThat(another.topics().get(0).errorCode()).isEqualTo(Errors.TOPIC_ALREADY_EXISTS.code());
+    }
+
+    @Test
+    void aNewIncarnationIsRejectedWhileTheOldSessionLivesAndAcceptedOnceItExpiredWithoutExtendingIt() {
+        // Given: incarnation A registered and unfenced by a heartbeat at t0
+        QuorumController controller = leader(1, 1);
+        BrokerRegistrationResponseData a = runTo(scheduler.now() + 20,
+                controller.submit(UUID.randomUUID(), TestRequests.registration(1, null)),
+                BrokerRegistrationResponseData.class);
+        long t0 = scheduler.now();
+        runTo(t0 + 20, controller.submit(UUID.randomUUID(), TestRequests.heartbeat(1, a.brokerEpoch())),
+                ApiMessage.class);
+        assertThat(image.broker(1).orElseThrow().fenced()).isFalse();
+        BrokerRegistrationRequestData b = TestRequests.registration(1, null);
+
+        // When: incarnation B retries every 200 ms while A's session lives, then once just after it expired (before
+        // the periodic fencing check has fenced A)
+        List<Long> offsets = List.of(190L, 390L, 590L, 790L, 990L, SESSION_TIMEOUT_MS + 1);
+        List<CompletableFuture<ApiMessage>> futures = new ArrayList<>();
+        for (long offset : offsets) {
+            scheduler.runUntil(t0 + offset);
+            futures.add(controller.submit(UUID.randomUUID(), b));
+        }
+        scheduler.runUntil(t0 + SESSION_TIMEOUT_MS + 20);
+        List<BrokerRegistrationResponseData> answers = futures.stream()
+                .map(f -> (BrokerRegistrationResponseData) f.join()).toList();
+
+        // Then: rejected while A's session (from its heartbeat at t0) lives, the rejections did not extend it, and
+        // the first try after it expired is accepted
+        for (int i = 0; i < offsets.size() - 1; i++) {
+            assertThat(answers.get(i).errorCode()).as("registration at t0+%d", offsets.get(i))
+                    .isEqualTo(Errors.DUPLICATE_BROKER_REGISTRATION.code());
+        }
+        assertThat(answers.get(offsets.size() - 1).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(image.broker(1).orElseThrow().incarnationId()).isEqualTo(b.incarnationId());
+    }
+
+    @Test
+    void appliedCommandsKeepTheFirstResponseAndForgetTheOldestBeyondCapacity() {
+        // Given
+        AppliedCommands cache = new AppliedCommands(2);
+        UUID one = UUID.randomUUID();
+        UUID two = UUID.randomUUID();
+        UUID three = UUID.randomUUID();
+        BrokerRegistrationResponseData firstAnswer = new BrokerRegistrationResponseData().setBrokerEpoch(1);
+
+        // When
+        cache.record(one, firstAnswer);
+        cache.record(one, new BrokerRegistrationResponseData().setBrokerEpoch(2));
+        cache.record(two, new BrokerRegistrationResponseData().setBrokerEpoch(3));
+        cache.record(three, new BrokerRegistrationResponseData().setBrokerEpoch(4));
+
+        // Then
+        assertThat(cache.size()).isEqualTo(2);
+        assertThat(cache.response(one)).isNull();
+        assertThat(((BrokerRegistrationResponseData) cache.response(two)).brokerEpoch()).isEqualTo(3);
+        assertThat(((BrokerRegistrationResponseData) cache.response(three)).brokerEpoch()).isEqualTo(4);
+    }
+}
