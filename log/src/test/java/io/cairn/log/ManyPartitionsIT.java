@@ -24,7 +24,8 @@ class ManyPartitionsIT {
     private static final int MAX_HANDLES = 512;
     private static final int MAX_MAPPINGS = 1024;
 
-    @TempDir
+    /** tmpfs when there is one: 120,000 files are created, and the disk's metadata journal is not under test. */
+    @TempDir(factory = ShmTempDirFactory.class)
     Path tmp;
 
     @Test
@@ -35,17 +36,8 @@ class ManyPartitionsIT {
         LogConfig config = LogConfig.builder().segmentBytes(100).segmentIndexBytes(4096).build();
         LogManager.Options options = new LogManager.Options(MAX_HANDLES, MAX_MAPPINGS, 0L, 0L, 0L, Double.MAX_VALUE,
             new NoSyncLayer());
-        // tmpfs when there is one: 120,000 files are created, and the disk's metadata journal is not under test
-        Path shm = Path.of("/dev/shm");
-        Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "cairn-many-")
-            : tmp;
-        try {
-            run(base, config, time, options);
-        } finally {
-            if (!base.equals(tmp)) {
-                deleteTree(base);
-            }
-        }
+        // When / Then
+        run(tmp, config, time, options);
     }
 
     private void run(Path base, LogConfig config, MockTime time, LogManager.Options options) throws IOException {
@@ -90,14 +82,6 @@ class ManyPartitionsIT {
         System.out.println(PARTITIONS + " partitions, " + segments + " segments read, peak descriptors above "
             + "baseline " + (maxFds - fdsBefore) + ", mapped indexes " + manager.environment().mappings().openCount());
         manager.close();
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     private static long openDescriptors() throws IOException {
