@@ -10,12 +10,15 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
 
 /** Controller processes on loopback for the quorum tests: formats, starts (separate JVMs), kills by PID. */
 final class ControllerCluster implements AutoCloseable {
@@ -70,10 +73,48 @@ final class ControllerCluster implements AutoCloseable {
                 java.io.OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
     }
 
-    void startAll() throws IOException {
+    /**
+     * Starts every controller and waits until each has printed {@code STARTED <id>}. A controller whose port was
+     * taken between the free-port probe and its bind (an outgoing connection can take any ephemeral port) exits at
+     * once; it is started again on the same port, a few times at most.
+     */
+    void startAll() throws IOException, InterruptedException {
         for (int id : ports.keySet()) {
             start(id);
         }
+        for (int id : ports.keySet()) {
+            for (int attempt = 1; !awaitStarted(id); attempt++) {
+                if (attempt == 5) {
+                    throw new IllegalStateException("Controller " + id + " did not start, see "
+                            + root.resolve("node-" + id).resolve("process.log"));
+                }
+                start(id);
+            }
+        }
+    }
+
+    /**
+     * Whether controller {@code id} printed its started line; false when its main failed first (the process may
+     * linger on non-daemon threads, so it is killed by PID).
+     */
+    private boolean awaitStarted(int id) throws IOException, InterruptedException {
+        Process process = processes.get(id);
+        Path log = root.resolve("node-" + id).resolve("process.log");
+        String started = "STARTED " + id;
+        String failed = "Exception in thread \"main\"";
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100))
+                .until(() -> !process.isAlive() || logContains(log, started) || logContains(log, failed));
+        if (process.isAlive() && logContains(log, started)) {
+            return true;
+        }
+        kill(id);
+        // keep the failed start's output apart, so the next attempt's log is read from its beginning
+        Files.move(log, log.resolveSibling("process-failed-start-" + System.nanoTime() + ".log"));
+        return false;
+    }
+
+    private static boolean logContains(Path log, String text) throws IOException {
+        return Files.exists(log) && Files.readString(log, StandardCharsets.ISO_8859_1).contains(text);
     }
 
     void start(int id) throws IOException {
