@@ -95,7 +95,7 @@ class ManyPartitionsIT {
         @Override
         public java.nio.channels.FileChannel open(Path path, java.nio.file.OpenOption... options)
             throws IOException {
-            return new NoSyncChannel(java.nio.channels.FileChannel.open(path, options));
+            return DelegatingFileChannel.noSync(java.nio.channels.FileChannel.open(path, options));
         }
     }
 }

@@ -8,12 +8,25 @@ import java.nio.channels.FileLock;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 
-/** A delegating channel whose {@code force} does nothing (tests that do not measure durability). */
-final class NoSyncChannel extends FileChannel {
+/**
+ * A {@link FileChannel} that hands every call to a real one; test file layers override the calls they change
+ * ({@code force}, mostly). Not thread-safe beyond what the real channel is.
+ */
+class DelegatingFileChannel extends FileChannel {
     private final FileChannel real;
 
-    NoSyncChannel(FileChannel real) {
+    DelegatingFileChannel(FileChannel real) {
         this.real = real;
+    }
+
+    /** A channel whose {@code force} does nothing, for tests that do not measure durability. */
+    static FileChannel noSync(FileChannel real) {
+        return new DelegatingFileChannel(real) {
+            @Override
+            public void force(boolean metaData) {
+                // no fsync: durability is not what the test measures
+            }
+        };
     }
 
     @Override
@@ -60,7 +73,7 @@ final class NoSyncChannel extends FileChannel {
 
     @Override
     public void force(boolean metaData) throws IOException {
-        // no fsync: durability is not what the test measures
+        real.force(metaData);
     }
 
     @Override
