@@ -156,6 +156,7 @@ class BadInputIT {
     void shouldWaitForTheBodyOfAPrefixWithoutBodyAndStaySilentWhenTheClientLeaves() throws Exception {
         // Given
         int port;
+        int mark = logs.mark();
         try (RawConnection connection = broker.connect()) {
             port = connection.localPort();
 
@@ -165,12 +166,13 @@ class BadInputIT {
         }
 
         // Then
-        assertThat(logs.warnings(":" + port + " ")).isEmpty();
+        assertThat(logs.warningsSince(mark, ":" + port + " ")).isEmpty();
     }
 
     @Test
     void shouldCloseAnIdleConnectionWithAPrefixButNoBodyWithoutWarning() throws Exception {
         // Given
+        int mark = logs.mark();
         try (RawConnection connection = broker.connect()) {
             int port = connection.localPort();
 
@@ -179,7 +181,7 @@ class BadInputIT {
 
             // Then
             await().atMost(Duration.ofSeconds(20)).until(connection::closedByServer);
-            assertThat(logs.warnings(":" + port)).isEmpty();
+            assertThat(logs.warningsSince(mark, ":" + port)).isEmpty();
         }
     }
 
@@ -202,6 +204,7 @@ class BadInputIT {
             if (random.nextInt(4) == 0) {
                 payload = Arrays.copyOf(payload, random.nextInt(payload.length));
             }
+            int mark = logs.mark();
             try (RawConnection connection = broker.connect()) {
                 int port = connection.localPort();
 
@@ -211,11 +214,11 @@ class BadInputIT {
                 // Then
                 if (connection.closedByServer()) {
                     closed++;
-                    awaitLog().untilAsserted(() -> assertThat(logs.warnings(":" + port + " ")).as("seed %d", seed)
+                    awaitLog().untilAsserted(() -> assertThat(logs.warningsSince(mark, ":" + port + " ")).as("seed %d", seed)
                             .hasSize(1));
                 } else {
                     answered++;
-                    assertThat(logs.warnings(":" + port + " ")).as("seed %d", seed).isEmpty();
+                    assertThat(logs.warningsSince(mark, ":" + port + " ")).as("seed %d", seed).isEmpty();
                 }
             }
         }
@@ -230,6 +233,7 @@ class BadInputIT {
 
     private static void assertClosedWithOneWarning(byte[] bytes, String expectedReason) throws Exception {
         // Given
+        int mark = logs.mark();
         try (RawConnection connection = broker.connect()) {
             int port = connection.localPort();
 
@@ -239,8 +243,8 @@ class BadInputIT {
             // Then
             assertThat(connection.closedByServer()).as("connection closed by the broker").isTrue();
             awaitLog()
-                    .untilAsserted(() -> assertThat(logs.warnings(":" + port + " ")).hasSize(1));
-            assertThat(logs.warnings(":" + port + " ")).singleElement().asString().contains(expectedReason);
+                    .untilAsserted(() -> assertThat(logs.warningsSince(mark, ":" + port + " ")).hasSize(1));
+            assertThat(logs.warningsSince(mark, ":" + port + " ")).singleElement().asString().contains(expectedReason);
         }
     }
 }

@@ -43,6 +43,20 @@ public final class LogCapture implements AutoCloseable {
         return messages(Level.WARN, m -> m.contains(containing));
     }
 
+    /** A position in the captured events, for {@link #warningsSince(int, String)}. */
+    public int mark() {
+        return events.size();
+    }
+
+    /**
+     * WARN messages containing {@code containing} logged after {@code mark}: connections of one test run can reuse an
+     * ephemeral port, so a filter on the port alone can match an earlier connection's line.
+     */
+    public List<String> warningsSince(int mark, String containing) {
+        return events.subList(mark, events.size()).stream().filter(e -> e.getLevel() == Level.WARN)
+                .map(e -> e.getMessage().getFormattedMessage()).filter(m -> m.contains(containing)).toList();
+    }
+
     /** Netty leak reports (logged at ERROR by ResourceLeakDetector). */
     public List<String> leakReports() {
         return events.stream().map(e -> e.getMessage().getFormattedMessage()).filter(m -> m.contains("LEAK:"))
