@@ -1,5 +1,8 @@
 package io.cairn.compat.data;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerProcess;
 import io.cairn.testkit.RawKafkaClient;
@@ -86,15 +89,32 @@ final class DataClients {
         return Admin.create(props);
     }
 
-    /** Creates {@code topic} with {@code partitions} partitions, replication factor 1, and returns its id. */
+    /**
+     * Creates {@code topic} with {@code partitions} partitions, replication factor 1, and returns its id once every
+     * partition answers a fetch without error (a broker may serve a new partition a moment after CreateTopics
+     * returns).
+     */
     static Uuid createTopic(BrokerProcess broker, String topic, int partitions, Map<String, String> configs)
             throws Exception {
+        Uuid id;
         try (Admin admin = admin(broker)) {
             CreateTopicsResult result = admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)
                     .configs(configs)));
             result.all().get(TIMEOUT_S, TimeUnit.SECONDS);
-            return result.topicId(topic).get(TIMEOUT_S, TimeUnit.SECONDS);
+            id = result.topicId(topic).get(TIMEOUT_S, TimeUnit.SECONDS);
         }
+        try (RawKafkaClient client = RawKafkaClient.connect(broker)) {
+            for (int p = 0; p < partitions; p++) {
+                int partition = p;
+                await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+                    FetchResponseData.PartitionData fetched = onlyPartition(
+                            (FetchResponseData) call(client, fetchRequest(id, partition, 0, 0), FETCH_VERSION));
+                    records(fetched);
+                    assertThat(fetched.errorCode()).as("fetch error of new partition %d", partition).isZero();
+                });
+            }
+        }
+        return id;
     }
 
     /** A byte-array producer with Kafka's defaults (idempotent, acks=all) except {@code overrides}. */
