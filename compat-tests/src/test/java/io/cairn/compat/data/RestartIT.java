@@ -1,0 +1,124 @@
+package io.cairn.compat.data;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.testkit.BrokerKind;
+import io.cairn.testkit.BrokerLogsExtension;
+import io.cairn.testkit.BrokerProcess;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every acknowledged record survives a broker restart: records produced with acks=all (idempotent, the default)
+ * and with acks=1 are all acknowledged, the broker is stopped (SIGTERM) or killed (SIGKILL) and started again on
+ * the same port and data, and a consumer reads every one of them back at its offset; producing afterwards
+ * continues at the next offset.
+ */
+@Timeout(300)
+@ExtendWith(BrokerLogsExtension.class)
+class RestartIT {
+
+    private static final int PARTITIONS = 2;
+    private static final int RECORDS = 5_000;
+    private static final int RECORDS_AFTER = 100;
+
+    /** How the broker goes down. */
+    enum Shutdown {
+        SIGTERM, SIGKILL
+    }
+
+    static Stream<Arguments> kindsAndShutdowns() {
+        return DataClients.kinds().flatMap(kind -> Stream.of(Shutdown.values()).map(s -> Arguments.of(kind, s)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("kindsAndShutdowns")
+    void everyAcknowledgedRecordShouldBeReadBackAfterARestart(BrokerKind kind, Shutdown shutdown) throws Exception {
+        // Given
+        try (BrokerProcess broker = kind.start()) {
+            String acksAll = DataClients.uniqueTopic("restart-acks-all");
+            String acksOne = DataClients.uniqueTopic("restart-acks-one");
+            DataClients.createTopic(broker, acksAll, PARTITIONS, Map.of());
+            DataClients.createTopic(broker, acksOne, PARTITIONS, Map.of());
+            produce(broker, acksAll, Map.of(), 0, RECORDS);
+            produce(broker, acksOne, Map.of(ProducerConfig.ACKS_CONFIG, "1",
+                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false), 0, RECORDS);
+
+            // When
+            if (shutdown == Shutdown.SIGTERM) {
+                broker.stop();
+            } else {
+                broker.kill();
+            }
+            broker.start();
+
+            // Then
+            assertReadBack(broker, acksAll, RECORDS);
+            assertReadBack(broker, acksOne, RECORDS);
+            produce(broker, acksAll, Map.of(), RECORDS, RECORDS_AFTER);
+            produce(broker, acksOne, Map.of(ProducerConfig.ACKS_CONFIG, "1",
+                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false), RECORDS, RECORDS_AFTER);
+            assertReadBack(broker, acksAll, RECORDS + RECORDS_AFTER);
+            assertReadBack(broker, acksOne, RECORDS + RECORDS_AFTER);
+            assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
+        }
+    }
+
+    /** Sends records {@code from..from+count-1} (record i to partition i % 2) and asserts each is acknowledged. */
+    private static void produce(BrokerProcess broker, String topic, Map<String, Object> overrides, int from,
+            int count) {
+        Queue<String> errors = new ConcurrentLinkedQueue<>();
+        try (KafkaProducer<byte[], byte[]> producer = DataClients.producer(broker, overrides)) {
+            for (int i = from; i < from + count; i++) {
+                String value = value(i);
+                producer.send(new ProducerRecord<>(topic, i % PARTITIONS, null, value.getBytes(StandardCharsets.UTF_8)),
+                        (metadata, error) -> {
+                            if (error != null) {
+                                errors.add(value + ": " + error);
+                            }
+                        });
+            }
+            producer.flush();
+        }
+        assertThat(errors).as("failed sends to %s", topic).isEmpty();
+    }
+
+    private static void assertReadBack(BrokerProcess broker, String topic, int records) {
+        Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> read = DataClients.readAll(broker,
+                DataClients.partitions(topic, PARTITIONS), Duration.ofSeconds(60));
+        for (int p = 0; p < PARTITIONS; p++) {
+            List<String> expected = new ArrayList<>();
+            List<Long> offsets = new ArrayList<>();
+            for (int i = p; i < records; i += PARTITIONS) {
+                offsets.add((long) expected.size());
+                expected.add(value(i));
+            }
+            List<ConsumerRecord<byte[], byte[]>> partition = read.get(new TopicPartition(topic, p));
+            assertThat(partition).as("values of %s-%d", topic, p)
+                    .extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
+                    .containsExactlyElementsOf(expected);
+            assertThat(partition).as("offsets of %s-%d", topic, p).extracting(ConsumerRecord::offset)
+                    .containsExactlyElementsOf(offsets);
+        }
+    }
+
+    private static String value(int i) {
+        return "record-" + i;
+    }
+}
