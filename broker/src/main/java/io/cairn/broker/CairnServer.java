@@ -11,7 +11,13 @@ import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.MetadataHandler;
+import io.cairn.broker.handler.TopicConfigDefaults;
 import io.cairn.broker.net.SocketServer;
+import io.cairn.isr.LogConfigs;
+import io.cairn.isr.ReplicaManager;
+import io.cairn.log.LogConfig;
+import io.cairn.log.LogManager;
+import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,7 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.logging.log4j.LogManager;
+import java.util.Map;
 import org.apache.logging.log4j.Logger;
 
 /**
@@ -31,7 +37,7 @@ import org.apache.logging.log4j.Logger;
  */
 public final class CairnServer implements AutoCloseable {
 
-    private static final Logger LOGGER = LogManager.getLogger(CairnServer.class);
+    private static final Logger LOGGER = org.apache.logging.log4j.LogManager.getLogger(CairnServer.class);
 
     private final BrokerConfig config;
     /** How long startup waits for the controller to register and unfence this broker. */
@@ -41,6 +47,8 @@ public final class CairnServer implements AutoCloseable {
     private final String logPrefix;
     private List<ApiHandler<?, ?>> handlers = List.of();
     private BrokerMetadata metadata;
+    private final List<LogManager> logManagers = new ArrayList<>();
+    private ReplicaManager replicaManager;
     private SocketServer socketServer;
     private boolean closed;
 
@@ -70,16 +78,26 @@ public final class CairnServer implements AutoCloseable {
         createLogDirs();
         metadata = BrokerMetadata.startNode(config);
         try {
-            handlers = handlers(config, metadata.node(), extraHandlers);
+            Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
+                    config.topicDefaults());
+            LogConfig defaultLogConfig = LogConfigs.toLogConfig(topicDefaults);
+            for (Path dir : config.logDirs()) {
+                logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, LogManager.Options.defaults()));
+            }
+            replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults);
+            handlers = handlers(config, metadata.node(), replicaManager, extraHandlers);
             socketServer = new SocketServer(config, this::registryFor);
             // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
             // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
+            // Partitions are opened once the registration has committed: the image has caught up by then.
             if (config.advertisedListeners().stream().allMatch(endpoint -> endpoint.port() != 0)) {
                 metadata.register(socketServer::boundPort, REGISTRATION_TIMEOUT_MS);
+                replicaManager.start(metadata.node());
                 socketServer.start();
             } else {
                 socketServer.start();
                 metadata.register(socketServer::boundPort, REGISTRATION_TIMEOUT_MS);
+                replicaManager.start(metadata.node());
             }
         } catch (InterruptedException | IOException | RuntimeException e) {
             close();
@@ -89,7 +107,7 @@ public final class CairnServer implements AutoCloseable {
 
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
-                                                   List<ApiHandler<?, ?>> extra) {
+                                                   ReplicaManager replicaManager, List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
                 internal.offsetsPartitions(), internal.offsetsReplication(), internal.transactionPartitions(),
@@ -139,6 +157,16 @@ public final class CairnServer implements AutoCloseable {
         LOGGER.info("{}shutting down", logPrefix);
         if (socketServer != null) {
             socketServer.close();
+        }
+        if (replicaManager != null) {
+            replicaManager.close();
+        }
+        for (LogManager manager : logManagers) {
+            try {
+                manager.close();
+            } catch (RuntimeException e) {
+                LOGGER.error("{}Cannot close the logs of {}", logPrefix, manager.logDir(), e);
+            }
         }
         if (metadata != null) {
             metadata.close();

@@ -33,6 +33,8 @@ import org.apache.logging.log4j.Logger;
 public final class LogManager implements Closeable {
 
     public static final String CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
+    /** The metadata quorum's directory, which may share a log directory with partitions; never a partition. */
+    public static final String METADATA_DIR = "__cluster_metadata-0";
     private static final Logger LOGGER = org.apache.logging.log4j.LogManager.getLogger(LogManager.class);
 
     private final Path logDir;
@@ -127,7 +129,7 @@ public final class LogManager implements Closeable {
     private static boolean isPartitionDir(Path dir) {
         String name = dir.getFileName().toString();
         int dash = name.lastIndexOf('-');
-        if (dash <= 0 || name.endsWith("-delete")) {
+        if (dash <= 0 || name.endsWith("-delete") || name.equals(METADATA_DIR)) {
             return false;
         }
         try {

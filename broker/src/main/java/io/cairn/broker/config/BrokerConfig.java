@@ -70,6 +70,7 @@ public final class BrokerConfig {
             TRANSACTION_STATE_LOG_REPLICATION_FACTOR);
 
     private final Map<String, String> originals;
+    private final Map<String, String> topicDefaults;
     private final List<Endpoint> listeners;
     private final List<Endpoint> advertisedListeners;
     private final List<String> controllerListenerNames;
@@ -123,6 +124,7 @@ public final class BrokerConfig {
         String rack = values.string(BROKER_RACK, "");
         this.brokerRack = rack.isEmpty() ? null : rack;
         this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE, true);
+        this.topicDefaults = LogDefaults.topicDefaults(props);
         this.brokerHeartbeatIntervalMs = values.longValue(BROKER_HEARTBEAT_INTERVAL_MS, 2000L, 1L);
         this.internalTopics = new InternalTopicDefaults(values.intValue(OFFSETS_TOPIC_NUM_PARTITIONS, 50, 1),
                 (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 3, 1),
@@ -203,6 +205,7 @@ public final class BrokerConfig {
         Set<String> unknown = new TreeSet<>(originals.keySet());
         unknown.removeAll(KNOWN_KEYS);
         unknown.removeAll(METADATA_KEYS);
+        unknown.removeAll(LogDefaults.brokerKeys());
         return unknown;
     }
 
@@ -232,6 +235,14 @@ public final class BrokerConfig {
 
     private static String joined(List<Endpoint> endpoints) {
         return String.join(",", endpoints.stream().map(Endpoint::toString).toList());
+    }
+
+    /**
+     * Topic-config defaults set in this file through their broker synonyms ({@code log.segment.bytes},
+     * {@code log.retention.hours}, {@code message.max.bytes}, ...), keyed by topic config name.
+     */
+    public Map<String, String> topicDefaults() {
+        return topicDefaults;
     }
 
     public Map<String, String> originals() {

@@ -10,7 +10,7 @@ import java.util.TreeMap;
  * Kafka 4.1's topic-level configs with their default values, and the effective config list of a topic (overrides
  * as DYNAMIC_TOPIC_CONFIG, the rest as DEFAULT_CONFIG) that CreateTopics v5+ returns. Immutable, thread-safe.
  */
-final class TopicConfigDefaults {
+public final class TopicConfigDefaults {
 
     /** Kafka's ConfigSource ids. */
     static final byte DYNAMIC_TOPIC_CONFIG = 1;
@@ -76,7 +76,7 @@ final class TopicConfigDefaults {
     }
 
     /** Every topic config name with its default value, sorted by name. */
-    static Map<String, String> defaults() {
+    public static Map<String, String> defaults() {
         return DEFAULTS;
     }
 

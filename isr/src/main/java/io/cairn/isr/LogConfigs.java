@@ -1,0 +1,109 @@
+package io.cairn.isr;
+
+import io.cairn.log.LogConfig;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Builds a partition's {@link LogConfig} and {@code min.insync.replicas} from topic-level config names
+ * ({@code segment.bytes}, {@code retention.ms}, {@code cleanup.policy}, ...): the broker's defaults for topics,
+ * overlaid with the topic's own overrides from the metadata image. Values were validated by the controller when
+ * they were set; one that does not parse keeps the default (and is logged by the caller's config view).
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class LogConfigs {
+
+    private LogConfigs() {
+    }
+
+    /** The effective topic configs: {@code defaults} with {@code overrides} on top. */
+    public static Map<String, String> merge(Map<String, String> defaults, Map<String, String> overrides) {
+        Map<String, String> merged = new HashMap<>(defaults);
+        merged.putAll(overrides);
+        return merged;
+    }
+
+    /** The log config for effective topic configs {@code configs}. */
+    public static LogConfig toLogConfig(Map<String, String> configs) {
+        LogConfig.Builder b = LogConfig.builder();
+        intValue(configs, "segment.bytes", b::segmentBytes);
+        longValue(configs, "segment.ms", b::segmentMs);
+        longValue(configs, "segment.jitter.ms", b::segmentJitterMs);
+        intValue(configs, "segment.index.bytes", b::segmentIndexBytes);
+        intValue(configs, "index.interval.bytes", b::indexIntervalBytes);
+        intValue(configs, "max.message.bytes", b::maxMessageBytes);
+        longValue(configs, "flush.messages", b::flushMessages);
+        longValue(configs, "flush.ms", b::flushMs);
+        longValue(configs, "retention.ms", b::retentionMs);
+        longValue(configs, "retention.bytes", b::retentionBytes);
+        longValue(configs, "delete.retention.ms", b::deleteRetentionMs);
+        longValue(configs, "min.compaction.lag.ms", b::minCompactionLagMs);
+        longValue(configs, "message.timestamp.after.max.ms", b::timestampAfterMaxMs);
+        longValue(configs, "message.timestamp.before.max.ms", b::timestampBeforeMaxMs);
+        longValue(configs, "file.delete.delay.ms", b::fileDeleteDelayMs);
+        String ratio = configs.get("min.cleanable.dirty.ratio");
+        if (ratio != null) {
+            try {
+                b.minCleanableDirtyRatio(Double.parseDouble(ratio.trim()));
+            } catch (NumberFormatException e) {
+                // keeps the default, see the class comment
+            }
+        }
+        String policy = configs.get("cleanup.policy");
+        if (policy != null) {
+            b.cleanupPolicy(policy.trim().toLowerCase(Locale.ROOT));
+        }
+        String timestampType = configs.get("message.timestamp.type");
+        if (timestampType != null) {
+            b.logAppendTime("LogAppendTime".equalsIgnoreCase(timestampType.trim()));
+        }
+        return b.build();
+    }
+
+    /** {@code min.insync.replicas} of effective topic configs (1 when absent). */
+    public static int minInsyncReplicas(Map<String, String> configs) {
+        String value = configs.get("min.insync.replicas");
+        if (value == null) {
+            return 1;
+        }
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+
+    private interface IntSetter {
+        LogConfig.Builder set(int v);
+    }
+
+    private interface LongSetter {
+        LogConfig.Builder set(long v);
+    }
+
+    private static void intValue(Map<String, String> configs, String key, IntSetter setter) {
+        String value = configs.get(key);
+        if (value == null) {
+            return;
+        }
+        try {
+            setter.set(Integer.parseInt(value.trim()));
+        } catch (NumberFormatException e) {
+            // keeps the default, see the class comment
+        }
+    }
+
+    private static void longValue(Map<String, String> configs, String key, LongSetter setter) {
+        String value = configs.get(key);
+        if (value == null) {
+            return;
+        }
+        try {
+            setter.set(Long.parseLong(value.trim()));
+        } catch (NumberFormatException e) {
+            // keeps the default, see the class comment
+        }
+    }
+}

@@ -1,0 +1,324 @@
+package io.cairn.isr;
+
+import io.cairn.log.LogConfig;
+import io.cairn.log.LogManager;
+import io.cairn.log.PartitionLog;
+import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.ConfigResource;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.MetadataListener;
+import io.cairn.metadata.image.MetadataUpdate;
+import io.cairn.metadata.image.PartitionRegistration;
+import io.cairn.metadata.image.TopicImage;
+import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.error.NotLeaderOrFollowerException;
+import io.cairn.wire.error.UnknownTopicOrPartitionException;
+import io.cairn.wire.protocol.Uuid;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * The partitions this broker hosts (Kafka's {@code ReplicaManager}, metadata side): follows the metadata image,
+ * opens or creates the log of every partition whose replicas include this broker, applies leadership, ISR and
+ * config changes, and deletes the logs of deleted topics. Handlers look partitions up here.
+ *
+ * <p>Metadata updates are applied in commit order on one thread of its own (the metadata apply thread must not
+ * block on disk). A request may arrive between the commit that made this broker leader and that thread's work: a
+ * lookup then applies the current image's registration itself, so a client that saw the partition in Metadata
+ * never gets a spurious NOT_LEADER_OR_FOLLOWER.
+ *
+ * <p>Thread-safety: thread-safe; partitions live in a concurrent map and are created at most once.
+ */
+public final class ReplicaManager implements AutoCloseable {
+
+    private static final Logger LOGGER = org.apache.logging.log4j.LogManager.getLogger(ReplicaManager.class);
+
+    private final int brokerId;
+    private final List<LogManager> logManagers;
+    private final Map<String, String> topicDefaults;
+    private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    private final List<PartitionListener> listeners = new CopyOnWriteArrayList<>();
+    private final PartitionListener fanOut = this::notifyListeners;
+    private final ExecutorService applier = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "cairn-replica-manager");
+        t.setDaemon(true);
+        return t;
+    });
+    private final MetadataListener metadataListener =
+        update -> applier.execute(() -> apply(update));
+    private volatile MetadataNode node;
+    private volatile boolean closed;
+
+    /**
+     * @param brokerId      this broker's id
+     * @param logManagers   one per log directory (at least one)
+     * @param topicDefaults topic-level config names to the broker's defaults ({@code segment.bytes}, ...)
+     */
+    public ReplicaManager(int brokerId, List<LogManager> logManagers, Map<String, String> topicDefaults) {
+        if (logManagers.isEmpty()) {
+            throw new IllegalArgumentException("no log directory");
+        }
+        this.brokerId = brokerId;
+        this.logManagers = List.copyOf(logManagers);
+        this.topicDefaults = Map.copyOf(topicDefaults);
+    }
+
+    /**
+     * Subscribes to {@code metadataNode}, opens every hosted partition of the current image, and deletes logs on
+     * disk that belong to no hosted partition (topics deleted while this broker was down). Returns when the
+     * current image is applied. Call it once the image has caught up with the quorum (after this broker's
+     * registration committed), so that a stale image never deletes a live log.
+     */
+    public void start(MetadataNode metadataNode) {
+        this.node = metadataNode;
+        MetadataImage image = metadataNode.subscribe(metadataListener);
+        applyImage(image);
+        removeStrayLogs(image);
+    }
+
+    /** Adds a listener told when a partition's high watermark moves (the fetch purgatory). */
+    public void addListener(PartitionListener listener) {
+        listeners.add(listener);
+    }
+
+    private void notifyListeners(Partition partition) {
+        for (PartitionListener l : listeners) {
+            try {
+                l.onHighWatermarkAdvanced(partition);
+            } catch (RuntimeException e) {
+                LOGGER.error("Partition listener failed for {}", partition.topicPartition(), e);
+            }
+        }
+    }
+
+    /** The hosted partition, if any. */
+    public Optional<Partition> partition(TopicPartition tp) {
+        Partition p = partitions.get(tp);
+        if (p != null) {
+            return Optional.of(p);
+        }
+        return Optional.ofNullable(catchUp(tp));
+    }
+
+    /** The hosted partition of topic id {@code topicId}, if any. */
+    public Optional<Partition> partition(Uuid topicId, int index) {
+        MetadataNode current = node;
+        if (current == null) {
+            return Optional.empty();
+        }
+        return current.currentImage().topic(topicId).flatMap(t -> partition(new TopicPartition(t.name(), index)));
+    }
+
+    /**
+     * The partition for a leader request: UNKNOWN_TOPIC_OR_PARTITION when the image has no such partition,
+     * NOT_LEADER_OR_FOLLOWER when this broker does not lead it.
+     */
+    public Partition leaderPartition(TopicPartition tp) {
+        Partition p = partition(tp).orElse(null);
+        if (p == null) {
+            MetadataNode current = node;
+            if (current != null && current.currentImage().partition(tp).isPresent()) {
+                throw new NotLeaderOrFollowerException("Broker " + brokerId + " does not host " + tp);
+            }
+            throw new UnknownTopicOrPartitionException("This server does not host this topic-partition.");
+        }
+        if (!p.isLeader()) {
+            throw new NotLeaderOrFollowerException("Broker " + brokerId + " is not the leader of " + tp
+                + " (leader " + p.leaderId() + ")");
+        }
+        return p;
+    }
+
+    /** Every hosted partition (a snapshot). */
+    public Collection<Partition> allPartitions() {
+        return List.copyOf(partitions.values());
+    }
+
+    /** Applies the current image's state of {@code tp} when the applier thread has not yet done so. */
+    private Partition catchUp(TopicPartition tp) {
+        MetadataNode current = node;
+        if (current == null || closed) {
+            return null;
+        }
+        MetadataImage image = current.currentImage();
+        TopicImage topic = image.topic(tp.topic()).orElse(null);
+        PartitionRegistration reg = topic == null ? null : topic.partitions().get(tp.partition());
+        if (reg == null || !reg.replicas().contains(brokerId)) {
+            return null;
+        }
+        return host(image, topic, tp, reg);
+    }
+
+    private void apply(MetadataUpdate update) {
+        if (closed) {
+            return;
+        }
+        try {
+            MetadataImage image = update.image();
+            for (TopicImage deleted : update.changes().deletedTopics()) {
+                for (int index : deleted.partitions().keySet()) {
+                    remove(new TopicPartition(deleted.name(), index), deleted.id());
+                }
+            }
+            update.changes().changedPartitions().forEach((tp, reg) -> {
+                TopicImage topic = image.topic(tp.topic()).orElse(null);
+                if (topic == null) {
+                    return;
+                }
+                if (reg.replicas().contains(brokerId)) {
+                    host(image, topic, tp, reg);
+                } else if (partitions.containsKey(tp)) {
+                    remove(tp, topic.id());
+                }
+            });
+            for (ConfigResource resource : update.changes().changedConfigs()) {
+                if (resource.type() == ConfigResource.TOPIC) {
+                    reconfigure(image, resource.name());
+                }
+            }
+        } catch (RuntimeException e) {
+            LOGGER.error("Cannot apply metadata update at offset {}", update.image().offset(), e);
+        }
+    }
+
+    private void applyImage(MetadataImage image) {
+        for (TopicImage topic : image.topicsById().values()) {
+            topic.partitions().forEach((index, reg) -> {
+                if (reg.replicas().contains(brokerId)) {
+                    host(image, topic, new TopicPartition(topic.name(), index), reg);
+                }
+            });
+        }
+        LOGGER.info("Hosting {} partition(s) of metadata image at offset {}", partitions.size(), image.offset());
+    }
+
+    /** Creates (or finds) the partition and applies {@code reg} to it. */
+    private Partition host(MetadataImage image, TopicImage topic, TopicPartition tp, PartitionRegistration reg) {
+        Partition p = partitions.computeIfAbsent(tp, k -> {
+            Map<String, String> configs = effectiveConfigs(image, tp.topic());
+            PartitionLog log = openLog(tp, topic.id(), logConfig(tp.topic(), configs));
+            return new Partition(tp, topic.id(), brokerId, log, reg, LogConfigs.minInsyncReplicas(configs), fanOut);
+        });
+        if (!p.topicId().equals(topic.id())) {
+            // A topic of the same name was deleted and created again: its old partition goes first.
+            remove(tp, p.topicId());
+            return host(image, topic, tp, reg);
+        }
+        p.update(reg);
+        return p;
+    }
+
+    private PartitionLog openLog(TopicPartition tp, Uuid topicId, LogConfig config) {
+        for (LogManager manager : logManagers) {
+            Optional<PartitionLog> existing = manager.getLog(tp.topic(), tp.partition());
+            if (existing.isPresent()) {
+                PartitionLog log = existing.get();
+                Optional<Uuid> onDisk = log.topicId();
+                if (onDisk.isPresent() && !onDisk.get().equals(topicId)) {
+                    LOGGER.info("Deleting the log of {} of an older topic id {} (now {})", tp, onDisk.get(),
+                        topicId);
+                    manager.deleteLog(tp.topic(), tp.partition());
+                    break;
+                }
+                log.updateConfig(config);
+                if (onDisk.isEmpty()) {
+                    log.writeTopicId(topicId);
+                }
+                return log;
+            }
+        }
+        LogManager target = logManagers.get(0);
+        for (LogManager manager : logManagers) {
+            if (manager.allLogs().size() < target.allLogs().size()) {
+                target = manager;
+            }
+        }
+        return target.getOrCreateLog(tp.topic(), tp.partition(), config, topicId);
+    }
+
+    private void remove(TopicPartition tp, Uuid topicId) {
+        Partition p = partitions.get(tp);
+        if (p == null || !p.topicId().equals(topicId)) {
+            return;
+        }
+        partitions.remove(tp, p);
+        p.close(new NotLeaderOrFollowerException("Partition " + tp + " was removed from broker " + brokerId));
+        for (LogManager manager : logManagers) {
+            if (manager.getLog(tp.topic(), tp.partition()).isPresent()) {
+                manager.deleteLog(tp.topic(), tp.partition());
+            }
+        }
+        LOGGER.info("Removed partition {} (topic id {}) and deleted its log", tp, topicId);
+    }
+
+    private void reconfigure(MetadataImage image, String topicName) {
+        Map<String, String> configs = effectiveConfigs(image, topicName);
+        LogConfig config = logConfig(topicName, configs);
+        int minIsr = LogConfigs.minInsyncReplicas(configs);
+        for (Partition p : partitions.values()) {
+            if (p.topic().equals(topicName)) {
+                p.log().updateConfig(config);
+                p.setMinInsyncReplicas(minIsr);
+            }
+        }
+    }
+
+    private Map<String, String> effectiveConfigs(MetadataImage image, String topicName) {
+        return LogConfigs.merge(topicDefaults, image.configs(ConfigResource.topic(topicName)));
+    }
+
+    private LogConfig logConfig(String topicName, Map<String, String> configs) {
+        try {
+            return LogConfigs.toLogConfig(configs);
+        } catch (IllegalArgumentException e) {
+            LOGGER.warn("Invalid log config of topic {} ({}); using the defaults", topicName, e.getMessage());
+            return LogConfigs.toLogConfig(topicDefaults);
+        }
+    }
+
+    private void removeStrayLogs(MetadataImage image) {
+        for (LogManager manager : logManagers) {
+            for (PartitionLog log : manager.allLogs()) {
+                TopicPartition tp = new TopicPartition(log.topic(), log.partition());
+                Partition hosted = partitions.get(tp);
+                if (hosted == null || hosted.log() != log) {
+                    LOGGER.info("Deleting stray log {} (not hosted in metadata image at offset {})", log.dir(),
+                        image.offset());
+                    manager.deleteLog(log.topic(), log.partition());
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        MetadataNode current = node;
+        if (current != null) {
+            current.unsubscribe(metadataListener);
+        }
+        applier.shutdown();
+        try {
+            applier.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        List<Partition> all = new ArrayList<>(partitions.values());
+        partitions.clear();
+        for (Partition p : all) {
+            p.close(new NotLeaderOrFollowerException("Broker " + brokerId + " is shutting down"));
+        }
+    }
+}
