@@ -41,6 +41,8 @@ class PipelinedProduceRestartIT {
     private static final int PARTITIONS = 3;
     private static final int RECORDS = 60_000;
     private static final int ACKED_BEFORE_KILL = 10_000;
+    /** Makes each record about 100 bytes, so the stream lasts long enough to be cut. */
+    private static final String PADDING = "/" + "x".repeat(90);
 
     @ParameterizedTest
     @MethodSource("io.cairn.compat.data.DataClients#kinds")
@@ -67,7 +69,7 @@ class PipelinedProduceRestartIT {
                         int partition = i % PARTITIONS;
                         String value = partition + ":" + i / PARTITIONS;
                         producer.send(new ProducerRecord<>(topic, partition, null,
-                                value.getBytes(StandardCharsets.UTF_8)), (metadata, error) -> {
+                                (value + PADDING).getBytes(StandardCharsets.UTF_8)), (metadata, error) -> {
                                     if (error == null) {
                                         acknowledged.incrementAndGet();
                                     } else {
@@ -102,7 +104,7 @@ class PipelinedProduceRestartIT {
                     expected.add(p + ":" + seq);
                 }
                 List<String> values = records.stream().map(r -> new String(r.value(), StandardCharsets.UTF_8))
-                        .toList();
+                        .map(v -> v.substring(0, v.length() - PADDING.length())).toList();
                 assertContiguous(p, values, expected);
                 for (int j = 0; j < records.size(); j++) {
                     assertThat(records.get(j).offset()).as("offset of record %d of partition %d", j, p)
