@@ -103,16 +103,16 @@ final class DataClients {
             result.all().get(TIMEOUT_S, TimeUnit.SECONDS);
             id = result.topicId(topic).get(TIMEOUT_S, TimeUnit.SECONDS);
         }
-        try (RawKafkaClient client = RawKafkaClient.connect(broker)) {
-            for (int p = 0; p < partitions; p++) {
-                int partition = p;
-                await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+        for (int p = 0; p < partitions; p++) {
+            int partition = p;
+            await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+                try (RawKafkaClient client = RawKafkaClient.connect(broker)) {
                     FetchResponseData.PartitionData fetched = onlyPartition(
                             (FetchResponseData) call(client, fetchRequest(id, partition, 0, 0), FETCH_VERSION));
                     records(fetched);
                     assertThat(fetched.errorCode()).as("fetch error of new partition %d", partition).isZero();
-                });
-            }
+                }
+            });
         }
         return id;
     }
