@@ -163,7 +163,11 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
         CompletableFuture<ProduceResponseData> response = appended.thenCompose(ignored -> {
             if (request.acks() != -1) {
                 partitions.stream().filter(ProducePartition::pending).forEach(p -> p.completeAcks(Errors.NONE));
-                return completedFuture(respond(ctx, request, partitions));
+                try {
+                    return completedFuture(respond(ctx, request, partitions));
+                } catch (ApiException e) {
+                    return failedFuture(e);
+                }
             }
             return ProduceAcks.await(partitions, request.timeoutMs(), timers,
                     () -> respond(ctx, request, partitions));
