@@ -378,11 +378,31 @@ public final class Partition {
     }
 
     /**
-     * Where the current leader epoch starts: the first entry of that epoch in the history, or the log end offset
-     * while nothing was appended in it (Kafka records the log end offset when this broker became leader).
+     * The leader-epoch history as Kafka's leader keeps it: the log's entries (written when a batch of a new epoch
+     * is appended) plus, while leading in an epoch nothing was appended in yet, that epoch starting at the log end
+     * offset (Kafka assigns it when the broker becomes leader), replacing entries that start there.
      */
-    private long leaderEpochStartOffset() {
+    private List<EpochEntry> epochHistory() {
         List<EpochEntry> entries = log.epochEntries();
+        PartitionRegistration reg = registration;
+        if (reg.leader() != localBrokerId
+                || !entries.isEmpty() && entries.get(entries.size() - 1).epoch() >= reg.leaderEpoch()) {
+            return entries;
+        }
+        long start = log.logEndOffset();
+        List<EpochEntry> history = new ArrayList<>();
+        for (EpochEntry entry : entries) {
+            if (entry.startOffset() < start) {
+                history.add(entry);
+            }
+        }
+        history.add(new EpochEntry(reg.leaderEpoch(), start));
+        return history;
+    }
+
+    /** Where the current leader epoch starts (Kafka's {@code leaderEpochStartOffsetOpt}). */
+    private long leaderEpochStartOffset() {
+        List<EpochEntry> entries = epochHistory();
         if (!entries.isEmpty()) {
             EpochEntry latest = entries.get(entries.size() - 1);
             if (latest.epoch() == registration.leaderEpoch()) {
@@ -394,7 +414,7 @@ public final class Partition {
 
     /** The epoch of the first history entry when it starts at or before {@code logStartOffset}, else -1. */
     private int earliestEpoch(long logStartOffset) {
-        List<EpochEntry> entries = log.epochEntries();
+        List<EpochEntry> entries = epochHistory();
         if (entries.isEmpty() || entries.get(0).startOffset() > logStartOffset) {
             return -1;
         }
@@ -402,18 +422,21 @@ public final class Partition {
     }
 
     /**
-     * OffsetForLeaderEpoch (Kafka's {@code Partition.lastOffsetForLeaderEpoch} over its leader-epoch cache), after
-     * the leader-epoch check: for the latest epoch in the history, that epoch and the log end offset; for an
-     * older epoch, the largest epoch at most {@code leaderEpoch} and the start offset of the next one; for an
-     * epoch older than the whole history, {@code leaderEpoch} itself and the start of the first entry; for
-     * {@link EpochEndOffset#UNDEFINED_EPOCH}, an epoch newer than the history or an empty history,
-     * UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET.
+     * OffsetForLeaderEpoch (Kafka's {@code Partition.lastOffsetForLeaderEpoch} over its leader-epoch cache, see
+     * {@link #epochHistory}), after the leader-epoch check:
+     * <ul>
+     *   <li>the latest epoch of the history: that epoch and the log end offset;</li>
+     *   <li>an older epoch: the largest epoch at most {@code leaderEpoch} and the start of the next one;</li>
+     *   <li>an epoch older than the whole history: {@code leaderEpoch} itself and the start of the first entry;</li>
+     *   <li>{@link EpochEndOffset#UNDEFINED_EPOCH}, an epoch newer than the history, or an empty history:
+     *       UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET.</li>
+     * </ul>
      */
     public EpochEndOffset lastOffsetForLeaderEpoch(int currentLeaderEpoch, int leaderEpoch, boolean requireLeader) {
         stateLock.readLock().lock();
         try {
             checkLeaderEpoch(currentLeaderEpoch, requireLeader);
-            List<EpochEntry> entries = log.epochEntries();
+            List<EpochEntry> entries = epochHistory();
             long logEndOffset = log.logEndOffset();
             EpochEndOffset undefined = new EpochEndOffset(EpochEndOffset.UNDEFINED_EPOCH,
                 EpochEndOffset.UNDEFINED_EPOCH_OFFSET);

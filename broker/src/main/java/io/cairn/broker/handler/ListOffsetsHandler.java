@@ -160,9 +160,10 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
                 return errorPartition(p.partitionIndex(), Errors.NONE);
             }
             TimestampAndOffset t = found.get();
+            // leader_epoch is v4+ and not ignorable: older versions keep the default, as Kafka writes them
             return new ListOffsetsPartitionResponse().setPartitionIndex(p.partitionIndex())
                     .setErrorCode(Errors.NONE.code()).setTimestamp(t.timestamp()).setOffset(t.offset())
-                    .setLeaderEpoch(t.leaderEpoch());
+                    .setLeaderEpoch(version >= 4 ? t.leaderEpoch() : -1);
         } catch (RuntimeException e) {
             Errors error = Errors.forException(e);
             if (error == Errors.UNKNOWN_SERVER_ERROR) {
