@@ -320,6 +320,12 @@ public final class Partition {
         return new LogReadResult(info, hw, lso, start, end);
     }
 
+    /** {@link #fetchOffsetForTimestamp(long, FetchIsolation, int, boolean)} from the leader only. */
+    public Optional<TimestampAndOffset> fetchOffsetForTimestamp(long timestamp, FetchIsolation isolation,
+                                                                int currentLeaderEpoch) {
+        return fetchOffsetForTimestamp(timestamp, isolation, currentLeaderEpoch, true);
+    }
+
     /**
      * ListOffsets for one partition (Kafka's {@code Partition.fetchOffsetForTimestamp}, after the leader-epoch check).
      * The visible end is the high watermark for a read_uncommitted consumer, the last stable offset for

@@ -33,6 +33,8 @@ class PartitionOffsetsTest {
 
     private static final int BROKER = 1;
     private static final Uuid TOPIC_ID = new Uuid(11, 12);
+    /** The tests write records from 1970: no time-based roll or retention may touch them. */
+    private static final LogConfig CONFIG = LogConfig.builder().segmentMs(Long.MAX_VALUE).retentionMs(-1L).build();
 
     @TempDir
     Path dir;
@@ -41,7 +43,7 @@ class PartitionOffsetsTest {
 
     @BeforeEach
     void startLogs() {
-        logs = LogManager.start(dir, LogConfig.defaults(), Time.SYSTEM, LogManager.Options.defaults());
+        logs = LogManager.start(dir, CONFIG, Time.SYSTEM, LogManager.Options.defaults());
     }
 
     @AfterEach
@@ -52,7 +54,7 @@ class PartitionOffsetsTest {
     private Partition partition(List<Integer> isr, int leader, int leaderEpoch) {
         String topic = "t" + partitionCount++;
         return new Partition(new TopicPartition(topic, 0), TOPIC_ID, BROKER,
-                logs.getOrCreateLog(topic, 0, LogConfig.defaults(), TOPIC_ID),
+                logs.getOrCreateLog(topic, 0, CONFIG, TOPIC_ID),
                 new PartitionRegistration(isr, isr, leader, leaderEpoch, 0), 1, p -> { });
     }
 

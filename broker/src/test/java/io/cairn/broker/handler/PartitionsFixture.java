@@ -14,6 +14,7 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -35,7 +36,10 @@ final class PartitionsFixture implements AutoCloseable {
 
     static PartitionsFixture start(Path dir) throws Exception {
         MetadataFixture metadata = MetadataFixture.start(dir.resolve("metadata"));
-        Map<String, String> defaults = TopicConfigDefaults.defaults();
+        // The tests write records from 1970: no time-based roll or retention may touch them.
+        Map<String, String> defaults = new HashMap<>(TopicConfigDefaults.defaults());
+        defaults.put("segment.ms", Long.toString(Long.MAX_VALUE));
+        defaults.put("retention.ms", "-1");
         Path logDir = Files.createDirectories(dir.resolve("logs"));
         LogManager logs = LogManager.start(logDir, LogConfigs.toLogConfig(defaults), Time.SYSTEM,
                 LogManager.Options.defaults());
