@@ -69,7 +69,6 @@ class OffsetsClientsIT {
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
             List<RecordMetadata> acked = new ArrayList<>();
             for (int i = 0; i < TIMESTAMPS.length; i++) {
@@ -182,9 +181,11 @@ class OffsetsClientsIT {
     @Test
     void consumerValidatesAPositionWithOffsetForLeaderEpoch() throws Exception {
         try (KafkaConsumer<String, String> consumer = consumer("earliest")) {
-            // Given: the records were written in the current leader epoch
+            // Given: the records were written in the current leader epoch, and the consumer knows the leader's
+            // epoch from Metadata (without it the client skips validation)
             consumer.assign(List.of(P0));
             int epoch = list(P0, OffsetSpec.latest()).leaderEpoch().orElseThrow();
+            assertThat(consumer.position(P0, Duration.ofSeconds(30))).isZero();
 
             // When: a position inside the log in epoch 0 is valid; one beyond the end of epoch 0 was truncated
             consumer.seek(P0, new OffsetAndMetadata(3L, Optional.of(epoch), ""));
