@@ -36,7 +36,8 @@ import org.apache.logging.log4j.Logger;
  * timestamp, within what the requester may see: the high watermark for read_uncommitted consumers, the last stable
  * offset for read_committed ones, the log end offset for replicas. A special timestamp newer than the request's
  * version, or an unknown one, is UNSUPPORTED_VERSION; a partition named twice is INVALID_REQUEST (one answer);
- * {@code current_leader_epoch} (v4+) gives FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH; an unknown partition is
+ * {@code current_leader_epoch} (v4+) gives FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH; an isolation level other
+ * than 0 or 1 fails the whole request with UNKNOWN_SERVER_ERROR (Kafka's parse failure); an unknown partition is
  * UNKNOWN_TOPIC_OR_PARTITION and a partition this broker does not lead NOT_LEADER_OR_FOLLOWER (Kafka's debugging
  * replica id -2 may read a follower). {@code timeout_ms} (v10) only bounds remote-storage reads, which Cairn has
  * none of.
@@ -102,6 +103,11 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
 
     @Override
     public CompletionStage<ListOffsetsResponseData> handle(RequestContext ctx, ListOffsetsRequestData request) {
+        byte isolationLevel = request.isolationLevel();
+        if (isolationLevel != 0 && isolationLevel != 1 && !request.topics().isEmpty()) {
+            // Kafka's IsolationLevel.forId throws for any other id and the whole request fails with that exception
+            return CompletableFuture.completedFuture(errorResponse(ctx, request, Errors.UNKNOWN_SERVER_ERROR));
+        }
         boolean readsBatches = request.topics().stream().flatMap(t -> t.partitions().stream())
                 .anyMatch(p -> p.timestamp() >= 0 || p.timestamp() == TimestampAndOffset.MAX_TIMESTAMP);
         if (!readsBatches) {

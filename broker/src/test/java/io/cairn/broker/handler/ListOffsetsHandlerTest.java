@@ -199,6 +199,16 @@ class ListOffsetsHandlerTest {
     }
 
     @Test
+    void anUnknownIsolationLevelFailsTheWholeRequestAsKafkasParserDoes() throws Exception {
+        // When
+        ListOffsetsResponseData response = list(5, request(TOPIC, at(0, -1), at(1, -1)).setIsolationLevel((byte) 7));
+
+        // Then
+        assertThat(response.topics().get(0).partitions()).extracting(ListOffsetsPartitionResponse::errorCode)
+                .containsExactly(Errors.UNKNOWN_SERVER_ERROR.code(), Errors.UNKNOWN_SERVER_ERROR.code());
+    }
+
+    @Test
     void theErrorResponseNamesEveryPartitionWithTheError() {
         // Given
         ListOffsetsRequestData request = request(TOPIC, at(0, -1), at(1, -2));
