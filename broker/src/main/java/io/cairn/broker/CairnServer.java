@@ -14,6 +14,7 @@ import io.cairn.broker.handler.InitProducerIdHandler;
 import io.cairn.broker.handler.ListOffsetsHandler;
 import io.cairn.broker.handler.MetadataHandler;
 import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
+import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
 import io.cairn.broker.handler.TopicConfigDefaults;
 import io.cairn.broker.net.SocketServer;
@@ -122,6 +123,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DeleteTopicsHandler(node));
         handlers.add(new CreatePartitionsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
+        handlers.add(new ProduceHandler(replicaManager, node, config.numIoThreads()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet()));
         handlers.add(new ListOffsetsHandler(replicaManager));
