@@ -117,6 +117,20 @@ class InitProducerIdHandlerTest {
     }
 
     @Test
+    void aRestartedBrokersManagerGetsABlockThatNoEarlierProducerUsed() throws Exception {
+        // Given: ids already handed out by this broker's manager
+        long before = init(5, idempotent()).producerId();
+
+        // When: a new manager, as after a restart, asks the controller for its first block
+        ProducerIdManager restarted = new ProducerIdManager(fixture.node(), 1, Time.SYSTEM);
+        long after = restarted.generateProducerId().get(30, TimeUnit.SECONDS);
+
+        // Then
+        assertThat(after).isGreaterThan(before);
+        assertThat(after % 1000).isZero();
+    }
+
+    @Test
     void producerIdsStayUniqueAcrossBlocks() throws Exception {
         // Given
         Set<Long> ids = new HashSet<>();
