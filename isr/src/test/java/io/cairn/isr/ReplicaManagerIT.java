@@ -1,0 +1,163 @@
+package io.cairn.isr;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.cairn.log.AppendOrigin;
+import io.cairn.log.LogConfig;
+import io.cairn.log.LogManager;
+import io.cairn.log.Time;
+import io.cairn.metadata.MetadataConfig;
+import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.error.UnknownTopicOrPartitionException;
+import io.cairn.wire.message.BrokerHeartbeatRequestData;
+import io.cairn.wire.message.BrokerRegistrationRequestData;
+import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.CreateTopicsResponseData;
+import io.cairn.wire.message.DeleteTopicsRequestData;
+import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
+import io.cairn.wire.protocol.Uuid;
+import io.cairn.wire.record.CompressionType;
+import io.cairn.wire.record.RecordBatchBuilder;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A real single-voter metadata node drives a {@link ReplicaManager} over real logs. */
+@Timeout(120)
+class ReplicaManagerIT {
+
+    @TempDir
+    Path dir;
+
+    private MetadataNode node;
+    private LogManager logs;
+    private ReplicaManager replicas;
+
+    private void start() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        Path data = dir.resolve("data");
+        node = MetadataNode.start(MetadataConfig.from(Map.of("node.id", "1",
+            "controller.quorum.voters", "1@127.0.0.1:" + port, "metadata.log.dir", data.toString(),
+            "log.dirs", data.toString(), "controller.quorum.election.timeout.ms", "300")));
+        await().atMost(Duration.ofSeconds(30)).until(() -> node.activeControllerId() == 1);
+        List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
+        listeners.add(new BrokerRegistrationRequestData.Listener().setName("PLAINTEXT").setHost("localhost")
+            .setPort(9092).setSecurityProtocol((short) 0));
+        BrokerRegistrationResponseData registered = node.registerBroker(new BrokerRegistrationRequestData()
+            .setBrokerId(1).setClusterId(node.clusterId()).setIncarnationId(new Uuid(7, 7))
+            .setListeners(listeners)).get(30, TimeUnit.SECONDS);
+        assertThat(registered.errorCode()).isEqualTo(Errors.NONE.code());
+        node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(registered.brokerEpoch()))
+            .get(30, TimeUnit.SECONDS);
+        logs = LogManager.start(data, LogConfig.defaults(), Time.SYSTEM, LogManager.Options.defaults());
+        replicas = new ReplicaManager(1, List.of(logs), Map.of("min.insync.replicas", "1"));
+        replicas.start(node);
+    }
+
+    private void stop() {
+        replicas.close();
+        logs.close();
+        node.close();
+    }
+
+    private void createTopic(String name, int partitions) throws Exception {
+        CreateTopicsRequestData request = new CreateTopicsRequestData();
+        request.topics().add(new CreateTopicsRequestData.CreatableTopic().setName(name)
+            .setNumPartitions(partitions).setReplicationFactor((short) 1));
+        CreateTopicsResponseData response = node.createTopics(request).get(30, TimeUnit.SECONDS);
+        assertThat(response.topics().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+    }
+
+    private void deleteTopic(String name) throws Exception {
+        DeleteTopicsRequestData request = new DeleteTopicsRequestData().setTopicNames(List.of(name));
+        node.deleteTopics(request).get(30, TimeUnit.SECONDS);
+    }
+
+    private static ByteBuffer batch(String value) {
+        RecordBatchBuilder builder = new RecordBatchBuilder(UnpooledByteBufAllocator.DEFAULT, CompressionType.NONE);
+        builder.append(System.currentTimeMillis(), null, value.getBytes(StandardCharsets.UTF_8));
+        ByteBuf buf = builder.build();
+        try {
+            ByteBuffer copy = ByteBuffer.allocate(buf.readableBytes());
+            buf.getBytes(buf.readerIndex(), copy);
+            return copy.flip();
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
+    void partitionsFollowTopicCreationConfigChangesDeletionAndRestart() throws Exception {
+        // Given
+        start();
+        try {
+            createTopic("orders", 2);
+            TopicPartition tp = new TopicPartition("orders", 1);
+
+            // When
+            Partition p = replicas.leaderPartition(tp);
+            p.appendRecordsToLeader(batch("a"), AppendOrigin.CLIENT, -1);
+            p.appendRecordsToLeader(batch("b"), AppendOrigin.CLIENT, -1);
+
+            // Then
+            assertThat(p.isLeader()).isTrue();
+            assertThat(p.highWatermark()).isEqualTo(2);
+            assertThat(Files.isDirectory(dir.resolve("data/orders-0"))).isTrue();
+            assertThatThrownBy(() -> replicas.leaderPartition(new TopicPartition("orders", 2)))
+                .isInstanceOf(UnknownTopicOrPartitionException.class);
+
+            IncrementalAlterConfigsRequestData alter = new IncrementalAlterConfigsRequestData();
+            alter.resources().add(new IncrementalAlterConfigsRequestData.AlterConfigsResource()
+                .setResourceType((byte) 2).setResourceName("orders").setConfigs(List.of(
+                    new IncrementalAlterConfigsRequestData.AlterableConfig().setName("min.insync.replicas")
+                        .setValue("2").setConfigOperation((byte) 0),
+                    new IncrementalAlterConfigsRequestData.AlterableConfig().setName("segment.bytes")
+                        .setValue("1048576").setConfigOperation((byte) 0))));
+            node.incrementalAlterConfigs(alter).get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(10)).until(() -> p.minInsyncReplicas() == 2);
+            assertThat(p.log().config().segmentBytes()).isEqualTo(1048576);
+        } finally {
+            stop();
+        }
+
+        // When the broker restarts, the data is there
+        start();
+        try {
+            Partition again = replicas.leaderPartition(new TopicPartition("orders", 1));
+            assertThat(again.logEndOffset()).isEqualTo(2);
+            assertThat(again.highWatermark()).isEqualTo(2);
+            assertThat(again.minInsyncReplicas()).isEqualTo(2);
+
+            // and deleting the topic removes its logs; a new topic of the same name starts empty
+            deleteTopic("orders");
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> !Files.exists(dir.resolve("data/orders-1")) && replicas.allPartitions().isEmpty());
+            createTopic("orders", 2);
+            Partition fresh = replicas.leaderPartition(new TopicPartition("orders", 1));
+            assertThat(fresh.logEndOffset()).isZero();
+            assertThat(fresh.topicId()).isNotEqualTo(again.topicId());
+        } finally {
+            stop();
+        }
+    }
+}
