@@ -59,6 +59,10 @@ final class FetchFixture implements AutoCloseable {
         return new FetchFixture(metadata, logs, replicas, new FetchService(metadata.node(), replicas, Time.SYSTEM));
     }
 
+    MetadataFixture metadata() {
+        return metadata;
+    }
+
     FetchService service() {
         return service;
     }
