@@ -243,4 +243,49 @@ class FetchHandlerTest {
         assertThat(p.records().readableBytes()).isZero();
         assertThat(p.highWatermark()).isZero();
     }
+
+    @Test
+    void aReadCommittedFetchReportsTheLastStableOffsetAndAnAbortedTransactionsList() throws Exception {
+        // Given
+        Uuid id = fixture.createTopic("committed", 1);
+        fixture.append("committed", 0, "a", 2);
+        FetchRequestData request = FetchFixture.request(12, "committed", id, 0, 0, 0).setIsolationLevel((byte) 1);
+
+        // When
+        FetchResponseData response = get(fixture.fetch(12, request));
+
+        // Then
+        try {
+            PartitionData p = only(response);
+            assertThat(p.lastStableOffset()).isEqualTo(2);
+            assertThat(p.abortedTransactions()).isNotNull().isEmpty();
+            assertThat(FetchFixture.values(p)).containsExactly("a-0", "a-1");
+        } finally {
+            FetchResponses.release(response);
+        }
+    }
+
+    @Test
+    void aFetchWaitsUntilAppendsBringMinBytes() throws Exception {
+        // Given
+        Uuid id = fixture.createTopic("minbytes", 1);
+        fixture.append("minbytes", 0, "a", 1);
+        long oneBatch = fixture.partition("minbytes", 0).log().size();
+        FetchRequestData request = FetchFixture.request(14, "minbytes", id, 0, 0, 60_000)
+            .setMinBytes((int) oneBatch * 2 + 1);
+        CompletableFuture<FetchResponseData> waiting = fixture.fetch(14, request);
+        fixture.append("minbytes", 0, "b", 1);
+        assertThat(waiting).isNotDone();
+
+        // When
+        fixture.append("minbytes", 0, "c", 1);
+
+        // Then
+        FetchResponseData response = get(waiting);
+        try {
+            assertThat(FetchFixture.values(only(response))).containsExactly("a-0", "b-0", "c-0");
+        } finally {
+            FetchResponses.release(response);
+        }
+    }
 }
