@@ -5,13 +5,16 @@ import static org.awaitility.Awaitility.await;
 
 import io.cairn.broker.fetch.FetchResponses;
 import io.cairn.testkit.LeakDetection;
+import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.DeleteTopicsRequestData;
 import io.cairn.wire.message.FetchRequestData;
 import io.cairn.wire.message.FetchResponseData;
 import io.cairn.wire.message.FetchResponseData.PartitionData;
 import io.cairn.wire.protocol.Uuid;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -287,5 +290,31 @@ class FetchHandlerTest {
         } finally {
             FetchResponses.release(response);
         }
+    }
+
+    @Test
+    void aSessionPartitionWhoseTopicWasRecreatedIsAnsweredWithInconsistentTopicId() throws Exception {
+        // Given
+        Uuid oldId = fixture.createTopic("recreated", 1);
+        FetchRequestData full = FetchFixture.request(13, "recreated", oldId, 0, 0, 0).setSessionEpoch(0);
+        FetchResponseData created = get(fixture.fetch(13, full));
+        FetchResponses.release(created);
+        assertThat(created.sessionId()).isPositive();
+        fixture.metadata().node().deleteTopics(new DeleteTopicsRequestData().setTopicNames(List.of("recreated")))
+            .get(30, TimeUnit.SECONDS);
+        Uuid newId = fixture.metadata().createTopic("recreated", 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.replicas()
+            .partition(new TopicPartition("recreated", 0)).map(p -> p.topicId().equals(newId) && p.isLeader())
+            .orElse(false));
+        FetchRequestData incremental = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(1)
+            .setMaxBytes(Integer.MAX_VALUE).setSessionId(created.sessionId()).setSessionEpoch(1);
+
+        // When
+        FetchResponseData response = get(fixture.fetch(13, incremental));
+
+        // Then
+        assertThat(response.sessionId()).isEqualTo(created.sessionId());
+        assertThat(response.responses().get(0).topicId()).isEqualTo(oldId);
+        assertThat(only(response).errorCode()).isEqualTo(Errors.INCONSISTENT_TOPIC_ID.code());
     }
 }
