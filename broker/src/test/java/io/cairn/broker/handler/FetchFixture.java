@@ -11,6 +11,11 @@ import io.cairn.log.LogManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.BrokerHeartbeatRequestData;
+import io.cairn.wire.message.BrokerRegistrationRequestData;
+import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.message.FetchRequestData;
 import io.cairn.wire.message.FetchResponseData;
 import io.cairn.wire.protocol.Uuid;
@@ -26,6 +31,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.RecordBatch;
@@ -84,6 +90,37 @@ final class FetchFixture implements AutoCloseable {
 
     Partition partition(String topic, int index) {
         return replicas.leaderPartition(new TopicPartition(topic, index));
+    }
+
+    /** Registers and unfences broker 2 (PLAINTEXT on broker-two:9093, rack-b), which never fetches. */
+    void registerSecondBroker() throws Exception {
+        List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
+        listeners.add(new BrokerRegistrationRequestData.Listener().setName(MetadataFixture.LISTENER)
+            .setHost("broker-two").setPort(9093).setSecurityProtocol((short) 0));
+        BrokerRegistrationResponseData registered = metadata.node().registerBroker(new BrokerRegistrationRequestData()
+            .setBrokerId(2).setClusterId(metadata.node().clusterId()).setIncarnationId(new Uuid(2, 2))
+            .setListeners(listeners).setRack("rack-b")).get(30, TimeUnit.SECONDS);
+        metadata.node().heartbeat(new BrokerHeartbeatRequestData().setBrokerId(2)
+            .setBrokerEpoch(registered.brokerEpoch())).get(30, TimeUnit.SECONDS);
+    }
+
+    /** Creates a one-partition topic on {@code replicas} (the first is the preferred leader); returns its id. */
+    Uuid createTopicOn(String name, List<Integer> replicas) throws Exception {
+        CreateTopicsRequestData.CreatableTopic topic = new CreateTopicsRequestData.CreatableTopic().setName(name)
+            .setNumPartitions(-1).setReplicationFactor((short) -1);
+        topic.assignments().add(new CreateTopicsRequestData.CreatableReplicaAssignment().setPartitionIndex(0)
+            .setBrokerIds(replicas));
+        CreateTopicsRequestData request = new CreateTopicsRequestData();
+        request.topics().add(topic);
+        CreateTopicsResponseData created = metadata.node().createTopics(request).get(30, TimeUnit.SECONDS);
+        if (created.topics().get(0).errorCode() != 0) {
+            throw new IllegalStateException("create failed: " + created);
+        }
+        if (replicas.get(0) == 1) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> replicas().partition(new TopicPartition(name, 0))
+                .map(Partition::isLeader).orElse(false));
+        }
+        return created.topics().get(0).topicId();
     }
 
     /** Appends one batch of {@code count} records with values {@code prefix-i}; returns its base offset. */

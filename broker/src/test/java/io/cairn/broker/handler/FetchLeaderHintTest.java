@@ -6,16 +6,10 @@ import io.cairn.broker.fetch.FetchResponses;
 import io.cairn.testkit.LeakDetection;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
-import io.cairn.wire.message.BrokerHeartbeatRequestData;
-import io.cairn.wire.message.BrokerRegistrationRequestData;
-import io.cairn.wire.message.BrokerRegistrationResponseData;
-import io.cairn.wire.message.CreateTopicsRequestData;
-import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.message.FetchResponseData;
 import io.cairn.wire.message.FetchResponseData.PartitionData;
 import io.cairn.wire.protocol.Uuid;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -42,24 +36,8 @@ class FetchLeaderHintTest {
     @BeforeEach
     void setUp() throws Exception {
         fixture = FetchFixture.start(dir);
-        List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
-        listeners.add(new BrokerRegistrationRequestData.Listener().setName(MetadataFixture.LISTENER)
-            .setHost("broker-two").setPort(9093).setSecurityProtocol((short) 0));
-        BrokerRegistrationResponseData registered = fixture.metadata().node().registerBroker(
-            new BrokerRegistrationRequestData().setBrokerId(2).setClusterId(fixture.metadata().node().clusterId())
-                .setIncarnationId(new Uuid(2, 2)).setListeners(listeners).setRack("rack-b"))
-            .get(30, TimeUnit.SECONDS);
-        fixture.metadata().node().heartbeat(new BrokerHeartbeatRequestData().setBrokerId(2)
-            .setBrokerEpoch(registered.brokerEpoch())).get(30, TimeUnit.SECONDS);
-        CreateTopicsRequestData.CreatableTopic topic = new CreateTopicsRequestData.CreatableTopic()
-            .setName("elsewhere").setNumPartitions(-1).setReplicationFactor((short) -1);
-        topic.assignments().add(new CreateTopicsRequestData.CreatableReplicaAssignment().setPartitionIndex(0)
-            .setBrokerIds(List.of(2)));
-        CreateTopicsRequestData request = new CreateTopicsRequestData();
-        request.topics().add(topic);
-        CreateTopicsResponseData created = fixture.metadata().node().createTopics(request).get(30, TimeUnit.SECONDS);
-        assertThat(created.topics().get(0).errorCode()).isEqualTo(Errors.NONE.code());
-        topicId = created.topics().get(0).topicId();
+        fixture.registerSecondBroker();
+        topicId = fixture.createTopicOn("elsewhere", List.of(2));
     }
 
     @AfterEach
