@@ -12,7 +12,7 @@ import io.cairn.isr.FetchIsolation;
  * @param maxBytes  the response's byte limit (a first batch may exceed it)
  * @param isolation how far reads may go: log end (followers), high watermark or last stable offset (consumers)
  */
-public record FetchParams(short version, int replicaId, int maxWaitMs, int minBytes, int maxBytes,
+record FetchParams(short version, int replicaId, int maxWaitMs, int minBytes, int maxBytes,
                           FetchIsolation isolation) {
 
     /** A follower's fetch: it reads up to the log end and reports its position. */
