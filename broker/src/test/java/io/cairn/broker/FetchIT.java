@@ -235,6 +235,28 @@ class FetchIT {
     }
 
     @Test
+    void aSeekBeyondTheLogEndIsResetToTheEarliestOffsetByTheConsumer() throws Exception {
+        // Given
+        createTopic("reset", 1);
+        send("reset", 0, "first");
+        send("reset", 0, "second");
+        TopicPartition tp = new TopicPartition("reset", 0);
+
+        try (KafkaConsumer<String, String> consumer = consumer(Map.of(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest"))) {
+            consumer.assign(List.of(tp));
+            consumer.seek(tp, 1000);
+
+            // When
+            List<ConsumerRecord<String, String>> received = pollUntil(consumer, 2);
+
+            // Then
+            assertThat(received).extracting(ConsumerRecord::value).containsExactly("first", "second");
+            assertThat(received).extracting(ConsumerRecord::offset).containsExactly(0L, 1L);
+        }
+    }
+
+    @Test
     void anIncrementalFetchOmitsPartitionsWithNothingNewAndReturnsTheOneThatGrew() throws Exception {
         // Given
         Uuid id = createTopic("sessions", 2);
