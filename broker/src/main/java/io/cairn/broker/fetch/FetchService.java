@@ -136,6 +136,10 @@ public final class FetchService implements AutoCloseable {
 
     private FetchParams params(short version, FetchRequestData request) {
         int replicaId = version >= 15 ? request.replicaState().replicaId() : request.replicaId();
+        if (request.isolationLevel() != 0 && request.isolationLevel() != 1) {
+            // Kafka's request parser rejects it (IsolationLevel.forId): the request fails as a whole.
+            throw new IllegalArgumentException("Unknown isolation level " + request.isolationLevel());
+        }
         if (replicaId >= 0) {
             return new FetchParams(version, replicaId, request.maxWaitMs(), request.minBytes(), request.maxBytes(),
                 FetchIsolation.LOG_END);

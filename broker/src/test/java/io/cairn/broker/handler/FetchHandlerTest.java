@@ -1,12 +1,14 @@
 package io.cairn.broker.handler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.broker.fetch.FetchResponses;
 import io.cairn.testkit.LeakDetection;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.DeleteTopicsRequestData;
 import io.cairn.wire.message.FetchRequestData;
 import io.cairn.wire.message.FetchResponseData;
@@ -316,5 +318,22 @@ class FetchHandlerTest {
         assertThat(response.sessionId()).isEqualTo(created.sessionId());
         assertThat(response.responses().get(0).topicId()).isEqualTo(oldId);
         assertThat(only(response).errorCode()).isEqualTo(Errors.INCONSISTENT_TOPIC_ID.code());
+    }
+
+    @Test
+    void anUnknownIsolationLevelFailsTheWholeRequestWithTheErrorOnEveryPartition() {
+        // Given
+        FetchRequestData request = FetchFixture.request(12, "any", null, 0, 0, 0).setIsolationLevel((byte) 7);
+
+        // When
+        Throwable failure = catchThrowable(() -> fixture.fetch(12, request));
+        FetchResponseData response = fixture.handler().errorResponse(MetadataFixture.context(ApiKey.FETCH, 12),
+            request, Errors.forException(failure));
+
+        // Then
+        assertThat(failure).isInstanceOf(IllegalArgumentException.class);
+        assertThat(response.errorCode()).isEqualTo(Errors.UNKNOWN_SERVER_ERROR.code());
+        assertThat(only(response).errorCode()).isEqualTo(Errors.UNKNOWN_SERVER_ERROR.code());
+        assertThat(response.responses().get(0).topic()).isEqualTo("any");
     }
 }
