@@ -91,11 +91,11 @@ class FetchFollowerTest {
     }
 
     @Test
-    void aFollowerWhoseLastFetchedEpochIsNotInTheLeadersHistoryGetsTheDivergingEpoch() throws Exception {
+    void aFollowerWithRecordsBeyondTheLeadersEndOfItsLastEpochGetsTheDivergingEpoch() throws Exception {
         // Given
         int epoch = fixture.partition("replicated", 0).leaderEpoch();
-        FetchRequestData request = followerRequest(13, 2, topicId, 3);
-        request.topics().get(0).partitions().get(0).setLastFetchedEpoch(epoch + 5);
+        FetchRequestData request = followerRequest(13, 2, topicId, 5);
+        request.topics().get(0).partitions().get(0).setLastFetchedEpoch(epoch);
 
         // When
         FetchResponseData response = fetch(13, request);
@@ -107,6 +107,20 @@ class FetchFollowerTest {
         assertThat(partition.divergingEpoch().endOffset()).isEqualTo(3);
         assertThat(partition.records().readableBytes()).isZero();
         assertThat(fixture.partition("replicated", 0).highWatermark()).isZero();
+    }
+
+    @Test
+    void aLastFetchedEpochNewerThanTheLeadersHistoryIsOutOfRange() throws Exception {
+        // Given
+        int epoch = fixture.partition("replicated", 0).leaderEpoch();
+        FetchRequestData request = followerRequest(13, 2, topicId, 3);
+        request.topics().get(0).partitions().get(0).setLastFetchedEpoch(epoch + 5);
+
+        // When
+        FetchResponseData response = fetch(13, request);
+
+        // Then
+        assertThat(only(response).errorCode()).isEqualTo(Errors.OFFSET_OUT_OF_RANGE.code());
     }
 
     @Test
