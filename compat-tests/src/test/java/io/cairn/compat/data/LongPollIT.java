@@ -31,6 +31,8 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.record.SimpleRecord;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,6 +47,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ExtendWith(BrokerLogsExtension.class)
 class LongPollIT {
 
+    private static final Logger LOGGER = LogManager.getLogger(LongPollIT.class);
     private static final int BATCH_RECORDS = 10;
     private static final long FETCH_OFFSET = 5;
     private static final int MAX_WAIT_MS = 5_000;
@@ -154,6 +157,7 @@ class LongPollIT {
             assertThat(received).extracting(ConsumerRecord::offset).containsExactly(1L);
             long delayMs = TimeUnit.NANOSECONDS.toMillis(receivedAt - sent.get(DataClients.TIMEOUT_S,
                     TimeUnit.SECONDS));
+            LOGGER.info("{}: the consumer at the log end received a record {} ms after it was sent", kind, delayMs);
             assertThat(delayMs).as("ms from send to receive").isLessThan(WAKE_LIMIT_MS);
         } finally {
             scheduler.shutdownNow();

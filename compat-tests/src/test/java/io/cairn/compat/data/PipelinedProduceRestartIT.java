@@ -23,6 +23,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,6 +40,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ExtendWith(BrokerLogsExtension.class)
 class PipelinedProduceRestartIT {
 
+    private static final Logger LOGGER = LogManager.getLogger(PipelinedProduceRestartIT.class);
     private static final int PARTITIONS = 3;
     private static final int RECORDS = 60_000;
     private static final int ACKED_BEFORE_KILL = 10_000;
@@ -85,6 +88,7 @@ class PipelinedProduceRestartIT {
                 broker.kill();
                 ackedAtKill = acknowledged.get();
                 broker.start();
+                LOGGER.info("{}: killed after {} of {} records were acknowledged", kind, ackedAtKill, RECORDS);
                 sending.get(180, TimeUnit.SECONDS);
                 producer.flush();
             } finally {
