@@ -39,9 +39,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Bad input on the data path gets Kafka's error code and harms nothing else: a batch with a corrupt CRC
  * (CORRUPT_MESSAGE), a batch whose record count disagrees with its records (INVALID_RECORD, what Kafka 4.1
  * answers), an oversized record (MESSAGE_TOO_LARGE), a fetch by an unknown topic id (UNKNOWN_TOPIC_ID) and a fetch
- * beyond the log end (OFFSET_OUT_OF_RANGE); afterwards the same connection still produces, other clients still
- * work, and the records written before are intact with nothing of the rejected batch among them. A consumer with
- * {@code auto.offset.reset=earliest} that seeks past the end resets and reads the data.
+ * beyond the log end (OFFSET_OUT_OF_RANGE); a bad batch sent with acks=0 closes the connection. Afterwards the same
+ * connection (where it stays open) still produces, other clients still work, and the records written before are
+ * intact with nothing of the rejected batch among them. A consumer with {@code auto.offset.reset=earliest} that
+ * seeks past the end resets and reads the data.
  */
 @Timeout(120)
 @ExtendWith(BrokerLogsExtension.class)
@@ -76,6 +77,30 @@ class DataPathBadInputIT {
             // Then
             assertThat(response.errorCode()).isEqualTo(CORRUPT_MESSAGE);
             assertStillServes(broker, client, topic);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.data.DataClients#kinds")
+    void corruptBatchWithAcksZeroShouldCloseTheConnection(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = DataClients.uniqueTopic("bad-crc-acks0");
+        DataClients.createTopic(broker, topic, 1, Map.of());
+        try (RawKafkaClient client = RawKafkaClient.connect(broker)) {
+            produceGood(client, topic, 0);
+            byte[] batch = batch("corrupt", 3);
+            batch[batch.length - 2] ^= 0x55;
+
+            // When
+            client.send(DataClients.produceRequest(topic, 0, (short) 0, batch), DataClients.PRODUCE_VERSION);
+
+            // Then
+            assertThat(client.awaitClosed(DataClients.TIMEOUT))
+                    .as("the connection closed, the only error an acks=0 producer can see").isTrue();
+        }
+        try (RawKafkaClient other = RawKafkaClient.connect(broker)) {
+            assertStillServes(broker, other, topic);
         }
     }
 

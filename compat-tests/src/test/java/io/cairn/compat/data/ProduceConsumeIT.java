@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The Java producer with its default settings (idempotent, acks=all) sends 100,000 records with keys, values,
  * headers and explicit timestamps to a 3-partition topic, once per compression type; a consumer (assign, seek to
  * the beginning) reads back exactly those records, in order per partition, at contiguous offsets, none twice and
- * none missing.
+ * none missing. The topic's 1 MiB segments make the log roll and reads cross segment ends.
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
@@ -41,6 +41,8 @@ class ProduceConsumeIT {
 
     private static final int RECORDS = 100_000;
     private static final int PARTITIONS = 3;
+    /** Small segments, so the log rolls and the consumer's fetches cross segment ends. */
+    private static final int SEGMENT_BYTES = 1024 * 1024;
     private static final List<String> COMPRESSION_TYPES = List.of("none", "gzip", "snappy", "lz4", "zstd");
 
     static Stream<Arguments> kindsAndCompressionTypes() {
@@ -54,7 +56,8 @@ class ProduceConsumeIT {
         // Given
         BrokerProcess broker = kind.shared();
         String topic = DataClients.uniqueTopic("produce-" + compressionType);
-        DataClients.createTopic(broker, topic, PARTITIONS, Map.of());
+        DataClients.createTopic(broker, topic, PARTITIONS,
+                Map.of("segment.bytes", Integer.toString(SEGMENT_BYTES)));
         long baseTimestamp = System.currentTimeMillis() - Duration.ofMinutes(10).toMillis();
 
         // When

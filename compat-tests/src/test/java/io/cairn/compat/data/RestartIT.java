@@ -8,11 +8,13 @@ import io.cairn.testkit.BrokerProcess;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -27,7 +29,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and with acks=1 are all acknowledged, the broker is stopped (SIGTERM) and started again on the same port and
  * data, more records are acknowledged, the broker is killed (SIGKILL) and started again; after each restart a
  * consumer reads every acknowledged record back at its offset, and producing afterwards continues at the next
- * offset. (One broker per kind for both restarts: a start after SIGKILL waits out the old broker session.)
+ * offset. A consumer that stays open through both restarts (and so validates its position against the new
+ * leader epoch) reads every acks=all record exactly once. (One broker per kind for both restarts: a start after
+ * SIGKILL waits out the old broker session.)
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
@@ -46,30 +50,59 @@ class RestartIT {
             String acksOne = DataClients.uniqueTopic("restart-acks-one");
             DataClients.createTopic(broker, acksAll, PARTITIONS, Map.of());
             DataClients.createTopic(broker, acksOne, PARTITIONS, Map.of());
-            produceBoth(broker, acksAll, acksOne, 0, RECORDS);
+            List<TopicPartition> livePartitions = DataClients.partitions(acksAll, PARTITIONS);
+            Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> liveRead = new HashMap<>();
+            try (KafkaConsumer<byte[], byte[]> live = DataClients.consumer(broker, Map.of())) {
+                live.assign(livePartitions);
+                live.seekToBeginning(livePartitions);
+                produceBoth(broker, acksAll, acksOne, 0, RECORDS);
+                pollUntil(live, liveRead, RECORDS);
 
-            // When
-            broker.stop();
-            broker.start();
+                // When
+                broker.stop();
+                broker.start();
 
-            // Then
-            assertReadBack(broker, acksAll, RECORDS);
-            assertReadBack(broker, acksOne, RECORDS);
+                // Then
+                assertReadBack(broker, acksAll, RECORDS);
+                assertReadBack(broker, acksOne, RECORDS);
 
-            // Given
-            produceBoth(broker, acksAll, acksOne, RECORDS, RECORDS);
+                // Given
+                produceBoth(broker, acksAll, acksOne, RECORDS, RECORDS);
+                pollUntil(live, liveRead, 2 * RECORDS);
 
-            // When
-            broker.kill();
-            broker.start();
+                // When
+                broker.kill();
+                broker.start();
 
-            // Then
-            assertReadBack(broker, acksAll, 2 * RECORDS);
-            assertReadBack(broker, acksOne, 2 * RECORDS);
-            produceBoth(broker, acksAll, acksOne, 2 * RECORDS, RECORDS_AFTER);
-            assertReadBack(broker, acksAll, 2 * RECORDS + RECORDS_AFTER);
-            assertReadBack(broker, acksOne, 2 * RECORDS + RECORDS_AFTER);
+                // Then
+                assertReadBack(broker, acksAll, 2 * RECORDS);
+                assertReadBack(broker, acksOne, 2 * RECORDS);
+                produceBoth(broker, acksAll, acksOne, 2 * RECORDS, RECORDS_AFTER);
+                assertReadBack(broker, acksAll, 2 * RECORDS + RECORDS_AFTER);
+                assertReadBack(broker, acksOne, 2 * RECORDS + RECORDS_AFTER);
+                pollUntil(live, liveRead, 2 * RECORDS + RECORDS_AFTER);
+                assertRecords(acksAll, liveRead, 2 * RECORDS + RECORDS_AFTER);
+            }
             assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
+        }
+    }
+
+    /**
+     * Polls the consumer that stays open across the restarts (it validates its position against the new leader
+     * epoch with OffsetForLeaderEpoch) until it has read {@code total} records.
+     */
+    private static void pollUntil(KafkaConsumer<byte[], byte[]> live,
+            Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> read, int total) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (read.values().stream().mapToInt(List::size).sum() < total) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("The consumer that stayed open read " + read.values().stream()
+                        .mapToInt(List::size).sum() + " of " + total + " records within 60 s");
+            }
+            for (ConsumerRecord<byte[], byte[]> record : live.poll(Duration.ofMillis(500))) {
+                read.computeIfAbsent(new TopicPartition(record.topic(), record.partition()), tp -> new ArrayList<>())
+                        .add(record);
+            }
         }
     }
 
@@ -100,8 +133,13 @@ class RestartIT {
     }
 
     private static void assertReadBack(BrokerProcess broker, String topic, int records) {
-        Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> read = DataClients.readAll(broker,
-                DataClients.partitions(topic, PARTITIONS), Duration.ofSeconds(60));
+        assertRecords(topic, DataClients.readAll(broker, DataClients.partitions(topic, PARTITIONS),
+                Duration.ofSeconds(60)), records);
+    }
+
+    /** Records {@code 0..records-1} of {@code topic}, each once, at its offset, in order per partition. */
+    private static void assertRecords(String topic, Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> read,
+            int records) {
         for (int p = 0; p < PARTITIONS; p++) {
             List<String> expected = new ArrayList<>();
             List<Long> offsets = new ArrayList<>();
@@ -109,7 +147,8 @@ class RestartIT {
                 offsets.add((long) expected.size());
                 expected.add(value(i));
             }
-            List<ConsumerRecord<byte[], byte[]>> partition = read.get(new TopicPartition(topic, p));
+            List<ConsumerRecord<byte[], byte[]>> partition = read.getOrDefault(new TopicPartition(topic, p),
+                    List.of());
             assertThat(partition).as("values of %s-%d", topic, p)
                     .extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
                     .containsExactlyElementsOf(expected);
