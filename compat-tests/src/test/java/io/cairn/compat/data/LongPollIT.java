@@ -11,6 +11,7 @@ import io.cairn.wire.message.ProduceResponseData;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -41,7 +42,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Fetch semantics a consumer relies on: a fetch whose offset lies inside a batch gets the whole batch (from its base
  * offset) and the Java consumer skips to its position; a fetch at the log end waits up to {@code max.wait.ms}; and a
- * consumer waiting there is woken by the next append at once, not when its wait runs out.
+ * consumer waiting there is woken by the next append at once, not when its wait runs out. A batch larger than the
+ * consumer's fetch.max.bytes and max.partition.fetch.bytes is still returned whole (KIP-74), read_committed.
  */
 @Timeout(120)
 @ExtendWith(BrokerLogsExtension.class)
@@ -51,6 +53,7 @@ class LongPollIT {
     private static final int BATCH_RECORDS = 10;
     private static final long FETCH_OFFSET = 5;
     private static final int MAX_WAIT_MS = 5_000;
+    private static final int FETCH_LIMIT_BYTES = 1024;
     private static final long APPEND_DELAY_MS = 1_000;
     /** Generous for a loaded 2-core machine; a broker that waits out max.wait.ms takes about 4,000 ms. */
     private static final long WAKE_LIMIT_MS = 1_000;
@@ -95,6 +98,45 @@ class LongPollIT {
         assertThat(consumed).extracting(ConsumerRecord::offset).containsExactly(5L, 6L, 7L, 8L, 9L);
         assertThat(consumed).extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
                 .containsExactly("v5", "v6", "v7", "v8", "v9");
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.data.DataClients#kinds")
+    void batchLargerThanTheFetchLimitsShouldStillBeReturned(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = DataClients.uniqueTopic("over-limits");
+        DataClients.createTopic(broker, topic, 1, Map.of());
+        TopicPartition partition = new TopicPartition(topic, 0);
+        SimpleRecord[] records = new SimpleRecord[BATCH_RECORDS];
+        for (int i = 0; i < BATCH_RECORDS; i++) {
+            records[i] = new SimpleRecord(System.currentTimeMillis(), null, largeValue(i));
+        }
+        try (RawKafkaClient client = RawKafkaClient.connect(broker)) {
+            ProduceResponseData produced = DataClients.call(client, DataClients.produceRequest(topic, 0, (short) 1,
+                    DataClients.batch(records)), DataClients.PRODUCE_VERSION);
+            assertThat(DataClients.onlyPartition(produced).errorCode()).isZero();
+        }
+        List<ConsumerRecord<byte[], byte[]>> consumed = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = DataClients.consumer(broker, Map.of(
+                ConsumerConfig.FETCH_MAX_BYTES_CONFIG, FETCH_LIMIT_BYTES,
+                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, FETCH_LIMIT_BYTES,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"))) {
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+
+            // When
+            long deadline = System.nanoTime() + DataClients.TIMEOUT.toNanos();
+            while (consumed.size() < BATCH_RECORDS && System.nanoTime() - deadline < 0) {
+                consumer.poll(Duration.ofMillis(500)).forEach(consumed::add);
+            }
+        }
+
+        // Then
+        assertThat(consumed).extracting(ConsumerRecord::offset).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+        for (int i = 0; i < BATCH_RECORDS; i++) {
+            assertThat(consumed.get(i).value()).as("value %d", i).isEqualTo(largeValue(i));
+        }
     }
 
     @ParameterizedTest
@@ -178,6 +220,13 @@ class LongPollIT {
             }
         }
         return consumed;
+    }
+
+    /** 4 KiB, so the batch of ten is 40 times the fetch limits. */
+    private static byte[] largeValue(int i) {
+        byte[] value = new byte[4096];
+        Arrays.fill(value, (byte) ('a' + i));
+        return value;
     }
 
     private static byte[] value(int i) {
