@@ -30,7 +30,7 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,10 +56,11 @@ class KcatIT {
     private static final int RECORDS = 500;
     private static final Duration KCAT_TIMEOUT = Duration.ofSeconds(25);
 
-    private static Path kcat;
+    private Path kcat;
 
-    @BeforeAll
-    static void findKcat() {
+    /** Per test rather than per class, so that a missing kcat shows as each test skipped (or failed), not as none. */
+    @BeforeEach
+    void findKcat() {
         Optional<Path> found = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
                 .filter(dir -> !dir.isBlank())
                 .map(dir -> Paths.get(dir, "kcat"))
@@ -161,7 +162,7 @@ class KcatIT {
     }
 
     /** Runs kcat with {@code stdin} as its input; kills it by PID if it outlives {@link #KCAT_TIMEOUT}. */
-    private static Result kcat(String stdin, String... args) {
+    private Result kcat(String stdin, String... args) {
         Path dir = TestDirectories.createTempDirectory("cairn-kcat-");
         try {
             Path in = Files.writeString(dir.resolve("stdin"), stdin, StandardCharsets.UTF_8);
