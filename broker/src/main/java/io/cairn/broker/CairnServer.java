@@ -11,6 +11,7 @@ import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.MetadataHandler;
+import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.TopicConfigDefaults;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.isr.LogConfigs;
@@ -118,6 +119,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DeleteTopicsHandler(node));
         handlers.add(new CreatePartitionsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
+        handlers.add(new ProduceHandler(replicaManager, node, config.numIoThreads()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet()));
         handlers.addAll(extra);

@@ -26,6 +26,16 @@ public interface ApiHandler<Q extends ApiMessage, S extends ApiMessage> {
     /** The highest version served; ApiVersions advertises it and the dispatcher rejects anything higher. */
     short maxVersion();
 
+    /**
+     * The lowest version ApiVersions advertises: {@link #minVersion()}, except where Kafka advertises versions it no
+     * longer serves. Kafka 4.x advertises Produce from v0 although it serves v3+ (KAFKA-18659: librdkafka refuses to
+     * compress otherwise) and closes the connection of a real v0-v2 request, as the dispatcher does for anything below
+     * {@link #minVersion()}.
+     */
+    default short advertisedMinVersion() {
+        return minVersion();
+    }
+
     /** Serves {@code request}; the stage completes with the response body at the request's version. */
     CompletionStage<S> handle(RequestContext ctx, Q request);
 

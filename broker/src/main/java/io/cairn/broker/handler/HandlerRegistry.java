@@ -28,8 +28,8 @@ public final class HandlerRegistry {
      * Registers {@code apiHandlers} plus the ApiVersions handler, keeping only the APIs that a broker listener
      * (or, when {@code controllerListener}, a controller listener) serves according to Kafka's schemas.
      *
-     * @throws IllegalArgumentException when two handlers serve one API or a handler claims versions the generated
-     *     codec does not have
+     * @throws IllegalArgumentException when two handlers serve one API, a handler claims versions the generated
+     *     codec does not have, or advertises a lowest version above the one it serves
      */
     public static HandlerRegistry forListener(List<? extends ApiHandler<?, ?>> apiHandlers,
             boolean controllerListener) {
@@ -43,7 +43,7 @@ public final class HandlerRegistry {
         List<ApiVersion> table = new ArrayList<>();
         table.add(versionOf(ApiKey.API_VERSIONS, ApiVersionsHandler.MIN_VERSION, ApiVersionsHandler.MAX_VERSION));
         for (ApiHandler<?, ?> handler : selected) {
-            table.add(versionOf(handler.apiKey(), handler.minVersion(), handler.maxVersion()));
+            table.add(versionOf(handler.apiKey(), handler.advertisedMinVersion(), handler.maxVersion()));
         }
         table.sort(Comparator.comparingInt(ApiVersion::apiKey));
         ApiVersionsHandler apiVersions = new ApiVersionsHandler(table);
@@ -72,6 +72,10 @@ public final class HandlerRegistry {
             throw new IllegalArgumentException(handler.getClass().getSimpleName() + " serves " + key + " v"
                     + handler.minVersion() + "-" + handler.maxVersion() + " but the codec has v"
                     + key.lowestSupportedVersion() + "-" + key.highestSupportedVersion());
+        }
+        if (handler.advertisedMinVersion() < 0 || handler.advertisedMinVersion() > handler.minVersion()) {
+            throw new IllegalArgumentException(handler.getClass().getSimpleName() + " advertises " + key + " from v"
+                    + handler.advertisedMinVersion() + " but serves it from v" + handler.minVersion());
         }
     }
 

@@ -66,6 +66,64 @@ class HandlerRegistryTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Two handlers serve HEARTBEAT");
     }
 
+    @Test
+    void shouldAdvertiseProduceFromV0WhileServingItFromV3AsKafkaDoes() {
+        // Given
+        ProduceHandler produce = new ProduceHandler(null, null, 1);
+
+        // When
+        HandlerRegistry registry = HandlerRegistry.forListener(List.of(produce), false);
+
+        // Then
+        assertThat(registry.apiVersions()).filteredOn(v -> v.apiKey() == ApiKey.PRODUCE.id()).singleElement()
+                .satisfies(v -> {
+                    assertThat(v.minVersion()).isZero();
+                    assertThat(v.maxVersion()).isEqualTo((short) 13);
+                });
+        assertThat(registry.handler(ApiKey.PRODUCE.id()).minVersion()).isEqualTo((short) 3);
+    }
+
+    @Test
+    void shouldRefuseAnAdvertisedMinimumAboveTheServedOne() {
+        assertThatThrownBy(() -> HandlerRegistry.forListener(List.of(new AdvertisingHeartbeat()), false))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("advertises HEARTBEAT from v2 but serves it from v1");
+    }
+
+    private static final class AdvertisingHeartbeat
+            implements ApiHandler<HeartbeatRequestData, HeartbeatResponseData> {
+
+        @Override
+        public ApiKey apiKey() {
+            return ApiKey.HEARTBEAT;
+        }
+
+        @Override
+        public short minVersion() {
+            return 1;
+        }
+
+        @Override
+        public short maxVersion() {
+            return 4;
+        }
+
+        @Override
+        public short advertisedMinVersion() {
+            return 2;
+        }
+
+        @Override
+        public CompletionStage<HeartbeatResponseData> handle(RequestContext ctx, HeartbeatRequestData request) {
+            return CompletableFuture.completedFuture(new HeartbeatResponseData());
+        }
+
+        @Override
+        public HeartbeatResponseData errorResponse(RequestContext ctx, HeartbeatRequestData request, Errors error) {
+            return new HeartbeatResponseData().setErrorCode(error.code());
+        }
+    }
+
     private record Heartbeat(short minVersion, short maxVersion)
             implements ApiHandler<HeartbeatRequestData, HeartbeatResponseData> {
 

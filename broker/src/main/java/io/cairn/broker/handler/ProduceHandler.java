@@ -1,0 +1,312 @@
+package io.cairn.broker.handler;
+
+import static java.util.concurrent.CompletableFuture.completedFuture;
+import static java.util.concurrent.CompletableFuture.failedFuture;
+
+import io.cairn.broker.handler.ProduceRecords.Scan;
+import io.cairn.isr.ReplicaManager;
+import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.TopicImage;
+import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.error.ApiException;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.ProduceRequestData;
+import io.cairn.wire.message.ProduceResponseData;
+import io.cairn.wire.protocol.Uuid;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * Produce v3-v13, advertised from v0 as Kafka 4.x does (KAFKA-18659), following Kafka's {@code handleProduceRequest}
+ * and {@code ReplicaManager.appendRecords}: the request-wide checks (a transactional batch needs a transactional
+ * id), then per partition an unknown topic id (v13) or partition, Kafka's record-set rules, the acks value, the
+ * transaction check and the leader append, each failure its own error code in its partition's entry.
+ *
+ * <p>Two-phase: the batches are appended in request order on the append executor (never on the event loop), and
+ * {@code dispatched} completes when the last one is written; the response follows at once for acks=1, once every
+ * high watermark covers its append for acks=-1 ({@link ProduceAcks}, bounded by {@code timeoutMs}), and never for
+ * acks=0, where any partition error closes the connection instead. Every records buffer of the request is released
+ * exactly once, right after its append or its failure.
+ *
+ * <p>Stateless apart from its executors; thread-safe.
+ */
+public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestData, ProduceResponseData> {
+
+    private static final Logger LOGGER = LogManager.getLogger(ProduceHandler.class);
+    private static final short MIN_VERSION = 3;
+    private static final short MAX_VERSION = 13;
+    private static final short TOPIC_ID_VERSION = 13;
+    /** Kafka's {@code AdminUtils.ADMIN_CLIENT_ID}: the only client allowed to append to internal topics. */
+    private static final String ADMIN_CLIENT_ID = "__admin_client";
+
+    private final ReplicaManager replicas;
+    private final MetadataNode metadata;
+    private final Executor appendExecutor;
+    private final ScheduledExecutorService timers;
+
+    /** A handler with its own append threads (at most {@code appendThreads}) and acks timer thread. */
+    public ProduceHandler(ReplicaManager replicas, MetadataNode metadata, int appendThreads) {
+        this(replicas, metadata, appendPool(appendThreads), timerPool());
+    }
+
+    ProduceHandler(ReplicaManager replicas, MetadataNode metadata, Executor appendExecutor,
+                   ScheduledExecutorService timers) {
+        this.replicas = replicas;
+        this.metadata = metadata;
+        this.appendExecutor = appendExecutor;
+        this.timers = timers;
+    }
+
+    private static Executor appendPool(int threads) {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), daemonThreads("cairn-produce-append-"));
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    private static ScheduledExecutorService timerPool() {
+        ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1, daemonThreads("cairn-produce-acks-"));
+        pool.setRemoveOnCancelPolicy(true);
+        pool.setKeepAliveTime(60, TimeUnit.SECONDS);
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    @Override
+    public ApiKey apiKey() {
+        return ApiKey.PRODUCE;
+    }
+
+    @Override
+    public short minVersion() {
+        return MIN_VERSION;
+    }
+
+    @Override
+    public short maxVersion() {
+        return MAX_VERSION;
+    }
+
+    /** Kafka's {@code ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION}. */
+    @Override
+    public short advertisedMinVersion() {
+        return 0;
+    }
+
+    @Override
+    public boolean expectsResponse(ProduceRequestData request) {
+        return request.acks() != 0;
+    }
+
+    @Override
+    public Stages<ProduceResponseData> dispatch(RequestContext ctx, ProduceRequestData request) {
+        List<ProducePartition> partitions = ProducePartition.collect(request, ctx.apiVersion() >= TOPIC_ID_VERSION);
+        try {
+            return start(ctx, request, partitions);
+        } catch (RuntimeException | Error e) {
+            partitions.forEach(ProducePartition::release);
+            throw e;
+        }
+    }
+
+    private Stages<ProduceResponseData> start(RequestContext ctx, ProduceRequestData request,
+                                              List<ProducePartition> partitions) {
+        short version = ctx.apiVersion();
+        List<Scan> scans = new ArrayList<>(partitions.size());
+        partitions.forEach(p -> scans.add(ProduceRecords.scan(p.records())));
+        ApiException whole = requestError(request, scans);
+        if (whole == null) {
+            MetadataImage image = metadata.currentImage();
+            for (int i = 0; i < partitions.size(); i++) {
+                checkPartition(version, image, partitions.get(i), scans.get(i));
+            }
+            whole = checkTransactions(request, partitions, scans);
+        }
+        if (whole != null) {
+            partitions.forEach(ProducePartition::release);
+            CompletableFuture<ProduceResponseData> failed = request.acks() == 0
+                    ? failedFuture(whole) : completedFuture(errorResponse(version, partitions, whole));
+            return new Stages<>(failed, failed);
+        }
+        if (!validAcks(request.acks())) {
+            partitions.stream().filter(ProducePartition::pending).forEach(p -> p.fail(Errors.INVALID_REQUIRED_ACKS));
+        }
+        CompletableFuture<Void> appended = new CompletableFuture<>();
+        ProduceAppender appender = new ProduceAppender(replicas, request.acks(),
+                ADMIN_CLIENT_ID.equals(ctx.clientId()));
+        appendExecutor.execute(() -> appender.appendAll(partitions, scans, appended));
+        CompletableFuture<ProduceResponseData> response = appended.thenCompose(ignored -> {
+            if (request.acks() != -1) {
+                partitions.stream().filter(ProducePartition::pending).forEach(p -> p.completeAcks(Errors.NONE));
+                try {
+                    return completedFuture(respond(ctx, request, partitions));
+                } catch (ApiException e) {
+                    return failedFuture(e);
+                }
+            }
+            return ProduceAcks.await(partitions, request.timeoutMs(), timers,
+                    () -> respond(ctx, request, partitions));
+        });
+        return new Stages<>(appended, response);
+    }
+
+    private static boolean validAcks(short acks) {
+        return acks == -1 || acks == 0 || acks == 1;
+    }
+
+    /**
+     * Kafka's request-wide failures before any partition is looked at: a batch header Kafka's iterator calls corrupt
+     * (CORRUPT_MESSAGE for the whole request, as {@code RequestUtils.flags} throws it), or a transactional batch in
+     * a request without a transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
+     */
+    private static ApiException requestError(ProduceRequestData request, List<Scan> scans) {
+        boolean transactional = false;
+        boolean idempotent = false;
+        for (Scan scan : scans) {
+            if (scan.corruptFirst() != null) {
+                return Errors.CORRUPT_MESSAGE.exception(scan.corruptFirst());
+            }
+            transactional |= scan.transactional();
+            idempotent |= scan.batches() > 0 && scan.producerId() >= 0;
+            if (transactional && idempotent) {
+                break;
+            }
+        }
+        if (transactional && request.transactionalId() == null) {
+            return Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception();
+        }
+        return null;
+    }
+
+    /** Kafka's per-partition checks before the append: topic id, partition, record set. */
+    private static void checkPartition(short version, MetadataImage image, ProducePartition p, Scan scan) {
+        if (version >= TOPIC_ID_VERSION) {
+            Optional<TopicImage> topic = image.topic(p.topicId());
+            if (topic.isEmpty() || Uuid.ZERO.equals(p.topicId())) {
+                p.fail(Errors.UNKNOWN_TOPIC_ID);
+                return;
+            }
+            p.resolveTopic(topic.get().name());
+        }
+        if (p.topic() == null || image.partition(new TopicPartition(p.topic(), p.index())).isEmpty()) {
+            p.fail(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            return;
+        }
+        Errors invalid = ProduceRecords.validate(version, scan);
+        if (invalid != null) {
+            p.fail(invalid);
+        }
+    }
+
+    /**
+     * Kafka 4.x verifies with the transaction coordinator that the partition of a transactional batch was added to
+     * the producer's ongoing transaction (KIP-890). Cairn has no transaction coordinator yet, which is the case of a
+     * Kafka broker whose coordinator is not available: NOT_ENOUGH_REPLICAS with Kafka's message. Batches of more than
+     * one producer fail the whole request (INVALID_PRODUCER_ID_MAPPING), as in Kafka.
+     */
+    private ApiException checkTransactions(ProduceRequestData request, List<ProducePartition> partitions,
+                                           List<Scan> scans) {
+        Set<List<Long>> producers = new HashSet<>();
+        for (int i = 0; i < partitions.size(); i++) {
+            Scan scan = scans.get(i);
+            if (partitions.get(i).pending() && scan.transactional() && scan.producerId() >= 0) {
+                producers.add(List.of(scan.producerId(), (long) scan.producerEpoch()));
+            }
+        }
+        if (producers.isEmpty()) {
+            return null;
+        }
+        if (producers.size() > 1) {
+            return Errors.INVALID_PRODUCER_ID_MAPPING.exception(
+                    "Transactional records contained more than one producer ID");
+        }
+        for (int i = 0; i < partitions.size(); i++) {
+            ProducePartition p = partitions.get(i);
+            if (!p.pending() || !scans.get(i).transactional()) {
+                continue;
+            }
+            try {
+                replicas.leaderPartition(new TopicPartition(p.topic(), p.index()));
+                p.fail(Errors.NOT_ENOUGH_REPLICAS, ProducePartition.INVALID_OFFSET, "Unable to verify the partition "
+                        + "has been added to the transaction. Underlying error: COORDINATOR_NOT_AVAILABLE", List.of());
+            } catch (ApiException e) {
+                p.fail(Errors.forException(e));
+            }
+        }
+        return null;
+    }
+
+    private ProduceResponseData respond(RequestContext ctx, ProduceRequestData request,
+                                        List<ProducePartition> partitions) {
+        List<ProducePartition> failed = new ArrayList<>(0);
+        for (ProducePartition p : partitions) {
+            if (p.response().errorCode() != Errors.NONE.code()) {
+                failed.add(p);
+            }
+        }
+        if (!failed.isEmpty() && LOGGER.isDebugEnabled()) {
+            for (ProducePartition p : failed) {
+                LOGGER.debug("Produce request with correlation id {} from client {} on partition {} failed due to {}",
+                        ctx.correlationId(), ctx.clientId(), p, Errors.forCode(p.response().errorCode()));
+            }
+        }
+        if (request.acks() == 0) {
+            if (failed.isEmpty()) {
+                return new ProduceResponseData();
+            }
+            StringBuilder errors = new StringBuilder();
+            for (ProducePartition p : failed) {
+                errors.append(errors.length() == 0 ? "" : ", ").append(p).append(" -> ")
+                        .append(Errors.forCode(p.response().errorCode()));
+            }
+            throw Errors.forCode(failed.get(0).response().errorCode()).exception("error during produce request "
+                    + "with correlation id " + ctx.correlationId() + " from client id " + ctx.clientId()
+                    + " with ack=0; topic and partition to exceptions: " + errors);
+        }
+        return ProduceResponses.build(ctx.apiVersion(), partitions, failed, replicas, metadata.currentImage(),
+                ctx.listenerName());
+    }
+
+    @Override
+    public ProduceResponseData errorResponse(RequestContext ctx, ProduceRequestData request, Errors error) {
+        List<ProducePartition> partitions = ProducePartition.collect(request, ctx.apiVersion() >= TOPIC_ID_VERSION);
+        partitions.forEach(ProducePartition::release);
+        return errorResponse(ctx.apiVersion(), partitions, error.exception());
+    }
+
+    /** Kafka's {@code ProduceRequest.getErrorResponse}: every partition gets the error and its message. */
+    private static ProduceResponseData errorResponse(short version, List<ProducePartition> partitions,
+                                                     ApiException error) {
+        Errors code = Errors.forException(error);
+        String message = code == Errors.UNKNOWN_SERVER_ERROR ? code.message() : error.getMessage();
+        for (ProducePartition p : partitions) {
+            p.fail(code, ProducePartition.INVALID_OFFSET, message, List.of());
+        }
+        return ProduceResponses.build(version, partitions, List.of(), null, null, null);
+    }
+}
