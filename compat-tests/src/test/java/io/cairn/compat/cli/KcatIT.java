@@ -20,11 +20,13 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
@@ -200,7 +202,15 @@ class KcatIT {
         public String toString() {
             String stdoutHead = stdout.length() > 2000 ? stdout.substring(0, 2000) + "..." : stdout;
             return String.join(" ", command) + "\nexit code " + exitCode + "\n--- stdout ---\n" + stdoutHead
-                    + "\n--- stderr ---\n" + stderr;
+                    + "\n--- stderr (distinct lines, with counts) ---\n" + distinctLines(stderr);
+        }
+
+        private static String distinctLines(String text) {
+            Map<String, Long> counts = text.lines().collect(Collectors.groupingBy(line -> line,
+                    LinkedHashMap::new, Collectors.counting()));
+            StringBuilder out = new StringBuilder();
+            counts.forEach((line, count) -> out.append(count).append(" x ").append(line).append('\n'));
+            return out.toString();
         }
     }
 }
