@@ -44,7 +44,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * librdkafka, through {@code kcat} (the Debian package), against Cairn and the reference Kafka with the same
  * scenario: {@code kcat -P} produces keyed records with headers under every compression codec, {@code kcat -C}
  * reads back exactly what was sent, Kafka's {@code DumpLogSegments} shows the batches stored with the producer's
- * codec, and {@code kcat -L} lists the topic with its partitions.
+ * codec, librdkafka's idempotent producer gets a producer id and writes sequenced batches, and {@code kcat -L} lists
+ * the topic with its partitions.
  *
  * <p>kcat is looked up on {@code PATH}. When it is missing the tests are skipped, unless the environment variable
  * {@value #REQUIRE_KCAT} is set (as {@code .ci/run} does after installing it), in which case they fail.
@@ -138,6 +139,35 @@ class KcatIT {
         noLeaks(broker);
     }
 
+    @ParameterizedTest
+    @EnumSource(BrokerKind.class)
+    void kcatIdempotentProducerGetsAProducerIdAndWritesSequencedBatches(BrokerKind kind) {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = createTopic(broker, "kcat-idempotent", 1);
+        List<String> lines = IntStream.range(0, RECORDS).mapToObj(i -> "k" + i + ":v" + i).toList();
+
+        // When
+        Result produced = kcat(String.join("\n", lines) + "\n", "-P", "-b", broker.bootstrapServers(), "-t", topic,
+                "-z", "lz4", "-X", "enable.idempotence=true", "-X", "message.timeout.ms=15000", "-K:");
+        Result consumed = kcat("", "-C", "-b", broker.bootstrapServers(), "-t", topic, "-p", "0",
+                "-o", "beginning", "-e", "-q", "-f", "%o %k=%s\\n");
+
+        // Then
+        assertThat(produced.exitCode()).as("%s", produced).isZero();
+        assertThat(produced.stderr()).as("%s", produced).doesNotContain("ERROR", "failed");
+        assertThat(consumed.stdout().lines().toList()).as("%s", consumed).isEqualTo(IntStream.range(0, RECORDS)
+                .mapToObj(i -> i + " k" + i + "=v" + i).toList());
+        List<String> batches = dumpBatches(broker, topic);
+        assertThat(batches.get(0)).as("first batch").contains("baseSequence: 0 ");
+        assertThat(batches).as("stored batches").allSatisfy(batch -> assertThat(batch)
+                .containsPattern(" producerId: [0-9]+ producerEpoch: 0 ")
+                .contains(" compresscodec: lz4 "));
+        assertThat(batches.stream().map(batch -> batch.replaceAll(".* producerId: ([0-9]+) .*", "$1")).distinct())
+                .as("one producer id for the whole run").hasSize(1);
+        noLeaks(broker);
+    }
+
     private static String createTopic(BrokerProcess broker, String prefix, int partitions) {
         String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -151,16 +181,20 @@ class KcatIT {
 
     /** The {@code compresscodec} of every batch in partition 0's first segment, as Kafka's DumpLogSegments reads it. */
     private static List<String> storedCodecs(BrokerProcess broker, String topic) {
+        return dumpBatches(broker, topic).stream()
+                .map(line -> line.replaceAll(".* compresscodec: (\\S+) .*", "$1"))
+                .toList();
+    }
+
+    /** One line per batch of partition 0's first segment, as Kafka's DumpLogSegments prints it. */
+    private static List<String> dumpBatches(BrokerProcess broker, String topic) {
         Path segment = broker.dataDir().resolve(topic + "-0").resolve("00000000000000000000.log");
         JavaTool.Result dump = KafkaDistribution.tool("kafka.tools.DumpLogSegments")
                 .args("--files", segment.toString()).timeout(Duration.ofSeconds(40)).build().run();
         assertThat(dump.exitCode()).as("%s", dump).isZero();
-        List<String> codecs = dump.stdout().lines()
-                .filter(line -> line.startsWith("baseOffset:"))
-                .map(line -> line.replaceAll(".* compresscodec: (\\S+) .*", "$1"))
-                .toList();
-        assertThat(codecs).as("%s", dump).isNotEmpty();
-        return codecs;
+        List<String> batches = dump.stdout().lines().filter(line -> line.startsWith("baseOffset:")).toList();
+        assertThat(batches).as("%s", dump).isNotEmpty();
+        return batches;
     }
 
     /** Runs kcat with {@code stdin} as its input; kills it by PID if it outlives {@link #KCAT_TIMEOUT}. */
