@@ -10,8 +10,12 @@ import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.HandlerRegistry;
+import io.cairn.broker.handler.InitProducerIdHandler;
+import io.cairn.broker.handler.ListOffsetsHandler;
 import io.cairn.broker.handler.MetadataHandler;
+import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
+import io.cairn.broker.handler.ProducerIdManager;
 import io.cairn.broker.handler.TopicConfigDefaults;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.isr.LogConfigs;
@@ -122,6 +126,10 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new ProduceHandler(replicaManager, node, config.numIoThreads()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet()));
+        handlers.add(new ListOffsetsHandler(replicaManager));
+        handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
+        handlers.add(new InitProducerIdHandler(new ProducerIdManager(node, config.nodeId(), Time.SYSTEM),
+                InitProducerIdHandler.DEFAULT_TRANSACTION_MAX_TIMEOUT_MS));
         handlers.addAll(extra);
         return List.copyOf(handlers);
     }

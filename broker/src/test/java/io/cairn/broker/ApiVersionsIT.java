@@ -68,9 +68,11 @@ class ApiVersionsIT {
             ApiVersionsResponseData body = response.body();
             assertThat(body.errorCode()).isEqualTo(Errors.NONE.code());
             // ApiVersions plus the metadata APIs CairnServer registers (Metadata, CreateTopics, DeleteTopics,
-            // DescribeConfigs, CreatePartitions, DescribeTopicPartitions).
+            // DescribeConfigs, CreatePartitions, DescribeTopicPartitions), Produce, and ListOffsets,
+            // InitProducerId and OffsetForLeaderEpoch.
             assertThat(body.apiKeys()).extracting(ApiVersionsResponseData.ApiVersion::apiKey).containsExactly(
-                    (short) 3, (short) 18, (short) 19, (short) 20, (short) 32, (short) 37, (short) 75);
+                    (short) 0, (short) 2, (short) 3, (short) 18, (short) 19, (short) 20, (short) 22, (short) 23,
+                    (short) 32, (short) 37, (short) 75);
             ApiVersionsResponseData.ApiVersion apiVersions = body.apiKeys().find(ApiKeys.API_VERSIONS.id);
             assertThat(apiVersions.minVersion()).isEqualTo((short) 0);
             assertThat(apiVersions.maxVersion()).isEqualTo((short) 4);

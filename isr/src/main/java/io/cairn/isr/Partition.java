@@ -8,6 +8,7 @@ import io.cairn.log.TimestampAndOffset;
 import io.cairn.log.epoch.EpochEntry;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.FencedLeaderEpochException;
 import io.cairn.wire.error.NotEnoughReplicasException;
 import io.cairn.wire.error.NotLeaderOrFollowerException;
@@ -40,6 +41,8 @@ public final class Partition {
     private static final Logger LOGGER = LogManager.getLogger(Partition.class);
     /** A request that names no leader epoch ({@code current_leader_epoch} = -1) skips the epoch check. */
     public static final int NO_EPOCH = -1;
+    /** ListOffsets timestamp (v9+): the highest offset in tiered storage; -1 here, as Kafka without tiering. */
+    public static final long LATEST_TIERED_TIMESTAMP = -5L;
 
     private final TopicPartition topicPartition;
     private final Uuid topicId;
@@ -317,53 +320,150 @@ public final class Partition {
         return new LogReadResult(info, hw, lso, start, end);
     }
 
-    /**
-     * ListOffsets for one partition (Kafka's {@code fetchOffsetForTimestamp}): earliest and earliest-local are the
-     * log start offset, latest is the high watermark (the last stable offset for read_committed, the log end for
-     * a replica), max-timestamp is the record with the largest timestamp; otherwise the first record at or after
-     * {@code timestamp}. Records at or beyond the visible end are never returned; empty means none qualifies.
-     *
-     * @param isolation null for a replica's request (no bound)
-     */
+    /** {@link #fetchOffsetForTimestamp(long, FetchIsolation, int, boolean)} from the leader only. */
     public Optional<TimestampAndOffset> fetchOffsetForTimestamp(long timestamp, FetchIsolation isolation,
                                                                 int currentLeaderEpoch) {
-        checkLeaderEpoch(currentLeaderEpoch, true);
-        long visibleEnd = isolation == null || isolation == FetchIsolation.LOG_END ? log.logEndOffset()
-            : isolation == FetchIsolation.TXN_COMMITTED ? lastStableOffset() : highWatermark;
-        if (timestamp == TimestampAndOffset.LATEST_TIMESTAMP) {
-            return Optional.of(new TimestampAndOffset(-1L, visibleEnd, epochAt(visibleEnd)));
-        }
-        if (timestamp == TimestampAndOffset.EARLIEST_TIMESTAMP
-                || timestamp == TimestampAndOffset.EARLIEST_LOCAL_TIMESTAMP) {
-            long start = log.logStartOffset();
-            return Optional.of(new TimestampAndOffset(-1L, start, epochAt(start)));
-        }
-        Optional<TimestampAndOffset> found = log.fetchOffsetByTimestamp(timestamp);
-        return found.filter(t -> t.offset() < visibleEnd);
-    }
-
-    /** The epoch of the batch holding {@code offset} per the epoch history, or -1 when unknown. */
-    private int epochAt(long offset) {
-        int epoch = -1;
-        for (EpochEntry e : log.epochEntries()) {
-            if (e.startOffset() <= offset) {
-                epoch = e.epoch();
-            }
-        }
-        return epoch;
+        return fetchOffsetForTimestamp(timestamp, isolation, currentLeaderEpoch, true);
     }
 
     /**
-     * OffsetForLeaderEpoch (Kafka's {@code lastOffsetForLeaderEpoch}): the largest epoch at most
-     * {@code leaderEpoch} in this log's history and the offset where it ends.
+     * ListOffsets for one partition (Kafka's {@code Partition.fetchOffsetForTimestamp}, after the leader-epoch check).
+     * The visible end is the high watermark for a read_uncommitted consumer, the last stable offset for
+     * read_committed and the log end offset for a replica ({@code isolation} null). Latest is the visible end in the
+     * current leader epoch; earliest and earliest-local (no tiered storage) are the log start offset with the
+     * epoch of the first epoch entry when that entry starts at or before it; latest-tiered is offset -1 (no tiered
+     * storage); max-timestamp and a timestamp search are answered only when the record found is below the visible
+     * end. Empty means no record qualifies (Kafka answers offset -1 without an error).
+     *
+     * <p>For a consumer ({@code isolation} not null), a leader whose high watermark has not yet reached the start
+     * offset of its leader epoch answers OFFSET_NOT_AVAILABLE for latest and for a lookup that found nothing
+     * visible, as Kafka does after a leader election.
+     *
+     * @param isolation     null for a replica's (or a debugging) request: no visibility bound
+     * @param requireLeader false only for Kafka's debugging replica id (-2), which may ask a follower
+     */
+    public Optional<TimestampAndOffset> fetchOffsetForTimestamp(long timestamp, FetchIsolation isolation,
+                                                                int currentLeaderEpoch, boolean requireLeader) {
+        stateLock.readLock().lock();
+        try {
+            checkLeaderEpoch(currentLeaderEpoch, requireLeader);
+            long hw = highWatermark;
+            long lastFetchable = isolation == null || isolation == FetchIsolation.LOG_END ? log.logEndOffset()
+                : isolation == FetchIsolation.TXN_COMMITTED ? lastStableOffset() : hw;
+            long epochStart = leaderEpochStartOffset();
+            RuntimeException offsetsError = isolation != null && epochStart > hw
+                ? Errors.OFFSET_NOT_AVAILABLE.exception("Failed to fetch offsets for partition " + topicPartition
+                    + " with leader epoch " + (currentLeaderEpoch == NO_EPOCH ? "unknown" : currentLeaderEpoch)
+                    + " as this partition's high watermark (" + hw + ") is lagging behind the start offset from "
+                    + "the beginning of this epoch (" + epochStart + ").")
+                : null;
+            if (timestamp == TimestampAndOffset.LATEST_TIMESTAMP) {
+                if (offsetsError != null) {
+                    throw offsetsError;
+                }
+                return Optional.of(new TimestampAndOffset(-1L, lastFetchable, registration.leaderEpoch()));
+            }
+            if (timestamp == TimestampAndOffset.EARLIEST_TIMESTAMP
+                    || timestamp == TimestampAndOffset.EARLIEST_LOCAL_TIMESTAMP) {
+                long start = log.logStartOffset();
+                return Optional.of(new TimestampAndOffset(-1L, start, earliestEpoch(start)));
+            }
+            Optional<TimestampAndOffset> found = timestamp == LATEST_TIERED_TIMESTAMP
+                ? Optional.of(new TimestampAndOffset(-1L, -1L, -1))
+                : log.fetchOffsetByTimestamp(timestamp);
+            if (found.isPresent() && found.get().offset() < lastFetchable) {
+                return found;
+            }
+            if (offsetsError != null) {
+                throw offsetsError;
+            }
+            return Optional.empty();
+        } finally {
+            stateLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * The leader-epoch history as Kafka's leader keeps it: the log's entries (written when a batch of a new epoch
+     * is appended) plus, while leading in an epoch nothing was appended in yet, that epoch starting at the log end
+     * offset (Kafka assigns it when the broker becomes leader), replacing entries that start there.
+     */
+    private List<EpochEntry> epochHistory() {
+        List<EpochEntry> entries = log.epochEntries();
+        PartitionRegistration reg = registration;
+        if (reg.leader() != localBrokerId
+                || !entries.isEmpty() && entries.get(entries.size() - 1).epoch() >= reg.leaderEpoch()) {
+            return entries;
+        }
+        long start = log.logEndOffset();
+        List<EpochEntry> history = new ArrayList<>();
+        for (EpochEntry entry : entries) {
+            if (entry.startOffset() < start) {
+                history.add(entry);
+            }
+        }
+        history.add(new EpochEntry(reg.leaderEpoch(), start));
+        return history;
+    }
+
+    /** Where the current leader epoch starts (Kafka's {@code leaderEpochStartOffsetOpt}). */
+    private long leaderEpochStartOffset() {
+        List<EpochEntry> entries = epochHistory();
+        if (!entries.isEmpty()) {
+            EpochEntry latest = entries.get(entries.size() - 1);
+            if (latest.epoch() == registration.leaderEpoch()) {
+                return latest.startOffset();
+            }
+        }
+        return log.logEndOffset();
+    }
+
+    /** The epoch of the first history entry when it starts at or before {@code logStartOffset}, else -1. */
+    private int earliestEpoch(long logStartOffset) {
+        List<EpochEntry> entries = epochHistory();
+        if (entries.isEmpty() || entries.get(0).startOffset() > logStartOffset) {
+            return -1;
+        }
+        return entries.get(0).epoch();
+    }
+
+    /**
+     * OffsetForLeaderEpoch (Kafka's {@code Partition.lastOffsetForLeaderEpoch} over its leader-epoch cache, see
+     * {@link #epochHistory}), after the leader-epoch check:
+     * <ul>
+     *   <li>the latest epoch of the history: that epoch and the log end offset;</li>
+     *   <li>an older epoch: the largest epoch at most {@code leaderEpoch} and the start of the next one;</li>
+     *   <li>an epoch older than the whole history: {@code leaderEpoch} itself and the start of the first entry;</li>
+     *   <li>{@link EpochEndOffset#UNDEFINED_EPOCH}, an epoch newer than the history, or an empty history:
+     *       UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET.</li>
+     * </ul>
      */
     public EpochEndOffset lastOffsetForLeaderEpoch(int currentLeaderEpoch, int leaderEpoch, boolean requireLeader) {
-        checkLeaderEpoch(currentLeaderEpoch, requireLeader);
-        EpochEntry entry = log.endOffsetForEpoch(leaderEpoch);
-        if (entry.epoch() < 0) {
-            return new EpochEndOffset(EpochEndOffset.UNDEFINED_EPOCH, EpochEndOffset.UNDEFINED_EPOCH_OFFSET);
+        stateLock.readLock().lock();
+        try {
+            checkLeaderEpoch(currentLeaderEpoch, requireLeader);
+            List<EpochEntry> entries = epochHistory();
+            long logEndOffset = log.logEndOffset();
+            EpochEndOffset undefined = new EpochEndOffset(EpochEndOffset.UNDEFINED_EPOCH,
+                EpochEndOffset.UNDEFINED_EPOCH_OFFSET);
+            if (leaderEpoch == EpochEndOffset.UNDEFINED_EPOCH || entries.isEmpty()) {
+                return undefined;
+            }
+            if (entries.get(entries.size() - 1).epoch() == leaderEpoch) {
+                return new EpochEndOffset(leaderEpoch, logEndOffset);
+            }
+            EpochEntry floor = null;
+            for (EpochEntry entry : entries) {
+                if (entry.epoch() > leaderEpoch) {
+                    return floor == null ? new EpochEndOffset(leaderEpoch, entry.startOffset())
+                        : new EpochEndOffset(floor.epoch(), entry.startOffset());
+                }
+                floor = entry;
+            }
+            return undefined;
+        } finally {
+            stateLock.readLock().unlock();
         }
-        return new EpochEndOffset(entry.epoch(), entry.startOffset());
     }
 
     @Override

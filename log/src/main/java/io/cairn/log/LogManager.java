@@ -75,6 +75,9 @@ public final class LogManager implements Closeable {
             return t;
         });
         executor.setRemoveOnCancelPolicy(true);
+        // Closing drops waiting tasks (deferred deletes, background flushes that close() redoes) but lets a running
+        // one finish: an interrupt would close the FileChannel under the flush that close() needs next.
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.scheduler = executor;
         this.env = new LogEnvironment(time, options.layer(), new OpenResources(options.maxOpenHandles()),
             new OpenResources(options.maxMappedIndexes()), executor);
@@ -248,7 +251,7 @@ public final class LogManager implements Closeable {
         }
         closed = true;
         cleaner.close();
-        scheduler.shutdownNow();
+        scheduler.shutdown();
         try {
             scheduler.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

@@ -80,10 +80,31 @@ class BrokerConfigTest {
     void shouldAcceptAndReportUnknownKeys() {
         // When
         BrokerConfig config = BrokerConfig.fromMap(Map.of("num.partitions", "3", "node.id", "2", "foo", "bar",
-                "log.flush.interval.ms", "10"));
+                "log.cleaner.threads", "10"));
 
         // Then
-        assertThat(config.unknownKeys()).containsExactly("foo", "log.flush.interval.ms");
+        assertThat(config.unknownKeys()).containsExactly("foo", "log.cleaner.threads");
+    }
+
+    @Test
+    void brokerLogKeysBecomeTopicDefaultsWithTheFinestUnitWinning() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("log.retention.hours", "1", "log.retention.ms", "5000",
+                "log.roll.hours", "2", "log.segment.bytes", "1048576", "message.max.bytes", "2000",
+                "log.cleanup.policy", "compact"));
+
+        // Then
+        assertThat(config.topicDefaults()).containsEntry("retention.ms", "5000").containsEntry("segment.ms", "7200000")
+                .containsEntry("segment.bytes", "1048576").containsEntry("max.message.bytes", "2000")
+                .containsEntry("cleanup.policy", "compact");
+        assertThat(config.unknownKeys()).isEmpty();
+    }
+
+    @Test
+    void aBrokerLogKeyThatIsNotANumberFailsTheConfig() {
+        // When / Then
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("log.retention.hours", "a week")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("log.retention.hours");
     }
 
     @Test

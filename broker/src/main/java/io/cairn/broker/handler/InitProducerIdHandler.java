@@ -1,0 +1,88 @@
+package io.cairn.broker.handler;
+
+import static java.util.concurrent.CompletableFuture.completedFuture;
+
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.InitProducerIdRequestData;
+import io.cairn.wire.message.InitProducerIdResponseData;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * InitProducerId v0-v5, as Kafka 4.1.1's {@code KafkaApis} and {@code TransactionCoordinator} answer it
+ * (v6 adds two-phase commit and is unstable in 4.1.1, so Kafka does not advertise it). A producer id with an epoch
+ * but not the other (v3+) is INVALID_REQUEST. An idempotent producer ({@code transactional_id} null) always gets a
+ * new producer id with epoch 0, whatever id and epoch it names: Kafka's idempotent producer bumps its epoch
+ * itself and asks for a new id only when the epoch would overflow or its id is unknown (KIP-360). For a
+ * transactional id: an empty one is INVALID_REQUEST, a transaction timeout outside (0,
+ * {@code transaction.max.timeout.ms}] INVALID_TRANSACTION_TIMEOUT, and otherwise NOT_COORDINATOR, which Kafka
+ * answers when the id's {@code __transaction_state} partition is not led here: this broker has no transaction
+ * coordinator yet. Immutable, thread-safe, never blocks.
+ */
+public final class InitProducerIdHandler implements ApiHandler<InitProducerIdRequestData, InitProducerIdResponseData> {
+
+    /** Kafka's {@code RecordBatch.NO_PRODUCER_ID}. */
+    static final long NO_PRODUCER_ID = -1L;
+    /** Kafka's {@code RecordBatch.NO_PRODUCER_EPOCH}. */
+    static final short NO_PRODUCER_EPOCH = -1;
+    /** Kafka's {@code transaction.max.timeout.ms} default (15 minutes). */
+    public static final int DEFAULT_TRANSACTION_MAX_TIMEOUT_MS = 900_000;
+
+    private final ProducerIdManager producerIds;
+    private final int transactionMaxTimeoutMs;
+
+    /**
+     * @param producerIds             where new producer ids come from
+     * @param transactionMaxTimeoutMs the broker's {@code transaction.max.timeout.ms}
+     */
+    public InitProducerIdHandler(ProducerIdManager producerIds, int transactionMaxTimeoutMs) {
+        this.producerIds = producerIds;
+        this.transactionMaxTimeoutMs = transactionMaxTimeoutMs;
+    }
+
+    @Override
+    public ApiKey apiKey() {
+        return ApiKey.INIT_PRODUCER_ID;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 5;
+    }
+
+    @Override
+    public CompletionStage<InitProducerIdResponseData> handle(RequestContext ctx, InitProducerIdRequestData request) {
+        boolean noId = request.producerId() == NO_PRODUCER_ID;
+        boolean noEpoch = request.producerEpoch() == NO_PRODUCER_EPOCH;
+        if (noId != noEpoch) {
+            return completedFuture(errorResponse(ctx, request, Errors.INVALID_REQUEST));
+        }
+        String transactionalId = request.transactionalId();
+        if (transactionalId == null) {
+            return producerIds.generateProducerId().handle((id, error) -> error == null
+                    ? new InitProducerIdResponseData().setThrottleTimeMs(0).setErrorCode(Errors.NONE.code())
+                            .setProducerId(id).setProducerEpoch((short) 0)
+                    : errorResponse(ctx, request, Errors.forException(error)));
+        }
+        if (transactionalId.isEmpty()) {
+            return completedFuture(errorResponse(ctx, request, Errors.INVALID_REQUEST));
+        }
+        int timeoutMs = request.transactionTimeoutMs();
+        if (timeoutMs <= 0 || timeoutMs > transactionMaxTimeoutMs) {
+            return completedFuture(errorResponse(ctx, request, Errors.INVALID_TRANSACTION_TIMEOUT));
+        }
+        return completedFuture(errorResponse(ctx, request, Errors.NOT_COORDINATOR));
+    }
+
+    @Override
+    public InitProducerIdResponseData errorResponse(RequestContext ctx, InitProducerIdRequestData request,
+            Errors error) {
+        return new InitProducerIdResponseData().setThrottleTimeMs(0).setErrorCode(error.code())
+                .setProducerId(NO_PRODUCER_ID).setProducerEpoch(NO_PRODUCER_EPOCH);
+    }
+}
