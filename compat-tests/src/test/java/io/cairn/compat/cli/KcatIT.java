@@ -149,7 +149,7 @@ class KcatIT {
 
         // When
         Result produced = kcat(String.join("\n", lines) + "\n", "-P", "-b", broker.bootstrapServers(), "-t", topic,
-                "-z", "lz4", "-X", "enable.idempotence=true", "-X", "message.timeout.ms=15000", "-K:");
+                "-z", "gzip", "-X", "enable.idempotence=true", "-X", "message.timeout.ms=15000", "-K:");
         Result consumed = kcat("", "-C", "-b", broker.bootstrapServers(), "-t", topic, "-p", "0",
                 "-o", "beginning", "-e", "-q", "-f", "%o %k=%s\\n");
 
@@ -162,7 +162,7 @@ class KcatIT {
         assertThat(batches.get(0)).as("first batch").contains("baseSequence: 0 ");
         assertThat(batches).as("stored batches").allSatisfy(batch -> assertThat(batch)
                 .containsPattern(" producerId: [0-9]+ producerEpoch: 0 ")
-                .contains(" compresscodec: lz4 "));
+                .contains(" compresscodec: gzip "));
         assertThat(batches.stream().map(batch -> batch.replaceAll(".* producerId: ([0-9]+) .*", "$1")).distinct())
                 .as("one producer id for the whole run").hasSize(1);
         noLeaks(broker);
