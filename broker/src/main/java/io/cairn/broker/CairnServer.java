@@ -2,6 +2,7 @@ package io.cairn.broker;
 
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.Endpoint;
+import io.cairn.broker.fetch.FetchService;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
 import io.cairn.broker.handler.CreatePartitionsHandler;
@@ -9,6 +10,7 @@ import io.cairn.broker.handler.CreateTopicsHandler;
 import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
+import io.cairn.broker.handler.FetchHandler;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.InitProducerIdHandler;
 import io.cairn.broker.handler.ListOffsetsHandler;
@@ -54,6 +56,7 @@ public final class CairnServer implements AutoCloseable {
     private BrokerMetadata metadata;
     private final List<LogManager> logManagers = new ArrayList<>();
     private ReplicaManager replicaManager;
+    private FetchService fetchService;
     private SocketServer socketServer;
     private boolean closed;
 
@@ -90,7 +93,8 @@ public final class CairnServer implements AutoCloseable {
                 logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, LogManager.Options.defaults()));
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults);
-            handlers = handlers(config, metadata.node(), replicaManager, extraHandlers);
+            fetchService = new FetchService(metadata.node(), replicaManager, Time.SYSTEM);
+            handlers = handlers(config, metadata.node(), replicaManager, fetchService, extraHandlers);
             socketServer = new SocketServer(config, this::registryFor);
             // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
             // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
@@ -112,7 +116,8 @@ public final class CairnServer implements AutoCloseable {
 
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
-                                                   ReplicaManager replicaManager, List<ApiHandler<?, ?>> extra) {
+                                                   ReplicaManager replicaManager, FetchService fetchService,
+                                                   List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
                 internal.offsetsPartitions(), internal.offsetsReplication(), internal.transactionPartitions(),
@@ -126,6 +131,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new ProduceHandler(replicaManager, node, config.numIoThreads()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet()));
+        handlers.add(new FetchHandler(fetchService));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
         handlers.add(new InitProducerIdHandler(new ProducerIdManager(node, config.nodeId(), Time.SYSTEM),
@@ -167,6 +173,9 @@ public final class CairnServer implements AutoCloseable {
         LOGGER.info("{}shutting down", logPrefix);
         if (socketServer != null) {
             socketServer.close();
+        }
+        if (fetchService != null) {
+            fetchService.close();
         }
         if (replicaManager != null) {
             replicaManager.close();

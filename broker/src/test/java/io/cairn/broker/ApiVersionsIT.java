@@ -67,12 +67,12 @@ class ApiVersionsIT {
             assertThat(response.trailingBytes()).isZero();
             ApiVersionsResponseData body = response.body();
             assertThat(body.errorCode()).isEqualTo(Errors.NONE.code());
-            // ApiVersions plus the metadata APIs CairnServer registers (Metadata, CreateTopics, DeleteTopics,
-            // DescribeConfigs, CreatePartitions, DescribeTopicPartitions), Produce, and ListOffsets,
-            // InitProducerId and OffsetForLeaderEpoch.
+            // ApiVersions plus the APIs CairnServer registers (Produce, Fetch, ListOffsets, Metadata, CreateTopics,
+            // DeleteTopics, InitProducerId, OffsetForLeaderEpoch, DescribeConfigs, CreatePartitions,
+            // DescribeTopicPartitions).
             assertThat(body.apiKeys()).extracting(ApiVersionsResponseData.ApiVersion::apiKey).containsExactly(
-                    (short) 0, (short) 2, (short) 3, (short) 18, (short) 19, (short) 20, (short) 22, (short) 23,
-                    (short) 32, (short) 37, (short) 75);
+                    (short) 0, (short) 1, (short) 2, (short) 3, (short) 18, (short) 19, (short) 20, (short) 22,
+                    (short) 23, (short) 32, (short) 37, (short) 75);
             ApiVersionsResponseData.ApiVersion apiVersions = body.apiKeys().find(ApiKeys.API_VERSIONS.id);
             assertThat(apiVersions.minVersion()).isEqualTo((short) 0);
             assertThat(apiVersions.maxVersion()).isEqualTo((short) 4);

@@ -109,8 +109,9 @@ class BadInputIT {
     @Test
     void shouldCloseWithOneWarningOnAnApiTheListenerDoesNotServe() throws Exception {
         ByteBuffer payload = KafkaWire.apiVersionsRequest((short) 3, 1);
-        payload.putShort(0, (short) 1);
-        assertClosedWithOneWarning(RawConnection.frame(payload), "api Fetch (key 1, version 3) is not served");
+        // Vote is a controller API: a broker listener never serves it.
+        payload.putShort(0, (short) 52);
+        assertClosedWithOneWarning(RawConnection.frame(payload), "api Vote (key 52, version 3) is not served");
     }
 
     @Test

@@ -175,11 +175,18 @@ class ProduceIT {
             try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
                     new ByteArraySerializer())) {
                 // When
+                List<Future<RecordMetadata>> sent = new ArrayList<>();
                 for (int i = 0; i < 20; i++) {
-                    producer.send(new ProducerRecord<>("contents", 0, timestamp + i, bytes("key-" + i),
-                            bytes("value-" + i), List.of(new RecordHeader("h", bytes("header-" + i)))));
+                    sent.add(producer.send(new ProducerRecord<>("contents", 0, timestamp + i, bytes("key-" + i),
+                            bytes("value-" + i), List.of(new RecordHeader("h", bytes("header-" + i))))));
+                    if (i % 7 == 6) {
+                        producer.flush();
+                    }
                 }
                 producer.flush();
+                for (int i = 0; i < sent.size(); i++) {
+                    assertThat(sent.get(i).get(30, TimeUnit.SECONDS).offset()).isEqualTo(i);
+                }
             }
         } finally {
             own.close();
@@ -208,24 +215,31 @@ class ProduceIT {
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    /** The records of a stopped broker's partition, read from its segment files and decoded by kafka-clients. */
+    /**
+     * The records of a stopped broker's partition, read from its segment files and decoded by kafka-clients (a read
+     * returns one segment's batches at most, as in Kafka).
+     */
     private static List<Record> readLog(Path dir, String topic, int partition) {
         LogManager manager = LogManager.start(dir, LogConfigs.toLogConfig(TopicConfigDefaults.defaults()), Time.SYSTEM,
                 LogManager.Options.defaults());
         try {
             PartitionLog log = manager.getLog(topic, partition).orElseThrow();
-            FetchDataInfo info = log.read(0, Integer.MAX_VALUE, Long.MAX_VALUE, true);
-            try {
-                MemoryRecords records = MemoryRecords.readableRecords(info.records().readBytes());
-                List<Record> all = new ArrayList<>();
-                for (RecordBatch batch : records.batches()) {
-                    batch.ensureValid();
-                    batch.forEach(all::add);
+            List<Record> all = new ArrayList<>();
+            long next = log.logStartOffset();
+            while (next < log.logEndOffset()) {
+                FetchDataInfo info = log.read(next, 1 << 20, Long.MAX_VALUE, true);
+                try {
+                    MemoryRecords records = MemoryRecords.readableRecords(info.records().readBytes());
+                    for (RecordBatch batch : records.batches()) {
+                        batch.ensureValid();
+                        batch.forEach(all::add);
+                        next = batch.nextOffset();
+                    }
+                } finally {
+                    info.close();
                 }
-                return all;
-            } finally {
-                info.close();
             }
+            return all;
         } finally {
             manager.close();
         }

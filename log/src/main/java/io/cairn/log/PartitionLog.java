@@ -294,7 +294,11 @@ public final class PartitionLog implements Closeable {
 
     /** Called by the appender under the lock: writes validated batches, rolling first when needed. */
     void appendValidated(ByteBuffer records, long firstOffset, long lastOffset, int recordCount) {
-        LogSegment active = maybeRoll(records.remaining(), lastOffset);
+        long maxTimestamp = -1L;
+        for (int at = records.position(); at < records.limit(); at += BatchHeader.sizeInBytes(records, at)) {
+            maxTimestamp = Math.max(maxTimestamp, BatchHeader.maxTimestamp(records, at));
+        }
+        LogSegment active = maybeRoll(records.remaining(), lastOffset, maxTimestamp);
         active.append(records.duplicate());
         int at = records.position();
         while (at < records.limit()) {
@@ -313,10 +317,11 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    private LogSegment maybeRoll(int bytes, long lastOffset) {
+    private LogSegment maybeRoll(int bytes, long lastOffset, long maxTimestamp) {
         LogSegment active = activeSegment();
         LogConfig cfg = config;
-        if (active.shouldRoll(cfg.segmentBytes(), cfg.segmentMs(), bytes, lastOffset, env.time().milliseconds())) {
+        if (active.shouldRoll(cfg.segmentBytes(), cfg.segmentMs(), bytes, lastOffset, maxTimestamp,
+                env.time().milliseconds())) {
             return roll();
         }
         return active;

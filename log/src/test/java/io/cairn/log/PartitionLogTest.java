@@ -269,6 +269,22 @@ class PartitionLogTest {
     }
 
     @Test
+    void oldProducerTimestampsRollByTheirOwnSpreadNotByTheWallClock() {
+        // Given: timestamps from long ago, within segment.ms of each other
+        PartitionLog log = open(LogConfig.builder().segmentMs(1000).timestampBeforeMaxMs(Long.MAX_VALUE).build());
+        long then = time.milliseconds() - 365L * 24 * 3600 * 1000;
+
+        // When
+        log.appendAsLeader(values(then, "a"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(values(then + 500, "b"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(values(then + 900, "c"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(values(then + 1_001, "d"), 0, AppendOrigin.CLIENT);
+
+        // Then: only the batch more than segment.ms after the segment's first one rolled
+        assertThat(log.segments()).extracting(LogSegment::baseOffset).containsExactly(0L, 3L);
+    }
+
+    @Test
     void appendShouldRollWhenTheOffsetIndexIsFull() {
         // Given: two index entries fit, one entry per batch
         PartitionLog log = open(LogConfig.builder().segmentIndexBytes(24).indexIntervalBytes(1).build());

@@ -50,4 +50,12 @@ public interface ApiHandler<Q extends ApiMessage, S extends ApiMessage> {
     default boolean expectsResponse(Q request) {
         return true;
     }
+
+    /**
+     * Releases what {@code response} holds beyond the heap (Fetch: the file slices of its records). The network
+     * layer calls it exactly once per response this handler produced: after writing it, or when it is dropped
+     * because the connection closed first.
+     */
+    default void releaseResponse(S response) {
+    }
 }

@@ -7,19 +7,13 @@ import io.cairn.broker.handler.ProduceRecords.Scan;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.MetadataImage;
-import io.cairn.metadata.image.TopicImage;
-import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.ProduceRequestData;
 import io.cairn.wire.message.ProduceResponseData;
-import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -139,13 +133,13 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
         short version = ctx.apiVersion();
         List<Scan> scans = new ArrayList<>(partitions.size());
         partitions.forEach(p -> scans.add(ProduceRecords.scan(p.records())));
-        ApiException whole = requestError(request, scans);
+        ApiException whole = ProduceChecks.requestError(request, scans);
         if (whole == null) {
             MetadataImage image = metadata.currentImage();
             for (int i = 0; i < partitions.size(); i++) {
-                checkPartition(version, image, partitions.get(i), scans.get(i));
+                ProduceChecks.checkPartition(version, image, partitions.get(i), scans.get(i));
             }
-            whole = checkTransactions(request, partitions, scans);
+            whole = ProduceChecks.checkTransactions(replicas, partitions, scans);
         }
         if (whole != null) {
             partitions.forEach(ProducePartition::release);
@@ -153,7 +147,7 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
                     ? failedFuture(whole) : completedFuture(errorResponse(version, partitions, whole));
             return new Stages<>(failed, failed);
         }
-        if (!validAcks(request.acks())) {
+        if (!ProduceChecks.validAcks(request.acks())) {
             partitions.stream().filter(ProducePartition::pending).forEach(p -> p.fail(Errors.INVALID_REQUIRED_ACKS));
         }
         CompletableFuture<Void> appended = new CompletableFuture<>();
@@ -173,92 +167,6 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
                     () -> respond(ctx, request, partitions));
         });
         return new Stages<>(appended, response);
-    }
-
-    private static boolean validAcks(short acks) {
-        return acks == -1 || acks == 0 || acks == 1;
-    }
-
-    /**
-     * Kafka's request-wide failures before any partition is looked at: a batch header Kafka's iterator calls corrupt
-     * (CORRUPT_MESSAGE for the whole request, as {@code RequestUtils.flags} throws it), or a transactional batch in
-     * a request without a transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
-     */
-    private static ApiException requestError(ProduceRequestData request, List<Scan> scans) {
-        boolean transactional = false;
-        boolean idempotent = false;
-        for (Scan scan : scans) {
-            if (scan.corruptFirst() != null) {
-                return Errors.CORRUPT_MESSAGE.exception(scan.corruptFirst());
-            }
-            transactional |= scan.transactional();
-            idempotent |= scan.batches() > 0 && scan.producerId() >= 0;
-            if (transactional && idempotent) {
-                break;
-            }
-        }
-        if (transactional && request.transactionalId() == null) {
-            return Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception();
-        }
-        return null;
-    }
-
-    /** Kafka's per-partition checks before the append: topic id, partition, record set. */
-    private static void checkPartition(short version, MetadataImage image, ProducePartition p, Scan scan) {
-        if (version >= TOPIC_ID_VERSION) {
-            Optional<TopicImage> topic = image.topic(p.topicId());
-            if (topic.isEmpty() || Uuid.ZERO.equals(p.topicId())) {
-                p.fail(Errors.UNKNOWN_TOPIC_ID);
-                return;
-            }
-            p.resolveTopic(topic.get().name());
-        }
-        if (p.topic() == null || image.partition(new TopicPartition(p.topic(), p.index())).isEmpty()) {
-            p.fail(Errors.UNKNOWN_TOPIC_OR_PARTITION);
-            return;
-        }
-        Errors invalid = ProduceRecords.validate(version, scan);
-        if (invalid != null) {
-            p.fail(invalid);
-        }
-    }
-
-    /**
-     * Kafka 4.x verifies with the transaction coordinator that the partition of a transactional batch was added to
-     * the producer's ongoing transaction (KIP-890). Cairn has no transaction coordinator yet, which is the case of a
-     * Kafka broker whose coordinator is not available: NOT_ENOUGH_REPLICAS with Kafka's message. Batches of more than
-     * one producer fail the whole request (INVALID_PRODUCER_ID_MAPPING), as in Kafka.
-     */
-    private ApiException checkTransactions(ProduceRequestData request, List<ProducePartition> partitions,
-                                           List<Scan> scans) {
-        Set<List<Long>> producers = new HashSet<>();
-        for (int i = 0; i < partitions.size(); i++) {
-            Scan scan = scans.get(i);
-            if (partitions.get(i).pending() && scan.transactional() && scan.producerId() >= 0) {
-                producers.add(List.of(scan.producerId(), (long) scan.producerEpoch()));
-            }
-        }
-        if (producers.isEmpty()) {
-            return null;
-        }
-        if (producers.size() > 1) {
-            return Errors.INVALID_PRODUCER_ID_MAPPING.exception(
-                    "Transactional records contained more than one producer ID");
-        }
-        for (int i = 0; i < partitions.size(); i++) {
-            ProducePartition p = partitions.get(i);
-            if (!p.pending() || !scans.get(i).transactional()) {
-                continue;
-            }
-            try {
-                replicas.leaderPartition(new TopicPartition(p.topic(), p.index()));
-                p.fail(Errors.NOT_ENOUGH_REPLICAS, ProducePartition.INVALID_OFFSET, "Unable to verify the partition "
-                        + "has been added to the transaction. Underlying error: COORDINATOR_NOT_AVAILABLE", List.of());
-            } catch (ApiException e) {
-                p.fail(Errors.forException(e));
-            }
-        }
-        return null;
     }
 
     private ProduceResponseData respond(RequestContext ctx, ProduceRequestData request,

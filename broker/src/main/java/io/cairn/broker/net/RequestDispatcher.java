@@ -1,5 +1,6 @@
 package io.cairn.broker.net;
 
+import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.RequestContext;
 import io.cairn.broker.handler.TwoPhaseApiHandler;
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -122,9 +124,11 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         Stages<ApiMessage> stages = start(request, context);
         dispatching = true;
-        stages.response().whenComplete((response, error) -> onEventLoop(() ->
-                onResponse(sequence, context, request, response, error)));
-        stages.dispatched().whenComplete((ignored, error) -> onEventLoop(() -> onDispatched(reservedBytes)));
+        stages.response().whenComplete((response, error) -> onEventLoop(
+                () -> onResponse(sequence, context, request, response, error),
+                () -> releaseResponse(request, response)));
+        stages.dispatched().whenComplete((ignored, error) -> onEventLoop(() -> onDispatched(reservedBytes),
+                () -> memoryPool.release(reservedBytes)));
     }
 
     /** Calls the handler; a handler that throws is treated like one whose stages failed. */
@@ -143,11 +147,30 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void onEventLoop(Runnable task) {
+    /** Runs {@code task} on the channel's event loop; {@code ifRejected} when the loop has shut down already. */
+    private void onEventLoop(Runnable task, Runnable ifRejected) {
         if (ctx.executor().inEventLoop()) {
             task.run();
-        } else {
+            return;
+        }
+        try {
             ctx.executor().execute(task);
+        } catch (RejectedExecutionException e) {
+            ifRejected.run();
+        }
+    }
+
+    /** Releases a response that will never be written (the handler's {@code releaseResponse}). */
+    @SuppressWarnings("unchecked")
+    private static void releaseResponse(DecodedRequest request, ApiMessage response) {
+        if (response == null) {
+            return;
+        }
+        try {
+            ((ApiHandler<ApiMessage, ApiMessage>) request.handler()).releaseResponse(response);
+        } catch (RuntimeException e) {
+            LOGGER.error("{} could not release a {} response", request.handler().getClass().getSimpleName(),
+                    request.apiKey().messageName(), e);
         }
     }
 
@@ -162,10 +185,14 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private void onResponse(long sequence, RequestContext context, DecodedRequest request, ApiMessage response,
             Throwable error) {
         if (closing) {
+            releaseResponse(request, response);
             return;
         }
         boolean expectsResponse = request.handler().expectsResponse(request.body());
         if (error == null && response != null) {
+            if (!expectsResponse) {
+                releaseResponse(request, response);
+            }
             write(expectsResponse ? responseFrame(sequence, request, response) : ResponseFrame.none(sequence));
         } else if (!expectsResponse) {
             closeConnection(request.apiKey().messageName() + " request with correlation id "
@@ -198,9 +225,11 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** The frame of a handler's response; releasing the frame releases the response through its handler. */
     private static ResponseFrame responseFrame(long sequence, DecodedRequest request, ApiMessage body) {
         return new ResponseFrame(sequence, request.header().correlationId(),
-                request.apiKey().responseHeaderVersion(request.apiVersion()), request.apiVersion(), body);
+                request.apiKey().responseHeaderVersion(request.apiVersion()), request.apiVersion(), body,
+                () -> releaseResponse(request, body));
     }
 
     private void write(ResponseFrame frame) {

@@ -15,6 +15,8 @@ import java.util.Map;
  * desynchronise the correlation ids a client expects (clients match responses by order; Kafka keeps it by muting
  * the channel, Kroxylicious by a correlation map).
  *
+ * <p>Owns the frames it parks: those still parked when the connection closes are released here.
+ *
  * <p>One instance per connection; used on its event loop only.
  */
 final class ResponseOrderer extends ChannelOutboundHandlerAdapter {
@@ -45,6 +47,7 @@ final class ResponseOrderer extends ChannelOutboundHandlerAdapter {
         if (frame.hasResponse()) {
             ctx.write(frame, promise);
         } else {
+            frame.release();
             promise.trySuccess();
         }
     }
@@ -61,7 +64,7 @@ final class ResponseOrderer extends ChannelOutboundHandlerAdapter {
         }
         ClosedChannelException closed = new ClosedChannelException();
         for (Parked p : parked.values()) {
-            ReferenceCountUtil.release(p.frame().body());
+            ReferenceCountUtil.release(p.frame());
             p.promise().tryFailure(closed);
         }
         parked.clear();

@@ -506,6 +506,40 @@ class ProduceHandlerTest {
     }
 
     @Test
+    void aBatchSizeBelowKafkasMinimumFailsTheWholeRequestAsKafkasIteratorDoes() throws Exception {
+        // Given
+        createTopic("tiny-size", 1, Map.of());
+        ByteBuf good = batch(1);
+        ByteBuf tiny = Unpooled.buffer(20).writeLong(0).writeInt(5).writeZero(8);
+        ProduceRequestData request = add(request((short) 1, "tiny-size", 0, good), "other-topic", 0, tiny);
+
+        // When
+        ProduceResponseData response = produce(9, request);
+
+        // Then
+        assertThat(response.responses()).flatMap(ProduceResponseData.TopicProduceResponse::partitionResponses)
+                .allSatisfy(p -> {
+                    assertThat(p.errorCode()).isEqualTo(Errors.CORRUPT_MESSAGE.code());
+                    assertThat(p.errorMessage()).isEqualTo("Record size 5 is less than the minimum record overhead "
+                            + "(14)");
+                });
+        assertThat(partition("tiny-size", 0).logEndOffset()).isZero();
+        assertThat(List.of(good, tiny)).allSatisfy(b -> assertThat(b.refCnt()).isZero());
+    }
+
+    @Test
+    void nullRecordsAreInvalidRecord() throws Exception {
+        // Given
+        createTopic("null-records", 1, Map.of());
+
+        // When
+        PartitionProduceResponse response = only(produce(9, request((short) 1, "null-records", 0, null)));
+
+        // Then
+        assertThat(response.errorCode()).isEqualTo(Errors.INVALID_RECORD.code());
+    }
+
+    @Test
     void trailingBytesAfterTheBatchAreDroppedAsKafkaDoes() throws Exception {
         // Given
         createTopic("trailing", 1, Map.of());

@@ -61,7 +61,8 @@ class BrokerApiVersionsIT {
         assertThat(result.exitCode()).as("%s", result).isZero();
         assertThat(result.stdout().lines().toList()).as("%s", result)
                 .contains(cairn.host() + ":" + cairn.port() + " (id: 1 rack: null isFenced: false) -> (")
-                .contains("\tProduce(0): UNSUPPORTED,", "\tFetch(1): UNSUPPORTED,")
+                .contains("\tJoinGroup(11): UNSUPPORTED,")
+                .contains("\tProduce(0): 0 to 13 [usable: 13],", "\tFetch(1): 4 to 18 [usable: 18],")
                 .contains("\tMetadata(3): 0 to 13 [usable: 13],", "\tApiVersions(18): 0 to 4 [usable: 4],")
                 .contains("\tCreateTopics(19): 2 to 7 [usable: 7],", "\tDeleteTopics(20): 1 to 6 [usable: 6],")
                 .contains("\tDescribeConfigs(32): 1 to 4 [usable: 4],", "\tCreatePartitions(37): 0 to 3 [usable: 3],")

@@ -167,21 +167,28 @@ public final class LogSegment implements AutoCloseable {
         return max >= 0 ? max : createdMs;
     }
 
-    /** How long the segment has been waiting to roll: from its first batch's timestamp, else its creation. */
-    public long timeWaitedForRoll(long nowMs) {
+    /**
+     * How long the segment has been waiting to roll (Kafka's rule): from its first batch's timestamp to the incoming
+     * batch's {@code messageTimestamp}, or from its creation to now when it has no timestamped batch.
+     */
+    public long timeWaitedForRoll(long nowMs, long messageTimestamp) {
         long base = rollingBasedTimestamp;
         if (base < 0 && log.sizeInBytes() > 0) {
             FileBatch first = log.batchAt(0, log.sizeInBytes());
             base = first == null ? -1L : first.maxTimestamp();
             rollingBasedTimestamp = base;
         }
-        return nowMs - (base >= 0 ? base : createdMs);
+        return base >= 0 ? messageTimestamp - base : nowMs - createdMs;
     }
 
-    /** Whether appending {@code bytes} bytes ending at {@code lastOffset} needs a new segment first. */
-    public boolean shouldRoll(int segmentBytes, long segmentMs, int bytes, long lastOffset, long nowMs) {
+    /**
+     * Whether appending {@code bytes} bytes ending at {@code lastOffset}, whose largest timestamp is
+     * {@code maxTimestamp}, needs a new segment first.
+     */
+    public boolean shouldRoll(int segmentBytes, long segmentMs, int bytes, long lastOffset, long maxTimestamp,
+                              long nowMs) {
         boolean full = (long) size() + bytes > segmentBytes;
-        boolean old = size() > 0 && timeWaitedForRoll(nowMs) > segmentMs - rollJitterMs;
+        boolean old = size() > 0 && timeWaitedForRoll(nowMs, maxTimestamp) > segmentMs - rollJitterMs;
         boolean overflow = lastOffset - baseOffset > Integer.MAX_VALUE;
         return (size() > 0 && full) || old || offsetIndex.isFull() || timeIndex.isFull() || overflow;
     }

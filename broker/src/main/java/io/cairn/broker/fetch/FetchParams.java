@@ -1,0 +1,22 @@
+package io.cairn.broker.fetch;
+
+import io.cairn.isr.FetchIsolation;
+
+/**
+ * The request-wide parameters of one fetch (Kafka's {@code FetchParams}). Immutable.
+ *
+ * @param version   the request version
+ * @param replicaId the fetching broker, or a negative id for consumers (-1)
+ * @param maxWaitMs how long the fetch may wait for {@code minBytes}
+ * @param minBytes  the bytes that complete the fetch before {@code maxWaitMs}
+ * @param maxBytes  the response's byte limit (a first batch may exceed it)
+ * @param isolation how far reads may go: log end (followers), high watermark or last stable offset (consumers)
+ */
+record FetchParams(short version, int replicaId, int maxWaitMs, int minBytes, int maxBytes,
+                          FetchIsolation isolation) {
+
+    /** A follower's fetch: it reads up to the log end and reports its position. */
+    public boolean isFromFollower() {
+        return replicaId >= 0;
+    }
+}

@@ -1,0 +1,231 @@
+package io.cairn.broker.fetch;
+
+import io.cairn.broker.purgatory.DelayedOperationPurgatory;
+import io.cairn.isr.FetchIsolation;
+import io.cairn.isr.Partition;
+import io.cairn.isr.ReplicaManager;
+import io.cairn.log.Time;
+import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.BrokerRegistration;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.PartitionRegistration;
+import io.cairn.metadata.image.TopicImage;
+import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.FetchRequestData;
+import io.cairn.wire.message.FetchResponseData;
+import io.cairn.wire.message.FetchResponseData.NodeEndpoint;
+import io.cairn.wire.message.FetchResponseData.PartitionData;
+import io.cairn.wire.protocol.Uuid;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * Serves Fetch requests (Kafka's {@code KafkaApis.handleFetchRequest} with {@code ReplicaManager.fetchMessages}):
+ * resolves topic ids, applies the fetch session, reads the partitions, answers at once when the fetch need not
+ * wait (no wait asked, {@code min_bytes} reached, an error, a diverging epoch) and otherwise parks a
+ * {@link DelayedFetch} in the purgatory, which appends complete through {@link #onHighWatermarkAdvanced}.
+ *
+ * <p>Lifecycle: created with the replica manager (it subscribes to high-watermark moves), closed after the
+ * listeners (waiting fetches are then answered). Thread-safety: thread-safe.
+ */
+public final class FetchService implements AutoCloseable {
+
+    /** Kafka's {@code fetch.max.bytes} default: a consumer's response limit is capped to it. */
+    public static final int DEFAULT_FETCH_MAX_BYTES = 57_671_680;
+
+    private final MetadataNode metadata;
+    private final ReplicaManager replicas;
+    private final FetchSessionCache sessions;
+    private final FetchManager manager;
+    private final PartitionReader reader;
+    private final DelayedOperationPurgatory<TopicPartition> purgatory = new DelayedOperationPurgatory<>("fetch");
+    private final int fetchMaxBytes;
+
+    public FetchService(MetadataNode metadata, ReplicaManager replicas, Time time) {
+        this(metadata, replicas, new FetchSessionCache(FetchSessionCache.DEFAULT_MAX_ENTRIES,
+            FetchSessionCache.DEFAULT_EVICTION_MS, time), DEFAULT_FETCH_MAX_BYTES);
+    }
+
+    public FetchService(MetadataNode metadata, ReplicaManager replicas, FetchSessionCache sessions,
+                        int fetchMaxBytes) {
+        this.metadata = metadata;
+        this.replicas = replicas;
+        this.sessions = sessions;
+        this.manager = new FetchManager(sessions);
+        this.reader = new PartitionReader(replicas);
+        this.fetchMaxBytes = fetchMaxBytes;
+        replicas.addListener(this::onHighWatermarkAdvanced);
+    }
+
+    /** Completes the fetches waiting for {@code partition}: its readable data grew. */
+    void onHighWatermarkAdvanced(Partition partition) {
+        purgatory.checkAndComplete(partition.topicPartition());
+    }
+
+    /** The session cache; for tests and metrics. */
+    public FetchSessionCache sessions() {
+        return sessions;
+    }
+
+    /** Fetches waiting in the purgatory; for tests and metrics. */
+    public int waitingFetches() {
+        return purgatory.pendingCount();
+    }
+
+    /** Serves one Fetch request of {@code version} that arrived on {@code listenerName}. */
+    public CompletableFuture<FetchResponseData> fetch(short version, String listenerName, FetchRequestData request) {
+        MetadataImage image = metadata.currentImage();
+        Function<Uuid, String> topicNames = id -> image.topic(id).map(TopicImage::name).orElse(null);
+        FetchParams params = params(version, request);
+        LinkedHashMap<TopicIdPartition, PartitionFetch> fetchData = fetchData(version, request, topicNames);
+        List<TopicIdPartition> toForget = forgotten(version, request, topicNames);
+        FetchContext context = manager.newContext(version, request.sessionId(), request.sessionEpoch(),
+            params.isFromFollower(), fetchData, toForget, topicNames);
+        List<Map.Entry<TopicIdPartition, PartitionFetch>> interesting = new ArrayList<>();
+        LinkedHashMap<TopicIdPartition, PartitionData> erroneous = new LinkedHashMap<>();
+        for (Map.Entry<TopicIdPartition, PartitionFetch> e : context.partitions()) {
+            TopicIdPartition tp = e.getKey();
+            if (tp.topic() == null) {
+                erroneous.put(tp, FetchResponses.partitionError(tp.partition(), Errors.UNKNOWN_TOPIC_ID));
+            } else if (image.partition(tp.topicPartition()).isEmpty()) {
+                erroneous.put(tp, FetchResponses.partitionError(tp.partition(), Errors.UNKNOWN_TOPIC_OR_PARTITION));
+            } else {
+                interesting.add(e);
+            }
+        }
+        CompletableFuture<FetchResponseData> future = new CompletableFuture<>();
+        if (interesting.isEmpty()) {
+            future.complete(respond(context, params, listenerName, List.of(), erroneous));
+            return future;
+        }
+        List<PartitionRead> reads = reader.read(params, interesting, false);
+        long bytesReadable = 0;
+        boolean errorOrDivergence = false;
+        for (PartitionRead read : reads) {
+            bytesReadable += read.recordsSize();
+            errorOrDivergence |= read.error() != Errors.NONE || read.divergingEpoch() != null;
+        }
+        if (params.maxWaitMs() <= 0 || bytesReadable >= params.minBytes() || errorOrDivergence) {
+            future.complete(respond(context, params, listenerName, reads, erroneous));
+            return future;
+        }
+        DelayedFetch delayed = new DelayedFetch(params, interesting, reads, replicas, reader, (later, error) -> {
+            if (error != null) {
+                future.completeExceptionally(error);
+                return;
+            }
+            try {
+                future.complete(respond(context, params, listenerName, later, erroneous));
+            } catch (RuntimeException e) {
+                future.completeExceptionally(e);
+            }
+        });
+        reads.forEach(PartitionRead::release);
+        List<TopicPartition> keys = new ArrayList<>(interesting.size());
+        for (Map.Entry<TopicIdPartition, PartitionFetch> e : interesting) {
+            keys.add(e.getKey().topicPartition());
+        }
+        purgatory.tryCompleteElseWatch(delayed, keys);
+        return future;
+    }
+
+    private FetchParams params(short version, FetchRequestData request) {
+        int replicaId = version >= 15 ? request.replicaState().replicaId() : request.replicaId();
+        if (request.isolationLevel() != 0 && request.isolationLevel() != 1) {
+            // Kafka's request parser rejects it (IsolationLevel.forId): the request fails as a whole.
+            throw new IllegalArgumentException("Unknown isolation level " + request.isolationLevel());
+        }
+        if (replicaId >= 0) {
+            return new FetchParams(version, replicaId, request.maxWaitMs(), request.minBytes(), request.maxBytes(),
+                FetchIsolation.LOG_END);
+        }
+        int maxBytes = Math.min(request.maxBytes(), fetchMaxBytes);
+        return new FetchParams(version, replicaId, request.maxWaitMs(), Math.min(request.minBytes(), maxBytes),
+            maxBytes, FetchIsolation.ofConsumer(request.isolationLevel()));
+    }
+
+    private static LinkedHashMap<TopicIdPartition, PartitionFetch> fetchData(short version, FetchRequestData request,
+                                                                            Function<Uuid, String> topicNames) {
+        LinkedHashMap<TopicIdPartition, PartitionFetch> fetchData = new LinkedHashMap<>();
+        for (FetchRequestData.FetchTopic topic : request.topics()) {
+            Uuid id = version >= 13 ? topic.topicId() : Uuid.ZERO;
+            String name = version >= 13 ? topicNames.apply(id) : topic.topic();
+            for (FetchRequestData.FetchPartition p : topic.partitions()) {
+                int lastFetchedEpoch = version >= 12 ? p.lastFetchedEpoch() : -1;
+                // Like Kafka, any negative epoch means "none given" (Partition.NO_EPOCH).
+                int currentLeaderEpoch = Math.max(Partition.NO_EPOCH, p.currentLeaderEpoch());
+                fetchData.put(new TopicIdPartition(id, name, p.partition()), new PartitionFetch(p.fetchOffset(),
+                    currentLeaderEpoch, Math.max(-1, lastFetchedEpoch), p.logStartOffset(), p.partitionMaxBytes()));
+            }
+        }
+        return fetchData;
+    }
+
+    private static List<TopicIdPartition> forgotten(short version, FetchRequestData request,
+                                                    Function<Uuid, String> topicNames) {
+        List<TopicIdPartition> toForget = new ArrayList<>();
+        for (FetchRequestData.ForgottenTopic topic : request.forgottenTopicsData()) {
+            Uuid id = version >= 13 ? topic.topicId() : Uuid.ZERO;
+            String name = version >= 13 ? topicNames.apply(id) : topic.topic();
+            for (int partition : topic.partitions()) {
+                toForget.add(new TopicIdPartition(id, name, partition));
+            }
+        }
+        return toForget;
+    }
+
+    /** The response: read partitions in order (with the leader for v16+ leadership errors), then the erroneous. */
+    private FetchResponseData respond(FetchContext context, FetchParams params, String listenerName,
+                                      List<PartitionRead> reads, Map<TopicIdPartition, PartitionData> erroneous) {
+        LinkedHashMap<TopicIdPartition, PartitionData> updates = new LinkedHashMap<>();
+        Map<Integer, NodeEndpoint> endpoints = new LinkedHashMap<>();
+        MetadataImage image = metadata.currentImage();
+        int converted = 0;
+        try {
+            for (PartitionRead read : reads) {
+                PartitionData data = read.toPartitionData();
+                converted++;
+                updates.put(read.tp(), data);
+                if (params.version() >= 16 && (read.error() == Errors.NOT_LEADER_OR_FOLLOWER
+                        || read.error() == Errors.FENCED_LEADER_EPOCH)) {
+                    setCurrentLeader(image, listenerName, read.tp(), data, endpoints);
+                }
+            }
+            updates.putAll(erroneous);
+            return context.respond(updates, new ArrayList<>(endpoints.values()));
+        } catch (RuntimeException e) {
+            updates.values().forEach(FetchResponses::release);
+            for (int i = converted; i < reads.size(); i++) {
+                reads.get(i).release();
+            }
+            throw e;
+        }
+    }
+
+    /** KIP-951: the leader this broker knows for a partition it does not lead, and that leader's endpoint. */
+    private static void setCurrentLeader(MetadataImage image, String listenerName, TopicIdPartition tp,
+                                         PartitionData data, Map<Integer, NodeEndpoint> endpoints) {
+        PartitionRegistration reg = image.partition(tp.topicPartition()).orElse(null);
+        if (reg == null) {
+            data.currentLeader().setLeaderId(-1).setLeaderEpoch(-1);
+            return;
+        }
+        data.currentLeader().setLeaderId(reg.leader()).setLeaderEpoch(reg.leaderEpoch());
+        BrokerRegistration leader = image.broker(reg.leader()).filter(b -> !b.fenced()).orElse(null);
+        if (leader != null) {
+            leader.endpoint(listenerName).ifPresent(ep -> endpoints.put(leader.id(), new NodeEndpoint()
+                .setNodeId(leader.id()).setHost(ep.host()).setPort(ep.port()).setRack(leader.rack().orElse(null))));
+        }
+    }
+
+    /** Answers every waiting fetch and stops the purgatory's timer. */
+    @Override
+    public void close() {
+        purgatory.close();
+    }
+}

@@ -1,0 +1,199 @@
+package io.cairn.broker.handler;
+
+import static org.awaitility.Awaitility.await;
+
+import io.cairn.broker.fetch.FetchService;
+import io.cairn.isr.Partition;
+import io.cairn.isr.ReplicaManager;
+import io.cairn.log.AppendOrigin;
+import io.cairn.log.LogConfig;
+import io.cairn.log.LogManager;
+import io.cairn.log.Time;
+import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.BrokerHeartbeatRequestData;
+import io.cairn.wire.message.BrokerRegistrationRequestData;
+import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.CreateTopicsResponseData;
+import io.cairn.wire.message.FetchRequestData;
+import io.cairn.wire.message.FetchResponseData;
+import io.cairn.wire.protocol.Uuid;
+import io.cairn.wire.record.CompressionType;
+import io.cairn.wire.record.RecordBatchBuilder;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.Record;
+import org.apache.kafka.common.record.RecordBatch;
+
+/**
+ * A metadata node, real logs, a {@link ReplicaManager} and a {@link FetchService} with its handler, for fetch
+ * tests; appends go straight to the partitions. Not thread-safe.
+ */
+final class FetchFixture implements AutoCloseable {
+
+    private final MetadataFixture metadata;
+    private final LogManager logs;
+    private final ReplicaManager replicas;
+    private final FetchService service;
+    private final FetchHandler handler;
+
+    private FetchFixture(MetadataFixture metadata, LogManager logs, ReplicaManager replicas, FetchService service) {
+        this.metadata = metadata;
+        this.logs = logs;
+        this.replicas = replicas;
+        this.service = service;
+        this.handler = new FetchHandler(service);
+    }
+
+    static FetchFixture start(Path dir) throws Exception {
+        MetadataFixture metadata = MetadataFixture.start(dir.resolve("meta"));
+        LogManager logs = LogManager.start(dir.resolve("data"), LogConfig.defaults(), Time.SYSTEM,
+            LogManager.Options.defaults());
+        ReplicaManager replicas = new ReplicaManager(1, List.of(logs), Map.of("min.insync.replicas", "1"));
+        replicas.start(metadata.node());
+        return new FetchFixture(metadata, logs, replicas, new FetchService(metadata.node(), replicas, Time.SYSTEM));
+    }
+
+    MetadataFixture metadata() {
+        return metadata;
+    }
+
+    FetchService service() {
+        return service;
+    }
+
+    FetchHandler handler() {
+        return handler;
+    }
+
+    ReplicaManager replicas() {
+        return replicas;
+    }
+
+    Uuid createTopic(String name, int partitions) throws Exception {
+        Uuid id = metadata.createTopic(name, partitions);
+        await().atMost(Duration.ofSeconds(30)).until(() -> replicas.partition(new TopicPartition(name, 0)).isPresent()
+            && replicas.partition(new TopicPartition(name, 0)).get().isLeader());
+        return id;
+    }
+
+    Partition partition(String topic, int index) {
+        return replicas.leaderPartition(new TopicPartition(topic, index));
+    }
+
+    /** Registers and unfences broker 2 (PLAINTEXT on broker-two:9093, rack-b), which never fetches. */
+    void registerSecondBroker() throws Exception {
+        List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
+        listeners.add(new BrokerRegistrationRequestData.Listener().setName(MetadataFixture.LISTENER)
+            .setHost("broker-two").setPort(9093).setSecurityProtocol((short) 0));
+        BrokerRegistrationResponseData registered = metadata.node().registerBroker(new BrokerRegistrationRequestData()
+            .setBrokerId(2).setClusterId(metadata.node().clusterId()).setIncarnationId(new Uuid(2, 2))
+            .setListeners(listeners).setRack("rack-b")).get(30, TimeUnit.SECONDS);
+        metadata.node().heartbeat(new BrokerHeartbeatRequestData().setBrokerId(2)
+            .setBrokerEpoch(registered.brokerEpoch())).get(30, TimeUnit.SECONDS);
+    }
+
+    /** Creates a one-partition topic on {@code replicas} (the first is the preferred leader); returns its id. */
+    Uuid createTopicOn(String name, List<Integer> replicas) throws Exception {
+        CreateTopicsRequestData.CreatableTopic topic = new CreateTopicsRequestData.CreatableTopic().setName(name)
+            .setNumPartitions(-1).setReplicationFactor((short) -1);
+        topic.assignments().add(new CreateTopicsRequestData.CreatableReplicaAssignment().setPartitionIndex(0)
+            .setBrokerIds(replicas));
+        CreateTopicsRequestData request = new CreateTopicsRequestData();
+        request.topics().add(topic);
+        CreateTopicsResponseData created = metadata.node().createTopics(request).get(30, TimeUnit.SECONDS);
+        if (created.topics().get(0).errorCode() != 0) {
+            throw new IllegalStateException("create failed: " + created);
+        }
+        if (replicas.get(0) == 1) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> replicas().partition(new TopicPartition(name, 0))
+                .map(Partition::isLeader).orElse(false));
+        }
+        return created.topics().get(0).topicId();
+    }
+
+    /** Appends one batch of {@code count} records with values {@code prefix-i}; returns its base offset. */
+    long append(String topic, int index, String prefix, int count) {
+        RecordBatchBuilder builder = new RecordBatchBuilder(UnpooledByteBufAllocator.DEFAULT, CompressionType.NONE);
+        for (int i = 0; i < count; i++) {
+            builder.append(System.currentTimeMillis(), null, (prefix + "-" + i).getBytes(StandardCharsets.UTF_8));
+        }
+        ByteBuf buf = builder.build();
+        try {
+            ByteBuffer copy = ByteBuffer.allocate(buf.readableBytes());
+            buf.getBytes(buf.readerIndex(), copy);
+            return partition(topic, index).appendRecordsToLeader(copy.flip(), AppendOrigin.CLIENT, 1).firstOffset();
+        } finally {
+            buf.release();
+        }
+    }
+
+    CompletableFuture<FetchResponseData> fetch(int version, FetchRequestData request) {
+        return handler.handle(MetadataFixture.context(ApiKey.FETCH, version), request).toCompletableFuture();
+    }
+
+    /** A request for one partition; names the topic by id from v13 on. */
+    static FetchRequestData request(int version, String topic, Uuid id, int partition, long offset, int maxWaitMs) {
+        FetchRequestData request = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(maxWaitMs).setMinBytes(1)
+            .setMaxBytes(Integer.MAX_VALUE).setSessionId(0).setSessionEpoch(-1);
+        request.topics().add(topic(version, topic, id, partition, offset));
+        return request;
+    }
+
+    static FetchRequestData.FetchTopic topic(int version, String topic, Uuid id, int partition, long offset) {
+        FetchRequestData.FetchTopic t = new FetchRequestData.FetchTopic();
+        if (version >= 13) {
+            t.setTopicId(id);
+        } else {
+            t.setTopic(topic);
+        }
+        t.partitions().add(new FetchRequestData.FetchPartition().setPartition(partition).setFetchOffset(offset)
+            .setPartitionMaxBytes(1024 * 1024).setCurrentLeaderEpoch(-1).setLogStartOffset(-1));
+        return t;
+    }
+
+    /** The values of the records a partition's response carries (copied out of its file slice). */
+    static List<String> values(FetchResponseData.PartitionData partition) {
+        ByteBuf records = partition.records();
+        byte[] bytes = new byte[records.readableBytes()];
+        records.getBytes(records.readerIndex(), bytes);
+        List<String> values = new ArrayList<>();
+        for (RecordBatch batch : MemoryRecords.readableRecords(ByteBuffer.wrap(bytes)).batches()) {
+            for (Record record : batch) {
+                values.add(StandardCharsets.UTF_8.decode(record.value()).toString());
+            }
+        }
+        return values;
+    }
+
+    /** The base offsets of the batches a partition's response carries. */
+    static List<Long> baseOffsets(FetchResponseData.PartitionData partition) {
+        ByteBuf records = partition.records();
+        byte[] bytes = new byte[records.readableBytes()];
+        records.getBytes(records.readerIndex(), bytes);
+        List<Long> offsets = new ArrayList<>();
+        for (RecordBatch batch : MemoryRecords.readableRecords(ByteBuffer.wrap(bytes)).batches()) {
+            offsets.add(batch.baseOffset());
+        }
+        return offsets;
+    }
+
+    @Override
+    public void close() {
+        service.close();
+        replicas.close();
+        logs.close();
+        metadata.close();
+    }
+}

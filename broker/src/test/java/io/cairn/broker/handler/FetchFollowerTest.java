@@ -1,0 +1,134 @@
+package io.cairn.broker.handler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.broker.fetch.FetchResponses;
+import io.cairn.testkit.LeakDetection;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.FetchRequestData;
+import io.cairn.wire.message.FetchResponseData;
+import io.cairn.wire.message.FetchResponseData.PartitionData;
+import io.cairn.wire.protocol.Uuid;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Fetches from a follower (broker 2, in the ISR of a partition broker 1 leads): it reads to the log end, its fetch
+ * offset moves the high watermark, a diverged last fetched epoch gets the diverging epoch, and a broker that is no
+ * replica is refused.
+ */
+@ExtendWith(LeakDetection.class)
+@Timeout(120)
+class FetchFollowerTest {
+
+    @TempDir
+    Path dir;
+
+    private FetchFixture fixture;
+    private Uuid topicId;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        fixture = FetchFixture.start(dir);
+        fixture.registerSecondBroker();
+        topicId = fixture.createTopicOn("replicated", List.of(1, 2));
+        fixture.append("replicated", 0, "a", 3);
+    }
+
+    @AfterEach
+    void tearDown() {
+        fixture.close();
+    }
+
+    private static FetchRequestData followerRequest(int version, int replicaId, Uuid id, long offset) {
+        FetchRequestData request = FetchFixture.request(version, "replicated", id, 0, offset, 0);
+        if (version >= 15) {
+            request.replicaState().setReplicaId(replicaId).setReplicaEpoch(1);
+        } else {
+            request.setReplicaId(replicaId);
+        }
+        return request;
+    }
+
+    private FetchResponseData fetch(int version, FetchRequestData request) throws Exception {
+        return fixture.fetch(version, request).get(30, TimeUnit.SECONDS);
+    }
+
+    private static PartitionData only(FetchResponseData response) {
+        return response.responses().get(0).partitions().get(0);
+    }
+
+    @Test
+    void aFollowerReadsBeyondTheHighWatermarkAndItsNextFetchOffsetAdvancesIt() throws Exception {
+        // Given
+        PartitionData consumerBefore = only(fetch(12, FetchFixture.request(12, "replicated", topicId, 0, 0, 0)));
+        FetchResponseData followerRead = fetch(14, followerRequest(14, 2, topicId, 0));
+
+        // When
+        FetchResponseData caughtUp = fetch(15, followerRequest(15, 2, topicId, 3));
+
+        // Then
+        try {
+            assertThat(consumerBefore.highWatermark()).isZero();
+            assertThat(consumerBefore.records().readableBytes()).isZero();
+            assertThat(FetchFixture.values(only(followerRead))).containsExactly("a-0", "a-1", "a-2");
+            assertThat(only(caughtUp).errorCode()).isEqualTo(Errors.NONE.code());
+            assertThat(fixture.partition("replicated", 0).highWatermark()).isEqualTo(3);
+            FetchResponseData consumerAfter = fetch(12, FetchFixture.request(12, "replicated", topicId, 0, 0, 0));
+            assertThat(FetchFixture.values(only(consumerAfter))).containsExactly("a-0", "a-1", "a-2");
+            FetchResponses.release(consumerAfter);
+        } finally {
+            FetchResponses.release(followerRead);
+            FetchResponses.release(caughtUp);
+        }
+    }
+
+    @Test
+    void aFollowerWithRecordsBeyondTheLeadersEndOfItsLastEpochGetsTheDivergingEpoch() throws Exception {
+        // Given
+        int epoch = fixture.partition("replicated", 0).leaderEpoch();
+        FetchRequestData request = followerRequest(13, 2, topicId, 5);
+        request.topics().get(0).partitions().get(0).setLastFetchedEpoch(epoch);
+
+        // When
+        FetchResponseData response = fetch(13, request);
+
+        // Then
+        PartitionData partition = only(response);
+        assertThat(partition.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(partition.divergingEpoch().epoch()).isEqualTo(epoch);
+        assertThat(partition.divergingEpoch().endOffset()).isEqualTo(3);
+        assertThat(partition.records().readableBytes()).isZero();
+        assertThat(fixture.partition("replicated", 0).highWatermark()).isZero();
+    }
+
+    @Test
+    void aLastFetchedEpochNewerThanTheLeadersHistoryIsOutOfRange() throws Exception {
+        // Given
+        int epoch = fixture.partition("replicated", 0).leaderEpoch();
+        FetchRequestData request = followerRequest(13, 2, topicId, 3);
+        request.topics().get(0).partitions().get(0).setLastFetchedEpoch(epoch + 5);
+
+        // When
+        FetchResponseData response = fetch(13, request);
+
+        // Then
+        assertThat(only(response).errorCode()).isEqualTo(Errors.OFFSET_OUT_OF_RANGE.code());
+    }
+
+    @Test
+    void aFetchFromABrokerThatIsNoReplicaIsRefused() throws Exception {
+        // When
+        FetchResponseData response = fetch(12, followerRequest(12, 3, topicId, 0));
+
+        // Then
+        assertThat(only(response).errorCode()).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
+    }
+}
