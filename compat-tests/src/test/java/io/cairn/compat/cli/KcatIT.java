@@ -32,6 +32,10 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -86,6 +90,12 @@ class KcatIT {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("brokersAndCodecs")
     void kcatReadsBackExactlyTheKeysValuesAndHeadersItProducedWithEachCodec(BrokerKind kind, String codec) {
+        // librdkafka enables its LZ4 feature only when ApiVersions lists FindCoordinator v0 (a 0.10+ broker marker);
+        // without it, -z lz4 silently produces uncompressed batches. Cairn serves FindCoordinator with consumer
+        // groups; until then kcat's lz4 produce is not compressed, and lz4 consumption is checked with batches the
+        // Java producer compresses (kcatConsumesLz4BatchesWrittenByTheJavaProducer).
+        assumeTrue(kind != BrokerKind.CAIRN || !codec.equals("lz4"),
+                "librdkafka compresses with lz4 only for brokers that serve FindCoordinator v0 (consumer groups)");
         // Given
         BrokerProcess broker = kind.shared();
         String topic = createTopic(broker, "kcat-" + codec, 1);
@@ -109,9 +119,35 @@ class KcatIT {
                         + " [trace=abc,codec=" + codec + ",empty=]")
                 .toList();
         assertThat(consumed.stdout().lines().toList()).as("%s", consumed).isEqualTo(expected);
-        // librdkafka enables its LZ4 feature only when ApiVersions lists FindCoordinator v0 (a 0.10+ broker marker);
-        // without it, -z lz4 silently produces uncompressed batches.
         assertThat(storedCodecs(broker, topic)).as("codecs of the stored batches").containsOnly(codec);
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @EnumSource(BrokerKind.class)
+    void kcatConsumesLz4BatchesWrittenByTheJavaProducer(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = createTopic(broker, "kcat-lz4-java", 1);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4", ProducerConfig.LINGER_MS_CONFIG, 50),
+                new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < RECORDS; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, "key-" + i, "value " + i + " " + "abcdefgh".repeat(8)));
+            }
+            producer.flush();
+        }
+
+        // When
+        Result consumed = kcat("", "-C", "-b", broker.bootstrapServers(), "-t", topic, "-p", "0",
+                "-o", "beginning", "-e", "-q", "-f", "%o %k=%s\\n");
+
+        // Then
+        assertThat(storedCodecs(broker, topic)).as("codecs of the stored batches").containsOnly("lz4");
+        assertThat(consumed.exitCode()).as("%s", consumed).isZero();
+        assertThat(consumed.stdout().lines().toList()).as("%s", consumed).isEqualTo(IntStream.range(0, RECORDS)
+                .mapToObj(i -> i + " key-" + i + "=value " + i + " " + "abcdefgh".repeat(8)).toList());
         noLeaks(broker);
     }
 
