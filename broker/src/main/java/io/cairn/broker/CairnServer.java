@@ -3,6 +3,7 @@ package io.cairn.broker;
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.fetch.FetchService;
+import io.cairn.broker.fetch.FetchSessionCache;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
 import io.cairn.broker.handler.CreatePartitionsHandler;
@@ -93,7 +94,9 @@ public final class CairnServer implements AutoCloseable {
                 logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, LogManager.Options.defaults()));
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults);
-            fetchService = new FetchService(metadata.node(), replicaManager, Time.SYSTEM);
+            fetchService = new FetchService(metadata.node(), replicaManager, new FetchSessionCache(
+                    config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
+                    config.fetchMaxBytes());
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, extraHandlers);
             socketServer = new SocketServer(config, this::registryFor);
             // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata

@@ -48,6 +48,8 @@ public final class BrokerConfig {
     public static final String BROKER_RACK = "broker.rack";
     public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
     public static final String BROKER_HEARTBEAT_INTERVAL_MS = "broker.heartbeat.interval.ms";
+    public static final String FETCH_MAX_BYTES = "fetch.max.bytes";
+    public static final String FETCH_SESSION_CACHE_SLOTS = "max.incremental.fetch.session.cache.slots";
     public static final String OFFSETS_TOPIC_NUM_PARTITIONS = "offsets.topic.num.partitions";
     public static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
@@ -65,7 +67,8 @@ public final class BrokerConfig {
             SOCKET_REQUEST_MAX_BYTES, SOCKET_SEND_BUFFER_BYTES, SOCKET_RECEIVE_BUFFER_BYTES,
             SOCKET_LISTEN_BACKLOG_SIZE, NUM_NETWORK_THREADS, NUM_IO_THREADS, QUEUED_MAX_REQUESTS,
             QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, CONTROLLER_QUORUM_VOTERS, BROKER_RACK,
-            AUTO_CREATE_TOPICS_ENABLE, BROKER_HEARTBEAT_INTERVAL_MS, OFFSETS_TOPIC_NUM_PARTITIONS,
+            AUTO_CREATE_TOPICS_ENABLE, BROKER_HEARTBEAT_INTERVAL_MS, FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS,
+            OFFSETS_TOPIC_NUM_PARTITIONS,
             OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
             TRANSACTION_STATE_LOG_REPLICATION_FACTOR);
 
@@ -89,6 +92,8 @@ public final class BrokerConfig {
     private final String brokerRack;
     private final boolean autoCreateTopicsEnable;
     private final long brokerHeartbeatIntervalMs;
+    private final int fetchMaxBytes;
+    private final int fetchSessionCacheSlots;
     private final InternalTopicDefaults internalTopics;
 
     private BrokerConfig(Map<String, String> props) {
@@ -126,6 +131,8 @@ public final class BrokerConfig {
         this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE, true);
         this.topicDefaults = LogDefaults.topicDefaults(props);
         this.brokerHeartbeatIntervalMs = values.longValue(BROKER_HEARTBEAT_INTERVAL_MS, 2000L, 1L);
+        this.fetchMaxBytes = values.intValue(FETCH_MAX_BYTES, 57_671_680, 1024);
+        this.fetchSessionCacheSlots = values.intValue(FETCH_SESSION_CACHE_SLOTS, 1000, 0);
         this.internalTopics = new InternalTopicDefaults(values.intValue(OFFSETS_TOPIC_NUM_PARTITIONS, 50, 1),
                 (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 3, 1),
                 values.intValue(TRANSACTION_STATE_LOG_NUM_PARTITIONS, 50, 1),
@@ -218,8 +225,10 @@ public final class BrokerConfig {
         values.put(BROKER_RACK, brokerRack == null ? "null" : brokerRack);
         values.put(CONNECTIONS_MAX_IDLE_MS, Long.toString(connectionsMaxIdleMs));
         values.put(CONTROLLER_LISTENER_NAMES, String.join(",", controllerListenerNames));
+        values.put(FETCH_MAX_BYTES, Integer.toString(fetchMaxBytes));
         values.put(LISTENERS, joined(listeners));
         values.put(LOG_DIRS, String.join(",", logDirs.stream().map(Path::toString).toList()));
+        values.put(FETCH_SESSION_CACHE_SLOTS, Integer.toString(fetchSessionCacheSlots));
         values.put(NODE_ID, Integer.toString(nodeId));
         values.put(NUM_IO_THREADS, Integer.toString(numIoThreads));
         values.put(NUM_NETWORK_THREADS, Integer.toString(numNetworkThreads));
@@ -329,6 +338,16 @@ public final class BrokerConfig {
     }
 
     /** broker.heartbeat.interval.ms (Kafka default 2000). */
+    /** {@code fetch.max.bytes}: the most a consumer's fetch response may carry (55 MiB, at least 1024). */
+    public int fetchMaxBytes() {
+        return fetchMaxBytes;
+    }
+
+    /** {@code max.incremental.fetch.session.cache.slots}: how many fetch sessions the broker keeps (1000). */
+    public int fetchSessionCacheSlots() {
+        return fetchSessionCacheSlots;
+    }
+
     public long brokerHeartbeatIntervalMs() {
         return brokerHeartbeatIntervalMs;
     }

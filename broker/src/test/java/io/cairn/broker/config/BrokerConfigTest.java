@@ -101,6 +101,21 @@ class BrokerConfigTest {
     }
 
     @Test
+    void fetchLimitsHaveKafkaDefaultsAndCanBeSet() {
+        // When
+        BrokerConfig defaults = BrokerConfig.fromMap(Map.of());
+        BrokerConfig set = BrokerConfig.fromMap(Map.of("fetch.max.bytes", "1048576",
+                "max.incremental.fetch.session.cache.slots", "0"));
+
+        // Then
+        assertThat(defaults.fetchMaxBytes()).isEqualTo(57_671_680);
+        assertThat(defaults.fetchSessionCacheSlots()).isEqualTo(1000);
+        assertThat(set.fetchMaxBytes()).isEqualTo(1_048_576);
+        assertThat(set.fetchSessionCacheSlots()).isZero();
+        assertThat(set.unknownKeys()).isEmpty();
+    }
+
+    @Test
     void aBrokerLogKeyThatIsNotANumberFailsTheConfig() {
         // When / Then
         assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("log.retention.hours", "a week")))
