@@ -199,9 +199,9 @@ final class BrokerMetadata implements AutoCloseable {
             checkDeadline(deadline, "registered (" + why + ")");
             long pauseMs = 200;
             if (response != null && response.errorCode() == Errors.DUPLICATE_BROKER_REGISTRATION.code()) {
-                // The previous incarnation (killed) still holds a live session: let it expire and be fenced
-                // rather than asking again and again (each ask could count as contact).
-                pauseMs = sessionTimeoutMs() + 1000;
+                // The previous incarnation (killed) still holds a live session until broker.session.timeout.ms
+                // passes without a heartbeat; a refused registration does not extend it, so ask again each second.
+                pauseMs = Math.min(1000, sessionTimeoutMs());
             }
             LOGGER.info("Broker registration of {} not accepted yet ({}), retrying in {} ms", config.nodeId(), why,
                     pauseMs);
