@@ -6,16 +6,9 @@ import io.cairn.broker.fetch.FetchService;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.AppendOrigin;
-import io.cairn.log.LogConfig;
-import io.cairn.log.LogManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.message.ApiKey;
-import io.cairn.wire.message.BrokerHeartbeatRequestData;
-import io.cairn.wire.message.BrokerRegistrationRequestData;
-import io.cairn.wire.message.BrokerRegistrationResponseData;
-import io.cairn.wire.message.CreateTopicsRequestData;
-import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.message.FetchRequestData;
 import io.cairn.wire.message.FetchResponseData;
 import io.cairn.wire.protocol.Uuid;
@@ -29,9 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.RecordBatch;
@@ -42,31 +33,24 @@ import org.apache.kafka.common.record.RecordBatch;
  */
 final class FetchFixture implements AutoCloseable {
 
-    private final MetadataFixture metadata;
-    private final LogManager logs;
-    private final ReplicaManager replicas;
+    private final PartitionsFixture partitions;
     private final FetchService service;
     private final FetchHandler handler;
 
-    private FetchFixture(MetadataFixture metadata, LogManager logs, ReplicaManager replicas, FetchService service) {
-        this.metadata = metadata;
-        this.logs = logs;
-        this.replicas = replicas;
+    private FetchFixture(PartitionsFixture partitions, FetchService service) {
+        this.partitions = partitions;
         this.service = service;
         this.handler = new FetchHandler(service);
     }
 
     static FetchFixture start(Path dir) throws Exception {
-        MetadataFixture metadata = MetadataFixture.start(dir.resolve("meta"));
-        LogManager logs = LogManager.start(dir.resolve("data"), LogConfig.defaults(), Time.SYSTEM,
-            LogManager.Options.defaults());
-        ReplicaManager replicas = new ReplicaManager(1, List.of(logs), Map.of("min.insync.replicas", "1"));
-        replicas.start(metadata.node());
-        return new FetchFixture(metadata, logs, replicas, new FetchService(metadata.node(), replicas, Time.SYSTEM));
+        PartitionsFixture partitions = PartitionsFixture.start(dir);
+        return new FetchFixture(partitions, new FetchService(partitions.metadata().node(),
+            partitions.replicaManager(), Time.SYSTEM));
     }
 
     MetadataFixture metadata() {
-        return metadata;
+        return partitions.metadata();
     }
 
     FetchService service() {
@@ -78,49 +62,28 @@ final class FetchFixture implements AutoCloseable {
     }
 
     ReplicaManager replicas() {
-        return replicas;
+        return partitions.replicaManager();
     }
 
     Uuid createTopic(String name, int partitions) throws Exception {
-        Uuid id = metadata.createTopic(name, partitions);
-        await().atMost(Duration.ofSeconds(30)).until(() -> replicas.partition(new TopicPartition(name, 0)).isPresent()
-            && replicas.partition(new TopicPartition(name, 0)).get().isLeader());
+        Uuid id = metadata().createTopic(name, partitions);
+        await().atMost(Duration.ofSeconds(30)).until(() -> replicas().partition(new TopicPartition(name, 0))
+            .map(Partition::isLeader).orElse(false));
         return id;
     }
 
     Partition partition(String topic, int index) {
-        return replicas.leaderPartition(new TopicPartition(topic, index));
+        return replicas().leaderPartition(new TopicPartition(topic, index));
     }
 
-    /** Registers and unfences broker 2 (PLAINTEXT on broker-two:9093, rack-b), which never fetches. */
+    /** Registers and unfences broker 2, which never fetches (see {@link PartitionsFixture#registerSecondBroker}). */
     void registerSecondBroker() throws Exception {
-        List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
-        listeners.add(new BrokerRegistrationRequestData.Listener().setName(MetadataFixture.LISTENER)
-            .setHost("broker-two").setPort(9093).setSecurityProtocol((short) 0));
-        BrokerRegistrationResponseData registered = metadata.node().registerBroker(new BrokerRegistrationRequestData()
-            .setBrokerId(2).setClusterId(metadata.node().clusterId()).setIncarnationId(new Uuid(2, 2))
-            .setListeners(listeners).setRack("rack-b")).get(30, TimeUnit.SECONDS);
-        metadata.node().heartbeat(new BrokerHeartbeatRequestData().setBrokerId(2)
-            .setBrokerEpoch(registered.brokerEpoch())).get(30, TimeUnit.SECONDS);
+        partitions.registerSecondBroker();
     }
 
     /** Creates a one-partition topic on {@code replicas} (the first is the preferred leader); returns its id. */
     Uuid createTopicOn(String name, List<Integer> replicas) throws Exception {
-        CreateTopicsRequestData.CreatableTopic topic = new CreateTopicsRequestData.CreatableTopic().setName(name)
-            .setNumPartitions(-1).setReplicationFactor((short) -1);
-        topic.assignments().add(new CreateTopicsRequestData.CreatableReplicaAssignment().setPartitionIndex(0)
-            .setBrokerIds(replicas));
-        CreateTopicsRequestData request = new CreateTopicsRequestData();
-        request.topics().add(topic);
-        CreateTopicsResponseData created = metadata.node().createTopics(request).get(30, TimeUnit.SECONDS);
-        if (created.topics().get(0).errorCode() != 0) {
-            throw new IllegalStateException("create failed: " + created);
-        }
-        if (replicas.get(0) == 1) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> replicas().partition(new TopicPartition(name, 0))
-                .map(Partition::isLeader).orElse(false));
-        }
-        return created.topics().get(0).topicId();
+        return partitions.createTopicOn(name, replicas);
     }
 
     /** Appends one batch of {@code count} records with values {@code prefix-i}; returns its base offset. */
@@ -192,8 +155,6 @@ final class FetchFixture implements AutoCloseable {
     @Override
     public void close() {
         service.close();
-        replicas.close();
-        logs.close();
-        metadata.close();
+        partitions.close();
     }
 }

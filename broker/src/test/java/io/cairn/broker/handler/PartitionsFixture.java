@@ -1,5 +1,7 @@
 package io.cairn.broker.handler;
 
+import static org.awaitility.Awaitility.await;
+
 import io.cairn.isr.LogConfigs;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
@@ -7,6 +9,12 @@ import io.cairn.log.AppendOrigin;
 import io.cairn.log.LogManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.message.BrokerHeartbeatRequestData;
+import io.cairn.wire.message.BrokerRegistrationRequestData;
+import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.CreateTopicsResponseData;
+import io.cairn.wire.protocol.Uuid;
 import io.cairn.wire.record.CompressionType;
 import io.cairn.wire.record.RecordBatchBuilder;
 import io.netty.buffer.ByteBuf;
@@ -14,9 +22,12 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link MetadataFixture} (broker 1 registered) plus a real log directory and {@link ReplicaManager} hosting the
@@ -54,6 +65,44 @@ final class PartitionsFixture implements AutoCloseable {
 
     ReplicaManager replicaManager() {
         return replicaManager;
+    }
+
+    LogManager logs() {
+        return logs;
+    }
+
+    /** Registers and unfences broker 2 (PLAINTEXT on broker-two:9093, rack-b), which never fetches. */
+    void registerSecondBroker() throws Exception {
+        List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
+        listeners.add(new BrokerRegistrationRequestData.Listener().setName(MetadataFixture.LISTENER)
+            .setHost("broker-two").setPort(9093).setSecurityProtocol((short) 0));
+        BrokerRegistrationResponseData registered = metadata.node().registerBroker(new BrokerRegistrationRequestData()
+            .setBrokerId(2).setClusterId(metadata.node().clusterId()).setIncarnationId(new Uuid(2, 2))
+            .setListeners(listeners).setRack("rack-b")).get(30, TimeUnit.SECONDS);
+        metadata.node().heartbeat(new BrokerHeartbeatRequestData().setBrokerId(2)
+            .setBrokerEpoch(registered.brokerEpoch())).get(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Creates a one-partition topic on {@code replicas} (the first is the preferred leader) and, when this broker
+     * leads it, waits until it is hosted with the whole ISR; returns its id.
+     */
+    Uuid createTopicOn(String name, List<Integer> replicas) throws Exception {
+        CreateTopicsRequestData.CreatableTopic topic = new CreateTopicsRequestData.CreatableTopic().setName(name)
+            .setNumPartitions(-1).setReplicationFactor((short) -1);
+        topic.assignments().add(new CreateTopicsRequestData.CreatableReplicaAssignment().setPartitionIndex(0)
+            .setBrokerIds(replicas));
+        CreateTopicsRequestData request = new CreateTopicsRequestData();
+        request.topics().add(topic);
+        CreateTopicsResponseData created = metadata.node().createTopics(request).get(30, TimeUnit.SECONDS);
+        if (created.topics().get(0).errorCode() != 0) {
+            throw new IllegalStateException("create failed: " + created);
+        }
+        if (replicas.get(0) == 1) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> replicaManager.partition(new TopicPartition(name, 0))
+                .map(p -> p.isLeader() && p.registration().isr().size() == replicas.size()).orElse(false));
+        }
+        return created.topics().get(0).topicId();
     }
 
     void createTopic(String name, int partitions) throws Exception {

@@ -1,38 +1,23 @@
 package io.cairn.broker.handler;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import io.cairn.isr.LogConfigs;
 import io.cairn.isr.Partition;
-import io.cairn.isr.ReplicaManager;
-import io.cairn.log.LogManager;
-import io.cairn.log.Time;
-import io.cairn.metadata.image.TopicPartition;
 import io.cairn.testkit.LeakDetection;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
-import io.cairn.wire.message.BrokerHeartbeatRequestData;
-import io.cairn.wire.message.BrokerRegistrationRequestData;
-import io.cairn.wire.message.BrokerRegistrationResponseData;
-import io.cairn.wire.message.CreateTopicsRequestData;
-import io.cairn.wire.message.CreateTopicsRequestData.CreatableReplicaAssignment;
-import io.cairn.wire.message.CreateTopicsRequestData.CreatableTopic;
 import io.cairn.wire.message.ProduceRequestData;
 import io.cairn.wire.message.ProduceRequestData.PartitionProduceData;
 import io.cairn.wire.message.ProduceRequestData.TopicProduceData;
 import io.cairn.wire.message.ProduceResponseData;
 import io.cairn.wire.message.ProduceResponseData.PartitionProduceResponse;
-import io.cairn.wire.protocol.Uuid;
 import io.cairn.wire.record.CompressionType;
 import io.cairn.wire.record.RecordBatchBuilder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -51,26 +36,17 @@ class ProduceAcksTest {
 
     @TempDir
     static Path dir;
-    private static MetadataFixture fixture;
-    private static LogManager logs;
-    private static ReplicaManager replicas;
+    private static PartitionsFixture fixture;
     private static ProduceHandler handler;
 
     @BeforeAll
     static void start() throws Exception {
-        fixture = MetadataFixture.start(dir.resolve("metadata"));
-        Map<String, String> defaults = TopicConfigDefaults.defaults();
-        logs = LogManager.start(dir.resolve("logs"), LogConfigs.toLogConfig(defaults), Time.SYSTEM,
-                LogManager.Options.defaults());
-        replicas = new ReplicaManager(1, List.of(logs), defaults);
-        replicas.start(fixture.node());
-        handler = new ProduceHandler(replicas, fixture.node(), 1);
+        fixture = PartitionsFixture.start(dir);
+        handler = new ProduceHandler(fixture.replicaManager(), fixture.metadata().node(), 1);
     }
 
     @AfterAll
     static void stop() {
-        replicas.close();
-        logs.close();
         fixture.close();
     }
 
@@ -100,23 +76,8 @@ class ProduceAcksTest {
     @Test
     void acksAllWaitsForTheIsrAndTimesOutWithTheOffsetsOfTheAppend() throws Exception {
         // Given: broker 2 is in the ISR of a partition led by broker 1 but never fetches, so the HW stays behind.
-        BrokerRegistrationResponseData second = fixture.node().registerBroker(new BrokerRegistrationRequestData()
-                .setBrokerId(2).setClusterId(fixture.node().clusterId()).setIncarnationId(new Uuid(8, 8))
-                .setListeners(new ArrayList<>(List.of(new BrokerRegistrationRequestData.Listener()
-                        .setName(MetadataFixture.LISTENER).setHost("localhost").setPort(9093)
-                        .setSecurityProtocol((short) 0))))).get(30, TimeUnit.SECONDS);
-        fixture.node().heartbeat(new BrokerHeartbeatRequestData().setBrokerId(2)
-                .setBrokerEpoch(second.brokerEpoch())).get(30, TimeUnit.SECONDS);
-        CreatableTopic topic = new CreatableTopic().setName("replicated").setNumPartitions(-1)
-                .setReplicationFactor((short) -1);
-        topic.assignments().add(new CreatableReplicaAssignment().setPartitionIndex(0)
-                .setBrokerIds(new ArrayList<>(List.of(1, 2))));
-        CreateTopicsRequestData create = new CreateTopicsRequestData();
-        create.topics().add(topic);
-        assertThat(fixture.node().createTopics(create).get(30, TimeUnit.SECONDS).topics().get(0).errorCode())
-                .isZero();
-        await().atMost(Duration.ofSeconds(10)).until(() -> replicas.partition(new TopicPartition("replicated", 0))
-                .map(p -> p.isLeader() && p.registration().isr().size() == 2).orElse(false));
+        fixture.registerSecondBroker();
+        fixture.createTopicOn("replicated", new ArrayList<>(List.of(1, 2)));
         PartitionProduceResponse leaderOnly = only(produce(request((short) 1, 30_000, 2)));
         ProduceRequestData acksAll = request((short) -1, 200, 3);
 
@@ -136,6 +97,6 @@ class ProduceAcksTest {
     }
 
     private static Partition replicated() {
-        return replicas.partition(new TopicPartition("replicated", 0)).orElseThrow();
+        return fixture.partition("replicated", 0);
     }
 }

@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
-import io.cairn.isr.LogConfigs;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.FetchDataInfo;
 import io.cairn.log.LogManager;
-import io.cairn.log.Time;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.testkit.LeakDetection;
 import io.cairn.wire.error.Errors;
@@ -58,6 +56,7 @@ class ProduceHandlerTest {
 
     @TempDir
     static Path dir;
+    private static PartitionsFixture partitions;
     private static MetadataFixture fixture;
     private static LogManager logs;
     private static ReplicaManager replicas;
@@ -65,20 +64,16 @@ class ProduceHandlerTest {
 
     @BeforeAll
     static void start() throws Exception {
-        fixture = MetadataFixture.start(dir.resolve("metadata"));
-        Map<String, String> defaults = TopicConfigDefaults.defaults();
-        logs = LogManager.start(dir.resolve("logs"), LogConfigs.toLogConfig(defaults), Time.SYSTEM,
-                LogManager.Options.defaults());
-        replicas = new ReplicaManager(1, List.of(logs), defaults);
-        replicas.start(fixture.node());
+        partitions = PartitionsFixture.start(dir);
+        fixture = partitions.metadata();
+        logs = partitions.logs();
+        replicas = partitions.replicaManager();
         handler = new ProduceHandler(replicas, fixture.node(), 2);
     }
 
     @AfterAll
     static void stop() {
-        replicas.close();
-        logs.close();
-        fixture.close();
+        partitions.close();
     }
 
     private static Uuid createTopic(String name, int partitions, Map<String, String> configs) throws Exception {
