@@ -1,5 +1,6 @@
 package io.cairn.metadata;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import org.apache.logging.log4j.LogManager;
@@ -23,7 +24,14 @@ public final class MetadataNodeMain {
             System.exit(1);
         }
         MetadataConfig config = MetadataConfig.load(Path.of(args[0]));
-        MetadataNode node = MetadataNode.start(config);
+        MetadataNode node;
+        try {
+            node = MetadataNode.start(config);
+        } catch (IOException | RuntimeException e) {
+            LOGGER.error("Metadata node {} failed to start: {}", config.nodeId(), e.toString());
+            System.exit(1);
+            return;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOGGER.info("Stopping metadata node {}", config.nodeId());

@@ -131,7 +131,15 @@ public final class RatisMetadataNode implements MetadataNode {
     public static RatisMetadataNode start(MetadataConfig config) throws IOException {
         MetaProperties meta = ensureFormatted(config);
         RatisMetadataNode node = new RatisMetadataNode(config, meta.clusterId());
-        node.server.start();
+        try {
+            node.server.start();
+        } catch (IOException | RuntimeException e) {
+            // Ratis starts the division (its election timer, its outbound clients) before it binds the RPC server:
+            // a node that cannot bind would live on as a voter that others cannot reach (and, alone, as a leader
+            // nobody can talk to), so stop the division itself: the server's close skips it after a failed start.
+            node.closeAfterFailedStart();
+            throw e;
+        }
         LOGGER.info("Metadata node {} started (roles {}, voters {}, cluster {})", config.nodeId(), config.roles(),
                 config.voters(), meta.clusterId());
         if (!config.isController()) {
@@ -414,6 +422,16 @@ public final class RatisMetadataNode implements MetadataNode {
     @Override
     public int activeControllerId() {
         return activeControllerId;
+    }
+
+    private void closeAfterFailedStart() {
+        try {
+            server.getDivision(GROUP_ID).close();
+        } catch (IOException | RuntimeException e) {
+            LOGGER.warn("Error stopping the metadata division of node {} after a failed start: {}", config.nodeId(),
+                    e.toString());
+        }
+        close();
     }
 
     @Override

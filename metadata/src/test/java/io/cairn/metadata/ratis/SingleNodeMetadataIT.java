@@ -1,6 +1,8 @@
 package io.cairn.metadata.ratis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.cairn.metadata.MetaProperties;
 import io.cairn.metadata.MetadataConfig;
@@ -14,7 +16,10 @@ import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.BrokerHeartbeatResponseData;
 import io.cairn.wire.message.BrokerRegistrationResponseData;
 import io.cairn.wire.message.CreateTopicsResponseData;
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -86,5 +91,23 @@ class SingleNodeMetadataIT {
             assertThat(created.topics().get(0).errorCode()).isEqualTo(Errors.NONE.code());
             assertThat(node.currentImage().topic("after-restart")).isPresent();
         }
+    }
+
+    @Test
+    void aNodeThatCannotBindItsPortFailsToStartAndLeavesNoRaftThreadsBehind() throws Exception {
+        // Given a voter whose port is taken (a lingering voter that cannot be reached would disrupt elections)
+        int port = TestRequests.freePort();
+        MetadataConfig config = MetadataConfig.from(Map.of("process.roles", "broker,controller", "node.id", "7",
+                "controller.quorum.voters", "7@localhost:" + port, "metadata.log.dir", dir.toString(),
+                "controller.quorum.election.timeout.ms", "300"));
+        try (ServerSocket taken = new ServerSocket(port)) {
+            // When
+            assertThatThrownBy(() -> MetadataNode.start(config)).isInstanceOf(IOException.class);
+        }
+
+        // Then
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(Thread.getAllStackTraces().keySet())
+                .filteredOn(Thread::isAlive).extracting(Thread::getName)
+                .noneMatch(name -> name.startsWith("7@")));
     }
 }
