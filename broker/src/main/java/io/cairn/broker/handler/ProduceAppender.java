@@ -83,7 +83,7 @@ final class ProduceAppender {
                 p.fail(Errors.INCONSISTENT_TOPIC_ID);
                 return;
             }
-            String invalidSequence = ProduceRecords.invalidSequence(batch, partition.log().config(), tp.toString());
+            String invalidSequence = ProduceRecords.invalidSequence(batch, partition.log().config(), tp);
             if (invalidSequence != null) {
                 LOGGER.debug("Refusing the batch of {}: {}", tp, invalidSequence);
                 p.fail(Errors.INVALID_RECORD, partition.logStartOffset(), null, List.of());

@@ -4,6 +4,7 @@ import io.cairn.log.LogConfig;
 import io.cairn.log.record.BatchHeader;
 import io.cairn.log.record.BatchRecords;
 import io.cairn.log.record.LogRecord;
+import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ProduceResponseData.BatchIndexAndErrorMessage;
 import io.netty.buffer.ByteBuf;
@@ -124,7 +125,7 @@ final class ProduceRecords {
      *
      * @return the INVALID_RECORD message, or null
      */
-    static String invalidSequence(ByteBuffer batch, LogConfig config, String partition) {
+    static String invalidSequence(ByteBuffer batch, LogConfig config, TopicPartition partition) {
         int at = batch.position();
         long producerId = BatchHeader.producerId(batch, at);
         int baseSequence = BatchHeader.baseSequence(batch, at);
