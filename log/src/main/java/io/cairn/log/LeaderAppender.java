@@ -69,7 +69,7 @@ final class LeaderAppender {
                     offsetOfMax = next - 1;
                 }
             }
-            log.appendValidated(records, first, next - 1, analysis.records());
+            log.appendValidated(records, first, next - 1, analysis.records(), maxTimestamp);
             return new LogAppendInfo(first, next - 1, maxTimestamp, offsetOfMax,
                 config.logAppendTime() ? now : -1L, log.logStartOffset(), analysis.records(), analysis.bytes(),
                 false);
@@ -105,7 +105,7 @@ final class LeaderAppender {
                     offsetOfMax = last;
                 }
             }
-            log.appendValidated(records, first, last, analysis.records());
+            log.appendValidated(records, first, last, analysis.records(), maxTimestamp);
             return new LogAppendInfo(first, last, maxTimestamp, offsetOfMax, -1L, log.logStartOffset(),
                 analysis.records(), analysis.bytes(), false);
         } finally {

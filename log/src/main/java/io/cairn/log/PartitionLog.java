@@ -292,12 +292,11 @@ public final class PartitionLog implements Closeable {
         env.mappings().enforce();
     }
 
-    /** Called by the appender under the lock: writes validated batches, rolling first when needed. */
-    void appendValidated(ByteBuffer records, long firstOffset, long lastOffset, int recordCount) {
-        long maxTimestamp = -1L;
-        for (int at = records.position(); at < records.limit(); at += BatchHeader.sizeInBytes(records, at)) {
-            maxTimestamp = Math.max(maxTimestamp, BatchHeader.maxTimestamp(records, at));
-        }
+    /**
+     * Called by the appender under the lock: writes validated batches, rolling first when needed.
+     * {@code maxTimestamp} is the largest batch max timestamp of {@code records} (time-based roll compares it).
+     */
+    void appendValidated(ByteBuffer records, long firstOffset, long lastOffset, int recordCount, long maxTimestamp) {
         LogSegment active = maybeRoll(records.remaining(), lastOffset, maxTimestamp);
         active.append(records.duplicate());
         int at = records.position();
