@@ -70,6 +70,11 @@ public final class CairnProcess extends AbstractBrokerProcess {
         config.put("listeners", "PLAINTEXT://" + host() + ":" + port());
         config.put("advertised.listeners", "PLAINTEXT://" + host() + ":" + port());
         config.put("log.dirs", dataDir().toString());
+        // The group coordinator's settings the reference Kafka runs with too (KafkaReferenceProcess), so that both
+        // kinds behave alike: one __consumer_offsets partition without replicas, no delay before the first join.
+        config.put("offsets.topic.replication.factor", "1");
+        config.put("offsets.topic.num.partitions", "1");
+        config.put("group.initial.rebalance.delay.ms", "0");
         config.putAll(overrides);
         StringBuilder text = new StringBuilder("# Written by cairn-testkit CairnProcess\n");
         config.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));

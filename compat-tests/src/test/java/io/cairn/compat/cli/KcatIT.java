@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.cairn.compat.group.GroupClients;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -32,24 +33,26 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * librdkafka, through {@code kcat} (the Debian package), against Cairn and the reference Kafka with the same
  * scenario: {@code kcat -P} produces keyed records with headers under every compression codec, {@code kcat -C}
  * reads back exactly what was sent, Kafka's {@code DumpLogSegments} shows the batches stored with the producer's
- * codec, librdkafka's idempotent producer gets a producer id and writes sequenced batches, and {@code kcat -L} lists
- * the topic with its partitions.
+ * codec, librdkafka's idempotent producer gets a producer id and writes sequenced batches, {@code kcat -L} lists
+ * the topic with its partitions, and {@code kcat -G} (librdkafka's balanced KafkaConsumer) reads every partition as
+ * the one member of a consumer group and commits its offsets there.
  *
  * <p>kcat is looked up on {@code PATH}. When it is missing the tests are skipped, unless the environment variable
  * {@value #REQUIRE_KCAT} is set (as {@code .ci/run} does after installing it), in which case they fail.
@@ -83,19 +86,15 @@ class KcatIT {
     }
 
     static Stream<Arguments> brokersAndCodecs() {
-        return Arrays.stream(BrokerKind.values()).flatMap(kind -> Stream.of("none", "gzip", "snappy", "lz4", "zstd")
+        return GroupClients.kinds().flatMap(kind -> Stream.of("none", "gzip", "snappy", "lz4", "zstd")
                 .map(codec -> Arguments.of(kind, codec)));
     }
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("brokersAndCodecs")
     void kcatReadsBackExactlyTheKeysValuesAndHeadersItProducedWithEachCodec(BrokerKind kind, String codec) {
-        // librdkafka enables its LZ4 feature only when ApiVersions lists FindCoordinator v0 (a 0.10+ broker marker);
-        // without it, -z lz4 silently produces uncompressed batches. Cairn serves FindCoordinator with consumer
-        // groups; until then kcat's lz4 produce is not compressed, and lz4 consumption is checked with batches the
-        // Java producer compresses (kcatConsumesLz4BatchesWrittenByTheJavaProducer).
-        assumeTrue(kind != BrokerKind.CAIRN || !codec.equals("lz4"),
-                "librdkafka compresses with lz4 only for brokers that serve FindCoordinator v0 (consumer groups)");
+        // librdkafka enables its LZ4 feature only when ApiVersions lists FindCoordinator (its marker of a 0.10+
+        // broker); without it -z lz4 silently produces uncompressed batches, which the stored-codec check catches.
         // Given
         BrokerProcess broker = kind.shared();
         String topic = createTopic(broker, "kcat-" + codec, 1);
@@ -124,7 +123,7 @@ class KcatIT {
     }
 
     @ParameterizedTest
-    @EnumSource(BrokerKind.class)
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
     void kcatConsumesLz4BatchesWrittenByTheJavaProducer(BrokerKind kind) throws Exception {
         // Given
         BrokerProcess broker = kind.shared();
@@ -152,7 +151,7 @@ class KcatIT {
     }
 
     @ParameterizedTest
-    @EnumSource(BrokerKind.class)
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
     void kcatListsTheTopicWithItsPartitionsLeaderAndReplicas(BrokerKind kind) {
         // Given
         BrokerProcess broker = kind.shared();
@@ -178,7 +177,7 @@ class KcatIT {
     }
 
     @ParameterizedTest
-    @EnumSource(BrokerKind.class)
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
     void kcatIdempotentProducerGetsAProducerIdAndWritesSequencedBatches(BrokerKind kind) {
         // Given
         BrokerProcess broker = kind.shared();
@@ -203,6 +202,48 @@ class KcatIT {
                 .contains(" compresscodec: gzip "));
         assertThat(batches.stream().map(batch -> batch.replaceAll(".* producerId: ([0-9]+) .*", "$1")).distinct())
                 .as("one producer id for the whole run").hasSize(1);
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void kcatBalancedConsumerReadsEveryPartitionAndCommitsItsOffsetsInTheGroup(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = createTopic(broker, "kcat-group", 3);
+        String group = "kcat-group-" + UUID.randomUUID().toString().substring(0, 8);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(), ProducerConfig.LINGER_MS_CONFIG, 5),
+                new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < RECORDS; i++) {
+                producer.send(new ProducerRecord<>(topic, i % 3, null, "value-" + i));
+            }
+            producer.flush();
+        }
+
+        // When: librdkafka's KafkaConsumer (subscribe, group rebalance, auto-commit, final commit on close)
+        Result consumed = kcat("", "-b", broker.bootstrapServers(), "-G", group, "-X", "auto.offset.reset=earliest",
+                "-e", "-q", "-f", "%p %o %s\\n", topic);
+
+        // Then
+        assertThat(consumed.exitCode()).as("%s", consumed).isZero();
+        for (int p = 0; p < 3; p++) {
+            String prefix = p + " ";
+            List<String> expected = new ArrayList<>();
+            for (int i = p; i < RECORDS; i += 3) {
+                expected.add(p + " " + expected.size() + " value-" + i);
+            }
+            assertThat(consumed.stdout().lines().filter(line -> line.startsWith(prefix)).toList())
+                    .as("partition %d of %s", p, consumed).isEqualTo(expected);
+        }
+        Map<TopicPartition, OffsetAndMetadata> committed;
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                broker.bootstrapServers()))) {
+            committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        assertThat(committed).as("offsets kcat committed in %s", group).hasSize(3).allSatisfy((tp, offset) ->
+                assertThat(offset.offset()).as("%s", tp).isEqualTo((RECORDS - tp.partition() + 2) / 3));
         noLeaks(broker);
     }
 

@@ -64,11 +64,11 @@ public final class GroupClients {
     }
 
     /** A topic or group name no other scenario uses. */
-    static String uniqueName(String prefix) {
+    public static String uniqueName(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
-    static Admin admin(BrokerProcess broker) {
+    public static Admin admin(BrokerProcess broker) {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 30_000);
@@ -77,7 +77,7 @@ public final class GroupClients {
     }
 
     /** Creates a topic with a unique name starting with {@code prefix}, replication factor 1, and returns its name. */
-    static String createTopic(BrokerProcess broker, String prefix, int partitions) {
+    public static String createTopic(BrokerProcess broker, String prefix, int partitions) {
         String topic = uniqueName(prefix);
         try (Admin admin = admin(broker)) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all()
@@ -98,7 +98,7 @@ public final class GroupClients {
     }
 
     /** The value of record number {@code i}. */
-    static String value(int i) {
+    public static String value(int i) {
         return "record-" + i;
     }
 
@@ -106,12 +106,12 @@ public final class GroupClients {
      * Sends records {@code 0..count-1} to {@code topic}, record {@code i} (value {@link #value}) to partition
      * {@code i % partitions}, with a default (idempotent, acks=all) producer, and asserts each is acknowledged.
      */
-    static void produce(BrokerProcess broker, String topic, int partitions, int count) {
+    public static void produce(BrokerProcess broker, String topic, int partitions, int count) {
         produce(broker, topic, partitions, 0, count);
     }
 
     /** As {@link #produce(BrokerProcess, String, int, int)}, records {@code from..from+count-1}. */
-    static void produce(BrokerProcess broker, String topic, int partitions, int from, int count) {
+    public static void produce(BrokerProcess broker, String topic, int partitions, int from, int count) {
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
         props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
@@ -148,7 +148,8 @@ public final class GroupClients {
      * A string consumer in {@code group} (classic protocol, Kafka's default), auto-commit off, reading from the
      * earliest offset when the group has no committed offset, with {@code overrides}.
      */
-    static KafkaConsumer<String, String> consumer(BrokerProcess broker, String group, Map<String, Object> overrides) {
+    public static KafkaConsumer<String, String> consumer(BrokerProcess broker, String group,
+            Map<String, Object> overrides) {
         Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -175,7 +176,7 @@ public final class GroupClients {
     }
 
     /** {@link #pollUntil} for consumers whose records the scenario does not look at. */
-    static void pollUntil(List<KafkaConsumer<String, String>> consumers, ThrowingRunnable assertion) {
+    public static void pollUntil(List<KafkaConsumer<String, String>> consumers, ThrowingRunnable assertion) {
         pollUntil(consumers, Duration.ofSeconds(60), (consumer, records) -> { }, assertion);
     }
 
