@@ -131,6 +131,8 @@ class ConsumerGroupIT {
             GroupClients.produce(broker, topic, partitions, records, records);
 
             // Then
+            assertThat(expected.values()).as("leader epochs of the last records read")
+                    .allSatisfy(offset -> assertThat(offset.leaderEpoch()).isPresent());
             assertResumesAt(broker, group, topic, tps, expected, records);
 
             // When
