@@ -1028,4 +1028,112 @@ class ClassicGroupManagerTest {
         ctx.completeWrites();
         assertThat(manager.groupIds()).isEmpty();
     }
+
+    // ------------------------------------------------------------------------------------- more join flows
+
+    @Test
+    void aRebalanceWaitsForAMemberThatWasAskedForItsMemberId() {
+        // Given
+        List<String> ids = stableGroupOfTwo();
+        String third = memberIdFor("client-c");
+        assertThat(group().state()).isEqualTo(ClassicGroupState.STABLE);
+
+        // When
+        CompletableFuture<JoinGroupResponseData> a = join("client-a", joinRequest(ids.get(0)));
+        CompletableFuture<JoinGroupResponseData> b = join("client-b", joinRequest(ids.get(1)));
+
+        // Then: the pending member has not joined yet
+        assertThat(a).isNotDone();
+        assertThat(b).isNotDone();
+
+        // When
+        CompletableFuture<JoinGroupResponseData> c = join("client-c", joinRequest(third));
+
+        // Then
+        assertThat(a.join().generationId()).isEqualTo(2);
+        assertThat(a.join().members()).extracting(JoinGroupResponseData.JoinGroupResponseMember::memberId)
+                .containsExactly(ids.get(0), ids.get(1), third);
+        assertThat(c.join().generationId()).isEqualTo(2);
+        assertThat(c.join().leader()).isEqualTo(ids.get(0));
+    }
+
+    @Test
+    void aPendingMemberThatNeverComesBackStopsHoldingUpTheRebalanceWhenItsSessionEnds() {
+        // Given
+        List<String> ids = stableGroupOfTwo();
+        memberIdFor("client-c");
+        CompletableFuture<JoinGroupResponseData> a = join("client-a", joinRequest(ids.get(0)));
+        CompletableFuture<JoinGroupResponseData> b = join("client-b", joinRequest(ids.get(1)));
+
+        // When
+        ctx.advance(SESSION_MS - 1);
+        assertThat(a).isNotDone();
+        ctx.advance(1);
+
+        // Then
+        assertThat(a.join().generationId()).isEqualTo(2);
+        assertThat(a.join().members()).hasSize(2);
+        assertThat(b.join().generationId()).isEqualTo(2);
+    }
+
+    @Test
+    void aResentJoinGroupAnswersTheEarlierCallSoThatItDoesNotHang() {
+        // Given
+        String first = memberIdFor("client-a");
+        CompletableFuture<JoinGroupResponseData> earlier = join("client-a", joinRequest(first));
+
+        // When
+        CompletableFuture<JoinGroupResponseData> later = join("client-a", joinRequest(first));
+
+        // Then
+        assertThat(error(earlier.join())).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
+        assertThat(later).isNotDone();
+        ctx.advance(INITIAL_DELAY_MS);
+        assertThat(later.join().generationId()).isEqualTo(1);
+    }
+
+    @Test
+    void joinGroupV0UsesTheSessionTimeoutAsRebalanceTimeout() {
+        // When
+        CompletableFuture<JoinGroupResponseData> joined = manager.join(new ClientInfo("ancient", "/h"),
+                joinRequest("").setRebalanceTimeoutMs(-1), (short) 0);
+        ctx.advance(INITIAL_DELAY_MS);
+
+        // Then
+        String memberId = joined.join().memberId();
+        assertThat(group().member(memberId).rebalanceTimeoutMs()).isEqualTo(SESSION_MS);
+        assertThat(joined.join().protocolName()).isEqualTo("range");
+    }
+
+    @Test
+    void deletingAGroupAnswersItsParkedCalls() {
+        // Given
+        String first = memberIdFor("client-a");
+        CompletableFuture<JoinGroupResponseData> parked = join("client-a", joinRequest(first));
+
+        // When
+        List<CoordinatorRecord> records = manager.deleteGroup(GROUP);
+
+        // Then
+        assertThat(records).containsExactly(CoordinatorRecord.groupTombstone(GROUP));
+        assertThat(error(parked.join())).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
+        assertThat(manager.group(GROUP)).isEmpty();
+        assertThat(ctx.timerCount()).isZero();
+        assertThat(heartbeat(first, 0)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+    }
+
+    @Test
+    void aNewGroupIsWrittenAsAnEmptyGenerationZero() {
+        // When
+        memberIdFor("client-a");
+
+        // Then
+        assertThat(ctx.allWrites()).hasSize(1);
+        GroupMetadataValue stored = groupValue(ctx.allWrites().get(0));
+        assertThat(stored.generation()).isZero();
+        assertThat(stored.members()).isEmpty();
+        assertThat(stored.protocolType()).isEmpty();
+        assertThat(manager.list(Set.of("Empty"), Set.of())).extracting(ListGroupsResponseData.ListedGroup::groupId)
+                .containsExactly(GROUP);
+    }
 }
