@@ -22,6 +22,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -335,7 +336,7 @@ public final class ClassicGroupManager {
         String reason = joinReason(request);
         switch (group.state()) {
             case STABLE -> {
-                if (!group.selectProtocol().equals(group.protocolName())) {
+                if (!Objects.equals(group.selectProtocol(), group.protocolName())) {
                     maybePrepareRebalanceOrCompleteJoin(group, "Group's selected protocol will change because"
                             + " static member " + newMemberId + " with instance id " + instanceId
                             + " joined with a change of protocol; client reason: " + reason);
@@ -400,18 +401,17 @@ public final class ClassicGroupManager {
         }
         cancelTimer(syncKey(group.groupId()));
         boolean initialRebalance = group.isInState(ClassicGroupState.EMPTY);
+        ClassicGroupState from = group.state();
+        group.transitionTo(ClassicGroupState.PREPARING_REBALANCE, ctx.nowMs());
+        LOGGER.info("Preparing to rebalance group {} in state {} with old generation {} (reason: {})",
+                group.groupId(), from, group.generationId(), reason);
         if (initialRebalance) {
             // A group joined while Empty waits a little for more members (group.initial.rebalance.delay.ms).
             int delayMs = config.initialRebalanceDelayMs();
             int remainingMs = Math.max(group.rebalanceTimeoutMs() - delayMs, 0);
             scheduleTimer(joinKey(group.groupId()), delayMs,
                     () -> tryCompleteInitialRebalance(group, delayMs, remainingMs));
-        }
-        ClassicGroupState from = group.state();
-        group.transitionTo(ClassicGroupState.PREPARING_REBALANCE, ctx.nowMs());
-        LOGGER.info("Preparing to rebalance group {} in state {} with old generation {} (reason: {})",
-                group.groupId(), from, group.generationId(), reason);
-        if (!initialRebalance) {
+        } else {
             maybeCompleteJoinElseSchedule(group);
         }
     }
@@ -969,9 +969,35 @@ public final class ClassicGroupManager {
      * Kafka's checks of an OffsetCommit against the group: an unknown group is created (Empty, in memory) for a
      * commit without generation and refused with ILLEGAL_GENERATION otherwise; a member's commit must name a
      * current member and generation; a commit without member is only accepted by an Empty group; CompletingRebalance
-     * answers REBALANCE_IN_PROGRESS. A member's valid commit also counts as its heartbeat.
+     * answers REBALANCE_IN_PROGRESS. A member's valid commit also counts as its heartbeat. This is the rule of
+     * OffsetCommit v0-8; see {@link #validateOffsetCommit(String, int, String, String, short)}.
      */
     public Errors validateOffsetCommit(String groupId, int generationId, String memberId, String groupInstanceId) {
+        return validateCommit(groupId, generationId, memberId, groupInstanceId, false, Errors.ILLEGAL_GENERATION);
+    }
+
+    /**
+     * As {@link #validateOffsetCommit(String, int, String, String)} for OffsetCommit {@code version}: from version
+     * 9 a commit with a generation to an unknown group gets GROUP_ID_NOT_FOUND instead of ILLEGAL_GENERATION.
+     */
+    public Errors validateOffsetCommit(String groupId, int generationId, String memberId, String groupInstanceId,
+                                       short version) {
+        return validateCommit(groupId, generationId, memberId, groupInstanceId, false,
+                version >= 9 ? Errors.GROUP_ID_NOT_FOUND : Errors.ILLEGAL_GENERATION);
+    }
+
+    /**
+     * Kafka's checks of a TxnOffsetCommit against the group: as an OffsetCommit's, except that a commit without
+     * member is accepted by a non-empty group (old producers send none), CompletingRebalance does not refuse it and
+     * it does not count as a heartbeat.
+     */
+    public Errors validateTxnOffsetCommit(String groupId, int generationId, String memberId,
+                                          String groupInstanceId) {
+        return validateCommit(groupId, generationId, memberId, groupInstanceId, true, Errors.ILLEGAL_GENERATION);
+    }
+
+    private Errors validateCommit(String groupId, int generationId, String memberId, String groupInstanceId,
+                                  boolean transactional, Errors unknownGroupError) {
         String member = memberId == null ? NO_MEMBER_ID : memberId;
         ClassicGroup group = groups.get(groupId);
         if (group == null) {
@@ -979,7 +1005,7 @@ public final class ClassicGroupManager {
                 getOrCreateSimpleGroup(groupId);
                 return Errors.NONE;
             }
-            return Errors.ILLEGAL_GENERATION;
+            return unknownGroupError;
         }
         if (group.isInState(ClassicGroupState.DEAD)) {
             return Errors.COORDINATOR_NOT_AVAILABLE;
@@ -995,8 +1021,11 @@ public final class ClassicGroupManager {
             if (generationId != group.generationId()) {
                 return Errors.ILLEGAL_GENERATION;
             }
-        } else if (!group.isInState(ClassicGroupState.EMPTY)) {
+        } else if (!transactional && !group.isInState(ClassicGroupState.EMPTY)) {
             return Errors.UNKNOWN_MEMBER_ID;
+        }
+        if (transactional) {
+            return Errors.NONE;
         }
         if (group.isInState(ClassicGroupState.COMPLETING_REBALANCE)) {
             return Errors.REBALANCE_IN_PROGRESS;

@@ -1136,4 +1136,42 @@ class ClassicGroupManagerTest {
         assertThat(manager.list(Set.of("Empty"), Set.of())).extracting(ListGroupsResponseData.ListedGroup::groupId)
                 .containsExactly(GROUP);
     }
+
+    @Test
+    void offsetCommitV9ToAnUnknownGroupGetsGroupIdNotFoundAndTransactionalCommitsAreLenient() {
+        // Then: unknown group
+        assertThat(manager.validateOffsetCommit("ghost", 2, "m", null, (short) 9))
+                .isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+        assertThat(manager.validateOffsetCommit("ghost", 2, "m", null, (short) 8))
+                .isEqualTo(Errors.ILLEGAL_GENERATION);
+        assertThat(manager.validateTxnOffsetCommit("ghost", 2, "m", null)).isEqualTo(Errors.ILLEGAL_GENERATION);
+
+        // Given a group in CompletingRebalance
+        String first = memberIdFor("client-a");
+        join("client-a", joinRequest(first));
+        ctx.advance(INITIAL_DELAY_MS);
+
+        // Then
+        assertThat(manager.validateTxnOffsetCommit(GROUP, -1, "", null)).isEqualTo(Errors.NONE);
+        assertThat(manager.validateTxnOffsetCommit(GROUP, 1, first, null)).isEqualTo(Errors.NONE);
+        assertThat(manager.validateTxnOffsetCommit(GROUP, 0, first, null)).isEqualTo(Errors.ILLEGAL_GENERATION);
+        assertThat(manager.validateOffsetCommit(GROUP, 1, first, null, (short) 9))
+                .isEqualTo(Errors.REBALANCE_IN_PROGRESS);
+    }
+
+    @Test
+    void withoutInitialDelayALoneMemberIsAnsweredOnTheNextTimerTick() {
+        // Given
+        ClassicGroupManager noDelay = new ClassicGroupManager(ctx, new GroupConfig(6_000, 300_000, 0, 10,
+                7L * 24 * 3600 * 1000, 600_000L, 4096));
+        ClientInfo client = new ClientInfo("client-a", "/127.0.0.1");
+        String id = noDelay.join(client, joinRequest(""), JOIN_V).join().memberId();
+
+        // When
+        CompletableFuture<JoinGroupResponseData> joined = noDelay.join(client, joinRequest(id), JOIN_V);
+        ctx.advance(0);
+
+        // Then
+        assertThat(joined.join().generationId()).isEqualTo(1);
+    }
 }
