@@ -274,7 +274,7 @@ public final class GroupCoordinator implements AutoCloseable {
         ClassicGroupManager groups = shard.groups();
         Map<String, List<OffsetManager.TopicPartitionKey>> expired = shard.offsets().expiredOffsets(groupId -> {
             return groups.group(groupId).map(g -> g.isInState(ClassicGroupState.EMPTY)
-                ? Long.valueOf(g.currentStateTimestampMs()) : null).orElse(-1L);
+                ? Long.valueOf(g.stateTimestampMs()) : null).orElse(-1L);
         });
         if (expired.isEmpty()) {
             return;
