@@ -251,7 +251,7 @@ public final class GroupCoordinator implements AutoCloseable {
                 if (shard.groups().group(groupId).isEmpty()) {
                     // Offsets without a group record belong to a "simple" group (assign + commit): Kafka
                     // recreates it as an empty group when loading.
-                    shard.groups().validateOffsetCommit(groupId, -1, "", null);
+                    shard.groups().getOrCreateSimpleGroup(groupId);
                 }
             }
             shard.activate();

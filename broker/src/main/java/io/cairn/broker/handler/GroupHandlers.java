@@ -77,7 +77,8 @@ public final class GroupHandlers {
         return new GroupApiHandler<>(ApiKey.OFFSET_COMMIT, 2, 9, coordinator, OffsetCommitRequestData::groupId,
             (shard, ctx, request) -> {
                 Errors validation = shard.groups().validateOffsetCommit(request.groupId(),
-                    request.generationIdOrMemberEpoch(), request.memberId(), request.groupInstanceId());
+                    request.generationIdOrMemberEpoch(), request.memberId(), request.groupInstanceId(),
+                    ctx.apiVersion());
                 return shard.offsets().commit(request, ctx.apiVersion(), validation,
                     topic -> metadata.currentImage().topic(topic).isEmpty());
             },
