@@ -1,0 +1,113 @@
+package io.cairn.broker.group;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A {@link ShardContext} for unit tests: a manual clock, a manual timer queue ({@link #advance} runs the tasks that
+ * fall due, in time order) and writes that stay pending until the test completes or fails them.
+ *
+ * <p>Not thread-safe: the test thread plays the coordinator thread.
+ */
+final class ClassicGroupTestShardContext implements ShardContext {
+
+    /** A write the test has not completed yet. */
+    record PendingWrite(List<CoordinatorRecord> records, CompletableFuture<Void> future) {
+    }
+
+    private record Timer(long dueMs, long sequence, Runnable task) {
+    }
+
+    private long nowMs;
+    private long sequence;
+    private final Map<String, Timer> timers = new HashMap<>();
+    private final List<PendingWrite> pendingWrites = new ArrayList<>();
+    private final List<List<CoordinatorRecord>> allWrites = new ArrayList<>();
+
+    ClassicGroupTestShardContext(long startMs) {
+        this.nowMs = startMs;
+    }
+
+    @Override
+    public int partitionIndex() {
+        return 0;
+    }
+
+    @Override
+    public long nowMs() {
+        return nowMs;
+    }
+
+    @Override
+    public CompletableFuture<Void> write(List<CoordinatorRecord> records) {
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        pendingWrites.add(new PendingWrite(List.copyOf(records), future));
+        allWrites.add(List.copyOf(records));
+        return future;
+    }
+
+    @Override
+    public void schedule(String key, long delayMs, Runnable task) {
+        timers.put(key, new Timer(nowMs + delayMs, sequence++, task));
+    }
+
+    @Override
+    public void cancel(String key) {
+        timers.remove(key);
+    }
+
+    @Override
+    public boolean isScheduled(String key) {
+        return timers.containsKey(key);
+    }
+
+    /** Moves the clock forward, running every timer that falls due on the way (at its due time). */
+    void advance(long ms) {
+        long target = nowMs + ms;
+        while (true) {
+            Optional<Map.Entry<String, Timer>> next = timers.entrySet().stream()
+                    .filter(entry -> entry.getValue().dueMs() <= target)
+                    .min(Comparator.comparingLong((Map.Entry<String, Timer> entry) -> entry.getValue().dueMs())
+                            .thenComparingLong(entry -> entry.getValue().sequence()));
+            if (next.isEmpty()) {
+                break;
+            }
+            timers.remove(next.get().getKey());
+            nowMs = Math.max(nowMs, next.get().getValue().dueMs());
+            next.get().getValue().task().run();
+        }
+        nowMs = target;
+    }
+
+    /** The writes not yet completed, oldest first. */
+    List<PendingWrite> pendingWrites() {
+        return List.copyOf(pendingWrites);
+    }
+
+    /** Every write made so far, oldest first. */
+    List<List<CoordinatorRecord>> allWrites() {
+        return List.copyOf(allWrites);
+    }
+
+    /** Completes every pending write successfully, oldest first. */
+    void completeWrites() {
+        while (!pendingWrites.isEmpty()) {
+            pendingWrites.remove(0).future().complete(null);
+        }
+    }
+
+    /** Fails the oldest pending write with {@code error}. */
+    void failOldestWrite(Throwable error) {
+        pendingWrites.remove(0).future().completeExceptionally(error);
+    }
+
+    /** The number of pending timers. */
+    int timerCount() {
+        return timers.size();
+    }
+}
