@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.GroupListing;
@@ -36,9 +37,11 @@ import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
+import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -232,53 +235,134 @@ class ConsumerGroupIT {
         noLeaks(broker);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
-    void aStaticMemberBackWithinItsSessionTimeoutGetsItsPartitionsWithoutARebalance(BrokerKind kind)
-            throws Exception {
-        // Given
+    static Stream<Arguments> kindsAndBouncingMember() {
+        return GroupClients.kinds().flatMap(kind -> Stream.of(Arguments.of(kind, "follower"),
+                Arguments.of(kind, "leader")));
+    }
+
+    @ParameterizedTest(name = "{0}, the {1} bounces")
+    @MethodSource("kindsAndBouncingMember")
+    void aStaticMemberBackWithinItsSessionTimeoutGetsItsPartitionsWithoutARebalance(BrokerKind kind,
+            String bouncing) throws Exception {
+        // Given: the first member to join is the group's leader (it computes the assignment)
         BrokerProcess broker = kind.shared();
         String topic = GroupClients.createTopic(broker, "group-static", 4);
         String group = GroupClients.uniqueName("group-static");
-        Map<String, Object> first = Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-1",
+        Map<String, Object> leaderConfig = Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-1",
                 ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 30_000);
-        Map<String, Object> second = Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-2",
+        Map<String, Object> followerConfig = Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-2",
                 ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 30_000);
-        try (KafkaConsumer<String, String> stays = GroupClients.consumer(broker, group, first)) {
-            stays.subscribe(List.of(topic));
-            pollUntil(List.of(stays), () -> assertThat(stays.assignment()).hasSize(4));
-            Set<TopicPartition> before;
-            int generation;
-            try (KafkaConsumer<String, String> bounces = GroupClients.consumer(broker, group, second)) {
-                bounces.subscribe(List.of(topic));
-                pollUntil(List.of(stays, bounces), () -> assertOneOwnerPerPartition(List.of(stays, bounces), 4));
-                before = Set.copyOf(bounces.assignment());
-                generation = stays.groupMetadata().generationId();
-            }
+        boolean leaderBounces = bouncing.equals("leader");
+        List<KafkaConsumer<String, String>> open = new ArrayList<>();
+        try {
+            KafkaConsumer<String, String> leader = GroupClients.consumer(broker, group, leaderConfig);
+            open.add(leader);
+            leader.subscribe(List.of(topic));
+            pollUntil(List.of(leader), () -> assertThat(leader.assignment()).hasSize(4));
+            KafkaConsumer<String, String> follower = GroupClients.consumer(broker, group, followerConfig);
+            open.add(follower);
+            follower.subscribe(List.of(topic));
+            pollUntil(List.of(leader, follower), () -> assertOneOwnerPerPartition(List.of(leader, follower), 4));
+            int generation = leader.groupMetadata().generationId();
+            KafkaConsumer<String, String> bounces = leaderBounces ? leader : follower;
+            KafkaConsumer<String, String> stays = leaderBounces ? follower : leader;
+            Set<TopicPartition> before = Set.copyOf(bounces.assignment());
             Set<TopicPartition> staysOwns = Set.copyOf(stays.assignment());
 
-            // When
-            try (KafkaConsumer<String, String> back = GroupClients.consumer(broker, group, second)) {
-                back.subscribe(List.of(topic));
+            // When: a static member sends no LeaveGroup on close
+            bounces.close();
+            KafkaConsumer<String, String> back = GroupClients.consumer(broker, group,
+                    leaderBounces ? leaderConfig : followerConfig);
+            open.add(back);
+            back.subscribe(List.of(topic));
 
-                // Then
-                pollUntil(List.of(stays, back), () -> assertThat(back.assignment()).isEqualTo(before));
-                assertThat(back.groupMetadata().generationId()).as("generation of the member back")
-                        .isEqualTo(generation);
-                await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(20)).pollInSameThread()
-                        .pollInterval(Duration.ofMillis(1)).untilAsserted(() -> {
-                            stays.poll(GroupClients.POLL);
-                            back.poll(GroupClients.POLL);
-                            assertThat(stays.groupMetadata().generationId()).as("generation of the other member")
-                                    .isEqualTo(generation);
-                            assertThat(stays.assignment()).as("partitions of the other member").isEqualTo(staysOwns);
-                        });
-                Collection<String> instances = describe(broker, group).members().stream()
-                        .map(member -> member.groupInstanceId().orElse("none")).toList();
-                assertThat(instances).containsExactlyInAnyOrder("instance-1", "instance-2");
-            }
+            // Then
+            pollUntil(List.of(stays, back), () -> assertThat(back.assignment()).isEqualTo(before));
+            assertThat(back.groupMetadata().generationId()).as("generation of the member back")
+                    .isEqualTo(generation);
+            await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(20)).pollInSameThread()
+                    .pollInterval(Duration.ofMillis(1)).untilAsserted(() -> {
+                        stays.poll(GroupClients.POLL);
+                        back.poll(GroupClients.POLL);
+                        assertThat(stays.groupMetadata().generationId()).as("generation of the other member")
+                                .isEqualTo(generation);
+                        assertThat(stays.assignment()).as("partitions of the other member").isEqualTo(staysOwns);
+                        assertThat(back.assignment()).as("partitions of the member back").isEqualTo(before);
+                    });
+            Collection<String> instances = describe(broker, group).members().stream()
+                    .map(member -> member.groupInstanceId().orElse("none")).toList();
+            assertThat(instances).containsExactlyInAnyOrder("instance-1", "instance-2");
+        } finally {
+            open.forEach(KafkaConsumer::close);
         }
         noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void aGroupKeepsItsMembersPartitionsAndOffsetsAcrossABrokerRestart(BrokerKind kind) throws Exception {
+        // Given
+        try (BrokerProcess broker = kind.start()) {
+            int partitions = 4;
+            int records = 400;
+            String topic = GroupClients.createTopic(broker, "group-live-restart", partitions);
+            String group = GroupClients.uniqueName("group-live-restart");
+            List<KafkaConsumer<String, String>> consumers = new ArrayList<>();
+            try {
+                for (int i = 0; i < 2; i++) {
+                    consumers.add(GroupClients.consumer(broker, group, Map.of()));
+                    consumers.get(i).subscribe(List.of(topic));
+                }
+                pollUntil(consumers, () -> assertOneOwnerPerPartition(consumers, partitions));
+                Map<TopicPartition, List<ConsumerRecord<String, String>>> read = new HashMap<>();
+                GroupClients.produce(broker, topic, partitions, records / 2);
+                pollCommittingUntil(consumers, read, records / 2);
+
+                // When
+                broker.stop();
+                broker.start();
+                GroupClients.produce(broker, topic, partitions, records / 2, records / 2);
+
+                // Then: every record read once, also while the group settles again
+                pollCommittingUntil(consumers, read, records);
+                pollCommittingUntil(consumers, read, () -> assertOneOwnerPerPartition(consumers, partitions));
+                for (int p = 0; p < partitions; p++) {
+                    TopicPartition tp = new TopicPartition(topic, p);
+                    assertThat(read.get(tp)).as("records of %s", tp).extracting(ConsumerRecord::value)
+                            .containsExactlyElementsOf(GroupClients.expectedValues(p, partitions, records));
+                }
+                try (Admin admin = GroupClients.admin(broker)) {
+                    assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                            .get(TIMEOUT_S, TimeUnit.SECONDS)).as("committed offsets after the restart")
+                            .hasSize(partitions)
+                            .allSatisfy((tp, offset) -> assertThat(offset.offset()).isEqualTo(records / partitions));
+                }
+            } finally {
+                consumers.forEach(KafkaConsumer::close);
+            }
+            noLeaks(broker);
+        }
+    }
+
+    /** Polls {@code consumers}, committing after each poll that returned records, until {@code total} were read. */
+    private static void pollCommittingUntil(List<KafkaConsumer<String, String>> consumers,
+            Map<TopicPartition, List<ConsumerRecord<String, String>>> read, int total) {
+        pollCommittingUntil(consumers, read,
+                () -> assertThat(read.values().stream().mapToInt(List::size).sum()).isGreaterThanOrEqualTo(total));
+    }
+
+    /**
+     * Polls {@code consumers}, collecting into {@code read} and committing after each poll that returned records,
+     * until {@code assertion} holds.
+     */
+    private static void pollCommittingUntil(List<KafkaConsumer<String, String>> consumers,
+            Map<TopicPartition, List<ConsumerRecord<String, String>>> read, ThrowingRunnable assertion) {
+        pollUntil(consumers, REBALANCE, (consumer, polled) -> {
+            collect(polled, read);
+            if (!polled.isEmpty()) {
+                consumer.commitSync();
+            }
+        }, assertion);
     }
 
     @ParameterizedTest
