@@ -1,0 +1,294 @@
+package io.cairn.compat.group;
+
+import static io.cairn.compat.group.GroupClients.TIMEOUT_S;
+import static io.cairn.compat.group.GroupClients.pollUntil;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.cairn.testkit.BrokerKind;
+import io.cairn.testkit.BrokerLogsExtension;
+import io.cairn.testkit.BrokerProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
+import org.apache.kafka.clients.admin.MemberToRemove;
+import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.RangeAssignor;
+import org.apache.kafka.clients.consumer.RoundRobinAssignor;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.InconsistentGroupProtocolException;
+import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The finer points of the classic group protocol as a Java client sees them, against Cairn and the reference Kafka
+ * with the same scenario: the incremental (cooperative) rebalance moves only the partitions that change owner, the
+ * group's protocol is one every member supports (a member with none in common is refused), a second live member with
+ * a static member's instance id fences the first, Admin removes a static member that left without a LeaveGroup,
+ * commits: auto-commit on close, metadata over Kafka's 4096-byte limit refused, and a deleted topic's offsets gone.
+ */
+@Timeout(120)
+@ExtendWith(BrokerLogsExtension.class)
+class ConsumerGroupProtocolIT {
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void aCooperativeRebalanceRevokesOnlyThePartitionsThatMoveToTheNewMember(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = GroupClients.createTopic(broker, "group-cooperative", 6);
+        String group = GroupClients.uniqueName("group-cooperative");
+        Map<String, Object> cooperative = Map.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                CooperativeStickyAssignor.class.getName());
+        List<Collection<TopicPartition>> revoked = new ArrayList<>();
+        try (KafkaConsumer<String, String> first = GroupClients.consumer(broker, group, cooperative);
+                KafkaConsumer<String, String> second = GroupClients.consumer(broker, group, cooperative);
+                Admin admin = GroupClients.admin(broker)) {
+            first.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    revoked.add(List.copyOf(partitions));
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                }
+            });
+            pollUntil(List.of(first), () -> assertThat(first.assignment()).hasSize(6));
+
+            // When
+            second.subscribe(List.of(topic));
+
+            // Then
+            pollUntil(List.of(first, second), () -> {
+                assertThat(first.assignment()).hasSize(3);
+                assertThat(second.assignment()).hasSize(3);
+                assertThat(first.groupMetadata().generationId()).isEqualTo(second.groupMetadata().generationId());
+            });
+            Set<TopicPartition> allRevoked = new HashSet<>();
+            revoked.forEach(allRevoked::addAll);
+            assertThat(allRevoked).as("partitions the first member gave up (each onPartitionsRevoked: %s)", revoked)
+                    .isEqualTo(second.assignment());
+            assertThat(admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+                    .get(TIMEOUT_S, TimeUnit.SECONDS).partitionAssignor()).isEqualTo("cooperative-sticky");
+        }
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void theGroupUsesAnAssignorEveryMemberSupportsAndRefusesAMemberWithoutOne(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = GroupClients.createTopic(broker, "group-protocol", 2);
+        String group = GroupClients.uniqueName("group-protocol");
+        try (KafkaConsumer<String, String> both = GroupClients.consumer(broker, group,
+                Map.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                        RangeAssignor.class.getName() + "," + RoundRobinAssignor.class.getName()));
+                KafkaConsumer<String, String> roundRobin = GroupClients.consumer(broker, group,
+                        Map.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                                RoundRobinAssignor.class.getName()));
+                KafkaConsumer<String, String> range = GroupClients.consumer(broker, group,
+                        Map.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName()));
+                Admin admin = GroupClients.admin(broker)) {
+            both.subscribe(List.of(topic));
+            roundRobin.subscribe(List.of(topic));
+
+            // When
+            pollUntil(List.of(both, roundRobin), () -> {
+                assertThat(both.assignment()).hasSize(1);
+                assertThat(roundRobin.assignment()).hasSize(1);
+            });
+            range.subscribe(List.of(topic));
+
+            // Then
+            assertThat(admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+                    .get(TIMEOUT_S, TimeUnit.SECONDS).partitionAssignor()).as("assignor of the group")
+                    .isEqualTo("roundrobin");
+            await().atMost(Duration.ofSeconds(30)).pollInSameThread().untilAsserted(() -> {
+                both.poll(GroupClients.POLL);
+                roundRobin.poll(GroupClients.POLL);
+                assertThatThrownBy(() -> range.poll(GroupClients.POLL)).as("poll of a range-only member")
+                        .isInstanceOf(InconsistentGroupProtocolException.class);
+            });
+        }
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void aSecondLiveConsumerWithTheSameGroupInstanceIdFencesTheFirst(BrokerKind kind) {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = GroupClients.createTopic(broker, "group-fenced", 2);
+        String group = GroupClients.uniqueName("group-fenced");
+        Map<String, Object> instance = Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-1",
+                ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 30_000, ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500);
+        try (KafkaConsumer<String, String> old = GroupClients.consumer(broker, group, instance);
+                KafkaConsumer<String, String> replacement = GroupClients.consumer(broker, group, instance)) {
+            old.subscribe(List.of(topic));
+            pollUntil(List.of(old), () -> assertThat(old.assignment()).hasSize(2));
+
+            // When
+            replacement.subscribe(List.of(topic));
+            pollUntil(List.of(replacement), () -> assertThat(replacement.assignment()).hasSize(2));
+
+            // Then
+            await().atMost(Duration.ofSeconds(30)).pollInSameThread().untilAsserted(() ->
+                    assertThatThrownBy(() -> old.poll(GroupClients.POLL)).as("poll of the fenced consumer")
+                            .isInstanceOf(FencedInstanceIdException.class));
+        }
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void adminRemovesAStaticMemberThatLeftAndTheOtherMemberGetsItsPartitions(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = GroupClients.createTopic(broker, "group-remove", 4);
+        String group = GroupClients.uniqueName("group-remove");
+        try (KafkaConsumer<String, String> stays = GroupClients.consumer(broker, group,
+                Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-1",
+                        ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 60_000));
+                Admin admin = GroupClients.admin(broker)) {
+            stays.subscribe(List.of(topic));
+            pollUntil(List.of(stays), () -> assertThat(stays.assignment()).hasSize(4));
+            try (KafkaConsumer<String, String> leaves = GroupClients.consumer(broker, group, Map.of(
+                    ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-2",
+                    ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 60_000))) {
+                leaves.subscribe(List.of(topic));
+                pollUntil(List.of(stays, leaves), () -> {
+                    assertThat(stays.assignment()).hasSize(2);
+                    assertThat(leaves.assignment()).hasSize(2);
+                });
+            }
+
+            // When
+            admin.removeMembersFromConsumerGroup(group, new RemoveMembersFromConsumerGroupOptions(
+                    List.of(new MemberToRemove("instance-2")))).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+
+            // Then: well before the 60 s session timeout
+            pollUntil(List.of(stays), () -> assertThat(stays.assignment()).hasSize(4));
+            assertThat(admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+                    .get(TIMEOUT_S, TimeUnit.SECONDS).members()).singleElement()
+                    .satisfies(member -> assertThat(member.groupInstanceId()).contains("instance-1"));
+        }
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void autoCommitOnCloseStoresThePositionsAndTheEmptyGroupIsListedByState(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = GroupClients.createTopic(broker, "group-autocommit", 2);
+        String group = GroupClients.uniqueName("group-autocommit");
+        GroupClients.produce(broker, topic, 2, 30);
+        try (Admin admin = GroupClients.admin(broker)) {
+            try (KafkaConsumer<String, String> consumer = GroupClients.consumer(broker, group, Map.of(
+                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, true,
+                    ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, 600_000))) {
+                consumer.subscribe(List.of(topic));
+                List<String> read = new ArrayList<>();
+                pollUntil(List.of(consumer), Duration.ofSeconds(60),
+                        (c, polled) -> polled.forEach(record -> read.add(record.value())),
+                        () -> assertThat(read).hasSize(30));
+                assertThat(listed(admin, GroupState.STABLE)).as("stable groups").contains(group);
+
+                // When
+            }
+
+            // Then
+            assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                    .get(TIMEOUT_S, TimeUnit.SECONDS)).as("offsets committed on close").isEqualTo(Map.of(
+                            new TopicPartition(topic, 0), new OffsetAndMetadata(15, Optional.of(0), ""),
+                            new TopicPartition(topic, 1), new OffsetAndMetadata(15, Optional.of(0), "")));
+            assertThat(listed(admin, GroupState.EMPTY)).as("empty groups").contains(group);
+            assertThat(listed(admin, GroupState.STABLE)).as("stable groups").doesNotContain(group);
+        }
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void aCommitWithMetadataOverTheLimitIsRefusedAndNothingIsStored(BrokerKind kind) {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = GroupClients.createTopic(broker, "group-metadata", 1);
+        String group = GroupClients.uniqueName("group-metadata");
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (KafkaConsumer<String, String> consumer = GroupClients.consumer(broker, group, Map.of())) {
+            consumer.assign(List.of(tp));
+
+            // When / Then
+            assertThatThrownBy(() -> consumer.commitSync(Map.of(tp, new OffsetAndMetadata(1, "m".repeat(4097))),
+                    GroupClients.TIMEOUT)).isInstanceOf(OffsetMetadataTooLarge.class);
+            Map<TopicPartition, OffsetAndMetadata> none = new HashMap<>();
+            none.put(tp, null);
+            assertThat(consumer.committed(Set.of(tp), GroupClients.TIMEOUT)).as("committed()").isEqualTo(none);
+            consumer.commitSync(Map.of(tp, new OffsetAndMetadata(1, "m".repeat(4096))), GroupClients.TIMEOUT);
+            assertThat(consumer.committed(Set.of(tp), GroupClients.TIMEOUT).get(tp).metadata())
+                    .as("metadata of 4096 bytes").hasSize(4096);
+        }
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void theOffsetsOfADeletedTopicAreRemovedFromTheGroup(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String deleted = GroupClients.createTopic(broker, "group-deleted", 1);
+        String kept = GroupClients.createTopic(broker, "group-kept", 1);
+        String group = GroupClients.uniqueName("group-deleted");
+        Map<TopicPartition, OffsetAndMetadata> keptOffsets = Map.of(new TopicPartition(kept, 0),
+                new OffsetAndMetadata(3));
+        try (KafkaConsumer<String, String> consumer = GroupClients.consumer(broker, group, Map.of());
+                Admin admin = GroupClients.admin(broker)) {
+            consumer.assign(List.of(new TopicPartition(deleted, 0), new TopicPartition(kept, 0)));
+            consumer.commitSync(Map.of(new TopicPartition(deleted, 0), new OffsetAndMetadata(5),
+                    new TopicPartition(kept, 0), new OffsetAndMetadata(3)), GroupClients.TIMEOUT);
+            consumer.unsubscribe();
+
+            // When
+            admin.deleteTopics(List.of(deleted)).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+
+            // Then
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(admin
+                    .listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(TIMEOUT_S, TimeUnit.SECONDS))
+                    .as("offsets once the topic is deleted").isEqualTo(keptOffsets));
+        }
+        noLeaks(broker);
+    }
+
+    private static List<String> listed(Admin admin, GroupState state) throws Exception {
+        return admin.listGroups(new ListGroupsOptions().inGroupStates(Set.of(state))).all()
+                .get(TIMEOUT_S, TimeUnit.SECONDS).stream().map(GroupListing::groupId).toList();
+    }
+
+    private static void noLeaks(BrokerProcess broker) {
+        assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
+    }
+}
