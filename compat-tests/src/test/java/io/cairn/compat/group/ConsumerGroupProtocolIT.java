@@ -18,9 +18,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.MemberToRemove;
 import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
@@ -32,10 +36,14 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.apache.kafka.clients.consumer.RoundRobinAssignor;
 import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.GroupSubscribedToTopicException;
 import org.apache.kafka.common.errors.InconsistentGroupProtocolException;
+import org.apache.kafka.common.errors.InvalidSessionTimeoutException;
 import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
+import org.apache.kafka.common.errors.UnknownMemberIdException;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -281,6 +289,128 @@ class ConsumerGroupProtocolIT {
                     .as("offsets once the topic is deleted").isEqualTo(keptOffsets));
         }
         noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void aSessionTimeoutOutsideTheBrokersBoundsIsRefused(BrokerKind kind) {
+        // Given: Kafka's group.min.session.timeout.ms is 6 s and group.max.session.timeout.ms 30 min
+        BrokerProcess broker = kind.shared();
+        String topic = GroupClients.createTopic(broker, "group-session", 1);
+        String group = GroupClients.uniqueName("group-session");
+        try (KafkaConsumer<String, String> tooShort = GroupClients.consumer(broker, group, Map.of(
+                ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 5_000, ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_000));
+                KafkaConsumer<String, String> tooLong = GroupClients.consumer(broker, group,
+                        Map.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 1_800_001))) {
+
+            // When
+            tooShort.subscribe(List.of(topic));
+            tooLong.subscribe(List.of(topic));
+
+            // Then
+            for (KafkaConsumer<String, String> consumer : List.of(tooShort, tooLong)) {
+                await().atMost(Duration.ofSeconds(30)).pollInSameThread().untilAsserted(() ->
+                        assertThatThrownBy(() -> consumer.poll(GroupClients.POLL)).as("poll")
+                                .isInstanceOf(InvalidSessionTimeoutException.class));
+            }
+        }
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void theOffsetsOfAnActiveGroupCannotBeAlteredNorDeletedForATopicItSubscribesTo(BrokerKind kind)
+            throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String subscribed = GroupClients.createTopic(broker, "group-active", 1);
+        String other = GroupClients.createTopic(broker, "group-other", 1);
+        String group = GroupClients.uniqueName("group-active");
+        TopicPartition subscribedTp = new TopicPartition(subscribed, 0);
+        TopicPartition otherTp = new TopicPartition(other, 0);
+        try (KafkaConsumer<String, String> member = GroupClients.consumer(broker, group, Map.of());
+                Admin admin = GroupClients.admin(broker)) {
+            member.subscribe(List.of(subscribed));
+            pollUntil(List.of(member), () -> assertThat(member.assignment()).hasSize(1));
+            member.commitSync(Map.of(subscribedTp, new OffsetAndMetadata(0), otherTp, new OffsetAndMetadata(0)));
+
+            // When
+            Throwable altered = errorOf(() -> admin.alterConsumerGroupOffsets(group,
+                    Map.of(subscribedTp, new OffsetAndMetadata(1))).all().get(TIMEOUT_S, TimeUnit.SECONDS));
+            Throwable deletedSubscribed = errorOf(() -> admin.deleteConsumerGroupOffsets(group, Set.of(subscribedTp))
+                    .all().get(TIMEOUT_S, TimeUnit.SECONDS));
+            Throwable deletedOther = errorOf(() -> admin.deleteConsumerGroupOffsets(group, Set.of(otherTp))
+                    .all().get(TIMEOUT_S, TimeUnit.SECONDS));
+
+            // Then
+            assertThat(altered).as("alterConsumerGroupOffsets").isInstanceOf(UnknownMemberIdException.class);
+            assertThat(deletedSubscribed).as("deleteConsumerGroupOffsets of the subscribed topic")
+                    .isInstanceOf(GroupSubscribedToTopicException.class);
+            assertThat(deletedOther).as("deleteConsumerGroupOffsets of another topic").isNull();
+            assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                    .get(TIMEOUT_S, TimeUnit.SECONDS)).as("offsets left")
+                    .isEqualTo(Map.of(subscribedTp, new OffsetAndMetadata(0)));
+        }
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void adminListsDescribesAndDeletesTwoGroupsInOneGo(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = GroupClients.createTopic(broker, "group-two", 2);
+        String first = GroupClients.uniqueName("group-two-a");
+        String second = GroupClients.uniqueName("group-two-b");
+        TopicPartition p0 = new TopicPartition(topic, 0);
+        TopicPartition p1 = new TopicPartition(topic, 1);
+        try (KafkaConsumer<String, String> a = GroupClients.consumer(broker, first, Map.of());
+                KafkaConsumer<String, String> b = GroupClients.consumer(broker, second, Map.of());
+                Admin admin = GroupClients.admin(broker)) {
+            a.commitSync(Map.of(p0, new OffsetAndMetadata(1), p1, new OffsetAndMetadata(2)));
+            b.commitSync(Map.of(p0, new OffsetAndMetadata(3)));
+
+            // When
+            Map<String, Map<TopicPartition, OffsetAndMetadata>> offsets = admin.listConsumerGroupOffsets(Map.of(
+                    first, new ListConsumerGroupOffsetsSpec(),
+                    second, new ListConsumerGroupOffsetsSpec().topicPartitions(List.of(p0, p1))))
+                    .all().get(TIMEOUT_S, TimeUnit.SECONDS);
+            Map<String, ConsumerGroupDescription> described = admin.describeConsumerGroups(List.of(first, second))
+                    .all().get(TIMEOUT_S, TimeUnit.SECONDS);
+            admin.deleteConsumerGroups(List.of(first, second)).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+
+            // Then
+            assertThat(offsets.get(first)).as("offsets of %s", first)
+                    .isEqualTo(Map.of(p0, new OffsetAndMetadata(1), p1, new OffsetAndMetadata(2)));
+            Map<TopicPartition, OffsetAndMetadata> secondExpected = new HashMap<>();
+            secondExpected.put(p0, new OffsetAndMetadata(3));
+            secondExpected.put(p1, null);
+            assertThat(offsets.get(second)).as("offsets of %s", second).isEqualTo(secondExpected);
+            assertThat(described.values()).extracting(ConsumerGroupDescription::groupState)
+                    .containsExactly(GroupState.EMPTY, GroupState.EMPTY);
+            assertThat(listedIds(admin, new ListGroupsOptions())).as("groups after the deletion")
+                    .doesNotContain(first, second);
+            assertThat(listedIds(admin, new ListGroupsOptions().withTypes(Set.of(GroupType.CONSUMER))))
+                    .as("groups of the new consumer protocol").doesNotContain(first, second);
+        }
+        noLeaks(broker);
+    }
+
+    /** The cause of the {@link ExecutionException} {@code call} throws, or null when it succeeds. */
+    private static Throwable errorOf(Callable<?> call) {
+        try {
+            call.call();
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (Exception e) {
+            throw new AssertionError("Expected the admin call to complete (with or without an error): " + e, e);
+        }
+    }
+
+    private static List<String> listedIds(Admin admin, ListGroupsOptions options) throws Exception {
+        return admin.listGroups(options).all().get(TIMEOUT_S, TimeUnit.SECONDS).stream().map(GroupListing::groupId)
+                .toList();
     }
 
     private static List<String> listed(Admin admin, GroupState state) throws Exception {
