@@ -344,6 +344,51 @@ class ConsumerGroupIT {
         }
     }
 
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void deletedGroupsDeletedOffsetsAndAlteredOffsetsStaySoAfterABrokerKill(BrokerKind kind) throws Exception {
+        // Given
+        try (BrokerProcess broker = kind.start()) {
+            String topic = GroupClients.createTopic(broker, "group-kill", 2);
+            String deletedGroup = GroupClients.uniqueName("group-kill-deleted");
+            String trimmedGroup = GroupClients.uniqueName("group-kill-trimmed");
+            String alteredGroup = GroupClients.uniqueName("group-kill-altered");
+            TopicPartition p0 = new TopicPartition(topic, 0);
+            TopicPartition p1 = new TopicPartition(topic, 1);
+            Map<TopicPartition, OffsetAndMetadata> both = Map.of(p0, new OffsetAndMetadata(1, "a"),
+                    p1, new OffsetAndMetadata(2, "b"));
+            for (String group : List.of(deletedGroup, trimmedGroup, alteredGroup)) {
+                try (KafkaConsumer<String, String> consumer = GroupClients.consumer(broker, group, Map.of())) {
+                    consumer.commitSync(both, GroupClients.TIMEOUT);
+                }
+            }
+            try (Admin admin = GroupClients.admin(broker)) {
+                admin.deleteConsumerGroups(List.of(deletedGroup)).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+                admin.deleteConsumerGroupOffsets(trimmedGroup, Set.of(p1)).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+                admin.alterConsumerGroupOffsets(alteredGroup, Map.of(p0, new OffsetAndMetadata(7, "altered"))).all()
+                        .get(TIMEOUT_S, TimeUnit.SECONDS);
+            }
+
+            // When
+            broker.kill();
+            broker.start();
+
+            // Then
+            try (Admin admin = GroupClients.admin(broker)) {
+                assertThat(offsets(admin, deletedGroup)).as("offsets of the deleted group").isEmpty();
+                assertThat(admin.listGroups().all().get(TIMEOUT_S, TimeUnit.SECONDS)).extracting(GroupListing::groupId)
+                        .as("groups").contains(trimmedGroup, alteredGroup).doesNotContain(deletedGroup);
+                assertThat(describeError(admin, deletedGroup)).as("describe of the deleted group")
+                        .isInstanceOf(GroupIdNotFoundException.class);
+                assertThat(offsets(admin, trimmedGroup)).as("offsets of the group whose p1 offset was deleted")
+                        .isEqualTo(Map.of(p0, both.get(p0)));
+                assertThat(offsets(admin, alteredGroup)).as("offsets of the group whose p0 offset was altered")
+                        .isEqualTo(Map.of(p0, new OffsetAndMetadata(7, "altered"), p1, both.get(p1)));
+            }
+            noLeaks(broker);
+        }
+    }
+
     /** Polls {@code consumers}, committing after each poll that returned records, until {@code total} were read. */
     private static void pollCommittingUntil(List<KafkaConsumer<String, String>> consumers,
             Map<TopicPartition, List<ConsumerRecord<String, String>>> read, int total) {
