@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
@@ -38,12 +39,14 @@ import org.apache.kafka.clients.consumer.RoundRobinAssignor;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.GroupSubscribedToTopicException;
 import org.apache.kafka.common.errors.InconsistentGroupProtocolException;
 import org.apache.kafka.common.errors.InvalidSessionTimeoutException;
 import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
 import org.apache.kafka.common.errors.UnknownMemberIdException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -375,7 +378,8 @@ class ConsumerGroupProtocolIT {
                     first, new ListConsumerGroupOffsetsSpec(),
                     second, new ListConsumerGroupOffsetsSpec().topicPartitions(List.of(p0, p1))))
                     .all().get(TIMEOUT_S, TimeUnit.SECONDS);
-            Map<String, ConsumerGroupDescription> described = admin.describeConsumerGroups(List.of(first, second))
+            Map<String, ConsumerGroupDescription> described = admin.describeConsumerGroups(List.of(first, second),
+                    new DescribeConsumerGroupsOptions().includeAuthorizedOperations(true))
                     .all().get(TIMEOUT_S, TimeUnit.SECONDS);
             admin.deleteConsumerGroups(List.of(first, second)).all().get(TIMEOUT_S, TimeUnit.SECONDS);
 
@@ -388,10 +392,38 @@ class ConsumerGroupProtocolIT {
             assertThat(offsets.get(second)).as("offsets of %s", second).isEqualTo(secondExpected);
             assertThat(described.values()).extracting(ConsumerGroupDescription::groupState)
                     .containsExactly(GroupState.EMPTY, GroupState.EMPTY);
+            assertThat(described.get(first).authorizedOperations()).as("authorized operations (no authorizer)")
+                    .containsExactlyInAnyOrder(AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE,
+                            AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS);
             assertThat(listedIds(admin, new ListGroupsOptions())).as("groups after the deletion")
                     .doesNotContain(first, second);
             assertThat(listedIds(admin, new ListGroupsOptions().withTypes(Set.of(GroupType.CONSUMER))))
                     .as("groups of the new consumer protocol").doesNotContain(first, second);
+        }
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void offsetsOfAnUnknownTopicAreNeitherStoredNorFound(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String group = GroupClients.uniqueName("group-unknown-topic");
+        TopicPartition unknown = new TopicPartition(GroupClients.uniqueName("no-such-topic"), 0);
+        try (Admin admin = GroupClients.admin(broker)) {
+
+            // When
+            Throwable altered = errorOf(() -> admin.alterConsumerGroupOffsets(group,
+                    Map.of(unknown, new OffsetAndMetadata(1))).all().get(TIMEOUT_S, TimeUnit.SECONDS));
+            Map<TopicPartition, OffsetAndMetadata> fetched = admin.listConsumerGroupOffsets(Map.of(group,
+                    new ListConsumerGroupOffsetsSpec().topicPartitions(List.of(unknown))))
+                    .partitionsToOffsetAndMetadata().get(TIMEOUT_S, TimeUnit.SECONDS);
+
+            // Then
+            assertThat(altered).as("alterConsumerGroupOffsets").isInstanceOf(UnknownTopicOrPartitionException.class);
+            Map<TopicPartition, OffsetAndMetadata> none = new HashMap<>();
+            none.put(unknown, null);
+            assertThat(fetched).as("listConsumerGroupOffsets").isEqualTo(none);
         }
         noLeaks(broker);
     }
