@@ -29,6 +29,7 @@ import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.MemberToRemove;
 import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
@@ -205,6 +206,43 @@ class ConsumerGroupProtocolIT {
             assertThat(admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
                     .get(TIMEOUT_S, TimeUnit.SECONDS).members()).singleElement()
                     .satisfies(member -> assertThat(member.groupInstanceId()).contains("instance-1"));
+        }
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void adminRemovesAllMembersThatVanishedSoTheGroupCanBeDeletedButNotAnUnknownInstance(BrokerKind kind)
+            throws Exception {
+        // Given: a dynamic member that vanished without a LeaveGroup (its session would last 45 s)
+        BrokerProcess broker = kind.shared();
+        String topic = GroupClients.createTopic(broker, "group-remove-all", 2);
+        String group = GroupClients.uniqueName("group-remove-all");
+        try (Admin admin = GroupClients.admin(broker)) {
+            try (KafkaConsumer<String, String> vanishes = GroupClients.consumer(broker, group, Map.of())) {
+                vanishes.subscribe(List.of(topic));
+                pollUntil(List.of(vanishes), () -> assertThat(vanishes.assignment()).hasSize(2));
+                vanishes.close(CloseOptions.groupMembershipOperation(
+                        CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP));
+            }
+
+            // When
+            Throwable unknownInstance = errorOf(() -> admin.removeMembersFromConsumerGroup(group,
+                    new RemoveMembersFromConsumerGroupOptions(List.of(new MemberToRemove("no-such-instance"))))
+                    .all().get(TIMEOUT_S, TimeUnit.SECONDS));
+            int membersBefore = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+                    .get(TIMEOUT_S, TimeUnit.SECONDS).members().size();
+            admin.removeMembersFromConsumerGroup(group, new RemoveMembersFromConsumerGroupOptions()).all()
+                    .get(TIMEOUT_S, TimeUnit.SECONDS);
+
+            // Then
+            assertThat(unknownInstance).as("removing an unknown instance").isInstanceOf(UnknownMemberIdException.class);
+            assertThat(membersBefore).as("members before the removal").isEqualTo(1);
+            ConsumerGroupDescription after = admin.describeConsumerGroups(List.of(group)).describedGroups()
+                    .get(group).get(TIMEOUT_S, TimeUnit.SECONDS);
+            assertThat(after.groupState()).as("state after removing every member").isEqualTo(GroupState.EMPTY);
+            assertThat(after.members()).as("members after removing every member").isEmpty();
+            admin.deleteConsumerGroups(List.of(group)).all().get(TIMEOUT_S, TimeUnit.SECONDS);
         }
         noLeaks(broker);
     }
