@@ -207,7 +207,7 @@ class KcatIT {
 
     @ParameterizedTest
     @MethodSource("io.cairn.compat.group.GroupClients#kinds")
-    void kcatBalancedConsumerReadsEveryPartitionAndCommitsItsOffsetsInTheGroup(BrokerKind kind) throws Exception {
+    void kcatBalancedConsumerReadsEveryPartitionCommitsItsOffsetsAndResumesFromThem(BrokerKind kind) throws Exception {
         // Given
         BrokerProcess broker = kind.shared();
         String topic = createTopic(broker, "kcat-group", 3);
@@ -244,6 +244,23 @@ class KcatIT {
         }
         assertThat(committed).as("offsets kcat committed in %s", group).hasSize(3).allSatisfy((tp, offset) ->
                 assertThat(offset.offset()).as("%s", tp).isEqualTo((RECORDS - tp.partition() + 2) / 3));
+
+        // When: more records, and kcat in the same group again
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()),
+                new StringSerializer(), new StringSerializer())) {
+            for (int i = RECORDS; i < RECORDS + 3; i++) {
+                producer.send(new ProducerRecord<>(topic, i % 3, null, "value-" + i));
+            }
+            producer.flush();
+        }
+        Result resumed = kcat("", "-b", broker.bootstrapServers(), "-G", group, "-X", "auto.offset.reset=earliest",
+                "-e", "-q", "-f", "%p %o %s\\n", topic);
+
+        // Then: it starts at the committed offsets
+        assertThat(resumed.exitCode()).as("%s", resumed).isZero();
+        assertThat(resumed.stdout().lines().sorted().toList()).as("%s", resumed).containsExactly(
+                "0 167 value-501", "1 167 value-502", "2 166 value-500");
         noLeaks(broker);
     }
 
