@@ -4,18 +4,25 @@ import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.fetch.FetchService;
 import io.cairn.broker.fetch.FetchSessionCache;
+import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
 import io.cairn.broker.handler.CreatePartitionsHandler;
 import io.cairn.broker.handler.CreateTopicsHandler;
+import io.cairn.broker.handler.DeleteGroupsHandler;
 import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
+import io.cairn.broker.handler.DescribeGroupsHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.FetchHandler;
+import io.cairn.broker.handler.FindCoordinatorHandler;
+import io.cairn.broker.handler.GroupHandlers;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.InitProducerIdHandler;
+import io.cairn.broker.handler.ListGroupsHandler;
 import io.cairn.broker.handler.ListOffsetsHandler;
 import io.cairn.broker.handler.MetadataHandler;
+import io.cairn.broker.handler.OffsetFetchHandler;
 import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
@@ -58,6 +65,7 @@ public final class CairnServer implements AutoCloseable {
     private final List<LogManager> logManagers = new ArrayList<>();
     private ReplicaManager replicaManager;
     private FetchService fetchService;
+    private GroupCoordinator groupCoordinator;
     private SocketServer socketServer;
     private boolean closed;
 
@@ -97,7 +105,11 @@ public final class CairnServer implements AutoCloseable {
             fetchService = new FetchService(metadata.node(), replicaManager, new FetchSessionCache(
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
                     config.fetchMaxBytes());
-            handlers = handlers(config, metadata.node(), replicaManager, fetchService, extraHandlers);
+            groupCoordinator = new GroupCoordinator(replicaManager, metadata.node(), config.groupConfig(),
+                    config.internalTopics().offsetsPartitions(), Time.SYSTEM);
+            groupCoordinator.start();
+            handlers = handlers(config, metadata.node(), replicaManager, fetchService, groupCoordinator,
+                    extraHandlers);
             socketServer = new SocketServer(config, this::registryFor);
             // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
             // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
@@ -120,7 +132,7 @@ public final class CairnServer implements AutoCloseable {
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
-                                                   List<ApiHandler<?, ?>> extra) {
+                                                   GroupCoordinator groups, List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
                 internal.offsetsPartitions(), internal.offsetsReplication(), internal.transactionPartitions(),
@@ -139,6 +151,17 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
         handlers.add(new InitProducerIdHandler(new ProducerIdManager(node, config.nodeId(), Time.SYSTEM),
                 InitProducerIdHandler.DEFAULT_TRANSACTION_MAX_TIMEOUT_MS));
+        handlers.add(new FindCoordinatorHandler(node, groups, autoCreation));
+        handlers.add(GroupHandlers.joinGroup(groups));
+        handlers.add(GroupHandlers.syncGroup(groups));
+        handlers.add(GroupHandlers.heartbeat(groups));
+        handlers.add(GroupHandlers.leaveGroup(groups));
+        handlers.add(GroupHandlers.offsetCommit(groups, node));
+        handlers.add(new OffsetFetchHandler(groups));
+        handlers.add(GroupHandlers.offsetDelete(groups));
+        handlers.add(new ListGroupsHandler(groups));
+        handlers.add(new DescribeGroupsHandler(groups));
+        handlers.add(new DeleteGroupsHandler(groups));
         handlers.addAll(extra);
         return List.copyOf(handlers);
     }
@@ -179,6 +202,9 @@ public final class CairnServer implements AutoCloseable {
         }
         if (fetchService != null) {
             fetchService.close();
+        }
+        if (groupCoordinator != null) {
+            groupCoordinator.close();
         }
         if (replicaManager != null) {
             replicaManager.close();

@@ -142,12 +142,15 @@ public final class Partition {
      * watermark from the ISR; losing leadership fails the acks=all waiters with NOT_LEADER_OR_FOLLOWER.
      */
     void update(PartitionRegistration newRegistration) {
+        boolean leadershipChanged = false;
         stateLock.writeLock().lock();
         try {
             PartitionRegistration old = registration;
             if (old != null && newRegistration.partitionEpoch() < old.partitionEpoch()) {
                 return;
             }
+            leadershipChanged = old == null || old.leaderEpoch() != newRegistration.leaderEpoch()
+                || old.leader() != newRegistration.leader();
             registration = newRegistration;
             boolean leader = newRegistration.leader() == localBrokerId;
             if (old == null || old.leaderEpoch() != newRegistration.leaderEpoch()) {
@@ -165,6 +168,9 @@ public final class Partition {
             stateLock.writeLock().unlock();
         }
         maybeIncrementHighWatermark();
+        if (leadershipChanged) {
+            listener.onLeadershipChanged(this);
+        }
     }
 
     /**

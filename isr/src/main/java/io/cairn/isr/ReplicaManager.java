@@ -47,7 +47,17 @@ public final class ReplicaManager implements AutoCloseable {
     private final Map<String, String> topicDefaults;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     private final List<PartitionListener> listeners = new CopyOnWriteArrayList<>();
-    private final PartitionListener fanOut = this::notifyListeners;
+    private final PartitionListener fanOut = new PartitionListener() {
+        @Override
+        public void onHighWatermarkAdvanced(Partition partition) {
+            notifyListeners(partition, false);
+        }
+
+        @Override
+        public void onLeadershipChanged(Partition partition) {
+            notifyListeners(partition, true);
+        }
+    };
     private final ExecutorService applier = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "cairn-replica-manager");
         t.setDaemon(true);
@@ -85,15 +95,19 @@ public final class ReplicaManager implements AutoCloseable {
         removeStrayLogs(image);
     }
 
-    /** Adds a listener told when a partition's high watermark moves (the fetch purgatory). */
+    /** Adds a listener told when a partition's high watermark moves (the fetch purgatory) or its leadership changes. */
     public void addListener(PartitionListener listener) {
         listeners.add(listener);
     }
 
-    private void notifyListeners(Partition partition) {
+    private void notifyListeners(Partition partition, boolean leadership) {
         for (PartitionListener l : listeners) {
             try {
-                l.onHighWatermarkAdvanced(partition);
+                if (leadership) {
+                    l.onLeadershipChanged(partition);
+                } else {
+                    l.onHighWatermarkAdvanced(partition);
+                }
             } catch (RuntimeException e) {
                 LOGGER.error("Partition listener failed for {}", partition.topicPartition(), e);
             }
@@ -252,6 +266,7 @@ public final class ReplicaManager implements AutoCloseable {
         }
         partitions.remove(tp, p);
         p.close(new NotLeaderOrFollowerException("Partition " + tp + " was removed from broker " + brokerId));
+        fanOut.onLeadershipChanged(p);
         for (LogManager manager : logManagers) {
             if (manager.getLog(tp.topic(), tp.partition()).isPresent()) {
                 manager.deleteLog(tp.topic(), tp.partition());

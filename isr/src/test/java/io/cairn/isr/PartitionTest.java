@@ -40,12 +40,23 @@ class PartitionTest {
     Path dir;
 
     private final List<Partition> advanced = new ArrayList<>();
+    private final List<Integer> leadershipEpochs = new ArrayList<>();
     private PartitionLog log;
 
     private Partition partition(List<Integer> isr, int leader, int leaderEpoch, int minIsr) {
         log = PartitionLog.open(dir.resolve("orders-0"), LogConfig.defaults(), LogEnvironment.of(Time.SYSTEM), true);
         return new Partition(TP, new Uuid(42L, 7L), ME, log, registration(isr, leader, leaderEpoch, 0), minIsr,
-            advanced::add);
+            new PartitionListener() {
+                @Override
+                public void onHighWatermarkAdvanced(Partition partition) {
+                    advanced.add(partition);
+                }
+
+                @Override
+                public void onLeadershipChanged(Partition partition) {
+                    leadershipEpochs.add(partition.leaderEpoch());
+                }
+            });
     }
 
     private static PartitionRegistration registration(List<Integer> isr, int leader, int leaderEpoch, int epoch) {
@@ -184,5 +195,19 @@ class PartitionTest {
         // Then
         assertThat(p.leaderEpoch()).isEqualTo(3);
         assertThat(p.isLeader()).isTrue();
+    }
+
+    @Test
+    void listenersAreToldOfEveryNewLeaderEpochOrLeaderButNotOfIsrChanges() {
+        // Given a partition this broker leads in epoch 0 (creating it is the first leadership event)
+        Partition p = partition(List.of(ME, 2), ME, 0, 1);
+
+        // When the ISR shrinks, then another broker leads, then this one again
+        p.update(registration(List.of(ME), ME, 0, 1));
+        p.update(registration(List.of(2), 2, 1, 2));
+        p.update(registration(List.of(ME, 2), ME, 2, 3));
+
+        // Then (the coordinators unload and load their state on these events)
+        assertThat(leadershipEpochs).containsExactly(0, 1, 2);
     }
 }

@@ -1,5 +1,6 @@
 package io.cairn.broker.config;
 
+import io.cairn.broker.group.GroupConfig;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -54,6 +55,13 @@ public final class BrokerConfig {
     public static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
     public static final String TRANSACTION_STATE_LOG_REPLICATION_FACTOR = "transaction.state.log.replication.factor";
+    public static final String GROUP_MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
+    public static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
+    public static final String GROUP_INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
+    public static final String GROUP_MAX_SIZE = "group.max.size";
+    public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
+    public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
+    public static final String OFFSET_METADATA_MAX_BYTES = "offset.metadata.max.bytes";
 
     /** Keys the metadata node reads itself ({@code MetadataConfig}); known here so they are not reported. */
     private static final Set<String> METADATA_KEYS = Set.of("metadata.log.dir", "broker.session.timeout.ms",
@@ -70,7 +78,9 @@ public final class BrokerConfig {
             AUTO_CREATE_TOPICS_ENABLE, BROKER_HEARTBEAT_INTERVAL_MS, FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS,
             OFFSETS_TOPIC_NUM_PARTITIONS,
             OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
-            TRANSACTION_STATE_LOG_REPLICATION_FACTOR);
+            TRANSACTION_STATE_LOG_REPLICATION_FACTOR, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
+            GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, OFFSETS_RETENTION_MINUTES,
+            OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES);
 
     private final Map<String, String> originals;
     private final Map<String, String> topicDefaults;
@@ -95,6 +105,7 @@ public final class BrokerConfig {
     private final int fetchMaxBytes;
     private final int fetchSessionCacheSlots;
     private final InternalTopicDefaults internalTopics;
+    private final GroupConfig groupConfig;
 
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
@@ -137,6 +148,18 @@ public final class BrokerConfig {
                 (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 3, 1),
                 values.intValue(TRANSACTION_STATE_LOG_NUM_PARTITIONS, 50, 1),
                 (short) values.intValue(TRANSACTION_STATE_LOG_REPLICATION_FACTOR, 3, 1));
+        this.groupConfig = new GroupConfig(values.intValue(GROUP_MIN_SESSION_TIMEOUT_MS, 6_000, 0),
+                values.intValue(GROUP_MAX_SESSION_TIMEOUT_MS, 1_800_000, 0),
+                values.intValue(GROUP_INITIAL_REBALANCE_DELAY_MS, 3_000, 0),
+                values.intValue(GROUP_MAX_SIZE, Integer.MAX_VALUE, 1),
+                values.intValue(OFFSETS_RETENTION_MINUTES, 10_080, 1) * 60_000L,
+                values.longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS, 600_000L, 1L),
+                values.intValue(OFFSET_METADATA_MAX_BYTES, 4096, 0));
+        if (groupConfig.minSessionTimeoutMs() > groupConfig.maxSessionTimeoutMs()) {
+            throw ConfigException.invalid(GROUP_MIN_SESSION_TIMEOUT_MS, props.get(GROUP_MIN_SESSION_TIMEOUT_MS),
+                    "must not be larger than " + GROUP_MAX_SESSION_TIMEOUT_MS + " (" + groupConfig.maxSessionTimeoutMs()
+                    + ")");
+        }
     }
 
     /** Builds a config from key/value pairs (an in-memory {@code server.properties}). */
@@ -226,12 +249,21 @@ public final class BrokerConfig {
         values.put(CONNECTIONS_MAX_IDLE_MS, Long.toString(connectionsMaxIdleMs));
         values.put(CONTROLLER_LISTENER_NAMES, String.join(",", controllerListenerNames));
         values.put(FETCH_MAX_BYTES, Integer.toString(fetchMaxBytes));
+        values.put(GROUP_INITIAL_REBALANCE_DELAY_MS, Integer.toString(groupConfig.initialRebalanceDelayMs()));
+        values.put(GROUP_MAX_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.maxSessionTimeoutMs()));
+        values.put(GROUP_MAX_SIZE, Integer.toString(groupConfig.maxGroupSize()));
+        values.put(GROUP_MIN_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.minSessionTimeoutMs()));
         values.put(LISTENERS, joined(listeners));
         values.put(LOG_DIRS, String.join(",", logDirs.stream().map(Path::toString).toList()));
         values.put(FETCH_SESSION_CACHE_SLOTS, Integer.toString(fetchSessionCacheSlots));
         values.put(NODE_ID, Integer.toString(nodeId));
         values.put(NUM_IO_THREADS, Integer.toString(numIoThreads));
         values.put(NUM_NETWORK_THREADS, Integer.toString(numNetworkThreads));
+        values.put(OFFSET_METADATA_MAX_BYTES, Integer.toString(groupConfig.offsetMetadataMaxBytes()));
+        values.put(OFFSETS_RETENTION_CHECK_INTERVAL_MS, Long.toString(groupConfig.offsetsRetentionCheckIntervalMs()));
+        values.put(OFFSETS_RETENTION_MINUTES, Long.toString(groupConfig.offsetsRetentionMs() / 60_000L));
+        values.put(OFFSETS_TOPIC_NUM_PARTITIONS, Integer.toString(internalTopics.offsetsPartitions()));
+        values.put(OFFSETS_TOPIC_REPLICATION_FACTOR, Integer.toString(internalTopics.offsetsReplication()));
         values.put(PROCESS_ROLES, String.join(",", processRoles.stream().map(ProcessRole::configName).toList()));
         values.put(QUEUED_MAX_REQUEST_BYTES, Long.toString(queuedMaxRequestBytes));
         values.put(QUEUED_MAX_REQUESTS, Integer.toString(queuedMaxRequests));
@@ -350,6 +382,11 @@ public final class BrokerConfig {
 
     public long brokerHeartbeatIntervalMs() {
         return brokerHeartbeatIntervalMs;
+    }
+
+    /** The group coordinator's settings ({@code group.*}, {@code offsets.retention.*}, ...). */
+    public GroupConfig groupConfig() {
+        return groupConfig;
     }
 
     /** Partitions and replication factor of the internal topics when Metadata auto-creates them. */

@@ -17,7 +17,10 @@ import io.cairn.wire.protocol.ApiMessage;
  */
 public record CoordinatorRecord(ApiMessage key, short keyVersion, ApiMessage value, short valueVersion) {
 
-    /** The version Cairn writes committed offsets with (Kafka 4.x writes 3 unless an expire timestamp is set). */
+    /**
+     * The version Cairn writes committed offsets with. Kafka 4.1 writes 4 (3 plus a tagged topic id Cairn does not
+     * track yet), or 1 for a commit with its own expire timestamp; it reads 3 as well.
+     */
     public static final short OFFSET_VALUE_VERSION = 3;
     /** The version Cairn writes group metadata with. */
     public static final short GROUP_VALUE_VERSION = 3;

@@ -3,6 +3,7 @@ package io.cairn.broker.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cairn.broker.group.GroupConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -229,5 +230,26 @@ class BrokerConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Invalid value yes for configuration auto.create.topics.enable: Expected value to be "
                         + "either true or false");
+    }
+
+    @Test
+    void shouldReadTheGroupCoordinatorSettingsWithKafkasDefaults() {
+        // When
+        BrokerConfig defaults = BrokerConfig.fromMap(Map.of());
+        BrokerConfig set = BrokerConfig.fromMap(Map.of("group.min.session.timeout.ms", "1000",
+                "group.max.session.timeout.ms", "60000", "group.initial.rebalance.delay.ms", "0",
+                "group.max.size", "5", "offsets.retention.minutes", "2", "offsets.retention.check.interval.ms",
+                "1000", "offset.metadata.max.bytes", "10"));
+
+        // Then
+        assertThat(defaults.groupConfig()).isEqualTo(GroupConfig.defaults());
+        assertThat(set.groupConfig()).isEqualTo(new GroupConfig(1000, 60000, 0, 5, 120_000L, 1000L, 10));
+        assertThat(set.unknownKeys()).isEmpty();
+        assertThat(set.effectiveValues()).containsEntry("group.initial.rebalance.delay.ms", "0")
+                .containsEntry("offsets.retention.minutes", "2");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("group.min.session.timeout.ms", "70000",
+                "group.max.session.timeout.ms", "60000")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("group.min.session.timeout.ms");
     }
 }

@@ -1,0 +1,306 @@
+package io.cairn.broker.group;
+
+import io.cairn.broker.group.record.OffsetCommitKey;
+import io.cairn.broker.group.record.OffsetCommitValue;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.OffsetCommitRequestData;
+import io.cairn.wire.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
+import io.cairn.wire.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import io.cairn.wire.message.OffsetCommitResponseData;
+import io.cairn.wire.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
+import io.cairn.wire.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
+import io.cairn.wire.message.OffsetDeleteRequestData;
+import io.cairn.wire.message.OffsetDeleteRequestData.OffsetDeleteRequestPartition;
+import io.cairn.wire.message.OffsetDeleteRequestData.OffsetDeleteRequestTopic;
+import io.cairn.wire.message.OffsetDeleteResponseData;
+import io.cairn.wire.message.OffsetDeleteResponseData.OffsetDeleteResponsePartition;
+import io.cairn.wire.message.OffsetDeleteResponseData.OffsetDeleteResponseTopic;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * The committed offsets of the groups of one coordinator shard (Kafka's {@code OffsetMetadataManager} for
+ * non-transactional commits): commits are written to {@code __consumer_offsets} and become visible once the write
+ * is committed, fetches read the in-memory map, deletes write tombstones, and offsets of groups that stayed empty
+ * longer than {@code offsets.retention.minutes} expire (KIP-211).
+ *
+ * <p>Thread-safety: confined to the coordinator thread, like every shard state machine.
+ */
+public final class OffsetManager {
+
+    private static final Logger LOGGER = org.apache.logging.log4j.LogManager.getLogger(OffsetManager.class);
+
+    /** The committed offset of one partition, as its last record says. */
+    public record CommittedOffset(long offset, int leaderEpoch, String metadata, long commitTimestampMs,
+                                  long expireTimestampMs) {
+    }
+
+    /** A topic partition of a commit (the group's key space); compared by name and index. */
+    public record TopicPartitionKey(String topic, int partition) implements Comparable<TopicPartitionKey> {
+        @Override
+        public int compareTo(TopicPartitionKey o) {
+            int byTopic = topic.compareTo(o.topic);
+            return byTopic != 0 ? byTopic : Integer.compare(partition, o.partition);
+        }
+    }
+
+    private final ShardContext ctx;
+    private final GroupConfig config;
+    private final Map<String, TreeMap<TopicPartitionKey, CommittedOffset>> offsets = new HashMap<>();
+
+    public OffsetManager(ShardContext ctx, GroupConfig config) {
+        this.ctx = ctx;
+        this.config = config;
+    }
+
+    /**
+     * Writes the commit after {@code validation} (the group's verdict: NONE or the error every partition gets) and
+     * completes with the response once the records are committed. Partitions with oversized metadata get
+     * OFFSET_METADATA_TOO_LARGE and are not written; a failed write answers every written partition with the
+     * mapped error (Kafka's: NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, INVALID_COMMIT_OFFSET_SIZE).
+     *
+     * @param unknownTopic tells whether a topic is unknown to the cluster (its partitions get
+     *                     UNKNOWN_TOPIC_OR_PARTITION, as Kafka's KafkaApis answers)
+     */
+    public CompletableFuture<OffsetCommitResponseData> commit(OffsetCommitRequestData request, short version,
+                                                             Errors validation,
+                                                             java.util.function.Predicate<String> unknownTopic) {
+        OffsetCommitResponseData response = new OffsetCommitResponseData();
+        long now = ctx.nowMs();
+        long expireTimestamp = version <= 4 && request.retentionTimeMs() >= 0
+            ? now + request.retentionTimeMs() : -1L;
+        List<CoordinatorRecord> records = new ArrayList<>();
+        Map<TopicPartitionKey, CommittedOffset> written = new LinkedHashMap<>();
+        List<OffsetCommitResponsePartition> writtenResults = new ArrayList<>();
+        for (OffsetCommitRequestTopic topic : request.topics()) {
+            OffsetCommitResponseTopic topicResult = new OffsetCommitResponseTopic().setName(topic.name())
+                .setTopicId(topic.topicId());
+            response.topics().add(topicResult);
+            boolean unknown = unknownTopic.test(topic.name());
+            for (OffsetCommitRequestPartition p : topic.partitions()) {
+                OffsetCommitResponsePartition result = new OffsetCommitResponsePartition()
+                    .setPartitionIndex(p.partitionIndex());
+                topicResult.partitions().add(result);
+                Errors error = validation != Errors.NONE ? validation
+                    : unknown ? Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    : metadataTooLarge(p.committedMetadata()) ? Errors.OFFSET_METADATA_TOO_LARGE : Errors.NONE;
+                result.setErrorCode(error.code());
+                if (error != Errors.NONE) {
+                    continue;
+                }
+                String metadata = p.committedMetadata() == null ? "" : p.committedMetadata();
+                CommittedOffset offset = new CommittedOffset(p.committedOffset(), p.committedLeaderEpoch(),
+                    metadata, now, expireTimestamp);
+                TopicPartitionKey key = new TopicPartitionKey(topic.name(), p.partitionIndex());
+                written.put(key, offset);
+                writtenResults.add(result);
+                records.add(offsetRecord(request.groupId(), key, offset));
+            }
+        }
+        if (records.isEmpty()) {
+            return CompletableFuture.completedFuture(response);
+        }
+        return ctx.write(records).handle((ignored, failure) -> {
+            if (failure != null) {
+                Errors error = commitError(failure);
+                writtenResults.forEach(r -> r.setErrorCode(error.code()));
+                return response;
+            }
+            written.forEach((key, offset) -> put(request.groupId(), key, offset));
+            return response;
+        });
+    }
+
+    private boolean metadataTooLarge(String metadata) {
+        return metadata != null && metadata.length() > config.offsetMetadataMaxBytes();
+    }
+
+    /** Kafka's mapping of a failed offset write to the error the committing client sees. */
+    static Errors commitError(Throwable failure) {
+        Errors error = Errors.forException(failure);
+        switch (error) {
+            case NOT_LEADER_OR_FOLLOWER:
+            case NOT_COORDINATOR:
+                return Errors.NOT_COORDINATOR;
+            case UNKNOWN_TOPIC_OR_PARTITION:
+            case NOT_ENOUGH_REPLICAS:
+            case NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+            case REQUEST_TIMED_OUT:
+            case COORDINATOR_NOT_AVAILABLE:
+            case KAFKA_STORAGE_ERROR:
+                return Errors.COORDINATOR_NOT_AVAILABLE;
+            case MESSAGE_TOO_LARGE:
+            case RECORD_LIST_TOO_LARGE:
+            case INVALID_FETCH_SIZE:
+                return Errors.INVALID_COMMIT_OFFSET_SIZE;
+            default:
+                LOGGER.warn("Offset commit failed with an unexpected error", failure);
+                return Errors.UNKNOWN_SERVER_ERROR;
+        }
+    }
+
+    private static CoordinatorRecord offsetRecord(String groupId, TopicPartitionKey key, CommittedOffset offset) {
+        OffsetCommitKey recordKey = new OffsetCommitKey().setGroup(groupId).setTopic(key.topic())
+            .setPartition(key.partition());
+        // Kafka writes version 1 only for a commit with its own retention (OffsetCommit v2-v4 retention_time_ms);
+        // that version has no leader epoch.
+        boolean withExpiry = offset.expireTimestampMs() >= 0;
+        OffsetCommitValue value = new OffsetCommitValue().setOffset(offset.offset())
+            .setLeaderEpoch(withExpiry ? -1 : offset.leaderEpoch()).setMetadata(offset.metadata())
+            .setCommitTimestamp(offset.commitTimestampMs()).setExpireTimestamp(offset.expireTimestampMs());
+        short valueVersion = withExpiry ? 1 : CoordinatorRecord.OFFSET_VALUE_VERSION;
+        return new CoordinatorRecord(recordKey, (short) 1, value, valueVersion);
+    }
+
+    private void put(String groupId, TopicPartitionKey key, CommittedOffset offset) {
+        offsets.computeIfAbsent(groupId, g -> new TreeMap<>()).put(key, offset);
+    }
+
+    private void remove(String groupId, TopicPartitionKey key) {
+        TreeMap<TopicPartitionKey, CommittedOffset> group = offsets.get(groupId);
+        if (group != null) {
+            group.remove(key);
+            if (group.isEmpty()) {
+                offsets.remove(groupId);
+            }
+        }
+    }
+
+    /** The committed offset, or null. */
+    public CommittedOffset offset(String groupId, String topic, int partition) {
+        TreeMap<TopicPartitionKey, CommittedOffset> group = offsets.get(groupId);
+        return group == null ? null : group.get(new TopicPartitionKey(topic, partition));
+    }
+
+    /** Every committed offset of the group, ordered by topic and partition (empty when none). */
+    public Map<TopicPartitionKey, CommittedOffset> offsets(String groupId) {
+        TreeMap<TopicPartitionKey, CommittedOffset> group = offsets.get(groupId);
+        return group == null ? Map.of() : java.util.Collections.unmodifiableMap(group);
+    }
+
+    /** Whether the group has any committed offset. */
+    public boolean hasOffsets(String groupId) {
+        return offsets.containsKey(groupId);
+    }
+
+    /** Groups with committed offsets. */
+    public Set<String> groupIds() {
+        return java.util.Collections.unmodifiableSet(offsets.keySet());
+    }
+
+    /** The tombstones of every committed offset of the group (DeleteGroups writes them with the group's own). */
+    public List<CoordinatorRecord> deleteAllRecords(String groupId) {
+        List<CoordinatorRecord> records = new ArrayList<>();
+        offsets(groupId).keySet().forEach(key -> records.add(CoordinatorRecord.offsetTombstone(
+            new OffsetCommitKey().setGroup(groupId).setTopic(key.topic()).setPartition(key.partition()))));
+        return records;
+    }
+
+    /** Forgets every offset of the group once its tombstones are written. */
+    public void forgetGroup(String groupId) {
+        offsets.remove(groupId);
+    }
+
+    /**
+     * OffsetDelete: every partition of a topic the group allows to delete (NONE from {@code topicCheck}) loses its
+     * committed offset through a tombstone; the others carry the check's error.
+     */
+    public CompletableFuture<OffsetDeleteResponseData> delete(OffsetDeleteRequestData request,
+                                                              BiFunction<String, String, Errors> topicCheck) {
+        OffsetDeleteResponseData response = new OffsetDeleteResponseData().setErrorCode(Errors.NONE.code());
+        List<CoordinatorRecord> records = new ArrayList<>();
+        List<TopicPartitionKey> deleted = new ArrayList<>();
+        String groupId = request.groupId();
+        for (OffsetDeleteRequestTopic topic : request.topics()) {
+            OffsetDeleteResponseTopic topicResult = new OffsetDeleteResponseTopic().setName(topic.name());
+            response.topics().add(topicResult);
+            Errors error = topicCheck.apply(groupId, topic.name());
+            for (OffsetDeleteRequestPartition p : topic.partitions()) {
+                topicResult.partitions().add(new OffsetDeleteResponsePartition().setPartitionIndex(p.partitionIndex())
+                    .setErrorCode(error.code()));
+                TopicPartitionKey key = new TopicPartitionKey(topic.name(), p.partitionIndex());
+                if (error == Errors.NONE && offset(groupId, topic.name(), p.partitionIndex()) != null) {
+                    deleted.add(key);
+                    records.add(CoordinatorRecord.offsetTombstone(new OffsetCommitKey().setGroup(groupId)
+                        .setTopic(key.topic()).setPartition(key.partition())));
+                }
+            }
+        }
+        if (records.isEmpty()) {
+            return CompletableFuture.completedFuture(response);
+        }
+        return ctx.write(records).handle((ignored, failure) -> {
+            if (failure != null) {
+                return new OffsetDeleteResponseData().setErrorCode(commitError(failure).code());
+            }
+            deleted.forEach(key -> remove(groupId, key));
+            return response;
+        });
+    }
+
+    /** Loading: applies one offset record of the log (a null value deletes the offset). */
+    public void replay(OffsetCommitKey key, OffsetCommitValue valueOrNull) {
+        TopicPartitionKey tp = new TopicPartitionKey(key.topic(), key.partition());
+        if (valueOrNull == null) {
+            remove(key.group(), tp);
+        } else {
+            put(key.group(), tp, new CommittedOffset(valueOrNull.offset(), valueOrNull.leaderEpoch(),
+                valueOrNull.metadata(), valueOrNull.commitTimestamp(), valueOrNull.expireTimestamp()));
+        }
+    }
+
+    /**
+     * The tombstones of offsets that have expired (Kafka's rule, KIP-211): offsets of a group without members
+     * expire {@code offsets.retention.minutes} after the group became empty (or after their commit, when that is
+     * later or the group's empty time is unknown); a commit made with its own retention (OffsetCommit v2-v4)
+     * expires at its expire timestamp. Groups with members keep their offsets.
+     *
+     * @param emptySince for a group id, when its group became empty, -1 if unknown, or null if it has members
+     */
+    public Map<String, List<TopicPartitionKey>> expiredOffsets(java.util.function.Function<String, Long> emptySince) {
+        long now = ctx.nowMs();
+        Map<String, List<TopicPartitionKey>> expired = new TreeMap<>();
+        for (Map.Entry<String, TreeMap<TopicPartitionKey, CommittedOffset>> group : offsets.entrySet()) {
+            Long since = emptySince.apply(group.getKey());
+            if (since == null) {
+                continue;
+            }
+            for (Iterator<Map.Entry<TopicPartitionKey, CommittedOffset>> it = group.getValue().entrySet().iterator();
+                 it.hasNext(); ) {
+                Map.Entry<TopicPartitionKey, CommittedOffset> entry = it.next();
+                CommittedOffset offset = entry.getValue();
+                boolean gone = offset.expireTimestampMs() >= 0
+                    ? now >= offset.expireTimestampMs()
+                    : now - Math.max(since, offset.commitTimestampMs()) >= config.offsetsRetentionMs();
+                if (gone) {
+                    expired.computeIfAbsent(group.getKey(), g -> new ArrayList<>()).add(entry.getKey());
+                }
+            }
+        }
+        return expired;
+    }
+
+    /** Writes the tombstones of {@code expired} and forgets those offsets once written. */
+    public CompletableFuture<Void> expire(Map<String, List<TopicPartitionKey>> expired) {
+        List<CoordinatorRecord> records = new ArrayList<>();
+        expired.forEach((groupId, keys) -> keys.forEach(key -> records.add(CoordinatorRecord.offsetTombstone(
+            new OffsetCommitKey().setGroup(groupId).setTopic(key.topic()).setPartition(key.partition())))));
+        if (records.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return ctx.write(records).thenRun(() -> {
+            expired.forEach((groupId, keys) -> keys.forEach(key -> remove(groupId, key)));
+            LOGGER.info("Removed {} expired offset(s) of {} group(s) in __consumer_offsets-{}", records.size(),
+                expired.size(), ctx.partitionIndex());
+        });
+    }
+}

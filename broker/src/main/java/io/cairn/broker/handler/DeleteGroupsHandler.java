@@ -1,0 +1,92 @@
+package io.cairn.broker.handler;
+
+import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.broker.group.GroupShard;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.DeleteGroupsRequestData;
+import io.cairn.wire.message.DeleteGroupsResponseData;
+import io.cairn.wire.message.DeleteGroupsResponseData.DeletableGroupResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * DeleteGroups v0-v2: each group is deleted on its coordinator shard when it has no members (NON_EMPTY_GROUP
+ * otherwise, GROUP_ID_NOT_FOUND for an unknown group): the tombstones of its offsets and of its metadata are written
+ * together and the group is gone once they are committed. Immutable, thread-safe.
+ */
+public final class DeleteGroupsHandler implements ApiHandler<DeleteGroupsRequestData, DeleteGroupsResponseData> {
+
+    private final GroupCoordinator coordinator;
+
+    public DeleteGroupsHandler(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKey apiKey() {
+        return ApiKey.DELETE_GROUPS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 2;
+    }
+
+    @Override
+    public CompletionStage<DeleteGroupsResponseData> handle(RequestContext ctx, DeleteGroupsRequestData request) {
+        List<CompletableFuture<DeletableGroupResult>> results = new ArrayList<>();
+        for (String groupId : request.groupsNames()) {
+            results.add(delete(groupId).thenApply(error -> new DeletableGroupResult().setGroupId(groupId)
+                .setErrorCode(error.code())));
+        }
+        return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
+            DeleteGroupsResponseData response = new DeleteGroupsResponseData().setThrottleTimeMs(0);
+            results.forEach(r -> response.results().add(r.join()));
+            return response;
+        });
+    }
+
+    private CompletableFuture<Errors> delete(String groupId) {
+        if (groupId == null || groupId.isEmpty()) {
+            return CompletableFuture.completedFuture(Errors.INVALID_GROUP_ID);
+        }
+        CompletableFuture<Errors> answer;
+        try {
+            answer = coordinator.call(groupId, shard -> delete(shard, groupId));
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        return answer.exceptionally(failure -> {
+            Errors error = Errors.forException(failure);
+            return error == Errors.NOT_LEADER_OR_FOLLOWER ? Errors.NOT_COORDINATOR : error;
+        });
+    }
+
+    private static CompletableFuture<Errors> delete(GroupShard shard, String groupId) {
+        Errors error = shard.groups().validateDeleteGroup(groupId);
+        if (error != Errors.NONE) {
+            return CompletableFuture.completedFuture(error);
+        }
+        List<CoordinatorRecord> records = new ArrayList<>(shard.offsets().deleteAllRecords(groupId));
+        records.addAll(shard.groups().deleteGroup(groupId));
+        shard.offsets().forgetGroup(groupId);
+        return shard.write(records).thenApply(ignored -> Errors.NONE);
+    }
+
+    @Override
+    public DeleteGroupsResponseData errorResponse(RequestContext ctx, DeleteGroupsRequestData request, Errors error) {
+        DeleteGroupsResponseData response = new DeleteGroupsResponseData().setThrottleTimeMs(0);
+        request.groupsNames().forEach(g -> response.results().add(new DeletableGroupResult().setGroupId(g)
+            .setErrorCode(error.code())));
+        return response;
+    }
+}

@@ -1,0 +1,145 @@
+package io.cairn.broker.handler;
+
+import static java.util.concurrent.CompletableFuture.completedFuture;
+
+import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.BrokerEndpoint;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.PartitionRegistration;
+import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.FindCoordinatorRequestData;
+import io.cairn.wire.message.FindCoordinatorResponseData;
+import io.cairn.wire.message.FindCoordinatorResponseData.Coordinator;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * FindCoordinator v0-v6 (Kafka's {@code getCoordinator}): the coordinator of a group is the leader of the group's
+ * {@code __consumer_offsets} partition, answered with its endpoint on the request's listener. Before the topic
+ * exists the first request creates it (as Kafka does, whatever {@code auto.create.topics.enable} says) and the
+ * answer is COORDINATOR_NOT_AVAILABLE until it has a leader; v4+ answers a batch of keys one by one.
+ *
+ * <p>Cairn runs no transaction coordinator yet: a TRANSACTION key is COORDINATOR_NOT_AVAILABLE (what Kafka answers
+ * while its transaction state topic cannot be used), so a transactional producer waits and times out instead of
+ * writing without one. A SHARE key is INVALID_REQUEST as on a Kafka broker without share groups, and an unknown key
+ * type INVALID_REQUEST. Thread-safe, never blocks.
+ */
+public final class FindCoordinatorHandler
+        implements ApiHandler<FindCoordinatorRequestData, FindCoordinatorResponseData> {
+
+    private static final Logger LOGGER = LogManager.getLogger(FindCoordinatorHandler.class);
+    private static final byte GROUP = 0;
+    private static final byte TRANSACTION = 1;
+    private static final byte SHARE = 2;
+
+    private final MetadataNode metadata;
+    private final GroupCoordinator groups;
+    private final AutoTopicCreation autoCreation;
+    private final AtomicBoolean creating = new AtomicBoolean();
+
+    public FindCoordinatorHandler(MetadataNode metadata, GroupCoordinator groups, AutoTopicCreation autoCreation) {
+        this.metadata = metadata;
+        this.groups = groups;
+        this.autoCreation = autoCreation;
+    }
+
+    @Override
+    public ApiKey apiKey() {
+        return ApiKey.FIND_COORDINATOR;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 6;
+    }
+
+    @Override
+    public CompletionStage<FindCoordinatorResponseData> handle(RequestContext ctx, FindCoordinatorRequestData request) {
+        FindCoordinatorResponseData response = new FindCoordinatorResponseData().setThrottleTimeMs(0);
+        if (ctx.apiVersion() >= 4) {
+            for (String key : request.coordinatorKeys()) {
+                response.coordinators().add(find(ctx, request.keyType(), key).setKey(key));
+            }
+            return completedFuture(response);
+        }
+        Coordinator found = find(ctx, request.keyType(), request.key());
+        return completedFuture(response.setErrorCode(found.errorCode()).setErrorMessage(found.errorMessage())
+            .setNodeId(found.nodeId()).setHost(found.host()).setPort(found.port()));
+    }
+
+    private Coordinator find(RequestContext ctx, byte keyType, String key) {
+        if (keyType == TRANSACTION) {
+            return error(Errors.COORDINATOR_NOT_AVAILABLE, "This broker runs no transaction coordinator");
+        }
+        if (keyType == SHARE) {
+            return error(Errors.INVALID_REQUEST, "Share groups are not enabled on this broker");
+        }
+        if (keyType != GROUP) {
+            return error(Errors.INVALID_REQUEST, "Unknown coordinator type " + keyType);
+        }
+        MetadataImage image = metadata.currentImage();
+        if (groups.topic().isEmpty()) {
+            createOffsetsTopic();
+            return error(Errors.COORDINATOR_NOT_AVAILABLE, null);
+        }
+        int partition = groups.partitionFor(key);
+        Optional<PartitionRegistration> registration = image.partition(
+            new TopicPartition(GroupCoordinator.TOPIC, partition));
+        Optional<BrokerEndpoint> leader = registration.flatMap(r ->
+            ClusterView.aliveEndpoint(image, r.leader(), ctx.listenerName()));
+        if (leader.isEmpty()) {
+            return error(Errors.COORDINATOR_NOT_AVAILABLE, null);
+        }
+        return new Coordinator().setErrorCode(Errors.NONE.code()).setErrorMessage(Errors.NONE.message())
+            .setNodeId(registration.get().leader()).setHost(leader.get().host()).setPort(leader.get().port());
+    }
+
+    private static Coordinator error(Errors error, String message) {
+        return new Coordinator().setErrorCode(error.code()).setErrorMessage(message == null ? error.message() : message)
+            .setNodeId(-1).setHost("").setPort(-1);
+    }
+
+    /** Asks the controller to create {@code __consumer_offsets}, one request at a time. */
+    private void createOffsetsTopic() {
+        if (!creating.compareAndSet(false, true)) {
+            return;
+        }
+        CreateTopicsRequestData creation = new CreateTopicsRequestData().setTimeoutMs(30_000);
+        creation.topics().add(autoCreation.creatableTopic(GroupCoordinator.TOPIC));
+        metadata.createTopics(creation).whenComplete((response, failure) -> {
+            creating.set(false);
+            if (failure != null) {
+                LOGGER.info("Creation of {} failed: {}", GroupCoordinator.TOPIC, failure.toString());
+                return;
+            }
+            response.topics().stream().filter(t -> t.errorCode() != Errors.NONE.code()
+                    && t.errorCode() != Errors.TOPIC_ALREADY_EXISTS.code())
+                .forEach(t -> LOGGER.warn("Creation of {} failed: {} {} (offsets.topic.replication.factor is {})",
+                    t.name(), Errors.forCode(t.errorCode()), t.errorMessage(), autoCreation.offsetsReplication()));
+        });
+    }
+
+    @Override
+    public FindCoordinatorResponseData errorResponse(RequestContext ctx, FindCoordinatorRequestData request,
+                                                     Errors error) {
+        FindCoordinatorResponseData response = new FindCoordinatorResponseData().setThrottleTimeMs(0);
+        if (ctx.apiVersion() >= 4) {
+            request.coordinatorKeys().forEach(key -> response.coordinators().add(error(error, null).setKey(key)));
+            return response;
+        }
+        return response.setErrorCode(error.code()).setErrorMessage(error.message()).setNodeId(-1).setHost("")
+            .setPort(-1);
+    }
+}

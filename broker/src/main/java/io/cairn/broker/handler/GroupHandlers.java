@@ -1,0 +1,144 @@
+package io.cairn.broker.handler;
+
+import io.cairn.broker.group.ClientInfo;
+import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.broker.group.GroupShard;
+import io.cairn.metadata.MetadataNode;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.HeartbeatRequestData;
+import io.cairn.wire.message.HeartbeatResponseData;
+import io.cairn.wire.message.JoinGroupRequestData;
+import io.cairn.wire.message.JoinGroupResponseData;
+import io.cairn.wire.message.LeaveGroupRequestData;
+import io.cairn.wire.message.LeaveGroupResponseData;
+import io.cairn.wire.message.OffsetCommitRequestData;
+import io.cairn.wire.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
+import io.cairn.wire.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import io.cairn.wire.message.OffsetCommitResponseData;
+import io.cairn.wire.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
+import io.cairn.wire.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
+import io.cairn.wire.message.OffsetDeleteRequestData;
+import io.cairn.wire.message.OffsetDeleteResponseData;
+import io.cairn.wire.message.SyncGroupRequestData;
+import io.cairn.wire.message.SyncGroupResponseData;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The APIs about one group (Kafka 4.1.1's versions): JoinGroup v0-v9, SyncGroup v0-v5, Heartbeat v0-v4 and
+ * LeaveGroup v0-v5, served by the group's {@code ClassicGroupManager}, and OffsetCommit v2-v9 and OffsetDelete v0,
+ * served by its {@code OffsetManager} after the group's checks, each on the group's coordinator shard, with Kafka's
+ * whole-request error responses. Stateless factories.
+ */
+public final class GroupHandlers {
+
+    private static final String UNKNOWN_MEMBER_ID = "";
+
+    private GroupHandlers() {
+    }
+
+    public static ApiHandler<JoinGroupRequestData, JoinGroupResponseData> joinGroup(GroupCoordinator coordinator) {
+        return new GroupApiHandler<>(ApiKey.JOIN_GROUP, 0, 9, coordinator, JoinGroupRequestData::groupId,
+            (shard, ctx, request) -> shard.groups().join(clientInfo(ctx), request, ctx.apiVersion()),
+            (ctx, request, error) -> joinError(ctx.apiVersion(), error));
+    }
+
+    /** Kafka's JoinGroupRequest.getErrorResponse. */
+    static JoinGroupResponseData joinError(short version, Errors error) {
+        return new JoinGroupResponseData().setThrottleTimeMs(0).setErrorCode(error.code()).setGenerationId(-1)
+            .setProtocolType(null).setProtocolName(version >= 7 ? null : "").setLeader(UNKNOWN_MEMBER_ID)
+            .setMemberId(UNKNOWN_MEMBER_ID).setMembers(List.of());
+    }
+
+    public static ApiHandler<SyncGroupRequestData, SyncGroupResponseData> syncGroup(GroupCoordinator coordinator) {
+        return new GroupApiHandler<>(ApiKey.SYNC_GROUP, 0, 5, coordinator, SyncGroupRequestData::groupId,
+            (shard, ctx, request) -> shard.groups().sync(request, ctx.apiVersion()),
+            (ctx, request, error) -> new SyncGroupResponseData().setThrottleTimeMs(0).setErrorCode(error.code())
+                .setProtocolType(null).setProtocolName(null).setAssignment(new byte[0]));
+    }
+
+    public static ApiHandler<HeartbeatRequestData, HeartbeatResponseData> heartbeat(GroupCoordinator coordinator) {
+        return new GroupApiHandler<>(ApiKey.HEARTBEAT, 0, 4, coordinator, HeartbeatRequestData::groupId,
+            (shard, ctx, request) -> shard.groups().heartbeat(request, ctx.apiVersion()),
+            (ctx, request, error) -> new HeartbeatResponseData().setThrottleTimeMs(0).setErrorCode(error.code()));
+    }
+
+    public static ApiHandler<LeaveGroupRequestData, LeaveGroupResponseData> leaveGroup(GroupCoordinator coordinator) {
+        return new GroupApiHandler<>(ApiKey.LEAVE_GROUP, 0, 5, coordinator, LeaveGroupRequestData::groupId,
+            (shard, ctx, request) -> shard.groups().leave(request, ctx.apiVersion()),
+            (ctx, request, error) -> new LeaveGroupResponseData().setThrottleTimeMs(0).setErrorCode(error.code()));
+    }
+
+    public static ApiHandler<OffsetCommitRequestData, OffsetCommitResponseData> offsetCommit(
+            GroupCoordinator coordinator, MetadataNode metadata) {
+        return new GroupApiHandler<>(ApiKey.OFFSET_COMMIT, 2, 9, coordinator, OffsetCommitRequestData::groupId,
+            (shard, ctx, request) -> {
+                Errors validation = shard.groups().validateOffsetCommit(request.groupId(),
+                    request.generationIdOrMemberEpoch(), request.memberId(), request.groupInstanceId(),
+                    ctx.apiVersion());
+                return shard.offsets().commit(request, ctx.apiVersion(), validation,
+                    topic -> metadata.currentImage().topic(topic).isEmpty());
+            },
+            (ctx, request, error) -> offsetCommitError(request, error));
+    }
+
+    /** Kafka's OffsetCommitRequest.getErrorResponse: every partition carries the error. */
+    static OffsetCommitResponseData offsetCommitError(OffsetCommitRequestData request, Errors error) {
+        OffsetCommitResponseData response = new OffsetCommitResponseData().setThrottleTimeMs(0);
+        for (OffsetCommitRequestTopic topic : request.topics()) {
+            OffsetCommitResponseTopic result = new OffsetCommitResponseTopic().setName(topic.name())
+                .setTopicId(topic.topicId());
+            for (OffsetCommitRequestPartition p : topic.partitions()) {
+                result.partitions().add(new OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex())
+                    .setErrorCode(error.code()));
+            }
+            response.topics().add(result);
+        }
+        return response;
+    }
+
+    public static ApiHandler<OffsetDeleteRequestData, OffsetDeleteResponseData> offsetDelete(
+            GroupCoordinator coordinator) {
+        return new GroupApiHandler<>(ApiKey.OFFSET_DELETE, 0, 0, coordinator, OffsetDeleteRequestData::groupId,
+            GroupHandlers::deleteOffsets,
+            (ctx, request, error) -> new OffsetDeleteResponseData().setThrottleTimeMs(0).setErrorCode(error.code()));
+    }
+
+    /**
+     * Kafka's deleteOffsets: a group that does not exist is GROUP_ID_NOT_FOUND and a non-empty group of another
+     * protocol NON_EMPTY_GROUP, for the whole request; a topic the group subscribes to is GROUP_SUBSCRIBED_TO_TOPIC
+     * for its partitions; the others lose their committed offsets.
+     */
+    private static CompletableFuture<OffsetDeleteResponseData> deleteOffsets(GroupShard shard, RequestContext ctx,
+                                                                           OffsetDeleteRequestData request) {
+        String groupId = request.groupId();
+        Errors groupError = shard.groups().group(groupId).isEmpty() ? Errors.GROUP_ID_NOT_FOUND : Errors.NONE;
+        for (OffsetDeleteRequestData.OffsetDeleteRequestTopic topic : request.topics()) {
+            if (groupError != Errors.NONE) {
+                break;
+            }
+            Errors error = shard.groups().validateOffsetDelete(groupId, topic.name());
+            if (error == Errors.GROUP_ID_NOT_FOUND || error == Errors.NON_EMPTY_GROUP) {
+                groupError = error;
+            }
+        }
+        if (groupError != Errors.NONE) {
+            return CompletableFuture.completedFuture(new OffsetDeleteResponseData().setThrottleTimeMs(0)
+                .setErrorCode(groupError.code()));
+        }
+        return shard.offsets().delete(request, (group, topic) -> shard.groups().validateOffsetDelete(group, topic));
+    }
+
+    /** The client id and host DescribeGroups reports for a member (Kafka prints the host as "/address"). */
+    static ClientInfo clientInfo(RequestContext ctx) {
+        String clientId = ctx.clientId() == null ? "" : ctx.clientId();
+        SocketAddress remote = ctx.connection().remoteAddress();
+        String host = remote instanceof InetSocketAddress
+            ? "/" + ((InetSocketAddress) remote).getAddress().getHostAddress()
+            : String.valueOf(remote);
+        return new ClientInfo(clientId, host);
+    }
+}

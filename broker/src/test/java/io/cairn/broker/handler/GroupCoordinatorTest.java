@@ -1,0 +1,218 @@
+package io.cairn.broker.handler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.cairn.broker.group.GroupConfig;
+import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.log.Time;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.DeleteGroupsRequestData;
+import io.cairn.wire.message.DeleteGroupsResponseData;
+import io.cairn.wire.message.DescribeGroupsRequestData;
+import io.cairn.wire.message.DescribeGroupsResponseData.DescribedGroup;
+import io.cairn.wire.message.FindCoordinatorRequestData;
+import io.cairn.wire.message.FindCoordinatorResponseData;
+import io.cairn.wire.message.FindCoordinatorResponseData.Coordinator;
+import io.cairn.wire.message.JoinGroupRequestData;
+import io.cairn.wire.message.JoinGroupRequestData.JoinGroupRequestProtocol;
+import io.cairn.wire.message.JoinGroupResponseData;
+import io.cairn.wire.message.LeaveGroupRequestData;
+import io.cairn.wire.message.LeaveGroupResponseData;
+import io.cairn.wire.message.ListGroupsRequestData;
+import io.cairn.wire.message.ListGroupsResponseData;
+import io.cairn.wire.message.OffsetCommitRequestData;
+import io.cairn.wire.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
+import io.cairn.wire.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import io.cairn.wire.message.OffsetCommitResponseData;
+import io.cairn.wire.message.OffsetFetchRequestData;
+import io.cairn.wire.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
+import io.cairn.wire.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
+import io.cairn.wire.message.OffsetFetchResponseData;
+import io.cairn.wire.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
+import io.cairn.wire.message.SyncGroupRequestData;
+import io.cairn.wire.message.SyncGroupRequestData.SyncGroupRequestAssignment;
+import io.cairn.wire.message.SyncGroupResponseData;
+import io.cairn.wire.protocol.ApiMessage;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The group coordinator behind its handlers, on a real metadata node, real logs and a real {@code
+ * __consumer_offsets}: FindCoordinator creates the topic, commits survive a reload from the log, a group goes through
+ * join, sync, describe, list, leave and delete.
+ */
+@Timeout(120)
+class GroupCoordinatorTest {
+
+    private static final int OFFSETS_PARTITIONS = 3;
+
+    @TempDir
+    Path dir;
+
+    private PartitionsFixture fixture;
+    private GroupCoordinator coordinator;
+
+    @BeforeEach
+    void start() throws Exception {
+        fixture = PartitionsFixture.start(dir);
+        coordinator = newCoordinator();
+    }
+
+    @AfterEach
+    void stop() {
+        coordinator.close();
+        fixture.close();
+    }
+
+    private GroupCoordinator newCoordinator() {
+        GroupCoordinator created = new GroupCoordinator(fixture.replicaManager(), fixture.metadata().node(),
+            new GroupConfig(6_000, 300_000, 0, 10, 7L * 24 * 3_600_000, 600_000, 64), OFFSETS_PARTITIONS,
+            Time.SYSTEM);
+        created.start();
+        return created;
+    }
+
+    private static <S> S call(ApiHandler<?, ?> handler, ApiMessage request, int version) throws Exception {
+        @SuppressWarnings("unchecked")
+        ApiHandler<ApiMessage, ApiMessage> h = (ApiHandler<ApiMessage, ApiMessage>) handler;
+        @SuppressWarnings("unchecked")
+        S response = (S) h.handle(MetadataFixture.context(h.apiKey(), version), request).toCompletableFuture()
+            .get(30, TimeUnit.SECONDS);
+        return response;
+    }
+
+    private FindCoordinatorHandler findCoordinator() {
+        return new FindCoordinatorHandler(fixture.metadata().node(), coordinator,
+            new AutoTopicCreation(true, OFFSETS_PARTITIONS, (short) 1, 1, (short) 1));
+    }
+
+    /** Finds the coordinator of {@code group} until it is this broker (the topic is created by the first call). */
+    private void awaitCoordinator(String group) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            FindCoordinatorResponseData response = call(findCoordinator(),
+                new FindCoordinatorRequestData().setKeyType((byte) 0).setCoordinatorKeys(List.of(group)), 4);
+            return response.coordinators().get(0).errorCode() == Errors.NONE.code();
+        });
+    }
+
+    private OffsetCommitResponseData commit(String group, String topic, long offset, String metadata)
+        throws Exception {
+        OffsetCommitRequestData request = new OffsetCommitRequestData().setGroupId(group)
+            .setGenerationIdOrMemberEpoch(-1).setMemberId("").setTopics(List.of(new OffsetCommitRequestTopic()
+                .setName(topic).setPartitions(List.of(new OffsetCommitRequestPartition().setPartitionIndex(0)
+                    .setCommittedOffset(offset).setCommittedLeaderEpoch(3).setCommittedMetadata(metadata)))));
+        return call(GroupHandlers.offsetCommit(coordinator, fixture.metadata().node()), request, 9);
+    }
+
+    private OffsetFetchResponsePartitions fetch(String group, String topic) throws Exception {
+        OffsetFetchRequestData request = new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestGroup()
+            .setGroupId(group).setTopics(List.of(new OffsetFetchRequestTopics().setName(topic)
+                .setPartitionIndexes(List.of(0))))));
+        OffsetFetchResponseData response = call(new OffsetFetchHandler(coordinator), request, 9);
+        assertThat(response.groups().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        return response.groups().get(0).topics().get(0).partitions().get(0);
+    }
+
+    @Test
+    void findCoordinatorCreatesTheOffsetsTopicAndThenNamesThisBroker() throws Exception {
+        // Given no __consumer_offsets yet
+        FindCoordinatorRequestData request = new FindCoordinatorRequestData().setKey("g1").setKeyType((byte) 0);
+
+        // When
+        FindCoordinatorResponseData first = call(findCoordinator(), request, 3);
+
+        // Then
+        assertThat(first.errorCode()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE.code());
+        awaitCoordinator("g1");
+        FindCoordinatorResponseData found = call(findCoordinator(), request, 3);
+        assertThat(found.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(found.nodeId()).isEqualTo(1);
+        assertThat(found.host()).isEqualTo("localhost");
+        assertThat(found.port()).isEqualTo(9092);
+        assertThat(fixture.metadata().node().currentImage().topic(GroupCoordinator.TOPIC).orElseThrow()
+            .partitions()).hasSize(OFFSETS_PARTITIONS);
+        Coordinator txn = ((FindCoordinatorResponseData) call(findCoordinator(), new FindCoordinatorRequestData()
+            .setKeyType((byte) 1).setCoordinatorKeys(List.of("t")), 4)).coordinators().get(0);
+        assertThat(txn.errorCode()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE.code());
+    }
+
+    @Test
+    void committedOffsetsAreReadBackAndSurviveReloadingTheShardFromTheLog() throws Exception {
+        // Given
+        fixture.createTopic("orders", 1);
+        awaitCoordinator("loader");
+        assertThat(commit("loader", "orders", 42, "m").topics().get(0).partitions().get(0).errorCode())
+            .isEqualTo(Errors.NONE.code());
+        assertThat(commit("loader", "orders", 43, "x".repeat(65)).topics().get(0).partitions().get(0).errorCode())
+            .isEqualTo(Errors.OFFSET_METADATA_TOO_LARGE.code());
+        assertThat(commit("loader", "nope", 1, "").topics().get(0).partitions().get(0).errorCode())
+            .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(fetch("loader", "orders").committedOffset()).isEqualTo(42);
+
+        // When a new coordinator loads the shard from the log
+        coordinator.close();
+        coordinator = newCoordinator();
+
+        // Then
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> {
+            OffsetFetchResponsePartitions loaded = fetch("loader", "orders");
+            assertThat(loaded.committedOffset()).isEqualTo(42);
+            assertThat(loaded.committedLeaderEpoch()).isEqualTo(3);
+            assertThat(loaded.metadata()).isEqualTo("m");
+        });
+        assertThat(fetch("loader", "other").committedOffset()).isEqualTo(-1);
+        ListGroupsResponseData listed = call(new ListGroupsHandler(coordinator), new ListGroupsRequestData(), 5);
+        assertThat(listed.groups()).extracting(ListGroupsResponseData.ListedGroup::groupId).contains("loader");
+    }
+
+    @Test
+    void aGroupJoinsSyncsIsDescribedLeavesAndIsDeleted() throws Exception {
+        // Given
+        fixture.createTopic("events", 1);
+        awaitCoordinator("team");
+        JoinGroupRequestData join = new JoinGroupRequestData().setGroupId("team").setMemberId("")
+            .setSessionTimeoutMs(10_000).setRebalanceTimeoutMs(10_000).setProtocolType("consumer")
+            .setProtocols(List.of(new JoinGroupRequestProtocol().setName("range").setMetadata(new byte[] {1})));
+        JoinGroupResponseData required = call(GroupHandlers.joinGroup(coordinator), join, 9);
+        assertThat(required.errorCode()).isEqualTo(Errors.MEMBER_ID_REQUIRED.code());
+
+        // When
+        JoinGroupResponseData joined = call(GroupHandlers.joinGroup(coordinator),
+            join.setMemberId(required.memberId()), 9);
+        SyncGroupResponseData synced = call(GroupHandlers.syncGroup(coordinator), new SyncGroupRequestData()
+            .setGroupId("team").setGenerationId(joined.generationId()).setMemberId(joined.memberId())
+            .setProtocolType("consumer").setProtocolName("range").setAssignments(List.of(
+                new SyncGroupRequestAssignment().setMemberId(joined.memberId()).setAssignment(new byte[] {7}))), 5);
+
+        // Then
+        assertThat(joined.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(joined.leader()).isEqualTo(joined.memberId());
+        assertThat(synced.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(synced.assignment()).containsExactly(7);
+        DescribedGroup described = ((io.cairn.wire.message.DescribeGroupsResponseData) call(
+            new DescribeGroupsHandler(coordinator), new DescribeGroupsRequestData().setGroups(List.of("team")), 5))
+            .groups().get(0);
+        assertThat(described.groupState()).isEqualTo("Stable");
+        assertThat(described.members()).hasSize(1);
+        DeleteGroupsResponseData busy = call(new DeleteGroupsHandler(coordinator),
+            new DeleteGroupsRequestData().setGroupsNames(List.of("team")), 2);
+        assertThat(busy.results().get(0).errorCode()).isEqualTo(Errors.NON_EMPTY_GROUP.code());
+
+        LeaveGroupResponseData left = call(GroupHandlers.leaveGroup(coordinator), new LeaveGroupRequestData()
+            .setGroupId("team").setMembers(List.of(new LeaveGroupRequestData.MemberIdentity()
+                .setMemberId(joined.memberId()))), 5);
+        assertThat(left.errorCode()).isEqualTo(Errors.NONE.code());
+        DeleteGroupsResponseData deleted = call(new DeleteGroupsHandler(coordinator),
+            new DeleteGroupsRequestData().setGroupsNames(List.of("team", "missing")), 2);
+        assertThat(deleted.results()).extracting(r -> Errors.forCode(r.errorCode()))
+            .containsExactly(Errors.NONE, Errors.GROUP_ID_NOT_FOUND);
+    }
+}
