@@ -1199,4 +1199,21 @@ class ClassicGroupManagerTest {
         assertThat(heartbeat(ids.get(0), "instance-a", 1)).isEqualTo(Errors.NONE);
         assertThat(group().state()).isEqualTo(ClassicGroupState.STABLE);
     }
+
+    @Test
+    void groupRequestsWithAnEmptyGroupIdGetInvalidGroupId() {
+        // When
+        SyncGroupResponseData sync = done(manager.sync(new SyncGroupRequestData().setGroupId("").setMemberId("m")
+                .setGenerationId(1), (short) 3));
+        HeartbeatResponseData beat = done(manager.heartbeat(new HeartbeatRequestData().setGroupId("")
+                .setMemberId("m").setGenerationId(1), (short) 4));
+        LeaveGroupResponseData leave = done(manager.leave(new LeaveGroupRequestData().setGroupId("")
+                .setMemberId("m"), (short) 2));
+
+        // Then
+        assertThat(Errors.forCode(sync.errorCode())).isEqualTo(Errors.INVALID_GROUP_ID);
+        assertThat(Errors.forCode(beat.errorCode())).isEqualTo(Errors.INVALID_GROUP_ID);
+        assertThat(Errors.forCode(leave.errorCode())).isEqualTo(Errors.INVALID_GROUP_ID);
+        assertThat(manager.groupIds()).isEmpty();
+    }
 }
