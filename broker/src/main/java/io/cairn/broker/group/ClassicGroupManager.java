@@ -101,7 +101,7 @@ public final class ClassicGroupManager {
                         CompletableFuture<JoinGroupResponseData> future) {
         String groupId = request.groupId();
         String memberId = request.memberId() == null ? NO_MEMBER_ID : request.memberId();
-        if (groupId == null || groupId.isEmpty()) {
+        if (isInvalidGroupId(groupId)) {
             future.complete(joinError(memberId, Errors.INVALID_GROUP_ID));
             return;
         }
@@ -610,7 +610,9 @@ public final class ClassicGroupManager {
     public CompletableFuture<SyncGroupResponseData> sync(SyncGroupRequestData request, short version) {
         CompletableFuture<SyncGroupResponseData> future = new CompletableFuture<>();
         try {
-            if (version >= 5 && (request.protocolType() == null || request.protocolName() == null)) {
+            if (isInvalidGroupId(request.groupId())) {
+                future.complete(syncError(Errors.INVALID_GROUP_ID));
+            } else if (version >= 5 && (request.protocolType() == null || request.protocolName() == null)) {
                 future.complete(syncError(Errors.INCONSISTENT_GROUP_PROTOCOL));
             } else {
                 doSync(request, future);
@@ -763,6 +765,9 @@ public final class ClassicGroupManager {
     }
 
     private Errors doHeartbeat(HeartbeatRequestData request) {
+        if (isInvalidGroupId(request.groupId())) {
+            return Errors.INVALID_GROUP_ID;
+        }
         ClassicGroup group = groups.get(request.groupId());
         if (group == null) {
             return Errors.UNKNOWN_MEMBER_ID;
@@ -816,6 +821,9 @@ public final class ClassicGroupManager {
     }
 
     private LeaveGroupResponseData doLeave(String groupId, List<LeaveGroupRequestData.MemberIdentity> identities) {
+        if (isInvalidGroupId(groupId)) {
+            return new LeaveGroupResponseData().setErrorCode(Errors.INVALID_GROUP_ID.code());
+        }
         ClassicGroup group = groups.get(groupId);
         if (group == null) {
             return new LeaveGroupResponseData().setErrorCode(Errors.UNKNOWN_MEMBER_ID.code());
@@ -1143,6 +1151,11 @@ public final class ClassicGroupManager {
     }
 
     // ------------------------------------------------------------------------------------------- plumbing
+
+    /** Kafka answers INVALID_GROUP_ID to group requests with an empty group id. */
+    private static boolean isInvalidGroupId(String groupId) {
+        return groupId == null || groupId.isEmpty();
+    }
 
     private boolean isLive(ClassicGroup group) {
         return groups.get(group.groupId()) == group && !group.isInState(ClassicGroupState.DEAD);

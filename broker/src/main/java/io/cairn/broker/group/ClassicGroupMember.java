@@ -126,11 +126,6 @@ public final class ClassicGroupMember {
         return metadata == null ? EMPTY_BYTES : metadata;
     }
 
-    /** Whether the member supports {@code protocol}. */
-    public boolean supports(String protocol) {
-        return protocols.containsKey(protocol);
-    }
-
     /** The member's most preferred protocol among {@code candidates}, or null if it supports none. */
     String vote(Set<String> candidates) {
         for (String name : protocols.keySet()) {

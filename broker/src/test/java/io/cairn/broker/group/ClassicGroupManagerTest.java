@@ -79,7 +79,7 @@ class ClassicGroupManagerTest {
 
     /** A dynamic member's first JoinGroup: answered MEMBER_ID_REQUIRED with its new member id. */
     private String memberIdFor(String clientId) {
-        JoinGroupResponseData response = join(clientId, joinRequest("")).join();
+        JoinGroupResponseData response = done(join(clientId, joinRequest("")));
         assertThat(Errors.forCode(response.errorCode())).isEqualTo(Errors.MEMBER_ID_REQUIRED);
         return response.memberId();
     }
@@ -103,7 +103,13 @@ class ClassicGroupManagerTest {
                 new HeartbeatRequestData().setGroupId(GROUP).setMemberId(memberId).setGroupInstanceId(instanceId)
                         .setGenerationId(generation), (short) 4);
         assertThat(response).isDone();
-        return Errors.forCode(response.join().errorCode());
+        return Errors.forCode(done(response).errorCode());
+    }
+
+    /** The future's value; fails (instead of blocking) when it is not complete. */
+    private static <T> T done(CompletableFuture<T> future) {
+        assertThat(future).isDone();
+        return future.getNow(null);
     }
 
     private static byte[] bytes(String text) {
@@ -131,8 +137,8 @@ class ClassicGroupManagerTest {
         CompletableFuture<SyncGroupResponseData> leaderSync = sync(first, 1,
                 Map.of(first, bytes("assignment-a"), second, bytes("assignment-b")));
         ctx.completeWrites();
-        assertThat(leaderSync.join().errorCode()).isZero();
-        assertThat(followerSync.join().errorCode()).isZero();
+        assertThat(done(leaderSync).errorCode()).isZero();
+        assertThat(done(followerSync).errorCode()).isZero();
         assertThat(group().state()).isEqualTo(ClassicGroupState.STABLE);
         return List.of(first, second);
     }
@@ -157,8 +163,8 @@ class ClassicGroupManagerTest {
         ctx.advance(2L * INITIAL_DELAY_MS);
 
         // Then
-        JoinGroupResponseData leader = firstJoin.join();
-        JoinGroupResponseData follower = secondJoin.join();
+        JoinGroupResponseData leader = done(firstJoin);
+        JoinGroupResponseData follower = done(secondJoin);
         assertThat(first).startsWith("client-a-");
         assertThat(error(leader)).isEqualTo(Errors.NONE);
         assertThat(leader.generationId()).isEqualTo(1);
@@ -195,8 +201,8 @@ class ClassicGroupManagerTest {
         ctx.advance(INITIAL_DELAY_MS - 1);
         assertThat(firstJoin).isNotDone();
         ctx.advance(1);
-        assertThat(firstJoin.join().generationId()).isEqualTo(1);
-        assertThat(secondJoin.join().generationId()).isEqualTo(1);
+        assertThat(done(firstJoin).generationId()).isEqualTo(1);
+        assertThat(done(secondJoin).generationId()).isEqualTo(1);
     }
 
     @Test
@@ -211,15 +217,15 @@ class ClassicGroupManagerTest {
         // Then
         assertThat(firstJoin).isNotDone();
         ctx.advance(1);
-        assertThat(firstJoin.join().generationId()).isEqualTo(1);
-        assertThat(firstJoin.join().members()).hasSize(1);
+        assertThat(done(firstJoin).generationId()).isEqualTo(1);
+        assertThat(done(firstJoin).members()).hasSize(1);
     }
 
     @Test
     void joinGroupV4WithoutMemberIdGetsMemberIdRequiredAndThePendingMemberExpires() {
         // When
-        JoinGroupResponseData response = manager.join(new ClientInfo("client-a", "/127.0.0.1"), joinRequest(""),
-                (short) 4).join();
+        JoinGroupResponseData response = done(manager.join(new ClientInfo("client-a", "/127.0.0.1"), joinRequest(""),
+                (short) 4));
 
         // Then
         assertThat(error(response)).isEqualTo(Errors.MEMBER_ID_REQUIRED);
@@ -232,7 +238,7 @@ class ClassicGroupManagerTest {
 
         // Then it is forgotten and cannot join with that id
         assertThat(group().pendingMembers()).isEmpty();
-        assertThat(error(join("client-a", joinRequest(response.memberId())).join()))
+        assertThat(error(done(join("client-a", joinRequest(response.memberId())))))
                 .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
     }
 
@@ -244,7 +250,7 @@ class ClassicGroupManagerTest {
         ctx.advance(INITIAL_DELAY_MS);
 
         // Then
-        JoinGroupResponseData response = joined.join();
+        JoinGroupResponseData response = done(joined);
         assertThat(error(response)).isEqualTo(Errors.NONE);
         assertThat(response.memberId()).startsWith("old-client-");
         assertThat(response.leader()).isEqualTo(response.memberId());
@@ -258,12 +264,12 @@ class ClassicGroupManagerTest {
         join("client-a", joinRequest(first));
 
         // When
-        JoinGroupResponseData tooShort = join("client-x", joinRequest("").setSessionTimeoutMs(5_999)).join();
-        JoinGroupResponseData tooLong = join("client-x", joinRequest("").setSessionTimeoutMs(300_001)).join();
-        JoinGroupResponseData otherType = join("client-x", joinRequest("").setProtocolType("connect")).join();
-        JoinGroupResponseData otherProtocol = join("client-x",
-                joinRequest("", null, "roundrobin", subscription("payments"))).join();
-        JoinGroupResponseData noGroupId = join("client-x", joinRequest("").setGroupId("")).join();
+        JoinGroupResponseData tooShort = done(join("client-x", joinRequest("").setSessionTimeoutMs(5_999)));
+        JoinGroupResponseData tooLong = done(join("client-x", joinRequest("").setSessionTimeoutMs(300_001)));
+        JoinGroupResponseData otherType = done(join("client-x", joinRequest("").setProtocolType("connect")));
+        JoinGroupResponseData otherProtocol = done(join("client-x",
+                joinRequest("", null, "roundrobin", subscription("payments"))));
+        JoinGroupResponseData noGroupId = done(join("client-x", joinRequest("").setGroupId("")));
 
         // Then
         assertThat(error(tooShort)).isEqualTo(Errors.INVALID_SESSION_TIMEOUT);
@@ -282,22 +288,22 @@ class ClassicGroupManagerTest {
         CompletableFuture<JoinGroupResponseData> firstJoin = join("client-a", joinRequest(first));
 
         // When
-        JoinGroupResponseData whilePreparing = join("client-x", joinRequest("")).join();
+        JoinGroupResponseData whilePreparing = done(join("client-x", joinRequest("")));
         ctx.advance(INITIAL_DELAY_MS);
-        JoinGroupResponseData whileCompleting = join("client-x", joinRequest("")).join();
+        JoinGroupResponseData whileCompleting = done(join("client-x", joinRequest("")));
 
         // Then
         assertThat(error(whilePreparing)).isEqualTo(Errors.GROUP_MAX_SIZE_REACHED);
         assertThat(whilePreparing.memberId()).isEmpty();
         assertThat(error(whileCompleting)).isEqualTo(Errors.GROUP_MAX_SIZE_REACHED);
-        assertThat(firstJoin.join().members()).hasSize(1);
+        assertThat(done(firstJoin).members()).hasSize(1);
         assertThat(group().numMembers()).isEqualTo(1);
     }
 
     @Test
     void joinGroupWithAnUnknownMemberIdIsRefused() {
         // When
-        JoinGroupResponseData unknownGroup = join("client-a", joinRequest("client-a-123")).join();
+        JoinGroupResponseData unknownGroup = done(join("client-a", joinRequest("client-a-123")));
 
         // Then
         assertThat(error(unknownGroup)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
@@ -311,10 +317,10 @@ class ClassicGroupManagerTest {
         join("client-a", joinRequest(first));
 
         // When
-        JoinGroupResponseData v6 = manager.join(new ClientInfo("c", "/h"), joinRequest("stranger"), (short) 6)
-                .join();
-        JoinGroupResponseData v7 = manager.join(new ClientInfo("c", "/h"), joinRequest("stranger"), (short) 7)
-                .join();
+        JoinGroupResponseData v6 = done(manager.join(new ClientInfo("c", "/h"), joinRequest("stranger"),
+                (short) 6));
+        JoinGroupResponseData v7 = done(manager.join(new ClientInfo("c", "/h"), joinRequest("stranger"),
+                (short) 7));
 
         // Then
         assertThat(error(v6)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
@@ -334,7 +340,7 @@ class ClassicGroupManagerTest {
         join("client-b", joinRequest(second));
         ctx.advance(2L * INITIAL_DELAY_MS);
         ctx.completeWrites();
-        assertThat(firstJoin.join().leader()).isEqualTo(first);
+        assertThat(done(firstJoin).leader()).isEqualTo(first);
 
         // When
         CompletableFuture<SyncGroupResponseData> followerSync = sync(second, 1, Map.of());
@@ -361,13 +367,13 @@ class ClassicGroupManagerTest {
         ctx.completeWrites();
 
         // Then
-        assertThat(leaderSync.join().assignment()).isEqualTo(bytes("assignment-a"));
-        assertThat(followerSync.join().assignment()).isEqualTo(bytes("assignment-b"));
-        assertThat(followerSync.join().protocolName()).isEqualTo("range");
-        assertThat(followerSync.join().protocolType()).isEqualTo("consumer");
+        assertThat(done(leaderSync).assignment()).isEqualTo(bytes("assignment-a"));
+        assertThat(done(followerSync).assignment()).isEqualTo(bytes("assignment-b"));
+        assertThat(done(followerSync).protocolName()).isEqualTo("range");
+        assertThat(done(followerSync).protocolType()).isEqualTo("consumer");
         assertThat(group().state()).isEqualTo(ClassicGroupState.STABLE);
         assertThat(heartbeat(second, 1)).isEqualTo(Errors.NONE);
-        assertThat(sync(second, 1, Map.of()).join().assignment()).isEqualTo(bytes("assignment-b"));
+        assertThat(done(sync(second, 1, Map.of())).assignment()).isEqualTo(bytes("assignment-b"));
     }
 
     @Test
@@ -386,8 +392,8 @@ class ClassicGroupManagerTest {
         ctx.completeWrites();
 
         // Then
-        assertThat(followerSync.join().errorCode()).isZero();
-        assertThat(followerSync.join().assignment()).isEmpty();
+        assertThat(done(followerSync).errorCode()).isZero();
+        assertThat(done(followerSync).assignment()).isEmpty();
     }
 
     @Test
@@ -407,9 +413,9 @@ class ClassicGroupManagerTest {
         ctx.failOldestWrite(Errors.NOT_COORDINATOR.exception());
 
         // Then
-        assertThat(Errors.forCode(leaderSync.join().errorCode())).isEqualTo(Errors.NOT_COORDINATOR);
-        assertThat(Errors.forCode(followerSync.join().errorCode())).isEqualTo(Errors.NOT_COORDINATOR);
-        assertThat(followerSync.join().assignment()).isEmpty();
+        assertThat(Errors.forCode(done(leaderSync).errorCode())).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(Errors.forCode(done(followerSync).errorCode())).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(done(followerSync).assignment()).isEmpty();
         assertThat(group().state()).isEqualTo(ClassicGroupState.PREPARING_REBALANCE);
         assertThat(heartbeat(second, 1)).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
 
@@ -418,8 +424,8 @@ class ClassicGroupManagerTest {
         CompletableFuture<JoinGroupResponseData> rejoinB = join("client-b", joinRequest(second));
 
         // Then
-        assertThat(rejoinA.join().generationId()).isEqualTo(2);
-        assertThat(rejoinB.join().generationId()).isEqualTo(2);
+        assertThat(done(rejoinA).generationId()).isEqualTo(2);
+        assertThat(done(rejoinB).generationId()).isEqualTo(2);
     }
 
     @Test
@@ -435,7 +441,7 @@ class ClassicGroupManagerTest {
         ctx.failOldestWrite(Errors.NOT_ENOUGH_REPLICAS.exception());
 
         // Then
-        assertThat(Errors.forCode(leaderSync.join().errorCode())).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
+        assertThat(Errors.forCode(done(leaderSync).errorCode())).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
         assertThat(ClassicGroupManager.mapWriteError(Errors.NOT_LEADER_OR_FOLLOWER)).isEqualTo(Errors.NOT_COORDINATOR);
         assertThat(ClassicGroupManager.mapWriteError(Errors.MESSAGE_TOO_LARGE))
                 .isEqualTo(Errors.UNKNOWN_SERVER_ERROR);
@@ -448,22 +454,22 @@ class ClassicGroupManagerTest {
         String member = ids.get(1);
 
         // When / Then
-        assertThat(Errors.forCode(sync("nobody", 1, Map.of()).join().errorCode()))
+        assertThat(Errors.forCode(done(sync("nobody", 1, Map.of())).errorCode()))
                 .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
-        assertThat(Errors.forCode(sync(member, 7, Map.of()).join().errorCode()))
+        assertThat(Errors.forCode(done(sync(member, 7, Map.of())).errorCode()))
                 .isEqualTo(Errors.ILLEGAL_GENERATION);
         SyncGroupRequestData otherProtocol = new SyncGroupRequestData().setGroupId(GROUP).setMemberId(member)
                 .setGenerationId(1).setProtocolType("consumer").setProtocolName("roundrobin");
-        assertThat(Errors.forCode(manager.sync(otherProtocol, SYNC_V).join().errorCode()))
+        assertThat(Errors.forCode(done(manager.sync(otherProtocol, SYNC_V)).errorCode()))
                 .isEqualTo(Errors.INCONSISTENT_GROUP_PROTOCOL);
         SyncGroupRequestData noProtocolV5 = new SyncGroupRequestData().setGroupId(GROUP).setMemberId(member)
                 .setGenerationId(1);
-        assertThat(Errors.forCode(manager.sync(noProtocolV5, (short) 5).join().errorCode()))
+        assertThat(Errors.forCode(done(manager.sync(noProtocolV5, (short) 5)).errorCode()))
                 .isEqualTo(Errors.INCONSISTENT_GROUP_PROTOCOL);
-        assertThat(manager.sync(noProtocolV5, (short) 4).join().errorCode()).isZero();
+        assertThat(done(manager.sync(noProtocolV5, (short) 4)).errorCode()).isZero();
         SyncGroupRequestData unknownGroup = new SyncGroupRequestData().setGroupId("nope").setMemberId(member)
                 .setGenerationId(1);
-        assertThat(Errors.forCode(manager.sync(unknownGroup, (short) 3).join().errorCode()))
+        assertThat(Errors.forCode(done(manager.sync(unknownGroup, (short) 3)).errorCode()))
                 .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
     }
 
@@ -512,7 +518,7 @@ class ClassicGroupManagerTest {
         assertThat(heartbeat(leader, 1)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
 
         // When the survivor rejoins it forms generation 2 alone, as leader
-        JoinGroupResponseData rejoined = join("client-b", joinRequest(follower)).join();
+        JoinGroupResponseData rejoined = done(join("client-b", joinRequest(follower)));
 
         // Then
         assertThat(rejoined.generationId()).isEqualTo(2);
@@ -553,8 +559,8 @@ class ClassicGroupManagerTest {
         }
 
         // Then
-        assertThat(rejoin.join().generationId()).isEqualTo(2);
-        assertThat(rejoin.join().members()).extracting(JoinGroupResponseData.JoinGroupResponseMember::memberId)
+        assertThat(done(rejoin).generationId()).isEqualTo(2);
+        assertThat(done(rejoin).members()).extracting(JoinGroupResponseData.JoinGroupResponseMember::memberId)
                 .containsExactly(leader);
         assertThat(heartbeat(follower, 2)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
     }
@@ -578,7 +584,7 @@ class ClassicGroupManagerTest {
         assertThat(heartbeat(first, "unknown-instance", 1)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
         HeartbeatRequestData otherGroup = new HeartbeatRequestData().setGroupId("other").setMemberId(first)
                 .setGenerationId(1);
-        assertThat(Errors.forCode(manager.heartbeat(otherGroup, (short) 4).join().errorCode()))
+        assertThat(Errors.forCode(done(manager.heartbeat(otherGroup, (short) 4)).errorCode()))
                 .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
     }
 
@@ -593,7 +599,7 @@ class ClassicGroupManagerTest {
         LeaveGroupRequestData request = new LeaveGroupRequestData().setGroupId(GROUP).setMembers(List.of(
                 new LeaveGroupRequestData.MemberIdentity().setMemberId(ids.get(0)),
                 new LeaveGroupRequestData.MemberIdentity().setMemberId("stranger")));
-        LeaveGroupResponseData response = manager.leave(request, (short) 3).join();
+        LeaveGroupResponseData response = done(manager.leave(request, (short) 3));
 
         // Then
         assertThat(response.errorCode()).isZero();
@@ -612,10 +618,10 @@ class ClassicGroupManagerTest {
         List<String> ids = stableGroupOfTwo();
 
         // When
-        LeaveGroupResponseData unknown = manager.leave(new LeaveGroupRequestData().setGroupId(GROUP)
-                .setMemberId("stranger"), (short) 0).join();
-        LeaveGroupResponseData known = manager.leave(new LeaveGroupRequestData().setGroupId(GROUP)
-                .setMemberId(ids.get(1)), (short) 0).join();
+        LeaveGroupResponseData unknown = done(manager.leave(new LeaveGroupRequestData().setGroupId(GROUP)
+                .setMemberId("stranger"), (short) 0));
+        LeaveGroupResponseData known = done(manager.leave(new LeaveGroupRequestData().setGroupId(GROUP)
+                .setMemberId(ids.get(1)), (short) 0));
 
         // Then
         assertThat(Errors.forCode(unknown.errorCode())).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
@@ -631,9 +637,9 @@ class ClassicGroupManagerTest {
         int writesBefore = ctx.allWrites().size();
 
         // When
-        manager.leave(new LeaveGroupRequestData().setGroupId(GROUP).setMembers(List.of(
+        done(manager.leave(new LeaveGroupRequestData().setGroupId(GROUP).setMembers(List.of(
                 new LeaveGroupRequestData.MemberIdentity().setMemberId(ids.get(0)),
-                new LeaveGroupRequestData.MemberIdentity().setMemberId(ids.get(1)))), (short) 5).join();
+                new LeaveGroupRequestData.MemberIdentity().setMemberId(ids.get(1)))), (short) 5));
 
         // Then
         assertThat(group().state()).isEqualTo(ClassicGroupState.EMPTY);
@@ -657,9 +663,9 @@ class ClassicGroupManagerTest {
         CompletableFuture<JoinGroupResponseData> b = join("client-b", joinRequest("", "instance-b", "range",
                 subscription("payments")));
         ctx.advance(2L * INITIAL_DELAY_MS);
-        String idA = a.join().memberId();
-        String idB = b.join().memberId();
-        assertThat(a.join().leader()).isEqualTo(idA);
+        String idA = done(a).memberId();
+        String idB = done(b).memberId();
+        assertThat(done(a).leader()).isEqualTo(idA);
         sync(idB, 1, Map.of());
         sync(idA, 1, Map.of(idA, bytes("assignment-a"), idB, bytes("assignment-b")));
         ctx.completeWrites();
@@ -681,7 +687,7 @@ class ClassicGroupManagerTest {
         assertThat(rejoin).isNotDone();
         GroupMetadataValue stored = groupValue(ctx.pendingWrites().get(0).records());
         ctx.completeWrites();
-        JoinGroupResponseData response = rejoin.join();
+        JoinGroupResponseData response = done(rejoin);
         String newId = response.memberId();
         assertThat(error(response)).isEqualTo(Errors.NONE);
         assertThat(newId).startsWith("instance-a-").isNotEqualTo(oldId);
@@ -692,12 +698,12 @@ class ClassicGroupManagerTest {
         assertThat(response.members()).hasSize(2);
         assertThat(group().state()).isEqualTo(ClassicGroupState.STABLE);
         assertThat(group().generationId()).isEqualTo(1);
-        assertThat(sync(newId, 1, Map.of()).join().assignment()).isEqualTo(bytes("assignment-a"));
+        assertThat(done(sync(newId, 1, Map.of())).assignment()).isEqualTo(bytes("assignment-a"));
         assertThat(heartbeat(ids.get(1), "instance-b", 1)).isEqualTo(Errors.NONE);
         assertThat(heartbeat(oldId, "instance-a", 1)).isEqualTo(Errors.FENCED_INSTANCE_ID);
         SyncGroupRequestData oldSync = new SyncGroupRequestData().setGroupId(GROUP).setMemberId(oldId)
                 .setGroupInstanceId("instance-a").setGenerationId(1);
-        assertThat(Errors.forCode(manager.sync(oldSync, (short) 3).join().errorCode()))
+        assertThat(Errors.forCode(done(manager.sync(oldSync, (short) 3)).errorCode()))
                 .isEqualTo(Errors.FENCED_INSTANCE_ID);
         assertThat(manager.validateOffsetCommit(GROUP, 1, oldId, "instance-a"))
                 .isEqualTo(Errors.FENCED_INSTANCE_ID);
@@ -716,9 +722,9 @@ class ClassicGroupManagerTest {
 
         // Then: "range" stays the only common protocol, so no rebalance is needed either
         ctx.completeWrites();
-        assertThat(rejoin.join().generationId()).isEqualTo(1);
-        assertThat(rejoin.join().skipAssignment()).isFalse();
-        assertThat(rejoin.join().leader()).isEqualTo(ids.get(0));
+        assertThat(done(rejoin).generationId()).isEqualTo(1);
+        assertThat(done(rejoin).skipAssignment()).isFalse();
+        assertThat(done(rejoin).leader()).isEqualTo(ids.get(0));
         assertThat(group().state()).isEqualTo(ClassicGroupState.STABLE);
     }
 
@@ -728,7 +734,7 @@ class ClassicGroupManagerTest {
         CompletableFuture<JoinGroupResponseData> a = join("client-a", joinRequest("", "instance-a", "range",
                 subscription("payments")));
         ctx.advance(INITIAL_DELAY_MS);
-        String oldId = a.join().memberId();
+        String oldId = done(a).memberId();
         CompletableFuture<SyncGroupResponseData> parkedSync = sync(oldId, 1, Map.of(oldId, bytes("x")));
 
         // When
@@ -736,9 +742,9 @@ class ClassicGroupManagerTest {
                 subscription("payments")));
 
         // Then: the old incarnation is fenced and the new one forms generation 2
-        assertThat(Errors.forCode(parkedSync.join().errorCode())).isEqualTo(Errors.FENCED_INSTANCE_ID);
-        assertThat(rejoin.join().generationId()).isEqualTo(2);
-        assertThat(rejoin.join().memberId()).isNotEqualTo(oldId);
+        assertThat(Errors.forCode(done(parkedSync).errorCode())).isEqualTo(Errors.FENCED_INSTANCE_ID);
+        assertThat(done(rejoin).generationId()).isEqualTo(2);
+        assertThat(done(rejoin).memberId()).isNotEqualTo(oldId);
     }
 
     @Test
@@ -747,10 +753,10 @@ class ClassicGroupManagerTest {
         stableStaticGroup();
 
         // When
-        LeaveGroupResponseData response = manager.leave(new LeaveGroupRequestData().setGroupId(GROUP)
+        LeaveGroupResponseData response = done(manager.leave(new LeaveGroupRequestData().setGroupId(GROUP)
                 .setMembers(List.of(new LeaveGroupRequestData.MemberIdentity().setGroupInstanceId("instance-b"),
                         new LeaveGroupRequestData.MemberIdentity().setGroupInstanceId("instance-z"))),
-                (short) 4).join();
+                (short) 4));
 
         // Then
         assertThat(response.members()).extracting(member -> Errors.forCode(member.errorCode()))
@@ -765,7 +771,7 @@ class ClassicGroupManagerTest {
         CompletableFuture<JoinGroupResponseData> a = join("client-a", joinRequest("", "instance-a", "range",
                 subscription("payments")));
         ctx.advance(INITIAL_DELAY_MS);
-        String oldId = a.join().memberId();
+        String oldId = done(a).memberId();
         sync(oldId, 1, Map.of(oldId, bytes("x")));
         ctx.completeWrites();
 
@@ -776,8 +782,8 @@ class ClassicGroupManagerTest {
         CompletableFuture<JoinGroupResponseData> rejoin = join("client-a", changed);
 
         // Then
-        assertThat(rejoin.join().generationId()).isEqualTo(2);
-        assertThat(rejoin.join().protocolName()).isEqualTo("cooperative");
+        assertThat(done(rejoin).generationId()).isEqualTo(2);
+        assertThat(done(rejoin).protocolName()).isEqualTo("cooperative");
         assertThat(group().state()).isEqualTo(ClassicGroupState.COMPLETING_REBALANCE);
     }
 
@@ -930,7 +936,7 @@ class ClassicGroupManagerTest {
     void aNonEmptyGroupOfAnotherProtocolTypeCannotDeleteOffsets() {
         // Given
         JoinGroupRequestData connect = joinRequest("").setProtocolType("connect");
-        String id = join("worker", connect).join().memberId();
+        String id = done(join("worker", connect)).memberId();
         join("worker", joinRequest(id).setProtocolType("connect"));
 
         // Then
@@ -977,15 +983,15 @@ class ClassicGroupManagerTest {
         assertThat(group.subscribedTopics()).contains(Set.of("payments"));
         HeartbeatRequestData beat = new HeartbeatRequestData().setGroupId(GROUP).setMemberId(ids.get(1))
                 .setGenerationId(1);
-        assertThat(loaded.heartbeat(beat, (short) 4).join().errorCode()).isZero();
+        assertThat(done(loaded.heartbeat(beat, (short) 4)).errorCode()).isZero();
         SyncGroupRequestData resync = new SyncGroupRequestData().setGroupId(GROUP).setMemberId(ids.get(1))
                 .setGenerationId(1);
-        assertThat(loaded.sync(resync, (short) 4).join().assignment()).isEqualTo(bytes("assignment-b"));
+        assertThat(done(loaded.sync(resync, (short) 4)).assignment()).isEqualTo(bytes("assignment-b"));
 
         // When only the second member keeps heartbeating
         for (int i = 0; i < 4; i++) {
             otherCtx.advance(SESSION_MS / 4);
-            loaded.heartbeat(beat, (short) 4).join();
+            done(loaded.heartbeat(beat, (short) 4));
         }
 
         // Then the silent loaded member expired
@@ -1022,7 +1028,7 @@ class ClassicGroupManagerTest {
         manager.unload();
 
         // Then
-        assertThat(error(parked.join())).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(error(done(parked))).isEqualTo(Errors.NOT_COORDINATOR);
         assertThat(ctx.timerCount()).isZero();
         assertThat(manager.groupIds()).isEmpty();
         ctx.completeWrites();
@@ -1050,11 +1056,11 @@ class ClassicGroupManagerTest {
         CompletableFuture<JoinGroupResponseData> c = join("client-c", joinRequest(third));
 
         // Then
-        assertThat(a.join().generationId()).isEqualTo(2);
-        assertThat(a.join().members()).extracting(JoinGroupResponseData.JoinGroupResponseMember::memberId)
+        assertThat(done(a).generationId()).isEqualTo(2);
+        assertThat(done(a).members()).extracting(JoinGroupResponseData.JoinGroupResponseMember::memberId)
                 .containsExactly(ids.get(0), ids.get(1), third);
-        assertThat(c.join().generationId()).isEqualTo(2);
-        assertThat(c.join().leader()).isEqualTo(ids.get(0));
+        assertThat(done(c).generationId()).isEqualTo(2);
+        assertThat(done(c).leader()).isEqualTo(ids.get(0));
     }
 
     @Test
@@ -1071,9 +1077,9 @@ class ClassicGroupManagerTest {
         ctx.advance(1);
 
         // Then
-        assertThat(a.join().generationId()).isEqualTo(2);
-        assertThat(a.join().members()).hasSize(2);
-        assertThat(b.join().generationId()).isEqualTo(2);
+        assertThat(done(a).generationId()).isEqualTo(2);
+        assertThat(done(a).members()).hasSize(2);
+        assertThat(done(b).generationId()).isEqualTo(2);
     }
 
     @Test
@@ -1086,10 +1092,10 @@ class ClassicGroupManagerTest {
         CompletableFuture<JoinGroupResponseData> later = join("client-a", joinRequest(first));
 
         // Then
-        assertThat(error(earlier.join())).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
+        assertThat(error(done(earlier))).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
         assertThat(later).isNotDone();
         ctx.advance(INITIAL_DELAY_MS);
-        assertThat(later.join().generationId()).isEqualTo(1);
+        assertThat(done(later).generationId()).isEqualTo(1);
     }
 
     @Test
@@ -1100,9 +1106,9 @@ class ClassicGroupManagerTest {
         ctx.advance(INITIAL_DELAY_MS);
 
         // Then
-        String memberId = joined.join().memberId();
+        String memberId = done(joined).memberId();
         assertThat(group().member(memberId).rebalanceTimeoutMs()).isEqualTo(SESSION_MS);
-        assertThat(joined.join().protocolName()).isEqualTo("range");
+        assertThat(done(joined).protocolName()).isEqualTo("range");
     }
 
     @Test
@@ -1116,7 +1122,7 @@ class ClassicGroupManagerTest {
 
         // Then
         assertThat(records).containsExactly(CoordinatorRecord.groupTombstone(GROUP));
-        assertThat(error(parked.join())).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
+        assertThat(error(done(parked))).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
         assertThat(manager.group(GROUP)).isEmpty();
         assertThat(ctx.timerCount()).isZero();
         assertThat(heartbeat(first, 0)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
@@ -1165,13 +1171,49 @@ class ClassicGroupManagerTest {
         ClassicGroupManager noDelay = new ClassicGroupManager(ctx, new GroupConfig(6_000, 300_000, 0, 10,
                 7L * 24 * 3600 * 1000, 600_000L, 4096));
         ClientInfo client = new ClientInfo("client-a", "/127.0.0.1");
-        String id = noDelay.join(client, joinRequest(""), JOIN_V).join().memberId();
+        String id = done(noDelay.join(client, joinRequest(""), JOIN_V)).memberId();
 
         // When
         CompletableFuture<JoinGroupResponseData> joined = noDelay.join(client, joinRequest(id), JOIN_V);
         ctx.advance(0);
 
         // Then
-        assertThat(joined.join().generationId()).isEqualTo(1);
+        assertThat(done(joined).generationId()).isEqualTo(1);
+    }
+
+    @Test
+    void aStaticRejoinWhoseWriteFailsKeepsTheOldMemberId() {
+        // Given
+        List<String> ids = stableStaticGroup();
+        CompletableFuture<JoinGroupResponseData> rejoin = join("client-a", joinRequest("", "instance-a", "range",
+                subscription("payments")));
+
+        // When
+        ctx.failOldestWrite(Errors.NOT_LEADER_OR_FOLLOWER.exception());
+
+        // Then
+        assertThat(error(done(rejoin))).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(done(rejoin).memberId()).isEmpty();
+        assertThat(group().staticMemberId("instance-a")).isEqualTo(ids.get(0));
+        assertThat(group().leaderId()).isEqualTo(ids.get(0));
+        assertThat(heartbeat(ids.get(0), "instance-a", 1)).isEqualTo(Errors.NONE);
+        assertThat(group().state()).isEqualTo(ClassicGroupState.STABLE);
+    }
+
+    @Test
+    void groupRequestsWithAnEmptyGroupIdGetInvalidGroupId() {
+        // When
+        SyncGroupResponseData sync = done(manager.sync(new SyncGroupRequestData().setGroupId("").setMemberId("m")
+                .setGenerationId(1), (short) 3));
+        HeartbeatResponseData beat = done(manager.heartbeat(new HeartbeatRequestData().setGroupId("")
+                .setMemberId("m").setGenerationId(1), (short) 4));
+        LeaveGroupResponseData leave = done(manager.leave(new LeaveGroupRequestData().setGroupId("")
+                .setMemberId("m"), (short) 2));
+
+        // Then
+        assertThat(Errors.forCode(sync.errorCode())).isEqualTo(Errors.INVALID_GROUP_ID);
+        assertThat(Errors.forCode(beat.errorCode())).isEqualTo(Errors.INVALID_GROUP_ID);
+        assertThat(Errors.forCode(leave.errorCode())).isEqualTo(Errors.INVALID_GROUP_ID);
+        assertThat(manager.groupIds()).isEmpty();
     }
 }
