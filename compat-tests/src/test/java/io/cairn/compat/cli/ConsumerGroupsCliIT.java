@@ -54,8 +54,12 @@ class ConsumerGroupsCliIT {
         JavaTool.Result second = consume(broker, topic, group, 3);
         JavaTool.Result list = groups(broker, "--list");
         JavaTool.Result describe = groups(broker, "--describe", "--group", group);
+        JavaTool.Result listStates = groups(broker, "--list", "--state");
+        JavaTool.Result listTypes = groups(broker, "--list", "--type");
 
         // Then
+        assertThat(rows(listStates, group)).as("%s", listStates).containsExactly(List.of(group, "Empty"));
+        assertThat(rows(listTypes, group)).as("%s", listTypes).containsExactly(List.of(group, "Classic"));
         assertThat(first.stdout().lines().toList()).as("%s", first).containsExactly(
                 GroupClients.value(0), GroupClients.value(1), GroupClients.value(2), GroupClients.value(3));
         assertThat(second.stdout().lines().toList()).as("%s", second).containsExactly(
@@ -65,7 +69,7 @@ class ConsumerGroupsCliIT {
                 .containsExactly(List.of(group, topic, "0", "7", "10", "3", "-", "-", "-"));
         assertThat(header(describe)).as("%s", describe).containsExactly("GROUP", "TOPIC", "PARTITION",
                 "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID");
-        for (JavaTool.Result result : List.of(first, second, list, describe)) {
+        for (JavaTool.Result result : List.of(first, second, list, describe, listStates, listTypes)) {
             assertThat(result.exitCode()).as("%s", result).isZero();
         }
         noLeaks(broker);
