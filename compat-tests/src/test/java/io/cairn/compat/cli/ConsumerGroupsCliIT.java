@@ -117,8 +117,12 @@ class ConsumerGroupsCliIT {
         JavaTool.Result afterDeleteOffsets = groups(broker, "--describe", "--group", group);
         JavaTool.Result delete = groups(broker, "--delete", "--group", group);
         JavaTool.Result list = groups(broker, "--list");
+        JavaTool.Result describeDeleted = groups(broker, "--describe", "--group", group);
 
         // Then
+        assertThat(describeDeleted.stdout() + describeDeleted.stderr()).as("%s", describeDeleted)
+                .contains("Error: Executing consumer group command failed due to "
+                        + "org.apache.kafka.common.errors.GroupIdNotFoundException: Group " + group + " not found.");
         assertThat(rows(reset, group)).as("%s", reset).containsExactly(List.of(group, topic, "0", "0"));
         assertThat(rows(afterReset, group)).as("%s", afterReset)
                 .containsExactly(List.of(group, topic, "0", "0", "10", "10", "-", "-", "-"));

@@ -52,7 +52,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * reads back exactly what was sent, Kafka's {@code DumpLogSegments} shows the batches stored with the producer's
  * codec, librdkafka's idempotent producer gets a producer id and writes sequenced batches, {@code kcat -L} lists
  * the topic with its partitions, and {@code kcat -G} (librdkafka's balanced KafkaConsumer) reads every partition as
- * the one member of a consumer group and commits its offsets there.
+ * the one member of a consumer group and commits its offsets there, from which a second run resumes.
  *
  * <p>kcat is looked up on {@code PATH}. When it is missing the tests are skipped, unless the environment variable
  * {@value #REQUIRE_KCAT} is set (as {@code .ci/run} does after installing it), in which case they fail.

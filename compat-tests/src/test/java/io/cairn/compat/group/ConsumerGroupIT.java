@@ -352,7 +352,7 @@ class ConsumerGroupIT {
             String topic = GroupClients.createTopic(broker, "group-kill", 2);
             String deletedGroup = GroupClients.uniqueName("group-kill-deleted");
             String trimmedGroup = GroupClients.uniqueName("group-kill-trimmed");
-            String alteredGroup = GroupClients.uniqueName("group-kill-altered");
+            String alteredGroup = GroupClients.uniqueName("gruppe-kill-\u00e4ltered-\u2713");
             TopicPartition p0 = new TopicPartition(topic, 0);
             TopicPartition p1 = new TopicPartition(topic, 1);
             Map<TopicPartition, OffsetAndMetadata> both = Map.of(p0, new OffsetAndMetadata(1, "a"),
