@@ -56,9 +56,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The finer points of the classic group protocol as a Java client sees them, against Cairn and the reference Kafka
  * with the same scenario: the incremental (cooperative) rebalance moves only the partitions that change owner, the
- * group's protocol is one every member supports (a member with none in common is refused), a second live member with
- * a static member's instance id fences the first, Admin removes a static member that left without a LeaveGroup,
- * commits: auto-commit on close, metadata over Kafka's 4096-byte limit refused, and a deleted topic's offsets gone.
+ * group's protocol is one every member supports (a member with none in common is refused), session timeouts outside
+ * the broker's bounds are refused, a second live member with a static member's instance id fences the first, Admin
+ * removes members that left without a LeaveGroup; offsets: auto-commit on close, metadata over Kafka's 4096-byte
+ * limit refused, a deleted topic's offsets gone, an active group's offsets neither altered nor deleted for a topic it
+ * subscribes to, unknown topics, a new group created by Admin; two groups in one Admin call, groups listed by state
+ * and type, authorized operations without an authorizer.
  */
 @Timeout(120)
 @ExtendWith(BrokerLogsExtension.class)
@@ -462,6 +465,37 @@ class ConsumerGroupProtocolIT {
             Map<TopicPartition, OffsetAndMetadata> none = new HashMap<>();
             none.put(unknown, null);
             assertThat(fetched).as("listConsumerGroupOffsets").isEqualTo(none);
+        }
+        noLeaks(broker);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    void adminAltersTheOffsetsOfAGroupThatDidNotExistAndAConsumerThenStartsThere(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = GroupClients.createTopic(broker, "group-new", 1);
+        String group = GroupClients.uniqueName("group-new");
+        TopicPartition tp = new TopicPartition(topic, 0);
+        GroupClients.produce(broker, topic, 1, 10);
+        try (Admin admin = GroupClients.admin(broker)) {
+
+            // When
+            admin.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(6, "set by admin"))).all()
+                    .get(TIMEOUT_S, TimeUnit.SECONDS);
+
+            // Then
+            assertThat(admin.listGroups().all().get(TIMEOUT_S, TimeUnit.SECONDS)).as("listGroups")
+                    .contains(new GroupListing(group, Optional.of(GroupType.CLASSIC), "",
+                            Optional.of(GroupState.EMPTY)));
+            try (KafkaConsumer<String, String> consumer = GroupClients.consumer(broker, group, Map.of())) {
+                consumer.subscribe(List.of(topic));
+                List<Long> offsets = new ArrayList<>();
+                pollUntil(List.of(consumer), Duration.ofSeconds(60),
+                        (c, polled) -> polled.forEach(record -> offsets.add(record.offset())),
+                        () -> assertThat(offsets).hasSize(4));
+                assertThat(offsets).as("offsets read").containsExactly(6L, 7L, 8L, 9L);
+            }
         }
         noLeaks(broker);
     }
