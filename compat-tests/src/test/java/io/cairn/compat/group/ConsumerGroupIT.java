@@ -47,9 +47,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Consumer groups with the stock Java consumer (kafka-clients, classic group protocol, the default), against Cairn
  * and the reference Kafka with the same scenario: members of one group split a topic's partitions and read every
- * record once, committed offsets are where a new member (also after a broker restart) resumes, a member that leaves
- * or whose session expires hands its partitions to the others, and a static member that comes back within its
- * session timeout gets its partitions back without a rebalance.
+ * record once, committed offsets are where a new member resumes (also after a broker restart, and a live group keeps
+ * reading across one), a member that leaves or whose session expires hands its partitions to the others, a static
+ * member (follower or leader) that comes back within its session timeout gets its partitions back without a
+ * rebalance; a simple consumer's offsets and a group's life (describe, list, delete) through Admin, what an unknown
+ * group answers, and deletions and alterations that stay so after a broker kill.
  */
 @Timeout(120)
 @ExtendWith(BrokerLogsExtension.class)
