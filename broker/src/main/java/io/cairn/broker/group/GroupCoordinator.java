@@ -5,6 +5,7 @@ import io.cairn.isr.PartitionListener;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.MetadataListener;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.CoordinatorLoadInProgressException;
@@ -13,8 +14,10 @@ import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.NotCoordinatorException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -57,6 +60,17 @@ public final class GroupCoordinator implements AutoCloseable {
     });
     /** Shards by partition index; coordinator thread only. */
     private final Map<Integer, GroupShard> shards = new HashMap<>();
+    private final MetadataListener deletions = update -> {
+        if (!update.changes().deletedTopics().isEmpty()) {
+            Set<String> topics = new HashSet<>();
+            update.changes().deletedTopics().forEach(t -> topics.add(t.name()));
+            try {
+                execute(() -> removeOffsetsOf(topics));
+            } catch (CoordinatorNotAvailableException e) {
+                // Stopping: the offsets go at the next start's retention check.
+            }
+        }
+    };
     private volatile boolean closed;
 
     /**
@@ -71,8 +85,12 @@ public final class GroupCoordinator implements AutoCloseable {
         this.time = time;
     }
 
-    /** Follows the leadership of {@code __consumer_offsets} partitions, loading those this broker leads already. */
+    /**
+     * Follows the leadership of {@code __consumer_offsets} partitions, loading those this broker leads already, and
+     * topic deletions, whose committed offsets it removes.
+     */
     public void start() {
+        metadata.subscribe(deletions);
         replicaManager.addListener(new PartitionListener() {
             @Override
             public void onHighWatermarkAdvanced(Partition partition) {
@@ -279,7 +297,7 @@ public final class GroupCoordinator implements AutoCloseable {
         if (expired.isEmpty()) {
             return;
         }
-        shard.offsets().expire(expired).whenComplete((ignored, failure) -> {
+        shard.offsets().remove(expired, "expired").whenComplete((ignored, failure) -> {
             if (failure != null) {
                 LOGGER.warn("Cannot expire offsets in {}-{}: {}", TOPIC, shard.partitionIndex(), failure.toString());
                 return;
@@ -298,6 +316,24 @@ public final class GroupCoordinator implements AutoCloseable {
         });
     }
 
+    /** Kafka's {@code onPartitionsDeleted}: every group loses its committed offsets of the deleted topics. */
+    private void removeOffsetsOf(Set<String> topics) {
+        for (GroupShard shard : shards.values()) {
+            if (shard.state() != GroupShard.State.ACTIVE) {
+                continue;
+            }
+            Map<String, List<OffsetManager.TopicPartitionKey>> gone = shard.offsets().offsetsOfTopics(topics);
+            if (!gone.isEmpty()) {
+                shard.offsets().remove(gone, "of deleted topics " + topics).whenComplete((ignored, failure) -> {
+                    if (failure != null) {
+                        LOGGER.warn("Cannot remove the offsets of deleted topics {} from {}-{}: {}", topics, TOPIC,
+                            shard.partitionIndex(), failure.toString());
+                    }
+                });
+            }
+        }
+    }
+
     /** Maps a failed coordinator call to the error a client sees. */
     public static Errors error(Throwable failure) {
         return Errors.forException(failure);
@@ -308,6 +344,7 @@ public final class GroupCoordinator implements AutoCloseable {
         if (closed) {
             return;
         }
+        metadata.unsubscribe(deletions);
         try {
             thread.submit(() -> {
                 shards.values().forEach(GroupShard::close);

@@ -289,18 +289,26 @@ public final class OffsetManager {
         return expired;
     }
 
-    /** Writes the tombstones of {@code expired} and forgets those offsets once written. */
-    public CompletableFuture<Void> expire(Map<String, List<TopicPartitionKey>> expired) {
+    /** The committed offsets of {@code topics}, by group (what a topic deletion removes). */
+    public Map<String, List<TopicPartitionKey>> offsetsOfTopics(Set<String> topics) {
+        Map<String, List<TopicPartitionKey>> found = new TreeMap<>();
+        offsets.forEach((groupId, group) -> group.keySet().stream().filter(key -> topics.contains(key.topic()))
+            .forEach(key -> found.computeIfAbsent(groupId, g -> new ArrayList<>()).add(key)));
+        return found;
+    }
+
+    /** Writes the tombstones of {@code gone} and forgets those offsets once written; {@code why} is for the log. */
+    public CompletableFuture<Void> remove(Map<String, List<TopicPartitionKey>> gone, String why) {
         List<CoordinatorRecord> records = new ArrayList<>();
-        expired.forEach((groupId, keys) -> keys.forEach(key -> records.add(CoordinatorRecord.offsetTombstone(
+        gone.forEach((groupId, keys) -> keys.forEach(key -> records.add(CoordinatorRecord.offsetTombstone(
             new OffsetCommitKey().setGroup(groupId).setTopic(key.topic()).setPartition(key.partition())))));
         if (records.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
         return ctx.write(records).thenRun(() -> {
-            expired.forEach((groupId, keys) -> keys.forEach(key -> remove(groupId, key)));
-            LOGGER.info("Removed {} expired offset(s) of {} group(s) in __consumer_offsets-{}", records.size(),
-                expired.size(), ctx.partitionIndex());
+            gone.forEach((groupId, keys) -> keys.forEach(key -> remove(groupId, key)));
+            LOGGER.info("Removed {} offset(s) {} of {} group(s) in __consumer_offsets-{}", records.size(), why,
+                gone.size(), ctx.partitionIndex());
         });
     }
 }
