@@ -4,6 +4,7 @@ import io.cairn.testkit.LeakDetection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.wire.error.Errors;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -45,7 +46,7 @@ class BadInputIT {
     static void startBroker() throws Exception {
         logs = LogCapture.start();
         broker = InProcessBroker.start(dataDir, Map.of("socket.request.max.bytes", Integer.toString(MAX_REQUEST_BYTES),
-                "connections.max.idle.ms", Long.toString(IDLE_MS)), List.of(new StaticHeartbeatHandler()));
+                "connections.max.idle.ms", Long.toString(IDLE_MS)), List.of());
     }
 
     @AfterAll
@@ -125,15 +126,18 @@ class BadInputIT {
             KafkaWire.Decoded<HeartbeatResponseData> response = KafkaWire.heartbeatResponse(connection.readFrame(),
                     (short) 4);
             assertThat(response.correlationId()).isEqualTo(77);
-            assertThat(response.body().errorCode()).isZero();
+            // No __consumer_offsets yet: no broker coordinates the group, as Kafka answers.
+            assertThat(response.body().errorCode()).isEqualTo(Errors.NOT_COORDINATOR.code());
             assertThat(response.trailingBytes()).isZero();
         }
     }
 
     @Test
     void shouldCloseWithOneWarningOnAnUnsupportedVersionOfAnApiOtherThanApiVersions() throws Exception {
-        assertClosedWithOneWarning(RawConnection.frame(KafkaWire.heartbeatRequest((short) 2, 1)),
-                "unsupported version 2 of api Heartbeat (key 12; served versions 3-4)");
+        ByteBuffer payload = KafkaWire.heartbeatRequest((short) 4, 1);
+        payload.putShort(2, (short) 5);
+        assertClosedWithOneWarning(RawConnection.frame(payload),
+                "unsupported version 5 of api Heartbeat (key 12; served versions 0-4)");
     }
 
     @Test
