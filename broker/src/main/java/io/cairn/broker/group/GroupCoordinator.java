@@ -10,13 +10,13 @@ import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.CoordinatorLoadInProgressException;
 import io.cairn.wire.error.CoordinatorNotAvailableException;
-import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.NotCoordinatorException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -110,10 +110,6 @@ public final class GroupCoordinator implements AutoCloseable {
         }
     }
 
-    public GroupConfig config() {
-        return config;
-    }
-
     /** The partition count of {@code __consumer_offsets}: the topic's, or offsets.topic.num.partitions before it. */
     public int partitionCount() {
         return metadata.currentImage().topic(TOPIC).map(t -> t.partitions().size()).orElse(configuredPartitions);
@@ -132,7 +128,7 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     /** The topic's image, if it exists. */
-    public java.util.Optional<TopicImage> topic() {
+    public Optional<TopicImage> topic() {
         return metadata.currentImage().topic(TOPIC);
     }
 
@@ -332,11 +328,6 @@ public final class GroupCoordinator implements AutoCloseable {
                 });
             }
         }
-    }
-
-    /** Maps a failed coordinator call to the error a client sees. */
-    public static Errors error(Throwable failure) {
-        return Errors.forException(failure);
     }
 
     @Override

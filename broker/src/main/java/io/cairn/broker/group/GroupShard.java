@@ -192,9 +192,4 @@ public final class GroupShard implements ShardContext {
             timer.cancel(false);
         }
     }
-
-    @Override
-    public boolean isScheduled(String key) {
-        return timers.containsKey(key);
-    }
 }

@@ -16,6 +16,7 @@ import io.cairn.wire.message.OffsetDeleteResponseData;
 import io.cairn.wire.message.OffsetDeleteResponseData.OffsetDeleteResponsePartition;
 import io.cairn.wire.message.OffsetDeleteResponseData.OffsetDeleteResponseTopic;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -25,6 +26,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.logging.log4j.Logger;
 
 /**
@@ -73,7 +76,7 @@ public final class OffsetManager {
      */
     public CompletableFuture<OffsetCommitResponseData> commit(OffsetCommitRequestData request, short version,
                                                              Errors validation,
-                                                             java.util.function.Predicate<String> unknownTopic) {
+                                                             Predicate<String> unknownTopic) {
         OffsetCommitResponseData response = new OffsetCommitResponseData();
         long now = ctx.nowMs();
         long expireTimestamp = version <= 4 && request.retentionTimeMs() >= 0
@@ -184,7 +187,7 @@ public final class OffsetManager {
     /** Every committed offset of the group, ordered by topic and partition (empty when none). */
     public Map<TopicPartitionKey, CommittedOffset> offsets(String groupId) {
         TreeMap<TopicPartitionKey, CommittedOffset> group = offsets.get(groupId);
-        return group == null ? Map.of() : java.util.Collections.unmodifiableMap(group);
+        return group == null ? Map.of() : Collections.unmodifiableMap(group);
     }
 
     /** Whether the group has any committed offset. */
@@ -194,7 +197,7 @@ public final class OffsetManager {
 
     /** Groups with committed offsets. */
     public Set<String> groupIds() {
-        return java.util.Collections.unmodifiableSet(offsets.keySet());
+        return Collections.unmodifiableSet(offsets.keySet());
     }
 
     /** The tombstones of every committed offset of the group (DeleteGroups writes them with the group's own). */
@@ -266,7 +269,7 @@ public final class OffsetManager {
      *
      * @param emptySince for a group id, when its group became empty, -1 if unknown, or null if it has members
      */
-    public Map<String, List<TopicPartitionKey>> expiredOffsets(java.util.function.Function<String, Long> emptySince) {
+    public Map<String, List<TopicPartitionKey>> expiredOffsets(Function<String, Long> emptySince) {
         long now = ctx.nowMs();
         Map<String, List<TopicPartitionKey>> expired = new TreeMap<>();
         for (Map.Entry<String, TreeMap<TopicPartitionKey, CommittedOffset>> group : offsets.entrySet()) {

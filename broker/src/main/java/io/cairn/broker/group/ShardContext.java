@@ -36,7 +36,4 @@ public interface ShardContext {
 
     /** Cancels the pending timer with this key, if any. */
     void cancel(String key);
-
-    /** Whether a timer with this key is pending. */
-    boolean isScheduled(String key);
 }

@@ -61,11 +61,6 @@ final class ClassicGroupTestShardContext implements ShardContext {
         timers.remove(key);
     }
 
-    @Override
-    public boolean isScheduled(String key) {
-        return timers.containsKey(key);
-    }
-
     /** Moves the clock forward, running every timer that falls due on the way (at its due time). */
     void advance(long ms) {
         long target = nowMs + ms;
