@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -76,12 +77,22 @@ public final class GroupClients {
         return Admin.create(props);
     }
 
-    /** Creates a topic with a unique name starting with {@code prefix}, replication factor 1, and returns its name. */
+    /**
+     * Creates a topic with a unique name starting with {@code prefix}, replication factor 1, and returns its name once
+     * every partition answers ListOffsets on its leader. Kafka publishes a new topic in its metadata a moment before
+     * the partitions exist on the broker; an idempotent producer whose first batch meets that gap gets
+     * NOT_LEADER_OR_FOLLOWER for it while a later in-flight batch is accepted, and then retries the first one with
+     * OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery timeout (seen against Kafka 4.1.1). Waiting here keeps the
+     * scenarios about what they test.
+     */
     public static String createTopic(BrokerProcess broker, String prefix, int partitions) {
         String topic = uniqueName(prefix);
         try (Admin admin = admin(broker)) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all()
                     .get(TIMEOUT_S, TimeUnit.SECONDS);
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            partitions(topic, partitions).forEach(partition -> latest.put(partition, OffsetSpec.latest()));
+            admin.listOffsets(latest).all().get(TIMEOUT_S, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new AssertionError("Could not create " + topic + " on " + broker.bootstrapServers() + ": " + e, e);
         }
