@@ -90,18 +90,36 @@ final class BrokerMetadata implements AutoCloseable {
         props.put(BrokerConfig.PROCESS_ROLES, String.join(",", config.processRoles().stream()
                 .map(r -> r.name().toLowerCase(Locale.ROOT)).toList()));
         String voters = props.get(BrokerConfig.CONTROLLER_QUORUM_VOTERS);
-        if (voters == null || voters.isBlank()) {
-            if (!config.processRoles().contains(BrokerConfig.ProcessRole.CONTROLLER)) {
+        String bootstrap = props.get(BrokerConfig.CONTROLLER_QUORUM_BOOTSTRAP_SERVERS);
+        boolean controller = config.processRoles().contains(BrokerConfig.ProcessRole.CONTROLLER);
+        if ((voters == null || voters.isBlank()) && (bootstrap == null || bootstrap.isBlank())) {
+            if (!controller) {
                 throw ConfigException.invalid(BrokerConfig.CONTROLLER_QUORUM_VOTERS, voters,
                         "a broker-only node needs the controllers in controller.quorum.voters");
             }
-            props.put(BrokerConfig.CONTROLLER_QUORUM_VOTERS, config.nodeId() + "@127.0.0.1:" + freeLoopbackPort());
+            // A combined node alone: the quorum is this node, at its controller listener when it has one.
+            Endpoint listener = config.listeners().stream()
+                    .filter(endpoint -> config.isControllerListener(endpoint.listenerName()) && endpoint.port() != 0)
+                    .findFirst().orElse(null);
+            String address = listener == null ? "127.0.0.1:" + freeLoopbackPort()
+                    : (listener.wildcardHost() ? "localhost" : hostForVoters(listener.host())) + ":" + listener.port();
+            props.put(BrokerConfig.CONTROLLER_QUORUM_VOTERS, config.nodeId() + "@" + address);
+        }
+        if (!controller && (voters == null || voters.isBlank())) {
+            throw ConfigException.invalid(BrokerConfig.CONTROLLER_QUORUM_BOOTSTRAP_SERVERS, bootstrap,
+                    "a broker-only Cairn node needs the controllers in controller.quorum.voters (it follows the Raft "
+                    + "quorum, whose voters it must know by id); controller.quorum.bootstrap.servers alone serves "
+                    + "controllers formatted with --standalone or --initial-controllers");
         }
         try {
             return MetadataConfig.from(props);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
+    }
+
+    private static String hostForVoters(String host) {
+        return host.indexOf(':') >= 0 ? "[" + host + "]" : host;
     }
 
     private static int freeLoopbackPort() {

@@ -57,4 +57,42 @@ class BrokerMetadataTest {
         assertThatThrownBy(() -> BrokerMetadata.metadataConfig(config)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("controller.quorum.voters");
     }
+
+    @Test
+    void aCombinedNodeAloneIsItsOwnVoterAtItsControllerListenerWhichServesNoKafkaProtocol() {
+        // Given
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("node.id", "1", "listeners",
+                "PLAINTEXT://:9092,CONTROLLER://:9093", "advertised.listeners",
+                "PLAINTEXT://localhost:9092,CONTROLLER://localhost:9093", "controller.listener.names", "CONTROLLER"));
+
+        // When
+        MetadataConfig metadata = BrokerMetadata.metadataConfig(config);
+
+        // Then
+        assertThat(metadata.voters()).singleElement().hasToString("1@localhost:9093");
+        assertThat(metadata.controllerBind()).hasToString(":9093");
+        assertThat(config.kafkaListeners()).extracting(Object::toString).containsExactly("PLAINTEXT://:9092");
+        assertThat(config.advertisedListeners()).extracting(Object::toString)
+                .containsExactly("PLAINTEXT://localhost:9092");
+    }
+
+    @Test
+    void bootstrapServersLeaveTheVotersToTheFormattedStorage() {
+        // Given
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("node.id", "1", "controller.quorum.bootstrap.servers",
+                "localhost:9093", "listeners", "PLAINTEXT://:9092,CONTROLLER://:9093", "controller.listener.names",
+                "CONTROLLER"));
+
+        // When
+        MetadataConfig metadata = BrokerMetadata.metadataConfig(config);
+
+        // Then
+        assertThat(metadata.voters()).isEmpty();
+        assertThat(metadata.bootstrapServers()).containsExactly("localhost:9093");
+        assertThat(metadata.isStandaloneBootstrap()).isTrue();
+        assertThat(config.unknownKeys()).doesNotContain("controller.quorum.bootstrap.servers");
+        assertThatThrownBy(() -> BrokerMetadata.metadataConfig(BrokerConfig.fromMap(Map.of("process.roles",
+                "broker", "controller.quorum.bootstrap.servers", "localhost:9093"))))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("a broker-only Cairn node needs");
+    }
 }

@@ -2,12 +2,7 @@ package io.cairn.metadata;
 
 import io.cairn.wire.protocol.Uuid;
 import java.io.IOException;
-import java.io.Reader;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.UUID;
@@ -28,13 +23,11 @@ public record MetaProperties(String clusterId, int nodeId, Uuid directoryId) {
     /** Reads the file of a directory, empty when it has none. */
     public static Optional<MetaProperties> read(Path dir) throws IOException {
         Path file = dir.resolve(FILE_NAME);
-        if (!Files.exists(file)) {
+        Optional<Properties> read = PropertiesFiles.read(dir, FILE_NAME);
+        if (read.isEmpty()) {
             return Optional.empty();
         }
-        Properties props = new Properties();
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            props.load(reader);
-        }
+        Properties props = read.get();
         String version = props.getProperty("version");
         if (!"1".equals(version)) {
             throw new IOException("Unsupported meta.properties version " + version + " in " + file);
@@ -51,17 +44,12 @@ public record MetaProperties(String clusterId, int nodeId, Uuid directoryId) {
 
     /** Writes the file into {@code dir} atomically (creating the directory). */
     public void write(Path dir) throws IOException {
-        Files.createDirectories(dir);
         Properties props = new Properties();
         props.setProperty("version", "1");
         props.setProperty("cluster.id", clusterId);
         props.setProperty("node.id", Integer.toString(nodeId));
         props.setProperty("directory.id", directoryId.toString());
-        Path tmp = dir.resolve(FILE_NAME + ".tmp");
-        try (Writer writer = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-            props.store(writer, null);
-        }
-        Files.move(tmp, dir.resolve(FILE_NAME), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        PropertiesFiles.write(dir, FILE_NAME, props, null);
     }
 
     /** A random id in Kafka's format (base64 of a random UUID, never ZERO or ONE). */

@@ -16,7 +16,11 @@ import java.util.Set;
 
 /**
  * The metadata settings of a node, read from {@code server.properties} with Kafka's key names:
- * {@code process.roles}, {@code node.id}, {@code controller.quorum.voters}, {@code controller.listener.names},
+ * {@code process.roles}, {@code node.id}, {@code controller.quorum.voters} or
+ * {@code controller.quorum.bootstrap.servers} (KIP-853: then the voters come from the storage formatted with
+ * {@code --standalone} or {@code --initial-controllers}, see {@link BootstrapVoters}),
+ * {@code controller.listener.names} with the controller's entries of {@code listeners} and
+ * {@code advertised.listeners} (a controller's Raft server binds its controller listener, as KRaft's does),
  * {@code metadata.log.dir} (falling back to the first of {@code log.dirs} / {@code log.dir}),
  * {@code broker.session.timeout.ms}, {@code broker.heartbeat.interval.ms}, {@code default.replication.factor},
  * {@code num.partitions}, {@code unclean.leader.election.enable}, {@code delete.topic.enable}, and the Raft tuning
@@ -26,7 +30,13 @@ import java.util.Set;
  *
  * @param roles                  the process roles ("broker", "controller")
  * @param nodeId                 node.id
- * @param voters                 the static controller quorum
+ * @param voters                 the controller quorum: controller.quorum.voters, or empty until {@link #withVoters}
+ *                               gives the formatted one
+ * @param bootstrapServers       controller.quorum.bootstrap.servers, {@code host:port} entries
+ * @param controllerBind         where a controller's Raft server binds: its controller listener in {@code listeners}
+ *                               (host empty for every interface), or null to bind its voter port on every interface
+ * @param controllerAdvertised   the address other nodes reach this controller at: its controller listener in
+ *                               {@code advertised.listeners}, else in {@code listeners}; null when it has none
  * @param controllerListenerNames controller.listener.names
  * @param metadataLogDir         where the metadata log, snapshots and meta.properties live
  * @param logDirs                log.dirs (formatted by the storage tool too)
@@ -37,7 +47,8 @@ import java.util.Set;
  * @param listenerPort           the port of a broker-only node's metadata listener, or -1
  * @param snapshotThreshold      entries between automatic snapshots (Cairn's metadata.snapshot.entries, 10000)
  */
-public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> voters,
+public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> voters, List<String> bootstrapServers,
+                             Address controllerBind, Address controllerAdvertised,
                              List<String> controllerListenerNames, Path metadataLogDir, List<Path> logDirs,
                              ControllerSettings controller, long electionTimeoutMs, long requestTimeoutMs,
                              String listenerHost, int listenerPort, long snapshotThreshold) {
@@ -45,8 +56,23 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
     public MetadataConfig {
         roles = Set.copyOf(roles);
         voters = List.copyOf(voters);
+        bootstrapServers = List.copyOf(bootstrapServers);
         controllerListenerNames = List.copyOf(controllerListenerNames);
         logDirs = List.copyOf(logDirs);
+    }
+
+    /** A host and port of a listener; the host is empty for "every interface". */
+    public record Address(String host, int port) {
+
+        /** The host to connect to: "localhost" for a wildcard host. */
+        public String connectHost() {
+            return host.isEmpty() || "0.0.0.0".equals(host) || "::".equals(host) ? "localhost" : host;
+        }
+
+        @Override
+        public String toString() {
+            return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+        }
     }
 
     /** One entry of controller.quorum.voters. */
@@ -92,6 +118,51 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
         return isController() && voters.size() == 1 && voters.get(0).id() == nodeId;
     }
 
+    /**
+     * True when this controller's only bootstrap server is its own controller listener (Kafka's sample single-node
+     * {@code server.properties}): the quorum is this node alone, as {@code kafka-storage format --standalone} makes it.
+     */
+    public boolean isStandaloneBootstrap() {
+        if (!isController() || !voters.isEmpty() || bootstrapServers.size() != 1 || controllerAdvertised == null) {
+            return false;
+        }
+        String server = bootstrapServers.get(0);
+        int colon = server.lastIndexOf(':');
+        return colon > 0 && server.substring(colon + 1).equals(Integer.toString(controllerAdvertised.port()));
+    }
+
+    /** This node alone as the voter, at its advertised controller listener (kafka-storage format --standalone). */
+    public QuorumVoter standaloneVoter() {
+        if (!isController() || controllerAdvertised == null) {
+            throw new IllegalArgumentException("--standalone needs a controller whose listeners include one of "
+                    + "controller.listener.names " + controllerListenerNames);
+        }
+        return new QuorumVoter(nodeId, controllerAdvertised.connectHost(), controllerAdvertised.port());
+    }
+
+    /** The same settings with {@code quorum} as the voters (the formatted voter set of a bootstrap-servers node). */
+    public MetadataConfig withVoters(List<QuorumVoter> quorum) {
+        MetadataConfig config = new MetadataConfig(roles, nodeId, quorum, bootstrapServers, controllerBind,
+                controllerAdvertised, controllerListenerNames, metadataLogDir, logDirs, controller, electionTimeoutMs,
+                requestTimeoutMs, listenerHost, listenerPort, snapshotThreshold);
+        config.validateVoters();
+        return config;
+    }
+
+    private void validateVoters() {
+        if (!isController() || voters.isEmpty()) {
+            return;
+        }
+        QuorumVoter self = voters.stream().filter(v -> v.id() == nodeId).findFirst().orElseThrow(() ->
+                new IllegalArgumentException("A controller's node.id " + nodeId + " must be one of the voters "
+                        + voters));
+        if (controllerBind != null && controllerBind.port() != 0 && controllerBind.port() != self.port()) {
+            throw new IllegalArgumentException("The voters give node " + nodeId + " the address " + self.host()
+                    + ":" + self.port() + " but its controller listener binds port " + controllerBind.port()
+                    + "; the quorum is reached at the controller listener, so the two must agree");
+        }
+    }
+
     public static MetadataConfig load(Path file) throws IOException {
         Properties props = new Properties();
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -119,12 +190,24 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
             throw new IllegalArgumentException("node.id must be >= 0, got " + nodeId);
         }
         List<QuorumVoter> voters = new ArrayList<>();
-        for (String entry : list(required(props, "controller.quorum.voters"))) {
+        for (String entry : list(props.getProperty("controller.quorum.voters", ""))) {
             voters.add(QuorumVoter.parse(entry));
         }
-        if (roles.contains("controller") && voters.stream().noneMatch(v -> v.id() == nodeId)) {
-            throw new IllegalArgumentException("A controller's node.id " + nodeId
-                    + " must be one of controller.quorum.voters " + voters);
+        List<String> bootstrapServers = list(props.getProperty("controller.quorum.bootstrap.servers", ""));
+        if (voters.isEmpty() && bootstrapServers.isEmpty()) {
+            throw new IllegalArgumentException("Missing required configuration: controller.quorum.voters or "
+                    + "controller.quorum.bootstrap.servers must name the controllers");
+        }
+        List<String> controllerListenerNames = list(props.getProperty("controller.listener.names", "CONTROLLER"))
+                .stream().map(name -> name.toUpperCase(Locale.ROOT)).toList();
+        Address bind = null;
+        Address advertised = null;
+        if (roles.contains("controller")) {
+            bind = controllerAddress(props.getProperty("listeners", ""), controllerListenerNames);
+            advertised = controllerAddress(props.getProperty("advertised.listeners", ""), controllerListenerNames);
+            if (advertised == null) {
+                advertised = bind;
+            }
         }
         List<Path> logDirs = new ArrayList<>();
         for (String dir : list(props.getProperty("log.dirs", props.getProperty("log.dir", "/tmp/kafka-logs")))) {
@@ -138,13 +221,38 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
                 Integer.parseInt(props.getProperty("num.partitions", "1")),
                 Boolean.parseBoolean(props.getProperty("unclean.leader.election.enable", "false")),
                 Boolean.parseBoolean(props.getProperty("delete.topic.enable", "true")), 1000);
-        return new MetadataConfig(roles, nodeId, voters,
-                list(props.getProperty("controller.listener.names", "CONTROLLER")), metadataLogDir, logDirs,
+        MetadataConfig config = new MetadataConfig(roles, nodeId, voters, bootstrapServers, bind, advertised,
+                controllerListenerNames, metadataLogDir, logDirs,
                 settings, Long.parseLong(props.getProperty("controller.quorum.election.timeout.ms", "1000")),
                 Long.parseLong(props.getProperty("controller.quorum.request.timeout.ms", "2000")),
                 props.getProperty("metadata.listener.host", "localhost"),
                 Integer.parseInt(props.getProperty("metadata.listener.port", "-1")),
                 Long.parseLong(props.getProperty("metadata.snapshot.entries", "10000")));
+        config.validateVoters();
+        return config;
+    }
+
+    /** The first entry of a listeners list whose name is a controller listener name, or null. */
+    private static Address controllerAddress(String listeners, List<String> controllerListenerNames) {
+        for (String name : controllerListenerNames) {
+            for (String entry : list(listeners)) {
+                int scheme = entry.indexOf("://");
+                int colon = entry.lastIndexOf(':');
+                if (scheme <= 0 || colon <= scheme + 2 || !entry.substring(0, scheme).equalsIgnoreCase(name)) {
+                    continue;
+                }
+                String host = entry.substring(scheme + 3, colon);
+                if (host.startsWith("[") && host.endsWith("]")) {
+                    host = host.substring(1, host.length() - 1);
+                }
+                try {
+                    return new Address(host, Integer.parseInt(entry.substring(colon + 1)));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("Invalid listener '" + entry + "': the port is not a number", e);
+                }
+            }
+        }
+        return null;
     }
 
     private static String required(Properties props, String key) {

@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.logging.log4j.LogManager;
@@ -13,8 +15,13 @@ import org.apache.logging.log4j.Logger;
 
 /**
  * Cairn's {@code kafka-storage.sh}: {@code random-uuid} prints a new cluster id, {@code format --cluster-id ID
- * --config server.properties [--ignore-formatted]} (or {@code -t} / {@code -c} / {@code -g}) writes
- * {@code meta.properties} into the metadata log dir and every log dir. Stateless, thread-safe.
+ * --config server.properties [--ignore-formatted] [--standalone | --initial-controllers LIST]} (or {@code -t} /
+ * {@code -c} / {@code -g} / {@code -s} / {@code -I}) writes {@code meta.properties} into the metadata log dir and every
+ * log dir. A controller configured with {@code controller.quorum.bootstrap.servers} (no static
+ * {@code controller.quorum.voters}) needs its initial voter set, as Kafka's tool asks: {@code --standalone} makes it
+ * the only voter, at its controller listener; {@code --initial-controllers id@host:port:directoryId,...} names every
+ * voter, and this node's entry gives its metadata dir's directory id. The set is written as {@link BootstrapVoters}.
+ * Stateless, thread-safe.
  */
 public final class StorageTool {
 
@@ -38,7 +45,7 @@ public final class StorageTool {
     public static int run(String[] args, PrintStream out) throws IOException {
         if (args.length == 0) {
             out.println("usage: cairn-storage (random-uuid | format --cluster-id ID --config FILE "
-                    + "[--ignore-formatted])");
+                    + "[--ignore-formatted] [--standalone | --initial-controllers id@host:port:dirId,...])");
             return 1;
         }
         if (args[0].equals("random-uuid")) {
@@ -51,23 +58,122 @@ public final class StorageTool {
         String clusterId = null;
         Path config = null;
         boolean ignoreFormatted = false;
+        boolean standalone = false;
+        boolean noInitialControllers = false;
+        String initialControllers = null;
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
-                case "--cluster-id", "-t" -> clusterId = args[++i];
-                case "--config", "-c" -> config = Path.of(args[++i]);
+                case "--cluster-id", "-t" -> clusterId = value(args, ++i);
+                case "--config", "-c" -> config = Path.of(value(args, ++i));
                 case "--ignore-formatted", "-g" -> ignoreFormatted = true;
+                case "--standalone", "-s" -> standalone = true;
+                case "--initial-controllers", "-I" -> initialControllers = value(args, ++i);
+                case "--no-initial-controllers", "-N" -> noInitialControllers = true;
                 default -> throw new IllegalArgumentException("Unknown argument " + args[i]);
             }
         }
         if (clusterId == null || config == null) {
             throw new IllegalArgumentException("format needs --cluster-id and --config");
         }
-        return format(MetadataConfig.load(config), clusterId, ignoreFormatted, out);
+        MetadataConfig metadata = MetadataConfig.load(config);
+        return format(metadata, clusterId, ignoreFormatted,
+                initialVoters(metadata, standalone, initialControllers, noInitialControllers), out);
+    }
+
+    private static String value(String[] args, int index) {
+        if (index >= args.length) {
+            throw new IllegalArgumentException(args[index - 1] + " needs a value");
+        }
+        return args[index];
+    }
+
+    /**
+     * The voter set to format, by Kafka's storage-tool rules; empty when the node has static
+     * {@code controller.quorum.voters} or is a broker.
+     */
+    static Optional<InitialVoters> initialVoters(MetadataConfig config, boolean standalone, String initialControllers,
+                                                 boolean noInitialControllers) {
+        int given = (standalone ? 1 : 0) + (initialControllers != null ? 1 : 0) + (noInitialControllers ? 1 : 0);
+        if (given > 1) {
+            throw new IllegalArgumentException("Only one of --standalone, --initial-controllers and "
+                    + "--no-initial-controllers can be given");
+        }
+        boolean staticVoters = !config.voters().isEmpty();
+        if (staticVoters && (standalone || initialControllers != null)) {
+            throw new IllegalArgumentException("You cannot use --standalone or --initial-controllers with "
+                    + "controller.quorum.voters: the static voters are the quorum. Use controller.quorum.bootstrap"
+                    + ".servers instead");
+        }
+        if (noInitialControllers) {
+            throw new IllegalArgumentException("--no-initial-controllers is not supported by Cairn: its quorum does "
+                    + "not add voters at run time; format every controller with the same --initial-controllers");
+        }
+        if (standalone) {
+            return Optional.of(new InitialVoters(List.of(config.standaloneVoter()), Optional.empty()));
+        }
+        if (initialControllers != null) {
+            return Optional.of(InitialVoters.parse(initialControllers, config));
+        }
+        if (config.isController() && !staticVoters) {
+            throw new IllegalArgumentException("Because controller.quorum.voters is not set on this controller, you "
+                    + "must specify one of the following: --standalone or --initial-controllers");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The initial voters of {@code --standalone} or {@code --initial-controllers}, and this node's directory id when
+     * the list gives one.
+     */
+    record InitialVoters(List<MetadataConfig.QuorumVoter> voters, Optional<Uuid> ownDirectoryId) {
+
+        /** Parses Kafka's {@code id@host:port:directoryId,...}; the node being formatted must be one of them. */
+        static InitialVoters parse(String text, MetadataConfig config) {
+            List<MetadataConfig.QuorumVoter> voters = new ArrayList<>();
+            Set<Integer> ids = new LinkedHashSet<>();
+            Optional<Uuid> own = Optional.empty();
+            for (String entry : text.split(",")) {
+                String trimmed = entry.trim();
+                int last = trimmed.lastIndexOf(':');
+                int at = trimmed.indexOf('@');
+                if (at <= 0 || last < 0 || trimmed.lastIndexOf(':', last - 1) < at) {
+                    throw new IllegalArgumentException("Invalid --initial-controllers entry '" + trimmed
+                            + "': expected id@host:port:directoryId");
+                }
+                MetadataConfig.QuorumVoter voter = MetadataConfig.QuorumVoter.parse(trimmed.substring(0, last));
+                Uuid directoryId;
+                try {
+                    directoryId = Uuid.fromString(trimmed.substring(last + 1));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("Invalid directory id in --initial-controllers entry '"
+                            + trimmed + "'", e);
+                }
+                if (!ids.add(voter.id())) {
+                    throw new IllegalArgumentException("Node " + voter.id() + " appears twice in "
+                            + "--initial-controllers");
+                }
+                if (voter.id() == config.nodeId()) {
+                    own = Optional.of(directoryId);
+                }
+                voters.add(voter);
+            }
+            if (config.isController() && own.isEmpty()) {
+                throw new IllegalArgumentException("This controller (node.id " + config.nodeId() + ") is not one of "
+                        + "--initial-controllers " + text);
+            }
+            config.withVoters(voters);
+            return new InitialVoters(List.copyOf(voters), own);
+        }
     }
 
     /** Formats every directory of the node; returns the exit code. */
     public static int format(MetadataConfig config, String clusterId, boolean ignoreFormatted, PrintStream out)
             throws IOException {
+        return format(config, clusterId, ignoreFormatted, Optional.empty(), out);
+    }
+
+    private static int format(MetadataConfig config, String clusterId, boolean ignoreFormatted,
+                              Optional<InitialVoters> initialVoters, PrintStream out) throws IOException {
         Uuid.fromString(clusterId);
         Set<Path> dirs = new LinkedHashSet<>();
         dirs.add(config.metadataLogDir());
@@ -90,7 +196,14 @@ public final class StorageTool {
                     }
                 }
             }
-            new MetaProperties(clusterId, config.nodeId(), MetaProperties.randomUuid()).write(dir);
+            boolean metadataDir = dir.equals(config.metadataLogDir());
+            Uuid directoryId = metadataDir && initialVoters.isPresent() && initialVoters.get().ownDirectoryId()
+                    .isPresent() ? initialVoters.get().ownDirectoryId().get() : MetaProperties.randomUuid();
+            if (metadataDir && initialVoters.isPresent()) {
+                BootstrapVoters.write(dir, initialVoters.get().voters());
+                out.println("Bootstrap voters of " + dir + ": " + initialVoters.get().voters());
+            }
+            new MetaProperties(clusterId, config.nodeId(), directoryId).write(dir);
             out.println("Formatting " + dir + " with cluster.id " + clusterId + " and node.id " + config.nodeId());
             LOGGER.info("Formatted {} for cluster {} node {}", dir, clusterId, config.nodeId());
         }

@@ -81,4 +81,92 @@ class StorageToolTest {
         assertThatThrownBy(() -> MetadataConfig.from(Map.of("process.roles", "controller", "node.id", "9",
                 "controller.quorum.voters", "1@a:9093"))).hasMessageContaining("must be one of");
     }
+
+    private Path bootstrapProperties(String roles) throws Exception {
+        Path file = dir.resolve("kraft.properties");
+        Files.writeString(file, String.join("\n", "process.roles=" + roles, "node.id=1",
+                "controller.quorum.bootstrap.servers=localhost:9093",
+                "listeners=PLAINTEXT://:9092,CONTROLLER://:9093",
+                "advertised.listeners=PLAINTEXT://localhost:9092,CONTROLLER://localhost:9093",
+                "controller.listener.names=CONTROLLER", "log.dirs=" + dir.resolve("kraft")));
+        return file;
+    }
+
+    private int run(String... args) throws Exception {
+        return StorageTool.run(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void standaloneFormatsTheControllerAsTheOnlyVoterAtItsAdvertisedControllerListener() throws Exception {
+        // Given
+        String clusterId = MetaProperties.randomUuid().toString();
+
+        // When
+        int code = run("format", "--standalone", "-t", clusterId, "-c", bootstrapProperties("broker,controller")
+                .toString());
+
+        // Then
+        assertThat(code).isZero();
+        assertThat(BootstrapVoters.read(dir.resolve("kraft")).orElseThrow()).extracting(Object::toString)
+                .containsExactly("1@localhost:9093");
+        MetadataConfig config = MetadataConfig.load(bootstrapProperties("broker,controller"));
+        assertThat(config.voters()).isEmpty();
+        assertThat(config.controllerBind()).hasToString(":9093");
+        assertThat(config.isStandaloneBootstrap()).isTrue();
+    }
+
+    @Test
+    void initialControllersNameEveryVoterAndGiveThisNodeItsDirectoryId() throws Exception {
+        // Given
+        String clusterId = MetaProperties.randomUuid().toString();
+        String own = MetaProperties.randomUuid().toString();
+        String initial = "1@localhost:9093:" + own + ",2@b:9093:" + MetaProperties.randomUuid() + ",3@c:9093:"
+                + MetaProperties.randomUuid();
+
+        // When
+        int code = run("format", "-t", clusterId, "-c", bootstrapProperties("broker,controller").toString(), "-I",
+                initial);
+
+        // Then
+        assertThat(code).isZero();
+        assertThat(BootstrapVoters.read(dir.resolve("kraft")).orElseThrow()).extracting(Object::toString)
+                .containsExactly("1@localhost:9093", "2@b:9093", "3@c:9093");
+        assertThat(MetaProperties.read(dir.resolve("kraft")).orElseThrow().directoryId()).hasToString(own);
+    }
+
+    @Test
+    void aBootstrapServersControllerNeedsAVoterFlagAsKafkasToolAsks() throws Exception {
+        // Given
+        String clusterId = MetaProperties.randomUuid().toString();
+        String config = bootstrapProperties("broker,controller").toString();
+
+        // Then
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config)).hasMessageContaining(
+                "Because controller.quorum.voters is not set on this controller, you must specify one of the "
+                        + "following: --standalone or --initial-controllers");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-s", "-I", "1@a:1:" + clusterId))
+                .hasMessageContaining("Only one of");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-I", "2@b:9093:" + clusterId))
+                .hasMessageContaining("is not one of --initial-controllers");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-I", "1@localhost:9093"))
+                .hasMessageContaining("expected id@host:port:directoryId");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-I", "1@localhost:9094:"
+                + clusterId)).hasMessageContaining("controller listener binds port 9093");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-N"))
+                .hasMessageContaining("--no-initial-controllers is not supported");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", properties().toString(), "--standalone"))
+                .hasMessageContaining("You cannot use --standalone or --initial-controllers with "
+                        + "controller.quorum.voters");
+        assertThat(Files.exists(dir.resolve("kraft").resolve(MetaProperties.FILE_NAME))).isFalse();
+    }
+
+    @Test
+    void theVotersMustReachTheControllerAtItsControllerListener() {
+        assertThatThrownBy(() -> MetadataConfig.from(Map.of("process.roles", "broker,controller", "node.id", "1",
+                "controller.quorum.voters", "1@localhost:9094", "listeners",
+                "PLAINTEXT://:9092,CONTROLLER://:9093", "controller.listener.names", "CONTROLLER")))
+                .hasMessageContaining("controller listener binds port 9093");
+        assertThatThrownBy(() -> MetadataConfig.from(Map.of("process.roles", "broker", "node.id", "1")))
+                .hasMessageContaining("controller.quorum.voters or controller.quorum.bootstrap.servers");
+    }
 }

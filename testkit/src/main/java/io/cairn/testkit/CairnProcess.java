@@ -26,17 +26,25 @@ public final class CairnProcess extends AbstractBrokerProcess {
     /** System property naming the broker jar to run. */
     public static final String JAR_PROPERTY = "cairn.broker.jar";
 
+    /** In {@link Builder#serverProperties} and {@link #storageTool} text: this broker's data directory. */
+    public static final String DATA_DIR_PLACEHOLDER = "${cairn.data.dir}";
+    /** In {@link #storageTool} arguments: the {@code server.properties} file of this broker. */
+    public static final String CONFIG_PLACEHOLDER = "${cairn.server.properties}";
+
     private static final int NODE_ID = 1;
 
     private final Path jar;
     private final List<String> jvmArgs;
     private final Map<String, String> overrides;
+    private final String verbatimProperties;
 
     private CairnProcess(Builder builder) {
-        super("cairn", FreePorts.freePort(), builder.startTimeout, builder.stopTimeout);
+        super("cairn", builder.port > 0 ? builder.port : FreePorts.freePort(), builder.startTimeout,
+                builder.stopTimeout);
         this.jar = builder.jar != null ? builder.jar : jarFromSystemProperty();
         this.jvmArgs = List.copyOf(builder.jvmArgs);
         this.overrides = new LinkedHashMap<>(builder.overrides);
+        this.verbatimProperties = builder.verbatimProperties;
     }
 
     /** A Cairn broker with default settings; not yet started. */
@@ -65,6 +73,10 @@ public final class CairnProcess extends AbstractBrokerProcess {
             throw new IllegalStateException("The Cairn broker jar " + jar + " does not exist; build it first "
                     + "(mvn -pl broker -am package) or point the system property " + JAR_PROPERTY + " at it");
         }
+        if (verbatimProperties != null) {
+            writeProperties(verbatimProperties.replace(DATA_DIR_PLACEHOLDER, dataDir().toString()));
+            return;
+        }
         Map<String, String> config = new LinkedHashMap<>();
         config.put("node.id", Integer.toString(NODE_ID));
         config.put("listeners", "PLAINTEXT://" + host() + ":" + port());
@@ -78,11 +90,31 @@ public final class CairnProcess extends AbstractBrokerProcess {
         config.putAll(overrides);
         StringBuilder text = new StringBuilder("# Written by cairn-testkit CairnProcess\n");
         config.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
+        writeProperties(text.toString());
+    }
+
+    private void writeProperties(String text) {
         try {
             Files.writeString(serverProperties(), text, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not write " + serverProperties(), e);
         }
+    }
+
+    /**
+     * Runs {@code bin/cairn-storage}'s tool from this broker's jar ({@code io.cairn.metadata.StorageTool}) with
+     * {@code args}, where {@value #DATA_DIR_PLACEHOLDER} stands for the data directory and {@value #CONFIG_PLACEHOLDER}
+     * for the {@code server.properties} of the next start (written first); returns its output and exit code.
+     */
+    public JavaTool.Result storageTool(String... args) {
+        beforeStart();
+        List<String> resolved = new ArrayList<>();
+        for (String arg : args) {
+            resolved.add(arg.replace(DATA_DIR_PLACEHOLDER, dataDir().toString())
+                    .replace(CONFIG_PLACEHOLDER, serverProperties().toString()));
+        }
+        return JavaTool.builder("io.cairn.metadata.StorageTool").classpath(jar.toString()).args(resolved)
+                .timeout(Duration.ofSeconds(60)).build().run();
     }
 
     @Override
@@ -109,6 +141,8 @@ public final class CairnProcess extends AbstractBrokerProcess {
     public static final class Builder extends BrokerSettings<Builder> {
 
         private Path jar;
+        private int port;
+        private String verbatimProperties;
 
         private Builder() {
             super(List.of("-Xmx512m", "-Dio.netty.leakDetection.level=paranoid",
@@ -123,6 +157,17 @@ public final class CairnProcess extends AbstractBrokerProcess {
         /** The broker jar; by default the system property {@value CairnProcess#JAR_PROPERTY}. */
         public Builder jar(Path value) {
             this.jar = value;
+            return this;
+        }
+
+        /**
+         * Starts the broker from exactly this {@code server.properties} text (the harness adds no key and
+         * {@link #config} overrides are ignored), with {@value CairnProcess#DATA_DIR_PLACEHOLDER} replaced by the
+         * data directory; {@code clientPort} is the port of its client listener, which the harness probes.
+         */
+        public Builder serverProperties(String text, int clientPort) {
+            this.verbatimProperties = text;
+            this.port = clientPort;
             return this;
         }
 

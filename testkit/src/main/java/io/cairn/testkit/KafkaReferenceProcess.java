@@ -33,6 +33,8 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
     private static final String STORAGE_TOOL = "kafka.tools.StorageTool";
     private static final int NODE_ID = 1;
 
+    private final int nodeId;
+    private final String voters;
     private final int controllerPort;
     private final String clusterId;
     private final String classpath;
@@ -42,7 +44,9 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
     private KafkaReferenceProcess(Builder builder, int[] ports) {
         super("kafka", ports[0], builder.startTimeout, builder.stopTimeout);
         this.controllerPort = ports[1];
-        this.clusterId = randomClusterId();
+        this.nodeId = builder.node != null ? builder.node.nodeId() : NODE_ID;
+        this.voters = builder.node != null ? builder.node.voters() : nodeId + "@" + host() + ":" + controllerPort;
+        this.clusterId = builder.node != null ? builder.node.clusterId() : randomClusterId();
         this.classpath = builder.classpath != null ? builder.classpath : KafkaDistribution.classpath();
         this.jvmArgs = List.copyOf(builder.jvmArgs);
         this.overrides = Map.copyOf(builder.overrides);
@@ -100,8 +104,8 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
     private Path writeServerProperties() {
         Map<String, String> config = new LinkedHashMap<>();
         config.put("process.roles", "broker,controller");
-        config.put("node.id", Integer.toString(NODE_ID));
-        config.put("controller.quorum.voters", NODE_ID + "@" + host() + ":" + controllerPort);
+        config.put("node.id", Integer.toString(nodeId));
+        config.put("controller.quorum.voters", voters);
         config.put("listeners", "PLAINTEXT://" + host() + ":" + port() + ",CONTROLLER://" + host() + ":"
                 + controllerPort);
         config.put("advertised.listeners", "PLAINTEXT://" + host() + ":" + port());
@@ -153,6 +157,7 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
     public static final class Builder extends BrokerSettings<Builder> {
 
         private String classpath;
+        private ClusterNode node;
 
         private Builder() {
             super(List.of("-Xms128m", "-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
@@ -170,9 +175,16 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
             return this;
         }
 
-        /** Allocates the two ports and the work directory; the broker is not started. */
+        /** Makes this broker one node of a KRaft cluster (see {@link BrokerCluster}) instead of a cluster alone. */
+        public Builder clusterNode(ClusterNode value) {
+            this.node = value;
+            return this;
+        }
+
+        /** Allocates the two ports (unless a cluster node gives them) and the work directory; not started. */
         public KafkaReferenceProcess build() {
-            return new KafkaReferenceProcess(this, FreePorts.freePorts(2));
+            return new KafkaReferenceProcess(this, node != null ? new int[] {node.clientPort(), node.controllerPort()}
+                    : FreePorts.freePorts(2));
         }
     }
 }

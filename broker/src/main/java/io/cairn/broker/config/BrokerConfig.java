@@ -46,6 +46,7 @@ public final class BrokerConfig {
     public static final String QUEUED_MAX_REQUEST_BYTES = "queued.max.request.bytes";
     public static final String CONNECTIONS_MAX_IDLE_MS = "connections.max.idle.ms";
     public static final String CONTROLLER_QUORUM_VOTERS = "controller.quorum.voters";
+    public static final String CONTROLLER_QUORUM_BOOTSTRAP_SERVERS = "controller.quorum.bootstrap.servers";
     public static final String BROKER_RACK = "broker.rack";
     public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
     public static final String BROKER_HEARTBEAT_INTERVAL_MS = "broker.heartbeat.interval.ms";
@@ -74,9 +75,9 @@ public final class BrokerConfig {
             ListenerProtocols.KEY, CONTROLLER_LISTENER_NAMES, NODE_ID, PROCESS_ROLES, LOG_DIRS, LOG_DIR,
             SOCKET_REQUEST_MAX_BYTES, SOCKET_SEND_BUFFER_BYTES, SOCKET_RECEIVE_BUFFER_BYTES,
             SOCKET_LISTEN_BACKLOG_SIZE, NUM_NETWORK_THREADS, NUM_IO_THREADS, QUEUED_MAX_REQUESTS,
-            QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, CONTROLLER_QUORUM_VOTERS, BROKER_RACK,
-            AUTO_CREATE_TOPICS_ENABLE, BROKER_HEARTBEAT_INTERVAL_MS, FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS,
-            OFFSETS_TOPIC_NUM_PARTITIONS,
+            QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, CONTROLLER_QUORUM_VOTERS,
+            CONTROLLER_QUORUM_BOOTSTRAP_SERVERS, BROKER_RACK, AUTO_CREATE_TOPICS_ENABLE, BROKER_HEARTBEAT_INTERVAL_MS,
+            FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS, OFFSETS_TOPIC_NUM_PARTITIONS,
             OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
             TRANSACTION_STATE_LOG_REPLICATION_FACTOR, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
             GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, OFFSETS_RETENTION_MINUTES,
@@ -121,11 +122,14 @@ public final class BrokerConfig {
         if (listeners.isEmpty()) {
             throw ConfigException.invalid(LISTENERS, props.get(LISTENERS), "at least one listener is required");
         }
+        // What the broker registers and clients are told: the controller listeners are the quorum's (Kafka's
+        // effectiveAdvertisedBrokerListeners), so they are checked but not advertised to clients.
         String advertised = props.get(ADVERTISED_LISTENERS);
-        this.advertisedListeners = advertised == null || advertised.isBlank()
-                ? listeners.stream().filter(l -> !controllerListenerNames.contains(l.listenerName())).toList()
+        List<Endpoint> advertisedAll = advertised == null || advertised.isBlank() ? listeners
                 : parseListeners(ADVERTISED_LISTENERS, advertised, protocols);
-        validateAdvertised();
+        validateAdvertised(advertisedAll);
+        this.advertisedListeners = advertisedAll.stream()
+                .filter(l -> !controllerListenerNames.contains(l.listenerName())).toList();
         String dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS) : values.string(LOG_DIR, "./data");
         this.logDirs = parseLogDirs(props.get(LOG_DIRS) != null ? LOG_DIRS : LOG_DIR, dirs);
         this.socketRequestMaxBytes = values.intValue(SOCKET_REQUEST_MAX_BYTES, 104857600, 1);
@@ -204,7 +208,7 @@ public final class BrokerConfig {
     }
 
     /** Kafka's rules: advertised names must be listener names, and 0.0.0.0 cannot be advertised. */
-    private void validateAdvertised() {
+    private void validateAdvertised(List<Endpoint> advertisedListeners) {
         for (Endpoint advertised : advertisedListeners) {
             if (listeners.stream().noneMatch(l -> l.listenerName().equals(advertised.listenerName()))) {
                 throw ConfigException.invalid(ADVERTISED_LISTENERS, advertised, "listener name "
@@ -292,6 +296,18 @@ public final class BrokerConfig {
 
     public List<Endpoint> listeners() {
         return listeners;
+    }
+
+    /**
+     * The listeners that speak the Kafka protocol: every entry of {@code listeners} except, on a controller, its
+     * controller listeners, where the metadata quorum's Raft server listens (as KRaft's controller listener is where
+     * the quorum is reached).
+     */
+    public List<Endpoint> kafkaListeners() {
+        if (!processRoles.contains(ProcessRole.CONTROLLER)) {
+            return listeners;
+        }
+        return listeners.stream().filter(endpoint -> !isControllerListener(endpoint.listenerName())).toList();
     }
 
     public List<Endpoint> advertisedListeners() {

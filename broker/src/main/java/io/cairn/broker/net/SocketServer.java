@@ -68,7 +68,7 @@ public final class SocketServer implements AutoCloseable {
         acceptorGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("cairn-acceptor"), ioFactory);
         networkGroup = new MultiThreadIoEventLoopGroup(config.numNetworkThreads(),
                 new DefaultThreadFactory("cairn-network-thread"), ioFactory);
-        for (Endpoint endpoint : config.listeners()) {
+        for (Endpoint endpoint : config.kafkaListeners()) {
             bind(endpoint);
         }
     }

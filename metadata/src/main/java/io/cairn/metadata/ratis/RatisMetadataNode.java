@@ -1,5 +1,6 @@
 package io.cairn.metadata.ratis;
 
+import io.cairn.metadata.BootstrapVoters;
 import io.cairn.metadata.MetaProperties;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
@@ -25,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -128,8 +130,9 @@ public final class RatisMetadataNode implements MetadataNode {
      * Starts a node: reads meta.properties from metadata.log.dir (writing it on the first start of a sole-voter
      * controller), starts the Ratis server and, on a broker-only node, joins the group as a listener.
      */
-    public static RatisMetadataNode start(MetadataConfig config) throws IOException {
-        MetaProperties meta = ensureFormatted(config);
+    public static RatisMetadataNode start(MetadataConfig configured) throws IOException {
+        MetaProperties meta = ensureFormatted(configured);
+        MetadataConfig config = withFormattedVoters(configured);
         RatisMetadataNode node = new RatisMetadataNode(config, meta.clusterId());
         try {
             node.server.start();
@@ -140,8 +143,9 @@ public final class RatisMetadataNode implements MetadataNode {
             node.closeAfterFailedStart();
             throw e;
         }
-        LOGGER.info("Metadata node {} started (roles {}, voters {}, cluster {})", config.nodeId(), config.roles(),
-                config.voters(), meta.clusterId());
+        LOGGER.info("Metadata node {} started (roles {}, voters {}, cluster {}{})", config.nodeId(), config.roles(),
+                config.voters(), meta.clusterId(), config.isController() && config.controllerBind() != null
+                        ? "; the controller listener " + config.controllerBind() + " serves the Raft quorum" : "");
         if (!config.isController()) {
             node.joinAsListener();
         }
@@ -158,15 +162,42 @@ public final class RatisMetadataNode implements MetadataNode {
             }
             return existing.get();
         }
-        if (!config.isSoleVoter()) {
+        boolean standalone = config.isStandaloneBootstrap();
+        if (!config.isSoleVoter() && !standalone) {
             throw new IOException("No meta.properties found in " + dir
                     + " (have you run cairn-storage format to format the directory?)");
         }
         MetaProperties meta = new MetaProperties(MetaProperties.randomUuid().toString(), config.nodeId(),
                 MetaProperties.randomUuid());
+        if (standalone) {
+            BootstrapVoters.write(dir, List.of(config.standaloneVoter()));
+        }
         meta.write(dir);
-        LOGGER.info("Formatted {} on first start as the sole voter: cluster.id {}", dir, meta.clusterId());
+        LOGGER.info("Formatted {} on first start as the sole voter{}: cluster.id {}", dir,
+                standalone ? " (as kafka-storage format --standalone)" : "", meta.clusterId());
         return meta;
+    }
+
+    /**
+     * The configuration with its voters: controller.quorum.voters when set, else the voter set formatted into the
+     * metadata log dir (controller.quorum.bootstrap.servers with {@code format --standalone} or
+     * {@code --initial-controllers}).
+     */
+    private static MetadataConfig withFormattedVoters(MetadataConfig config) throws IOException {
+        if (!config.voters().isEmpty()) {
+            return config;
+        }
+        Optional<List<MetadataConfig.QuorumVoter>> formatted = BootstrapVoters.read(config.metadataLogDir());
+        if (formatted.isEmpty()) {
+            throw new IOException("controller.quorum.voters is not set and " + config.metadataLogDir()
+                    + " holds no voter set: format it with cairn-storage format --standalone or --initial-controllers"
+                    + (config.isController() ? "" : " (a broker-only Cairn node needs controller.quorum.voters)"));
+        }
+        try {
+            return config.withVoters(formatted.get());
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage() + " (voters formatted in " + config.metadataLogDir() + ")", e);
+        }
     }
 
     private RaftPeer listenerPeer() {
@@ -184,6 +215,12 @@ public final class RatisMetadataNode implements MetadataNode {
         int port = listener ? config.listenerPort() : config.voters().stream()
                 .filter(v -> v.id() == config.nodeId()).findFirst().orElseThrow().port();
         NettyConfigKeys.Server.setPort(props, port);
+        // A controller's Raft server is its controller listener: it binds that listener's host (every interface
+        // when the host is empty), as KRaft's controller listener does.
+        MetadataConfig.Address bind = config.controllerBind();
+        if (!listener && bind != null && !bind.host().isEmpty()) {
+            NettyConfigKeys.Server.setHost(props, bind.host());
+        }
         RaftServerConfigKeys.setStorageDir(props, List.of(config.metadataLogDir().resolve(METADATA_DIR).toFile()));
         long election = config.electionTimeoutMs();
         RaftServerConfigKeys.Rpc.setTimeoutMin(props, TimeDuration.valueOf(election, TimeUnit.MILLISECONDS));
@@ -369,18 +406,24 @@ public final class RatisMetadataNode implements MetadataNode {
             once = controller.submit(requestId, request);
         } else {
             Message message = CommandCodec.encodeCommand(requestId, request);
-            once = CompletableFuture.supplyAsync(() -> {
-                RaftClientReply reply;
-                try {
-                    reply = route(message, attemptNo);
-                } catch (IOException e) {
-                    throw CommandCodec.toApiException(e);
-                }
-                if (!reply.isSuccess()) {
-                    throw CommandCodec.toApiException(reply.getException());
-                }
-                return CommandCodec.decode(reply.getMessage(), true);
-            }, routingExecutor).orTimeout(routingTryTimeoutMs(), TimeUnit.MILLISECONDS);
+            try {
+                once = CompletableFuture.supplyAsync(() -> {
+                    RaftClientReply reply;
+                    try {
+                        reply = route(message, attemptNo);
+                    } catch (IOException e) {
+                        throw CommandCodec.toApiException(e);
+                    }
+                    if (!reply.isSuccess()) {
+                        throw CommandCodec.toApiException(reply.getException());
+                    }
+                    return CommandCodec.decode(reply.getMessage(), true);
+                }, routingExecutor).orTimeout(routingTryTimeoutMs(), TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                // The node closed while this command waited for its retry: it ends here, unrouted.
+                result.completeExceptionally(Errors.NOT_CONTROLLER.exception("The metadata node is closed"));
+                return;
+            }
         }
         once.whenComplete((response, failure) -> {
             if (failure == null) {
