@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The reference Apache Kafka as the build resolved it from Maven Central ({@code org.apache.kafka:kafka_2.13},
@@ -64,8 +66,14 @@ public final class KafkaDistribution {
     public static JavaTool.Builder tool(String mainClass) {
         return JavaTool.builder(mainClass)
                 .classpath(classpath())
-                .jvmArgs(TOOL_JVM_ARGS)
-                .jvmArgs("-Dlog4j2.configurationFile=" + ToolsLog4jConfig.FILE);
+                .jvmArgs(toolJvmArgs().toArray(String[]::new));
+    }
+
+    /** The JVM options of a tool's JVM: a small heap, quick start, logging at WARN on stderr. */
+    static List<String> toolJvmArgs() {
+        List<String> args = new ArrayList<>(List.of(TOOL_JVM_ARGS));
+        args.add("-Dlog4j2.configurationFile=" + ToolsLog4jConfig.FILE);
+        return args;
     }
 
     /**
