@@ -19,8 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.logging.log4j.LogManager;
@@ -32,9 +30,13 @@ import org.apache.logging.log4j.Logger;
  * among the in-sync replicas. A single broker is the case replicas = ISR = {this broker}: every leader append moves
  * the high watermark to the log end offset at once, through the same code that waits for followers.
  *
+ * <p>Nothing waits inside a partition: whoever waits for an offset (acks=all, a delayed fetch, a coordinator write)
+ * sits in the broker's purgatory, and this class tells its {@link PartitionListener} when the log end offset, the
+ * high watermark, the ISR or the leadership changed, so that the purgatory retries exactly those operations.
+ *
  * <p>Thread-safety: thread-safe. Appends and reads hold the read side of {@link #stateLock}, leadership changes
  * the write side, so an append never runs under a stale leader epoch. The high watermark is volatile and only
- * grows while this broker leads; waiters for it sit in a map guarded by its own monitor.
+ * grows while this broker leads.
  */
 public final class Partition {
 
@@ -52,12 +54,12 @@ public final class Partition {
     private final ReentrantReadWriteLock stateLock = new ReentrantReadWriteLock();
     /** Log end offsets of the other replicas, as their fetches report them (replication issue). */
     private final Map<Integer, Long> followerEndOffsets = new ConcurrentHashMap<>();
-    /** acks=all waiters by the offset the high watermark must reach; guarded by its own monitor. */
-    private final TreeMap<Long, List<CompletableFuture<Void>>> hwWaiters = new TreeMap<>();
     private final String logPrefix;
     private volatile PartitionRegistration registration;
     private volatile int minInsyncReplicas;
     private volatile long highWatermark;
+    /** Set once by {@link #close} (the partition left this broker); read by waiters deciding to give up. */
+    private volatile boolean removed;
 
     Partition(TopicPartition topicPartition, Uuid topicId, int localBrokerId, PartitionLog log,
               PartitionRegistration registration, int minInsyncReplicas, PartitionListener listener) {
@@ -139,10 +141,11 @@ public final class Partition {
 
     /**
      * Applies a committed registration. Becoming leader (or a new leader epoch while leading) recomputes the high
-     * watermark from the ISR; losing leadership fails the acks=all waiters with NOT_LEADER_OR_FOLLOWER.
+     * watermark from the ISR; the listener hears of a leadership or ISR change, so that waiters re-check.
      */
     void update(PartitionRegistration newRegistration) {
         boolean leadershipChanged = false;
+        boolean isrChanged = false;
         stateLock.writeLock().lock();
         try {
             PartitionRegistration old = registration;
@@ -151,6 +154,7 @@ public final class Partition {
             }
             leadershipChanged = old == null || old.leaderEpoch() != newRegistration.leaderEpoch()
                 || old.leader() != newRegistration.leader();
+            isrChanged = old != null && !old.isr().equals(newRegistration.isr());
             registration = newRegistration;
             boolean leader = newRegistration.leader() == localBrokerId;
             if (old == null || old.leaderEpoch() != newRegistration.leaderEpoch()) {
@@ -160,16 +164,14 @@ public final class Partition {
                     log.logEndOffset());
                 followerEndOffsets.clear();
             }
-            if (!leader) {
-                failWaiters(new NotLeaderOrFollowerException("Broker " + localBrokerId
-                    + " is no longer the leader of " + topicPartition));
-            }
         } finally {
             stateLock.writeLock().unlock();
         }
         maybeIncrementHighWatermark();
         if (leadershipChanged) {
             listener.onLeadershipChanged(this);
+        } else if (isrChanged) {
+            listener.onIsrChanged(this);
         }
     }
 
@@ -203,8 +205,8 @@ public final class Partition {
     /**
      * Appends a producer's (or a coordinator's) batches as leader in the current leader epoch. With
      * {@code requiredAcks} = -1 the ISR must have at least {@code min.insync.replicas} members first
-     * (NOT_ENOUGH_REPLICAS). The returned append may still be below the high watermark: acks=all waits with
-     * {@link #awaitHighWatermark}.
+     * (NOT_ENOUGH_REPLICAS). The returned append may still be above the high watermark: acks=all waits in the
+     * purgatory, which the listener wakes when the high watermark moves.
      */
     public LogAppendInfo appendRecordsToLeader(ByteBuffer records, AppendOrigin origin, int requiredAcks) {
         LogAppendInfo info;
@@ -224,27 +226,33 @@ public final class Partition {
         } finally {
             stateLock.readLock().unlock();
         }
+        if (!info.duplicate()) {
+            listener.onLogEndOffsetAdvanced(this);
+        }
         maybeIncrementHighWatermark();
         return info;
     }
 
     /**
-     * Completes when the high watermark reaches {@code offset} (all in-sync replicas have everything before it);
-     * fails with NOT_LEADER_OR_FOLLOWER if this broker stops leading first.
+     * Whether {@code requiredOffset} is replicated to the ISR (Kafka's {@code checkEnoughReplicasReachOffset}):
+     * empty while the high watermark is below it; NOT_LEADER_OR_FOLLOWER once this broker stopped leading or the
+     * partition left it; once reached NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR shrank below
+     * {@code min.insync.replicas} meanwhile.
      */
-    public CompletableFuture<Void> awaitHighWatermark(long offset) {
-        if (highWatermark >= offset) {
-            return CompletableFuture.completedFuture(null);
+    public Optional<Errors> checkEnoughReplicasReachOffset(long requiredOffset) {
+        if (removed || !isLeader()) {
+            return Optional.of(Errors.NOT_LEADER_OR_FOLLOWER);
         }
-        CompletableFuture<Void> future = new CompletableFuture<>();
-        synchronized (hwWaiters) {
-            hwWaiters.computeIfAbsent(offset, k -> new ArrayList<>()).add(future);
+        if (highWatermark < requiredOffset) {
+            return Optional.empty();
         }
-        if (!isLeader()) {
-            failWaiters(notLeader());
-        }
-        completeWaiters(highWatermark);
-        return future;
+        return Optional.of(registration.isr().size() < minInsyncReplicas
+            ? Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND : Errors.NONE);
+    }
+
+    /** True once the partition left this broker (its topic was deleted, or the broker is stopping). */
+    public boolean isRemoved() {
+        return removed;
     }
 
     /** A follower's fetch reported its log end offset (the replication issue drives this). */
@@ -277,32 +285,15 @@ public final class Partition {
         } finally {
             stateLock.readLock().unlock();
         }
-        completeWaiters(newHw);
         listener.onHighWatermarkAdvanced(this);
     }
 
-    private void completeWaiters(long hw) {
-        List<CompletableFuture<Void>> done = new ArrayList<>();
-        synchronized (hwWaiters) {
-            while (!hwWaiters.isEmpty() && hwWaiters.firstKey() <= hw) {
-                done.addAll(hwWaiters.pollFirstEntry().getValue());
-            }
-        }
-        done.forEach(f -> f.complete(null));
-    }
-
-    private void failWaiters(RuntimeException error) {
-        List<CompletableFuture<Void>> failed = new ArrayList<>();
-        synchronized (hwWaiters) {
-            hwWaiters.values().forEach(failed::addAll);
-            hwWaiters.clear();
-        }
-        failed.forEach(f -> f.completeExceptionally(error));
-    }
-
-    /** Fails pending waiters when the partition leaves this broker (topic deleted, broker stopping). */
-    void close(RuntimeException reason) {
-        failWaiters(reason);
+    /**
+     * Marks the partition as gone from this broker (topic deleted, broker stopping); the caller then tells the
+     * listener, so that the operations waiting on it answer at once.
+     */
+    void close() {
+        removed = true;
     }
 
     /**

@@ -24,6 +24,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.apache.logging.log4j.Logger;
 
 /**
@@ -50,12 +51,22 @@ public final class ReplicaManager implements AutoCloseable {
     private final PartitionListener fanOut = new PartitionListener() {
         @Override
         public void onHighWatermarkAdvanced(Partition partition) {
-            notifyListeners(partition, false);
+            notifyListeners(partition, PartitionListener::onHighWatermarkAdvanced);
+        }
+
+        @Override
+        public void onLogEndOffsetAdvanced(Partition partition) {
+            notifyListeners(partition, PartitionListener::onLogEndOffsetAdvanced);
+        }
+
+        @Override
+        public void onIsrChanged(Partition partition) {
+            notifyListeners(partition, PartitionListener::onIsrChanged);
         }
 
         @Override
         public void onLeadershipChanged(Partition partition) {
-            notifyListeners(partition, true);
+            notifyListeners(partition, PartitionListener::onLeadershipChanged);
         }
     };
     private final ExecutorService applier = Executors.newSingleThreadExecutor(r -> {
@@ -95,19 +106,15 @@ public final class ReplicaManager implements AutoCloseable {
         removeStrayLogs(image);
     }
 
-    /** Adds a listener told when a partition's high watermark moves (the fetch purgatory) or its leadership changes. */
+    /** Adds a listener told of a partition's offset, ISR and leadership changes (the purgatory, coordinators). */
     public void addListener(PartitionListener listener) {
         listeners.add(listener);
     }
 
-    private void notifyListeners(Partition partition, boolean leadership) {
+    private void notifyListeners(Partition partition, BiConsumer<PartitionListener, Partition> event) {
         for (PartitionListener l : listeners) {
             try {
-                if (leadership) {
-                    l.onLeadershipChanged(partition);
-                } else {
-                    l.onHighWatermarkAdvanced(partition);
-                }
+                event.accept(l, partition);
             } catch (RuntimeException e) {
                 LOGGER.error("Partition listener failed for {}", partition.topicPartition(), e);
             }
@@ -265,7 +272,7 @@ public final class ReplicaManager implements AutoCloseable {
             return;
         }
         partitions.remove(tp, p);
-        p.close(new NotLeaderOrFollowerException("Partition " + tp + " was removed from broker " + brokerId));
+        p.close();
         fanOut.onLeadershipChanged(p);
         for (LogManager manager : logManagers) {
             if (manager.getLog(tp.topic(), tp.partition()).isPresent()) {
@@ -333,7 +340,7 @@ public final class ReplicaManager implements AutoCloseable {
         List<Partition> all = new ArrayList<>(partitions.values());
         partitions.clear();
         for (Partition p : all) {
-            p.close(new NotLeaderOrFollowerException("Broker " + brokerId + " is shutting down"));
+            p.close();
         }
     }
 }
