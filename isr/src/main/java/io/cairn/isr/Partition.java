@@ -312,7 +312,7 @@ public final class Partition {
         FetchDataInfo info = switch (isolation) {
             case LOG_END -> log.read(fetchOffset, maxBytes, Long.MAX_VALUE, minOneMessage);
             case HIGH_WATERMARK -> log.read(fetchOffset, maxBytes, hw, minOneMessage);
-            case TXN_COMMITTED -> log.readCommitted(fetchOffset, maxBytes, lso);
+            case TXN_COMMITTED -> log.readCommitted(fetchOffset, maxBytes, lso, minOneMessage);
         };
         return new LogReadResult(info, hw, lso, start, end);
     }
