@@ -2,8 +2,11 @@ package io.cairn.isr;
 
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.FetchDataInfo;
+import io.cairn.log.FileSlice;
 import io.cairn.log.LogAppendInfo;
+import io.cairn.log.LogOffsetMetadata;
 import io.cairn.log.PartitionLog;
+import io.cairn.log.Time;
 import io.cairn.log.TimestampAndOffset;
 import io.cairn.log.epoch.EpochEntry;
 import io.cairn.metadata.image.PartitionRegistration;
@@ -12,6 +15,7 @@ import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.FencedLeaderEpochException;
 import io.cairn.wire.error.NotEnoughReplicasException;
 import io.cairn.wire.error.NotLeaderOrFollowerException;
+import io.cairn.wire.error.OffsetOutOfRangeException;
 import io.cairn.wire.error.UnknownLeaderEpochException;
 import io.cairn.wire.protocol.Uuid;
 import java.nio.ByteBuffer;
@@ -52,8 +56,9 @@ public final class Partition {
     private final PartitionLog log;
     private final PartitionListener listener;
     private final ReentrantReadWriteLock stateLock = new ReentrantReadWriteLock();
-    /** Log end offsets of the other replicas, as their fetches report them (replication issue). */
-    private final Map<Integer, Long> followerEndOffsets = new ConcurrentHashMap<>();
+    private final Time time;
+    /** What this broker, as leader, knows of each other replica; each entry replaced atomically. */
+    private final Map<Integer, ReplicaState> followers = new ConcurrentHashMap<>();
     private final String logPrefix;
     private volatile PartitionRegistration registration;
     private volatile int minInsyncReplicas;
@@ -63,6 +68,12 @@ public final class Partition {
 
     Partition(TopicPartition topicPartition, Uuid topicId, int localBrokerId, PartitionLog log,
               PartitionRegistration registration, int minInsyncReplicas, PartitionListener listener) {
+        this(topicPartition, topicId, localBrokerId, log, registration, minInsyncReplicas, listener, Time.SYSTEM);
+    }
+
+    Partition(TopicPartition topicPartition, Uuid topicId, int localBrokerId, PartitionLog log,
+              PartitionRegistration registration, int minInsyncReplicas, PartitionListener listener, Time time) {
+        this.time = time;
         this.topicPartition = topicPartition;
         this.topicId = topicId;
         this.localBrokerId = localBrokerId;
@@ -162,7 +173,11 @@ public final class Partition {
                     leader ? "Leader" : "Follower of broker " + newRegistration.leader(),
                     newRegistration.leaderEpoch(), newRegistration.replicas(), newRegistration.isr(),
                     log.logEndOffset());
-                followerEndOffsets.clear();
+            }
+            if (leader && (old == null || old.leaderEpoch() != newRegistration.leaderEpoch())) {
+                resetFollowers(newRegistration, old == null || old.leader() != localBrokerId);
+            } else if (!leader) {
+                followers.clear();
             }
         } finally {
             stateLock.writeLock().unlock();
@@ -255,10 +270,49 @@ public final class Partition {
         return removed;
     }
 
-    /** A follower's fetch reported its log end offset (the replication issue drives this). */
-    public void updateFollowerEndOffset(int replicaId, long logEndOffset) {
-        followerEndOffsets.put(replicaId, logEndOffset);
-        maybeIncrementHighWatermark();
+    /**
+     * Kafka's reset of the followers' state on election (under the write lock): every other assigned replica starts
+     * over, caught up now when in the ISR; a re-elected leader keeps the positions it knew.
+     */
+    private void resetFollowers(PartitionRegistration reg, boolean newLeader) {
+        long now = time.milliseconds();
+        long leaderEnd = log.logEndOffset();
+        followers.keySet().retainAll(reg.replicas());
+        for (int replica : reg.replicas()) {
+            if (replica != localBrokerId) {
+                ReplicaState current = followers.getOrDefault(replica, ReplicaState.EMPTY);
+                followers.put(replica, current.afterElection(now, leaderEnd, newLeader, reg.isr().contains(replica)));
+            }
+        }
+    }
+
+    /** What this broker, as leader, knows of follower {@code replicaId}; empty for an unknown replica. */
+    public Optional<ReplicaState> followerState(int replicaId) {
+        return Optional.ofNullable(followers.get(replicaId));
+    }
+
+    /**
+     * Records a follower's fetch (Kafka's {@code updateFollowerFetchState}): its position is its fetch offset, its
+     * last caught-up time follows {@link ReplicaState#afterFetch}; a moved position may move the high watermark.
+     * {@code leaderEndOffset} is the leader's log end offset before the read, so appends after the fetch do not
+     * keep the follower from counting as caught up. A replica that is not assigned is ignored.
+     */
+    public void updateFollowerFetchState(int replicaId, long fetchOffset, long followerStartOffset, long fetchTimeMs,
+                                         long leaderEndOffset) {
+        ReplicaState before = followers.get(replicaId);
+        stateLock.readLock().lock();
+        try {
+            if (registration.leader() != localBrokerId || !registration.replicas().contains(replicaId)) {
+                return;
+            }
+            followers.compute(replicaId, (id, current) -> (current == null ? ReplicaState.EMPTY : current)
+                .afterFetch(fetchOffset, followerStartOffset, fetchTimeMs, leaderEndOffset));
+        } finally {
+            stateLock.readLock().unlock();
+        }
+        if (before == null || before.logEndOffset() != fetchOffset) {
+            maybeIncrementHighWatermark();
+        }
     }
 
     /** Moves the high watermark to the smallest log end offset of the ISR, if that is larger, and wakes waiters. */
@@ -273,7 +327,8 @@ public final class Partition {
             newHw = log.logEndOffset();
             for (int replica : reg.isr()) {
                 if (replica != localBrokerId) {
-                    newHw = Math.min(newHw, followerEndOffsets.getOrDefault(replica, -1L));
+                    ReplicaState follower = followers.get(replica);
+                    newHw = Math.min(newHw, follower == null ? -1L : follower.logEndOffset());
                 }
             }
             synchronized (this) {
@@ -314,7 +369,100 @@ public final class Partition {
             case HIGH_WATERMARK -> log.read(fetchOffset, maxBytes, hw, minOneMessage);
             case TXN_COMMITTED -> log.readCommitted(fetchOffset, maxBytes, lso, minOneMessage);
         };
-        return new LogReadResult(info, hw, lso, start, end);
+        return new LogReadResult(info, hw, lso, start, end, null);
+    }
+
+    /**
+     * One fetcher's read of this partition (Kafka's {@code Partition.fetchRecords}), as leader: the leader-epoch
+     * check; for a follower, that it is an assigned replica (else UNKNOWN_LEADER_EPOCH when the request named an
+     * epoch, NOT_LEADER_OR_FOLLOWER when not: the follower retries), the divergence check of its last fetched
+     * epoch, the read to the log end and, with {@code updateFetchState}, the record of its position
+     * ({@link #updateFollowerFetchState}); for a consumer, the read to what {@code isolation} allows. The caller
+     * closes the result.
+     */
+    public LogReadResult fetchRecords(LogReadRequest request, FetchIsolation isolation, int maxBytes,
+                                      boolean minOneMessage, boolean updateFetchState) {
+        long fetchTimeMs = time.milliseconds();
+        LogReadResult result;
+        stateLock.readLock().lock();
+        try {
+            checkLeaderEpoch(request.currentLeaderEpoch(), true);
+            if (request.isFromFollower() && !registration.replicas().contains(request.replicaId())) {
+                String message = "Replica " + request.replicaId() + " is not recognized as a valid replica of "
+                    + topicPartition + " in leader epoch " + registration.leaderEpoch() + " with partition epoch "
+                    + registration.partitionEpoch();
+                throw request.currentLeaderEpoch() != NO_EPOCH ? new UnknownLeaderEpochException(message)
+                    : new NotLeaderOrFollowerException(message);
+            }
+            result = divergence(request);
+            if (result == null) {
+                result = read(request.fetchOffset(), request.currentLeaderEpoch(), maxBytes, isolation,
+                    minOneMessage);
+            }
+        } finally {
+            stateLock.readLock().unlock();
+        }
+        if (request.isFromFollower() && updateFetchState && result.divergingEpoch() == null) {
+            updateFollowerFetchState(request.replicaId(), request.fetchOffset(), request.logStartOffset(),
+                fetchTimeMs, result.logEndOffset());
+        }
+        return result;
+    }
+
+    /**
+     * Kafka's check of a follower's {@code last_fetched_epoch}: null when none was given or the follower's log
+     * agrees with ours up to its fetch offset, else an empty read carrying the epoch and end offset it must truncate
+     * to. An epoch this log cannot place, or a fetch offset below the log start, is OFFSET_OUT_OF_RANGE.
+     */
+    private LogReadResult divergence(LogReadRequest request) {
+        if (request.lastFetchedEpoch() < 0) {
+            return null;
+        }
+        long hw = highWatermark;
+        long lso = lastStableOffset();
+        long start = log.logStartOffset();
+        long end = log.logEndOffset();
+        EpochEndOffset epochEnd = lastOffsetForLeaderEpoch(request.currentLeaderEpoch(), request.lastFetchedEpoch(),
+            false);
+        if (epochEnd.endOffset() == EpochEndOffset.UNDEFINED_EPOCH_OFFSET
+                || epochEnd.leaderEpoch() == EpochEndOffset.UNDEFINED_EPOCH) {
+            throw new OffsetOutOfRangeException("Could not determine the end offset of the last fetched epoch "
+                + request.lastFetchedEpoch() + " from the request");
+        }
+        if (request.fetchOffset() < start) {
+            throw new OffsetOutOfRangeException("Received request for offset " + request.fetchOffset() + " for "
+                + "partition " + topicPartition + ", but we only have log segments in the range " + start + " to "
+                + end + ".");
+        }
+        if (epochEnd.leaderEpoch() < request.lastFetchedEpoch() || epochEnd.endOffset() < request.fetchOffset()) {
+            FetchDataInfo empty = new FetchDataInfo(LogOffsetMetadata.offsetOnly(request.fetchOffset()),
+                FileSlice.empty(), false, List.of());
+            return new LogReadResult(empty, hw, lso, start, end, epochEnd);
+        }
+        return null;
+    }
+
+    /**
+     * Whether a follower fetching at {@code fetchOffset} with {@code lastFetchedEpoch} has diverged from this log
+     * (a delayed fetch then answers at once, with the diverging epoch); false when no epoch was given.
+     */
+    public boolean hasDiverged(int currentLeaderEpoch, int lastFetchedEpoch, long fetchOffset) {
+        if (lastFetchedEpoch < 0) {
+            return false;
+        }
+        EpochEndOffset end = lastOffsetForLeaderEpoch(currentLeaderEpoch, lastFetchedEpoch, false);
+        return end.endOffset() == EpochEndOffset.UNDEFINED_EPOCH_OFFSET
+            || end.leaderEpoch() == EpochEndOffset.UNDEFINED_EPOCH
+            || end.leaderEpoch() < lastFetchedEpoch || end.endOffset() < fetchOffset;
+    }
+
+    /** The end of what a fetch of {@code isolation} may read: log end, high watermark or last stable offset. */
+    public long fetchableEnd(FetchIsolation isolation) {
+        return switch (isolation) {
+            case LOG_END -> log.logEndOffset();
+            case HIGH_WATERMARK -> highWatermark;
+            case TXN_COMMITTED -> lastStableOffset();
+        };
     }
 
     /** {@link #fetchOffsetForTimestamp(long, FetchIsolation, int, boolean)} from the leader only. */

@@ -3,6 +3,7 @@ package io.cairn.isr;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.PartitionLog;
+import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
@@ -46,6 +47,7 @@ public final class ReplicaManager implements AutoCloseable {
     private final int brokerId;
     private final List<LogManager> logManagers;
     private final Map<String, String> topicDefaults;
+    private final Time time;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     private final List<PartitionListener> listeners = new CopyOnWriteArrayList<>();
     private final PartitionListener fanOut = new PartitionListener() {
@@ -85,12 +87,18 @@ public final class ReplicaManager implements AutoCloseable {
      * @param topicDefaults topic-level config names to the broker's defaults ({@code segment.bytes}, ...)
      */
     public ReplicaManager(int brokerId, List<LogManager> logManagers, Map<String, String> topicDefaults) {
+        this(brokerId, logManagers, topicDefaults, Time.SYSTEM);
+    }
+
+    /** As {@link #ReplicaManager(int, List, Map)}, with the clock of the followers' fetch and caught-up times. */
+    public ReplicaManager(int brokerId, List<LogManager> logManagers, Map<String, String> topicDefaults, Time time) {
         if (logManagers.isEmpty()) {
             throw new IllegalArgumentException("no log directory");
         }
         this.brokerId = brokerId;
         this.logManagers = List.copyOf(logManagers);
         this.topicDefaults = Map.copyOf(topicDefaults);
+        this.time = time;
     }
 
     /**
@@ -227,7 +235,8 @@ public final class ReplicaManager implements AutoCloseable {
         Partition p = partitions.computeIfAbsent(tp, k -> {
             Map<String, String> configs = effectiveConfigs(image, tp.topic());
             PartitionLog log = openLog(tp, topic.id(), logConfig(tp.topic(), configs));
-            return new Partition(tp, topic.id(), brokerId, log, reg, LogConfigs.minInsyncReplicas(configs), fanOut);
+            return new Partition(tp, topic.id(), brokerId, log, reg, LogConfigs.minInsyncReplicas(configs), fanOut,
+                time);
         });
         if (!p.topicId().equals(topic.id())) {
             // A topic of the same name was deleted and created again: its old partition goes first.

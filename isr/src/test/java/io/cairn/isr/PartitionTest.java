@@ -116,10 +116,10 @@ class PartitionTest {
         // Then
         assertThat(p.highWatermark()).isZero();
         assertThat(p.checkEnoughReplicasReachOffset(required)).isEmpty();
-        p.updateFollowerEndOffset(2, 2);
+        p.updateFollowerFetchState(2, 2, -1L, 0L, p.logEndOffset());
         assertThat(p.highWatermark()).isEqualTo(2);
         assertThat(p.checkEnoughReplicasReachOffset(required)).isEmpty();
-        p.updateFollowerEndOffset(2, 4);
+        p.updateFollowerFetchState(2, 4, -1L, 0L, p.logEndOffset());
         assertThat(p.checkEnoughReplicasReachOffset(required)).contains(Errors.NONE);
         assertThat(advanced).containsOnly(p);
     }

@@ -125,7 +125,7 @@ class DelayedProduceTest {
         assertThat(purgatory.pendingCount()).isZero();
         assertThat(purgatory.watchedKeyCount()).isZero();
         assertThat(timer.size()).isZero();
-        partition("leak").updateFollowerEndOffset(2, 200);
+        partition("leak").updateFollowerFetchState(2, 200, -1L, 0L, partition("leak").logEndOffset());
         assertThat(partition("leak").highWatermark()).isEqualTo(200);
         assertThat(purgatory.pendingCount()).isZero();
     }
@@ -135,11 +135,11 @@ class DelayedProduceTest {
         // Given
         fixture.createTopicOn("caughtup", new ArrayList<>(List.of(1, 2)));
         CompletableFuture<ProduceResponseData> acksAll = produce(request("caughtup", (short) -1, 30_000, 4));
-        partition("caughtup").updateFollowerEndOffset(2, 3);
+        partition("caughtup").updateFollowerFetchState(2, 3, -1L, 0L, partition("caughtup").logEndOffset());
         assertThat(acksAll).isNotDone();
 
         // When
-        partition("caughtup").updateFollowerEndOffset(2, 4);
+        partition("caughtup").updateFollowerFetchState(2, 4, -1L, 0L, partition("caughtup").logEndOffset());
 
         // Then: answered at once, without the timer moving, and gone from the purgatory and the timer.
         PartitionProduceResponse response = only(acksAll);
