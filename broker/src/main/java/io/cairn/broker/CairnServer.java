@@ -126,6 +126,7 @@ public final class CairnServer implements AutoCloseable {
                 metadata.register(socketServer::boundPort, REGISTRATION_TIMEOUT_MS);
                 replicaManager.start(metadata.node());
             }
+            replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
         } catch (InterruptedException | IOException | RuntimeException e) {
             close();
             throw e;

@@ -344,6 +344,22 @@ public final class Partition {
     }
 
     /**
+     * Restores the high watermark checkpointed before a restart, bounded by the log start and end offsets (Kafka's
+     * {@code UnifiedLog.updateHighWatermark}), so that consumers see what they saw before at once instead of
+     * waiting for the followers to report again. Never lowers the high watermark.
+     */
+    void restoreHighWatermark(long checkpointed) {
+        long bounded = Math.min(Math.max(checkpointed, log.logStartOffset()), log.logEndOffset());
+        synchronized (this) {
+            if (bounded <= highWatermark) {
+                return;
+            }
+            highWatermark = bounded;
+        }
+        listener.onHighWatermarkAdvanced(this);
+    }
+
+    /**
      * Marks the partition as gone from this broker (topic deleted, broker stopping); the caller then tells the
      * listener, so that the operations waiting on it answer at once.
      */

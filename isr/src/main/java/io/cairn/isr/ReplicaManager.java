@@ -17,13 +17,16 @@ import io.cairn.wire.error.UnknownTopicOrPartitionException;
 import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.apache.logging.log4j.Logger;
@@ -38,7 +41,12 @@ import org.apache.logging.log4j.Logger;
  * lookup then applies the current image's registration itself, so a client that saw the partition in Metadata
  * never gets a spurious NOT_LEADER_OR_FOLLOWER.
  *
- * <p>Thread-safety: thread-safe; partitions live in a concurrent map and are created at most once.
+ * <p>The high watermarks are checkpointed per log directory ({@link HighWatermarkCheckpoint}): read at start and
+ * restored into each partition as it is created, written every {@code replica.high.watermark.checkpoint.interval.ms}
+ * once {@link #startHighWatermarkCheckpoints} ran, and on {@link #close}.
+ *
+ * <p>Thread-safety: thread-safe; partitions live in a concurrent map and are created at most once; checkpoint writes
+ * are serialised by this object's monitor.
  */
 public final class ReplicaManager implements AutoCloseable {
 
@@ -78,6 +86,13 @@ public final class ReplicaManager implements AutoCloseable {
     });
     private final MetadataListener metadataListener =
         update -> applier.execute(() -> apply(update));
+    /** High watermarks read from the checkpoints at start, each taken by the partition it belongs to. */
+    private final Map<TopicPartition, Long> checkpointedHighWatermarks = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "cairn-highwatermark-checkpoint");
+        t.setDaemon(true);
+        return t;
+    });
     private volatile MetadataNode node;
     private volatile boolean closed;
 
@@ -108,6 +123,9 @@ public final class ReplicaManager implements AutoCloseable {
      * registration committed), so that a stale image never deletes a live log.
      */
     public void start(MetadataNode metadataNode) {
+        for (LogManager manager : logManagers) {
+            checkpointedHighWatermarks.putAll(HighWatermarkCheckpoint.read(manager.logDir()));
+        }
         this.node = metadataNode;
         MetadataImage image = metadataNode.subscribe(metadataListener);
         applyImage(image);
@@ -235,8 +253,13 @@ public final class ReplicaManager implements AutoCloseable {
         Partition p = partitions.computeIfAbsent(tp, k -> {
             Map<String, String> configs = effectiveConfigs(image, tp.topic());
             PartitionLog log = openLog(tp, topic.id(), logConfig(tp.topic(), configs));
-            return new Partition(tp, topic.id(), brokerId, log, reg, LogConfigs.minInsyncReplicas(configs), fanOut,
-                time);
+            Partition created = new Partition(tp, topic.id(), brokerId, log, reg,
+                LogConfigs.minInsyncReplicas(configs), fanOut, time);
+            Long checkpointed = checkpointedHighWatermarks.remove(tp);
+            if (checkpointed != null) {
+                created.restoreHighWatermark(checkpointed);
+            }
+            return created;
         });
         if (!p.topicId().equals(topic.id())) {
             // A topic of the same name was deleted and created again: its old partition goes first.
@@ -330,6 +353,40 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes the high watermarks every {@code intervalMs} ({@code replica.high.watermark.checkpoint.interval.ms},
+     * Kafka's default 5000), on a thread of its own.
+     */
+    public void startHighWatermarkCheckpoints(long intervalMs) {
+        checkpointer.scheduleWithFixedDelay(this::checkpointHighWatermarks, intervalMs, intervalMs,
+            TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Writes every log directory's {@link HighWatermarkCheckpoint} with the high watermark of each partition whose
+     * log is in it (Kafka's {@code checkpointHighWatermarks}). A directory that cannot be written is logged and
+     * skipped; the next round tries again.
+     */
+    public synchronized void checkpointHighWatermarks() {
+        if (node == null) {
+            return;
+        }
+        for (LogManager manager : logManagers) {
+            Map<TopicPartition, Long> highWatermarks = new TreeMap<>(
+                Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+            for (Partition p : partitions.values()) {
+                if (manager.getLog(p.topic(), p.partitionIndex()).orElse(null) == p.log()) {
+                    highWatermarks.put(p.topicPartition(), p.highWatermark());
+                }
+            }
+            try {
+                HighWatermarkCheckpoint.write(manager.environment().layer(), manager.logDir(), highWatermarks);
+            } catch (RuntimeException e) {
+                LOGGER.error("Cannot write the high-watermark checkpoint of {}", manager.logDir(), e);
+            }
+        }
+    }
+
     @Override
     public void close() {
         if (closed) {
@@ -340,12 +397,15 @@ public final class ReplicaManager implements AutoCloseable {
         if (current != null) {
             current.unsubscribe(metadataListener);
         }
+        checkpointer.shutdownNow();
         applier.shutdown();
         try {
             applier.awaitTermination(10, TimeUnit.SECONDS);
+            checkpointer.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        checkpointHighWatermarks();
         List<Partition> all = new ArrayList<>(partitions.values());
         partitions.clear();
         for (Partition p : all) {
