@@ -8,6 +8,7 @@ import io.cairn.isr.Partition;
 import io.cairn.testkit.LeakDetection;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.DeleteTopicsRequestData;
 import io.cairn.wire.message.ProduceRequestData;
 import io.cairn.wire.message.ProduceRequestData.PartitionProduceData;
 import io.cairn.wire.message.ProduceRequestData.TopicProduceData;
@@ -147,6 +148,22 @@ class DelayedProduceTest {
         assertThat(response.baseOffset()).isZero();
         assertThat(purgatory.pendingCount()).isZero();
         assertThat(timer.size()).isZero();
+    }
+
+    @Test
+    void deletingThePartitionAnswersItsAcksAllWaitersAtOnceWithNotLeader() throws Exception {
+        // Given
+        fixture.createTopicOn("doomed", new ArrayList<>(List.of(1, 2)));
+        CompletableFuture<ProduceResponseData> acksAll = produce(request("doomed", (short) -1, 30_000, 1));
+        assertThat(acksAll).isNotDone();
+
+        // When
+        fixture.metadata().node().deleteTopics(new DeleteTopicsRequestData().setTopicNames(List.of("doomed")))
+                .get(30, TimeUnit.SECONDS);
+
+        // Then: without the timer moving.
+        assertThat(only(acksAll).errorCode()).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
+        assertThat(purgatory.pendingCount()).isZero();
     }
 
     private static Partition partition(String topic) {
