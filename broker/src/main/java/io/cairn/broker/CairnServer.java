@@ -28,6 +28,7 @@ import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
 import io.cairn.broker.handler.TopicConfigDefaults;
 import io.cairn.broker.net.SocketServer;
+import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.LogConfigs;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.LogConfig;
@@ -65,6 +66,7 @@ public final class CairnServer implements AutoCloseable {
     private final List<LogManager> logManagers = new ArrayList<>();
     private ReplicaManager replicaManager;
     private FetchService fetchService;
+    private PartitionPurgatory purgatory;
     private GroupCoordinator groupCoordinator;
     private SocketServer socketServer;
     private boolean closed;
@@ -102,13 +104,14 @@ public final class CairnServer implements AutoCloseable {
                 logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, LogManager.Options.defaults()));
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults);
+            purgatory = new PartitionPurgatory(replicaManager);
             fetchService = new FetchService(metadata.node(), replicaManager, new FetchSessionCache(
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
-                    config.fetchMaxBytes());
+                    config.fetchMaxBytes(), purgatory);
             groupCoordinator = new GroupCoordinator(replicaManager, metadata.node(), config.groupConfig(),
-                    config.internalTopics().offsetsPartitions(), Time.SYSTEM);
+                    config.internalTopics().offsetsPartitions(), Time.SYSTEM, purgatory);
             groupCoordinator.start();
-            handlers = handlers(config, metadata.node(), replicaManager, fetchService, groupCoordinator,
+            handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     extraHandlers);
             socketServer = new SocketServer(config, this::registryFor);
             // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
@@ -123,6 +126,7 @@ public final class CairnServer implements AutoCloseable {
                 metadata.register(socketServer::boundPort, REGISTRATION_TIMEOUT_MS);
                 replicaManager.start(metadata.node());
             }
+            replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
         } catch (InterruptedException | IOException | RuntimeException e) {
             close();
             throw e;
@@ -132,7 +136,8 @@ public final class CairnServer implements AutoCloseable {
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
-                                                   GroupCoordinator groups, List<ApiHandler<?, ?>> extra) {
+                                                   PartitionPurgatory purgatory, GroupCoordinator groups,
+                                                   List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
                 internal.offsetsPartitions(), internal.offsetsReplication(), internal.transactionPartitions(),
@@ -143,7 +148,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DeleteTopicsHandler(node));
         handlers.add(new CreatePartitionsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
-        handlers.add(new ProduceHandler(replicaManager, node, config.numIoThreads()));
+        handlers.add(new ProduceHandler(replicaManager, node, config.numIoThreads(), purgatory));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet()));
         handlers.add(new FetchHandler(fetchService));
@@ -200,8 +205,8 @@ public final class CairnServer implements AutoCloseable {
         if (socketServer != null) {
             socketServer.close();
         }
-        if (fetchService != null) {
-            fetchService.close();
+        if (purgatory != null) {
+            purgatory.close();
         }
         if (groupCoordinator != null) {
             groupCoordinator.close();

@@ -2,8 +2,11 @@ package io.cairn.isr;
 
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.FetchDataInfo;
+import io.cairn.log.FileSlice;
 import io.cairn.log.LogAppendInfo;
+import io.cairn.log.LogOffsetMetadata;
 import io.cairn.log.PartitionLog;
+import io.cairn.log.Time;
 import io.cairn.log.TimestampAndOffset;
 import io.cairn.log.epoch.EpochEntry;
 import io.cairn.metadata.image.PartitionRegistration;
@@ -12,6 +15,7 @@ import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.FencedLeaderEpochException;
 import io.cairn.wire.error.NotEnoughReplicasException;
 import io.cairn.wire.error.NotLeaderOrFollowerException;
+import io.cairn.wire.error.OffsetOutOfRangeException;
 import io.cairn.wire.error.UnknownLeaderEpochException;
 import io.cairn.wire.protocol.Uuid;
 import java.nio.ByteBuffer;
@@ -19,8 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.logging.log4j.LogManager;
@@ -32,9 +34,13 @@ import org.apache.logging.log4j.Logger;
  * among the in-sync replicas. A single broker is the case replicas = ISR = {this broker}: every leader append moves
  * the high watermark to the log end offset at once, through the same code that waits for followers.
  *
+ * <p>Nothing waits inside a partition: whoever waits for an offset (acks=all, a delayed fetch, a coordinator write)
+ * sits in the broker's purgatory, and this class tells its {@link PartitionListener} when the log end offset, the
+ * high watermark, the ISR or the leadership changed, so that the purgatory retries exactly those operations.
+ *
  * <p>Thread-safety: thread-safe. Appends and reads hold the read side of {@link #stateLock}, leadership changes
  * the write side, so an append never runs under a stale leader epoch. The high watermark is volatile and only
- * grows while this broker leads; waiters for it sit in a map guarded by its own monitor.
+ * grows while this broker leads.
  */
 public final class Partition {
 
@@ -50,17 +56,24 @@ public final class Partition {
     private final PartitionLog log;
     private final PartitionListener listener;
     private final ReentrantReadWriteLock stateLock = new ReentrantReadWriteLock();
-    /** Log end offsets of the other replicas, as their fetches report them (replication issue). */
-    private final Map<Integer, Long> followerEndOffsets = new ConcurrentHashMap<>();
-    /** acks=all waiters by the offset the high watermark must reach; guarded by its own monitor. */
-    private final TreeMap<Long, List<CompletableFuture<Void>>> hwWaiters = new TreeMap<>();
+    private final Time time;
+    /** What this broker, as leader, knows of each other replica; each entry replaced atomically. */
+    private final Map<Integer, ReplicaState> followers = new ConcurrentHashMap<>();
     private final String logPrefix;
     private volatile PartitionRegistration registration;
     private volatile int minInsyncReplicas;
     private volatile long highWatermark;
+    /** Set once by {@link #close} (the partition left this broker); read by waiters deciding to give up. */
+    private volatile boolean removed;
 
     Partition(TopicPartition topicPartition, Uuid topicId, int localBrokerId, PartitionLog log,
               PartitionRegistration registration, int minInsyncReplicas, PartitionListener listener) {
+        this(topicPartition, topicId, localBrokerId, log, registration, minInsyncReplicas, listener, Time.SYSTEM);
+    }
+
+    Partition(TopicPartition topicPartition, Uuid topicId, int localBrokerId, PartitionLog log,
+              PartitionRegistration registration, int minInsyncReplicas, PartitionListener listener, Time time) {
+        this.time = time;
         this.topicPartition = topicPartition;
         this.topicId = topicId;
         this.localBrokerId = localBrokerId;
@@ -139,10 +152,11 @@ public final class Partition {
 
     /**
      * Applies a committed registration. Becoming leader (or a new leader epoch while leading) recomputes the high
-     * watermark from the ISR; losing leadership fails the acks=all waiters with NOT_LEADER_OR_FOLLOWER.
+     * watermark from the ISR; the listener hears of a leadership or ISR change, so that waiters re-check.
      */
     void update(PartitionRegistration newRegistration) {
         boolean leadershipChanged = false;
+        boolean isrChanged = false;
         stateLock.writeLock().lock();
         try {
             PartitionRegistration old = registration;
@@ -151,6 +165,7 @@ public final class Partition {
             }
             leadershipChanged = old == null || old.leaderEpoch() != newRegistration.leaderEpoch()
                 || old.leader() != newRegistration.leader();
+            isrChanged = old != null && !old.isr().equals(newRegistration.isr());
             registration = newRegistration;
             boolean leader = newRegistration.leader() == localBrokerId;
             if (old == null || old.leaderEpoch() != newRegistration.leaderEpoch()) {
@@ -158,11 +173,11 @@ public final class Partition {
                     leader ? "Leader" : "Follower of broker " + newRegistration.leader(),
                     newRegistration.leaderEpoch(), newRegistration.replicas(), newRegistration.isr(),
                     log.logEndOffset());
-                followerEndOffsets.clear();
             }
-            if (!leader) {
-                failWaiters(new NotLeaderOrFollowerException("Broker " + localBrokerId
-                    + " is no longer the leader of " + topicPartition));
+            if (leader && (old == null || old.leaderEpoch() != newRegistration.leaderEpoch())) {
+                resetFollowers(newRegistration, old == null || old.leader() != localBrokerId);
+            } else if (!leader) {
+                followers.clear();
             }
         } finally {
             stateLock.writeLock().unlock();
@@ -170,6 +185,8 @@ public final class Partition {
         maybeIncrementHighWatermark();
         if (leadershipChanged) {
             listener.onLeadershipChanged(this);
+        } else if (isrChanged) {
+            listener.onIsrChanged(this);
         }
     }
 
@@ -203,8 +220,8 @@ public final class Partition {
     /**
      * Appends a producer's (or a coordinator's) batches as leader in the current leader epoch. With
      * {@code requiredAcks} = -1 the ISR must have at least {@code min.insync.replicas} members first
-     * (NOT_ENOUGH_REPLICAS). The returned append may still be below the high watermark: acks=all waits with
-     * {@link #awaitHighWatermark}.
+     * (NOT_ENOUGH_REPLICAS). The returned append may still be above the high watermark: acks=all waits in the
+     * purgatory, which the listener wakes when the high watermark moves.
      */
     public LogAppendInfo appendRecordsToLeader(ByteBuffer records, AppendOrigin origin, int requiredAcks) {
         LogAppendInfo info;
@@ -224,33 +241,78 @@ public final class Partition {
         } finally {
             stateLock.readLock().unlock();
         }
+        if (!info.duplicate()) {
+            listener.onLogEndOffsetAdvanced(this);
+        }
         maybeIncrementHighWatermark();
         return info;
     }
 
     /**
-     * Completes when the high watermark reaches {@code offset} (all in-sync replicas have everything before it);
-     * fails with NOT_LEADER_OR_FOLLOWER if this broker stops leading first.
+     * Whether {@code requiredOffset} is replicated to the ISR (Kafka's {@code checkEnoughReplicasReachOffset}):
+     * empty while the high watermark is below it; NOT_LEADER_OR_FOLLOWER once this broker stopped leading or the
+     * partition left it; once reached NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR shrank below
+     * {@code min.insync.replicas} meanwhile.
      */
-    public CompletableFuture<Void> awaitHighWatermark(long offset) {
-        if (highWatermark >= offset) {
-            return CompletableFuture.completedFuture(null);
+    public Optional<Errors> checkEnoughReplicasReachOffset(long requiredOffset) {
+        if (removed || !isLeader()) {
+            return Optional.of(Errors.NOT_LEADER_OR_FOLLOWER);
         }
-        CompletableFuture<Void> future = new CompletableFuture<>();
-        synchronized (hwWaiters) {
-            hwWaiters.computeIfAbsent(offset, k -> new ArrayList<>()).add(future);
+        if (highWatermark < requiredOffset) {
+            return Optional.empty();
         }
-        if (!isLeader()) {
-            failWaiters(notLeader());
-        }
-        completeWaiters(highWatermark);
-        return future;
+        return Optional.of(registration.isr().size() < minInsyncReplicas
+            ? Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND : Errors.NONE);
     }
 
-    /** A follower's fetch reported its log end offset (the replication issue drives this). */
-    public void updateFollowerEndOffset(int replicaId, long logEndOffset) {
-        followerEndOffsets.put(replicaId, logEndOffset);
-        maybeIncrementHighWatermark();
+    /** True once the partition left this broker (its topic was deleted, or the broker is stopping). */
+    public boolean isRemoved() {
+        return removed;
+    }
+
+    /**
+     * Kafka's reset of the followers' state on election (under the write lock): every other assigned replica starts
+     * over, caught up now when in the ISR; a re-elected leader keeps the positions it knew.
+     */
+    private void resetFollowers(PartitionRegistration reg, boolean newLeader) {
+        long now = time.milliseconds();
+        long leaderEnd = log.logEndOffset();
+        followers.keySet().retainAll(reg.replicas());
+        for (int replica : reg.replicas()) {
+            if (replica != localBrokerId) {
+                ReplicaState current = followers.getOrDefault(replica, ReplicaState.EMPTY);
+                followers.put(replica, current.afterElection(now, leaderEnd, newLeader, reg.isr().contains(replica)));
+            }
+        }
+    }
+
+    /** What this broker, as leader, knows of follower {@code replicaId}; empty for an unknown replica. */
+    public Optional<ReplicaState> followerState(int replicaId) {
+        return Optional.ofNullable(followers.get(replicaId));
+    }
+
+    /**
+     * Records a follower's fetch (Kafka's {@code updateFollowerFetchState}): its position is its fetch offset, its
+     * last caught-up time follows {@link ReplicaState#afterFetch}; a moved position may move the high watermark.
+     * {@code leaderEndOffset} is the leader's log end offset before the read, so appends after the fetch do not
+     * keep the follower from counting as caught up. A replica that is not assigned is ignored.
+     */
+    public void updateFollowerFetchState(int replicaId, long fetchOffset, long followerStartOffset, long fetchTimeMs,
+                                         long leaderEndOffset) {
+        ReplicaState before = followers.get(replicaId);
+        stateLock.readLock().lock();
+        try {
+            if (registration.leader() != localBrokerId || !registration.replicas().contains(replicaId)) {
+                return;
+            }
+            followers.compute(replicaId, (id, current) -> (current == null ? ReplicaState.EMPTY : current)
+                .afterFetch(fetchOffset, followerStartOffset, fetchTimeMs, leaderEndOffset));
+        } finally {
+            stateLock.readLock().unlock();
+        }
+        if (before == null || before.logEndOffset() != fetchOffset) {
+            maybeIncrementHighWatermark();
+        }
     }
 
     /** Moves the high watermark to the smallest log end offset of the ISR, if that is larger, and wakes waiters. */
@@ -265,7 +327,8 @@ public final class Partition {
             newHw = log.logEndOffset();
             for (int replica : reg.isr()) {
                 if (replica != localBrokerId) {
-                    newHw = Math.min(newHw, followerEndOffsets.getOrDefault(replica, -1L));
+                    ReplicaState follower = followers.get(replica);
+                    newHw = Math.min(newHw, follower == null ? -1L : follower.logEndOffset());
                 }
             }
             synchronized (this) {
@@ -277,32 +340,31 @@ public final class Partition {
         } finally {
             stateLock.readLock().unlock();
         }
-        completeWaiters(newHw);
         listener.onHighWatermarkAdvanced(this);
     }
 
-    private void completeWaiters(long hw) {
-        List<CompletableFuture<Void>> done = new ArrayList<>();
-        synchronized (hwWaiters) {
-            while (!hwWaiters.isEmpty() && hwWaiters.firstKey() <= hw) {
-                done.addAll(hwWaiters.pollFirstEntry().getValue());
+    /**
+     * Restores the high watermark checkpointed before a restart, bounded by the log start and end offsets (Kafka's
+     * {@code UnifiedLog.updateHighWatermark}), so that consumers see what they saw before at once instead of
+     * waiting for the followers to report again. Never lowers the high watermark.
+     */
+    void restoreHighWatermark(long checkpointed) {
+        long bounded = Math.min(Math.max(checkpointed, log.logStartOffset()), log.logEndOffset());
+        synchronized (this) {
+            if (bounded <= highWatermark) {
+                return;
             }
+            highWatermark = bounded;
         }
-        done.forEach(f -> f.complete(null));
+        listener.onHighWatermarkAdvanced(this);
     }
 
-    private void failWaiters(RuntimeException error) {
-        List<CompletableFuture<Void>> failed = new ArrayList<>();
-        synchronized (hwWaiters) {
-            hwWaiters.values().forEach(failed::addAll);
-            hwWaiters.clear();
-        }
-        failed.forEach(f -> f.completeExceptionally(error));
-    }
-
-    /** Fails pending waiters when the partition leaves this broker (topic deleted, broker stopping). */
-    void close(RuntimeException reason) {
-        failWaiters(reason);
+    /**
+     * Marks the partition as gone from this broker (topic deleted, broker stopping); the caller then tells the
+     * listener, so that the operations waiting on it answer at once.
+     */
+    void close() {
+        removed = true;
     }
 
     /**
@@ -321,9 +383,102 @@ public final class Partition {
         FetchDataInfo info = switch (isolation) {
             case LOG_END -> log.read(fetchOffset, maxBytes, Long.MAX_VALUE, minOneMessage);
             case HIGH_WATERMARK -> log.read(fetchOffset, maxBytes, hw, minOneMessage);
-            case TXN_COMMITTED -> log.readCommitted(fetchOffset, maxBytes, lso);
+            case TXN_COMMITTED -> log.readCommitted(fetchOffset, maxBytes, lso, minOneMessage);
         };
-        return new LogReadResult(info, hw, lso, start, end);
+        return new LogReadResult(info, hw, lso, start, end, null);
+    }
+
+    /**
+     * One fetcher's read of this partition (Kafka's {@code Partition.fetchRecords}), as leader: the leader-epoch
+     * check; for a follower, that it is an assigned replica (else UNKNOWN_LEADER_EPOCH when the request named an
+     * epoch, NOT_LEADER_OR_FOLLOWER when not: the follower retries), the divergence check of its last fetched
+     * epoch, the read to the log end and, with {@code updateFetchState}, the record of its position
+     * ({@link #updateFollowerFetchState}); for a consumer, the read to what {@code isolation} allows. The caller
+     * closes the result.
+     */
+    public LogReadResult fetchRecords(LogReadRequest request, FetchIsolation isolation, int maxBytes,
+                                      boolean minOneMessage, boolean updateFetchState) {
+        long fetchTimeMs = time.milliseconds();
+        LogReadResult result;
+        stateLock.readLock().lock();
+        try {
+            checkLeaderEpoch(request.currentLeaderEpoch(), true);
+            if (request.isFromFollower() && !registration.replicas().contains(request.replicaId())) {
+                String message = "Replica " + request.replicaId() + " is not recognized as a valid replica of "
+                    + topicPartition + " in leader epoch " + registration.leaderEpoch() + " with partition epoch "
+                    + registration.partitionEpoch();
+                throw request.currentLeaderEpoch() != NO_EPOCH ? new UnknownLeaderEpochException(message)
+                    : new NotLeaderOrFollowerException(message);
+            }
+            result = divergence(request);
+            if (result == null) {
+                result = read(request.fetchOffset(), request.currentLeaderEpoch(), maxBytes, isolation,
+                    minOneMessage);
+            }
+        } finally {
+            stateLock.readLock().unlock();
+        }
+        if (request.isFromFollower() && updateFetchState && result.divergingEpoch() == null) {
+            updateFollowerFetchState(request.replicaId(), request.fetchOffset(), request.logStartOffset(),
+                fetchTimeMs, result.logEndOffset());
+        }
+        return result;
+    }
+
+    /**
+     * Kafka's check of a follower's {@code last_fetched_epoch}: null when none was given or the follower's log
+     * agrees with ours up to its fetch offset, else an empty read carrying the epoch and end offset it must truncate
+     * to. An epoch this log cannot place, or a fetch offset below the log start, is OFFSET_OUT_OF_RANGE.
+     */
+    private LogReadResult divergence(LogReadRequest request) {
+        if (request.lastFetchedEpoch() < 0) {
+            return null;
+        }
+        long hw = highWatermark;
+        long lso = lastStableOffset();
+        long start = log.logStartOffset();
+        long end = log.logEndOffset();
+        EpochEndOffset epochEnd = lastOffsetForLeaderEpoch(request.currentLeaderEpoch(), request.lastFetchedEpoch(),
+            false);
+        if (epochEnd.endOffset() == EpochEndOffset.UNDEFINED_EPOCH_OFFSET
+                || epochEnd.leaderEpoch() == EpochEndOffset.UNDEFINED_EPOCH) {
+            throw new OffsetOutOfRangeException("Could not determine the end offset of the last fetched epoch "
+                + request.lastFetchedEpoch() + " from the request");
+        }
+        if (request.fetchOffset() < start) {
+            throw new OffsetOutOfRangeException("Received request for offset " + request.fetchOffset() + " for "
+                + "partition " + topicPartition + ", but we only have log segments in the range " + start + " to "
+                + end + ".");
+        }
+        if (epochEnd.leaderEpoch() < request.lastFetchedEpoch() || epochEnd.endOffset() < request.fetchOffset()) {
+            FetchDataInfo empty = new FetchDataInfo(LogOffsetMetadata.offsetOnly(request.fetchOffset()),
+                FileSlice.empty(), false, List.of());
+            return new LogReadResult(empty, hw, lso, start, end, epochEnd);
+        }
+        return null;
+    }
+
+    /**
+     * Whether a follower fetching at {@code fetchOffset} with {@code lastFetchedEpoch} has diverged from this log
+     * (a delayed fetch then answers at once, with the diverging epoch); false when no epoch was given.
+     */
+    public boolean hasDiverged(int currentLeaderEpoch, int lastFetchedEpoch, long fetchOffset) {
+        if (lastFetchedEpoch < 0) {
+            return false;
+        }
+        EpochEndOffset end = lastOffsetForLeaderEpoch(currentLeaderEpoch, lastFetchedEpoch, false);
+        return end.endOffset() == EpochEndOffset.UNDEFINED_EPOCH_OFFSET
+            || end.leaderEpoch() == EpochEndOffset.UNDEFINED_EPOCH
+            || end.leaderEpoch() < lastFetchedEpoch || end.endOffset() < fetchOffset;
+    }
+
+    /** The end of what a fetch of {@code isolation} may read: log end, high watermark or last stable offset. */
+    public long fetchableEnd(FetchIsolation isolation) {
+        return switch (isolation) {
+            case LOG_END -> log.logEndOffset();
+            case HIGH_WATERMARK -> highWatermark;
+            case TXN_COMMITTED -> lastStableOffset();
+        };
     }
 
     /** {@link #fetchOffsetForTimestamp(long, FetchIsolation, int, boolean)} from the leader only. */

@@ -3,6 +3,7 @@ package io.cairn.isr;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.PartitionLog;
+import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
@@ -16,14 +17,18 @@ import io.cairn.wire.error.UnknownTopicOrPartitionException;
 import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.apache.logging.log4j.Logger;
 
 /**
@@ -36,7 +41,12 @@ import org.apache.logging.log4j.Logger;
  * lookup then applies the current image's registration itself, so a client that saw the partition in Metadata
  * never gets a spurious NOT_LEADER_OR_FOLLOWER.
  *
- * <p>Thread-safety: thread-safe; partitions live in a concurrent map and are created at most once.
+ * <p>The high watermarks are checkpointed per log directory ({@link HighWatermarkCheckpoint}): read at start and
+ * restored into each partition as it is created, written every {@code replica.high.watermark.checkpoint.interval.ms}
+ * once {@link #startHighWatermarkCheckpoints} ran, and on {@link #close}.
+ *
+ * <p>Thread-safety: thread-safe; partitions live in a concurrent map and are created at most once; checkpoint writes
+ * are serialised by this object's monitor.
  */
 public final class ReplicaManager implements AutoCloseable {
 
@@ -45,17 +55,28 @@ public final class ReplicaManager implements AutoCloseable {
     private final int brokerId;
     private final List<LogManager> logManagers;
     private final Map<String, String> topicDefaults;
+    private final Time time;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     private final List<PartitionListener> listeners = new CopyOnWriteArrayList<>();
     private final PartitionListener fanOut = new PartitionListener() {
         @Override
         public void onHighWatermarkAdvanced(Partition partition) {
-            notifyListeners(partition, false);
+            notifyListeners(partition, PartitionListener::onHighWatermarkAdvanced);
+        }
+
+        @Override
+        public void onLogEndOffsetAdvanced(Partition partition) {
+            notifyListeners(partition, PartitionListener::onLogEndOffsetAdvanced);
+        }
+
+        @Override
+        public void onIsrChanged(Partition partition) {
+            notifyListeners(partition, PartitionListener::onIsrChanged);
         }
 
         @Override
         public void onLeadershipChanged(Partition partition) {
-            notifyListeners(partition, true);
+            notifyListeners(partition, PartitionListener::onLeadershipChanged);
         }
     };
     private final ExecutorService applier = Executors.newSingleThreadExecutor(r -> {
@@ -65,6 +86,13 @@ public final class ReplicaManager implements AutoCloseable {
     });
     private final MetadataListener metadataListener =
         update -> applier.execute(() -> apply(update));
+    /** High watermarks read from the checkpoints at start, each taken by the partition it belongs to. */
+    private final Map<TopicPartition, Long> checkpointedHighWatermarks = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "cairn-highwatermark-checkpoint");
+        t.setDaemon(true);
+        return t;
+    });
     private volatile MetadataNode node;
     private volatile boolean closed;
 
@@ -74,12 +102,18 @@ public final class ReplicaManager implements AutoCloseable {
      * @param topicDefaults topic-level config names to the broker's defaults ({@code segment.bytes}, ...)
      */
     public ReplicaManager(int brokerId, List<LogManager> logManagers, Map<String, String> topicDefaults) {
+        this(brokerId, logManagers, topicDefaults, Time.SYSTEM);
+    }
+
+    /** As {@link #ReplicaManager(int, List, Map)}, with the clock of the followers' fetch and caught-up times. */
+    public ReplicaManager(int brokerId, List<LogManager> logManagers, Map<String, String> topicDefaults, Time time) {
         if (logManagers.isEmpty()) {
             throw new IllegalArgumentException("no log directory");
         }
         this.brokerId = brokerId;
         this.logManagers = List.copyOf(logManagers);
         this.topicDefaults = Map.copyOf(topicDefaults);
+        this.time = time;
     }
 
     /**
@@ -89,25 +123,24 @@ public final class ReplicaManager implements AutoCloseable {
      * registration committed), so that a stale image never deletes a live log.
      */
     public void start(MetadataNode metadataNode) {
+        for (LogManager manager : logManagers) {
+            checkpointedHighWatermarks.putAll(HighWatermarkCheckpoint.read(manager.logDir()));
+        }
         this.node = metadataNode;
         MetadataImage image = metadataNode.subscribe(metadataListener);
         applyImage(image);
         removeStrayLogs(image);
     }
 
-    /** Adds a listener told when a partition's high watermark moves (the fetch purgatory) or its leadership changes. */
+    /** Adds a listener told of a partition's offset, ISR and leadership changes (the purgatory, coordinators). */
     public void addListener(PartitionListener listener) {
         listeners.add(listener);
     }
 
-    private void notifyListeners(Partition partition, boolean leadership) {
+    private void notifyListeners(Partition partition, BiConsumer<PartitionListener, Partition> event) {
         for (PartitionListener l : listeners) {
             try {
-                if (leadership) {
-                    l.onLeadershipChanged(partition);
-                } else {
-                    l.onHighWatermarkAdvanced(partition);
-                }
+                event.accept(l, partition);
             } catch (RuntimeException e) {
                 LOGGER.error("Partition listener failed for {}", partition.topicPartition(), e);
             }
@@ -220,7 +253,13 @@ public final class ReplicaManager implements AutoCloseable {
         Partition p = partitions.computeIfAbsent(tp, k -> {
             Map<String, String> configs = effectiveConfigs(image, tp.topic());
             PartitionLog log = openLog(tp, topic.id(), logConfig(tp.topic(), configs));
-            return new Partition(tp, topic.id(), brokerId, log, reg, LogConfigs.minInsyncReplicas(configs), fanOut);
+            Partition created = new Partition(tp, topic.id(), brokerId, log, reg,
+                LogConfigs.minInsyncReplicas(configs), fanOut, time);
+            Long checkpointed = checkpointedHighWatermarks.remove(tp);
+            if (checkpointed != null) {
+                created.restoreHighWatermark(checkpointed);
+            }
+            return created;
         });
         if (!p.topicId().equals(topic.id())) {
             // A topic of the same name was deleted and created again: its old partition goes first.
@@ -265,7 +304,7 @@ public final class ReplicaManager implements AutoCloseable {
             return;
         }
         partitions.remove(tp, p);
-        p.close(new NotLeaderOrFollowerException("Partition " + tp + " was removed from broker " + brokerId));
+        p.close();
         fanOut.onLeadershipChanged(p);
         for (LogManager manager : logManagers) {
             if (manager.getLog(tp.topic(), tp.partition()).isPresent()) {
@@ -314,6 +353,40 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes the high watermarks every {@code intervalMs} ({@code replica.high.watermark.checkpoint.interval.ms},
+     * Kafka's default 5000), on a thread of its own.
+     */
+    public void startHighWatermarkCheckpoints(long intervalMs) {
+        checkpointer.scheduleWithFixedDelay(this::checkpointHighWatermarks, intervalMs, intervalMs,
+            TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Writes every log directory's {@link HighWatermarkCheckpoint} with the high watermark of each partition whose
+     * log is in it (Kafka's {@code checkpointHighWatermarks}). A directory that cannot be written is logged and
+     * skipped; the next round tries again.
+     */
+    public synchronized void checkpointHighWatermarks() {
+        if (node == null) {
+            return;
+        }
+        for (LogManager manager : logManagers) {
+            Map<TopicPartition, Long> highWatermarks = new TreeMap<>(
+                Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+            for (Partition p : partitions.values()) {
+                if (manager.getLog(p.topic(), p.partitionIndex()).orElse(null) == p.log()) {
+                    highWatermarks.put(p.topicPartition(), p.highWatermark());
+                }
+            }
+            try {
+                HighWatermarkCheckpoint.write(manager.environment().layer(), manager.logDir(), highWatermarks);
+            } catch (RuntimeException e) {
+                LOGGER.error("Cannot write the high-watermark checkpoint of {}", manager.logDir(), e);
+            }
+        }
+    }
+
     @Override
     public void close() {
         if (closed) {
@@ -324,16 +397,19 @@ public final class ReplicaManager implements AutoCloseable {
         if (current != null) {
             current.unsubscribe(metadataListener);
         }
+        checkpointer.shutdownNow();
         applier.shutdown();
         try {
             applier.awaitTermination(10, TimeUnit.SECONDS);
+            checkpointer.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        checkpointHighWatermarks();
         List<Partition> all = new ArrayList<>(partitions.values());
         partitions.clear();
         for (Partition p : all) {
-            p.close(new NotLeaderOrFollowerException("Broker " + brokerId + " is shutting down"));
+            p.close();
         }
     }
 }

@@ -194,7 +194,7 @@ class PartitionOffsetsTest {
                 FetchIsolation.HIGH_WATERMARK, Partition.NO_EPOCH, true)).isPresent();
 
         // When the follower catches up, the consumer sees the records
-        partition.updateFollowerEndOffset(2, 3L);
+        partition.updateFollowerFetchState(2, 3L, -1L, 0L, partition.logEndOffset());
         assertThat(consumerLookup(partition, 15)).isEqualTo(new TimestampAndOffset(20L, 1L, 0));
     }
 
@@ -203,7 +203,7 @@ class PartitionOffsetsTest {
         // Given: the follower has only the first record
         Partition partition = partition(List.of(BROKER, 2), BROKER, 0);
         append(partition, 10, 20, 30);
-        partition.updateFollowerEndOffset(2, 1L);
+        partition.updateFollowerFetchState(2, 1L, -1L, 0L, partition.logEndOffset());
 
         // When
         Optional<TimestampAndOffset> visible = partition.fetchOffsetForTimestamp(5, FetchIsolation.HIGH_WATERMARK,

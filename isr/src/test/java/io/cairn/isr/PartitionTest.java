@@ -12,6 +12,7 @@ import io.cairn.log.Time;
 import io.cairn.log.TimestampAndOffset;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.FencedLeaderEpochException;
 import io.cairn.wire.error.NotEnoughReplicasException;
 import io.cairn.wire.error.NotLeaderOrFollowerException;
@@ -26,7 +27,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -99,7 +99,7 @@ class PartitionTest {
         assertThat(first.firstOffset()).isZero();
         assertThat(second.firstOffset()).isEqualTo(5);
         assertThat(p.highWatermark()).isEqualTo(7).isEqualTo(p.logEndOffset());
-        assertThat(p.awaitHighWatermark(7)).isCompleted();
+        assertThat(p.checkEnoughReplicasReachOffset(7)).contains(Errors.NONE);
         assertThat(advanced).hasSize(2).containsOnly(p);
         assertThat(log.latestEpoch()).isEqualTo(3);
     }
@@ -111,16 +111,17 @@ class PartitionTest {
         LogAppendInfo info = p.appendRecordsToLeader(batch(4), AppendOrigin.CLIENT, -1);
 
         // When
-        CompletableFuture<Void> acked = p.awaitHighWatermark(info.lastOffset() + 1);
+        long required = info.lastOffset() + 1;
 
         // Then
         assertThat(p.highWatermark()).isZero();
-        assertThat(acked).isNotDone();
-        p.updateFollowerEndOffset(2, 2);
+        assertThat(p.checkEnoughReplicasReachOffset(required)).isEmpty();
+        p.updateFollowerFetchState(2, 2, -1L, 0L, p.logEndOffset());
         assertThat(p.highWatermark()).isEqualTo(2);
-        assertThat(acked).isNotDone();
-        p.updateFollowerEndOffset(2, 4);
-        assertThat(acked).isCompleted();
+        assertThat(p.checkEnoughReplicasReachOffset(required)).isEmpty();
+        p.updateFollowerFetchState(2, 4, -1L, 0L, p.logEndOffset());
+        assertThat(p.checkEnoughReplicasReachOffset(required)).contains(Errors.NONE);
+        assertThat(advanced).containsOnly(p);
     }
 
     @Test
@@ -171,13 +172,13 @@ class PartitionTest {
         // Given
         Partition p = partition(List.of(ME, 2), ME, 0, 1);
         p.appendRecordsToLeader(batch(1), AppendOrigin.CLIENT, -1);
-        CompletableFuture<Void> acked = p.awaitHighWatermark(1);
 
         // When
         p.update(registration(List.of(2), 2, 1, 1));
 
         // Then
-        assertThat(acked).isCompletedExceptionally();
+        assertThat(p.checkEnoughReplicasReachOffset(1)).contains(Errors.NOT_LEADER_OR_FOLLOWER);
+        assertThat(leadershipEpochs).endsWith(1);
         assertThat(p.isLeader()).isFalse();
         assertThatThrownBy(() -> p.appendRecordsToLeader(batch(1), AppendOrigin.CLIENT, 1))
             .isInstanceOf(NotLeaderOrFollowerException.class);

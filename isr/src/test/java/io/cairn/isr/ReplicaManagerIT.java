@@ -8,6 +8,7 @@ import io.cairn.log.AppendOrigin;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.Time;
+import io.cairn.log.io.FileLayer;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.TopicPartition;
@@ -156,6 +157,89 @@ class ReplicaManagerIT {
             Partition fresh = replicas.leaderPartition(new TopicPartition("orders", 1));
             assertThat(fresh.logEndOffset()).isZero();
             assertThat(fresh.topicId()).isNotEqualTo(again.topicId());
+        } finally {
+            stop();
+        }
+    }
+
+    /** Registers and unfences broker 2, which never fetches: it keeps the high watermark of its partitions. */
+    private void registerSecondBroker() throws Exception {
+        List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
+        listeners.add(new BrokerRegistrationRequestData.Listener().setName("PLAINTEXT").setHost("broker-two")
+            .setPort(9093).setSecurityProtocol((short) 0));
+        BrokerRegistrationResponseData registered = node.registerBroker(new BrokerRegistrationRequestData()
+            .setBrokerId(2).setClusterId(node.clusterId()).setIncarnationId(new Uuid(2, 2))
+            .setListeners(listeners)).get(30, TimeUnit.SECONDS);
+        node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(2).setBrokerEpoch(registered.brokerEpoch()))
+            .get(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Stops and starts the logs and the replica manager over the same directory against the running metadata node,
+     * as a broker restart does without the re-registration (which would move the leadership to broker 2).
+     */
+    private void restartReplicas() {
+        replicas.close();
+        logs.close();
+        logs = LogManager.start(dir.resolve("data"), LogConfig.defaults(), Time.SYSTEM, LogManager.Options.defaults());
+        replicas = new ReplicaManager(1, List.of(logs), Map.of("min.insync.replicas", "1"));
+        replicas.start(node);
+    }
+
+    @Test
+    void aCleanRestartRecoversTheCheckpointedHighWatermarkBoundedByTheLogEnd() throws Exception {
+        // Given: a partition on brokers 1 and 2 whose follower reported offset 3 of 5.
+        start();
+        TopicPartition tp = new TopicPartition("replicated", 0);
+        try {
+            registerSecondBroker();
+            CreateTopicsRequestData request = new CreateTopicsRequestData();
+            CreateTopicsRequestData.CreatableTopic topic = new CreateTopicsRequestData.CreatableTopic()
+                .setName("replicated").setNumPartitions(-1).setReplicationFactor((short) -1);
+            topic.assignments().add(new CreateTopicsRequestData.CreatableReplicaAssignment().setPartitionIndex(0)
+                .setBrokerIds(new ArrayList<>(List.of(1, 2))));
+            request.topics().add(topic);
+            assertThat(node.createTopics(request).get(30, TimeUnit.SECONDS).topics().get(0).errorCode())
+                .isEqualTo(Errors.NONE.code());
+            await().atMost(Duration.ofSeconds(30)).until(() -> replicas.partition(tp).map(Partition::isLeader)
+                .orElse(false));
+            Partition p = replicas.leaderPartition(tp);
+            for (int i = 0; i < 5; i++) {
+                p.appendRecordsToLeader(batch("r" + i), AppendOrigin.CLIENT, 1);
+            }
+            p.updateFollowerFetchState(2, 3, 0L, 1_000L, p.logEndOffset());
+            assertThat(p.highWatermark()).isEqualTo(3);
+            Path checkpoint = dir.resolve("data").resolve(HighWatermarkCheckpoint.FILE_NAME);
+            replicas.startHighWatermarkCheckpoints(20);
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(checkpoint)
+                && Files.readAllLines(checkpoint).contains("replicated 0 3"));
+
+            // When: a clean stop writes the checkpoint; the restarted partition reads it.
+            restartReplicas();
+
+            // Then: a consumer's first read sees the old high watermark, not the log start offset.
+            assertThat(Files.readAllLines(checkpoint)).containsExactly("0", "1", "replicated 0 3");
+            Partition again = replicas.leaderPartition(tp);
+            assertThat(again).isNotSameAs(p);
+            assertThat(again.registration().isr()).containsExactly(1, 2);
+            assertThat(again.followerState(2).orElseThrow().logEndOffset()).isEqualTo(-1);
+            assertThat(again.logEndOffset()).isEqualTo(5);
+            assertThat(again.highWatermark()).isEqualTo(3);
+            try (LogReadResult read = again.read(0, Partition.NO_EPOCH, 1 << 20, FetchIsolation.HIGH_WATERMARK,
+                    true)) {
+                assertThat(read.highWatermark()).isEqualTo(3);
+                assertThat(read.info().records().length()).isPositive();
+            }
+
+            // and a checkpoint beyond the log end (the log lost its tail) is bounded by the log end offset.
+            replicas.close();
+            HighWatermarkCheckpoint.write(FileLayer.DEFAULT, dir.resolve("data"), Map.of(tp, 50L));
+            logs.close();
+            logs = LogManager.start(dir.resolve("data"), LogConfig.defaults(), Time.SYSTEM,
+                LogManager.Options.defaults());
+            replicas = new ReplicaManager(1, List.of(logs), Map.of("min.insync.replicas", "1"));
+            replicas.start(node);
+            assertThat(replicas.leaderPartition(tp).highWatermark()).isEqualTo(5);
         } finally {
             stop();
         }

@@ -493,7 +493,20 @@ public final class PartitionLog implements Closeable {
      * transaction is indexed in the segment of its ABORT marker, so the scan starts at the fetch offset's segment.
      */
     public FetchDataInfo readCommitted(long fetchOffset, int maxBytes, long lastStableOffset) {
-        FetchDataInfo info = read(fetchOffset, maxBytes, lastStableOffset, true);
+        return readCommitted(fetchOffset, maxBytes, lastStableOffset, true);
+    }
+
+    /**
+     * {@link #readCommitted(long, int, long)} under the response's byte budget: without {@code minOneMessage} a
+     * first batch larger than {@code maxBytes} is not returned (KIP-74: only the first partition of a response with
+     * data may exceed the limits). A read that returns no records lists no aborted transactions, as Kafka's.
+     */
+    public FetchDataInfo readCommitted(long fetchOffset, int maxBytes, long lastStableOffset, boolean minOneMessage) {
+        FetchDataInfo info = read(fetchOffset, maxBytes, lastStableOffset, minOneMessage);
+        if (info.records().length() == 0) {
+            return new FetchDataInfo(info.fetchOffsetMetadata(), info.records(), info.firstEntryIncomplete(),
+                List.of());
+        }
         List<AbortedTxn> aborted = new ArrayList<>();
         Long from = segments.floorKey(fetchOffset);
         for (LogSegment s : segments.tailMap(from == null ? segments.firstKey() : from, true).values()) {

@@ -52,6 +52,8 @@ public final class BrokerConfig {
     public static final String BROKER_HEARTBEAT_INTERVAL_MS = "broker.heartbeat.interval.ms";
     public static final String FETCH_MAX_BYTES = "fetch.max.bytes";
     public static final String FETCH_SESSION_CACHE_SLOTS = "max.incremental.fetch.session.cache.slots";
+    public static final String REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS =
+            "replica.high.watermark.checkpoint.interval.ms";
     public static final String OFFSETS_TOPIC_NUM_PARTITIONS = "offsets.topic.num.partitions";
     public static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
@@ -77,7 +79,8 @@ public final class BrokerConfig {
             SOCKET_LISTEN_BACKLOG_SIZE, NUM_NETWORK_THREADS, NUM_IO_THREADS, QUEUED_MAX_REQUESTS,
             QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, CONTROLLER_QUORUM_VOTERS,
             CONTROLLER_QUORUM_BOOTSTRAP_SERVERS, BROKER_RACK, AUTO_CREATE_TOPICS_ENABLE, BROKER_HEARTBEAT_INTERVAL_MS,
-            FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS, OFFSETS_TOPIC_NUM_PARTITIONS,
+            FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS, REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
+            OFFSETS_TOPIC_NUM_PARTITIONS,
             OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
             TRANSACTION_STATE_LOG_REPLICATION_FACTOR, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
             GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, OFFSETS_RETENTION_MINUTES,
@@ -105,6 +108,7 @@ public final class BrokerConfig {
     private final long brokerHeartbeatIntervalMs;
     private final int fetchMaxBytes;
     private final int fetchSessionCacheSlots;
+    private final long replicaHighWatermarkCheckpointIntervalMs;
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
 
@@ -148,6 +152,8 @@ public final class BrokerConfig {
         this.brokerHeartbeatIntervalMs = values.longValue(BROKER_HEARTBEAT_INTERVAL_MS, 2000L, 1L);
         this.fetchMaxBytes = values.intValue(FETCH_MAX_BYTES, 57_671_680, 1024);
         this.fetchSessionCacheSlots = values.intValue(FETCH_SESSION_CACHE_SLOTS, 1000, 0);
+        this.replicaHighWatermarkCheckpointIntervalMs = values.longValue(
+                REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, 5000L, 1L);
         this.internalTopics = new InternalTopicDefaults(values.intValue(OFFSETS_TOPIC_NUM_PARTITIONS, 50, 1),
                 (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 3, 1),
                 values.intValue(TRANSACTION_STATE_LOG_NUM_PARTITIONS, 50, 1),
@@ -260,6 +266,8 @@ public final class BrokerConfig {
         values.put(LISTENERS, joined(listeners));
         values.put(LOG_DIRS, String.join(",", logDirs.stream().map(Path::toString).toList()));
         values.put(FETCH_SESSION_CACHE_SLOTS, Integer.toString(fetchSessionCacheSlots));
+        values.put(REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
+                Long.toString(replicaHighWatermarkCheckpointIntervalMs));
         values.put(NODE_ID, Integer.toString(nodeId));
         values.put(NUM_IO_THREADS, Integer.toString(numIoThreads));
         values.put(NUM_NETWORK_THREADS, Integer.toString(numNetworkThreads));
@@ -394,6 +402,11 @@ public final class BrokerConfig {
     /** {@code max.incremental.fetch.session.cache.slots}: how many fetch sessions the broker keeps (1000). */
     public int fetchSessionCacheSlots() {
         return fetchSessionCacheSlots;
+    }
+
+    /** {@code replica.high.watermark.checkpoint.interval.ms}: how often high watermarks are checkpointed (5000). */
+    public long replicaHighWatermarkCheckpointIntervalMs() {
+        return replicaHighWatermarkCheckpointIntervalMs;
     }
 
     public long brokerHeartbeatIntervalMs() {

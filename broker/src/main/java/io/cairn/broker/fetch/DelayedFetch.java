@@ -1,8 +1,6 @@
 package io.cairn.broker.fetch;
 
 import io.cairn.broker.purgatory.DelayedOperation;
-import io.cairn.isr.EpochEndOffset;
-import io.cairn.isr.FetchIsolation;
 import io.cairn.isr.LogReadResult;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
@@ -61,7 +59,7 @@ final class DelayedFetch extends DelayedOperation {
             }
             try {
                 partition.checkLeaderEpoch(fetch.currentLeaderEpoch(), true);
-                long end = visibleEnd(partition);
+                long end = partition.fetchableEnd(params.isolation());
                 long offset = fetch.fetchOffset();
                 if (offset > end) {
                     return forceComplete();
@@ -70,7 +68,7 @@ final class DelayedFetch extends DelayedOperation {
                     long available = bytesAvailable(partition, i, fetch, end);
                     accumulated += Math.min(available, fetch.maxBytes());
                 }
-                if (fetch.lastFetchedEpoch() >= 0 && diverged(partition, fetch)) {
+                if (partition.hasDiverged(fetch.currentLeaderEpoch(), fetch.lastFetchedEpoch(), offset)) {
                     return forceComplete();
                 }
             } catch (RuntimeException e) {
@@ -81,15 +79,6 @@ final class DelayedFetch extends DelayedOperation {
             }
         }
         return false;
-    }
-
-    private long visibleEnd(Partition partition) {
-        FetchIsolation isolation = params.isolation();
-        return switch (isolation) {
-            case LOG_END -> partition.logEndOffset();
-            case HIGH_WATERMARK -> partition.highWatermark();
-            case TXN_COMMITTED -> partition.lastStableOffset();
-        };
     }
 
     /**
@@ -116,14 +105,6 @@ final class DelayedFetch extends DelayedOperation {
             positions[i] = read.info().fetchOffsetMetadata();
             return read.info().records().length();
         }
-    }
-
-    private static boolean diverged(Partition partition, PartitionFetch fetch) {
-        EpochEndOffset end = partition.lastOffsetForLeaderEpoch(fetch.currentLeaderEpoch(), fetch.lastFetchedEpoch(),
-            false);
-        return end.endOffset() == EpochEndOffset.UNDEFINED_EPOCH_OFFSET
-            || end.leaderEpoch() == EpochEndOffset.UNDEFINED_EPOCH
-            || end.leaderEpoch() < fetch.lastFetchedEpoch() || end.endOffset() < fetch.fetchOffset();
     }
 
     @Override

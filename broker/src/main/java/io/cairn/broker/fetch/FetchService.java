@@ -1,6 +1,6 @@
 package io.cairn.broker.fetch;
 
-import io.cairn.broker.purgatory.DelayedOperationPurgatory;
+import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.FetchIsolation;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
@@ -28,12 +28,13 @@ import java.util.function.Function;
  * Serves Fetch requests (Kafka's {@code KafkaApis.handleFetchRequest} with {@code ReplicaManager.fetchMessages}):
  * resolves topic ids, applies the fetch session, reads the partitions, answers at once when the fetch need not
  * wait (no wait asked, {@code min_bytes} reached, an error, a diverging epoch) and otherwise parks a
- * {@link DelayedFetch} in the purgatory, which appends complete through {@link #onHighWatermarkAdvanced}.
+ * {@link DelayedFetch} in the broker's {@link PartitionPurgatory}: a follower's fetch wakes when the log end offset
+ * moves, a consumer's when the high watermark moves, both when the ISR or the leadership changes.
  *
- * <p>Lifecycle: created with the replica manager (it subscribes to high-watermark moves), closed after the
- * listeners (waiting fetches are then answered). Thread-safety: thread-safe.
+ * <p>Lifecycle: uses the purgatory it is given; whoever owns the purgatory closes it, which answers the waiting
+ * fetches. Thread-safety: thread-safe.
  */
-public final class FetchService implements AutoCloseable {
+public final class FetchService {
 
     /** Kafka's {@code fetch.max.bytes} default: a consumer's response limit is capped to it. */
     public static final int DEFAULT_FETCH_MAX_BYTES = 57_671_680;
@@ -43,28 +44,23 @@ public final class FetchService implements AutoCloseable {
     private final FetchSessionCache sessions;
     private final FetchManager manager;
     private final PartitionReader reader;
-    private final DelayedOperationPurgatory<TopicPartition> purgatory = new DelayedOperationPurgatory<>("fetch");
+    private final PartitionPurgatory purgatory;
     private final int fetchMaxBytes;
 
-    public FetchService(MetadataNode metadata, ReplicaManager replicas, Time time) {
+    public FetchService(MetadataNode metadata, ReplicaManager replicas, Time time, PartitionPurgatory purgatory) {
         this(metadata, replicas, new FetchSessionCache(FetchSessionCache.DEFAULT_MAX_ENTRIES,
-            FetchSessionCache.DEFAULT_EVICTION_MS, time), DEFAULT_FETCH_MAX_BYTES);
+            FetchSessionCache.DEFAULT_EVICTION_MS, time), DEFAULT_FETCH_MAX_BYTES, purgatory);
     }
 
     public FetchService(MetadataNode metadata, ReplicaManager replicas, FetchSessionCache sessions,
-                        int fetchMaxBytes) {
+                        int fetchMaxBytes, PartitionPurgatory purgatory) {
         this.metadata = metadata;
         this.replicas = replicas;
         this.sessions = sessions;
         this.manager = new FetchManager(sessions);
         this.reader = new PartitionReader(replicas);
         this.fetchMaxBytes = fetchMaxBytes;
-        replicas.addListener(this::onHighWatermarkAdvanced);
-    }
-
-    /** Completes the fetches waiting for {@code partition}: its readable data grew. */
-    void onHighWatermarkAdvanced(Partition partition) {
-        purgatory.checkAndComplete(partition.topicPartition());
+        this.purgatory = purgatory;
     }
 
     /** The session cache; for tests and metrics. */
@@ -130,7 +126,8 @@ public final class FetchService implements AutoCloseable {
         for (Map.Entry<TopicIdPartition, PartitionFetch> e : interesting) {
             keys.add(e.getKey().topicPartition());
         }
-        purgatory.tryCompleteElseWatch(delayed, keys);
+        purgatory.tryCompleteElseWatch(delayed, keys, params.isFromFollower()
+            ? PartitionPurgatory.WakeOn.LOG_END_OFFSET : PartitionPurgatory.WakeOn.HIGH_WATERMARK);
         return future;
     }
 
@@ -221,11 +218,5 @@ public final class FetchService implements AutoCloseable {
             leader.endpoint(listenerName).ifPresent(ep -> endpoints.put(leader.id(), new NodeEndpoint()
                 .setNodeId(leader.id()).setHost(ep.host()).setPort(ep.port()).setRack(leader.rack().orElse(null))));
         }
-    }
-
-    /** Answers every waiting fetch and stops the purgatory's timer. */
-    @Override
-    public void close() {
-        purgatory.close();
     }
 }

@@ -1,17 +1,14 @@
 package io.cairn.broker.fetch;
 
 import io.cairn.broker.net.FileSliceByteBuf;
-import io.cairn.isr.EpochEndOffset;
 import io.cairn.isr.FetchIsolation;
+import io.cairn.isr.LogReadRequest;
 import io.cairn.isr.LogReadResult;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.FetchDataInfo;
-import io.cairn.log.LogOffsetMetadata;
 import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
-import io.cairn.wire.error.NotLeaderOrFollowerException;
-import io.cairn.wire.error.OffsetOutOfRangeException;
 import io.cairn.wire.message.FetchResponseData;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -25,9 +22,10 @@ import org.apache.logging.log4j.Logger;
  * Reads the partitions of one fetch from the local logs (Kafka's {@code ReplicaManager.readFromLog}): in order,
  * under the response's byte budget, each partition under its own limit; until some partition returned records the
  * first batch is returned whole even above the limits (KIP-74), after that a batch that does not fit ends the
- * partition's read. A first batch cut by the limits is dropped, so a consumer never sees a partial one. Followers
- * read to the log end and report their position; a follower whose last fetched epoch diverged from this log gets
- * the diverging epoch instead of records.
+ * partition's read. A first batch cut by the limits is dropped, so a consumer never sees a partial one. Each
+ * partition's read is {@link Partition#fetchRecords}, which owns the follower's side: the replica check, the
+ * divergence check of its last fetched epoch (the diverging epoch then replaces records) and the record of its
+ * position.
  *
  * <p>Thread-safety: stateless apart from the shared, thread-safe {@link ReplicaManager}; never blocks on a lock.
  */
@@ -70,27 +68,12 @@ final class PartitionReader {
             if (tp.hasTopicId() && !tp.topicId().equals(partition.topicId())) {
                 return PartitionRead.error(tp, Errors.INCONSISTENT_TOPIC_ID, fetch.fetchOffset());
             }
-            partition.checkLeaderEpoch(fetch.currentLeaderEpoch(), true);
-            if (params.isFromFollower() && !partition.registration().replicas().contains(params.replicaId())) {
-                throw new NotLeaderOrFollowerException("Leader " + partition.leaderId() + " failed to record "
-                    + "follower " + params.replicaId() + "'s position " + fetch.fetchOffset() + " since the replica "
-                    + "is not recognized to be one of the assigned replicas of " + tp);
+            LogReadRequest request = new LogReadRequest(params.replicaId(), fetch.fetchOffset(),
+                fetch.currentLeaderEpoch(), fetch.lastFetchedEpoch(), fetch.logStartOffset());
+            try (LogReadResult result = partition.fetchRecords(request, params.isolation(), maxBytes, minOneMessage,
+                    !fromPurgatory)) {
+                return toRead(tp, params.isolation(), result);
             }
-            if (fetch.lastFetchedEpoch() >= 0) {
-                PartitionRead diverged = divergence(partition, tp, fetch);
-                if (diverged != null) {
-                    return diverged;
-                }
-            }
-            PartitionRead read;
-            try (LogReadResult result = partition.read(fetch.fetchOffset(), fetch.currentLeaderEpoch(), maxBytes,
-                    params.isolation(), minOneMessage)) {
-                read = toRead(tp, params.isolation(), result);
-            }
-            if (params.isFromFollower() && !fromPurgatory) {
-                partition.updateFollowerEndOffset(params.replicaId(), fetch.fetchOffset());
-            }
-            return read;
         } catch (ApiException e) {
             return PartitionRead.error(tp, Errors.forException(e), fetch.fetchOffset());
         } catch (RuntimeException e) {
@@ -107,6 +90,12 @@ final class PartitionReader {
     /** The read result; it takes over the slice (closed here when the first batch was cut, as Kafka drops it). */
     private static PartitionRead toRead(TopicIdPartition tp, FetchIsolation isolation, LogReadResult result) {
         FetchDataInfo info = result.info();
+        if (result.divergingEpoch() != null) {
+            FetchResponseData.EpochEndOffset diverging = new FetchResponseData.EpochEndOffset()
+                .setEpoch(result.divergingEpoch().leaderEpoch()).setEndOffset(result.divergingEpoch().endOffset());
+            return new PartitionRead(tp, Errors.NONE, Unpooled.EMPTY_BUFFER, result.highWatermark(),
+                result.lastStableOffset(), result.logStartOffset(), null, diverging, info.fetchOffsetMetadata());
+        }
         ByteBuf records;
         if (info.firstEntryIncomplete()) {
             info.records().close();
@@ -117,33 +106,5 @@ final class PartitionReader {
         return new PartitionRead(tp, Errors.NONE, records, result.highWatermark(), result.lastStableOffset(),
             result.logStartOffset(), isolation == FetchIsolation.TXN_COMMITTED ? info.abortedTransactions() : null,
             null, info.fetchOffsetMetadata());
-    }
-
-    /**
-     * Kafka's divergence check of a follower's {@code lastFetchedEpoch}: null when the follower's log agrees with
-     * ours up to its fetch offset, else a read carrying the epoch and end offset it must truncate to.
-     */
-    private static PartitionRead divergence(Partition partition, TopicIdPartition tp, PartitionFetch fetch) {
-        long hw = partition.highWatermark();
-        long lso = partition.lastStableOffset();
-        long logStart = partition.logStartOffset();
-        EpochEndOffset end = partition.lastOffsetForLeaderEpoch(fetch.currentLeaderEpoch(),
-            fetch.lastFetchedEpoch(), false);
-        if (end.endOffset() == EpochEndOffset.UNDEFINED_EPOCH_OFFSET
-                || end.leaderEpoch() == EpochEndOffset.UNDEFINED_EPOCH) {
-            throw new OffsetOutOfRangeException("Could not determine the end offset of the last fetched epoch "
-                + fetch.lastFetchedEpoch() + " from the request");
-        }
-        if (fetch.fetchOffset() < logStart) {
-            throw new OffsetOutOfRangeException("Received request for offset " + fetch.fetchOffset() + " for "
-                + "partition " + tp + ", but we only have log segments starting from offset: " + logStart);
-        }
-        if (end.leaderEpoch() < fetch.lastFetchedEpoch() || end.endOffset() < fetch.fetchOffset()) {
-            FetchResponseData.EpochEndOffset diverging = new FetchResponseData.EpochEndOffset()
-                .setEpoch(end.leaderEpoch()).setEndOffset(end.endOffset());
-            return new PartitionRead(tp, Errors.NONE, Unpooled.EMPTY_BUFFER, hw, lso, logStart, null, diverging,
-                LogOffsetMetadata.offsetOnly(fetch.fetchOffset()));
-        }
-        return null;
     }
 }

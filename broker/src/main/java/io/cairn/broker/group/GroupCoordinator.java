@@ -1,5 +1,6 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.Partition;
 import io.cairn.isr.PartitionListener;
 import io.cairn.isr.ReplicaManager;
@@ -44,6 +45,7 @@ public final class GroupCoordinator implements AutoCloseable {
     private static final Logger LOGGER = org.apache.logging.log4j.LogManager.getLogger(GroupCoordinator.class);
 
     private final ReplicaManager replicaManager;
+    private final PartitionPurgatory purgatory;
     private final MetadataNode metadata;
     private final GroupConfig config;
     private final int configuredPartitions;
@@ -75,10 +77,12 @@ public final class GroupCoordinator implements AutoCloseable {
 
     /**
      * @param configuredPartitions offsets.topic.num.partitions: the partition count until the topic exists
+     * @param purgatory            where a shard's writes wait for the high watermark
      */
     public GroupCoordinator(ReplicaManager replicaManager, MetadataNode metadata, GroupConfig config,
-                            int configuredPartitions, Time time) {
+                            int configuredPartitions, Time time, PartitionPurgatory purgatory) {
         this.replicaManager = replicaManager;
+        this.purgatory = purgatory;
         this.metadata = metadata;
         this.config = config;
         this.configuredPartitions = configuredPartitions;
@@ -233,7 +237,8 @@ public final class GroupCoordinator implements AutoCloseable {
             shard = null;
         }
         if (leads && shard == null) {
-            GroupShard loading = new GroupShard(partition, partition.leaderEpoch(), thread, time, config);
+            GroupShard loading = new GroupShard(partition, partition.leaderEpoch(), thread, time, config,
+                purgatory);
             shards.put(index, loading);
             loader.execute(() -> load(loading));
         }

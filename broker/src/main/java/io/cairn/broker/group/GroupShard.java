@@ -4,6 +4,7 @@ import io.cairn.broker.group.record.GroupMetadataKey;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
+import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.Partition;
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.LogAppendInfo;
@@ -37,7 +38,11 @@ public final class GroupShard implements ShardContext {
     /** Where a shard is in its life. */
     enum State { LOADING, ACTIVE, CLOSED }
 
+    /** Kafka's {@code offsets.commit.timeout.ms} default: how long a write waits for the ISR. */
+    static final long WRITE_TIMEOUT_MS = 5_000L;
+
     private final Partition partition;
+    private final PartitionPurgatory purgatory;
     private final int leaderEpoch;
     private final ScheduledExecutorService thread;
     private final Time time;
@@ -46,8 +51,10 @@ public final class GroupShard implements ShardContext {
     private final Map<String, ScheduledFuture<?>> timers = new HashMap<>();
     private State state = State.LOADING;
 
-    GroupShard(Partition partition, int leaderEpoch, ScheduledExecutorService thread, Time time, GroupConfig config) {
+    GroupShard(Partition partition, int leaderEpoch, ScheduledExecutorService thread, Time time, GroupConfig config,
+               PartitionPurgatory purgatory) {
         this.partition = partition;
+        this.purgatory = purgatory;
         this.leaderEpoch = leaderEpoch;
         this.thread = thread;
         this.time = time;
@@ -127,9 +134,12 @@ public final class GroupShard implements ShardContext {
             return CompletableFuture.failedFuture(writeError(e));
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
-        partition.awaitHighWatermark(info.lastOffset() + 1).whenComplete((ignored, failure) -> thread.execute(() -> {
+        purgatory.awaitHighWatermark(partition, info.lastOffset() + 1, WRITE_TIMEOUT_MS).whenComplete((outcome,
+                failure) -> thread.execute(() -> {
             if (failure != null) {
                 done.completeExceptionally(writeError(failure));
+            } else if (outcome != Errors.NONE) {
+                done.completeExceptionally(writeError(outcome.exception()));
             } else if (state == State.CLOSED) {
                 done.completeExceptionally(notCoordinator());
             } else {

@@ -4,6 +4,7 @@ import static java.util.concurrent.CompletableFuture.completedFuture;
 import static java.util.concurrent.CompletableFuture.failedFuture;
 
 import io.cairn.broker.handler.ProduceRecords.Scan;
+import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.MetadataImage;
@@ -17,8 +18,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -34,11 +33,12 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Two-phase: the batches are appended in request order on the append executor (never on the event loop), and
  * {@code dispatched} completes when the last one is written; the response follows at once for acks=1, once every
- * high watermark covers its append for acks=-1 ({@link ProduceAcks}, bounded by {@code timeoutMs}), and never for
+ * high watermark covers its append for acks=-1 ({@link DelayedProduce} in the broker's purgatory, bounded by
+ * {@code timeoutMs}), and never for
  * acks=0, where any partition error closes the connection instead. Every records buffer of the request is released
  * exactly once, right after its append or its failure.
  *
- * <p>Stateless apart from its executors; thread-safe.
+ * <p>Stateless apart from its append executor; thread-safe.
  */
 public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestData, ProduceResponseData> {
 
@@ -52,32 +52,25 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
     private final ReplicaManager replicas;
     private final MetadataNode metadata;
     private final Executor appendExecutor;
-    private final ScheduledExecutorService timers;
+    private final PartitionPurgatory purgatory;
 
-    /** A handler with its own append threads (at most {@code appendThreads}) and acks timer thread. */
-    public ProduceHandler(ReplicaManager replicas, MetadataNode metadata, int appendThreads) {
-        this(replicas, metadata, appendPool(appendThreads), timerPool());
+    /** A handler with its own append threads (at most {@code appendThreads}); acks=all waits in {@code purgatory}. */
+    public ProduceHandler(ReplicaManager replicas, MetadataNode metadata, int appendThreads,
+                          PartitionPurgatory purgatory) {
+        this(replicas, metadata, appendPool(appendThreads), purgatory);
     }
 
     ProduceHandler(ReplicaManager replicas, MetadataNode metadata, Executor appendExecutor,
-                   ScheduledExecutorService timers) {
+                   PartitionPurgatory purgatory) {
         this.replicas = replicas;
         this.metadata = metadata;
         this.appendExecutor = appendExecutor;
-        this.timers = timers;
+        this.purgatory = purgatory;
     }
 
     private static Executor appendPool(int threads) {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), daemonThreads("cairn-produce-append-"));
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
-    }
-
-    private static ScheduledExecutorService timerPool() {
-        ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(1, daemonThreads("cairn-produce-acks-"));
-        pool.setRemoveOnCancelPolicy(true);
-        pool.setKeepAliveTime(60, TimeUnit.SECONDS);
         pool.allowCoreThreadTimeOut(true);
         return pool;
     }
@@ -163,7 +156,7 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
                     return failedFuture(e);
                 }
             }
-            return ProduceAcks.await(partitions, request.timeoutMs(), timers,
+            return DelayedProduce.await(partitions, request.timeoutMs(), purgatory,
                     () -> respond(ctx, request, partitions));
         });
         return new Stages<>(appended, response);

@@ -1,6 +1,5 @@
 package io.cairn.broker.purgatory;
 
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -9,8 +8,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * condition met after an event on one of its keys, or when its delay runs out. {@link #onComplete()} runs exactly
  * once, on the thread that completed it (an appending thread, the request's own thread, or the purgatory's timer).
  *
- * <p>Thread-safety: {@link #tryComplete()} is called under the operation's own lock, so subclasses see one caller at a
- * time; completion is a compare-and-set, so {@link #forceComplete()} may race from any thread.
+ * <p>Thread-safety: {@link #tryComplete()} and the expiry both run under the operation's own lock, so subclasses see
+ * one caller at a time and {@link #onComplete()} never overlaps a {@code tryComplete}; completion is a
+ * compare-and-set, so {@link #forceComplete()} may race from any thread.
  */
 public abstract class DelayedOperation {
 
@@ -20,7 +20,7 @@ public abstract class DelayedOperation {
     /** Set by the purgatory when the operation is watched; written before any other thread can complete it. */
     private volatile Runnable unwatch;
     /** The expiry task; written by the purgatory after watching, read by whoever completes the operation. */
-    private volatile ScheduledFuture<?> expiry;
+    private volatile Timer.Timeout expiry;
 
     protected DelayedOperation(long delayMs) {
         this.delayMs = Math.max(0L, delayMs);
@@ -48,9 +48,9 @@ public abstract class DelayedOperation {
         if (!completed.compareAndSet(false, true)) {
             return false;
         }
-        ScheduledFuture<?> task = expiry;
+        Timer.Timeout task = expiry;
         if (task != null) {
-            task.cancel(false);
+            task.cancel();
         }
         Runnable remove = unwatch;
         if (remove != null) {
@@ -74,10 +74,15 @@ public abstract class DelayedOperation {
         }
     }
 
-    /** Timer callback: completes the operation as expired. */
+    /** Timer callback: completes the operation as expired, under the lock (no {@code tryComplete} runs meanwhile). */
     final void expire() {
-        if (forceComplete()) {
-            onExpiration();
+        lock.lock();
+        try {
+            if (forceComplete()) {
+                onExpiration();
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -85,10 +90,10 @@ public abstract class DelayedOperation {
         this.unwatch = unwatch;
     }
 
-    final void setExpiry(ScheduledFuture<?> expiry) {
+    final void setExpiry(Timer.Timeout expiry) {
         this.expiry = expiry;
         if (isCompleted()) {
-            expiry.cancel(false);
+            expiry.cancel();
         }
     }
 }

@@ -6,9 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -16,7 +13,9 @@ import org.apache.logging.log4j.Logger;
  * Holds {@link DelayedOperation}s until an event completes them or their delay runs out (Kafka's
  * {@code DelayedOperationPurgatory}). An operation watches one or more keys (a partition); whoever changes what a
  * key stands for (an append moved the high watermark) calls {@link #checkAndComplete} with it, which retries the
- * operations watching that key. Expiry runs on one timer thread that sleeps until the next deadline: nothing polls.
+ * operations watching that key. Expiry runs on the injected {@link Timer} (a thread that sleeps until the next
+ * deadline, or a test's hand-driven clock): nothing polls. A completed or expired operation leaves every watch
+ * list and the timer at once, so no waiter outlives its timeout.
  *
  * <p>The lost-wakeup race is closed by order: an operation is watched first and tried afterwards, so an event before
  * the watch is seen by that try and an event after it finds the operation in the watch list.
@@ -33,19 +32,18 @@ public final class DelayedOperationPurgatory<K> implements AutoCloseable {
     private final String name;
     private final Map<K, Set<DelayedOperation>> watchers = new ConcurrentHashMap<>();
     private final Set<DelayedOperation> pending = ConcurrentHashMap.newKeySet();
-    private final ScheduledThreadPoolExecutor timer;
+    private final Timer timer;
     private volatile boolean closed;
 
-    /** A purgatory whose timer thread is named {@code cairn-<name>-purgatory}. */
+    /** A purgatory on the wall clock, its timer thread named {@code cairn-<name>-timer}. */
     public DelayedOperationPurgatory(String name) {
+        this(name, new SystemTimer(name));
+    }
+
+    /** A purgatory expiring operations on {@code timer}, which it owns (closes). */
+    public DelayedOperationPurgatory(String name, Timer timer) {
         this.name = name;
-        this.timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "cairn-" + name + "-purgatory");
-            t.setDaemon(true);
-            return t;
-        });
-        timer.setRemoveOnCancelPolicy(true);
-        timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.timer = timer;
     }
 
     /**
@@ -71,10 +69,11 @@ public final class DelayedOperationPurgatory<K> implements AutoCloseable {
             operation.expire();
             return false;
         }
-        try {
-            operation.setExpiry(timer.schedule(operation::expire, operation.delayMs(), TimeUnit.MILLISECONDS));
-        } catch (RejectedExecutionException e) {
+        Timer.Timeout expiry = timer.schedule(operation::expire, operation.delayMs());
+        if (expiry == null) {
             operation.expire();
+        } else {
+            operation.setExpiry(expiry);
         }
         if (operation.isCompleted()) {
             unwatchAll(operation, watched);
@@ -126,7 +125,7 @@ public final class DelayedOperationPurgatory<K> implements AutoCloseable {
             return;
         }
         closed = true;
-        timer.shutdownNow();
+        timer.close();
         List<DelayedOperation> left = new ArrayList<>(pending);
         for (DelayedOperation op : left) {
             try {

@@ -3,6 +3,8 @@ package io.cairn.broker.handler;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.broker.fetch.FetchService;
+import io.cairn.broker.purgatory.PartitionPurgatory;
+import io.cairn.broker.purgatory.Timer;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.AppendOrigin;
@@ -34,19 +36,31 @@ import org.apache.kafka.common.record.RecordBatch;
 final class FetchFixture implements AutoCloseable {
 
     private final PartitionsFixture partitions;
+    private final PartitionPurgatory purgatory;
     private final FetchService service;
     private final FetchHandler handler;
 
-    private FetchFixture(PartitionsFixture partitions, FetchService service) {
+    private FetchFixture(PartitionsFixture partitions, PartitionPurgatory purgatory) {
         this.partitions = partitions;
-        this.service = service;
+        this.purgatory = purgatory;
+        this.service = new FetchService(partitions.metadata().node(), partitions.replicaManager(), Time.SYSTEM,
+            purgatory);
         this.handler = new FetchHandler(service);
     }
 
     static FetchFixture start(Path dir) throws Exception {
         PartitionsFixture partitions = PartitionsFixture.start(dir);
-        return new FetchFixture(partitions, new FetchService(partitions.metadata().node(),
-            partitions.replicaManager(), Time.SYSTEM));
+        return new FetchFixture(partitions, new PartitionPurgatory(partitions.replicaManager()));
+    }
+
+    /** A fixture whose fetches expire on {@code timer}. */
+    static FetchFixture start(Path dir, Timer timer) throws Exception {
+        PartitionsFixture partitions = PartitionsFixture.start(dir);
+        return new FetchFixture(partitions, new PartitionPurgatory(partitions.replicaManager(), timer));
+    }
+
+    PartitionPurgatory purgatory() {
+        return purgatory;
     }
 
     MetadataFixture metadata() {
@@ -154,7 +168,7 @@ final class FetchFixture implements AutoCloseable {
 
     @Override
     public void close() {
-        service.close();
+        purgatory.close();
         partitions.close();
     }
 }

@@ -11,6 +11,7 @@ import io.cairn.wire.message.FetchResponseData.PartitionData;
 import io.cairn.wire.protocol.Uuid;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,6 +88,29 @@ class FetchFollowerTest {
         } finally {
             FetchResponses.release(followerRead);
             FetchResponses.release(caughtUp);
+        }
+    }
+
+    @Test
+    void aFollowersWaitingFetchIsAnsweredWhenTheLeaderAppendsThoughTheHighWatermarkStays() throws Exception {
+        // Given: the follower has everything (HW 3) and long-polls for more.
+        FetchRequestData poll = followerRequest(15, 2, topicId, 3).setMaxWaitMs(60_000);
+        CompletableFuture<FetchResponseData> waiting = fixture.fetch(15, poll);
+        assertThat(waiting).isNotDone();
+        assertThat(fixture.purgatory().pendingCount()).isEqualTo(1);
+
+        // When: the leader's log end offset moves; the high watermark cannot until the follower fetches again.
+        fixture.append("replicated", 0, "b", 2);
+
+        // Then
+        FetchResponseData response = waiting.get(10, TimeUnit.SECONDS);
+        try {
+            assertThat(FetchFixture.values(only(response))).containsExactly("b-0", "b-1");
+            assertThat(only(response).highWatermark()).isEqualTo(3);
+            assertThat(fixture.partition("replicated", 0).highWatermark()).isEqualTo(3);
+            assertThat(fixture.purgatory().pendingCount()).isZero();
+        } finally {
+            FetchResponses.release(response);
         }
     }
 

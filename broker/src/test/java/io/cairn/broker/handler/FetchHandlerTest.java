@@ -186,6 +186,38 @@ class FetchHandlerTest {
     }
 
     @Test
+    void aReadCommittedFetchKeepsTheResponseBudgetAfterTheFirstPartitionWithData() throws Exception {
+        // Given: three partitions with data, a response limit below one batch, read_committed (librdkafka's default).
+        Uuid id = fixture.createTopic("committed-limits", 3);
+        fixture.append("committed-limits", 0, "a", 50);
+        fixture.append("committed-limits", 1, "b", 50);
+        fixture.append("committed-limits", 2, "c", 50);
+        FetchRequestData request = FetchFixture.request(12, "committed-limits", id, 0, 0, 0).setMaxBytes(10)
+            .setIsolationLevel((byte) 1);
+        for (int partition = 1; partition < 3; partition++) {
+            request.topics().get(0).partitions().add(new FetchRequestData.FetchPartition().setPartition(partition)
+                .setFetchOffset(0).setPartitionMaxBytes(1024 * 1024).setCurrentLeaderEpoch(-1));
+        }
+
+        // When
+        FetchResponseData response = get(fixture.fetch(12, request));
+
+        // Then: only the first partition exceeds the budget (KIP-74); the others answer their offsets, no records.
+        try {
+            List<PartitionData> partitions = response.responses().get(0).partitions();
+            assertThat(FetchFixture.values(partitions.get(0))).hasSize(50).startsWith("a-0");
+            for (PartitionData later : partitions.subList(1, 3)) {
+                assertThat(later.errorCode()).isEqualTo(Errors.NONE.code());
+                assertThat(later.records().readableBytes()).isZero();
+                assertThat(later.highWatermark()).isEqualTo(50);
+                assertThat(later.lastStableOffset()).isEqualTo(50);
+            }
+        } finally {
+            FetchResponses.release(response);
+        }
+    }
+
+    @Test
     void aPartitionLimitEndsThePartitionAfterTheFirstBatch() throws Exception {
         // Given
         Uuid id = fixture.createTopic("partlimit", 1);

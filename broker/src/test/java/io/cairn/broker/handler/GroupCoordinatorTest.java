@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.log.Time;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.DeleteGroupsRequestData;
@@ -12,26 +13,26 @@ import io.cairn.wire.message.DeleteGroupsResponseData;
 import io.cairn.wire.message.DescribeGroupsRequestData;
 import io.cairn.wire.message.DescribeGroupsResponseData.DescribedGroup;
 import io.cairn.wire.message.FindCoordinatorRequestData;
-import io.cairn.wire.message.FindCoordinatorResponseData;
 import io.cairn.wire.message.FindCoordinatorResponseData.Coordinator;
-import io.cairn.wire.message.JoinGroupRequestData;
+import io.cairn.wire.message.FindCoordinatorResponseData;
 import io.cairn.wire.message.JoinGroupRequestData.JoinGroupRequestProtocol;
+import io.cairn.wire.message.JoinGroupRequestData;
 import io.cairn.wire.message.JoinGroupResponseData;
 import io.cairn.wire.message.LeaveGroupRequestData;
 import io.cairn.wire.message.LeaveGroupResponseData;
 import io.cairn.wire.message.ListGroupsRequestData;
 import io.cairn.wire.message.ListGroupsResponseData;
-import io.cairn.wire.message.OffsetCommitRequestData;
 import io.cairn.wire.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
 import io.cairn.wire.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import io.cairn.wire.message.OffsetCommitRequestData;
 import io.cairn.wire.message.OffsetCommitResponseData;
-import io.cairn.wire.message.OffsetFetchRequestData;
 import io.cairn.wire.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
 import io.cairn.wire.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
-import io.cairn.wire.message.OffsetFetchResponseData;
+import io.cairn.wire.message.OffsetFetchRequestData;
 import io.cairn.wire.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
-import io.cairn.wire.message.SyncGroupRequestData;
+import io.cairn.wire.message.OffsetFetchResponseData;
 import io.cairn.wire.message.SyncGroupRequestData.SyncGroupRequestAssignment;
+import io.cairn.wire.message.SyncGroupRequestData;
 import io.cairn.wire.message.SyncGroupResponseData;
 import io.cairn.wire.protocol.ApiMessage;
 import java.nio.file.Path;
@@ -66,16 +67,24 @@ class GroupCoordinatorTest {
         coordinator = newCoordinator();
     }
 
+    private PartitionPurgatory purgatory;
+
     @AfterEach
     void stop() {
         coordinator.close();
+        if (purgatory != null) {
+            purgatory.close();
+        }
         fixture.close();
     }
 
     private GroupCoordinator newCoordinator() {
+        if (purgatory == null) {
+            purgatory = new PartitionPurgatory(fixture.replicaManager());
+        }
         GroupCoordinator created = new GroupCoordinator(fixture.replicaManager(), fixture.metadata().node(),
             new GroupConfig(6_000, 300_000, 0, 10, 7L * 24 * 3_600_000, 600_000, 64), OFFSETS_PARTITIONS,
-            Time.SYSTEM);
+            Time.SYSTEM, purgatory);
         created.start();
         return created;
     }

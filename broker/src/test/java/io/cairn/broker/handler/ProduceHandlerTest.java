@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.FetchDataInfo;
@@ -13,16 +14,16 @@ import io.cairn.metadata.image.TopicPartition;
 import io.cairn.testkit.LeakDetection;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
-import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.CreateTopicsRequestData.CreatableTopic;
 import io.cairn.wire.message.CreateTopicsRequestData.CreatableTopicConfig;
+import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.CreateTopicsResponseData;
-import io.cairn.wire.message.ProduceRequestData;
 import io.cairn.wire.message.ProduceRequestData.PartitionProduceData;
 import io.cairn.wire.message.ProduceRequestData.TopicProduceData;
-import io.cairn.wire.message.ProduceResponseData;
+import io.cairn.wire.message.ProduceRequestData;
 import io.cairn.wire.message.ProduceResponseData.BatchIndexAndErrorMessage;
 import io.cairn.wire.message.ProduceResponseData.PartitionProduceResponse;
+import io.cairn.wire.message.ProduceResponseData;
 import io.cairn.wire.message.RequestHeaderData;
 import io.cairn.wire.protocol.Uuid;
 import io.cairn.wire.record.CompressionType;
@@ -61,6 +62,7 @@ class ProduceHandlerTest {
     private static LogManager logs;
     private static ReplicaManager replicas;
     private static ProduceHandler handler;
+    private static PartitionPurgatory purgatory;
 
     @BeforeAll
     static void start() throws Exception {
@@ -68,11 +70,13 @@ class ProduceHandlerTest {
         fixture = partitions.metadata();
         logs = partitions.logs();
         replicas = partitions.replicaManager();
-        handler = new ProduceHandler(replicas, fixture.node(), 2);
+        purgatory = new PartitionPurgatory(replicas);
+        handler = new ProduceHandler(replicas, fixture.node(), 2, purgatory);
     }
 
     @AfterAll
     static void stop() {
+        purgatory.close();
         partitions.close();
     }
 
@@ -588,7 +592,7 @@ class ProduceHandlerTest {
         createTopic("elsewhere", 1, Map.of());
         ReplicaManager notHosting = new ReplicaManager(2, List.of(logs), TopicConfigDefaults.defaults());
         notHosting.start(fixture.node());
-        ProduceHandler other = new ProduceHandler(notHosting, fixture.node(), 1);
+        ProduceHandler other = new ProduceHandler(notHosting, fixture.node(), 1, purgatory);
         try {
             // When
             TwoPhaseApiHandler.Stages<ProduceResponseData> stages = other.dispatch(context(10, "test"),
