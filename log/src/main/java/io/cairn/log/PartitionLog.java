@@ -625,12 +625,23 @@ public final class PartitionLog implements Closeable {
 
     /**
      * One retention pass: deletes whole old segments by {@code retention.ms}, {@code retention.bytes} and the log
-     * start offset, never the active one unless it is empty of data below the start offset. The lock is held only
-     * to unlink segments; files are renamed {@code .deleted} and removed after {@code file.delete.delay.ms}.
+     * start offset. The pass chooses and unlinks its segments under the lock, as Kafka's
+     * {@code UnifiedLog.deleteOldSegments} does, so an append cannot land in a segment between the choice and the
+     * deletion; files are renamed {@code .deleted} and removed after {@code file.delete.delay.ms}, outside it.
      * Returns the number of segments deleted.
      */
     public int deleteOldSegments() {
-        return io.cairn.log.retention.RetentionPolicy.apply(this);
+        lock.lock();
+        try {
+            return io.cairn.log.retention.RetentionPolicy.apply(this);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the calling thread holds the log lock (retention checks it runs under the lock). */
+    public boolean isLockedByCurrentThread() {
+        return lock.isHeldByCurrentThread();
     }
 
     /** Unlinks {@code victims} (oldest first, none the active segment) and moves the log start offset past them. */

@@ -11,16 +11,20 @@ import java.util.List;
  * log start offset always go; with {@code cleanup.policy} containing {@code delete}, the oldest segments whose
  * newest timestamp is older than {@code retention.ms} and the oldest segments beyond {@code retention.bytes} go
  * too. Deletable segments are a prefix of the log and never include the active segment; when every segment has
- * expired by time the active one is rolled first, as Kafka does. The scan takes no lock; only the unlink does.
- * Stateless and thread-safe.
+ * expired by time the active one is rolled first, as Kafka does. The whole pass, the choice of segments as well
+ * as the unlink, runs under the log's lock ({@link PartitionLog#deleteOldSegments} takes it): a scan outside it
+ * could judge the active segment expired, then roll and delete it after a fresh batch landed in it. Stateless.
  */
 public final class RetentionPolicy {
 
     private RetentionPolicy() {
     }
 
-    /** Runs one pass; returns the number of segments deleted. */
+    /** Runs one pass under the log's lock; returns the number of segments deleted. */
     public static int apply(PartitionLog log) {
+        if (!log.isLockedByCurrentThread()) {
+            throw new IllegalStateException("retention runs under the lock of " + log);
+        }
         LogConfig config = log.config();
         List<LogSegment> all = new ArrayList<>(log.segments());
         int deleted = 0;
