@@ -64,9 +64,7 @@ public final class PartitionLog implements Closeable {
     private volatile long logStartOffset;
     /** Offsets below it are fsynced with their indexes; written under {@link #lock}. */
     private volatile long recoveryPoint;
-    private long unflushedMessages;
-    /** Set under {@link #lock} when {@code flush.messages} is reached; the appender flushes after unlocking. */
-    private volatile boolean flushRequested;
+    /** When the recovery point last moved (Kafka's {@code LocalLog.lastFlushTime}); {@code flush.ms} counts from it. */
     private volatile long lastFlushMs;
     private volatile boolean closed;
 
@@ -277,8 +275,10 @@ public final class PartitionLog implements Closeable {
     }
 
     private void afterAppend(LogAppendInfo info) {
-        if (flushRequested) {
-            flushRequested = false;
+        // flush.messages: Kafka's UnifiedLog.append flushes when LocalLog.unflushedMessages, the log end offset minus
+        // the recovery point, reaches it. Each appender checks after its own append and flushes itself, so the append
+        // that reaches the count returns only once flushed, and messages that arrive during a flush still count.
+        if (logEndOffset() - recoveryPoint >= config.flushMessages()) {
             flush(logEndOffset());
         }
         if (config.durable() && !info.duplicate() && info.recordCount() > 0) {
@@ -310,10 +310,6 @@ public final class PartitionLog implements Closeable {
             at += BatchHeader.sizeInBytes(records, at);
         }
         endOffsetMetadata = new LogOffsetMetadata(lastOffset + 1, active.baseOffset(), active.size());
-        unflushedMessages += recordCount;
-        if (unflushedMessages >= config.flushMessages()) {
-            flushRequested = true;
-        }
     }
 
     private LogSegment maybeRoll(int bytes, long lastOffset, long maxTimestamp) {
@@ -410,7 +406,6 @@ public final class PartitionLog implements Closeable {
         try {
             if (target > recoveryPoint && target <= logEndOffset()) {
                 recoveryPoint = target;
-                unflushedMessages = 0;
                 lastFlushMs = env.time().milliseconds();
                 groupCommit.advance(target);
                 LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
