@@ -99,7 +99,7 @@ public final class CairnServer implements AutoCloseable {
                     config.topicDefaults());
             LogConfig defaultLogConfig = LogConfigs.toLogConfig(topicDefaults);
             for (Path dir : config.logDirs()) {
-                logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, LogManager.Options.defaults()));
+                logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, logManagerOptions(config)));
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults);
             fetchService = new FetchService(metadata.node(), replicaManager, new FetchSessionCache(
@@ -130,6 +130,12 @@ public final class CairnServer implements AutoCloseable {
     }
 
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
+    /** The log managers' background intervals from server.properties, the rest Cairn's defaults. */
+    private static LogManager.Options logManagerOptions(BrokerConfig config) {
+        return LogManager.Options.defaults().withIntervals(config.logRetentionCheckIntervalMs(),
+                config.logFlushSchedulerIntervalMs());
+    }
+
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    GroupCoordinator groups, List<ApiHandler<?, ?>> extra) {
@@ -145,7 +151,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new ProduceHandler(replicaManager, node, config.numIoThreads()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
-                config.originals().keySet()));
+                config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));
         handlers.add(new FetchHandler(fetchService));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
