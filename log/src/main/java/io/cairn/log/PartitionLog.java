@@ -719,6 +719,29 @@ public final class PartitionLog implements Closeable {
         }
     }
 
+    /**
+     * What the cleaner must keep of an active producer (Kafka's {@code LastRecord}): the last offset of its last data
+     * batch ({@code -1} when it has none, e.g. its last entry is a marker) and its epoch.
+     */
+    public record ProducerLastRecord(long lastDataOffset, short producerEpoch) {
+    }
+
+    /** The active producers and their last records (Kafka's {@code lastRecordsOfActiveProducers}). */
+    public Map<Long, ProducerLastRecord> lastRecordsOfActiveProducers() {
+        lock.lock();
+        try {
+            Map<Long, ProducerLastRecord> out = new java.util.HashMap<>();
+            for (io.cairn.log.producer.ProducerStateEntry e : producers.activeProducers()) {
+                BatchMetadata last = e.lastBatch();
+                out.put(e.producerId(), new ProducerLastRecord(last == null ? -1L : last.lastOffset(),
+                    e.producerEpoch()));
+            }
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Drops producers idle for longer than {@code producer.id.expiration.ms}. */
     public void removeExpiredProducers() {
         lock.lock();
