@@ -342,9 +342,7 @@ public final class Cleaner {
 
     /** Recomputes the CRC32C of a batch (attributes to the end). */
     private static void rewriteCrc(ByteBuffer batch) {
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        crc.update(batch.duplicate().position(BatchHeader.ATTRIBUTES));
-        batch.putInt(BatchHeader.CRC, (int) crc.getValue());
+        batch.putInt(BatchHeader.CRC, (int) BatchHeader.computeCrc(batch, 0, batch.remaining()));
     }
 
     /** The control type of a control batch's marker, or -1 when it has no record (emptied by an earlier clean). */
