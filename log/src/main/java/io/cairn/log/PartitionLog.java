@@ -433,6 +433,8 @@ public final class PartitionLog implements Closeable {
         try {
             if (newBase > recoveryPoint && newBase <= logEndOffset()) {
                 recoveryPoint = newBase;
+                // Kafka's markFlushed: any move of the recovery point restarts the flush.ms clock
+                lastFlushMs = env.time().milliseconds();
                 groupCommit.advance(newBase);
                 LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
             }

@@ -91,6 +91,29 @@ class FlushTest {
     }
 
     @Test
+    void theFlushOfARolledSegmentRestartsTheFlushMsClock() {
+        // Given flush.ms 1000 and a segment rolled (and so flushed) 900 ms after the last flush
+        PartitionLog log = PartitionLog.open(tmp.resolve("r-0"), LogConfig.builder().flushMs(1000).build(),
+            LogEnvironment.of(time), true);
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        time.sleep(900);
+        log.roll();
+        log.appendAsLeader(values(time.milliseconds(), "b"), 0, AppendOrigin.CLIENT);
+
+        // When the flusher looks 100 ms later, then 1000 ms after the roll
+        time.sleep(100);
+        log.maybeFlushByTime();
+        long early = log.recoveryPoint();
+        time.sleep(900);
+        log.maybeFlushByTime();
+
+        // Then: Kafka's markFlushed sets lastFlushTime on the roll's flush too, so only the second look flushes
+        assertThat(early).isEqualTo(1);
+        assertThat(log.recoveryPoint()).isEqualTo(2);
+        log.close();
+    }
+
+    @Test
     void withFlushMessagesOfOneEveryConcurrentAppendReturnsFlushed() throws Exception {
         // Given
         PartitionLog log = PartitionLog.open(tmp.resolve("g-0"), LogConfig.builder().flushMessages(1).build(),
