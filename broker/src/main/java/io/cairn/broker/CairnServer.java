@@ -101,7 +101,7 @@ public final class CairnServer implements AutoCloseable {
                     config.topicDefaults());
             LogConfig defaultLogConfig = LogConfigs.toLogConfig(topicDefaults);
             for (Path dir : config.logDirs()) {
-                logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, LogManager.Options.defaults()));
+                logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, logManagerOptions(config)));
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults);
             purgatory = new PartitionPurgatory(replicaManager);
@@ -134,6 +134,12 @@ public final class CairnServer implements AutoCloseable {
     }
 
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
+    /** The log managers' background intervals from server.properties, the rest Cairn's defaults. */
+    private static LogManager.Options logManagerOptions(BrokerConfig config) {
+        return LogManager.Options.defaults().withIntervals(config.logRetentionCheckIntervalMs(),
+                config.logFlushSchedulerIntervalMs());
+    }
+
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    PartitionPurgatory purgatory, GroupCoordinator groups,
@@ -150,7 +156,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new ProduceHandler(replicaManager, node, config.numIoThreads(), purgatory));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
-                config.originals().keySet()));
+                config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));
         handlers.add(new FetchHandler(fetchService));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));

@@ -8,6 +8,10 @@ import java.util.function.LongSupplier;
  * flusher and fsyncs everything written so far, the others wait for its result, so concurrent writers share
  * one fsync (and the next flusher picks up everything that arrived during the previous fsync).
  *
+ * <p>It fsyncs log data only and never moves the recovery point; Kafka's flush ({@code flush.messages},
+ * {@code flush.ms}, {@link PartitionLog#flush}) fsyncs indexes too, moves the recovery point and advances this
+ * object, so neither fsyncs again what the other covered (see the module README, "Flush and durability").
+ *
  * <p>Thread-safety: thread-safe, guarded by this object's monitor; the fsync itself runs outside it.
  */
 final class GroupCommit {

@@ -52,7 +52,9 @@ public final class LogManager implements Closeable {
      * @param maxOpenHandles     bound on open segment file handles
      * @param maxMappedIndexes   bound on mapped index files
      * @param retentionCheckMs   {@code log.retention.check.interval.ms}; {@code <= 0} disables the task
-     * @param flushCheckMs       {@code log.flush.scheduler.interval.ms}; {@code <= 0} disables the task
+     * @param flushCheckMs       {@code log.flush.scheduler.interval.ms}: how often logs whose {@code flush.ms} has
+     *                           passed since their last flush are flushed (Kafka's {@code flushDirtyLogs});
+     *                           {@code <= 0} or Kafka's default {@code Long.MAX_VALUE} disables the task
      * @param cleanerBackoffMs   {@code log.cleaner.backoff.ms}; {@code <= 0} disables the cleaner
      * @param cleanerIoMaxBytesPerSecond {@code log.cleaner.io.max.bytes.per.second}
      * @param layer              file layer (tests may replace it)
@@ -62,7 +64,14 @@ public final class LogManager implements Closeable {
 
         /** Kafka's intervals; bounds that fit the default 1,048,576 descriptors and 65,530 mappings with room. */
         public static Options defaults() {
-            return new Options(10_000, 30_000, 300_000L, 0L, 15_000L, Double.MAX_VALUE, FileLayer.DEFAULT);
+            return new Options(10_000, 30_000, 300_000L, Long.MAX_VALUE, 15_000L, Double.MAX_VALUE,
+                FileLayer.DEFAULT);
+        }
+
+        /** These options with other retention and flush intervals. */
+        public Options withIntervals(long newRetentionCheckMs, long newFlushCheckMs) {
+            return new Options(maxOpenHandles, maxMappedIndexes, newRetentionCheckMs, newFlushCheckMs,
+                cleanerBackoffMs, cleanerIoMaxBytesPerSecond, layer);
         }
     }
 
@@ -87,7 +96,7 @@ public final class LogManager implements Closeable {
             executor.scheduleWithFixedDelay(this::runRetentionSafely, options.retentionCheckMs(),
                 options.retentionCheckMs(), TimeUnit.MILLISECONDS);
         }
-        if (options.flushCheckMs() > 0) {
+        if (options.flushCheckMs() > 0 && options.flushCheckMs() != Long.MAX_VALUE) {
             executor.scheduleWithFixedDelay(this::runFlushSafely, options.flushCheckMs(), options.flushCheckMs(),
                 TimeUnit.MILLISECONDS);
         }

@@ -64,9 +64,7 @@ public final class PartitionLog implements Closeable {
     private volatile long logStartOffset;
     /** Offsets below it are fsynced with their indexes; written under {@link #lock}. */
     private volatile long recoveryPoint;
-    private long unflushedMessages;
-    /** Set under {@link #lock} when {@code flush.messages} is reached; the appender flushes after unlocking. */
-    private volatile boolean flushRequested;
+    /** When the recovery point last moved (Kafka's {@code LocalLog.lastFlushTime}); {@code flush.ms} counts from it. */
     private volatile long lastFlushMs;
     private volatile boolean closed;
 
@@ -277,8 +275,10 @@ public final class PartitionLog implements Closeable {
     }
 
     private void afterAppend(LogAppendInfo info) {
-        if (flushRequested) {
-            flushRequested = false;
+        // flush.messages: Kafka's UnifiedLog.append flushes when LocalLog.unflushedMessages, the log end offset minus
+        // the recovery point, reaches it. Each appender checks after its own append and flushes itself, so the append
+        // that reaches the count returns only once flushed, and messages that arrive during a flush still count.
+        if (logEndOffset() - recoveryPoint >= config.flushMessages()) {
             flush(logEndOffset());
         }
         if (config.durable() && !info.duplicate() && info.recordCount() > 0) {
@@ -310,10 +310,6 @@ public final class PartitionLog implements Closeable {
             at += BatchHeader.sizeInBytes(records, at);
         }
         endOffsetMetadata = new LogOffsetMetadata(lastOffset + 1, active.baseOffset(), active.size());
-        unflushedMessages += recordCount;
-        if (unflushedMessages >= config.flushMessages()) {
-            flushRequested = true;
-        }
     }
 
     private LogSegment maybeRoll(int bytes, long lastOffset, long maxTimestamp) {
@@ -410,7 +406,6 @@ public final class PartitionLog implements Closeable {
         try {
             if (target > recoveryPoint && target <= logEndOffset()) {
                 recoveryPoint = target;
-                unflushedMessages = 0;
                 lastFlushMs = env.time().milliseconds();
                 groupCommit.advance(target);
                 LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
@@ -438,6 +433,8 @@ public final class PartitionLog implements Closeable {
         try {
             if (newBase > recoveryPoint && newBase <= logEndOffset()) {
                 recoveryPoint = newBase;
+                // Kafka's markFlushed: any move of the recovery point restarts the flush.ms clock
+                lastFlushMs = env.time().milliseconds();
                 groupCommit.advance(newBase);
                 LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
             }
@@ -638,12 +635,23 @@ public final class PartitionLog implements Closeable {
 
     /**
      * One retention pass: deletes whole old segments by {@code retention.ms}, {@code retention.bytes} and the log
-     * start offset, never the active one unless it is empty of data below the start offset. The lock is held only
-     * to unlink segments; files are renamed {@code .deleted} and removed after {@code file.delete.delay.ms}.
+     * start offset. The pass chooses and unlinks its segments under the lock, as Kafka's
+     * {@code UnifiedLog.deleteOldSegments} does, so an append cannot land in a segment between the choice and the
+     * deletion; files are renamed {@code .deleted} and removed after {@code file.delete.delay.ms}, outside it.
      * Returns the number of segments deleted.
      */
     public int deleteOldSegments() {
-        return io.cairn.log.retention.RetentionPolicy.apply(this);
+        lock.lock();
+        try {
+            return io.cairn.log.retention.RetentionPolicy.apply(this);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the calling thread holds the log lock (retention checks it runs under the lock). */
+    public boolean isLockedByCurrentThread() {
+        return lock.isHeldByCurrentThread();
     }
 
     /** Unlinks {@code victims} (oldest first, none the active segment) and moves the log start offset past them. */
@@ -721,6 +729,29 @@ public final class PartitionLog implements Closeable {
             return true;
         } catch (IOException e) {
             throw new KafkaStorageException(logPrefix + "cannot swap in cleaned segment " + old.baseOffset(), e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * What the cleaner must keep of an active producer (Kafka's {@code LastRecord}): the last offset of its last data
+     * batch ({@code -1} when it has none, e.g. its last entry is a marker) and its epoch.
+     */
+    public record ProducerLastRecord(long lastDataOffset, short producerEpoch) {
+    }
+
+    /** The active producers and their last records (Kafka's {@code lastRecordsOfActiveProducers}). */
+    public Map<Long, ProducerLastRecord> lastRecordsOfActiveProducers() {
+        lock.lock();
+        try {
+            Map<Long, ProducerLastRecord> out = new java.util.HashMap<>();
+            for (io.cairn.log.producer.ProducerStateEntry e : producers.activeProducers()) {
+                BatchMetadata last = e.lastBatch();
+                out.put(e.producerId(), new ProducerLastRecord(last == null ? -1L : last.lastOffset(),
+                    e.producerEpoch()));
+            }
+            return out;
         } finally {
             lock.unlock();
         }

@@ -65,6 +65,10 @@ public final class BrokerConfig {
     public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
     public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
     public static final String OFFSET_METADATA_MAX_BYTES = "offset.metadata.max.bytes";
+    public static final String LOG_RETENTION_CHECK_INTERVAL_MS = "log.retention.check.interval.ms";
+    public static final String LOG_FLUSH_SCHEDULER_INTERVAL_MS = "log.flush.scheduler.interval.ms";
+    public static final String LOG_FLUSH_INTERVAL_MESSAGES = "log.flush.interval.messages";
+    public static final String LOG_FLUSH_INTERVAL_MS = "log.flush.interval.ms";
 
     /** Keys the metadata node reads itself ({@code MetadataConfig}); known here so they are not reported. */
     private static final Set<String> METADATA_KEYS = Set.of("metadata.log.dir", "broker.session.timeout.ms",
@@ -84,10 +88,14 @@ public final class BrokerConfig {
             OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
             TRANSACTION_STATE_LOG_REPLICATION_FACTOR, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
             GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, OFFSETS_RETENTION_MINUTES,
-            OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES);
+            OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS);
 
     private final Map<String, String> originals;
     private final Map<String, String> topicDefaults;
+    private final Map<String, String> topicDefaultSources;
+    private final long logRetentionCheckIntervalMs;
+    private final long logFlushSchedulerIntervalMs;
+    private final long logFlushIntervalMessages;
     private final List<Endpoint> listeners;
     private final List<Endpoint> advertisedListeners;
     private final List<String> controllerListenerNames;
@@ -149,6 +157,14 @@ public final class BrokerConfig {
         this.brokerRack = rack.isEmpty() ? null : rack;
         this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE, true);
         this.topicDefaults = LogDefaults.topicDefaults(props);
+        this.topicDefaultSources = LogDefaults.topicDefaultSources(props);
+        this.logRetentionCheckIntervalMs = values.longValue(LOG_RETENTION_CHECK_INTERVAL_MS, 300_000L, 1L);
+        this.logFlushSchedulerIntervalMs = values.longValue(LOG_FLUSH_SCHEDULER_INTERVAL_MS, Long.MAX_VALUE,
+                Long.MIN_VALUE);
+        this.logFlushIntervalMessages = values.longValue(LOG_FLUSH_INTERVAL_MESSAGES, Long.MAX_VALUE, 1L);
+        if (props.get(LOG_FLUSH_INTERVAL_MS) != null) {
+            values.longValue(LOG_FLUSH_INTERVAL_MS, Long.MAX_VALUE, 0L);
+        }
         this.brokerHeartbeatIntervalMs = values.longValue(BROKER_HEARTBEAT_INTERVAL_MS, 2000L, 1L);
         this.fetchMaxBytes = values.intValue(FETCH_MAX_BYTES, 57_671_680, 1024);
         this.fetchSessionCacheSlots = values.intValue(FETCH_SESSION_CACHE_SLOTS, 1000, 0);
@@ -264,6 +280,12 @@ public final class BrokerConfig {
         values.put(GROUP_MAX_SIZE, Integer.toString(groupConfig.maxGroupSize()));
         values.put(GROUP_MIN_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.minSessionTimeoutMs()));
         values.put(LISTENERS, joined(listeners));
+        values.put(LOG_FLUSH_INTERVAL_MESSAGES, Long.toString(logFlushIntervalMessages));
+        if (originals.get(LOG_FLUSH_INTERVAL_MS) != null) {
+            values.put(LOG_FLUSH_INTERVAL_MS, topicDefaults.get("flush.ms"));
+        }
+        values.put(LOG_FLUSH_SCHEDULER_INTERVAL_MS, Long.toString(logFlushSchedulerIntervalMs));
+        values.put(LOG_RETENTION_CHECK_INTERVAL_MS, Long.toString(logRetentionCheckIntervalMs));
         values.put(LOG_DIRS, String.join(",", logDirs.stream().map(Path::toString).toList()));
         values.put(FETCH_SESSION_CACHE_SLOTS, Integer.toString(fetchSessionCacheSlots));
         values.put(REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
@@ -296,6 +318,24 @@ public final class BrokerConfig {
      */
     public Map<String, String> topicDefaults() {
         return topicDefaults;
+    }
+
+    /** For each of {@link #topicDefaults()}, the broker key that set it ({@code log.retention.hours}, ...). */
+    public Map<String, String> topicDefaultSources() {
+        return topicDefaultSources;
+    }
+
+    /** {@code log.retention.check.interval.ms}: how often the retention pass runs (Kafka: 5 minutes). */
+    public long logRetentionCheckIntervalMs() {
+        return logRetentionCheckIntervalMs;
+    }
+
+    /**
+     * {@code log.flush.scheduler.interval.ms}: how often the flusher looks for logs whose {@code flush.ms} has
+     * passed; Kafka's default {@code Long.MAX_VALUE} never runs it.
+     */
+    public long logFlushSchedulerIntervalMs() {
+        return logFlushSchedulerIntervalMs;
     }
 
     public Map<String, String> originals() {

@@ -29,6 +29,8 @@ public final class LogDefaults {
         new Synonym("log.index.interval.bytes", "index.interval.bytes", 1, true),
         new Synonym("message.max.bytes", "max.message.bytes", 1, true),
         new Synonym("log.flush.interval.messages", "flush.messages", 1, true),
+        // Kafka's KafkaConfig.logFlushIntervalMs: log.flush.interval.ms, else log.flush.scheduler.interval.ms
+        new Synonym("log.flush.scheduler.interval.ms", "flush.ms", 1, true),
         new Synonym("log.flush.interval.ms", "flush.ms", 1, true),
         new Synonym("log.retention.hours", "retention.ms", 3_600_000L, true),
         new Synonym("log.retention.minutes", "retention.ms", 60_000L, true),
@@ -64,6 +66,15 @@ public final class LogDefaults {
      * @throws ConfigException when a numeric value does not parse
      */
     static Map<String, String> topicDefaults(Map<String, String> props) {
+        return resolve(props, false);
+    }
+
+    /** For each topic default {@code props} sets, the broker key it came from (the one that won). */
+    static Map<String, String> topicDefaultSources(Map<String, String> props) {
+        return resolve(props, true);
+    }
+
+    private static Map<String, String> resolve(Map<String, String> props, boolean sources) {
         Map<String, String> defaults = new LinkedHashMap<>();
         for (Synonym s : SYNONYMS) {
             String value = props.get(s.brokerKey());
@@ -78,7 +89,7 @@ public final class LogDefaults {
                     throw ConfigException.invalid(s.brokerKey(), value, "not a number in range");
                 }
             }
-            defaults.put(s.topicKey(), converted);
+            defaults.put(s.topicKey(), sources ? s.brokerKey() : converted);
         }
         return Map.copyOf(defaults);
     }

@@ -26,8 +26,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import org.apache.logging.log4j.Logger;
 
 /**
@@ -71,12 +71,13 @@ public final class OffsetManager {
      * OFFSET_METADATA_TOO_LARGE and are not written; a failed write answers every written partition with the
      * mapped error (Kafka's: NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, INVALID_COMMIT_OFFSET_SIZE).
      *
-     * @param unknownTopic tells whether a topic is unknown to the cluster (its partitions get
-     *                     UNKNOWN_TOPIC_OR_PARTITION, as Kafka's KafkaApis answers)
+     * @param unknownPartition tells whether a topic partition is unknown to the cluster (no such topic, or an index
+     *                         the topic does not have): it gets UNKNOWN_TOPIC_OR_PARTITION whatever the group's
+     *                         verdict and is not written, as Kafka's KafkaApis filters it before the coordinator
      */
     public CompletableFuture<OffsetCommitResponseData> commit(OffsetCommitRequestData request, short version,
                                                              Errors validation,
-                                                             Predicate<String> unknownTopic) {
+                                                             BiPredicate<String, Integer> unknownPartition) {
         OffsetCommitResponseData response = new OffsetCommitResponseData();
         long now = ctx.nowMs();
         long expireTimestamp = version <= 4 && request.retentionTimeMs() >= 0
@@ -88,13 +89,13 @@ public final class OffsetManager {
             OffsetCommitResponseTopic topicResult = new OffsetCommitResponseTopic().setName(topic.name())
                 .setTopicId(topic.topicId());
             response.topics().add(topicResult);
-            boolean unknown = unknownTopic.test(topic.name());
             for (OffsetCommitRequestPartition p : topic.partitions()) {
                 OffsetCommitResponsePartition result = new OffsetCommitResponsePartition()
                     .setPartitionIndex(p.partitionIndex());
                 topicResult.partitions().add(result);
-                Errors error = validation != Errors.NONE ? validation
-                    : unknown ? Errors.UNKNOWN_TOPIC_OR_PARTITION
+                Errors error = unknownPartition.test(topic.name(), p.partitionIndex())
+                    ? Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    : validation != Errors.NONE ? validation
                     : metadataTooLarge(p.committedMetadata()) ? Errors.OFFSET_METADATA_TOO_LARGE : Errors.NONE;
                 result.setErrorCode(error.code());
                 if (error != Errors.NONE) {

@@ -24,7 +24,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * DescribeConfigs v1-v4 for topics and for this broker, as Kafka's {@code ConfigHelper} answers it: a topic's
- * configs are every topic config with its default (DEFAULT_CONFIG) or its override (DYNAMIC_TOPIC_CONFIG); the
+ * configs are every topic config with its default (DEFAULT_CONFIG), the value a broker synonym set in
+ * server.properties (STATIC_BROKER_CONFIG, named by the broker key) or its override (DYNAMIC_TOPIC_CONFIG); the
  * broker's are the settings it was started with (STATIC_BROKER_CONFIG when set in server.properties, else
  * DEFAULT_CONFIG) plus dynamic overrides; the cluster default broker resource (empty name) lists the dynamic
  * defaults. {@code configurationKeys} filters, {@code includeSynonyms} adds the sources in precedence order (v1+),
@@ -44,6 +45,8 @@ public final class DescribeConfigsHandler
     private final int nodeId;
     private final Map<String, String> brokerValues;
     private final Set<String> brokerExplicit;
+    private final Map<String, String> brokerTopicDefaults;
+    private final Map<String, String> brokerTopicSources;
 
     /**
      * @param brokerValues   the broker's effective settings by key
@@ -51,10 +54,23 @@ public final class DescribeConfigsHandler
      */
     public DescribeConfigsHandler(MetadataNode metadata, int nodeId, Map<String, String> brokerValues,
                                   Set<String> brokerExplicit) {
+        this(metadata, nodeId, brokerValues, brokerExplicit, Map.of(), Map.of());
+    }
+
+    /**
+     * @param brokerTopicDefaults topic config defaults server.properties sets through broker synonyms
+     *                            ({@code flush.ms} from {@code log.flush.interval.ms}, ...)
+     * @param brokerTopicSources  for each of them, the broker key that set it
+     */
+    public DescribeConfigsHandler(MetadataNode metadata, int nodeId, Map<String, String> brokerValues,
+                                  Set<String> brokerExplicit, Map<String, String> brokerTopicDefaults,
+                                  Map<String, String> brokerTopicSources) {
         this.metadata = metadata;
         this.nodeId = nodeId;
         this.brokerValues = Map.copyOf(brokerValues);
         this.brokerExplicit = Set.copyOf(brokerExplicit);
+        this.brokerTopicDefaults = Map.copyOf(brokerTopicDefaults);
+        this.brokerTopicSources = Map.copyOf(brokerTopicSources);
     }
 
     @Override
@@ -112,11 +128,17 @@ public final class DescribeConfigsHandler
             }
             Map<String, String> overrides = image.configs(ConfigResource.topic(name));
             Map<String, String> all = new TreeMap<>(TopicConfigDefaults.defaults());
+            all.putAll(brokerTopicDefaults);
             all.putAll(overrides);
             all.forEach((key, value) -> {
                 Entry entry = new Entry(key, value, TopicConfigDefaults.type(key).id);
                 if (overrides.containsKey(key)) {
                     entry.synonym(key, value, TOPIC_CONFIG);
+                }
+                String brokerKey = brokerTopicSources.get(key);
+                if (brokerKey != null && brokerTopicDefaults.containsKey(key)) {
+                    // Kafka names a broker synonym by its broker key (log.retention.hours for retention.ms)
+                    entry.synonym(brokerKey, brokerTopicDefaults.get(key), STATIC_BROKER_CONFIG);
                 }
                 String fallback = TopicConfigDefaults.defaults().get(key);
                 if (fallback != null) {

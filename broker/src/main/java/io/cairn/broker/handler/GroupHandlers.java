@@ -80,7 +80,8 @@ public final class GroupHandlers {
                     request.generationIdOrMemberEpoch(), request.memberId(), request.groupInstanceId(),
                     ctx.apiVersion());
                 return shard.offsets().commit(request, ctx.apiVersion(), validation,
-                    topic -> metadata.currentImage().topic(topic).isEmpty());
+                    (topic, partition) -> metadata.currentImage().topic(topic)
+                        .map(t -> !t.partitions().containsKey(partition)).orElse(true));
             },
             (ctx, request, error) -> offsetCommitError(request, error));
     }

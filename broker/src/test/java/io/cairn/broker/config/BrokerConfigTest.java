@@ -102,6 +102,30 @@ class BrokerConfigTest {
     }
 
     @Test
+    void theFlushSchedulerIntervalRunsTheFlusherAndDefaultsFlushMsUnlessLogFlushIntervalMsIsSet() {
+        // When
+        BrokerConfig schedulerOnly = BrokerConfig.fromMap(Map.of("log.flush.scheduler.interval.ms", "250"));
+        BrokerConfig both = BrokerConfig.fromMap(Map.of("log.flush.scheduler.interval.ms", "250",
+                "log.flush.interval.ms", "900", "log.flush.interval.messages", "7"));
+        BrokerConfig neither = BrokerConfig.fromMap(Map.of());
+
+        // Then: Kafka's KafkaConfig.logFlushIntervalMs
+        assertThat(schedulerOnly.logFlushSchedulerIntervalMs()).isEqualTo(250);
+        assertThat(schedulerOnly.topicDefaults()).containsEntry("flush.ms", "250");
+        assertThat(schedulerOnly.topicDefaultSources()).containsEntry("flush.ms", "log.flush.scheduler.interval.ms");
+        assertThat(both.topicDefaults()).containsEntry("flush.ms", "900").containsEntry("flush.messages", "7");
+        assertThat(both.topicDefaultSources()).containsEntry("flush.ms", "log.flush.interval.ms");
+        assertThat(both.effectiveValues()).containsEntry("log.flush.interval.ms", "900")
+                .containsEntry("log.flush.interval.messages", "7");
+        assertThat(neither.logFlushSchedulerIntervalMs()).isEqualTo(Long.MAX_VALUE);
+        assertThat(neither.logRetentionCheckIntervalMs()).isEqualTo(300_000L);
+        assertThat(neither.topicDefaults()).doesNotContainKey("flush.ms");
+        assertThat(schedulerOnly.unknownKeys()).isEmpty();
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("log.flush.interval.messages", "0")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("log.flush.interval.messages");
+    }
+
+    @Test
     void fetchLimitsHaveKafkaDefaultsAndCanBeSet() {
         // When
         BrokerConfig defaults = BrokerConfig.fromMap(Map.of());

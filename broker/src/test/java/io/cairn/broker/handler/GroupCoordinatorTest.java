@@ -114,9 +114,14 @@ class GroupCoordinatorTest {
 
     private OffsetCommitResponseData commit(String group, String topic, long offset, String metadata)
         throws Exception {
+        return commit(group, -1, topic, 0, offset, metadata);
+    }
+
+    private OffsetCommitResponseData commit(String group, int generation, String topic, int partition, long offset,
+                                            String metadata) throws Exception {
         OffsetCommitRequestData request = new OffsetCommitRequestData().setGroupId(group)
-            .setGenerationIdOrMemberEpoch(-1).setMemberId("").setTopics(List.of(new OffsetCommitRequestTopic()
-                .setName(topic).setPartitions(List.of(new OffsetCommitRequestPartition().setPartitionIndex(0)
+            .setGenerationIdOrMemberEpoch(generation).setMemberId("").setTopics(List.of(new OffsetCommitRequestTopic()
+                .setName(topic).setPartitions(List.of(new OffsetCommitRequestPartition().setPartitionIndex(partition)
                     .setCommittedOffset(offset).setCommittedLeaderEpoch(3).setCommittedMetadata(metadata)))));
         return call(GroupHandlers.offsetCommit(coordinator, fixture.metadata().node()), request, 9);
     }
@@ -180,6 +185,32 @@ class GroupCoordinatorTest {
         assertThat(fetch("loader", "other").committedOffset()).isEqualTo(-1);
         ListGroupsResponseData listed = call(new ListGroupsHandler(coordinator), new ListGroupsRequestData(), 5);
         assertThat(listed.groups()).extracting(ListGroupsResponseData.ListedGroup::groupId).contains("loader");
+    }
+
+    @Test
+    void aCommitToAPartitionTheTopicDoesNotHaveIsUnknownTopicOrPartitionAndNotStored() throws Exception {
+        // Given a topic of three partitions
+        fixture.createTopic("three", 3);
+        awaitCoordinator("beyond");
+
+        // When offsets are committed to partition 2 and to partition 7
+        short inRange = commit("beyond", -1, "three", 2, 5, "").topics().get(0).partitions().get(0).errorCode();
+        short beyond = commit("beyond", -1, "three", 7, 5, "").topics().get(0).partitions().get(0).errorCode();
+        // and by a member of a generation the (empty) group does not have: Kafka's KafkaApis filters the unknown
+        // partition before the coordinator sees the request
+        short beyondStale = commit("beyond", 4, "three", 7, 5, "").topics().get(0).partitions().get(0)
+            .errorCode();
+
+        // Then
+        assertThat(inRange).isEqualTo(Errors.NONE.code());
+        assertThat(beyond).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(beyondStale).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        OffsetFetchRequestData request = new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestGroup()
+            .setGroupId("beyond").setTopics(null)));
+        OffsetFetchResponseData all = call(new OffsetFetchHandler(coordinator), request, 9);
+        assertThat(all.groups().get(0).topics()).hasSize(1);
+        assertThat(all.groups().get(0).topics().get(0).partitions())
+            .extracting(OffsetFetchResponsePartitions::partitionIndex).containsExactly(2);
     }
 
     @Test

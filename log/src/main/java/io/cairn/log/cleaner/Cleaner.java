@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -30,11 +31,18 @@ import org.apache.logging.log4j.Logger;
  * cleaner checkpoint to the first uncleanable offset) to its latest offset, then rewrites each cleanable segment
  * keeping, per key, only records at or after that offset, and dropping tombstones whose batch is older than
  * {@code delete.retention.ms}. Offsets are preserved (a batch that loses records is rebuilt with the same codec and
- * base offset); control batches are kept as they are; the active segment, anything at or after the first open
+ * base offset, base sequence and last offset); the active segment, anything at or after the first open
  * transaction and segments younger than {@code min.compaction.lag.ms} are never touched; a pass runs only when the
  * dirty ratio reaches {@code min.cleanable.dirty.ratio}. Each cleaned segment is written to {@code .cleaned}
  * files, renamed {@code .swap} and swapped in under the partition lock, so readers see either the old or the new
  * segment, both valid.
+ *
+ * <p>Transactions follow Kafka's cleaner ({@link CleanedTransactions}): keys of aborted transactions never enter
+ * the offset map and their batches lose their records; a COMMIT or ABORT marker whose transaction has no batch left
+ * is stamped with a delete horizon and removed once it passed, an ABORT marker's {@code .txnindex} entry going with
+ * it. The last data batch of each active producer (or its marker, when that is its last entry) and the last batch
+ * of the cleaned range are kept, emptied of records when none stays, so the producer's sequence and epoch survive
+ * a reload or a truncation that rebuilds producer state from the log.
  *
  * <p>Tombstones follow KIP-534: the first clean that keeps a tombstone stamps its batch with a delete horizon
  * ({@code now + delete.retention.ms}, in baseTimestamp with attribute bit 6); a later clean after the horizon drops
@@ -123,9 +131,20 @@ public final class Cleaner {
     public CleanResult clean(PartitionLog log, Cleanable target) {
         OffsetMap map = new OffsetMap();
         long bytesRead = 0;
+        // Kafka's buildOffsetMap: keys of aborted transactions never enter the map, so they supersede nothing
+        CleanedTransactions mapTxns = new CleanedTransactions();
+        mapTxns.addAborted(CleanedTransactions.abortedBetween(log.segments(), target.firstDirtyOffset(),
+            target.endOffset()));
         for (LogSegment s : target.segments()) {
             bytesRead += forEachBatch(s, (batch, bytes) -> {
-                if (!batch.isControl() && batch.lastOffset() >= target.firstDirtyOffset()) {
+                if (batch.lastOffset() < target.firstDirtyOffset()) {
+                    return;
+                }
+                if (batch.isControl()) {
+                    mapTxns.onControlBatch(BatchHeader.producerId(bytes, 0), batch.lastOffset(), controlType(bytes),
+                        txn -> { });
+                } else if (!mapTxns.onDataBatch(BatchHeader.producerId(bytes, 0),
+                        BatchHeader.isTransactional(bytes, 0), batch.lastOffset())) {
                     for (Record r : decode(bytes)) {
                         if (r.offset() >= target.firstDirtyOffset() && r.hasKey()) {
                             map.put(r.keyBuffer(), r.offset());
@@ -139,8 +158,14 @@ public final class Cleaner {
         long written = 0;
         long removed = 0;
         int cleaned = 0;
+        Pass pass = new Pass(map, now, horizon, new CleanedTransactions(), log.lastRecordsOfActiveProducers(),
+            target.endOffset());
+        List<LogSegment> all = new ArrayList<>(log.segments());
         for (LogSegment s : target.segments()) {
-            long[] stats = cleanSegment(log, s, map, now, horizon);
+            int at = all.indexOf(s);
+            long upper = at >= 0 && at + 1 < all.size() ? all.get(at + 1).baseOffset() : target.endOffset();
+            pass.txns().addAborted(CleanedTransactions.abortedBetween(all, s.baseOffset(), upper));
+            long[] stats = cleanSegment(log, s, pass);
             written += stats[0];
             removed += stats[1];
             bytesRead += s.size();
@@ -153,8 +178,18 @@ public final class Cleaner {
         return new CleanResult(target.firstDirtyOffset(), target.endOffset(), cleaned, bytesRead, written, removed);
     }
 
+    /**
+     * The state of one cleaning pass over its segments, in offset order (Kafka's {@code cleanSegments}): the offset
+     * map, the clock and the horizon a tombstone or removable marker gets, the transactions walked so far, the last
+     * records of active producers (whose batches stay, emptied if need be) and the end of the cleanable range (its
+     * last batch stays too, so the last offset is not lost).
+     */
+    private record Pass(OffsetMap map, long now, long horizon, CleanedTransactions txns,
+                        Map<Long, PartitionLog.ProducerLastRecord> lastRecords, long endOffset) {
+    }
+
     /** Returns {bytes written, records removed, 1 if swapped in}. */
-    private long[] cleanSegment(PartitionLog log, LogSegment source, OffsetMap map, long now, long horizon) {
+    private long[] cleanSegment(PartitionLog log, LogSegment source, Pass pass) {
         LogEnvironment env = log.environment();
         LogConfig config = log.config();
         Path dir = log.dir();
@@ -168,15 +203,17 @@ public final class Cleaner {
             LogSegment.Options options = new LogSegment.Options(env.layer(), env.handles(), env.mappings(),
                 config.segmentIndexBytes(), config.indexIntervalBytes(), 0L, log.time().milliseconds());
             LogSegment cleaned = LogSegment.open(dir, source.baseOffset(), options, true, LogSegment.CLEANED_SUFFIX);
+            List<io.cairn.log.index.AbortedTxn> keptAborts = new ArrayList<>();
             forEachBatch(source, (batch, bytes) -> {
-                ByteBuffer kept = filter(batch, bytes, map, now, horizon, stats);
+                ByteBuffer kept = filter(batch, bytes, pass, keptAborts::add, stats);
                 if (kept != null && kept.hasRemaining()) {
                     stats[0] += kept.remaining();
                     cleaned.append(kept);
                 }
                 throttler.maybeThrottle(batch.sizeInBytes());
             });
-            for (var txn : source.txnIndex().allAbortedTxns()) {
+            // an ABORT marker that stays keeps its index entry; one removed takes it along (Kafka's cleanedIndex)
+            for (var txn : keptAborts) {
                 cleaned.appendAbortedTxn(txn);
             }
             cleaned.onBecomeInactive();
@@ -194,14 +231,39 @@ public final class Cleaner {
         }
     }
 
-    /** The bytes to keep of one batch: the batch itself, a rebuilt one, or {@code null}. */
-    private static ByteBuffer filter(FileBatch batch, ByteBuffer bytes, OffsetMap map, long now, long newHorizon,
+    /**
+     * The bytes to keep of one batch: the batch itself, a rebuilt one, an emptied one, or {@code null} (Kafka's
+     * {@code cleanInto} filter). A batch of an aborted transaction loses its records; a marker whose transaction has
+     * no batch left is stamped with the delete horizon, then removed once it passed; the last data batch of an active
+     * producer, the producer's marker when that is its last entry, and the last batch of the range are kept, with no
+     * records when none stays, so the producer's sequence and epoch and the last offset survive.
+     */
+    private static ByteBuffer filter(FileBatch batch, ByteBuffer bytes, Pass pass,
+                                     java.util.function.Consumer<io.cairn.log.index.AbortedTxn> keptAborts,
                                      long[] stats) {
-        if (batch.isControl()) {
-            return bytes;
-        }
+        long now = pass.now();
+        OffsetMap map = pass.map();
+        long producerId = BatchHeader.producerId(bytes, 0);
+        boolean control = batch.isControl();
         boolean stamped = (BatchHeader.attributes(bytes, 0) & DELETE_HORIZON_MASK) != 0;
         long existingHorizon = stamped ? BatchHeader.baseTimestamp(bytes, 0) : -1L;
+        boolean canDiscard = control
+            ? pass.txns().onControlBatch(producerId, batch.lastOffset(), controlType(bytes), keptAborts)
+            : pass.txns().onDataBatch(producerId, BatchHeader.isTransactional(bytes, 0), batch.lastOffset());
+        boolean discardRecords = control ? canDiscard && stamped && now >= existingHorizon : canDiscard;
+        boolean retainEmpty = producerId >= 0 && isLastRecordOfProducer(bytes, batch, pass)
+            || batch.lastOffset() + 1 == pass.endOffset();
+        if (discardRecords) {
+            stats[1] += BatchHeader.recordsCount(bytes, 0);
+            return retainEmpty ? emptied(bytes) : null;
+        }
+        if (control) {
+            if (canDiscard && !stamped && BatchHeader.recordsCount(bytes, 0) > 0) {
+                return rebuild(bytes, decode(bytes), pass.horizon());
+            }
+            return bytes;
+        }
+        long newHorizon = pass.horizon();
         List<Record> records = decode(bytes);
         List<Record> retained = new ArrayList<>(records.size());
         boolean keptTombstone = false;
@@ -219,11 +281,12 @@ public final class Cleaner {
         }
         stats[1] += records.size() - retained.size();
         boolean needsHorizon = keptTombstone && !stamped;
+        if (retained.isEmpty()) {
+            // Kafka's DELETE_EMPTY: a batch left without records goes, unless it must stay for what it records
+            return !retainEmpty ? null : records.isEmpty() ? bytes : emptied(bytes);
+        }
         if (retained.size() == records.size() && !needsHorizon) {
             return bytes;
-        }
-        if (retained.isEmpty()) {
-            return null;
         }
         long horizon = stamped ? existingHorizon : needsHorizon ? newHorizon : -1L;
         return rebuild(bytes, retained, horizon);
@@ -235,14 +298,12 @@ public final class Cleaner {
             CompressionType.values()[codec])
             .baseOffset(BatchHeader.baseOffset(original, 0))
             .partitionLeaderEpoch(BatchHeader.partitionLeaderEpoch(original, 0))
-            .transactional(BatchHeader.isTransactional(original, 0));
+            .transactional(BatchHeader.isTransactional(original, 0))
+            .control((BatchHeader.attributes(original, 0) & BatchHeader.CONTROL_MASK) != 0);
         long producerId = BatchHeader.producerId(original, 0);
-        int baseSequence = BatchHeader.baseSequence(original, 0);
         if (producerId >= 0) {
-            int sequence = baseSequence < 0 ? baseSequence
-                : RecordBatch.incrementSequence(baseSequence,
-                    (int) (retained.get(0).offset() - BatchHeader.baseOffset(original, 0)));
-            builder.producer(producerId, BatchHeader.producerEpoch(original, 0), sequence);
+            // the base offset stays, so the base sequence stays with it
+            builder.producer(producerId, BatchHeader.producerEpoch(original, 0), BatchHeader.baseSequence(original, 0));
         }
         if (BatchHeader.isLogAppendTime(original, 0)) {
             builder.logAppendTime(BatchHeader.maxTimestamp(original, 0));
@@ -257,10 +318,55 @@ public final class Cleaner {
         try {
             ByteBuffer out = ByteBuffer.allocate(built.readableBytes());
             built.getBytes(built.readerIndex(), out);
-            return out.flip();
+            out.flip();
+            // Kafka's filterTo keeps the original last offset, so the batch's last sequence survives the clean
+            out.putInt(BatchHeader.LAST_OFFSET_DELTA, BatchHeader.lastOffsetDelta(original, 0));
+            rewriteCrc(out);
+            return out;
         } finally {
             built.release();
         }
+    }
+
+    /** The batch's header with no records (Kafka's {@code writeEmptyHeader}): offsets, producer and epoch stay. */
+    private static ByteBuffer emptied(ByteBuffer original) {
+        ByteBuffer out = ByteBuffer.allocate(BatchHeader.SIZE);
+        out.put(original.duplicate().limit(original.position() + BatchHeader.SIZE)).flip();
+        out.putInt(BatchHeader.LENGTH, BatchHeader.SIZE - BatchHeader.LOG_OVERHEAD);
+        out.putShort(BatchHeader.ATTRIBUTES,
+            (short) (BatchHeader.attributes(original, 0) & ~BatchHeader.COMPRESSION_MASK));
+        out.putInt(BatchHeader.RECORDS_COUNT, 0);
+        rewriteCrc(out);
+        return out;
+    }
+
+    /** Recomputes the CRC32C of a batch (attributes to the end). */
+    private static void rewriteCrc(ByteBuffer batch) {
+        batch.putInt(BatchHeader.CRC, (int) BatchHeader.computeCrc(batch, 0, batch.remaining()));
+    }
+
+    /** The control type of a control batch's marker, or -1 when it has no record (emptied by an earlier clean). */
+    private static short controlType(ByteBuffer bytes) {
+        if (BatchHeader.recordsCount(bytes, 0) == 0) {
+            return -1;
+        }
+        ByteBuffer key = decode(bytes).get(0).keyBuffer();
+        return key.remaining() >= 4 ? key.getShort(key.position() + 2) : -1;
+    }
+
+    /**
+     * Kafka's {@code isBatchLastRecordOfProducer}: the batch holds the last data offset of an active producer, or,
+     * when the producer's last entry is a marker, it is a marker of the producer's current epoch.
+     */
+    private static boolean isLastRecordOfProducer(ByteBuffer bytes, FileBatch batch, Pass pass) {
+        PartitionLog.ProducerLastRecord last = pass.lastRecords().get(BatchHeader.producerId(bytes, 0));
+        if (last == null) {
+            return false;
+        }
+        if (last.lastDataOffset() >= 0) {
+            return batch.lastOffset() == last.lastDataOffset();
+        }
+        return batch.isControl() && BatchHeader.producerEpoch(bytes, 0) == last.producerEpoch();
     }
 
     private static List<Record> decode(ByteBuffer batch) {

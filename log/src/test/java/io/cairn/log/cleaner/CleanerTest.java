@@ -256,6 +256,141 @@ class CleanerTest {
             AppendOrigin.CLIENT)).isInstanceOf(InvalidRecordException.class);
     }
 
+    /** Cleans every segment but the active one from offset 0 (what a full pass after the checkpoint would do). */
+    private static void cleanAll(Cleaner cleaner, PartitionLog log) {
+        cleaner.clean(log, new Cleaner.Cleanable(List.copyOf(log.segments()).subList(0, log.numberOfSegments() - 1),
+            0, log.logEndOffset(), 1.0));
+    }
+
+    private static ByteBuffer txnKeyed(long producerId, int sequence, long timestamp, String key, String value) {
+        return MemoryRecords.withTransactionalRecords(Compression.NONE, producerId, (short) 0, sequence,
+            new SimpleRecord(timestamp, key.getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8))).buffer();
+    }
+
+    private static ByteBuffer idempotentKeyed(long producerId, int sequence, long timestamp, String... keyValues) {
+        SimpleRecord[] records = new SimpleRecord[keyValues.length / 2];
+        for (int i = 0; i < records.length; i++) {
+            records[i] = new SimpleRecord(timestamp, keyValues[2 * i].getBytes(StandardCharsets.UTF_8),
+                keyValues[2 * i + 1].getBytes(StandardCharsets.UTF_8));
+        }
+        return MemoryRecords.withIdempotentRecords(Compression.NONE, producerId, (short) 0, sequence, records)
+            .buffer();
+    }
+
+    private static List<MutableRecordBatch> allBatches(PartitionLog log) {
+        try (FetchDataInfo info = log.read(log.logStartOffset(), Integer.MAX_VALUE, Long.MAX_VALUE, true)) {
+            return TestBatches.batches(info.records().readBytes());
+        }
+    }
+
+    @Test
+    void keysOfAnAbortedTransactionDoNotSupersedeCommittedRecords() {
+        // Given a committed value, then an aborted transaction writing the same key
+        PartitionLog log = compacted(LogConfig.builder().segmentBytes(600));
+        log.appendAsLeader(keyed(time.milliseconds(), "k", "committed"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(txnKeyed(7L, 0, time.milliseconds(), "k", "aborted"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.marker(7L, (short) 0, false, time.milliseconds()), 0,
+            AppendOrigin.COORDINATOR);
+        log.appendAsLeader(keyed(time.milliseconds(), "other", "v"), 0, AppendOrigin.CLIENT);
+        log.roll();
+
+        // When
+        cleaner(time).clean(log, Cleaner.cleanable(log).orElseThrow());
+
+        // Then: Kafka's buildOffsetMap skips aborted batches, so the committed value survives and the aborted one,
+        // which read_committed consumers never see, is removed
+        assertThat(byKey(log)).containsEntry("k", List.of("0=committed")).containsEntry("other", List.of("3=v"));
+        try (FetchDataInfo committed = log.readCommitted(0, 10_000, log.logEndOffset())) {
+            assertThat(committed.abortedTransactions()).extracting(t -> t.producerId()).containsExactly(7L);
+        }
+    }
+
+    @Test
+    void aCommitMarkerGoesAfterDeleteRetentionMsOnceItsTransactionHasNoBatchesLeft() {
+        // Given a committed transaction whose only record is superseded, by a producer that then expires
+        PartitionLog log = compacted(LogConfig.builder().segmentBytes(600).deleteRetentionMs(10_000)
+            .producerIdExpirationMs(60_000));
+        log.appendAsLeader(txnKeyed(5L, 0, time.milliseconds(), "t", "1"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.marker(5L, (short) 0, true, time.milliseconds()), 0,
+            AppendOrigin.COORDINATOR);
+        log.appendAsLeader(keyed(time.milliseconds(), "t", "2"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(keyed(time.milliseconds(), "u", "3"), 0, AppendOrigin.CLIENT);
+        log.roll();
+        Cleaner cleaner = cleaner(time);
+
+        // When the transaction's batch goes (the producer expired), then the marker is stamped, then its horizon
+        // passes
+        cleanAll(cleaner, log);
+        boolean markerWhileBatchLeft = allBatches(log).stream().anyMatch(MutableRecordBatch::isControlBatch);
+        time.sleep(60_001);
+        log.removeExpiredProducers();
+        cleanAll(cleaner, log);
+        cleanAll(cleaner, log);
+        List<MutableRecordBatch> stamped = allBatches(log).stream().filter(MutableRecordBatch::isControlBatch)
+            .toList();
+        time.sleep(10_001);
+        cleanAll(cleaner, log);
+
+        // Then
+        assertThat(markerWhileBatchLeft).isTrue();
+        assertThat(stamped).hasSize(1);
+        assertThat(stamped.get(0).deleteHorizonMs()).hasValue(time.milliseconds() - 10_001 + 10_000);
+        assertThat(allBatches(log)).noneMatch(MutableRecordBatch::isControlBatch);
+        assertThat(byKey(log)).containsEntry("t", List.of("2=2")).containsEntry("u", List.of("3=3"));
+    }
+
+    @Test
+    void aProducersLastBatchIsKeptEmptySoItsSequenceStateSurvives() {
+        // Given an idempotent producer whose only batch is wholly superseded
+        PartitionLog log = compacted(LogConfig.builder().segmentBytes(600));
+        log.appendAsLeader(idempotentKeyed(9L, 0, time.milliseconds(), "p", "1"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(keyed(time.milliseconds(), "p", "2"), 0, AppendOrigin.CLIENT);
+        log.roll();
+        log.appendAsLeader(keyed(time.milliseconds(), "q", "3"), 0, AppendOrigin.CLIENT);
+
+        // When the log is cleaned and the producer state is then rebuilt from it (a truncation does that)
+        cleaner(time).clean(log, Cleaner.cleanable(log).orElseThrow());
+        log.truncateTo(2);
+        boolean retryIsDuplicate = log.appendAsLeader(idempotentKeyed(9L, 0, time.milliseconds(), "p", "1"), 0,
+            AppendOrigin.CLIENT).duplicate();
+
+        // Then: Kafka's isBatchLastRecordOfProducer keeps the batch, with no records, so the retry of sequence 0 is
+        // still recognised as a duplicate
+        MutableRecordBatch first = allBatches(log).get(0);
+        assertThat(first.producerId()).isEqualTo(9L);
+        assertThat(first.baseOffset()).isZero();
+        assertThat(first.lastSequence()).isZero();
+        assertThat(first.countOrNull()).isZero();
+        assertThat(retryIsDuplicate).isTrue();
+        assertThat(byKey(log)).containsEntry("p", List.of("1=2"));
+    }
+
+    @Test
+    void aPartlyCleanedBatchKeepsItsLastOffsetAndSequence() {
+        // Given an idempotent batch of two records whose second is superseded
+        PartitionLog log = compacted(LogConfig.builder().segmentBytes(600));
+        log.appendAsLeader(idempotentKeyed(9L, 0, time.milliseconds(), "a", "1", "b", "1"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(keyed(time.milliseconds(), "b", "2"), 0, AppendOrigin.CLIENT);
+        log.roll();
+        log.appendAsLeader(keyed(time.milliseconds(), "c", "3"), 0, AppendOrigin.CLIENT);
+
+        // When
+        cleaner(time).clean(log, Cleaner.cleanable(log).orElseThrow());
+        log.truncateTo(3);
+        boolean retryIsDuplicate = log.appendAsLeader(idempotentKeyed(9L, 0, time.milliseconds(), "a", "1", "b",
+            "1"), 0, AppendOrigin.CLIENT).duplicate();
+
+        // Then: Kafka's filterTo keeps the base offset, base sequence and last offset of the original batch
+        MutableRecordBatch first = allBatches(log).get(0);
+        assertThat(first.baseOffset()).isZero();
+        assertThat(first.lastOffset()).isEqualTo(1);
+        assertThat(first.baseSequence()).isZero();
+        assertThat(first.lastSequence()).isEqualTo(1);
+        assertThat(retryIsDuplicate).isTrue();
+        assertThat(byKey(log)).containsEntry("a", List.of("0=1")).containsEntry("b", List.of("2=2"));
+    }
+
     @Test
     void readersDuringACleanShouldNeverSeeAMissingKeyOrACorruptBatch() throws Exception {
         // Given

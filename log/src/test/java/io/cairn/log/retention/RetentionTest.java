@@ -103,6 +103,48 @@ class RetentionTest {
     }
 
     @Test
+    void retentionBytesCountsTheActiveSegmentAndRollsItAwayWhenItAloneBreachesTheLimit() {
+        // Given: retention.bytes 0, so every byte is over the limit, the active segment's too
+        PartitionLog log = logWithSegments(small().retentionMs(-1).retentionBytes(0).build(), 5);
+        int before = log.numberOfSegments();
+
+        // When
+        int deleted = log.deleteOldSegments();
+
+        // Then: Kafka's deleteRetentionSizeBreachedSegments counts the whole log and, when every segment goes,
+        // rolls the active one first: one empty segment is left at the log end offset
+        assertThat(deleted).isEqualTo(before);
+        assertThat(log.numberOfSegments()).isEqualTo(1);
+        assertThat(log.size()).isZero();
+        assertThat(log.logStartOffset()).isEqualTo(5);
+        assertThat(log.logEndOffset()).isEqualTo(5);
+        assertThatThrownBy(() -> log.read(4, 100, Long.MAX_VALUE, true))
+            .isInstanceOf(OffsetOutOfRangeException.class);
+
+        // and a second pass over the empty active segment deletes nothing
+        assertThat(log.deleteOldSegments()).isZero();
+        assertThat(log.numberOfSegments()).isEqualTo(1);
+        log.close();
+    }
+
+    @Test
+    void retentionBytesKeepsTheActiveSegmentWhenItFitsTheLimit() {
+        // Given: the active segment alone is below retention.bytes, the log as a whole above it
+        PartitionLog log = logWithSegments(small().retentionMs(-1).build(), 5);
+        long activeSize = log.segments().stream().reduce((a, b) -> b).orElseThrow().size();
+        log.updateConfig(log.config().toBuilder().retentionBytes(activeSize).build());
+
+        // When
+        log.deleteOldSegments();
+
+        // Then only the active segment is left, with its data
+        assertThat(log.numberOfSegments()).isEqualTo(1);
+        assertThat(log.size()).isEqualTo(activeSize);
+        assertThat(LogInvariants.verify(log)).containsExactly("4:value-4");
+        log.close();
+    }
+
+    @Test
     void compactOnlyTopicsShouldNotDeleteByTimeOrSize() {
         // Given
         PartitionLog log = logWithSegments(small().retentionMs(1).retentionBytes(1).cleanupPolicy("compact")

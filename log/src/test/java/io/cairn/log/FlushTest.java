@@ -1,0 +1,153 @@
+package io.cairn.log;
+
+import static io.cairn.log.TestBatches.values;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.log.io.FileLayer;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code flush.messages} as Kafka's {@code UnifiedLog.append} honours it: the count of unflushed messages is the log
+ * end offset minus the recovery point ({@code LocalLog.unflushedMessages}), and the append that reaches it is
+ * reported only once flushed, whatever other appenders do meanwhile.
+ */
+class FlushTest {
+
+    @TempDir
+    Path tmp;
+
+    private final MockTime time = new MockTime();
+
+    /** A file layer whose {@code force} parks one chosen thread until released. */
+    private static final class ParkingLayer implements FileLayer {
+        final AtomicReference<Thread> parkThread = new AtomicReference<>();
+        final CountDownLatch parked = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        public FileChannel open(Path path, java.nio.file.OpenOption... options) throws IOException {
+            return new DelegatingFileChannel(FileChannel.open(path, options)) {
+                @Override
+                public void force(boolean metaData) throws IOException {
+                    if (parkThread.compareAndSet(Thread.currentThread(), null)) {
+                        parked.countDown();
+                        try {
+                            release.await(30, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    super.force(metaData);
+                }
+            };
+        }
+    }
+
+    @Test
+    void messagesAppendedDuringAFlushStillCountTowardsFlushMessages() throws Exception {
+        // Given flush.messages 3, one unflushed message, and a flush of it that is slow to fsync
+        ParkingLayer layer = new ParkingLayer();
+        PartitionLog log = PartitionLog.open(tmp.resolve("f-0"), LogConfig.builder().flushMessages(3).build(),
+            LogEnvironment.of(time).withLayer(layer), true);
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        CompletableFuture<Void> slowFlush = new CompletableFuture<>();
+        Thread flusher = new Thread(() -> {
+            try {
+                log.flush(1);
+                slowFlush.complete(null);
+            } catch (RuntimeException e) {
+                slowFlush.completeExceptionally(e);
+            }
+        });
+        layer.parkThread.set(flusher);
+        flusher.start();
+        assertThat(layer.parked.await(30, TimeUnit.SECONDS)).isTrue();
+
+        // When one message is appended while that fsync runs, then two more after it
+        log.appendAsLeader(values(time.milliseconds(), "b"), 0, AppendOrigin.CLIENT);
+        layer.release.countDown();
+        slowFlush.get(30, TimeUnit.SECONDS);
+        long afterSlowFlush = log.recoveryPoint();
+        log.appendAsLeader(values(time.milliseconds(), "c"), 0, AppendOrigin.CLIENT);
+        long twoUnflushed = log.recoveryPoint();
+        log.appendAsLeader(values(time.milliseconds(), "d"), 0, AppendOrigin.CLIENT);
+
+        // Then the third unflushed message (b, c, d) is what triggers the flush
+        assertThat(afterSlowFlush).isEqualTo(1);
+        assertThat(twoUnflushed).isEqualTo(1);
+        assertThat(log.recoveryPoint()).isEqualTo(4);
+        log.close();
+    }
+
+    @Test
+    void theFlushOfARolledSegmentRestartsTheFlushMsClock() {
+        // Given flush.ms 1000 and a segment rolled (and so flushed) 900 ms after the last flush
+        PartitionLog log = PartitionLog.open(tmp.resolve("r-0"), LogConfig.builder().flushMs(1000).build(),
+            LogEnvironment.of(time), true);
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        time.sleep(900);
+        log.roll();
+        log.appendAsLeader(values(time.milliseconds(), "b"), 0, AppendOrigin.CLIENT);
+
+        // When the flusher looks 100 ms later, then 1000 ms after the roll
+        time.sleep(100);
+        log.maybeFlushByTime();
+        long early = log.recoveryPoint();
+        time.sleep(900);
+        log.maybeFlushByTime();
+
+        // Then: Kafka's markFlushed sets lastFlushTime on the roll's flush too, so only the second look flushes
+        assertThat(early).isEqualTo(1);
+        assertThat(log.recoveryPoint()).isEqualTo(2);
+        log.close();
+    }
+
+    @Test
+    void withFlushMessagesOfOneEveryConcurrentAppendReturnsFlushed() throws Exception {
+        // Given
+        PartitionLog log = PartitionLog.open(tmp.resolve("g-0"), LogConfig.builder().flushMessages(1).build(),
+            LogEnvironment.of(time), true);
+        int writers = 8;
+        int perWriter = 50;
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+
+        // When
+        for (int w = 0; w < writers; w++) {
+            Thread t = new Thread(() -> {
+                try {
+                    for (int i = 0; i < perWriter; i++) {
+                        LogAppendInfo info = log.appendAsLeader(values(time.milliseconds(), "x"), 0,
+                            AppendOrigin.CLIENT);
+                        if (log.recoveryPoint() <= info.lastOffset()) {
+                            throw new AssertionError("append " + info.lastOffset() + " returned unflushed");
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+
+        // Then
+        assertThat(failures).isEmpty();
+        assertThat(log.recoveryPoint()).isEqualTo(writers * perWriter);
+        log.close();
+    }
+}
