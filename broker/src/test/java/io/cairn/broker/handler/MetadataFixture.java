@@ -48,7 +48,10 @@ final class MetadataFixture implements AutoCloseable {
         }
         MetadataNode node = MetadataNode.start(MetadataConfig.from(Map.of("node.id", "1",
                 "controller.quorum.voters", "1@127.0.0.1:" + port, "metadata.log.dir", dir.toString(),
-                "log.dirs", dir.toString(), "controller.quorum.election.timeout.ms", "300")));
+                "log.dirs", dir.toString(), "controller.quorum.election.timeout.ms", "300",
+                // The fixture's brokers heartbeat once: a session that outlasts any test keeps them unfenced even
+                // when a loaded machine makes a test class run past Kafka's default 9 s.
+                "broker.session.timeout.ms", "600000")));
         List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
         listeners.add(new BrokerRegistrationRequestData.Listener().setName(LISTENER).setHost("localhost")
                 .setPort(9092).setSecurityProtocol((short) 0));
