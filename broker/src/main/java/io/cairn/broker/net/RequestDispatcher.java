@@ -77,6 +77,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         ByteBuf frame = (ByteBuf) msg;
         if (closing) {
+            // The frame decoder reserved the frame's size from the pool; a frame never dispatched returns it here.
+            memoryPool.release(frame.readableBytes());
             frame.release();
             return;
         }

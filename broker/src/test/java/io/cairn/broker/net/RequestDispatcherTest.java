@@ -189,6 +189,23 @@ class RequestDispatcherTest {
         assertThat(pool.available()).isEqualTo(1000);
     }
 
+    @Test
+    void shouldReturnTheReservationOfFramesThatArriveWhileTheConnectionCloses() {
+        // Given
+        RequestMemoryPool pool = new RequestMemoryPool(1000);
+        channel.finishAndReleaseAll();
+        channel = channelFor(handler, pool);
+        ByteBuf badVersion = frame(ApiKey.HEARTBEAT, (short) 2, 1, new HeartbeatRequestData().setGroupId("g"));
+
+        // When
+        channel.writeInbound(Unpooled.wrappedBuffer(badVersion, request(2, "g"), request(3, "g")));
+
+        // Then
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(handler.calls).isEmpty();
+        assertThat(pool.available()).isEqualTo(1000);
+    }
+
     private static EmbeddedChannel channelFor(ApiHandler<?, ?> apiHandler) {
         return channelFor(apiHandler, POOL);
     }
