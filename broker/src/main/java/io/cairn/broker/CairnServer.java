@@ -27,6 +27,7 @@ import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
 import io.cairn.broker.handler.TopicConfigDefaults;
+import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.isr.LogConfigs;
 import io.cairn.isr.ReplicaManager;
@@ -66,6 +67,7 @@ public final class CairnServer implements AutoCloseable {
     private ReplicaManager replicaManager;
     private FetchService fetchService;
     private GroupCoordinator groupCoordinator;
+    private RequestHandlerPool requestHandlers;
     private SocketServer socketServer;
     private boolean closed;
 
@@ -110,7 +112,8 @@ public final class CairnServer implements AutoCloseable {
             groupCoordinator.start();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, groupCoordinator,
                     extraHandlers);
-            socketServer = new SocketServer(config, this::registryFor);
+            requestHandlers = new RequestHandlerPool(config.numIoThreads());
+            socketServer = new SocketServer(config, this::registryFor, requestHandlers);
             // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
             // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
             // Partitions are opened once the registration has committed: the image has caught up by then.
@@ -143,7 +146,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DeleteTopicsHandler(node));
         handlers.add(new CreatePartitionsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
-        handlers.add(new ProduceHandler(replicaManager, node, config.numIoThreads()));
+        handlers.add(new ProduceHandler(replicaManager, node));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet()));
         handlers.add(new FetchHandler(fetchService));
@@ -190,6 +193,11 @@ public final class CairnServer implements AutoCloseable {
         return config;
     }
 
+    /** The partitions this node hosts (tests: to hold a real partition's lock). */
+    synchronized ReplicaManager replicaManager() {
+        return replicaManager;
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
@@ -199,6 +207,9 @@ public final class CairnServer implements AutoCloseable {
         LOGGER.info("{}shutting down", logPrefix);
         if (socketServer != null) {
             socketServer.close();
+        }
+        if (requestHandlers != null) {
+            requestHandlers.close();
         }
         if (fetchService != null) {
             fetchService.close();

@@ -15,12 +15,9 @@ import io.cairn.wire.message.ProduceResponseData;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.logging.log4j.LogManager;
@@ -32,13 +29,14 @@ import org.apache.logging.log4j.Logger;
  * id), then per partition an unknown topic id (v13) or partition, Kafka's record-set rules, the acks value, the
  * transaction check and the leader append, each failure its own error code in its partition's entry.
  *
- * <p>Two-phase: the batches are appended in request order on the append executor (never on the event loop), and
- * {@code dispatched} completes when the last one is written; the response follows at once for acks=1, once every
- * high watermark covers its append for acks=-1 ({@link ProduceAcks}, bounded by {@code timeoutMs}), and never for
- * acks=0, where any partition error closes the connection instead. Every records buffer of the request is released
+ * <p>Two-phase, and called on a request-handler thread (never on the event loop, {@link #runsOn()}): the batches
+ * are appended in request order before {@code dispatch} returns, so {@code dispatched} completes with the last one;
+ * the response follows at once for acks=1, once every high watermark covers its append for acks=-1
+ * ({@link ProduceAcks}, bounded by {@code timeoutMs}), and never for acks=0, where any partition error closes the
+ * connection instead. Every records buffer of the request is released
  * exactly once, right after its append or its failure.
  *
- * <p>Stateless apart from its executors; thread-safe.
+ * <p>Stateless apart from its acks timer; thread-safe.
  */
 public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestData, ProduceResponseData> {
 
@@ -51,27 +49,13 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
 
     private final ReplicaManager replicas;
     private final MetadataNode metadata;
-    private final Executor appendExecutor;
     private final ScheduledExecutorService timers;
 
-    /** A handler with its own append threads (at most {@code appendThreads}) and acks timer thread. */
-    public ProduceHandler(ReplicaManager replicas, MetadataNode metadata, int appendThreads) {
-        this(replicas, metadata, appendPool(appendThreads), timerPool());
-    }
-
-    ProduceHandler(ReplicaManager replicas, MetadataNode metadata, Executor appendExecutor,
-                   ScheduledExecutorService timers) {
+    /** A handler with its own acks timer thread. */
+    public ProduceHandler(ReplicaManager replicas, MetadataNode metadata) {
         this.replicas = replicas;
         this.metadata = metadata;
-        this.appendExecutor = appendExecutor;
-        this.timers = timers;
-    }
-
-    private static Executor appendPool(int threads) {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), daemonThreads("cairn-produce-append-"));
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
+        this.timers = timerPool();
     }
 
     private static ScheduledExecutorService timerPool() {
@@ -153,7 +137,7 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
         CompletableFuture<Void> appended = new CompletableFuture<>();
         ProduceAppender appender = new ProduceAppender(replicas, request.acks(),
                 ADMIN_CLIENT_ID.equals(ctx.clientId()));
-        appendExecutor.execute(() -> appender.appendAll(partitions, scans, appended));
+        appender.appendAll(partitions, scans, appended);
         CompletableFuture<ProduceResponseData> response = appended.thenCompose(ignored -> {
             if (request.acks() != -1) {
                 partitions.stream().filter(ProducePartition::pending).forEach(p -> p.completeAcks(Errors.NONE));

@@ -69,7 +69,7 @@ class HandlerRegistryTest {
     @Test
     void shouldAdvertiseProduceFromV0WhileServingItFromV3AsKafkaDoes() {
         // Given
-        ProduceHandler produce = new ProduceHandler(null, null, 1);
+        ProduceHandler produce = new ProduceHandler(null, null);
 
         // When
         HandlerRegistry registry = HandlerRegistry.forListener(List.of(produce), false);

@@ -42,7 +42,7 @@ class ProduceAcksTest {
     @BeforeAll
     static void start() throws Exception {
         fixture = PartitionsFixture.start(dir);
-        handler = new ProduceHandler(fixture.replicaManager(), fixture.metadata().node(), 1);
+        handler = new ProduceHandler(fixture.replicaManager(), fixture.metadata().node());
     }
 
     @AfterAll

@@ -68,7 +68,7 @@ class ProduceHandlerTest {
         fixture = partitions.metadata();
         logs = partitions.logs();
         replicas = partitions.replicaManager();
-        handler = new ProduceHandler(replicas, fixture.node(), 2);
+        handler = new ProduceHandler(replicas, fixture.node());
     }
 
     @AfterAll
@@ -588,7 +588,7 @@ class ProduceHandlerTest {
         createTopic("elsewhere", 1, Map.of());
         ReplicaManager notHosting = new ReplicaManager(2, List.of(logs), TopicConfigDefaults.defaults());
         notHosting.start(fixture.node());
-        ProduceHandler other = new ProduceHandler(notHosting, fixture.node(), 1);
+        ProduceHandler other = new ProduceHandler(notHosting, fixture.node());
         try {
             // When
             TwoPhaseApiHandler.Stages<ProduceResponseData> stages = other.dispatch(context(10, "test"),

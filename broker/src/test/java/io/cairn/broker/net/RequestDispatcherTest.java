@@ -213,8 +213,8 @@ class RequestDispatcherTest {
     private static EmbeddedChannel channelFor(ApiHandler<?, ?> apiHandler, RequestMemoryPool pool) {
         HandlerRegistry registry = HandlerRegistry.forListener(List.of(apiHandler), false);
         return new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST", pool), new ResponseEncoder(),
-                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), pool, "TEST",
-                        ctx -> new ClientConnection("test-connection", "TEST", ctx.channel().remoteAddress())));
+                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), pool,
+                        Runnable::run, "TEST", ctx -> new ClientConnection("test-connection", "TEST", ctx.channel().remoteAddress())));
     }
 
     private static ByteBuf request(int correlationId, String groupId) {
