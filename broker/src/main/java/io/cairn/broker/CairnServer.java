@@ -198,6 +198,19 @@ public final class CairnServer implements AutoCloseable {
         return replicaManager;
     }
 
+    /** Stops the threads of the handlers that own some (Produce's acks timer); no request reaches them now. */
+    private void closeHandlers() {
+        for (ApiHandler<?, ?> handler : handlers) {
+            if (handler instanceof AutoCloseable) {
+                try {
+                    ((AutoCloseable) handler).close();
+                } catch (Exception e) {
+                    LOGGER.error("{}Cannot close {}", logPrefix, handler.getClass().getSimpleName(), e);
+                }
+            }
+        }
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
@@ -211,6 +224,7 @@ public final class CairnServer implements AutoCloseable {
         if (requestHandlers != null) {
             requestHandlers.close();
         }
+        closeHandlers();
         if (fetchService != null) {
             fetchService.close();
         }

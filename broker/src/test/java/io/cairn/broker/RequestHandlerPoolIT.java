@@ -108,30 +108,34 @@ class RequestHandlerPoolIT {
     }
 
     @Test
-    void shouldEndEveryRequestHandlerThreadWhenTheServerCloses() throws Exception {
+    void shouldEndEveryRequestHandlerAndProduceAcksThreadWhenTheServerCloses() throws Exception {
         // Given
         InProcessBroker broker = InProcessBroker.start(dataDir, Map.of("num.io.threads", "3"));
         try {
             createTopic(broker, "closing");
             try (RawConnection connection = broker.connect()) {
                 for (int i = 0; i < 3; i++) {
-                    connection.sendFrame(frame(ApiKeys.PRODUCE, PRODUCE_VERSION, i, produce("closing")));
+                    connection.sendFrame(frame(ApiKeys.PRODUCE, PRODUCE_VERSION, i, produce("closing")
+                            .setAcks((short) -1)));
                     connection.readFrame();
                 }
             }
-            assertThat(handlerThreads()).isPositive();
+            assertThat(threads(HANDLER_THREAD_PREFIX)).isPositive();
         } finally {
             // When
             broker.close();
         }
 
         // Then
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(handlerThreads()).isZero());
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertThat(threads(HANDLER_THREAD_PREFIX)).isZero();
+            assertThat(threads("cairn-produce-acks-")).isZero();
+        });
     }
 
-    private static long handlerThreads() {
+    private static long threads(String namePrefix) {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().startsWith(HANDLER_THREAD_PREFIX)).count();
+                .filter(t -> t.isAlive() && t.getName().startsWith(namePrefix)).count();
     }
 
     /** Creates a one-partition topic and waits until this broker leads its partition. */

@@ -38,7 +38,8 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Stateless apart from its acks timer; thread-safe.
  */
-public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestData, ProduceResponseData> {
+public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestData, ProduceResponseData>,
+        AutoCloseable {
 
     private static final Logger LOGGER = LogManager.getLogger(ProduceHandler.class);
     private static final short MIN_VERSION = 3;
@@ -56,6 +57,12 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
         this.replicas = replicas;
         this.metadata = metadata;
         this.timers = timerPool();
+    }
+
+    /** Stops the acks timer thread; the server calls it once no request can reach this handler any more. */
+    @Override
+    public void close() {
+        timers.shutdownNow();
     }
 
     private static ScheduledExecutorService timerPool() {
