@@ -27,6 +27,7 @@ import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
 import io.cairn.broker.handler.TopicConfigDefaults;
+import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.LogConfigs;
@@ -68,6 +69,7 @@ public final class CairnServer implements AutoCloseable {
     private FetchService fetchService;
     private PartitionPurgatory purgatory;
     private GroupCoordinator groupCoordinator;
+    private RequestHandlerPool requestHandlers;
     private SocketServer socketServer;
     private boolean closed;
 
@@ -113,7 +115,8 @@ public final class CairnServer implements AutoCloseable {
             groupCoordinator.start();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     extraHandlers);
-            socketServer = new SocketServer(config, this::registryFor);
+            requestHandlers = new RequestHandlerPool(config.numIoThreads());
+            socketServer = new SocketServer(config, this::registryFor, requestHandlers);
             // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
             // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
             // Partitions are opened once the registration has committed: the image has caught up by then.
@@ -154,7 +157,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DeleteTopicsHandler(node));
         handlers.add(new CreatePartitionsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
-        handlers.add(new ProduceHandler(replicaManager, node, config.numIoThreads(), purgatory));
+        handlers.add(new ProduceHandler(replicaManager, node, purgatory));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));
         handlers.add(new FetchHandler(fetchService));
@@ -201,6 +204,24 @@ public final class CairnServer implements AutoCloseable {
         return config;
     }
 
+    /** The partitions this node hosts (tests: to hold a real partition's lock). */
+    synchronized ReplicaManager replicaManager() {
+        return replicaManager;
+    }
+
+    /** Stops the threads of the handlers that own some (Produce's acks timer); no request reaches them now. */
+    private void closeHandlers() {
+        for (ApiHandler<?, ?> handler : handlers) {
+            if (handler instanceof AutoCloseable) {
+                try {
+                    ((AutoCloseable) handler).close();
+                } catch (Exception e) {
+                    LOGGER.error("{}Cannot close {}", logPrefix, handler.getClass().getSimpleName(), e);
+                }
+            }
+        }
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
@@ -210,6 +231,12 @@ public final class CairnServer implements AutoCloseable {
         LOGGER.info("{}shutting down", logPrefix);
         if (socketServer != null) {
             socketServer.close();
+        }
+        if (requestHandlers != null) {
+            requestHandlers.close();
+        }
+        if (handlers != null) {
+            closeHandlers();
         }
         if (purgatory != null) {
             purgatory.close();

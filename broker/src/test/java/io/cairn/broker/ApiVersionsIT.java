@@ -210,6 +210,35 @@ class ApiVersionsIT {
     }
 
     @Test
+    void shouldStillServeAFreshConnectionAfterManyConnectionsClosedWithFramesInFlight(@TempDir Path otherDataDir)
+            throws Exception {
+        // Given: each connection sends a request the broker closes it for, then requests that arrive while it closes.
+        ByteBuffer unknownApi = KafkaWire.apiVersionsRequest((short) 3, 0);
+        unknownApi.putShort(0, (short) 9999);
+        ByteArrayOutputStream batch = new ByteArrayOutputStream();
+        batch.write(RawConnection.frame(unknownApi));
+        for (int i = 1; i <= 3; i++) {
+            batch.write(RawConnection.frame(KafkaWire.apiVersionsRequest((short) 3, i)));
+        }
+        try (InProcessBroker small = InProcessBroker.start(otherDataDir, Map.of("queued.max.request.bytes", "200"))) {
+            for (int i = 0; i < 30; i++) {
+                try (RawConnection closing = new RawConnection("127.0.0.1", small.port())) {
+                    closing.send(batch.toByteArray());
+                    assertThat(closing.closedByServer()).isTrue();
+                }
+            }
+
+            // When
+            try (RawConnection fresh = new RawConnection("127.0.0.1", small.port())) {
+                fresh.sendFrame(KafkaWire.apiVersionsRequest((short) 3, 99));
+
+                // Then
+                assertThat(KafkaWire.apiVersionsResponse(fresh.readFrame(), (short) 3).correlationId()).isEqualTo(99);
+            }
+        }
+    }
+
+    @Test
     void shouldServeIpv4AndIpv6LoopbackOnAWildcardListener() throws Exception {
         // Given
         List<String> hosts = new ArrayList<>(List.of("127.0.0.1"));

@@ -2,6 +2,7 @@ package io.cairn.broker;
 
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.handler.ApiHandler;
+import io.cairn.isr.ReplicaManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -42,6 +43,11 @@ public final class InProcessBroker implements AutoCloseable {
 
     public int port() {
         return server.boundPort("PLAINTEXT");
+    }
+
+    /** The partitions the broker hosts. */
+    ReplicaManager replicaManager() {
+        return server.replicaManager();
     }
 
     public RawConnection connect() throws java.io.IOException {

@@ -69,6 +69,11 @@ public final class RawConnection implements AutoCloseable {
         }
     }
 
+    /** True when response bytes have arrived and not been read yet (never waits). */
+    public boolean hasUnreadBytes() throws IOException {
+        return in.available() > 0;
+    }
+
     public void shutdownOutput() throws IOException {
         socket.shutdownOutput();
     }

@@ -9,9 +9,11 @@ import java.util.concurrent.CompletionStage;
  * Serves one Kafka API: the dispatcher decodes the request, checks the version against {@link #minVersion()} and
  * {@link #maxVersion()}, calls {@link #handle} and writes the response in request order.
  *
- * <p>Implementations are stateless and thread-safe and never block the calling (event-loop) thread. A handler does
- * not catch exceptions: a stage that completes exceptionally (or a {@code handle} that throws) is mapped by the
- * dispatcher with {@code Errors.forException} to {@link #errorResponse}.
+ * <p>Implementations are stateless and thread-safe. Where {@link #handle} runs is the handler's own declaration,
+ * {@link #runsOn()}: on a request-handler thread (the default) it may read files, open logs and take a partition's
+ * lock; on the network thread it must do none of that, nor wait for anything. A handler does not catch exceptions: a
+ * stage that completes exceptionally (or a {@code handle} that throws) is mapped by the dispatcher with
+ * {@code Errors.forException} to {@link #errorResponse}.
  *
  * @param <Q> the request body type
  * @param <S> the response body type
@@ -36,6 +38,14 @@ public interface ApiHandler<Q extends ApiMessage, S extends ApiMessage> {
         return minVersion();
     }
 
+    /**
+     * The threads that call {@link #handle} (Kafka's split of {@code num.network.threads} and
+     * {@code num.io.threads}): {@link RunsOn#REQUEST_HANDLER_THREAD} unless the handler answers from memory alone.
+     */
+    default RunsOn runsOn() {
+        return RunsOn.REQUEST_HANDLER_THREAD;
+    }
+
     /** Serves {@code request}; the stage completes with the response body at the request's version. */
     CompletionStage<S> handle(RequestContext ctx, Q request);
 
@@ -57,5 +67,20 @@ public interface ApiHandler<Q extends ApiMessage, S extends ApiMessage> {
      * because the connection closed first.
      */
     default void releaseResponse(S response) {
+    }
+
+    /** Where a handler's {@link #handle} is called. */
+    enum RunsOn {
+        /**
+         * The connection's event loop, which decoded the request: only for handlers that answer from memory (the
+         * ApiVersions table, the metadata image) and never block, read a file or take a partition's lock.
+         */
+        NETWORK_THREAD,
+        /**
+         * One of the broker's {@code num.io.threads} request-handler threads (Kafka's
+         * {@code data-plane-kafka-request-handler-N}), so that a slow disk or a held partition lock delays this
+         * request only, never the other connections of its event loop.
+         */
+        REQUEST_HANDLER_THREAD
     }
 }

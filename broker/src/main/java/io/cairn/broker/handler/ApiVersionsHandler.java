@@ -50,6 +50,12 @@ final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequestData, Api
         return MAX_VERSION;
     }
 
+    /** Answered from the in-memory ApiVersions table; the network thread never waits for it. */
+    @Override
+    public RunsOn runsOn() {
+        return RunsOn.NETWORK_THREAD;
+    }
+
     @Override
     public CompletionStage<ApiVersionsResponseData> handle(RequestContext ctx, ApiVersionsRequestData request) {
         if (ctx.apiVersion() >= 3 && !validSoftware(request)) {

@@ -22,10 +22,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -42,8 +38,8 @@ import org.apache.logging.log4j.Logger;
  * replica id -2 may read a follower). {@code timeout_ms} (v10) only bounds remote-storage reads, which Cairn has
  * none of.
  *
- * <p>Thread-safe. Lookups that read record batches (max-timestamp and timestamp searches) run on the handler's own
- * small pool of daemon threads, never on the event loop; the others are in memory and answered inline.
+ * <p>Thread-safe. Called on a request-handler thread ({@link #runsOn()}): the max-timestamp and timestamp searches
+ * read record batches and the last stable offset takes the partition's lock, neither of which an event loop may do.
  */
 public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestData, ListOffsetsResponseData> {
 
@@ -52,21 +48,11 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
     static final int CONSUMER_REPLICA_ID = -1;
     /** Kafka's {@code ListOffsetsRequest.DEBUGGING_REPLICA_ID}: reads any replica, without a visibility bound. */
     static final int DEBUGGING_REPLICA_ID = -2;
-    private static final int SEARCH_THREADS = 2;
 
     private final ReplicaManager replicaManager;
-    private final ThreadPoolExecutor searches;
 
     public ListOffsetsHandler(ReplicaManager replicaManager) {
         this.replicaManager = replicaManager;
-        AtomicInteger threads = new AtomicInteger();
-        this.searches = new ThreadPoolExecutor(SEARCH_THREADS, SEARCH_THREADS, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), runnable -> {
-                    Thread thread = new Thread(runnable, "cairn-list-offsets-" + threads.incrementAndGet());
-                    thread.setDaemon(true);
-                    return thread;
-                });
-        this.searches.allowCoreThreadTimeOut(true);
     }
 
     @Override
@@ -108,12 +94,7 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
             // Kafka's IsolationLevel.forId throws for any other id and the whole request fails with that exception
             return CompletableFuture.completedFuture(errorResponse(ctx, request, Errors.UNKNOWN_SERVER_ERROR));
         }
-        boolean readsBatches = request.topics().stream().flatMap(t -> t.partitions().stream())
-                .anyMatch(p -> p.timestamp() >= 0 || p.timestamp() == TimestampAndOffset.MAX_TIMESTAMP);
-        if (!readsBatches) {
-            return CompletableFuture.completedFuture(answer(ctx.apiVersion(), request));
-        }
-        return CompletableFuture.supplyAsync(() -> answer(ctx.apiVersion(), request), searches);
+        return CompletableFuture.completedFuture(answer(ctx.apiVersion(), request));
     }
 
     private ListOffsetsResponseData answer(short version, ListOffsetsRequestData request) {

@@ -68,6 +68,15 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData, Me
         return 13;
     }
 
+    /**
+     * Answered from the in-memory metadata image; auto-creation is an asynchronous controller call. The network
+     * thread never waits for it.
+     */
+    @Override
+    public RunsOn runsOn() {
+        return RunsOn.NETWORK_THREAD;
+    }
+
     @Override
     public CompletionStage<MetadataResponseData> handle(RequestContext ctx, MetadataRequestData request) {
         short version = ctx.apiVersion();

@@ -16,12 +16,6 @@ import io.cairn.wire.message.ProduceResponseData;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -31,14 +25,14 @@ import org.apache.logging.log4j.Logger;
  * id), then per partition an unknown topic id (v13) or partition, Kafka's record-set rules, the acks value, the
  * transaction check and the leader append, each failure its own error code in its partition's entry.
  *
- * <p>Two-phase: the batches are appended in request order on the append executor (never on the event loop), and
- * {@code dispatched} completes when the last one is written; the response follows at once for acks=1, once every
- * high watermark covers its append for acks=-1 ({@link DelayedProduce} in the broker's purgatory, bounded by
- * {@code timeoutMs}), and never for
- * acks=0, where any partition error closes the connection instead. Every records buffer of the request is released
- * exactly once, right after its append or its failure.
+ * <p>Two-phase, and called on a request-handler thread (never on the event loop, {@link #runsOn()}): the batches
+ * are appended in request order before {@code dispatch} returns, so {@code dispatched} completes with the last one;
+ * the response follows at once for acks=1, once every high watermark covers its append for acks=-1
+ * ({@link DelayedProduce} in the broker's purgatory, bounded by {@code timeoutMs}), and never for acks=0, where any
+ * partition error closes the connection instead. Every records buffer of the request is released exactly once, right
+ * after its append or its failure.
  *
- * <p>Stateless apart from its append executor; thread-safe.
+ * <p>Stateless; thread-safe.
  */
 public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestData, ProduceResponseData> {
 
@@ -51,37 +45,13 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
 
     private final ReplicaManager replicas;
     private final MetadataNode metadata;
-    private final Executor appendExecutor;
     private final PartitionPurgatory purgatory;
 
-    /** A handler with its own append threads (at most {@code appendThreads}); acks=all waits in {@code purgatory}. */
-    public ProduceHandler(ReplicaManager replicas, MetadataNode metadata, int appendThreads,
-                          PartitionPurgatory purgatory) {
-        this(replicas, metadata, appendPool(appendThreads), purgatory);
-    }
-
-    ProduceHandler(ReplicaManager replicas, MetadataNode metadata, Executor appendExecutor,
-                   PartitionPurgatory purgatory) {
+    /** A handler whose acks=all requests wait in {@code purgatory}. */
+    public ProduceHandler(ReplicaManager replicas, MetadataNode metadata, PartitionPurgatory purgatory) {
         this.replicas = replicas;
         this.metadata = metadata;
-        this.appendExecutor = appendExecutor;
         this.purgatory = purgatory;
-    }
-
-    private static Executor appendPool(int threads) {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), daemonThreads("cairn-produce-append-"));
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
-    }
-
-    private static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     @Override
@@ -146,7 +116,7 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
         CompletableFuture<Void> appended = new CompletableFuture<>();
         ProduceAppender appender = new ProduceAppender(replicas, request.acks(),
                 ADMIN_CLIENT_ID.equals(ctx.clientId()));
-        appendExecutor.execute(() -> appender.appendAll(partitions, scans, appended));
+        appender.appendAll(partitions, scans, appended);
         CompletableFuture<ProduceResponseData> response = appended.thenCompose(ignored -> {
             if (request.acks() != -1) {
                 partitions.stream().filter(ProducePartition::pending).forEach(p -> p.completeAcks(Errors.NONE));

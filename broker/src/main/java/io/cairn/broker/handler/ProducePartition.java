@@ -18,7 +18,7 @@ import java.util.Objects;
  * One partition of a produce request from decoding to its response entry: the records it owns until they are
  * released (exactly once, whatever happens), where they went and how the append ended.
  *
- * <p>Not thread-safe: a request's partitions are handed from the event loop to the append thread and then to the
+ * <p>Not thread-safe: a request's partitions are handed from the request-handler thread that appends them to the
  * thread completing the acks; each hand-over goes through a {@code CompletableFuture}, which orders the accesses.
  */
 final class ProducePartition {

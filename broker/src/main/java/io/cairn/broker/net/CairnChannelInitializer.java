@@ -11,6 +11,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -33,16 +34,19 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final long connectionsMaxIdleMs;
     private final ChannelGroup channels;
     private final RequestMemoryPool memoryPool;
+    private final Executor requestHandlers;
     private final AtomicLong connectionIndex = new AtomicLong();
 
     CairnChannelInitializer(Endpoint endpoint, HandlerRegistry registry, int maxRequestBytes,
-            long connectionsMaxIdleMs, ChannelGroup channels, RequestMemoryPool memoryPool) {
+            long connectionsMaxIdleMs, ChannelGroup channels, RequestMemoryPool memoryPool,
+            Executor requestHandlers) {
         this.endpoint = endpoint;
         this.decoder = new RequestDecoder(registry, endpoint.listenerName());
         this.maxRequestBytes = maxRequestBytes;
         this.connectionsMaxIdleMs = connectionsMaxIdleMs;
         this.channels = channels;
         this.memoryPool = memoryPool;
+        this.requestHandlers = requestHandlers;
     }
 
     @Override
@@ -56,8 +60,8 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("frameDecoder", new RequestFrameDecoder(maxRequestBytes, endpoint.listenerName(), memoryPool));
         pipeline.addLast("responseEncoder", ENCODER);
         pipeline.addLast("responseOrderer", new ResponseOrderer());
-        pipeline.addLast("dispatcher", new RequestDispatcher(decoder, memoryPool, endpoint.listenerName(),
-                this::newConnection));
+        pipeline.addLast("dispatcher", new RequestDispatcher(decoder, memoryPool, requestHandlers,
+                endpoint.listenerName(), this::newConnection));
     }
 
     /** Kafka-style connection id: {@code localHost:localPort-remoteHost:remotePort-index}. */

@@ -1,6 +1,7 @@
 package io.cairn.broker.net;
 
 import io.cairn.broker.handler.ApiHandler;
+import io.cairn.broker.handler.ApiHandler.RunsOn;
 import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.RequestContext;
 import io.cairn.broker.handler.TwoPhaseApiHandler;
@@ -15,6 +16,7 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 import org.apache.logging.log4j.LogManager;
@@ -27,8 +29,12 @@ import org.apache.logging.log4j.Logger;
  * <p>Request N+1 is dispatched only after request N's handler stage has completed (STYLE §3, Redpanda's rule: it
  * keeps the requests of one connection, e.g. idempotent produces, in order); frames that arrive meanwhile wait in a
  * queue and the channel stops reading until the queue drains. Requests the broker will not serve close the
- * connection with one WARN line, as Kafka closes it. One instance per connection; every method runs on the
- * channel's event loop (handler completions are moved there).
+ * connection with one WARN line, as Kafka closes it.
+ *
+ * <p>A handler runs where it declares ({@link ApiHandler#runsOn()}): on this event loop, or handed to the
+ * request-handler threads (Kafka's {@code RequestChannel} between its processors and handlers), so that a request
+ * waiting for a partition's lock or the disk holds up its own connection only. One instance per connection; every
+ * method runs on the channel's event loop (handler completions are moved there).
  */
 final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
@@ -36,6 +42,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
     private final RequestDecoder decoder;
     private final RequestMemoryPool memoryPool;
+    private final Executor requestHandlers;
     private final String listenerName;
     private final Function<ChannelHandlerContext, ClientConnection> connectionFactory;
     private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
@@ -49,10 +56,11 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     /** Set when the connection is being closed: nothing more is dispatched. */
     private boolean closing;
 
-    RequestDispatcher(RequestDecoder decoder, RequestMemoryPool memoryPool, String listenerName,
-            Function<ChannelHandlerContext, ClientConnection> connectionFactory) {
+    RequestDispatcher(RequestDecoder decoder, RequestMemoryPool memoryPool, Executor requestHandlers,
+            String listenerName, Function<ChannelHandlerContext, ClientConnection> connectionFactory) {
         this.decoder = decoder;
         this.memoryPool = memoryPool;
+        this.requestHandlers = requestHandlers;
         this.listenerName = listenerName;
         this.connectionFactory = connectionFactory;
     }
@@ -77,6 +85,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         ByteBuf frame = (ByteBuf) msg;
         if (closing) {
+            // The frame decoder reserved the frame's size from the pool; a frame never dispatched returns it here.
+            memoryPool.release(frame.readableBytes());
             frame.release();
             return;
         }
@@ -122,7 +132,16 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             LOGGER.debug("Request {} v{} correlation id {} from {}: {}", request.apiKey().messageName(),
                     request.apiVersion(), request.header().correlationId(), connection, request.body());
         }
-        Stages<ApiMessage> stages = start(request, context);
+        Stages<ApiMessage> stages;
+        if (request.handler().runsOn() == RunsOn.NETWORK_THREAD) {
+            stages = start(request, context);
+        } else {
+            stages = startOnRequestHandler(request, context);
+            if (stages == null) {
+                memoryPool.release(reservedBytes);
+                return;
+            }
+        }
         dispatching = true;
         stages.response().whenComplete((response, error) -> onEventLoop(
                 () -> onResponse(sequence, context, request, response, error),
@@ -145,6 +164,40 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             CompletableFuture<ApiMessage> failed = CompletableFuture.failedFuture(e);
             return new Stages<>(failed, failed);
         }
+    }
+
+    /**
+     * Calls the handler on a request-handler thread; the stages complete once the handler's do. Null when the
+     * request-handler threads have stopped (the broker is shutting down): the request is dropped with its connection.
+     */
+    private Stages<ApiMessage> startOnRequestHandler(DecodedRequest request, RequestContext context) {
+        CompletableFuture<Stages<ApiMessage>> started = new CompletableFuture<>();
+        try {
+            requestHandlers.execute(() -> {
+                try {
+                    started.complete(start(request, context));
+                } catch (Error e) {
+                    started.completeExceptionally(e);
+                    throw e;
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            drop(request, context);
+            return null;
+        }
+        return new Stages<>(started.thenCompose(s -> s.dispatched().thenApply(ignored -> null)),
+                started.thenCompose(Stages::response));
+    }
+
+    /** Releases what a request that is never handled holds (through its error response) and closes. */
+    private void drop(DecodedRequest request, RequestContext context) {
+        try {
+            releaseResponse(request, request.handler().errorResponse(context, request.body(),
+                    Errors.UNKNOWN_SERVER_ERROR));
+        } catch (RuntimeException e) {
+            LOGGER.debug("Could not release a dropped {} request", request.apiKey().messageName(), e);
+        }
+        closeConnection("the request-handler threads have stopped (the broker is shutting down)");
     }
 
     /** Runs {@code task} on the channel's event loop; {@code ifRejected} when the loop has shut down already. */

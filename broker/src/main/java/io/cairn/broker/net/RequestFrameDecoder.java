@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -81,16 +82,24 @@ final class RequestFrameDecoder extends ByteToMessageDecoder {
         }
         LOGGER.debug("queued.max.request.bytes reached; connection {} stops reading", ctx.channel());
         gate.set(ReadGate.MEMORY, true);
-        memoryPool.awaitBudget(() -> ctx.executor().execute(() -> {
-            gate.set(ReadGate.MEMORY, false);
-            if (ctx.channel().isActive() && !ctx.isRemoved()) {
-                try {
-                    channelRead(ctx, Unpooled.EMPTY_BUFFER);
-                } catch (Exception e) {
-                    ctx.fireExceptionCaught(e);
+        memoryPool.awaitBudget(() -> resumeOnEventLoop(ctx, gate));
+    }
+
+    private void resumeOnEventLoop(ChannelHandlerContext ctx, ReadGate gate) {
+        try {
+            ctx.executor().execute(() -> {
+                gate.set(ReadGate.MEMORY, false);
+                if (ctx.channel().isActive() && !ctx.isRemoved()) {
+                    try {
+                        channelRead(ctx, Unpooled.EMPTY_BUFFER);
+                    } catch (Exception e) {
+                        ctx.fireExceptionCaught(e);
+                    }
                 }
-            }
-        }));
+            });
+        } catch (RejectedExecutionException e) {
+            LOGGER.debug("Connection {} waited for request memory while its event loop stopped", ctx.channel());
+        }
     }
 
     @Override

@@ -27,6 +27,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.logging.log4j.LogManager;
@@ -50,15 +51,20 @@ public final class SocketServer implements AutoCloseable {
     private final ChannelGroup channels = new DefaultChannelGroup("cairn-connections", GlobalEventExecutor.INSTANCE);
     private final Map<String, InetSocketAddress> boundAddresses = new LinkedHashMap<>();
     private final RequestMemoryPool memoryPool;
+    private final Executor requestHandlers;
     private EventLoopGroup acceptorGroup;
     private EventLoopGroup networkGroup;
 
     /**
      * @param registries gives each listener its handlers (controller listeners serve other APIs than broker ones)
+     * @param requestHandlers runs the handlers that do not run on the network threads (the caller owns it and
+     *     closes it after this server)
      */
-    public SocketServer(BrokerConfig config, Function<Endpoint, HandlerRegistry> registries) {
+    public SocketServer(BrokerConfig config, Function<Endpoint, HandlerRegistry> registries,
+            Executor requestHandlers) {
         this.config = config;
         this.registries = registries;
+        this.requestHandlers = requestHandlers;
         this.memoryPool = new RequestMemoryPool(config.queuedMaxRequestBytes());
     }
 
@@ -88,7 +94,8 @@ public final class SocketServer implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childHandler(new CairnChannelInitializer(endpoint, registries.apply(endpoint),
-                        config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool));
+                        config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool,
+                        requestHandlers));
         if (config.socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.socketSendBufferBytes());
         }

@@ -51,7 +51,7 @@ class DelayedProduceTest {
         fixture = PartitionsFixture.start(dir);
         timer = new MockTimer();
         purgatory = new PartitionPurgatory(fixture.replicaManager(), timer);
-        handler = new ProduceHandler(fixture.replicaManager(), fixture.metadata().node(), 1, purgatory);
+        handler = new ProduceHandler(fixture.replicaManager(), fixture.metadata().node(), purgatory);
         fixture.registerSecondBroker();
     }
 

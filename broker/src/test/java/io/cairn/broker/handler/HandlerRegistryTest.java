@@ -3,6 +3,7 @@ package io.cairn.broker.handler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cairn.broker.handler.ApiHandler.RunsOn;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.ApiVersionsResponseData.ApiVersion;
@@ -69,7 +70,7 @@ class HandlerRegistryTest {
     @Test
     void shouldAdvertiseProduceFromV0WhileServingItFromV3AsKafkaDoes() {
         // Given
-        ProduceHandler produce = new ProduceHandler(null, null, 1, null);
+        ProduceHandler produce = new ProduceHandler(null, null, null);
 
         // When
         HandlerRegistry registry = HandlerRegistry.forListener(List.of(produce), false);
@@ -81,6 +82,21 @@ class HandlerRegistryTest {
                     assertThat(v.maxVersion()).isEqualTo((short) 13);
                 });
         assertThat(registry.handler(ApiKey.PRODUCE.id()).minVersion()).isEqualTo((short) 3);
+    }
+
+    @Test
+    void shouldServeOnlyTheInMemoryApisOnTheNetworkThread() {
+        // When
+        HandlerRegistry registry = HandlerRegistry.forListener(List.of(new MetadataHandler(null, null),
+                new ProduceHandler(null, null, null), new FetchHandler(null), new ListOffsetsHandler(null),
+                new Heartbeat((short) 0, (short) 4)), false);
+
+        // Then
+        assertThat(registry.handler(ApiKey.API_VERSIONS.id()).runsOn()).isEqualTo(RunsOn.NETWORK_THREAD);
+        assertThat(registry.handler(ApiKey.METADATA.id()).runsOn()).isEqualTo(RunsOn.NETWORK_THREAD);
+        for (ApiKey key : List.of(ApiKey.PRODUCE, ApiKey.FETCH, ApiKey.LIST_OFFSETS, ApiKey.HEARTBEAT)) {
+            assertThat(registry.handler(key.id()).runsOn()).as("%s", key).isEqualTo(RunsOn.REQUEST_HANDLER_THREAD);
+        }
     }
 
     @Test

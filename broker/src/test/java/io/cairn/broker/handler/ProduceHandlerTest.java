@@ -71,7 +71,7 @@ class ProduceHandlerTest {
         logs = partitions.logs();
         replicas = partitions.replicaManager();
         purgatory = new PartitionPurgatory(replicas);
-        handler = new ProduceHandler(replicas, fixture.node(), 2, purgatory);
+        handler = new ProduceHandler(replicas, fixture.node(), purgatory);
     }
 
     @AfterAll
@@ -592,7 +592,7 @@ class ProduceHandlerTest {
         createTopic("elsewhere", 1, Map.of());
         ReplicaManager notHosting = new ReplicaManager(2, List.of(logs), TopicConfigDefaults.defaults());
         notHosting.start(fixture.node());
-        ProduceHandler other = new ProduceHandler(notHosting, fixture.node(), 1, purgatory);
+        ProduceHandler other = new ProduceHandler(notHosting, fixture.node(), purgatory);
         try {
             // When
             TwoPhaseApiHandler.Stages<ProduceResponseData> stages = other.dispatch(context(10, "test"),

@@ -12,6 +12,7 @@ import io.cairn.broker.handler.TwoPhaseApiHandler;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.UnsupportedVersionException;
 import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.ApiVersionsRequestData;
 import io.cairn.wire.message.HeartbeatRequestData;
 import io.cairn.wire.message.HeartbeatResponseData;
 import io.cairn.wire.message.RequestHeaderData;
@@ -22,10 +23,13 @@ import io.cairn.wire.protocol.SerializationCache;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -189,15 +193,105 @@ class RequestDispatcherTest {
         assertThat(pool.available()).isEqualTo(1000);
     }
 
+    @Test
+    void shouldReturnTheReservationOfFramesThatArriveWhileTheConnectionCloses() {
+        // Given
+        RequestMemoryPool pool = new RequestMemoryPool(1000);
+        channel.finishAndReleaseAll();
+        channel = channelFor(handler, pool);
+        ByteBuf badVersion = frame(ApiKey.HEARTBEAT, (short) 2, 1, new HeartbeatRequestData().setGroupId("g"));
+
+        // When
+        channel.writeInbound(Unpooled.wrappedBuffer(badVersion, request(2, "g"), request(3, "g")));
+
+        // Then
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(handler.calls).isEmpty();
+        assertThat(pool.available()).isEqualTo(1000);
+    }
+
+    @Test
+    void shouldCallAHandlerOnTheRequestHandlerThreadsAndHandThemTheNextRequestOnlyAfterThePreviousOne() {
+        // Given
+        ArrayDeque<Runnable> requestHandlers = new ArrayDeque<>();
+        channel.finishAndReleaseAll();
+        channel = channelFor(handler, POOL, requestHandlers::add);
+        channel.writeInbound(Unpooled.wrappedBuffer(request(1, "g"), request(2, "g")));
+        assertThat(handler.calls).isEmpty();
+        assertThat(requestHandlers).hasSize(1);
+        requestHandlers.poll().run();
+        assertThat(handler.calls).hasSize(1);
+        assertThat(requestHandlers).isEmpty();
+
+        // When
+        handler.calls.get(0).complete(new HeartbeatResponseData());
+
+        // Then
+        assertThat(requestHandlers).hasSize(1);
+        requestHandlers.poll().run();
+        handler.calls.get(1).complete(new HeartbeatResponseData());
+        assertThat(responseCorrelationIds()).containsExactly(1, 2);
+    }
+
+    @Test
+    void shouldCallANetworkThreadHandlerOnTheEventLoopWithoutTheRequestHandlerThreads() {
+        // Given
+        ArrayDeque<Runnable> requestHandlers = new ArrayDeque<>();
+        HandlerRegistry registry = HandlerRegistry.forListener(List.of(), false);
+        channel.finishAndReleaseAll();
+        channel = channelFor(registry, POOL, requestHandlers::add);
+
+        // When
+        channel.writeInbound(frame(ApiKey.API_VERSIONS, (short) 3, 7, new ApiVersionsRequestData()
+                .setClientSoftwareName("test").setClientSoftwareVersion("1")));
+
+        // Then
+        assertThat(requestHandlers).isEmpty();
+        ByteBuf response = channel.readOutbound();
+        try {
+            assertThat(response.getInt(4)).isEqualTo(7);
+        } finally {
+            response.release();
+        }
+    }
+
+    @Test
+    void shouldCloseTheConnectionAndReleaseTheRequestWhenTheRequestHandlerThreadsHaveStopped() {
+        // Given
+        RequestMemoryPool pool = new RequestMemoryPool(1000);
+        channel.finishAndReleaseAll();
+        channel = channelFor(handler, pool, task -> {
+            throw new RejectedExecutionException("stopped");
+        });
+
+        // When
+        channel.writeInbound(request(1, "g"));
+
+        // Then
+        assertThat(handler.calls).isEmpty();
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(pool.available()).isEqualTo(1000);
+        assertThat(logs.warnings("request-handler threads have stopped")).hasSize(1);
+    }
+
     private static EmbeddedChannel channelFor(ApiHandler<?, ?> apiHandler) {
         return channelFor(apiHandler, POOL);
     }
 
     private static EmbeddedChannel channelFor(ApiHandler<?, ?> apiHandler, RequestMemoryPool pool) {
-        HandlerRegistry registry = HandlerRegistry.forListener(List.of(apiHandler), false);
+        return channelFor(apiHandler, pool, Runnable::run);
+    }
+
+    private static EmbeddedChannel channelFor(ApiHandler<?, ?> apiHandler, RequestMemoryPool pool,
+            Executor requestHandlers) {
+        return channelFor(HandlerRegistry.forListener(List.of(apiHandler), false), pool, requestHandlers);
+    }
+
+    private static EmbeddedChannel channelFor(HandlerRegistry registry, RequestMemoryPool pool,
+            Executor requestHandlers) {
         return new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST", pool), new ResponseEncoder(),
-                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), pool, "TEST",
-                        ctx -> new ClientConnection("test-connection", "TEST", ctx.channel().remoteAddress())));
+                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), pool,
+                        requestHandlers, "TEST", ctx -> new ClientConnection("test-connection", "TEST", ctx.channel().remoteAddress())));
     }
 
     private static ByteBuf request(int correlationId, String groupId) {

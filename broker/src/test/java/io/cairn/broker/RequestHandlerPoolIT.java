@@ -1,0 +1,195 @@
+package io.cairn.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.cairn.isr.Partition;
+import io.cairn.log.PartitionLogLock;
+import io.cairn.metadata.image.TopicPartition;
+import io.cairn.testkit.LeakDetection;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.MessageUtil;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.SimpleRecord;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.ResponseHeader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Network threads never wait for a partition: with one event loop for every connection, requests blocked on a real
+ * partition's lock wait on the request-handler threads while the other connections' ApiVersions and Metadata are
+ * answered; and the request-handler and network threads end with the server.
+ */
+@ExtendWith(LeakDetection.class)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RequestHandlerPoolIT {
+
+    private static final String HANDLER_THREAD_PREFIX = "data-plane-kafka-request-handler-";
+    private static final Duration ANSWER_BOUND = Duration.ofSeconds(5);
+    private static final short PRODUCE_VERSION = 9;
+    private static final short FETCH_VERSION = 12;
+    private static final short METADATA_VERSION = 12;
+
+    @TempDir
+    Path dataDir;
+
+    @Test
+    void shouldAnswerApiVersionsAndMetadataOnTheSameEventLoopWhileRequestsWaitForAPartitionLock() throws Exception {
+        // Given: one network thread, so every connection shares its event loop.
+        try (InProcessBroker broker = InProcessBroker.start(dataDir,
+                Map.of("num.network.threads", "1", "num.io.threads", "2"))) {
+            Partition partition = createTopic(broker, "locked");
+            ReentrantLock lock = PartitionLogLock.of(partition.log());
+            try (RawConnection producer = broker.connect(); RawConnection consumer = broker.connect();
+                    RawConnection other = broker.connect()) {
+                lock.lock();
+                try {
+                    producer.sendFrame(frame(ApiKeys.PRODUCE, PRODUCE_VERSION, 1, produce("locked")));
+                    consumer.sendFrame(frame(ApiKeys.FETCH, FETCH_VERSION, 2, readCommittedFetch("locked")));
+                    await().atMost(Duration.ofSeconds(10)).until(() -> lock.getQueueLength() == 2);
+
+                    // When
+                    other.sendFrame(KafkaWire.apiVersionsRequest((short) 3, 3));
+                    ByteBuffer apiVersions = assertTimeoutPreemptively(ANSWER_BOUND, other::readFrame);
+                    other.sendFrame(frame(ApiKeys.METADATA, METADATA_VERSION, 4,
+                            new MetadataRequestData().setTopics(List.of(
+                                    new MetadataRequestData.MetadataRequestTopic().setName("locked")))));
+                    ByteBuffer metadata = assertTimeoutPreemptively(ANSWER_BOUND, other::readFrame);
+
+                    // Then
+                    assertThat(KafkaWire.apiVersionsResponse(apiVersions, (short) 3).body().errorCode()).isZero();
+                    MetadataResponseData topics = new MetadataResponseData(body(metadata, ApiKeys.METADATA,
+                            METADATA_VERSION, 4), METADATA_VERSION);
+                    assertThat(topics.topics().find("locked").errorCode()).isEqualTo(Errors.NONE.code());
+                    assertThat(producer.hasUnreadBytes()).isFalse();
+                    assertThat(consumer.hasUnreadBytes()).isFalse();
+                } finally {
+                    lock.unlock();
+                }
+                ProduceResponseData produced = new ProduceResponseData(body(producer.readFrame(), ApiKeys.PRODUCE,
+                        PRODUCE_VERSION, 1), PRODUCE_VERSION);
+                ProduceResponseData.PartitionProduceResponse appended = produced.responses().iterator().next()
+                        .partitionResponses().get(0);
+                assertThat(appended.errorCode()).isEqualTo(Errors.NONE.code());
+                assertThat(appended.baseOffset()).isZero();
+                FetchResponseData fetched = new FetchResponseData(body(consumer.readFrame(), ApiKeys.FETCH,
+                        FETCH_VERSION, 2), FETCH_VERSION);
+                assertThat(fetched.errorCode()).isEqualTo(Errors.NONE.code());
+                assertThat(fetched.responses().get(0).partitions().get(0).errorCode())
+                        .isEqualTo(Errors.NONE.code());
+            }
+        }
+    }
+
+    @Test
+    void shouldEndEveryRequestHandlerNetworkAndProduceAcksThreadWhenTheServerCloses() throws Exception {
+        // Given: only the threads this broker starts count (other tests of the JVM may leave theirs).
+        Set<Thread> before = Set.copyOf(Thread.getAllStackTraces().keySet());
+        InProcessBroker broker = InProcessBroker.start(dataDir, Map.of("num.io.threads", "3"));
+        try {
+            createTopic(broker, "closing");
+            try (RawConnection connection = broker.connect()) {
+                for (int i = 0; i < 3; i++) {
+                    connection.sendFrame(frame(ApiKeys.PRODUCE, PRODUCE_VERSION, i, produce("closing")
+                            .setAcks((short) -1)));
+                    connection.readFrame();
+                }
+            }
+            assertThat(newThreads(before, HANDLER_THREAD_PREFIX)).isPositive();
+        } finally {
+            // When
+            broker.close();
+        }
+
+        // Then
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertThat(newThreads(before, HANDLER_THREAD_PREFIX)).isZero();
+            assertThat(newThreads(before, "cairn-produce-acks-")).isZero();
+            assertThat(newThreads(before, "cairn-network-thread")).isZero();
+            assertThat(newThreads(before, "cairn-acceptor")).isZero();
+        });
+    }
+
+    /** The live threads named {@code namePrefix}... that are not in {@code before}. */
+    private static long newThreads(Set<Thread> before, String namePrefix) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && !before.contains(t) && t.getName().startsWith(namePrefix)).count();
+    }
+
+    /** Creates a one-partition topic and waits until this broker leads its partition. */
+    private static Partition createTopic(InProcessBroker broker, String name) throws Exception {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + broker.port());
+        try (Admin admin = Admin.create(props)) {
+            admin.createTopics(List.of(new NewTopic(name, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        TopicPartition tp = new TopicPartition(name, 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> broker.replicaManager().partition(tp)
+                .map(Partition::isLeader).orElse(false));
+        return broker.replicaManager().partition(tp).orElseThrow();
+    }
+
+    private static ProduceRequestData produce(String topic) {
+        MemoryRecords records = MemoryRecords.withRecords(Compression.NONE,
+                new SimpleRecord(System.currentTimeMillis(), "k".getBytes(StandardCharsets.UTF_8),
+                        "v".getBytes(StandardCharsets.UTF_8)));
+        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(30_000);
+        ProduceRequestData.TopicProduceData topicData = new ProduceRequestData.TopicProduceData().setName(topic);
+        topicData.partitionData().add(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(records));
+        data.topicData().add(topicData);
+        return data;
+    }
+
+    /** A read_committed fetch: the last stable offset it needs is read under the partition's lock. */
+    private static FetchRequestData readCommittedFetch(String topic) {
+        FetchRequestData.FetchPartition partition = new FetchRequestData.FetchPartition().setPartition(0)
+                .setFetchOffset(0).setPartitionMaxBytes(1 << 20).setCurrentLeaderEpoch(-1).setLogStartOffset(-1);
+        return new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(0).setMaxBytes(1 << 20)
+                .setIsolationLevel((byte) 1).setSessionId(0).setSessionEpoch(-1)
+                .setTopics(List.of(new FetchRequestData.FetchTopic().setTopic(topic)
+                        .setPartitions(List.of(partition))));
+    }
+
+    private static ByteBuffer frame(ApiKeys key, short version, int correlationId, ApiMessage data) {
+        RequestHeader header = new RequestHeader(key, version, KafkaWire.CLIENT_ID, correlationId);
+        ByteBuffer headerBytes = MessageUtil.toByteBufferAccessor(header.data(), header.headerVersion()).buffer();
+        ByteBuffer body = MessageUtil.toByteBufferAccessor(data, version).buffer();
+        ByteBuffer frame = ByteBuffer.allocate(headerBytes.remaining() + body.remaining());
+        frame.put(headerBytes).put(body).flip();
+        return frame;
+    }
+
+    /** The body of a response, after checking its header's correlation id. */
+    private static ByteBufferAccessor body(ByteBuffer payload, ApiKeys key, short version, int correlationId) {
+        ResponseHeader header = ResponseHeader.parse(payload, key.responseHeaderVersion(version));
+        assertThat(header.correlationId()).isEqualTo(correlationId);
+        return new ByteBufferAccessor(payload);
+    }
+}
