@@ -6,13 +6,13 @@ import io.cairn.log.index.AbortedTxn;
 import io.cairn.log.producer.BatchMetadata;
 import io.cairn.log.producer.ProducerSnapshots;
 import io.cairn.log.producer.ProducerStateManager;
-import io.cairn.log.record.BatchHeader;
 import io.cairn.log.recovery.LogLoader;
 import io.cairn.log.segment.FileBatch;
 import io.cairn.log.segment.LogSegment;
 import io.cairn.wire.error.KafkaStorageException;
 import io.cairn.wire.error.OffsetOutOfRangeException;
 import io.cairn.wire.protocol.Uuid;
+import io.cairn.wire.record.RecordBatch;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -301,13 +301,14 @@ public final class PartitionLog implements Closeable {
         active.append(records.duplicate());
         int at = records.position();
         while (at < records.limit()) {
-            epochs.assign(BatchHeader.partitionLeaderEpoch(records, at), BatchHeader.baseOffset(records, at));
-            ProducerStateManager.CompletedTxn txn = producers.update(records, at);
+            RecordBatch batch = RecordBatch.of(records, at);
+            epochs.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
+            ProducerStateManager.CompletedTxn txn = producers.update(batch);
             if (txn != null && txn.aborted()) {
                 active.appendAbortedTxn(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(),
                     producers.lastStableOffsetAfter(txn.lastOffset())));
             }
-            at += BatchHeader.sizeInBytes(records, at);
+            at += batch.sizeInBytes();
         }
         endOffsetMetadata = new LogOffsetMetadata(lastOffset + 1, active.baseOffset(), active.size());
         unflushedMessages += recordCount;
@@ -594,7 +595,7 @@ public final class PartitionLog implements Closeable {
                     break;
                 }
                 if (batch.producerId() >= 0) {
-                    producers.update(s.log().readBatch(batch), 0);
+                    producers.update(RecordBatch.of(s.log().readBatch(batch), 0));
                 }
                 position = batch.endPosition();
             }

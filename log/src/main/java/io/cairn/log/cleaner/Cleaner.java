@@ -4,16 +4,14 @@ import io.cairn.log.LogConfig;
 import io.cairn.log.LogEnvironment;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.io.CheckpointFile;
-import io.cairn.log.record.BatchHeader;
 import io.cairn.log.segment.FileBatch;
 import io.cairn.log.segment.LogSegment;
 import io.cairn.wire.error.KafkaStorageException;
-import io.cairn.wire.record.CompressionType;
 import io.cairn.wire.record.Record;
 import io.cairn.wire.record.RecordBatch;
 import io.cairn.wire.record.RecordBatchBuilder;
+import io.cairn.wire.record.TimestampType;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -47,8 +45,6 @@ import org.apache.logging.log4j.Logger;
 public final class Cleaner {
 
     public static final String CHECKPOINT_FILE = "cleaner-offset-checkpoint";
-    /** Attribute bit 6: baseTimestamp holds the delete horizon (KIP-534). */
-    private static final int DELETE_HORIZON_MASK = 0x40;
     private static final Logger LOGGER = LogManager.getLogger(Cleaner.class);
 
     private final Throttler throttler;
@@ -200,8 +196,9 @@ public final class Cleaner {
         if (batch.isControl()) {
             return bytes;
         }
-        boolean stamped = (BatchHeader.attributes(bytes, 0) & DELETE_HORIZON_MASK) != 0;
-        long existingHorizon = stamped ? BatchHeader.baseTimestamp(bytes, 0) : -1L;
+        RecordBatch view = RecordBatch.of(bytes, 0);
+        boolean stamped = view.hasDeleteHorizonMs();
+        long existingHorizon = stamped ? view.baseTimestamp() : -1L;
         List<Record> records = decode(bytes);
         List<Record> retained = new ArrayList<>(records.size());
         boolean keptTombstone = false;
@@ -230,22 +227,22 @@ public final class Cleaner {
     }
 
     private static ByteBuffer rebuild(ByteBuffer original, List<Record> retained, long deleteHorizonMs) {
-        int codec = BatchHeader.compression(original, 0);
+        RecordBatch view = RecordBatch.of(original, 0);
         RecordBatchBuilder builder = new RecordBatchBuilder(UnpooledByteBufAllocator.DEFAULT,
-            CompressionType.values()[codec])
-            .baseOffset(BatchHeader.baseOffset(original, 0))
-            .partitionLeaderEpoch(BatchHeader.partitionLeaderEpoch(original, 0))
-            .transactional(BatchHeader.isTransactional(original, 0));
-        long producerId = BatchHeader.producerId(original, 0);
-        int baseSequence = BatchHeader.baseSequence(original, 0);
+            view.compressionType())
+            .baseOffset(view.baseOffset())
+            .partitionLeaderEpoch(view.partitionLeaderEpoch())
+            .transactional(view.isTransactional());
+        long producerId = view.producerId();
+        int baseSequence = view.baseSequence();
         if (producerId >= 0) {
             int sequence = baseSequence < 0 ? baseSequence
                 : RecordBatch.incrementSequence(baseSequence,
-                    (int) (retained.get(0).offset() - BatchHeader.baseOffset(original, 0)));
-            builder.producer(producerId, BatchHeader.producerEpoch(original, 0), sequence);
+                    (int) (retained.get(0).offset() - view.baseOffset()));
+            builder.producer(producerId, view.producerEpoch(), sequence);
         }
-        if (BatchHeader.isLogAppendTime(original, 0)) {
-            builder.logAppendTime(BatchHeader.maxTimestamp(original, 0));
+        if (view.timestampType() == TimestampType.LOG_APPEND_TIME) {
+            builder.logAppendTime(view.maxTimestamp());
         }
         if (deleteHorizonMs >= 0) {
             builder.deleteHorizonMs(deleteHorizonMs);
@@ -264,12 +261,7 @@ public final class Cleaner {
     }
 
     private static List<Record> decode(ByteBuffer batch) {
-        ByteBuf wrapped = Unpooled.wrappedBuffer(batch.duplicate());
-        try {
-            return RecordBatch.wrap(wrapped).records();
-        } finally {
-            wrapped.release();
-        }
+        return RecordBatch.of(batch, batch.position()).records();
     }
 
     /** Calls {@code visitor} for every batch of the segment; returns the bytes read. */
