@@ -290,4 +290,76 @@ class ProduceValidationIT {
             assertThat(got.get(i).timestamp()).isGreaterThanOrEqualTo(before);
         }
     }
+
+    /** Sets a v2 header int of a batch built by kafka-clients and has kafka-clients redo the CRC. */
+    private static ByteBuffer patchInt(ByteBuffer batch, int at, int value) {
+        batch.putInt(at, value);
+        org.apache.kafka.common.record.MutableRecordBatch header = MemoryRecords.readableRecords(batch.duplicate())
+                .batches().iterator().next();
+        header.setMaxTimestamp(TimestampType.CREATE_TIME, header.maxTimestamp() + 1);
+        header.setMaxTimestamp(TimestampType.CREATE_TIME, header.maxTimestamp() - 1);
+        return batch;
+    }
+
+    @Test
+    void aProducerThatClaimsLogAppendTimeGetsInvalidTimestamp() throws Exception {
+        // Given
+        createTopic("claims-append-time", Map.of("message.timestamp.type", "LogAppendTime"));
+
+        // When
+        PartitionProduceResponse response = produce("claims-append-time", batch(Compression.NONE,
+                TimestampType.LOG_APPEND_TIME, new SimpleRecord(System.currentTimeMillis(), null, bytes("a"))));
+
+        // Then
+        assertThat(Errors.forCode(response.errorCode())).isEqualTo(Errors.INVALID_TIMESTAMP);
+        assertThat(response.recordErrors()).singleElement().satisfies(e -> assertThat(e.batchIndexErrorMessage())
+                .endsWith("Producer should not set timestamp type to LogAppendTime."));
+    }
+
+    @Test
+    void aCompressedBatchWithFewerRecordsThanItsCountIsInvalidRecordAndAGarbledOneIsCorrupt() throws Exception {
+        // Given
+        createTopic("compressed-broken", Map.of());
+        long now = System.currentTimeMillis();
+        ByteBuffer short1 = batch(Compression.gzip().build(), TimestampType.CREATE_TIME,
+                new SimpleRecord(now, null, bytes("a")), new SimpleRecord(now, null, bytes("b")));
+        patchInt(short1, 57, 3);
+        patchInt(short1, 23, 2);
+        ByteBuffer garbled = batch(Compression.gzip().build(), TimestampType.CREATE_TIME,
+                new SimpleRecord(now, null, bytes("some value")));
+        for (int i = 61; i < garbled.limit(); i++) {
+            garbled.put(i, (byte) 0x55);
+        }
+        patchInt(garbled, 57, 1);
+
+        // When
+        PartitionProduceResponse count = produce("compressed-broken", short1);
+        PartitionProduceResponse corrupt = produce("compressed-broken", garbled);
+
+        // Then
+        assertThat(Errors.forCode(count.errorCode())).isEqualTo(Errors.INVALID_RECORD);
+        assertThat(Errors.forCode(corrupt.errorCode())).isEqualTo(Errors.CORRUPT_MESSAGE);
+    }
+
+    @Test
+    void theMaxTimestampListOffsetsReportsIsTheRecordsNotTheHeaders() throws Exception {
+        // Given: a header claiming a max timestamp an hour after its records'
+        createTopic("max-timestamp", Map.of());
+        long now = System.currentTimeMillis();
+        ByteBuffer records = batch(Compression.snappy().build(), TimestampType.CREATE_TIME,
+                new SimpleRecord(now - 20, null, bytes("a")), new SimpleRecord(now - 10, null, bytes("b")),
+                new SimpleRecord(now - 30, null, bytes("c")));
+        MemoryRecords.readableRecords(records.duplicate()).batches().iterator().next()
+                .setMaxTimestamp(TimestampType.CREATE_TIME, now + 3_600_000L / 2);
+
+        // When
+        PartitionProduceResponse response = produce("max-timestamp", records);
+        var listed = admin.listOffsets(Map.of(new TopicPartition("max-timestamp", 0),
+                org.apache.kafka.clients.admin.OffsetSpec.maxTimestamp())).all().get(30, TimeUnit.SECONDS);
+
+        // Then
+        assertThat(Errors.forCode(response.errorCode())).isEqualTo(Errors.NONE);
+        assertThat(listed.get(new TopicPartition("max-timestamp", 0)).timestamp()).isEqualTo(now - 10);
+        assertThat(listed.get(new TopicPartition("max-timestamp", 0)).offset()).isEqualTo(1);
+    }
 }

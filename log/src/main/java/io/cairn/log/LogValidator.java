@@ -12,6 +12,7 @@ import io.cairn.wire.record.RecordVisitor;
 import io.cairn.wire.record.TimestampType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -33,7 +34,10 @@ final class LogValidator {
     /** The most bytes the records of one batch may decompress to; beyond it the batch is CORRUPT_MESSAGE. */
     static final int MAX_UNCOMPRESSED_BYTES = RecordBatch.DEFAULT_MAX_UNCOMPRESSED_BYTES;
 
+    /** Where rebuilt batches go: unpooled heap, since the log keeps them as {@code ByteBuffer}s over the array. */
     private static final ByteBufAllocator HEAP = new UnpooledByteBufAllocator(false);
+    /** Scratch space for decompressed records, released before validation returns. */
+    private static final ByteBufAllocator SCRATCH = PooledByteBufAllocator.DEFAULT;
     private static final int MAX_REPORTED_ERRORS = 3;
 
     private LogValidator() {
@@ -70,7 +74,7 @@ final class LogValidator {
             target = CompressionType.NONE;
         }
         Scan scan = new Scan(config, now, partition, batch.timestampType());
-        batch.scanRecords(HEAP, MAX_UNCOMPRESSED_BYTES, scan);
+        batch.scanRecords(SCRATCH, MAX_UNCOMPRESSED_BYTES, scan);
         scan.throwRecordErrors();
         boolean inPlace = source == target && (source == CompressionType.NONE || scan.consecutiveOffsets);
         if (source == CompressionType.NONE && !scan.consecutiveOffsets && origin == AppendOrigin.CLIENT) {
@@ -118,7 +122,7 @@ final class LogValidator {
     /** Rebuilds the batch with the target codec and offsets 0..n-1 (Kafka's {@code buildRecordsAndAssignOffsets}). */
     private static Validated rebuild(RecordBatch batch, CompressionType target, LogConfig config, long now,
                                      String partition) {
-        List<Record> decoded = batch.records(HEAP, MAX_UNCOMPRESSED_BYTES);
+        List<Record> decoded = batch.records(SCRATCH, MAX_UNCOMPRESSED_BYTES);
         RecordBatchBuilder builder = new RecordBatchBuilder(HEAP, target)
             .compressionLevel(config.compressionLevel(target))
             .partitionLeaderEpoch(batch.partitionLeaderEpoch())
