@@ -25,8 +25,9 @@ import java.util.List;
  * timestamp recomputed from its records, and the topic's {@code compression.type} applied.
  *
  * <p>A batch is kept as the producer sent it (only its max timestamp, timestamp type and CRC may be rewritten in
- * place) unless the target codec differs from the producer's or a compressed batch's inner offsets are not 0..n-1;
- * then it is rebuilt with the target codec and consecutive offsets. Every decompression is bounded by
+ * place) unless the target codec differs from the producer's (or a coordinator's compressed batch has inner offsets
+ * other than 0..n-1); then it is rebuilt with the target codec and consecutive offsets. A client's batch whose
+ * inner offsets are not 0..n-1 is INVALID_RECORD. Every decompression is bounded by
  * {@link #MAX_UNCOMPRESSED_BYTES}. Stateless and thread-safe; runs on the appending thread, outside the log's lock.
  */
 final class LogValidator {
@@ -76,12 +77,13 @@ final class LogValidator {
         Scan scan = new Scan(config, now, partition, batch.timestampType());
         batch.scanRecords(SCRATCH, MAX_UNCOMPRESSED_BYTES, scan);
         scan.throwRecordErrors();
-        boolean inPlace = source == target && (source == CompressionType.NONE || scan.consecutiveOffsets);
-        if (source == CompressionType.NONE && !scan.consecutiveOffsets && origin == AppendOrigin.CLIENT) {
-            // Kafka stores such a batch with its broken offsets; Cairn refuses it rather than serve wrong offsets.
+        if (!scan.consecutiveOffsets && origin == AppendOrigin.CLIENT) {
+            // Kafka 4.1 stores an uncompressed batch with its broken offsets, and fails a compressed one with
+            // UNKNOWN_SERVER_ERROR (it cannot rebuild from its key-skipping iterator); Cairn refuses both.
             throw new InvalidRecordException("Record " + scan.firstBadOffset + " of the batch has offset delta "
                 + scan.firstBadDelta + " in topic partition " + partition);
         }
+        boolean inPlace = source == target && (source == CompressionType.NONE || scan.consecutiveOffsets);
         if (inPlace) {
             long maxTimestamp = config.logAppendTime() ? now : scan.maxTimestamp;
             batch.setMaxTimestamp(config.logAppendTime() ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME,

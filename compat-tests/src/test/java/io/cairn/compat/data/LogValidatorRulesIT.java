@@ -44,7 +44,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * errors (KIP-467) for keyless records in a compressed batch on a compacted topic and for timestamps outside
  * {@code message.timestamp.before.max.ms}, INVALID_TIMESTAMP for a producer that claims LogAppendTime,
  * RECORD_LIST_TOO_LARGE for a batch larger than {@code segment.bytes}, the topic's {@code compression.type} applied
- * to what consumers fetch, and the max timestamp taken from the records, not from the header.
+ * to what consumers fetch, and the max timestamp taken from the records, not from the header. Where Kafka 4.1 answers
+ * a malformed compressed batch with UNKNOWN_SERVER_ERROR (garbled gzip, inner offsets that skip), the scenario
+ * says so and checks Cairn's answer (CORRUPT_MESSAGE, INVALID_RECORD).
  */
 @Timeout(180)
 @ExtendWith(BrokerLogsExtension.class)
@@ -53,6 +55,8 @@ class LogValidatorRulesIT {
     private static final short INVALID_RECORD = 87;
     private static final short INVALID_TIMESTAMP = 32;
     private static final short RECORD_LIST_TOO_LARGE = 18;
+    private static final short CORRUPT_MESSAGE = 2;
+    private static final short UNKNOWN_SERVER_ERROR = -1;
     private static final int MIB = 1024 * 1024;
 
     private static byte[] utf8(String text) {
@@ -250,5 +254,69 @@ class LogValidatorRulesIT {
         // Then
         assertThat(response.errorCode()).isZero();
         assertThat(max.timestamp()).isEqualTo(now - 10);
+    }
+
+    /** Sets a v2 header int of a batch and has kafka-clients redo the CRC. */
+    private static byte[] patchInt(byte[] batch, int at, int value) {
+        ByteBuffer buffer = ByteBuffer.wrap(batch);
+        buffer.putInt(at, value);
+        MutableRecordBatch header = MemoryRecords.readableRecords(buffer).batches().iterator().next();
+        header.setMaxTimestamp(TimestampType.CREATE_TIME, header.maxTimestamp() + 1);
+        header.setMaxTimestamp(TimestampType.CREATE_TIME, header.maxTimestamp() - 1);
+        return batch;
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.data.DataClients#kinds")
+    void aCompressedBatchShortOfItsCountIsInvalidRecordAndGarbledCompressedBytesAreCorrupt(BrokerKind kind)
+            throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = DataClients.uniqueTopic("compressed-broken");
+        DataClients.createTopic(broker, topic, 1, Map.of());
+        long now = System.currentTimeMillis();
+        byte[] shortOfCount = batch(Compression.gzip().build(), new SimpleRecord(now, null, utf8("a")),
+                new SimpleRecord(now, null, utf8("b")));
+        patchInt(shortOfCount, 57, 3);
+        patchInt(shortOfCount, 23, 2);
+        byte[] garbled = batch(Compression.gzip().build(), new SimpleRecord(now, null, utf8("some value")));
+        for (int i = 61; i < garbled.length; i++) {
+            garbled[i] = 0x55;
+        }
+        patchInt(garbled, 57, 1);
+
+        // When
+        ProduceResponseData.PartitionProduceResponse count = produce(broker, topic, shortOfCount);
+        ProduceResponseData.PartitionProduceResponse corrupt = produce(broker, topic, garbled);
+
+        // Then: Kafka 4.1 fails the garbled one with UNKNOWN_SERVER_ERROR (its KafkaException from the gzip stream)
+        assertThat(count.errorCode()).isEqualTo(INVALID_RECORD);
+        assertThat(corrupt.errorCode()).isEqualTo(kind == BrokerKind.KAFKA ? UNKNOWN_SERVER_ERROR : CORRUPT_MESSAGE);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.cairn.compat.data.DataClients#kinds")
+    void compressedInnerOffsetsThatSkipAreRefused(BrokerKind kind) throws Exception {
+        // Given: a gzip batch of two records with inner offsets 0 and 2 under a header saying offsets 0..1
+        BrokerProcess broker = kind.shared();
+        String topic = DataClients.uniqueTopic("inner-offsets");
+        Uuid id = DataClients.createTopic(broker, topic, 1, Map.of());
+        long now = System.currentTimeMillis();
+        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(1024), RecordBatch.MAGIC_VALUE_V2,
+                Compression.gzip().build(), TimestampType.CREATE_TIME, 0L);
+        builder.appendWithOffset(0, new SimpleRecord(now, null, utf8("a")));
+        builder.appendWithOffset(2, new SimpleRecord(now, null, utf8("b")));
+        ByteBuffer buffer = builder.build().buffer();
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+        patchInt(bytes, 23, 1);
+
+        // When
+        ProduceResponseData.PartitionProduceResponse response = produce(broker, topic, bytes);
+
+        // Then: Kafka 4.1 means to rebuild such a batch but fails (UnsupportedOperationException from its
+        // key-skipping record) with UNKNOWN_SERVER_ERROR; Cairn refuses it. Nothing is stored either way.
+        assertThat(response.errorCode()).isEqualTo(kind == BrokerKind.KAFKA ? UNKNOWN_SERVER_ERROR : INVALID_RECORD);
+        assertThat(fetchAll(broker, id)).isEmpty();
     }
 }
