@@ -256,9 +256,12 @@ public final class PartitionLog implements Closeable {
      * rewriting each batch's base offset and partition leader epoch (outside the CRC, in place in
      * {@code records}), and appends. In durable mode returns only after the bytes are fsynced.
      *
-     * <p>Failures are {@code io.cairn.wire.error} exceptions, as Kafka's: {@code CorruptRecordException},
-     * {@code InvalidRecordException}, {@code RecordTooLargeException}, {@code InvalidTimestampException},
-     * {@code OutOfOrderSequenceException}, {@code InvalidProducerEpochException}.
+     * <p>Each batch goes through {@code LogValidator} (Kafka's rules; it may be rebuilt for the topic's
+     * {@code compression.type}). Failures are {@code io.cairn.wire.error} exceptions, as Kafka's:
+     * {@code CorruptRecordException}, {@code InvalidRecordException}, {@code RecordTooLargeException},
+     * {@code RecordBatchTooLargeException} (larger than {@code segment.bytes}), {@code InvalidTimestampException},
+     * {@code OutOfOrderSequenceException}, {@code InvalidProducerEpochException}; record-level refusals are a
+     * {@link RecordValidationException} carrying the KIP-467 record errors.
      */
     public LogAppendInfo appendAsLeader(ByteBuffer records, int leaderEpoch, AppendOrigin origin) {
         LogAppendInfo info = appender.appendAsLeader(records, leaderEpoch, origin);
