@@ -43,6 +43,13 @@ public final class LogConfigs {
         longValue(configs, "message.timestamp.after.max.ms", b::timestampAfterMaxMs);
         longValue(configs, "message.timestamp.before.max.ms", b::timestampBeforeMaxMs);
         longValue(configs, "file.delete.delay.ms", b::fileDeleteDelayMs);
+        intValue(configs, "compression.gzip.level", b::compressionGzipLevel);
+        intValue(configs, "compression.lz4.level", b::compressionLz4Level);
+        intValue(configs, "compression.zstd.level", b::compressionZstdLevel);
+        String compression = configs.get("compression.type");
+        if (compression != null) {
+            b.compressionType(compression.trim().toLowerCase(Locale.ROOT));
+        }
         String ratio = configs.get("min.cleanable.dirty.ratio");
         if (ratio != null) {
             try {

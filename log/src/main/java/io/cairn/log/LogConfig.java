@@ -1,5 +1,8 @@
 package io.cairn.log;
 
+import io.cairn.wire.record.CompressionType;
+import java.util.Locale;
+
 /**
  * Topic-level settings of one partition log, under Kafka's names and with Kafka's defaults (see the {@link Builder}
  * setters). {@code durable} is Cairn's own: an append is reported only after its bytes are fsynced, with group
@@ -26,17 +29,66 @@ package io.cairn.log;
  * @param timestampBeforeMaxMs     {@code message.timestamp.before.max.ms}
  * @param fileDeleteDelayMs        {@code file.delete.delay.ms}: deleted segments linger for readers
  * @param producerIdExpirationMs   {@code producer.id.expiration.ms}
+ * @param compressionType          {@code compression.type}: {@code producer} keeps the producer's codec; a codec
+ *                                 name ({@code uncompressed}, {@code gzip}, {@code snappy}, {@code lz4},
+ *                                 {@code zstd}) makes the leader store batches with that codec
+ * @param compressionGzipLevel     {@code compression.gzip.level}
+ * @param compressionLz4Level      {@code compression.lz4.level}
+ * @param compressionZstdLevel     {@code compression.zstd.level}
  */
 public record LogConfig(int segmentBytes, long segmentMs, long segmentJitterMs, int segmentIndexBytes,
                         int indexIntervalBytes, int maxMessageBytes, long flushMessages, long flushMs, boolean durable,
                         long retentionMs, long retentionBytes, boolean compact, boolean delete,
                         long deleteRetentionMs, double minCleanableDirtyRatio, long minCompactionLagMs,
                         boolean logAppendTime, long timestampAfterMaxMs, long timestampBeforeMaxMs,
-                        long fileDeleteDelayMs, long producerIdExpirationMs) {
+                        long fileDeleteDelayMs, long producerIdExpirationMs, String compressionType,
+                        int compressionGzipLevel, int compressionLz4Level, int compressionZstdLevel) {
+
+    /** The {@code compression.type} that keeps the producer's codec (Kafka's default). */
+    public static final String PRODUCER_COMPRESSION = "producer";
 
     /** Kafka's defaults. */
     public static LogConfig defaults() {
         return builder().build();
+    }
+
+    /**
+     * The codec batches are stored with ({@code BrokerCompressionType.targetCompression}): the producer's for
+     * {@code producer} (and for a value no Kafka version accepts, which the controller refuses anyway), else the
+     * configured one.
+     */
+    public CompressionType targetCompression(CompressionType producerCodec) {
+        String type = compressionType == null ? PRODUCER_COMPRESSION : compressionType.trim().toLowerCase(Locale.ROOT);
+        switch (type) {
+            case "uncompressed":
+                return CompressionType.NONE;
+            case "gzip":
+            case "snappy":
+            case "lz4":
+            case "zstd":
+                return CompressionType.forName(type);
+            default:
+                return producerCodec;
+        }
+    }
+
+    /** The configured level of {@code codec}, or its default when the configured one is out of range. */
+    public int compressionLevel(CompressionType codec) {
+        int level;
+        switch (codec) {
+            case GZIP:
+                level = compressionGzipLevel;
+                break;
+            case LZ4:
+                level = compressionLz4Level;
+                break;
+            case ZSTD:
+                level = compressionZstdLevel;
+                break;
+            default:
+                return codec.defaultLevel();
+        }
+        return codec.isValidLevel(level) ? level : codec.defaultLevel();
     }
 
     public static Builder builder() {
@@ -67,6 +119,10 @@ public record LogConfig(int segmentBytes, long segmentMs, long segmentJitterMs, 
         b.timestampBeforeMaxMs = timestampBeforeMaxMs;
         b.fileDeleteDelayMs = fileDeleteDelayMs;
         b.producerIdExpirationMs = producerIdExpirationMs;
+        b.compressionType = compressionType;
+        b.compressionGzipLevel = compressionGzipLevel;
+        b.compressionLz4Level = compressionLz4Level;
+        b.compressionZstdLevel = compressionZstdLevel;
         return b;
     }
 
@@ -93,6 +149,10 @@ public record LogConfig(int segmentBytes, long segmentMs, long segmentJitterMs, 
         private long timestampBeforeMaxMs = Long.MAX_VALUE;
         private long fileDeleteDelayMs = 60_000L;
         private long producerIdExpirationMs = 24L * 60 * 60 * 1000;
+        private String compressionType = PRODUCER_COMPRESSION;
+        private int compressionGzipLevel = CompressionType.GZIP.defaultLevel();
+        private int compressionLz4Level = CompressionType.LZ4.defaultLevel();
+        private int compressionZstdLevel = CompressionType.ZSTD.defaultLevel();
 
         private Builder() {
         }
@@ -199,6 +259,27 @@ public record LogConfig(int segmentBytes, long segmentMs, long segmentJitterMs, 
             return this;
         }
 
+        /** {@code compression.type}: {@code producer}, {@code uncompressed}, {@code gzip}, {@code snappy}, ... */
+        public Builder compressionType(String v) {
+            compressionType = v;
+            return this;
+        }
+
+        public Builder compressionGzipLevel(int v) {
+            compressionGzipLevel = v;
+            return this;
+        }
+
+        public Builder compressionLz4Level(int v) {
+            compressionLz4Level = v;
+            return this;
+        }
+
+        public Builder compressionZstdLevel(int v) {
+            compressionZstdLevel = v;
+            return this;
+        }
+
         public LogConfig build() {
             if (segmentBytes < 14 || segmentIndexBytes < 12 || maxMessageBytes < 0 || indexIntervalBytes < 0) {
                 throw new IllegalArgumentException("invalid log config sizes");
@@ -206,7 +287,8 @@ public record LogConfig(int segmentBytes, long segmentMs, long segmentJitterMs, 
             return new LogConfig(segmentBytes, segmentMs, segmentJitterMs, segmentIndexBytes, indexIntervalBytes,
                 maxMessageBytes, flushMessages, flushMs, durable, retentionMs, retentionBytes, compact, delete,
                 deleteRetentionMs, minCleanableDirtyRatio, minCompactionLagMs, logAppendTime, timestampAfterMaxMs,
-                timestampBeforeMaxMs, fileDeleteDelayMs, producerIdExpirationMs);
+                timestampBeforeMaxMs, fileDeleteDelayMs, producerIdExpirationMs, compressionType, compressionGzipLevel,
+                compressionLz4Level, compressionZstdLevel);
         }
     }
 }

@@ -1,11 +1,11 @@
 package io.cairn.log;
 
 import io.cairn.log.index.TimestampOffset;
-import io.cairn.log.record.BatchRecords;
-import io.cairn.log.record.LogRecord;
 import io.cairn.log.segment.FileBatch;
 import io.cairn.log.segment.LogSegment;
 import io.cairn.wire.error.OffsetOutOfRangeException;
+import io.cairn.wire.record.Record;
+import io.cairn.wire.record.RecordBatch;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -102,7 +102,7 @@ final class LogReads {
                 }
                 if (batch.maxTimestamp() >= timestamp && batch.lastOffset() >= start) {
                     ByteBuffer whole = segment.log().readBatch(batch);
-                    for (LogRecord r : BatchRecords.decode(whole, 0)) {
+                    for (Record r : RecordBatch.of(whole, 0).records()) {
                         if (r.timestamp() >= timestamp && r.offset() >= start) {
                             return Optional.of(new TimestampAndOffset(r.timestamp(), r.offset(),
                                 batch.partitionLeaderEpoch()));
@@ -133,7 +133,7 @@ final class LogReads {
             return Optional.empty();
         }
         ByteBuffer whole = best.log().readBatch(batch);
-        for (LogRecord r : BatchRecords.decode(whole, 0)) {
+        for (Record r : RecordBatch.of(whole, 0).records()) {
             if (r.timestamp() == batch.maxTimestamp()) {
                 return Optional.of(new TimestampAndOffset(r.timestamp(), r.offset(), batch.partitionLeaderEpoch()));
             }

@@ -6,13 +6,13 @@ import io.cairn.log.index.AbortedTxn;
 import io.cairn.log.producer.BatchMetadata;
 import io.cairn.log.producer.ProducerSnapshots;
 import io.cairn.log.producer.ProducerStateManager;
-import io.cairn.log.record.BatchHeader;
 import io.cairn.log.recovery.LogLoader;
 import io.cairn.log.segment.FileBatch;
 import io.cairn.log.segment.LogSegment;
 import io.cairn.wire.error.KafkaStorageException;
 import io.cairn.wire.error.OffsetOutOfRangeException;
 import io.cairn.wire.protocol.Uuid;
+import io.cairn.wire.record.RecordBatch;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -254,9 +254,12 @@ public final class PartitionLog implements Closeable {
      * rewriting each batch's base offset and partition leader epoch (outside the CRC, in place in
      * {@code records}), and appends. In durable mode returns only after the bytes are fsynced.
      *
-     * <p>Failures are {@code io.cairn.wire.error} exceptions, as Kafka's: {@code CorruptRecordException},
-     * {@code InvalidRecordException}, {@code RecordTooLargeException}, {@code InvalidTimestampException},
-     * {@code OutOfOrderSequenceException}, {@code InvalidProducerEpochException}.
+     * <p>Each batch goes through {@code LogValidator} (Kafka's rules; it may be rebuilt for the topic's
+     * {@code compression.type}). Failures are {@code io.cairn.wire.error} exceptions, as Kafka's:
+     * {@code CorruptRecordException}, {@code InvalidRecordException}, {@code RecordTooLargeException},
+     * {@code RecordBatchTooLargeException} (larger than {@code segment.bytes}), {@code InvalidTimestampException},
+     * {@code OutOfOrderSequenceException}, {@code InvalidProducerEpochException}; record-level refusals are a
+     * {@link RecordValidationException} carrying the KIP-467 record errors.
      */
     public LogAppendInfo appendAsLeader(ByteBuffer records, int leaderEpoch, AppendOrigin origin) {
         LogAppendInfo info = appender.appendAsLeader(records, leaderEpoch, origin);
@@ -301,13 +304,14 @@ public final class PartitionLog implements Closeable {
         active.append(records.duplicate());
         int at = records.position();
         while (at < records.limit()) {
-            epochs.assign(BatchHeader.partitionLeaderEpoch(records, at), BatchHeader.baseOffset(records, at));
-            ProducerStateManager.CompletedTxn txn = producers.update(records, at);
+            RecordBatch batch = RecordBatch.of(records, at);
+            epochs.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
+            ProducerStateManager.CompletedTxn txn = producers.update(batch);
             if (txn != null && txn.aborted()) {
                 active.appendAbortedTxn(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(),
                     producers.lastStableOffsetAfter(txn.lastOffset())));
             }
-            at += BatchHeader.sizeInBytes(records, at);
+            at += batch.sizeInBytes();
         }
         endOffsetMetadata = new LogOffsetMetadata(lastOffset + 1, active.baseOffset(), active.size());
     }
@@ -604,7 +608,7 @@ public final class PartitionLog implements Closeable {
                     break;
                 }
                 if (batch.producerId() >= 0) {
-                    producers.update(s.log().readBatch(batch), 0);
+                    producers.update(RecordBatch.of(s.log().readBatch(batch), 0));
                 }
                 position = batch.endPosition();
             }

@@ -1,13 +1,13 @@
 package io.cairn.log;
 
 import io.cairn.log.epoch.EpochEntry;
-import io.cairn.log.record.BatchHeader;
 import io.cairn.log.segment.LogSegment;
 import io.cairn.wire.error.CorruptRecordException;
 import io.cairn.wire.error.InvalidRecordException;
 import io.cairn.wire.error.OffsetOutOfRangeException;
 import io.cairn.wire.error.RecordTooLargeException;
 import io.cairn.wire.protocol.Uuid;
+import io.cairn.wire.record.RecordBatch;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -123,10 +123,10 @@ class PartitionLogTest {
         // Given
         PartitionLog log = open(LogConfig.defaults());
         ByteBuffer badMagic = values(time.milliseconds(), "a");
-        badMagic.put(BatchHeader.MAGIC, (byte) 1);
+        badMagic.put(RecordBatch.MAGIC_OFFSET, (byte) 1);
         ByteBuffer badCount = values(time.milliseconds(), "a", "b");
-        badCount.putInt(BatchHeader.RECORDS_COUNT, 5);
-        badCount.putInt(BatchHeader.CRC, (int) BatchHeader.computeCrc(badCount, 0, badCount.remaining()));
+        badCount.putInt(RecordBatch.RECORDS_COUNT_OFFSET, 5);
+        badCount.putInt(RecordBatch.CRC_OFFSET, (int) RecordBatch.of(badCount, 0).computeChecksum());
         ByteBuffer truncated = values(time.milliseconds(), "a");
         truncated.limit(truncated.limit() - 3);
 
@@ -144,11 +144,11 @@ class PartitionLogTest {
         // Given: two records whose second offset delta is rewritten from 1 to 5, CRC recomputed
         PartitionLog log = open(LogConfig.defaults());
         ByteBuffer batch = values(time.milliseconds(), "a", "b");
-        int second = BatchHeader.SIZE + 1 + batch.get(BatchHeader.SIZE) / 2;
+        int second = RecordBatch.RECORD_BATCH_OVERHEAD + 1 + batch.get(RecordBatch.RECORD_BATCH_OVERHEAD) / 2;
         int offsetDeltaAt = second + 1 + 1 + 1;
         assertThat(batch.get(offsetDeltaAt)).isEqualTo((byte) 2);
         batch.put(offsetDeltaAt, (byte) 10);
-        batch.putInt(BatchHeader.CRC, (int) BatchHeader.computeCrc(batch, 0, batch.remaining()));
+        batch.putInt(RecordBatch.CRC_OFFSET, (int) RecordBatch.of(batch, 0).computeChecksum());
 
         // When / Then
         assertThatThrownBy(() -> log.appendAsLeader(batch, 0, AppendOrigin.CLIENT))
@@ -180,14 +180,14 @@ class PartitionLogTest {
         // Given
         PartitionLog log = open(LogConfig.defaults());
         ByteBuffer first = values(time.milliseconds(), "a", "b");
-        BatchHeader.setBaseOffsetAndEpoch(first, 0, 0, 1);
+        assign(first, 0, 1);
         log.appendAsFollower(first);
         ByteBuffer overlap = values(time.milliseconds(), "c");
-        BatchHeader.setBaseOffsetAndEpoch(overlap, 0, 1, 1);
+        assign(overlap, 1, 1);
         ByteBuffer gap = values(time.milliseconds(), "c");
-        BatchHeader.setBaseOffsetAndEpoch(gap, 0, 5, 1);
+        assign(gap, 5, 1);
         ByteBuffer next = values(time.milliseconds(), "c");
-        BatchHeader.setBaseOffsetAndEpoch(next, 0, 2, 2);
+        assign(next, 2, 2);
 
         // When
         assertThatThrownBy(() -> log.appendAsFollower(overlap)).isInstanceOf(UnexpectedAppendOffsetException.class);
@@ -205,9 +205,9 @@ class PartitionLogTest {
         // Given
         PartitionLog log = open(LogConfig.builder().cleanupPolicy("compact").build());
         ByteBuffer first = TestBatches.keyed(time.milliseconds(), "k", "a");
-        BatchHeader.setBaseOffsetAndEpoch(first, 0, 0, 1);
+        assign(first, 0, 1);
         ByteBuffer afterGap = TestBatches.keyed(time.milliseconds(), "k", "b");
-        BatchHeader.setBaseOffsetAndEpoch(afterGap, 0, 7, 1);
+        assign(afterGap, 7, 1);
 
         // When
         log.appendAsFollower(concat(first, afterGap));
@@ -448,8 +448,8 @@ class PartitionLogTest {
         assertThat(readAll(log, 0)).containsExactly("0:a", "1:b");
         try (FetchDataInfo info = log.read(0, 1000, Long.MAX_VALUE, true)) {
             ByteBuffer stored = info.records().readBytes();
-            assertThat(stored.slice(BatchHeader.ATTRIBUTES, stored.remaining() - BatchHeader.ATTRIBUTES))
-                .isEqualTo(original.slice(BatchHeader.ATTRIBUTES, original.remaining() - BatchHeader.ATTRIBUTES));
+            assertThat(stored.slice(RecordBatch.ATTRIBUTES_OFFSET, stored.remaining() - RecordBatch.ATTRIBUTES_OFFSET))
+                .isEqualTo(original.slice(RecordBatch.ATTRIBUTES_OFFSET, original.remaining() - RecordBatch.ATTRIBUTES_OFFSET));
         }
         assertThat(log.fetchOffsetByTimestamp(time.milliseconds())).map(TimestampAndOffset::offset).contains(0L);
     }
@@ -568,5 +568,12 @@ class PartitionLogTest {
         // Then
         assertThat(before).isZero();
         assertThat(log.recoveryPoint()).isEqualTo(1);
+    }
+
+    /** Sets a batch's base offset and leader epoch, as a leader would have before a follower receives it. */
+    private static void assign(ByteBuffer batch, long baseOffset, int leaderEpoch) {
+        RecordBatch view = RecordBatch.of(batch, 0);
+        view.setBaseOffset(baseOffset);
+        view.setPartitionLeaderEpoch(leaderEpoch);
     }
 }

@@ -46,6 +46,9 @@ public final class LogDefaults {
         new Synonym("log.message.timestamp.before.max.ms", "message.timestamp.before.max.ms", 1, true),
         new Synonym("min.insync.replicas", "min.insync.replicas", 1, true),
         new Synonym("compression.type", "compression.type", 1, false),
+        new Synonym("compression.gzip.level", "compression.gzip.level", 1, true),
+        new Synonym("compression.lz4.level", "compression.lz4.level", 1, true),
+        new Synonym("compression.zstd.level", "compression.zstd.level", 1, true),
     };
 
     private LogDefaults() {

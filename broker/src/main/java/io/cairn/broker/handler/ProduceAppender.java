@@ -1,11 +1,11 @@
 package io.cairn.broker.handler;
 
-import io.cairn.broker.handler.ProduceRecords.RecordErrors;
 import io.cairn.broker.handler.ProduceRecords.Scan;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.LogAppendInfo;
+import io.cairn.log.RecordValidationException;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.CorruptRecordException;
 import io.cairn.wire.error.Errors;
@@ -18,8 +18,10 @@ import io.cairn.wire.error.RecordBatchTooLargeException;
 import io.cairn.wire.error.RecordTooLargeException;
 import io.cairn.wire.error.UnknownTopicIdException;
 import io.cairn.wire.error.UnknownTopicOrPartitionException;
+import io.cairn.wire.message.ProduceResponseData.BatchIndexAndErrorMessage;
 import io.cairn.wire.protocol.Uuid;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.logging.log4j.LogManager;
@@ -83,30 +85,25 @@ final class ProduceAppender {
                 p.fail(Errors.INCONSISTENT_TOPIC_ID);
                 return;
             }
-            String invalidSequence = ProduceRecords.invalidSequence(batch, partition.log().config(), tp);
-            if (invalidSequence != null) {
-                LOGGER.debug("Refusing the batch of {}: {}", tp, invalidSequence);
-                p.fail(Errors.INVALID_RECORD, partition.logStartOffset(), null, List.of());
-                return;
-            }
             LogAppendInfo info = partition.appendRecordsToLeader(batch, AppendOrigin.CLIENT, acks);
             p.appended(partition, info);
         } catch (UnknownTopicOrPartitionException | NotLeaderOrFollowerException | RecordTooLargeException
                  | RecordBatchTooLargeException | CorruptRecordException | KafkaStorageException
                  | UnknownTopicIdException | InvalidTopicException e) {
             p.fail(Errors.forException(e));
+        } catch (RecordValidationException e) {
+            List<BatchIndexAndErrorMessage> recordErrors = new ArrayList<>(e.recordErrors().size());
+            for (RecordValidationException.RecordError error : e.recordErrors()) {
+                recordErrors.add(new BatchIndexAndErrorMessage().setBatchIndex(error.batchIndex())
+                        .setBatchIndexErrorMessage(error.message()));
+            }
+            p.fail(Errors.forException(e.error()), partition.logStartOffset(), e.error().getMessage(), recordErrors);
         } catch (InvalidRecordException | InvalidTimestampException e) {
             if (partition == null) {
                 p.fail(Errors.forException(e));
                 return;
             }
-            RecordErrors errors = ProduceRecords.recordErrors(batch, partition.log().config(),
-                    partition.log().time().milliseconds(), tp.toString());
-            if (errors != null) {
-                p.fail(errors.error(), partition.logStartOffset(), errors.message(), errors.recordErrors());
-            } else {
-                p.fail(Errors.forException(e), partition.logStartOffset(), null, List.of());
-            }
+            p.fail(Errors.forException(e), partition.logStartOffset(), null, List.of());
         } catch (RuntimeException e) {
             Errors error = Errors.forException(e);
             if (error == Errors.UNKNOWN_SERVER_ERROR) {

@@ -4,16 +4,14 @@ import io.cairn.log.LogConfig;
 import io.cairn.log.LogEnvironment;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.io.CheckpointFile;
-import io.cairn.log.record.BatchHeader;
 import io.cairn.log.segment.FileBatch;
 import io.cairn.log.segment.LogSegment;
 import io.cairn.wire.error.KafkaStorageException;
-import io.cairn.wire.record.CompressionType;
 import io.cairn.wire.record.Record;
 import io.cairn.wire.record.RecordBatch;
 import io.cairn.wire.record.RecordBatchBuilder;
+import io.cairn.wire.record.TimestampType;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -55,9 +53,9 @@ import org.apache.logging.log4j.Logger;
 public final class Cleaner {
 
     public static final String CHECKPOINT_FILE = "cleaner-offset-checkpoint";
-    /** Attribute bit 6: baseTimestamp holds the delete horizon (KIP-534). */
-    private static final int DELETE_HORIZON_MASK = 0x40;
     private static final Logger LOGGER = LogManager.getLogger(Cleaner.class);
+    /** The compression codec bits of a batch's attributes. */
+    private static final int COMPRESSION_CODEC_MASK = 0x07;
 
     private final Throttler throttler;
 
@@ -140,11 +138,10 @@ public final class Cleaner {
                 if (batch.lastOffset() < target.firstDirtyOffset()) {
                     return;
                 }
+                RecordBatch view = RecordBatch.of(bytes, 0);
                 if (batch.isControl()) {
-                    mapTxns.onControlBatch(BatchHeader.producerId(bytes, 0), batch.lastOffset(), controlType(bytes),
-                        txn -> { });
-                } else if (!mapTxns.onDataBatch(BatchHeader.producerId(bytes, 0),
-                        BatchHeader.isTransactional(bytes, 0), batch.lastOffset())) {
+                    mapTxns.onControlBatch(view.producerId(), batch.lastOffset(), controlType(bytes), txn -> { });
+                } else if (!mapTxns.onDataBatch(view.producerId(), view.isTransactional(), batch.lastOffset())) {
                     for (Record r : decode(bytes)) {
                         if (r.offset() >= target.firstDirtyOffset() && r.hasKey()) {
                             map.put(r.keyBuffer(), r.offset());
@@ -243,22 +240,23 @@ public final class Cleaner {
                                      long[] stats) {
         long now = pass.now();
         OffsetMap map = pass.map();
-        long producerId = BatchHeader.producerId(bytes, 0);
+        RecordBatch view = RecordBatch.of(bytes, 0);
+        long producerId = view.producerId();
         boolean control = batch.isControl();
-        boolean stamped = (BatchHeader.attributes(bytes, 0) & DELETE_HORIZON_MASK) != 0;
-        long existingHorizon = stamped ? BatchHeader.baseTimestamp(bytes, 0) : -1L;
+        boolean stamped = view.hasDeleteHorizonMs();
+        long existingHorizon = stamped ? view.baseTimestamp() : -1L;
         boolean canDiscard = control
             ? pass.txns().onControlBatch(producerId, batch.lastOffset(), controlType(bytes), keptAborts)
-            : pass.txns().onDataBatch(producerId, BatchHeader.isTransactional(bytes, 0), batch.lastOffset());
+            : pass.txns().onDataBatch(producerId, view.isTransactional(), batch.lastOffset());
         boolean discardRecords = control ? canDiscard && stamped && now >= existingHorizon : canDiscard;
-        boolean retainEmpty = producerId >= 0 && isLastRecordOfProducer(bytes, batch, pass)
+        boolean retainEmpty = producerId >= 0 && isLastRecordOfProducer(view, batch, pass)
             || batch.lastOffset() + 1 == pass.endOffset();
         if (discardRecords) {
-            stats[1] += BatchHeader.recordsCount(bytes, 0);
+            stats[1] += view.recordCount();
             return retainEmpty ? emptied(bytes) : null;
         }
         if (control) {
-            if (canDiscard && !stamped && BatchHeader.recordsCount(bytes, 0) > 0) {
+            if (canDiscard && !stamped && view.recordCount() > 0) {
                 return rebuild(bytes, decode(bytes), pass.horizon());
             }
             return bytes;
@@ -293,20 +291,20 @@ public final class Cleaner {
     }
 
     private static ByteBuffer rebuild(ByteBuffer original, List<Record> retained, long deleteHorizonMs) {
-        int codec = BatchHeader.compression(original, 0);
+        RecordBatch view = RecordBatch.of(original, 0);
         RecordBatchBuilder builder = new RecordBatchBuilder(UnpooledByteBufAllocator.DEFAULT,
-            CompressionType.values()[codec])
-            .baseOffset(BatchHeader.baseOffset(original, 0))
-            .partitionLeaderEpoch(BatchHeader.partitionLeaderEpoch(original, 0))
-            .transactional(BatchHeader.isTransactional(original, 0))
-            .control((BatchHeader.attributes(original, 0) & BatchHeader.CONTROL_MASK) != 0);
-        long producerId = BatchHeader.producerId(original, 0);
+            view.compressionType())
+            .baseOffset(view.baseOffset())
+            .partitionLeaderEpoch(view.partitionLeaderEpoch())
+            .transactional(view.isTransactional())
+            .control(view.isControlBatch());
+        long producerId = view.producerId();
         if (producerId >= 0) {
             // the base offset stays, so the base sequence stays with it
-            builder.producer(producerId, BatchHeader.producerEpoch(original, 0), BatchHeader.baseSequence(original, 0));
+            builder.producer(producerId, view.producerEpoch(), view.baseSequence());
         }
-        if (BatchHeader.isLogAppendTime(original, 0)) {
-            builder.logAppendTime(BatchHeader.maxTimestamp(original, 0));
+        if (view.timestampType() == TimestampType.LOG_APPEND_TIME) {
+            builder.logAppendTime(view.maxTimestamp());
         }
         if (deleteHorizonMs >= 0) {
             builder.deleteHorizonMs(deleteHorizonMs);
@@ -320,7 +318,7 @@ public final class Cleaner {
             built.getBytes(built.readerIndex(), out);
             out.flip();
             // Kafka's filterTo keeps the original last offset, so the batch's last sequence survives the clean
-            out.putInt(BatchHeader.LAST_OFFSET_DELTA, BatchHeader.lastOffsetDelta(original, 0));
+            out.putInt(RecordBatch.LAST_OFFSET_DELTA_OFFSET, view.lastOffsetDelta());
             rewriteCrc(out);
             return out;
         } finally {
@@ -330,24 +328,25 @@ public final class Cleaner {
 
     /** The batch's header with no records (Kafka's {@code writeEmptyHeader}): offsets, producer and epoch stay. */
     private static ByteBuffer emptied(ByteBuffer original) {
-        ByteBuffer out = ByteBuffer.allocate(BatchHeader.SIZE);
-        out.put(original.duplicate().limit(original.position() + BatchHeader.SIZE)).flip();
-        out.putInt(BatchHeader.LENGTH, BatchHeader.SIZE - BatchHeader.LOG_OVERHEAD);
-        out.putShort(BatchHeader.ATTRIBUTES,
-            (short) (BatchHeader.attributes(original, 0) & ~BatchHeader.COMPRESSION_MASK));
-        out.putInt(BatchHeader.RECORDS_COUNT, 0);
+        int size = RecordBatch.RECORD_BATCH_OVERHEAD;
+        ByteBuffer out = ByteBuffer.allocate(size);
+        out.put(original.duplicate().limit(original.position() + size)).flip();
+        out.putInt(RecordBatch.LENGTH_OFFSET, size - RecordBatch.LOG_OVERHEAD);
+        out.putShort(RecordBatch.ATTRIBUTES_OFFSET,
+            (short) (RecordBatch.of(original, 0).attributes() & ~COMPRESSION_CODEC_MASK));
+        out.putInt(RecordBatch.RECORDS_COUNT_OFFSET, 0);
         rewriteCrc(out);
         return out;
     }
 
     /** Recomputes the CRC32C of a batch (attributes to the end). */
     private static void rewriteCrc(ByteBuffer batch) {
-        batch.putInt(BatchHeader.CRC, (int) BatchHeader.computeCrc(batch, 0, batch.remaining()));
+        batch.putInt(RecordBatch.CRC_OFFSET, (int) RecordBatch.of(batch, 0).computeChecksum());
     }
 
     /** The control type of a control batch's marker, or -1 when it has no record (emptied by an earlier clean). */
     private static short controlType(ByteBuffer bytes) {
-        if (BatchHeader.recordsCount(bytes, 0) == 0) {
+        if (RecordBatch.of(bytes, 0).recordCount() == 0) {
             return -1;
         }
         ByteBuffer key = decode(bytes).get(0).keyBuffer();
@@ -358,24 +357,19 @@ public final class Cleaner {
      * Kafka's {@code isBatchLastRecordOfProducer}: the batch holds the last data offset of an active producer, or,
      * when the producer's last entry is a marker, it is a marker of the producer's current epoch.
      */
-    private static boolean isLastRecordOfProducer(ByteBuffer bytes, FileBatch batch, Pass pass) {
-        PartitionLog.ProducerLastRecord last = pass.lastRecords().get(BatchHeader.producerId(bytes, 0));
+    private static boolean isLastRecordOfProducer(RecordBatch view, FileBatch batch, Pass pass) {
+        PartitionLog.ProducerLastRecord last = pass.lastRecords().get(view.producerId());
         if (last == null) {
             return false;
         }
         if (last.lastDataOffset() >= 0) {
             return batch.lastOffset() == last.lastDataOffset();
         }
-        return batch.isControl() && BatchHeader.producerEpoch(bytes, 0) == last.producerEpoch();
+        return batch.isControl() && view.producerEpoch() == last.producerEpoch();
     }
 
     private static List<Record> decode(ByteBuffer batch) {
-        ByteBuf wrapped = Unpooled.wrappedBuffer(batch.duplicate());
-        try {
-            return RecordBatch.wrap(wrapped).records();
-        } finally {
-            wrapped.release();
-        }
+        return RecordBatch.of(batch, batch.position()).records();
     }
 
     /** Calls {@code visitor} for every batch of the segment; returns the bytes read. */

@@ -1,11 +1,12 @@
 package io.cairn.log.producer;
 
-import io.cairn.log.record.BatchHeader;
-import io.cairn.log.record.BatchRecords;
-import io.cairn.log.record.LogRecord;
 import io.cairn.wire.error.InvalidProducerEpochException;
+import io.cairn.wire.error.InvalidRecordException;
 import io.cairn.wire.error.OutOfOrderSequenceException;
-import java.nio.ByteBuffer;
+import io.cairn.wire.record.ControlRecordType;
+import io.cairn.wire.record.EndTransactionMarker;
+import io.cairn.wire.record.Record;
+import io.cairn.wire.record.RecordBatch;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -50,8 +51,8 @@ public final class ProducerStateManager {
      * @throws InvalidProducerEpochException when the epoch is older than the producer's
      * @throws OutOfOrderSequenceException   when the sequence does not follow
      */
-    public BatchMetadata checkLeaderAppend(ByteBuffer buf, int at) {
-        long pid = BatchHeader.producerId(buf, at);
+    public BatchMetadata checkLeaderAppend(RecordBatch batch) {
+        long pid = batch.producerId();
         if (pid < 0) {
             return null;
         }
@@ -59,16 +60,16 @@ public final class ProducerStateManager {
         if (entry == null) {
             return null;
         }
-        short epoch = BatchHeader.producerEpoch(buf, at);
+        short epoch = batch.producerEpoch();
         if (epoch < entry.producerEpoch()) {
             throw new InvalidProducerEpochException("epoch " + epoch + " of producer " + pid
                 + " is older than the current " + entry.producerEpoch());
         }
-        if (BatchHeader.isControl(buf, at)) {
+        if (batch.isControlBatch()) {
             return null;
         }
-        int firstSeq = BatchHeader.baseSequence(buf, at);
-        int lastSeq = BatchHeader.lastSequence(buf, at);
+        int firstSeq = batch.baseSequence();
+        int lastSeq = batch.lastSequence();
         if (epoch == entry.producerEpoch()) {
             BatchMetadata duplicate = entry.findDuplicate(firstSeq, lastSeq);
             if (duplicate != null) {
@@ -94,51 +95,49 @@ public final class ProducerStateManager {
      * Applies the batch at {@code at} (offsets assigned) to the state. Returns the completed transaction when the
      * batch is a COMMIT or ABORT marker, else {@code null}.
      */
-    public CompletedTxn update(ByteBuffer buf, int at) {
-        long lastOffset = BatchHeader.lastOffset(buf, at);
+    public CompletedTxn update(RecordBatch batch) {
+        long lastOffset = batch.lastOffset();
         mapEndOffset = Math.max(mapEndOffset, lastOffset + 1);
-        long pid = BatchHeader.producerId(buf, at);
+        long pid = batch.producerId();
         if (pid < 0) {
             return null;
         }
-        short epoch = BatchHeader.producerEpoch(buf, at);
-        long baseOffset = BatchHeader.baseOffset(buf, at);
-        long maxTimestamp = BatchHeader.maxTimestamp(buf, at);
+        short epoch = batch.producerEpoch();
+        long baseOffset = batch.baseOffset();
+        long maxTimestamp = batch.maxTimestamp();
         ProducerStateEntry entry = producers.computeIfAbsent(pid,
             id -> new ProducerStateEntry(id, epoch, -1, maxTimestamp, -1L));
-        if (BatchHeader.isControl(buf, at)) {
-            return completeTxn(buf, at, entry, epoch, lastOffset, maxTimestamp);
+        if (batch.isControlBatch()) {
+            return completeTxn(batch, entry, epoch, lastOffset, maxTimestamp);
         }
-        int firstSeq = BatchHeader.baseSequence(buf, at);
+        int firstSeq = batch.baseSequence();
         if (firstSeq >= 0) {
-            entry.addBatch(epoch, new BatchMetadata(firstSeq, BatchHeader.lastSequence(buf, at), lastOffset,
+            entry.addBatch(epoch, new BatchMetadata(firstSeq, batch.lastSequence(), lastOffset,
                 (int) (lastOffset - baseOffset), maxTimestamp));
         } else {
             entry.setEpoch(epoch);
             entry.setLastTimestamp(maxTimestamp);
         }
-        if (BatchHeader.isTransactional(buf, at) && entry.currentTxnFirstOffset() < 0) {
+        if (batch.isTransactional() && entry.currentTxnFirstOffset() < 0) {
             entry.setCurrentTxnFirstOffset(baseOffset);
             ongoingTxns.put(baseOffset, pid);
         }
         return null;
     }
 
-    private CompletedTxn completeTxn(ByteBuffer buf, int at, ProducerStateEntry entry, short epoch, long lastOffset,
+    private CompletedTxn completeTxn(RecordBatch batch, ProducerStateEntry entry, short epoch, long lastOffset,
                                      long timestamp) {
-        List<LogRecord> records = BatchRecords.decode(buf, at);
-        if (records.isEmpty() || records.get(0).key() == null || records.get(0).key().remaining() < 4) {
+        List<Record> records = batch.records();
+        if (records.isEmpty()) {
             return null;
         }
-        ByteBuffer key = records.get(0).key();
-        short type = key.getShort(key.position() + 2);
-        if (type != 0 && type != 1) {
+        EndTransactionMarker marker;
+        try {
+            marker = EndTransactionMarker.parse(records.get(0));
+        } catch (InvalidRecordException e) {
             return null;
         }
-        ByteBuffer value = records.get(0).value();
-        if (value != null && value.remaining() >= 6) {
-            entry.setCoordinatorEpoch(value.getInt(value.position() + 2));
-        }
+        entry.setCoordinatorEpoch(marker.coordinatorEpoch());
         entry.setEpoch(epoch);
         entry.setLastTimestamp(timestamp);
         long first = entry.currentTxnFirstOffset();
@@ -147,7 +146,7 @@ public final class ProducerStateManager {
             return null;
         }
         ongoingTxns.remove(first);
-        return new CompletedTxn(entry.producerId(), first, lastOffset, type == 0);
+        return new CompletedTxn(entry.producerId(), first, lastOffset, marker.type() == ControlRecordType.ABORT);
     }
 
     /** The first offset of the oldest open transaction, or -1 when none is open. */

@@ -7,9 +7,9 @@ import io.cairn.log.io.CheckpointFile;
 import io.cairn.log.producer.ProducerSnapshots;
 import io.cairn.log.producer.ProducerStateEntry;
 import io.cairn.log.producer.ProducerStateManager;
-import io.cairn.log.record.BatchHeader;
 import io.cairn.log.segment.FileBatch;
 import io.cairn.log.segment.LogSegment;
+import io.cairn.wire.record.RecordBatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -106,8 +106,10 @@ public final class LogLoader {
         for (int i = 0; i < bases.size(); i++) {
             LogSegment segment = segments.get(bases.get(i));
             segment.onBecomeActive(maxIndexSize);
-            int truncated = segment.recover(batch -> epochs.assign(BatchHeader.partitionLeaderEpoch(batch, 0),
-                BatchHeader.baseOffset(batch, 0)));
+            int truncated = segment.recover(batch -> {
+                RecordBatch view = RecordBatch.of(batch, batch.position());
+                epochs.assign(view.partitionLeaderEpoch(), view.baseOffset());
+            });
             if (i < bases.size() - 1 && truncated == 0) {
                 segment.onBecomeInactive();
             }
@@ -161,7 +163,7 @@ public final class LogLoader {
                     break;
                 }
                 if (batch.lastOffset() >= replayFrom && batch.producerId() >= 0) {
-                    producers.update(segment.log().readBatch(batch), 0);
+                    producers.update(RecordBatch.of(segment.log().readBatch(batch), 0));
                 }
                 position = batch.endPosition();
             }

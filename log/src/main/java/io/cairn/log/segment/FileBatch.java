@@ -1,6 +1,6 @@
 package io.cairn.log.segment;
 
-import io.cairn.log.record.BatchHeader;
+import io.cairn.wire.record.RecordBatch;
 import java.nio.ByteBuffer;
 
 /**
@@ -12,16 +12,21 @@ import java.nio.ByteBuffer;
  */
 public record FileBatch(int position, ByteBuffer header) {
 
+    /** The header as a {@code wire.record} view. */
+    public RecordBatch view() {
+        return RecordBatch.of(header, 0);
+    }
+
     public int sizeInBytes() {
-        return BatchHeader.sizeInBytes(header, 0);
+        return view().sizeInBytes();
     }
 
     public long baseOffset() {
-        return BatchHeader.baseOffset(header, 0);
+        return view().baseOffset();
     }
 
     public long lastOffset() {
-        return BatchHeader.lastOffset(header, 0);
+        return view().lastOffset();
     }
 
     public long nextOffset() {
@@ -29,27 +34,27 @@ public record FileBatch(int position, ByteBuffer header) {
     }
 
     public long maxTimestamp() {
-        return BatchHeader.maxTimestamp(header, 0);
+        return view().maxTimestamp();
     }
 
     public int partitionLeaderEpoch() {
-        return BatchHeader.partitionLeaderEpoch(header, 0);
+        return view().partitionLeaderEpoch();
     }
 
     public byte magic() {
-        return BatchHeader.magic(header, 0);
+        return view().magic();
     }
 
     public long producerId() {
-        return BatchHeader.producerId(header, 0);
+        return view().producerId();
     }
 
     public boolean isTransactional() {
-        return BatchHeader.isTransactional(header, 0);
+        return view().isTransactional();
     }
 
     public boolean isControl() {
-        return BatchHeader.isControl(header, 0);
+        return view().isControlBatch();
     }
 
     public int endPosition() {

@@ -4,7 +4,7 @@ import io.cairn.log.FileSlice;
 import io.cairn.log.io.FileLayer;
 import io.cairn.log.io.OpenResources;
 import io.cairn.log.io.SharedChannel;
-import io.cairn.log.record.BatchHeader;
+import io.cairn.wire.record.RecordBatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -140,17 +140,17 @@ public final class FileRecords implements AutoCloseable {
      * {@code end} or the stated size runs past {@code end} (a torn tail).
      */
     public FileBatch batchAt(int position, int end) {
-        if (end - position < BatchHeader.SIZE) {
+        if (end - position < RecordBatch.RECORD_BATCH_OVERHEAD) {
             return null;
         }
-        ByteBuffer header = ByteBuffer.allocate(BatchHeader.SIZE);
+        ByteBuffer header = ByteBuffer.allocate(RecordBatch.RECORD_BATCH_OVERHEAD);
         readInto(header, position);
         if (header.hasRemaining()) {
             return null;
         }
         header.flip();
-        int batchSize = BatchHeader.sizeInBytes(header, 0);
-        if (batchSize < BatchHeader.SIZE || batchSize > end - position) {
+        int batchSize = RecordBatch.of(header, 0).sizeInBytes();
+        if (batchSize < RecordBatch.RECORD_BATCH_OVERHEAD || batchSize > end - position) {
             return null;
         }
         return new FileBatch(position, header);

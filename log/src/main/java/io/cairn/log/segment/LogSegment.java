@@ -11,7 +11,7 @@ import io.cairn.log.index.TimestampOffset;
 import io.cairn.log.index.TransactionIndex;
 import io.cairn.log.io.FileLayer;
 import io.cairn.log.io.OpenResources;
-import io.cairn.log.record.BatchHeader;
+import io.cairn.wire.record.RecordBatch;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -130,9 +130,10 @@ public final class LogSegment implements AutoCloseable {
         int from = batches.position();
         int end = batches.limit();
         TimestampOffset max = maxTimestampSoFar();
-        for (int at = from; at < end; at += BatchHeader.sizeInBytes(batches, at)) {
-            long batchMax = BatchHeader.maxTimestamp(batches, at);
-            long lastOffset = BatchHeader.lastOffset(batches, at);
+        for (int at = from; at < end; ) {
+            RecordBatch batch = RecordBatch.of(batches, at);
+            long batchMax = batch.maxTimestamp();
+            long lastOffset = batch.lastOffset();
             if (rollingBasedTimestamp < 0 && log.sizeInBytes() == 0 && at == from) {
                 rollingBasedTimestamp = batchMax;
             }
@@ -144,7 +145,8 @@ public final class LogSegment implements AutoCloseable {
                 timeIndex.maybeAppend(max.timestamp(), max.offset());
                 bytesSinceLastIndexEntry = 0;
             }
-            bytesSinceLastIndexEntry += BatchHeader.sizeInBytes(batches, at);
+            bytesSinceLastIndexEntry += batch.sizeInBytes();
+            at += batch.sizeInBytes();
         }
         maxTimestampSoFar = max;
         log.append(batches);
@@ -306,13 +308,15 @@ public final class LogSegment implements AutoCloseable {
 
     private boolean isValidStoredBatch(ByteBuffer batch, long minBaseOffset) {
         int size = batch.remaining();
-        if (size < BatchHeader.SIZE || BatchHeader.sizeInBytes(batch, 0) != size
-            || BatchHeader.magic(batch, 0) != BatchHeader.MAGIC_V2
-            || BatchHeader.crc(batch, 0) != BatchHeader.computeCrc(batch, 0, size)) {
+        if (size < RecordBatch.RECORD_BATCH_OVERHEAD) {
             return false;
         }
-        long base = BatchHeader.baseOffset(batch, 0);
-        int delta = BatchHeader.lastOffsetDelta(batch, 0);
+        RecordBatch view = RecordBatch.of(batch, batch.position());
+        if (view.sizeInBytes() != size || !view.isValid()) {
+            return false;
+        }
+        long base = view.baseOffset();
+        int delta = view.lastOffsetDelta();
         return base >= minBaseOffset && delta >= 0 && base + delta - baseOffset <= Integer.MAX_VALUE;
     }
 

@@ -11,6 +11,7 @@ import io.cairn.log.LogEnvironment;
 import io.cairn.log.LogInvariants;
 import io.cairn.log.MockTime;
 import io.cairn.log.PartitionLog;
+import io.cairn.log.RecordValidationException;
 import io.cairn.log.ShmTempDirFactory;
 import io.cairn.log.TestBatches;
 import io.cairn.wire.error.InvalidRecordException;
@@ -253,7 +254,8 @@ class CleanerTest {
         }
         assertThat(byKey(log)).containsEntry("t", List.of("2=2"));
         assertThatThrownBy(() -> log.appendAsLeader(TestBatches.values(time.milliseconds(), "no key"), 0,
-            AppendOrigin.CLIENT)).isInstanceOf(InvalidRecordException.class);
+            AppendOrigin.CLIENT)).isInstanceOf(RecordValidationException.class)
+            .hasCauseInstanceOf(InvalidRecordException.class);
     }
 
     /** Cleans every segment but the active one from offset 0 (what a full pass after the checkpoint would do). */

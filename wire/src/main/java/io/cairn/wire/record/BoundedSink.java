@@ -36,7 +36,19 @@ final class BoundedSink {
         if (bytes < 0 || bytes > limit - buf.writerIndex()) {
             throw limitExceeded();
         }
-        buf.ensureWritable(bytes);
+        grow(bytes);
+    }
+
+    /**
+     * Makes room for {@code bytes} more bytes (within the limit), doubling the capacity: Netty's own growth is linear
+     * past 4 MiB, which would copy a large output over and over.
+     */
+    private void grow(int bytes) {
+        int needed = buf.writerIndex() + bytes;
+        if (needed > buf.capacity()) {
+            long doubled = Math.max((long) needed, 2L * buf.capacity());
+            buf.capacity((int) Math.min(doubled, Math.max(needed, limit)));
+        }
     }
 
     /** Appends {@code length} bytes of {@code source} from {@code index}. */
@@ -50,7 +62,7 @@ final class BoundedSink {
     /** A writable window of at most {@code max} bytes (less when the limit is near); fill it, then {@link #commit}. */
     ByteBuffer reserve(int max) {
         int room = Math.min(max, limit - buf.writerIndex());
-        buf.ensureWritable(room);
+        grow(room);
         return buf.nioBuffer(buf.writerIndex(), room);
     }
 
@@ -77,7 +89,7 @@ final class BoundedSink {
                 }
                 return;
             }
-            buf.ensureWritable(room);
+            grow(room);
             if (buf.writeBytes(in, room) < 0) {
                 return;
             }

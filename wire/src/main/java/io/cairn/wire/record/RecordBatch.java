@@ -4,8 +4,10 @@ import io.cairn.wire.error.CorruptRecordException;
 import io.cairn.wire.error.InvalidRecordException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -99,6 +101,26 @@ public final class RecordBatch {
                     + " is smaller than the minimum allowed overhead " + RECORD_BATCH_OVERHEAD + ")");
         }
         return new RecordBatch(buffer.slice());
+    }
+
+    /**
+     * A view over the batch that starts at absolute index {@code at} of {@code buffer} (its position and limit are
+     * not changed; the view ends at the batch's declared end, or at the limit when that comes first, so a header
+     * alone is enough for the header accessors). Writes through the setters reach {@code buffer}'s memory.
+     *
+     * @throws CorruptRecordException if fewer than {@link #RECORD_BATCH_OVERHEAD} bytes are there from {@code at}
+     */
+    public static RecordBatch of(ByteBuffer buffer, int at) {
+        int available = buffer.limit() - at;
+        if (available < RECORD_BATCH_OVERHEAD) {
+            throw new CorruptRecordException("Record batch is corrupt (the size " + Math.max(available, 0)
+                    + " is smaller than the minimum allowed overhead " + RECORD_BATCH_OVERHEAD + ")");
+        }
+        long declared = LOG_OVERHEAD + (long) buffer.getInt(at + LENGTH_OFFSET);
+        int size = (int) Math.max(RECORD_BATCH_OVERHEAD, Math.min(declared, available));
+        ByteBuffer window = buffer.duplicate().order(ByteOrder.BIG_ENDIAN);
+        window.limit(at + size).position(at);
+        return new RecordBatch(Unpooled.wrappedBuffer(window));
     }
 
     /**
@@ -328,6 +350,52 @@ public final class RecordBatch {
                 : Compression.decompress(compression, payload, allocator, maxUncompressedBytes);
         try {
             return decodeRecords(data, count);
+        } finally {
+            if (data != payload) {
+                data.release();
+            }
+        }
+    }
+
+    /**
+     * Reads every record's structure and hands its fields to {@code visitor}, without copying keys, values or
+     * headers: an uncompressed batch is read in place, a compressed one is decompressed into a temporary buffer from
+     * {@code allocator} of at most {@code maxUncompressedBytes}, released before this returns. Checks what
+     * {@link #records} checks: the record count, every length and varint, and that the records fill the batch.
+     *
+     * @return the number of records
+     * @throws InvalidRecordException for a negative or wrong record count or a malformed record (Kafka's messages)
+     * @throws CorruptRecordException for compressed data that does not decompress, or decompresses to more than
+     *                                {@code maxUncompressedBytes}
+     */
+    public int scanRecords(ByteBufAllocator allocator, int maxUncompressedBytes, RecordVisitor visitor) {
+        int count = recordCount();
+        if (count < 0) {
+            throw new InvalidRecordException("Found invalid record count " + count + " in magic v" + magic()
+                    + " batch");
+        }
+        ByteBuf payload = buf.slice(RECORDS_OFFSET, buf.capacity() - RECORDS_OFFSET);
+        if (count == 0) {
+            return 0;
+        }
+        CompressionType compression = compressionType();
+        ByteBuf data = compression == CompressionType.NONE
+                ? payload
+                : Compression.decompress(compression, payload, allocator, maxUncompressedBytes);
+        try {
+            long baseTimestamp = baseTimestamp();
+            boolean logAppendTime = timestampType() == TimestampType.LOG_APPEND_TIME;
+            long maxTimestamp = maxTimestamp();
+            for (int i = 0; i < count; i++) {
+                if (!data.isReadable()) {
+                    throw new InvalidRecordException("Incorrect declared batch size, premature EOF reached");
+                }
+                RecordCodec.scanRecord(data, i, baseTimestamp, logAppendTime, maxTimestamp, visitor);
+            }
+            if (data.isReadable()) {
+                throw new InvalidRecordException("Incorrect declared batch size, records still remaining in file");
+            }
+            return count;
         } finally {
             if (data != payload) {
                 data.release();

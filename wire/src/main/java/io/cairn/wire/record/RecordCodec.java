@@ -75,6 +75,57 @@ final class RecordCodec {
         }
     }
 
+    /** Reads one record's structure as {@link #readRecord} does, skipping its key, value and headers. */
+    static void scanRecord(ByteBuf in, int index, long baseTimestamp, boolean logAppendTime, long maxTimestamp,
+                           RecordVisitor visitor) {
+        int bodySize = readVarint(in);
+        if (in.readableBytes() < bodySize || bodySize < 0) {
+            throw new InvalidRecordException("Invalid record size: expected " + bodySize
+                    + " bytes in record payload, but instead the buffer has only " + in.readableBytes()
+                    + " remaining bytes.");
+        }
+        if (bodySize == 0) {
+            throw new InvalidRecordException("Found invalid record structure: an empty record");
+        }
+        int recordStart = in.readerIndex();
+        in.readByte(); // attributes: unused in v2
+        long timestampDelta = readVarlong(in);
+        int offsetDelta = readVarint(in);
+        int keySize = skipBytes(in, readVarint(in));
+        int valueSize = skipBytes(in, readVarint(in));
+        int headers = readVarint(in);
+        if (headers < 0) {
+            throw new InvalidRecordException("Found invalid number of record headers " + headers);
+        }
+        if (headers > in.readableBytes()) {
+            throw new InvalidRecordException("Found invalid number of record headers. " + headers
+                    + " is larger than the remaining size of the buffer");
+        }
+        for (int h = 0; h < headers; h++) {
+            int headerKeySize = readVarint(in);
+            if (headerKeySize < 0) {
+                throw new InvalidRecordException("Invalid negative header key size " + headerKeySize);
+            }
+            skipBytes(in, headerKeySize);
+            skipBytes(in, readVarint(in));
+        }
+        int read = in.readerIndex() - recordStart;
+        if (read != bodySize) {
+            throw new InvalidRecordException("Invalid record size: expected to read " + bodySize
+                    + " bytes in record payload, but instead read " + read);
+        }
+        visitor.record(index, offsetDelta, logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta, keySize,
+                valueSize);
+    }
+
+    private static int skipBytes(ByteBuf in, int size) {
+        if (size >= 0) {
+            checkReadable(in, size);
+            in.skipBytes(size);
+        }
+        return size < 0 ? -1 : size;
+    }
+
     private static List<Header> readHeaders(ByteBuf in) {
         int count = readVarint(in);
         if (count < 0) {
