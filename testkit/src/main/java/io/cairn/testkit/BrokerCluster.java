@@ -1,12 +1,10 @@
 package io.cairn.testkit;
 
-import io.cairn.wire.protocol.Uuid;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
@@ -49,8 +47,7 @@ public final class BrokerCluster implements AutoCloseable {
             voters.append(i == 0 ? "" : ",").append(i + 1).append('@').append(host).append(':')
                     .append(ports[size + i]);
         }
-        UUID uuid = UUID.randomUUID();
-        String clusterId = new Uuid(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits()).toString();
+        String clusterId = KafkaReferenceProcess.randomClusterId();
         Map<String, String> settings = new LinkedHashMap<>(DEFAULTS);
         settings.putAll(config);
         List<BrokerProcess> nodes = new ArrayList<>();

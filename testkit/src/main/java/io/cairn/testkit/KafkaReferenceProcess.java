@@ -147,10 +147,19 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
                 result.elapsed().toMillis());
     }
 
-    /** A cluster id as {@code kafka-storage.sh random-uuid} prints it: 16 random bytes, URL-safe base64. */
-    private static String randomClusterId() {
-        UUID uuid = UUID.randomUUID();
-        return new Uuid(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits()).toString();
+    /**
+     * A cluster id as {@code kafka-storage.sh random-uuid} prints it: 16 random bytes, URL-safe base64, never
+     * starting with {@code -} (Kafka's {@code Uuid.randomUuid} rule: such an id reads as an option on a command line,
+     * and the storage tool's {@code --cluster-id} then fails with "expected one argument").
+     */
+    static String randomClusterId() {
+        while (true) {
+            UUID uuid = UUID.randomUUID();
+            String id = new Uuid(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits()).toString();
+            if (!id.startsWith("-")) {
+                return id;
+            }
+        }
     }
 
     /** Settings of a reference Kafka. Not thread-safe. */
