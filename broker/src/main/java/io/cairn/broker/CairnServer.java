@@ -96,6 +96,12 @@ public final class CairnServer implements AutoCloseable {
         for (String unknown : config.unknownKeys()) {
             LOGGER.warn("The configuration '{}' was supplied but isn't a known config.", unknown);
         }
+        if (config.originals().containsKey(BrokerConfig.QUEUED_MAX_REQUESTS)) {
+            // Accepted so Kafka's files start Cairn, but not acted on: say so rather than ignore it silently.
+            LOGGER.warn("The configuration '{}' is accepted but not enforced by Cairn: the request-handler queue holds "
+                    + "at most one request per connection, and queued.max.request.bytes bounds their bytes.",
+                    BrokerConfig.QUEUED_MAX_REQUESTS);
+        }
         createLogDirs();
         metadata = BrokerMetadata.startNode(config);
         try {
