@@ -82,6 +82,7 @@ public final class Partition {
         this.minInsyncReplicas = minInsyncReplicas;
         this.logPrefix = "[Partition " + topicPartition + " broker=" + localBrokerId + "] ";
         this.highWatermark = log.logStartOffset();
+        log.updateHighWatermark(highWatermark);
         update(registration);
     }
 
@@ -336,6 +337,7 @@ public final class Partition {
                     return;
                 }
                 highWatermark = newHw;
+                log.updateHighWatermark(newHw);
             }
         } finally {
             stateLock.readLock().unlock();
@@ -355,6 +357,7 @@ public final class Partition {
                 return;
             }
             highWatermark = bounded;
+            log.updateHighWatermark(bounded);
         }
         listener.onHighWatermarkAdvanced(this);
     }

@@ -60,7 +60,11 @@ class PartitionFollowerTest {
     private PartitionLog log;
 
     private Partition leader(List<Integer> isr) {
-        log = PartitionLog.open(dir.resolve("orders-0"), LogConfig.defaults(), LogEnvironment.of(Time.SYSTEM), true);
+        return leader(isr, LogConfig.defaults());
+    }
+
+    private Partition leader(List<Integer> isr, LogConfig config) {
+        log = PartitionLog.open(dir.resolve("orders-0"), config, LogEnvironment.of(Time.SYSTEM), true);
         return new Partition(TP, new Uuid(42L, 7L), ME, log, new PartitionRegistration(List.of(ME, FOLLOWER), isr, ME,
             3, 0), 1, partition -> { }, clock);
     }
@@ -195,5 +199,34 @@ class PartitionFollowerTest {
         assertThat(p.hasDiverged(3, 3, 3)).isFalse();
         assertThatThrownBy(() -> p.fetchRecords(new LogReadRequest(FOLLOWER, 3, 3, 9, 0L), FetchIsolation.LOG_END,
             1024, true, true)).isInstanceOf(OffsetOutOfRangeException.class);
+    }
+
+    @Test
+    void retentionNeverDeletesASegmentAtOrAboveTheHighWatermark() {
+        // Given: small segments whose records are long expired, and an in-sync follower that has copied nothing
+        Partition p = leader(List.of(ME, FOLLOWER), LogConfig.defaults().toBuilder().segmentBytes(300).retentionMs(1)
+            .build());
+        for (int i = 0; i < 8; i++) {
+            p.appendRecordsToLeader(batch(5), AppendOrigin.CLIENT, 1);
+        }
+        assertThat(log.numberOfSegments()).isGreaterThan(2);
+        assertThat(p.highWatermark()).isZero();
+
+        // When
+        int deletedBeforeTheFollowerFetched = log.deleteOldSegments();
+
+        // Then: nothing goes while the follower lacks it (Kafka's deletableSegments)
+        assertThat(deletedBeforeTheFollowerFetched).isZero();
+        assertThat(log.logStartOffset()).isZero();
+
+        // When: the follower has copied the first 20 records
+        followerFetch(p, 20, 1_000);
+        int deleted = log.deleteOldSegments();
+
+        // Then: only segments wholly below the high watermark went
+        assertThat(p.highWatermark()).isEqualTo(20);
+        assertThat(deleted).isPositive();
+        assertThat(log.logStartOffset()).isPositive().isLessThanOrEqualTo(20);
+        assertThat(log.logEndOffset()).isEqualTo(40);
     }
 }

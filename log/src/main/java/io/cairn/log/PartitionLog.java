@@ -62,6 +62,7 @@ public final class PartitionLog implements Closeable {
     private volatile LogOffsetMetadata endOffsetMetadata;
     /** Written under {@link #lock} (DeleteRecords, retention); read by readers. */
     private volatile long logStartOffset;
+    private volatile long highWatermark = Long.MAX_VALUE;
     /** Offsets below it are fsynced with their indexes; written under {@link #lock}. */
     private volatile long recoveryPoint;
     /** When the recovery point last moved (Kafka's {@code LocalLog.lastFlushTime}); {@code flush.ms} counts from it. */
@@ -172,6 +173,20 @@ public final class PartitionLog implements Closeable {
 
     public long logStartOffset() {
         return logStartOffset;
+    }
+
+    /**
+     * The high watermark replication has reached, as {@code isr.Partition} last set it; {@link Long#MAX_VALUE} for a
+     * log that no partition manages (then nothing bounds retention by it). Retention never deletes a segment that
+     * holds offsets at or above it (Kafka's {@code deletableSegments}), so a leader keeps what its followers lack.
+     */
+    public long highWatermark() {
+        return highWatermark;
+    }
+
+    /** Records the partition's high watermark (see {@link #highWatermark()}); called by the partition that owns it. */
+    public void updateHighWatermark(long offset) {
+        highWatermark = offset;
     }
 
     public long logEndOffset() {

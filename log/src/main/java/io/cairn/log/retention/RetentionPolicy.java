@@ -13,7 +13,8 @@ import java.util.List;
  * {@code retention.bytes} and then the oldest whose newest timestamp is older than {@code retention.ms} go too.
  *
  * <p>Each rule walks the segments from the oldest, the active one included, and stops at the first it keeps
- * (Kafka's {@code deletableSegments}); an empty active segment is never chosen. When every segment is chosen the
+ * (Kafka's {@code deletableSegments}); an empty active segment is never chosen, nor a segment that holds offsets at
+ * or above the high watermark ({@link PartitionLog#highWatermark()}). When every segment is chosen the
  * active one is rolled first, so the log keeps one (empty) segment at its end offset. For {@code retention.bytes}
  * the size counted is the whole log's, the active segment's bytes included, and a segment goes while the log
  * stays at or above the limit without it ({@code deleteRetentionSizeBreachedSegments}).
@@ -82,7 +83,10 @@ public final class RetentionPolicy {
         while (segment != null) {
             LogSegment next = it.hasNext() ? it.next() : null;
             boolean lastAndEmpty = next == null && segment.size() == 0;
-            if (lastAndEmpty || !rule.deletable(segment, next)) {
+            // Kafka's deletableSegments: only a segment wholly below the high watermark may go, so a leader never
+            // deletes what its in-sync followers have not yet copied
+            long upperBound = next != null ? next.baseOffset() : log.logEndOffset();
+            if (lastAndEmpty || log.highWatermark() < upperBound || !rule.deletable(segment, next)) {
                 break;
             }
             victims.add(segment);
