@@ -11,6 +11,7 @@ import io.cairn.broker.handler.CreatePartitionsHandler;
 import io.cairn.broker.handler.CreateTopicsHandler;
 import io.cairn.broker.handler.DeleteGroupsHandler;
 import io.cairn.broker.handler.DeleteTopicsHandler;
+import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
@@ -163,6 +164,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DeleteTopicsHandler(node));
         handlers.add(new CreatePartitionsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
+        handlers.add(new DescribeClusterHandler(node));
         handlers.add(new ProduceHandler(replicaManager, node, purgatory));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Kafka's metadata-cache reads over one {@link MetadataImage} as the client-facing APIs need them (Kafka's
@@ -55,6 +56,12 @@ final class ClusterView {
     static List<BrokerRegistration> aliveBrokers(MetadataImage image, String listener) {
         return image.brokers().values().stream().filter(b -> !b.fenced() && b.endpoint(listener).isPresent())
                 .sorted((a, b) -> Integer.compare(a.id(), b.id())).toList();
+    }
+
+    /** Kafka's KRaft brokers report a random live broker as the controller; -1 when none is alive. */
+    static int randomAliveBroker(MetadataImage image, String listener) {
+        List<BrokerRegistration> alive = aliveBrokers(image, listener);
+        return alive.isEmpty() ? -1 : alive.get(ThreadLocalRandom.current().nextInt(alive.size())).id();
     }
 
     /** The replicas whose broker is unknown, fenced or lacks the listener (Kafka's getOfflineReplicas). */

@@ -26,7 +26,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ThreadLocalRandom;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -102,7 +101,7 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData, Me
         }
         MetadataResponseData response = new MetadataResponseData().setThrottleTimeMs(0)
                 .setBrokers(brokers(image, listener)).setClusterId(metadata.clusterId())
-                .setControllerId(randomAliveBroker(image, listener)).setTopics(topics);
+                .setControllerId(ClusterView.randomAliveBroker(image, listener)).setTopics(topics);
         if (request.includeClusterAuthorizedOperations()) {
             response.setClusterAuthorizedOperations(ClusterView.CLUSTER_OPERATIONS);
         }
@@ -217,12 +216,6 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData, Me
                     .setPort(endpoint.port()).setRack(broker.rack().orElse(null)));
         }
         return brokers;
-    }
-
-    /** Kafka's KRaft brokers report a random live broker as the controller. */
-    private static int randomAliveBroker(MetadataImage image, String listener) {
-        List<BrokerRegistration> alive = ClusterView.aliveBrokers(image, listener);
-        return alive.isEmpty() ? -1 : alive.get(ThreadLocalRandom.current().nextInt(alive.size())).id();
     }
 
     /** Kafka's MetadataRequest.getErrorResponse: every requested topic with the error, no brokers. */

@@ -112,7 +112,7 @@ class BrokerApiVersionsIT {
                 .contains("\tMetadata(3): 0 to 13 [usable: 13],", "\tApiVersions(18): 0 to 4 [usable: 4],")
                 .contains("\tCreateTopics(19): 2 to 7 [usable: 7],", "\tDeleteTopics(20): 1 to 6 [usable: 6],")
                 .contains("\tDescribeConfigs(32): 1 to 4 [usable: 4],", "\tCreatePartitions(37): 0 to 3 [usable: 3],")
-                .contains("\tDescribeTopicPartitions(75): 0 [usable: 0],")
+                .contains("\tDescribeTopicPartitions(75): 0 [usable: 0],", "\tDescribeCluster(60): 0 to 2 [usable: 2],")
                 .contains("\tConsumerGroupHeartbeat(68): UNSUPPORTED,", "\tConsumerGroupDescribe(69): UNSUPPORTED,");
         assertThat(cairn.logLinesContaining("LEAK:")).isEmpty();
     }
