@@ -28,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -147,29 +148,57 @@ final class TopicCommands {
 
     private static Optional<String> checkManualAssignment(MetadataImage image,
                                                           CreateTopicsRequestData.CreatableTopic topic) {
-        int expectedSize = -1;
         Set<Integer> indices = new HashSet<>();
+        OptionalInt replication = OptionalInt.empty();
         for (CreateTopicsRequestData.CreatableReplicaAssignment a : topic.assignments()) {
-            indices.add(a.partitionIndex());
-            if (a.brokerIds().isEmpty() || new HashSet<>(a.brokerIds()).size() != a.brokerIds().size()) {
-                return Optional.of("Duplicate or missing replicas in the assignment of partition "
-                        + a.partitionIndex() + ".");
+            if (!indices.add(a.partitionIndex())) {
+                return Optional.of("Found multiple manual partition assignments for partition "
+                        + a.partitionIndex());
             }
-            if (expectedSize >= 0 && a.brokerIds().size() != expectedSize) {
-                return Optional.of("All partitions should have the same number of replicas.");
+            Optional<String> problem = checkReplicas(image, a.brokerIds(), replication, a.partitionIndex());
+            if (problem.isPresent()) {
+                return problem;
             }
-            expectedSize = a.brokerIds().size();
-            for (int id : a.brokerIds()) {
-                if (image.broker(id).isEmpty()) {
-                    return Optional.of("The manual partition assignment includes broker " + id
-                            + ", but no such broker is registered.");
-                }
-            }
+            replication = OptionalInt.of(a.brokerIds().size());
         }
         for (int i = 0; i < indices.size(); i++) {
             if (!indices.contains(i)) {
                 return Optional.of("partitions should be a consecutive 0-based integer sequence");
             }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Kafka's checks of one manually assigned partition (INVALID_REPLICA_ASSIGNMENT, with its messages): replicas
+     * given, each a registered broker named once, as many as the other partitions have, and at least one of them
+     * neither fenced nor in controlled shutdown (it becomes the leader).
+     */
+    static Optional<String> checkReplicas(MetadataImage image, List<Integer> replicas, OptionalInt replication,
+                                          int partitionIndex) {
+        if (replicas.isEmpty()) {
+            return Optional.of("The manual partition assignment includes an empty replica list.");
+        }
+        List<Integer> sorted = new ArrayList<>(replicas);
+        sorted.sort(Integer::compare);
+        for (int i = 0; i < sorted.size(); i++) {
+            int id = sorted.get(i);
+            if (image.broker(id).isEmpty()) {
+                return Optional.of("The manual partition assignment includes broker " + id
+                        + ", but no such broker is registered.");
+            }
+            if (i > 0 && sorted.get(i - 1) == id) {
+                return Optional.of("The manual partition assignment includes the broker " + id + " more than once.");
+            }
+        }
+        if (replication.isPresent() && replicas.size() != replication.getAsInt()) {
+            return Optional.of("The manual partition assignment includes a partition with " + replicas.size()
+                    + " replica(s), but this is not consistent with previous partitions, which have "
+                    + replication.getAsInt() + " replica(s).");
+        }
+        if (replicas.stream().noneMatch(id -> image.broker(id).map(BrokerRegistration::usable).orElse(false))) {
+            return Optional.of("All brokers specified in the manual partition assignment for partition "
+                    + partitionIndex + " are fenced or in controlled shutdown.");
         }
         return Optional.empty();
     }
@@ -258,6 +287,14 @@ final class TopicCommands {
                     + target.assignments().size() + " assignment(s) were specified.";
         }
         int replication = topic.get().replicationFactor();
+        for (int i = 0; problem == null && target.assignments() != null && i < target.assignments().size(); i++) {
+            Optional<String> invalid = checkReplicas(image, target.assignments().get(i).brokerIds(),
+                    OptionalInt.of(replication), current + i);
+            if (invalid.isPresent()) {
+                error = Errors.INVALID_REPLICA_ASSIGNMENT;
+                problem = invalid.get();
+            }
+        }
         List<BrokerRegistration> usable = usableBrokers(image);
         if (problem == null && target.assignments() == null && replication > usable.size()) {
             error = Errors.INVALID_REPLICATION_FACTOR;
