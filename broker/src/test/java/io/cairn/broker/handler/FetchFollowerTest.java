@@ -48,10 +48,11 @@ class FetchFollowerTest {
         fixture.close();
     }
 
-    private static FetchRequestData followerRequest(int version, int replicaId, Uuid id, long offset) {
+    private FetchRequestData followerRequest(int version, int replicaId, Uuid id, long offset) {
         FetchRequestData request = FetchFixture.request(version, "replicated", id, 0, offset, 0);
         if (version >= 15) {
-            request.replicaState().setReplicaId(replicaId).setReplicaEpoch(1);
+            long epoch = fixture.metadata().node().currentImage().broker(replicaId).orElseThrow().epoch();
+            request.replicaState().setReplicaId(replicaId).setReplicaEpoch(epoch);
         } else {
             request.setReplicaId(replicaId);
         }
