@@ -504,8 +504,8 @@ public final class Partition {
                 List<Integer> isr = new ArrayList<>(committed.isr());
                 isr.removeAll(outOfSync);
                 LOGGER.info("{}Shrinking ISR from {} to {}. Leader: (highWatermark: {}, endOffset: {}). Out of sync "
-                    + "replicas: {}.", logPrefix, committed.isr(), isr, highWatermark, log.logEndOffset(),
-                    describe(outOfSync));
+                    + "replicas: {}.", logPrefix, join(committed.isr()), join(isr), highWatermark,
+                    log.logEndOffset(), describe(outOfSync));
                 proposal = new PartitionState.PendingShrinkIsr(outOfSync, proposal(isr), committed);
                 partitionState = proposal;
             }
@@ -537,6 +537,13 @@ public final class Partition {
             }
         }
         return outOfSync;
+    }
+
+    /** Broker ids as Kafka's log lines print them: {@code 1,2,3}. */
+    private static String join(List<Integer> ids) {
+        StringBuilder out = new StringBuilder();
+        ids.forEach(id -> out.append(out.length() == 0 ? "" : ",").append(id));
+        return out.toString();
     }
 
     private String describe(Set<Integer> replicas) {
@@ -627,7 +634,7 @@ public final class Partition {
         registration = new PartitionRegistration(reg.replicas(), answer.isr(), reg.leader(), reg.leaderEpoch(),
             answer.partitionEpoch());
         partitionState = new PartitionState.Committed(answer.isr());
-        LOGGER.info("{}ISR updated to {}{} and version updated to {}", logPrefix, answer.isr(),
+        LOGGER.info("{}ISR updated to {}{} and version updated to {}", logPrefix, join(answer.isr()),
             isUnderMinIsr() ? " (under-min-isr)" : "", answer.partitionEpoch());
         return !answer.isr().equals(proposal.isr());
     }
