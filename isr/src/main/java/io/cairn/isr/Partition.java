@@ -747,8 +747,13 @@ public final class Partition {
             stateLock.readLock().unlock();
         }
         if (request.isFromFollower() && updateFetchState && result.divergingEpoch() == null) {
-            updateFollowerFetchState(request.replicaId(), request.fetchOffset(), request.logStartOffset(),
-                fetchTimeMs, result.logEndOffset(), request.replicaEpoch());
+            try {
+                updateFollowerFetchState(request.replicaId(), request.fetchOffset(), request.logStartOffset(),
+                    fetchTimeMs, result.logEndOffset(), request.replicaEpoch());
+            } catch (RuntimeException e) {
+                result.close();
+                throw e;
+            }
         }
         return result;
     }

@@ -208,6 +208,8 @@ class PartitionIsrTest {
         assertThatThrownBy(() -> p.updateFollowerFetchState(2, 0, 0L, world.time.milliseconds(), 0,
             world.epochOf(2) - 1)).isInstanceOf(NotLeaderOrFollowerException.class)
             .hasMessageContaining("stale fetch state");
+        assertThatThrownBy(() -> p.fetchRecords(new LogReadRequest(2, 0, 5, -1, 0L, world.epochOf(2) - 1),
+            FetchIsolation.LOG_END, 1 << 20, true, true)).isInstanceOf(NotLeaderOrFollowerException.class);
         assertThat(p.followerState(2).orElseThrow().brokerEpoch()).isEmpty();
     }
 
