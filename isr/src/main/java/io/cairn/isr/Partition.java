@@ -161,10 +161,14 @@ public final class Partition {
 
     /**
      * Applies a committed registration. One older than the partition epoch this broker knows (an AlterPartition
-     * answer may have taught it a newer one first) is skipped; any other replaces the ISR state, dropping a change in
-     * flight (its answer will then be ignored). Becoming leader (or a new leader epoch while leading) resets the
-     * followers' state and recomputes the high watermark; the listener hears of a leadership or ISR change, so that
-     * waiters re-check.
+     * answer may have taught it a newer one first) is skipped; a newer one (or one of another leader epoch) replaces
+     * the ISR state, dropping a change in flight (its answer will then be ignored: the controller refuses a change
+     * based on an older partition epoch). The registration of the partition epoch we already have (the metadata's
+     * echo of an answer applied earlier) keeps a change in flight: that change is based on this very epoch and may
+     * still be committed, so dropping it would let the high watermark pass a replica that is about to join (Kafka
+     * resets the state here; the simulation test found that window). Becoming leader (or a new leader epoch while
+     * leading) resets the followers' state and recomputes the high watermark; the listener hears of a leadership or
+     * ISR change, so that waiters re-check.
      */
     void update(PartitionRegistration newRegistration) {
         boolean leadershipChanged;
@@ -181,7 +185,10 @@ public final class Partition {
                 || old.leader() != newRegistration.leader();
             isrChanged = old != null && !old.isr().equals(newRegistration.isr());
             registration = newRegistration;
-            partitionState = new PartitionState.Committed(newRegistration.isr());
+            if (old == null || newRegistration.partitionEpoch() > old.partitionEpoch()
+                    || newRegistration.leaderEpoch() != old.leaderEpoch() || !partitionState.isInflight()) {
+                partitionState = new PartitionState.Committed(newRegistration.isr());
+            }
             boolean leader = newRegistration.leader() == localBrokerId;
             if (old == null || old.leaderEpoch() != newRegistration.leaderEpoch()) {
                 LOGGER.info("{}{} in leader epoch {} with partition epoch {} (replicas {}, isr {}{}), log end offset "

@@ -304,6 +304,29 @@ class PartitionIsrTest {
     }
 
     @Test
+    void theMetadataEchoOfAnEarlierAnswerKeepsTheChangeInFlightThatIsBasedOnIt() {
+        // Given follower 2 shrunk away (answer applied, partition epoch 8), then rejoining: an expansion based on 8
+        Partition p = leader(List.of(1, 2), 1);
+        world.time.sleep(LAG_MS + 1);
+        p.maybeShrinkIsr();
+        world.accept(world.nextSent(), ME);
+        p.appendRecordsToLeader(batch(2), AppendOrigin.CLIENT, 1);
+        fetch(p, 2, 2);
+        Map.Entry<AlterPartitionRequestData, CompletableFuture<AlterPartitionResponseData>> expand =
+            world.nextSent();
+
+        // When the metadata's echo of the shrink (partition epoch 8) arrives
+        p.update(registration(List.of(1), 5, 8));
+
+        // Then the joining follower still holds the HW back, and the controller's commit is applied
+        p.appendRecordsToLeader(batch(3), AppendOrigin.CLIENT, 1);
+        assertThat(p.highWatermark()).isEqualTo(2);
+        world.accept(expand, ME);
+        assertThat(p.inSyncReplicaIds()).containsExactly(1, 2);
+        assertThat(p.registration().partitionEpoch()).isEqualTo(9);
+    }
+
+    @Test
     void anIneligibleReplicaAnswerRestoresTheCommittedState() {
         // Given
         Partition p = leader(List.of(1), 1);
