@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -92,15 +93,19 @@ public final class AlterPartitionManager implements AutoCloseable {
         return new AlterPartitionManager(brokerId, brokerEpoch, controller, new Scheduler() {
             @Override
             public void execute(Runnable task) {
-                if (!executor.isShutdown()) {
+                try {
                     executor.execute(task);
+                } catch (RejectedExecutionException e) {
+                    LOGGER.debug("AlterPartition manager closed; dropping a task");
                 }
             }
 
             @Override
             public void schedule(Runnable task, long delayMs) {
-                if (!executor.isShutdown()) {
+                try {
                     executor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException e) {
+                    LOGGER.debug("AlterPartition manager closed; dropping a retry");
                 }
             }
 
