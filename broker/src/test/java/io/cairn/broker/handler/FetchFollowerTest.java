@@ -156,4 +156,18 @@ class FetchFollowerTest {
         // Then
         assertThat(only(response).errorCode()).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
     }
+
+    @Test
+    void aFollowerFetchOfAnEarlierBrokerEpochIsRefused() throws Exception {
+        // Given a v15 fetch carrying an older epoch than broker 2's registration (KIP-903)
+        FetchRequestData request = followerRequest(15, 2, topicId, 0);
+        request.replicaState().setReplicaEpoch(request.replicaState().replicaEpoch() - 1);
+
+        // When
+        FetchResponseData response = fetch(15, request);
+
+        // Then
+        assertThat(only(response).errorCode()).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
+        assertThat(fixture.partition("replicated", 0).followerState(2).orElseThrow().brokerEpoch()).isEmpty();
+    }
 }
