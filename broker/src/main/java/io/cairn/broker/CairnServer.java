@@ -112,7 +112,8 @@ public final class CairnServer implements AutoCloseable {
             for (Path dir : config.logDirs()) {
                 logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, logManagerOptions(config)));
             }
-            replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults);
+            replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults, Time.SYSTEM,
+                    config.replicaLagTimeMaxMs(), metadata::brokerEpoch);
             purgatory = new PartitionPurgatory(replicaManager);
             fetchService = new FetchService(metadata.node(), replicaManager, new FetchSessionCache(
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
@@ -137,6 +138,7 @@ public final class CairnServer implements AutoCloseable {
                 replicaManager.start(metadata.node());
             }
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
+            replicaManager.startIsrExpiration();
         } catch (InterruptedException | IOException | RuntimeException e) {
             close();
             throw e;

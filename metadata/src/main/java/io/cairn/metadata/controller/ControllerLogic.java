@@ -85,7 +85,7 @@ public final class ControllerLogic {
             case CREATE_TOPICS -> topics.createTopics(image, (CreateTopicsRequestData) request);
             case DELETE_TOPICS -> topics.deleteTopics(image, (DeleteTopicsRequestData) request);
             case CREATE_PARTITIONS -> topics.createPartitions(image, (CreatePartitionsRequestData) request);
-            case ALTER_PARTITION -> topics.alterPartition(image, (AlterPartitionRequestData) request);
+            case ALTER_PARTITION -> AlterPartitionCommands.alterPartition(image, (AlterPartitionRequestData) request);
             case ALLOCATE_PRODUCER_IDS -> allocateProducerIds(image, (AllocateProducerIdsRequestData) request);
             case INCREMENTAL_ALTER_CONFIGS -> ConfigCommands.incrementalAlterConfigs(image,
                     (IncrementalAlterConfigsRequestData) request);
