@@ -14,6 +14,7 @@ import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
+import io.cairn.broker.handler.DescribeQuorumHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.FetchHandler;
 import io.cairn.broker.handler.FindCoordinatorHandler;
@@ -167,6 +168,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new CreatePartitionsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeClusterHandler(node));
+        handlers.add(new DescribeQuorumHandler(node));
         handlers.add(new ProduceHandler(replicaManager, node, purgatory));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));
