@@ -57,7 +57,7 @@ class GroupFailoverIT {
     void theGroupMovesToTheNewCoordinatorAndGoesOnFromItsCommittedOffsets(BrokerKind kind) throws Exception {
         // Given: a group that has consumed and committed the first batch
         try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES,
-                ReplicationClients.clusterConfig()); Admin admin = startAndConnect(cluster);
+                ReplicationClients.clusterConfig()); Admin admin = ReplicationClients.startAndConnect(cluster);
              KafkaProducer<String, String> producer = producer(cluster)) {
             String topic = ReplicationClients.uniqueName("failover");
             String group = ReplicationClients.uniqueName("failover-group");
@@ -108,11 +108,6 @@ class GroupFailoverIT {
                     .hasSize(BATCH).doesNotHaveDuplicates().allMatch(value -> Integer.parseInt(value.substring(
                             "record-".length())) >= 2 * BATCH);
         }
-    }
-
-    private static Admin startAndConnect(BrokerCluster cluster) {
-        cluster.start();
-        return ReplicationClients.admin(cluster);
     }
 
     /** The node id of the group's coordinator as DescribeGroups (after FindCoordinator) reports it. */

@@ -67,7 +67,7 @@ class NetworkPartitionIT {
             config.put("replica.lag.time.max.ms", "5000");
             try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES, config,
                     node -> listeners(node, replication[node.nodeId() - 1], proxies.get(node.nodeId() - 1).port()));
-                 Admin admin = startAndConnect(cluster);
+                 Admin admin = ReplicationClients.startAndConnect(cluster);
                  KafkaProducer<String, String> acksAll = producer(cluster, "all");
                  KafkaProducer<String, String> acksOne = producer(cluster, "1")) {
                 String topic = ReplicationClients.uniqueName("partitioned");
@@ -112,11 +112,6 @@ class NetworkPartitionIT {
         config.put("inter.broker.listener.name", "REPLICATION");
         config.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,REPLICATION:PLAINTEXT");
         return config;
-    }
-
-    private static Admin startAndConnect(BrokerCluster cluster) {
-        cluster.start();
-        return ReplicationClients.admin(cluster);
     }
 
     /** A producer that does not retry, so a refused produce surfaces as the error the leader answered. */

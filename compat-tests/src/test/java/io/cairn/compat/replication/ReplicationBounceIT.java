@@ -63,7 +63,7 @@ class ReplicationBounceIT {
             throws Exception {
         // Given
         try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES,
-                ReplicationClients.clusterConfig()); Admin admin = startAndConnect(cluster)) {
+                ReplicationClients.clusterConfig()); Admin admin = ReplicationClients.startAndConnect(cluster)) {
             String topic = ReplicationClients.uniqueName("repl-bounce");
             ReplicationClients.createTopic(admin, topic, PARTITIONS, MIN_ISR);
             List<Map<String, String>> acked;
@@ -124,11 +124,6 @@ class ReplicationBounceIT {
                 }
             }
         }
-    }
-
-    private static Admin startAndConnect(BrokerCluster cluster) {
-        cluster.start();
-        return ReplicationClients.admin(cluster);
     }
 
     /** Waits for full ISRs, takes the node {@code victim} names down and up again; returns what was done. */

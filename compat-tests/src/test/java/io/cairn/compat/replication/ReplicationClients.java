@@ -82,6 +82,12 @@ final class ReplicationClients {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
+    /** Starts every node of {@code cluster} and returns an Admin on it. */
+    static Admin startAndConnect(BrokerCluster cluster) {
+        cluster.start();
+        return admin(cluster);
+    }
+
     static Admin admin(BrokerCluster cluster) {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());

@@ -47,7 +47,7 @@ class ReplicationToolsIT {
             throws Exception {
         // Given
         try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES,
-                ReplicationClients.clusterConfig()); Admin admin = startAndConnect(cluster)) {
+                ReplicationClients.clusterConfig()); Admin admin = ReplicationClients.startAndConnect(cluster)) {
             String topic = ReplicationClients.uniqueName("tools");
             ReplicationClients.createTopic(admin, topic, PARTITIONS, 2);
 
@@ -89,11 +89,6 @@ class ReplicationToolsIT {
             System.out.printf("%s: kafka-topics --describe %s; --under-replicated-partitions with node %d down: %s%n",
                     kind, described, follower, under);
         }
-    }
-
-    private static Admin startAndConnect(BrokerCluster cluster) {
-        cluster.start();
-        return ReplicationClients.admin(cluster);
     }
 
     /** Runs {@code kafka-topics --describe} with {@code args} against the running nodes; its partition lines. */
