@@ -72,7 +72,8 @@ class NetworkPartitionIT {
                  KafkaProducer<String, String> acksOne = producer(cluster, "1")) {
                 String topic = ReplicationClients.uniqueName("partitioned");
                 ReplicationClients.createTopic(admin, topic, 1, MIN_ISR);
-                send(acksAll, topic, "before");
+                assertThat(catchThrowable(() -> send(acksAll, topic, "before")))
+                        .as("acks=all to %s while every replica is in sync", topic).isNull();
                 int leader = ReplicationClients.leader(admin, topic, 0);
 
                 // When: the leader's followers can no longer fetch from it, and it takes a write they miss (a
