@@ -40,8 +40,17 @@ public final class DescribeQuorumHandler
 
     @Override
     public CompletionStage<DescribeQuorumResponseData> handle(RequestContext ctx, DescribeQuorumRequestData request) {
-        return metadata.describeQuorum(request).handle((answer, failure) -> failure == null ? answer
+        return metadata.describeQuorum(request).handle((answer, failure) -> failure == null
+                ? forVersion(answer, ctx.apiVersion())
                 : errorResponse(ctx, request, ControllerCalls.error(failure, "DescribeQuorum")));
+    }
+
+    /** The controller answers at the latest version; before v2 there are no node endpoints (KIP-853). */
+    private static DescribeQuorumResponseData forVersion(DescribeQuorumResponseData answer, short version) {
+        if (version < 2) {
+            answer.nodes().clear();
+        }
+        return answer;
     }
 
     /** Kafka's DescribeQuorumRequest.getErrorResponse: the error at the top level. */

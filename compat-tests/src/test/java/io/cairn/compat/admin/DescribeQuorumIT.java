@@ -34,7 +34,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * it, the same on Cairn and the reference Kafka: the leader, its epoch and high watermark, the voters with their log
  * end offsets and the voters' controller endpoints; on three nodes, every voter caught up and a new leader in a
  * later epoch, with a high watermark not below the old one once it committed in its epoch, after the leader is
- * killed; a request naming another partition gets UNKNOWN_TOPIC_OR_PARTITION.
+ * killed; version 0 answered without the v2 fields; a request naming another partition gets
+ * UNKNOWN_TOPIC_OR_PARTITION.
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
@@ -109,7 +110,7 @@ class DescribeQuorumIT {
 
     @ParameterizedTest
     @MethodSource("kinds")
-    void aRequestForAnotherPartitionIsUnknown(BrokerKind kind) {
+    void version0IsAnsweredAndARequestForAnotherPartitionIsUnknown(BrokerKind kind) {
         // Given
         BrokerProcess broker = kind.shared();
         DescribeQuorumRequestData request = new DescribeQuorumRequestData();
@@ -120,6 +121,9 @@ class DescribeQuorumIT {
         try (RawKafkaClient client = RawKafkaClient.connect(broker)) {
             // When
             DescribeQuorumResponseData response = client.sendAndReceive(request, (short) 2, TIMEOUT);
+            DescribeQuorumResponseData v0 = client.sendAndReceive(new DescribeQuorumRequestData().setTopics(List.of(
+                    new DescribeQuorumRequestData.TopicData().setTopicName("__cluster_metadata").setPartitions(
+                            List.of(new DescribeQuorumRequestData.PartitionData())))), (short) 0, TIMEOUT);
 
             // Then
             assertThat(response.errorCode()).isEqualTo(Errors.NONE.code());
@@ -127,6 +131,12 @@ class DescribeQuorumIT {
                     .satisfies(p -> {
                         assertThat(p.partitionIndex()).isEqualTo(3);
                         assertThat(p.errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                    }));
+            assertThat(v0.topics()).singleElement().satisfies(t -> assertThat(t.partitions()).singleElement()
+                    .satisfies(p -> {
+                        assertThat(p.errorCode()).isEqualTo(Errors.NONE.code());
+                        assertThat(p.leaderId()).isEqualTo(1);
+                        assertThat(p.currentVoters()).extracting(r -> r.replicaId()).containsExactly(1);
                     }));
         }
     }
