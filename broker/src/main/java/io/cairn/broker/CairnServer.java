@@ -113,6 +113,8 @@ public final class CairnServer implements AutoCloseable {
                 logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, logManagerOptions(config)));
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults);
+            replicaManager.useReplicaFetchers(config.replicaFetch().toFetcherConfig(
+                    defaultLogConfig.maxMessageBytes()), config.replicaFetch().interBrokerListenerName());
             purgatory = new PartitionPurgatory(replicaManager);
             fetchService = new FetchService(metadata.node(), replicaManager, new FetchSessionCache(
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
