@@ -36,7 +36,7 @@ import java.util.function.Function;
  */
 public final class FetchService {
 
-    /** Kafka's {@code fetch.max.bytes} default: a consumer's response limit is capped to it. */
+    /** Kafka's {@code fetch.max.bytes} default: a consumer's or follower's response limit is capped to it. */
     public static final int DEFAULT_FETCH_MAX_BYTES = 57_671_680;
 
     private final MetadataNode metadata;
@@ -137,13 +137,10 @@ public final class FetchService {
             // Kafka's request parser rejects it (IsolationLevel.forId): the request fails as a whole.
             throw new IllegalArgumentException("Unknown isolation level " + request.isolationLevel());
         }
-        if (replicaId >= 0) {
-            return new FetchParams(version, replicaId, request.maxWaitMs(), request.minBytes(), request.maxBytes(),
-                FetchIsolation.LOG_END);
-        }
+        // Kafka caps consumers and followers alike by fetch.max.bytes; a follower reads to the log end.
         int maxBytes = Math.min(request.maxBytes(), fetchMaxBytes);
         return new FetchParams(version, replicaId, request.maxWaitMs(), Math.min(request.minBytes(), maxBytes),
-            maxBytes, FetchIsolation.ofConsumer(request.isolationLevel()));
+            maxBytes, replicaId >= 0 ? FetchIsolation.LOG_END : FetchIsolation.ofConsumer(request.isolationLevel()));
     }
 
     private static LinkedHashMap<TopicIdPartition, PartitionFetch> fetchData(short version, FetchRequestData request,
