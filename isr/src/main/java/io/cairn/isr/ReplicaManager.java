@@ -412,14 +412,15 @@ public final class ReplicaManager implements AutoCloseable {
      * {@code interBrokerListenerName}; call before {@link #start}.
      */
     public void useReplicaFetchers(ReplicaFetcherConfig config, String interBrokerListenerName) {
-        useReplicaFetchers(ReplicaFetcherManager.remote(brokerId, config, partitions::get, this::brokerEpoch),
-            interBrokerListenerName);
+        this.interBrokerListener = interBrokerListenerName;
+        this.fetchers = ReplicaFetcherManager.remote(brokerId, config, partitions::get, this::brokerEpoch);
     }
 
-    /** As {@link #useReplicaFetchers(ReplicaFetcherConfig, String)}, with the given fetchers (tests). */
-    void useReplicaFetchers(ReplicaFetcherManager manager, String interBrokerListenerName) {
+    /** As {@link #useReplicaFetchers(ReplicaFetcherConfig, String)}, reaching leaders through {@code endpoints}. */
+    void useReplicaFetchers(ReplicaFetcherConfig config, ReplicaFetcherManager.EndpointFactory endpoints,
+                            String interBrokerListenerName) {
         this.interBrokerListener = interBrokerListenerName;
-        this.fetchers = manager;
+        this.fetchers = new ReplicaFetcherManager(brokerId, config, partitions::get, endpoints, time);
     }
 
     /** The fetchers, or null when this broker does not fetch. */
