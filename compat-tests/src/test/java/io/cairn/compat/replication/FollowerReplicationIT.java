@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -39,12 +40,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Followers replicate on a three-node cluster, with the stock Java clients: a topic of replication factor 3 takes
- * 5,000 records with acks=1 and 5,000 with acks=all (which completes only when the followers fetched them and the high
- * watermark moved) and a consumer reads them all; then the leader is killed (SIGKILL), the controller elects another
- * in-sync replica, which serves every acknowledged record in order and takes 1,000 more acks=all; the killed node
- * restarts and catches up with what it missed (its {@code replication-offset-checkpoint} reaches the leader's end),
- * and once the second leader is killed too the next one still serves everything. The same scenario runs against
+ * Followers replicate on a three-node cluster, with the stock Java clients and two fetcher threads per leader
+ * ({@code num.replica.fetchers=2}): each of three partitions of replication factor 3 takes 5,000 records with acks=1
+ * and 5,000 with acks=all (which completes only when the followers fetched them and the high watermark moved) and a
+ * consumer reads them all; then the leader of partition 0 is killed (SIGKILL), the controller elects other in-sync
+ * replicas, which serve every acknowledged record in order and take 1,000 more acks=all; the killed node restarts and
+ * catches up with what it missed (its {@code replication-offset-checkpoint} reaches the leaders' ends), and once the
+ * second leader of partition 0 is killed too the next ones still serve everything. The same scenario runs against
  * Cairn and the reference Kafka.
  */
 @Timeout(600)
@@ -54,6 +56,7 @@ class FollowerReplicationIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
     private static final int FIRST_BATCH = 5_000;
     private static final int AFTER_FAILOVER = 1_000;
+    private static final int PARTITIONS = 3;
 
     static List<BrokerKind> kinds() {
         return GroupClients.kinds().toList();
@@ -62,47 +65,47 @@ class FollowerReplicationIT {
     @ParameterizedTest
     @MethodSource("kinds")
     void followersReplicateAndEveryAcknowledgedRecordSurvivesTheLossOfTheLeader(BrokerKind kind) throws Exception {
-        try (BrokerCluster cluster = BrokerCluster.create(kind, 3, Map.of())) {
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 3, Map.of("num.replica.fetchers", "2"))) {
             cluster.start();
             String topic = GroupClients.uniqueName("replicated");
-            TopicPartition tp = new TopicPartition(topic, 0);
             try (Admin admin = admin(cluster.bootstrapServers())) {
-                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get(30, TimeUnit.SECONDS);
+                admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 3))).all()
+                        .get(30, TimeUnit.SECONDS);
                 int firstLeader = awaitLeader(admin, topic, -1);
 
                 // When: acks=1, then acks=all
-                List<String> expected = new ArrayList<>();
-                produce(cluster.bootstrapServers(), tp, "1", 0, FIRST_BATCH, expected);
-                produce(cluster.bootstrapServers(), tp, "all", FIRST_BATCH, FIRST_BATCH, expected);
+                Map<Integer, List<String>> expected = new TreeMap<>();
+                produce(cluster.bootstrapServers(), topic, "1", 0, FIRST_BATCH, expected);
+                produce(cluster.bootstrapServers(), topic, "all", FIRST_BATCH, FIRST_BATCH, expected);
 
                 // Then
-                assertThat(consumeAll(cluster.bootstrapServers(), tp, expected.size())).isEqualTo(expected);
+                assertThat(consumeAll(cluster.bootstrapServers(), topic, expected)).isEqualTo(expected);
                 assertThat(isr(admin, topic)).containsExactlyInAnyOrder(1, 2, 3);
 
-                // When: the leader dies
+                // When: the leader of partition 0 dies
                 BrokerProcess killed = cluster.node(firstLeader);
                 killed.kill();
                 int secondLeader = awaitLeader(admin, topic, firstLeader);
 
-                // Then: the new leader has every acknowledged record, and takes more
+                // Then: the new leaders have every acknowledged record, and take more
                 String survivors = survivors(cluster, firstLeader);
-                assertThat(consumeAll(survivors, tp, expected.size())).isEqualTo(expected);
-                produce(survivors, tp, "all", expected.size(), AFTER_FAILOVER, expected);
-                assertThat(consumeAll(survivors, tp, expected.size())).isEqualTo(expected);
+                assertThat(consumeAll(survivors, topic, expected)).isEqualTo(expected);
+                produce(survivors, topic, "all", 2 * FIRST_BATCH, AFTER_FAILOVER, expected);
+                assertThat(consumeAll(survivors, topic, expected)).isEqualTo(expected);
 
                 // When: the killed node comes back
                 cluster.startNode(killed);
 
                 // Then: it catches up with what it missed
-                awaitCheckpointedHighWatermark(killed, topic, expected.size());
+                awaitCheckpointedHighWatermarks(killed, topic, expected);
 
-                // When: the second leader dies too
+                // When: the second leader of partition 0 dies too
                 cluster.node(secondLeader).kill();
                 int thirdLeader = awaitLeader(admin, topic, secondLeader);
 
                 // Then
                 assertThat(thirdLeader).isNotEqualTo(secondLeader);
-                assertThat(consumeAll(survivors(cluster, secondLeader), tp, expected.size())).isEqualTo(expected);
+                assertThat(consumeAll(survivors(cluster, secondLeader), topic, expected)).isEqualTo(expected);
             }
             for (BrokerProcess node : cluster.nodes()) {
                 assertThat(node.logLinesContaining("LEAK:")).isEmpty();
@@ -141,9 +144,9 @@ class FollowerReplicationIT {
                 .partitions().get(0).isr().stream().map(Node::id).toList();
     }
 
-    /** Sends {@code count} records with {@code acks} and waits for every acknowledgement. */
-    private static void produce(String bootstrap, TopicPartition tp, String acks, int first, int count,
-                                List<String> expected) throws Exception {
+    /** Sends {@code count} records per partition with {@code acks} and waits for every acknowledgement. */
+    private static void produce(String bootstrap, String topic, String acks, int first, int count,
+                                Map<Integer, List<String>> expected) throws Exception {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.ACKS_CONFIG, acks);
@@ -155,33 +158,44 @@ class FollowerReplicationIT {
                 new StringSerializer())) {
             List<Future<RecordMetadata>> sends = new ArrayList<>();
             for (int i = first; i < first + count; i++) {
-                sends.add(producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), "k" + i, "v" + i)));
+                for (int partition = 0; partition < PARTITIONS; partition++) {
+                    sends.add(producer.send(new ProducerRecord<>(topic, partition, "k" + i, partition + "-" + i)));
+                }
             }
             producer.flush();
             for (Future<RecordMetadata> send : sends) {
                 send.get(60, TimeUnit.SECONDS);
             }
         }
-        for (int i = first; i < first + count; i++) {
-            expected.add("v" + i);
+        for (int partition = 0; partition < PARTITIONS; partition++) {
+            List<String> values = expected.computeIfAbsent(partition, p -> new ArrayList<>());
+            for (int i = first; i < first + count; i++) {
+                values.add(partition + "-" + i);
+            }
         }
     }
 
-    /** Reads the partition from the beginning until {@code count} records arrived; returns their values. */
-    private static List<String> consumeAll(String bootstrap, TopicPartition tp, int count) {
+    /** Reads every partition from the beginning until the expected counts arrived; returns the values by partition. */
+    private static Map<Integer, List<String>> consumeAll(String bootstrap, String topic,
+                                                         Map<Integer, List<String>> expected) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        List<String> values = new ArrayList<>();
+        Map<Integer, List<String>> values = new TreeMap<>();
+        int total = expected.values().stream().mapToInt(List::size).sum();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
                 new StringDeserializer())) {
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
+            List<TopicPartition> partitions = expected.keySet().stream()
+                    .map(p -> new TopicPartition(topic, p)).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + TIMEOUT.toNanos();
-            while (values.size() < count && System.nanoTime() < deadline) {
+            int read = 0;
+            while (read < total && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
-                    values.add(record.value());
+                    values.computeIfAbsent(record.partition(), p -> new ArrayList<>()).add(record.value());
+                    read++;
                 }
             }
         }
@@ -190,13 +204,16 @@ class FollowerReplicationIT {
 
     /**
      * Waits until {@code node}'s {@code replication-offset-checkpoint} (Kafka's format, written every
-     * {@code replica.high.watermark.checkpoint.interval.ms} by Kafka and Cairn alike) records {@code offset} as the
-     * partition's high watermark: a follower's high watermark never passes its log end, so its log holds every record.
+     * {@code replica.high.watermark.checkpoint.interval.ms} by Kafka and Cairn alike) records each partition's
+     * expected end as its high watermark: a follower's high watermark never passes its log end, so its log holds
+     * every record.
      */
-    private static void awaitCheckpointedHighWatermark(BrokerProcess node, String topic, long offset) {
+    private static void awaitCheckpointedHighWatermarks(BrokerProcess node, String topic,
+                                                        Map<Integer, List<String>> expected) {
         Path checkpoint = node.dataDir().resolve("replication-offset-checkpoint");
-        String line = topic + " 0 " + offset;
+        List<String> lines = expected.entrySet().stream()
+                .map(e -> topic + " " + e.getKey() + " " + e.getValue().size()).toList();
         await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
-                .until(() -> Files.readAllLines(checkpoint).contains(line));
+                .until(() -> Files.readAllLines(checkpoint).containsAll(lines));
     }
 }
