@@ -34,7 +34,8 @@ import org.apache.logging.log4j.Logger;
  * ListOffsets (1-10) both sides speak; then Fetch as replica (v15+ with replica id and broker epoch, older with the
  * replica id), {@code replica.fetch.wait.max.ms}, {@code replica.fetch.min.bytes}, {@code
  * replica.fetch.response.max.bytes} and the per-partition {@code replica.fetch.max.bytes}, in an incremental fetch
- * session ({@link FetchSessionHandler}); OffsetForLeaderEpoch and ListOffsets with the replica id.
+ * session ({@link FetchSessionHandler}); OffsetForLeaderEpoch and ListOffsets with the replica id. PLAINTEXT only, as
+ * Cairn's listeners are.
  *
  * <p>Thread-safety: used by one fetcher thread; {@link #initiateClose} may be called from another.
  */

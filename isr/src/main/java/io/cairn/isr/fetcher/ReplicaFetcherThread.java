@@ -167,13 +167,7 @@ public final class ReplicaFetcherThread extends Thread {
         lock.lock();
         try {
             failedPartitions.removeAll(initial.keySet());
-            initial.forEach((tp, init) -> {
-                PartitionFetchState current = states.get(tp);
-                PartitionFetchState next = initialState(tp, init, current);
-                if (next != null) {
-                    moveToEnd(tp, next);
-                }
-            });
+            initial.forEach((tp, init) -> moveToEnd(tp, initialState(tp, init, states.get(tp))));
             changed.signalAll();
         } finally {
             lock.unlock();
