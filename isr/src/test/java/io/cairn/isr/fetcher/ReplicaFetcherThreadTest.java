@@ -290,6 +290,55 @@ class ReplicaFetcherThreadTest {
     }
 
     @Test
+    void aTruncatingPartitionWhoseLogHasEpochsTruncatesToTheLeadersOffsetForLeaderEpochAnswer() {
+        // Given: added while empty (truncating); before the fetcher's first round its log got epochs 1 (0-4) and 2
+        // (5-7), while the leader has epochs 1 (0-4) and 3 (5-9)
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        leaderLog.appendAsLeader(batch(5, 0), 1, AppendOrigin.CLIENT);
+        leaderLog.appendAsLeader(batch(5, 50), 3, AppendOrigin.CLIENT);
+        start(3, List.of(LEADER, FOLLOWER));
+        assertThat(thread.fetchState(TP).state()).isEqualTo(PartitionFetchState.Phase.TRUNCATING);
+        followerLog.appendAsLeader(batch(5, 0), 1, AppendOrigin.CLIENT);
+        followerLog.appendAsLeader(batch(3, 99), 2, AppendOrigin.CLIENT);
+
+        // When: OffsetForLeaderEpoch(2) answers epoch 1 ending at 5
+        thread.maybeTruncate();
+
+        // Then
+        assertThat(follower.logEndOffset()).isEqualTo(5);
+        assertThat(endpoint.fetches()).isZero();
+        PartitionFetchState state = thread.fetchState(TP);
+        assertThat(state.state()).isEqualTo(PartitionFetchState.Phase.FETCHING);
+        assertThat(state.fetchOffset()).isEqualTo(5);
+        assertThat(state.lastFetchedEpoch()).isEqualTo(1);
+
+        // When
+        round();
+
+        // Then
+        assertThat(allBytes(followerLog)).isEqualTo(allBytes(leaderLog));
+    }
+
+    @Test
+    void aResponseThatArrivesAfterThisBrokerWasElectedIsNotAppended() {
+        // Given
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        start(3, List.of(LEADER, FOLLOWER));
+        leader.appendRecordsToLeader(batch(5, 0), AppendOrigin.CLIENT, 1);
+
+        // When: the follower is elected in epoch 4 while the fetch of epoch 3 is out
+        endpoint.duringFetch(request -> TestPartitions.update(follower, registration(FOLLOWER, 4,
+            List.of(LEADER, FOLLOWER))));
+        round();
+
+        // Then: the leader's log is untouched by the old leader's data
+        assertThat(follower.isLeader()).isTrue();
+        assertThat(follower.logEndOffset()).isZero();
+    }
+
+    @Test
     void endOffsetForEpochFollowsKafkasLeaderEpochCache() {
         List<EpochEntry> history = List.of(new EpochEntry(2, 10), new EpochEntry(5, 30));
 
