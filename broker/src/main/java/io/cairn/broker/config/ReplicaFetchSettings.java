@@ -10,7 +10,8 @@ import java.util.Set;
  * The follower fetchers' keys of {@code server.properties} with Kafka's defaults and checks: {@code
  * num.replica.fetchers}, {@code replica.fetch.*}, {@code replica.socket.*}, and the inter-broker listener
  * ({@code inter.broker.listener.name}, or the listener named after {@code security.inter.broker.protocol},
- * PLAINTEXT by default; only one of the two may be set, and a broker must advertise it). Immutable.
+ * PLAINTEXT by default; only one of the two may be set, and a broker must advertise it); as Kafka,
+ * {@code replica.socket.timeout.ms} must be at least {@code replica.fetch.wait.max.ms}. Immutable.
  *
  * @param numFetchers              num.replica.fetchers (1)
  * @param fetchMaxBytes            replica.fetch.max.bytes (1048576)
@@ -64,13 +65,18 @@ public record ReplicaFetchSettings(int numFetchers, int fetchMaxBytes, int fetch
                     + "options based on currently configured listeners are "
                     + String.join(",", advertised.stream().map(Endpoint::listenerName).toList()));
         }
+        int waitMaxMs = values.intValue(REPLICA_FETCH_WAIT_MAX_MS, 500, 0);
+        int socketTimeoutMs = values.intValue(REPLICA_SOCKET_TIMEOUT_MS, 30_000, 0);
+        if (waitMaxMs > socketTimeoutMs) {
+            throw ConfigException.invalid(REPLICA_SOCKET_TIMEOUT_MS, socketTimeoutMs, REPLICA_SOCKET_TIMEOUT_MS
+                    + " should always be at least " + REPLICA_FETCH_WAIT_MAX_MS
+                    + " to prevent unnecessary socket timeouts");
+        }
         return new ReplicaFetchSettings(values.intValue(NUM_REPLICA_FETCHERS, 1, 1),
                 values.intValue(REPLICA_FETCH_MAX_BYTES, 1_048_576, 0),
-                values.intValue(REPLICA_FETCH_MIN_BYTES, 1, 0),
-                values.intValue(REPLICA_FETCH_WAIT_MAX_MS, 500, 0),
+                values.intValue(REPLICA_FETCH_MIN_BYTES, 1, 0), waitMaxMs,
                 values.longValue(REPLICA_FETCH_BACKOFF_MS, 1_000L, 0L),
-                values.intValue(REPLICA_FETCH_RESPONSE_MAX_BYTES, 10_485_760, 0),
-                values.intValue(REPLICA_SOCKET_TIMEOUT_MS, 30_000, 0),
+                values.intValue(REPLICA_FETCH_RESPONSE_MAX_BYTES, 10_485_760, 0), socketTimeoutMs,
                 values.intValue(REPLICA_SOCKET_RECEIVE_BUFFER_BYTES, 65_536, -1),
                 name);
     }

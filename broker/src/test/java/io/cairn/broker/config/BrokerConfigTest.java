@@ -254,6 +254,9 @@ class BrokerConfigTest {
                 "security.inter.broker.protocol", "PLAINTEXT")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("Only one of inter.broker.listener.name and security.inter.broker.protocol");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("replica.fetch.wait.max.ms", "40000")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms");
     }
 
     @Test
