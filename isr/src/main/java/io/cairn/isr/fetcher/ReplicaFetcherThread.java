@@ -1,6 +1,5 @@
 package io.cairn.isr.fetcher;
 
-import io.cairn.isr.EpochEndOffset;
 import io.cairn.isr.Partition;
 import io.cairn.isr.fetcher.LeaderEndpoint.EpochEndOffsetResult;
 import io.cairn.isr.fetcher.LeaderEndpoint.EpochRequest;
@@ -10,7 +9,6 @@ import io.cairn.isr.fetcher.LeaderEndpoint.PartitionFetchRequest;
 import io.cairn.isr.fetcher.PartitionFetchState.Phase;
 import io.cairn.log.LogAppendInfo;
 import io.cairn.log.Time;
-import io.cairn.log.epoch.EpochEntry;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.CorruptRecordException;
 import io.cairn.wire.error.Errors;
@@ -24,7 +22,6 @@ import io.cairn.wire.record.RecordBatch;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -369,57 +366,11 @@ public final class ReplicaFetcherThread extends Thread {
         return fetchOffsets;
     }
 
-    /**
-     * Kafka's {@code getOffsetTruncationState}, without its intermediate round (the diverging epoch of the next
-     * fetch finishes what one answer cannot): no end offset from the leader keeps the fetch offset; an end offset
-     * without epoch is taken as it is; an epoch this log also has ends at the smaller of both ends; an epoch this
-     * log does not have ends at this log's end of its largest smaller epoch; an epoch older than this whole history
-     * at the leader's end offset. Never beyond this log's end.
-     */
+    /** Where {@code tp} truncates to by the leader's answer ({@link TruncationPoint}). */
     private long truncationOffset(TopicPartition tp, PartitionFetchState state, EpochEndOffsetResult leaderEnd) {
-        if (leaderEnd.endOffset() == EpochEndOffset.UNDEFINED_EPOCH_OFFSET) {
-            LOGGER.warn("{}Based on the replica's leader epoch, the leader replied with an unknown offset in {}; the "
-                + "fetch offset {} is used for truncation", logPrefix, tp, state.fetchOffset());
-            return state.fetchOffset();
-        }
         Partition partition = partitionOrThrow(tp);
-        long replicaEnd = partition.logEndOffset();
-        if (leaderEnd.leaderEpoch() == EpochEndOffset.UNDEFINED_EPOCH) {
-            return Math.min(leaderEnd.endOffset(), replicaEnd);
-        }
-        EpochEntry local = endOffsetForEpoch(partition.log().epochEntries(), leaderEnd.leaderEpoch(), replicaEnd);
-        if (local == null) {
-            LOGGER.warn("{}The leader replied with epoch {} below any epoch this replica tracks for {}; truncating to "
-                + "the leader's offset {}", logPrefix, leaderEnd.leaderEpoch(), tp, leaderEnd.endOffset());
-            return Math.min(leaderEnd.endOffset(), replicaEnd);
-        }
-        if (local.epoch() != leaderEnd.leaderEpoch()) {
-            return Math.min(local.startOffset(), replicaEnd);
-        }
-        return Math.min(Math.min(local.startOffset(), leaderEnd.endOffset()), replicaEnd);
-    }
-
-    /**
-     * Kafka's {@code LeaderEpochFileCache.endOffsetFor} over this log's history: the largest epoch at most
-     * {@code epoch} with the start of the next epoch as its end (the log end for the latest); an epoch older than
-     * the whole history is itself, ending where the history starts; null for an epoch newer than the history, or no
-     * history. The returned entry's {@code startOffset} holds the end offset.
-     */
-    static EpochEntry endOffsetForEpoch(List<EpochEntry> history, int epoch, long logEndOffset) {
-        if (history.isEmpty() || epoch < 0) {
-            return null;
-        }
-        if (history.get(history.size() - 1).epoch() == epoch) {
-            return new EpochEntry(epoch, logEndOffset);
-        }
-        EpochEntry floor = null;
-        for (EpochEntry entry : history) {
-            if (entry.epoch() > epoch) {
-                return new EpochEntry(floor == null ? epoch : floor.epoch(), entry.startOffset());
-            }
-            floor = entry;
-        }
-        return null;
+        return TruncationPoint.offset(state.fetchOffset(), partition.logEndOffset(), partition.log().epochEntries(),
+            leaderEnd.leaderEpoch(), leaderEnd.endOffset());
     }
 
     private boolean doTruncate(TopicPartition tp, PartitionFetchState state, long offset) {

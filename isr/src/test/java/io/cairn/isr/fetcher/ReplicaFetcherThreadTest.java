@@ -337,15 +337,4 @@ class ReplicaFetcherThreadTest {
         assertThat(follower.isLeader()).isTrue();
         assertThat(follower.logEndOffset()).isZero();
     }
-
-    @Test
-    void endOffsetForEpochFollowsKafkasLeaderEpochCache() {
-        List<EpochEntry> history = List.of(new EpochEntry(2, 10), new EpochEntry(5, 30));
-
-        assertThat(ReplicaFetcherThread.endOffsetForEpoch(history, 5, 42)).isEqualTo(new EpochEntry(5, 42));
-        assertThat(ReplicaFetcherThread.endOffsetForEpoch(history, 4, 42)).isEqualTo(new EpochEntry(2, 30));
-        assertThat(ReplicaFetcherThread.endOffsetForEpoch(history, 1, 42)).isEqualTo(new EpochEntry(1, 10));
-        assertThat(ReplicaFetcherThread.endOffsetForEpoch(history, 6, 42)).isNull();
-        assertThat(ReplicaFetcherThread.endOffsetForEpoch(List.of(), 1, 42)).isNull();
-    }
 }
