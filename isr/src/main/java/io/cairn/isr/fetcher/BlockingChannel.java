@@ -34,6 +34,8 @@ final class BlockingChannel implements AutoCloseable {
     private final int receiveBufferBytes;
     private final int maxResponseBytes;
     private volatile SocketChannel channel;
+    /** The channel being connected, so that {@link #close} can abort a connect that hangs. */
+    private volatile SocketChannel connecting;
     private volatile boolean closed;
     private volatile DataInputStream in;
     private int correlationId;
@@ -69,6 +71,7 @@ final class BlockingChannel implements AutoCloseable {
             return;
         }
         SocketChannel opened = SocketChannel.open();
+        connecting = opened;
         try {
             if (receiveBufferBytes > 0) {
                 opened.socket().setReceiveBufferSize(receiveBufferBytes);
@@ -82,6 +85,8 @@ final class BlockingChannel implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             opened.close();
             throw e;
+        } finally {
+            connecting = null;
         }
         channel = opened;
         if (closed) {
@@ -176,6 +181,14 @@ final class BlockingChannel implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        SocketChannel pending = connecting;
+        if (pending != null) {
+            try {
+                pending.close();
+            } catch (IOException e) {
+                // The connect fails either way.
+            }
+        }
         disconnect();
     }
 }
