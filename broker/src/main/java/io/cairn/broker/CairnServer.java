@@ -115,6 +115,8 @@ public final class CairnServer implements AutoCloseable {
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults, Time.SYSTEM,
                     config.replicaLagTimeMaxMs(), metadata::brokerEpoch);
+            replicaManager.useReplicaFetchers(config.replicaFetch().toFetcherConfig(
+                    defaultLogConfig.maxMessageBytes()), config.replicaFetch().interBrokerListenerName());
             purgatory = new PartitionPurgatory(replicaManager);
             fetchService = new FetchService(metadata.node(), replicaManager, new FetchSessionCache(
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),

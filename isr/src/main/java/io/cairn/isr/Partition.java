@@ -8,6 +8,7 @@ import io.cairn.log.LogOffsetMetadata;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
 import io.cairn.log.TimestampAndOffset;
+import io.cairn.log.UnexpectedAppendOffsetException;
 import io.cairn.log.epoch.EpochEntry;
 import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.PartitionRegistration;
@@ -964,6 +965,149 @@ public final class Partition {
             return undefined;
         } finally {
             stateLock.readLock().unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Follower side: what this broker's replica fetcher does to the partition while another broker leads it
+    // (Kafka's appendRecordsToFollowerOrFutureReplica, truncateTo, truncateFullyAndStartAt and the follower's
+    // UnifiedLog.maybeUpdateHighWatermark / maybeIncrementLogStartOffset). Each call names the leader epoch the
+    // fetcher fetched in and holds the read side of the state lock: a fetch from a former leader, or one that
+    // completes after this broker became leader, never touches the log.
+    // ---------------------------------------------------------------------------------------------------------
+
+    /**
+     * Appends batches fetched from the leader with the leader's offsets and epochs through
+     * {@link PartitionLog#appendAsFollower}. A first fetch into an empty log whose first batch starts before the
+     * log start offset (the leader's log start moved into that batch) restarts the log at the batch's base offset,
+     * as Kafka does; any other overlap is the log's {@link UnexpectedAppendOffsetException}.
+     *
+     * @throws FencedLeaderEpochException   when the partition moved to another leader epoch meanwhile
+     * @throws NotLeaderOrFollowerException when this broker leads the partition or it left this broker
+     */
+    public LogAppendInfo appendRecordsToFollower(ByteBuffer records, int fetchLeaderEpoch) {
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            try {
+                return log.appendAsFollower(records.duplicate());
+            } catch (UnexpectedAppendOffsetException e) {
+                long end = log.logEndOffset();
+                if (end != log.logStartOffset() || e.firstOffset() >= end || e.lastOffset() < end) {
+                    throw e;
+                }
+                LOGGER.info("{}Unexpected offset in append: first offset {} is below the log start offset {}; as "
+                    + "this is the follower's first append, its log starts at {}", logPrefix, e.firstOffset(), end,
+                    e.firstOffset());
+                log.truncateFullyAndStartAt(e.firstOffset());
+                return log.appendAsFollower(records.duplicate());
+            }
+        } finally {
+            stateLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Takes the leader's high watermark as Kafka's follower does: bounded below by the log start offset and above by
+     * the log end offset; it may move back (after a truncation the leader's value is the truth). Waiters hear of an
+     * advance.
+     */
+    public void updateFollowerHighWatermark(long leaderHighWatermark, int fetchLeaderEpoch) {
+        boolean advanced;
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            advanced = setFollowerHighWatermark(leaderHighWatermark);
+        } finally {
+            stateLock.readLock().unlock();
+        }
+        if (advanced) {
+            listener.onHighWatermarkAdvanced(this);
+        }
+    }
+
+    /**
+     * Moves the log start offset up to the leader's (Kafka's {@code maybeIncrementLogStartOffset} with reason
+     * LeaderOffsetIncremented); never above the high watermark (OFFSET_OUT_OF_RANGE, as Kafka) and never down.
+     */
+    public void maybeIncrementLogStartOffsetAsFollower(long leaderLogStartOffset, int fetchLeaderEpoch) {
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            if (leaderLogStartOffset > highWatermark) {
+                throw new OffsetOutOfRangeException("Cannot increment the log start offset to " + leaderLogStartOffset
+                    + " of partition " + topicPartition + " since it is larger than the high watermark "
+                    + highWatermark);
+            }
+            if (leaderLogStartOffset > log.logStartOffset()) {
+                log.deleteRecordsBefore(leaderLogStartOffset);
+                LOGGER.info("{}Incremented log start offset to {} due to leader offset increment", logPrefix,
+                    leaderLogStartOffset);
+            }
+        } finally {
+            stateLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Truncates the follower's log to {@code offset} (its epoch history and producer state follow); a high
+     * watermark beyond the new log end comes down to it, as Kafka's {@code UnifiedLog.truncateTo} does.
+     */
+    public void truncateAsFollower(long offset, int fetchLeaderEpoch) {
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            log.truncateTo(offset);
+            if (highWatermark > log.logEndOffset()) {
+                setFollowerHighWatermark(log.logEndOffset());
+            }
+        } finally {
+            stateLock.readLock().unlock();
+        }
+    }
+
+    /** Deletes the follower's whole log and starts it empty at {@code offset}, the new high watermark too. */
+    public void truncateFullyAndStartAtAsFollower(long offset, int fetchLeaderEpoch) {
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            log.truncateFullyAndStartAt(offset);
+            synchronized (this) {
+                highWatermark = offset;
+                log.updateHighWatermark(offset);
+            }
+        } finally {
+            stateLock.readLock().unlock();
+        }
+    }
+
+    /** Under the read lock: this broker follows in {@code fetchLeaderEpoch} and still hosts the partition. */
+    private void checkFollowing(int fetchLeaderEpoch) {
+        PartitionRegistration reg = registration;
+        if (removed || reg.leader() == localBrokerId) {
+            throw new NotLeaderOrFollowerException("Broker " + localBrokerId + " no longer follows "
+                + topicPartition + " (leader " + reg.leader() + ")");
+        }
+        if (reg.leaderEpoch() != fetchLeaderEpoch) {
+            throw new FencedLeaderEpochException("The fetch of " + topicPartition + " in leader epoch "
+                + fetchLeaderEpoch + " is not of the current leader epoch " + reg.leaderEpoch());
+        }
+    }
+
+    /** Sets the follower's high watermark within [log start, log end]; true when it advanced. */
+    private boolean setFollowerHighWatermark(long offset) {
+        long bounded = Math.max(log.logStartOffset(), Math.min(offset, log.logEndOffset()));
+        synchronized (this) {
+            long old = highWatermark;
+            if (bounded == old) {
+                return false;
+            }
+            if (bounded < old) {
+                LOGGER.warn("{}Non-monotonic update of high watermark from {} to {}", logPrefix, old, bounded);
+            }
+            highWatermark = bounded;
+            log.updateHighWatermark(bounded);
+            return bounded > old;
         }
     }
 

@@ -1,10 +1,15 @@
 package io.cairn.isr;
 
+import io.cairn.isr.fetcher.InitialFetchState;
+import io.cairn.isr.fetcher.ReplicaFetcherConfig;
+import io.cairn.isr.fetcher.ReplicaFetcherManager;
+import io.cairn.isr.fetcher.SourceBroker;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.BrokerEndpoint;
 import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
@@ -19,9 +24,11 @@ import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -113,6 +120,11 @@ public final class ReplicaManager implements AutoCloseable {
     private volatile AlterPartitionManager alterPartitionManager;
     private volatile MetadataNode node;
     private volatile boolean closed;
+    /** The follower fetchers; null until {@link #useReplicaFetchers} (then partitions this broker follows fetch). */
+    private volatile ReplicaFetcherManager fetchers;
+    private volatile String interBrokerListener;
+    /** The leader epoch each followed partition's fetcher was (re)started for; guarded by itself. */
+    private final Map<TopicPartition, Integer> fetchedEpochs = new HashMap<>();
 
     /**
      * @param brokerId      this broker's id
@@ -255,17 +267,19 @@ public final class ReplicaManager implements AutoCloseable {
                     remove(new TopicPartition(deleted.name(), index), deleted.id());
                 }
             }
+            List<Partition> hosted = new ArrayList<>();
             update.changes().changedPartitions().forEach((tp, reg) -> {
                 TopicImage topic = image.topic(tp.topic()).orElse(null);
                 if (topic == null) {
                     return;
                 }
                 if (reg.replicas().contains(brokerId)) {
-                    host(image, topic, tp, reg);
+                    hosted.add(host(image, topic, tp, reg));
                 } else if (partitions.containsKey(tp)) {
                     remove(tp, topic.id());
                 }
             });
+            updateFetchers(hosted, image);
             for (ConfigResource resource : update.changes().changedConfigs()) {
                 if (resource.type() == ConfigResource.TOPIC) {
                     reconfigure(image, resource.name());
@@ -277,13 +291,15 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     private void applyImage(MetadataImage image) {
+        List<Partition> hosted = new ArrayList<>();
         for (TopicImage topic : image.topicsById().values()) {
             topic.partitions().forEach((index, reg) -> {
                 if (reg.replicas().contains(brokerId)) {
-                    host(image, topic, new TopicPartition(topic.name(), index), reg);
+                    hosted.add(host(image, topic, new TopicPartition(topic.name(), index), reg));
                 }
             });
         }
+        updateFetchers(hosted, image);
         LOGGER.info("Hosting {} partition(s) of metadata image at offset {}", partitions.size(), image.offset());
     }
 
@@ -342,6 +358,7 @@ public final class ReplicaManager implements AutoCloseable {
         if (p == null || !p.topicId().equals(topicId)) {
             return;
         }
+        stopFetcher(tp);
         partitions.remove(tp, p);
         p.close();
         fanOut.onLeadershipChanged(p);
@@ -447,12 +464,112 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
+    // ----- follower fetchers ------------------------------------------------------------------------------------
+
+    /**
+     * Makes the partitions this broker follows fetch from their leaders, over the network on
+     * {@code interBrokerListenerName}; call before {@link #start}.
+     */
+    public void useReplicaFetchers(ReplicaFetcherConfig config, String interBrokerListenerName) {
+        this.interBrokerListener = interBrokerListenerName;
+        this.fetchers = ReplicaFetcherManager.remote(brokerId, config, partitions::get, this::brokerEpoch);
+    }
+
+    /** As {@link #useReplicaFetchers(ReplicaFetcherConfig, String)}, reaching leaders through {@code endpoints}. */
+    void useReplicaFetchers(ReplicaFetcherConfig config, ReplicaFetcherManager.EndpointFactory endpoints,
+                            String interBrokerListenerName) {
+        this.interBrokerListener = interBrokerListenerName;
+        this.fetchers = new ReplicaFetcherManager(brokerId, config, partitions::get, endpoints, time);
+    }
+
+    /** The fetchers, or null when this broker does not fetch. */
+    public ReplicaFetcherManager replicaFetchers() {
+        return fetchers;
+    }
+
+    /** This broker's epoch in the metadata image (Fetch v15+ replica state), -1 before it registered. */
+    private long brokerEpoch() {
+        MetadataNode current = node;
+        return current == null ? -1L
+            : current.currentImage().broker(brokerId).map(BrokerRegistration::epoch).orElse(-1L);
+    }
+
+    /**
+     * Points each partition's fetcher at its registration (Kafka's become-follower): a partition this broker
+     * follows in a leader epoch its fetcher was not started for has its fetcher stopped first, then restarted at
+     * the log end offset (the high watermark when the log has no epoch history: it truncates to it first) from the
+     * leader's inter-broker endpoint; one this broker leads, or without leader, stops fetching. Run only on the
+     * metadata applier (and at start), never on a fetcher thread. No truncation to the high watermark here, as in
+     * Kafka 4: the leader's diverging epoch tells the fetcher where to truncate.
+     */
+    private void updateFetchers(List<Partition> hosted, MetadataImage image) {
+        ReplicaFetcherManager manager = fetchers;
+        if (manager == null) {
+            return;
+        }
+        synchronized (fetchedEpochs) {
+            for (Partition p : hosted) {
+                if (!closed) {
+                    updateFetcher(manager, p, image);
+                }
+            }
+            manager.shutdownIdleFetcherThreads();
+        }
+    }
+
+    private void updateFetcher(ReplicaFetcherManager manager, Partition p, MetadataImage image) {
+        TopicPartition tp = p.topicPartition();
+        PartitionRegistration reg = p.registration();
+        if (p.isRemoved() || reg.leader() == brokerId) {
+            if (fetchedEpochs.remove(tp) != null) {
+                manager.removeFetcherForPartitions(Set.of(tp));
+            }
+            return;
+        }
+        Integer fetched = fetchedEpochs.get(tp);
+        if (fetched != null && fetched == reg.leaderEpoch()) {
+            return;
+        }
+        manager.removeFetcherForPartitions(Set.of(tp));
+        fetchedEpochs.put(tp, reg.leaderEpoch());
+        Optional<BrokerEndpoint> endpoint = image.broker(reg.leader())
+            .flatMap(b -> b.endpoint(interBrokerListener));
+        if (endpoint.isEmpty()) {
+            LOGGER.info("Unable to start fetching {} from leader {}: it has no {} endpoint in the metadata image",
+                tp, reg.leader(), interBrokerListener);
+            return;
+        }
+        long initOffset = p.log().latestEpoch() >= 0 ? p.logEndOffset() : p.highWatermark();
+        manager.addFetcherForPartitions(Map.of(tp, new InitialFetchState(p.topicId(),
+            new SourceBroker(reg.leader(), endpoint.get().host(), endpoint.get().port()), reg.leaderEpoch(),
+            initOffset)));
+    }
+
+    /** Stops fetching a partition that leaves this broker, before its log goes. */
+    private void stopFetcher(TopicPartition tp) {
+        ReplicaFetcherManager manager = fetchers;
+        if (manager != null) {
+            synchronized (fetchedEpochs) {
+                fetchedEpochs.remove(tp);
+                manager.removeFetcherForPartitions(Set.of(tp));
+            }
+        }
+    }
+
+    private void closeFetchers() {
+        ReplicaFetcherManager manager = fetchers;
+        if (manager != null) {
+            manager.close();
+        }
+    }
+
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
+        closeFetchers();
         MetadataNode current = node;
         if (current != null) {
             current.unsubscribe(metadataListener);

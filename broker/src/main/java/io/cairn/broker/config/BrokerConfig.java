@@ -121,6 +121,7 @@ public final class BrokerConfig {
     private final long replicaLagTimeMaxMs;
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
+    private final ReplicaFetchSettings replicaFetch;
 
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
@@ -184,6 +185,8 @@ public final class BrokerConfig {
                 values.intValue(OFFSETS_RETENTION_MINUTES, 10_080, 1) * 60_000L,
                 values.longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS, 600_000L, 1L),
                 values.intValue(OFFSET_METADATA_MAX_BYTES, 4096, 0));
+        this.replicaFetch = ReplicaFetchSettings.parse(props, values, advertisedListeners,
+                processRoles.contains(ProcessRole.BROKER));
         if (groupConfig.minSessionTimeoutMs() > groupConfig.maxSessionTimeoutMs()) {
             throw ConfigException.invalid(GROUP_MIN_SESSION_TIMEOUT_MS, props.get(GROUP_MIN_SESSION_TIMEOUT_MS),
                     "must not be larger than " + GROUP_MAX_SESSION_TIMEOUT_MS + " (" + groupConfig.maxSessionTimeoutMs()
@@ -264,6 +267,7 @@ public final class BrokerConfig {
         Set<String> unknown = new TreeSet<>(originals.keySet());
         unknown.removeAll(KNOWN_KEYS);
         unknown.removeAll(METADATA_KEYS);
+        unknown.removeAll(ReplicaFetchSettings.KEYS);
         unknown.removeAll(LogDefaults.brokerKeys());
         return unknown;
     }
@@ -309,6 +313,7 @@ public final class BrokerConfig {
         values.put(SOCKET_RECEIVE_BUFFER_BYTES, Integer.toString(socketReceiveBufferBytes));
         values.put(SOCKET_REQUEST_MAX_BYTES, Integer.toString(socketRequestMaxBytes));
         values.put(SOCKET_SEND_BUFFER_BYTES, Integer.toString(socketSendBufferBytes));
+        replicaFetch.addTo(values);
         return values;
     }
 
@@ -463,6 +468,11 @@ public final class BrokerConfig {
 
     public long brokerHeartbeatIntervalMs() {
         return brokerHeartbeatIntervalMs;
+    }
+
+    /** The follower fetchers' settings ({@code num.replica.fetchers}, {@code replica.fetch.*}, the listener). */
+    public ReplicaFetchSettings replicaFetch() {
+        return replicaFetch;
     }
 
     /** The group coordinator's settings ({@code group.*}, {@code offsets.retention.*}, ...). */

@@ -36,7 +36,7 @@ import java.util.function.Function;
  */
 public final class FetchService {
 
-    /** Kafka's {@code fetch.max.bytes} default: a consumer's response limit is capped to it. */
+    /** Kafka's {@code fetch.max.bytes} default: a consumer's or follower's response limit is capped to it. */
     public static final int DEFAULT_FETCH_MAX_BYTES = 57_671_680;
 
     private final MetadataNode metadata;
@@ -137,12 +137,13 @@ public final class FetchService {
             // Kafka's request parser rejects it (IsolationLevel.forId): the request fails as a whole.
             throw new IllegalArgumentException("Unknown isolation level " + request.isolationLevel());
         }
+        // Kafka caps consumers and followers alike by fetch.max.bytes; a follower reads to the log end.
+        int maxBytes = Math.min(request.maxBytes(), fetchMaxBytes);
         if (replicaId >= 0) {
             long replicaEpoch = version >= 15 ? request.replicaState().replicaEpoch() : -1L;
-            return new FetchParams(version, replicaId, request.maxWaitMs(), request.minBytes(), request.maxBytes(),
-                FetchIsolation.LOG_END, replicaEpoch);
+            return new FetchParams(version, replicaId, request.maxWaitMs(), Math.min(request.minBytes(), maxBytes),
+                maxBytes, FetchIsolation.LOG_END, replicaEpoch);
         }
-        int maxBytes = Math.min(request.maxBytes(), fetchMaxBytes);
         return new FetchParams(version, replicaId, request.maxWaitMs(), Math.min(request.minBytes(), maxBytes),
             maxBytes, FetchIsolation.ofConsumer(request.isolationLevel()), -1L);
     }
