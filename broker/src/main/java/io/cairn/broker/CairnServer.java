@@ -15,6 +15,7 @@ import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
+import io.cairn.broker.handler.ElectLeadersHandler;
 import io.cairn.broker.handler.FetchHandler;
 import io.cairn.broker.handler.FindCoordinatorHandler;
 import io.cairn.broker.handler.GroupHandlers;
@@ -163,6 +164,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new CreateTopicsHandler(node));
         handlers.add(new DeleteTopicsHandler(node));
         handlers.add(new CreatePartitionsHandler(node));
+        handlers.add(new ElectLeadersHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeClusterHandler(node));
         handlers.add(new ProduceHandler(replicaManager, node, purgatory));

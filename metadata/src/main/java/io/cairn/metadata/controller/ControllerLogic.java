@@ -23,6 +23,7 @@ import io.cairn.wire.message.BrokerRegistrationResponseData;
 import io.cairn.wire.message.CreatePartitionsRequestData;
 import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.DeleteTopicsRequestData;
+import io.cairn.wire.message.ElectLeadersRequestData;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
 import io.cairn.wire.message.UnregisterBrokerRequestData;
 import io.cairn.wire.message.UnregisterBrokerResponseData;
@@ -89,6 +90,7 @@ public final class ControllerLogic {
             case ALLOCATE_PRODUCER_IDS -> allocateProducerIds(image, (AllocateProducerIdsRequestData) request);
             case INCREMENTAL_ALTER_CONFIGS -> ConfigCommands.incrementalAlterConfigs(image,
                     (IncrementalAlterConfigsRequestData) request);
+            case ELECT_LEADERS -> LeaderCommands.electLeaders(image, (ElectLeadersRequestData) request);
             default -> throw new IllegalArgumentException("Not a controller command: " + key);
         };
     }
@@ -195,6 +197,21 @@ public final class ControllerLogic {
         return new ControllerResult<>(List.of(new ProducerIdsRecord().setBrokerId(request.brokerId())
                 .setBrokerEpoch(request.brokerEpoch()).setNextProducerId(next)),
                 response.setProducerIdStart(start).setProducerIdLen(settings.producerIdBlockSize()));
+    }
+
+    /**
+     * One pass of automatic leader balancing: preferred-replica elections for up to
+     * {@link LeaderCommands#MAX_ELECTIONS_PER_IMBALANCE} partitions whose preferred replica is in the ISR and usable
+     * but does not lead (Kafka's {@code maybeBalancePartitionLeaders}). Empty when every leader is preferred or no
+     * preferred replica can take over.
+     */
+    public List<ApiMessage> balanceLeaders(MetadataImage image) {
+        return LeaderCommands.balanceLeaders(image, LeaderCommands.MAX_ELECTIONS_PER_IMBALANCE);
+    }
+
+    /** Whether some partition is led by another replica than its preferred one, or by none. */
+    public boolean leadersImbalanced(MetadataImage image) {
+        return LeaderCommands.imbalanced(image);
     }
 
     /**
