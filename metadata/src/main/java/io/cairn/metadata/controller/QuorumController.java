@@ -38,6 +38,8 @@ public final class QuorumController implements AutoCloseable {
 
     private static final Logger LOGGER = LogManager.getLogger(QuorumController.class);
     private static final long RETRY_BOOTSTRAP_MS = 100;
+    /** The pause before the next balancing pass when the last one used its whole budget (Kafka's 10 ms). */
+    private static final long BALANCE_AGAIN_MS = 10;
     /** How many request ids this controller remembers the futures of (in-flight or answered in its terms). */
     private static final int RECENT_REQUESTS = 1000;
 
@@ -133,6 +135,7 @@ public final class QuorumController implements AutoCloseable {
             generation++;
             bootstrap(generation);
             scheduleFencing(generation);
+            scheduleLeaderBalancing(generation, logic.settings().leaderImbalanceCheckIntervalMs());
         });
     }
 
@@ -280,6 +283,7 @@ public final class QuorumController implements AutoCloseable {
                     generation++;
                     bootstrap(generation);
                     scheduleFencing(generation);
+                    scheduleLeaderBalancing(generation, logic.settings().leaderImbalanceCheckIntervalMs());
                 }
             });
         });
@@ -326,6 +330,40 @@ public final class QuorumController implements AutoCloseable {
             }
             scheduleFencing(gen);
         }, period);
+    }
+
+    /**
+     * Kafka's periodic leader balancing ({@code auto.leader.rebalance.enable}): every
+     * {@code leader.imbalance.check.interval.seconds} the active controller moves leadership back to preferred
+     * replicas that are in the ISR and usable; a pass that used its whole election budget is followed by the next
+     * one after {@value #BALANCE_AGAIN_MS} ms.
+     */
+    private void scheduleLeaderBalancing(long gen, long delayMs) {
+        long intervalMs = logic.settings().leaderImbalanceCheckIntervalMs();
+        if (intervalMs < 0) {
+            return;
+        }
+        loop.schedule(() -> {
+            if (gen != generation || !active) {
+                return;
+            }
+            boolean more = ready && balanceLeaders();
+            scheduleLeaderBalancing(gen, more ? BALANCE_AGAIN_MS : intervalMs);
+        }, delayMs);
+    }
+
+    /** One balancing pass; true when it used its whole budget (more partitions may wait). */
+    private boolean balanceLeaders() {
+        if (!logic.leadersImbalanced(pending)) {
+            return false;
+        }
+        List<ApiMessage> records = logic.balanceLeaders(pending);
+        if (records.isEmpty()) {
+            return false;
+        }
+        LOGGER.info("Leader balancing: moving {} leadership(s) back to preferred replicas", records.size());
+        appendAndComplete(records, null, null, () -> { }, null);
+        return records.size() >= LeaderCommands.MAX_ELECTIONS_PER_IMBALANCE;
     }
 
     private void fenceExpiredBrokers() {
