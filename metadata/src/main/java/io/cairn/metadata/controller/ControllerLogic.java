@@ -14,7 +14,9 @@ import io.cairn.metadata.record.UnregisterBrokerRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AllocateProducerIdsRequestData;
 import io.cairn.wire.message.AllocateProducerIdsResponseData;
+import io.cairn.wire.message.AlterPartitionReassignmentsRequestData;
 import io.cairn.wire.message.AlterPartitionRequestData;
+import io.cairn.wire.message.AlterPartitionResponseData;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.BrokerHeartbeatRequestData;
 import io.cairn.wire.message.BrokerHeartbeatResponseData;
@@ -25,6 +27,7 @@ import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.DeleteTopicsRequestData;
 import io.cairn.wire.message.ElectLeadersRequestData;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
+import io.cairn.wire.message.ListPartitionReassignmentsRequestData;
 import io.cairn.wire.message.UnregisterBrokerRequestData;
 import io.cairn.wire.message.UnregisterBrokerResponseData;
 import io.cairn.wire.protocol.ApiMessage;
@@ -86,13 +89,47 @@ public final class ControllerLogic {
             case CREATE_TOPICS -> topics.createTopics(image, (CreateTopicsRequestData) request);
             case DELETE_TOPICS -> topics.deleteTopics(image, (DeleteTopicsRequestData) request);
             case CREATE_PARTITIONS -> topics.createPartitions(image, (CreatePartitionsRequestData) request);
-            case ALTER_PARTITION -> topics.alterPartition(image, (AlterPartitionRequestData) request);
+            case ALTER_PARTITION -> alterPartition(image, (AlterPartitionRequestData) request);
             case ALLOCATE_PRODUCER_IDS -> allocateProducerIds(image, (AllocateProducerIdsRequestData) request);
             case INCREMENTAL_ALTER_CONFIGS -> ConfigCommands.incrementalAlterConfigs(image,
                     (IncrementalAlterConfigsRequestData) request);
             case ELECT_LEADERS -> LeaderCommands.electLeaders(image, (ElectLeadersRequestData) request);
+            case ALTER_PARTITION_REASSIGNMENTS -> ReassignmentCommands.alter(this, image,
+                    (AlterPartitionReassignmentsRequestData) request);
+            case LIST_PARTITION_REASSIGNMENTS -> ReassignmentCommands.list(image,
+                    (ListPartitionReassignmentsRequestData) request);
             default -> throw new IllegalArgumentException("Not a controller command: " + key);
         };
+    }
+
+    /**
+     * AlterPartition as {@link TopicCommands} decides it, then Kafka's reassignment step: an ISR change that brings
+     * every target replica of an ongoing reassignment into the ISR completes it in the same record, and the leader
+     * learns the final state from the response, or NEW_LEADER_ELECTED when the completion moved leadership away
+     * from it (Kafka answers FENCED_LEADER_EPOCH to AlterPartition v0-1, which Cairn's brokers do not send).
+     */
+    public ControllerResult<AlterPartitionResponseData> alterPartition(MetadataImage image,
+                                                                       AlterPartitionRequestData request) {
+        ControllerResult<AlterPartitionResponseData> decided = topics.alterPartition(image, request);
+        List<ApiMessage> records = ReassignmentCommands.completeReassignments(this, image, decided.records());
+        if (records.equals(decided.records())) {
+            return decided;
+        }
+        MetadataImage after = apply(image, records);
+        AlterPartitionResponseData response = decided.response();
+        for (ApiMessage record : records) {
+            PartitionChangeRecord change = (PartitionChangeRecord) record;
+            TopicImage topic = after.topic(change.topicId()).orElseThrow();
+            PartitionRegistration p = topic.partition(change.partitionId()).orElseThrow();
+            response.topics().stream().filter(t -> t.topicId().equals(change.topicId()))
+                    .forEach(t -> t.partitions().replaceAll(d -> d.partitionIndex() != change.partitionId() ? d
+                            : p.leader() != request.brokerId()
+                            ? new AlterPartitionResponseData.PartitionData().setPartitionIndex(d.partitionIndex())
+                                    .setErrorCode(Errors.NEW_LEADER_ELECTED.code())
+                            : d.setLeaderId(p.leader()).setLeaderEpoch(p.leaderEpoch()).setIsr(p.isr())
+                                    .setPartitionEpoch(p.partitionEpoch())));
+        }
+        return new ControllerResult<>(records, response);
     }
 
     /** Registers (or re-registers) a broker; the new registration starts fenced with a fresh broker epoch. */
@@ -234,7 +271,7 @@ public final class ControllerLogic {
                 }
             });
         });
-        return records;
+        return ReassignmentCommands.completeReassignments(this, image, records);
     }
 
     boolean uncleanElection(MetadataImage image, TopicImage topic) {

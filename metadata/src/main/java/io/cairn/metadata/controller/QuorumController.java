@@ -206,7 +206,10 @@ public final class QuorumController implements AutoCloseable {
         ControllerResult<? extends ApiMessage> result;
         try {
             noteContact(request);
-            result = logic.handle(pending, request, this::alive);
+            // Reads are answered from the committed image, as Kafka's controller reads at its last committed offset.
+            MetadataImage base = ApiKey.forId(request.apiKey()) == ApiKey.LIST_PARTITION_REASSIGNMENTS
+                    ? committed.get() : pending;
+            result = logic.handle(base, request, this::alive);
             noteAcceptedRegistration(request, result.response());
         } catch (RuntimeException e) {
             LOGGER.error("Controller command {} failed", request, e);
