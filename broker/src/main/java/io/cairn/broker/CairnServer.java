@@ -243,6 +243,11 @@ public final class CairnServer implements AutoCloseable {
         }
         closed = true;
         LOGGER.info("{}shutting down", logPrefix);
+        if (metadata != null) {
+            // As Kafka's BrokerServer.shutdown: leaderships move away while this broker still serves clients and
+            // followers, so nothing is led by a broker that no longer answers.
+            metadata.controlledShutdown();
+        }
         if (socketServer != null) {
             socketServer.close();
         }
