@@ -11,7 +11,9 @@ import io.cairn.testkit.CairnProcess;
 import io.cairn.testkit.JavaTool;
 import io.cairn.testkit.KafkaDistribution;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -46,7 +48,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code kafka-leader-election --election-type preferred --all-topic-partitions} and {@code Admin.electLeaders}
  * (including their error outcomes), automatic leader balancing, a SIGTERM that moves every leadership away (and the
  * broker out of every ISR) before the broker stops, and partition reassignments: a reorder that completes at once,
- * one to a stopped broker that stays listed until it is cancelled, and Kafka's errors for bad targets. Completing a
+ * one to a stopped broker that stays listed until it is cancelled, Kafka's errors for bad targets, and
+ * {@code kafka-reassign-partitions --execute/--verify}. Completing a
  * reassignment that moves data needs followers that fetch, which this scenario does not rely on.
  */
 @Timeout(600)
@@ -55,6 +58,7 @@ class ReplicationOpsIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final String ELECTION_TOOL = "org.apache.kafka.tools.LeaderElectionCommand";
+    private static final String REASSIGN_TOOL = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand";
 
     static List<BrokerKind> kinds() {
         return GroupClients.kinds().toList();
@@ -149,10 +153,39 @@ class ReplicationOpsIT {
                 assertThat(admin.electLeaders(ElectionType.UNCLEAN, Set.of(elect1)).partitions()
                         .get(30, TimeUnit.SECONDS).get(elect1)).containsInstanceOf(ElectionNotNeededException.class);
 
+                reassignPartitionsToolReordersReplicas(cluster, admin);
                 controlledShutdownMovesLeadershipFirst(cluster, admin);
                 reassignmentsStartListAndCancel(admin);
             }
         }
+    }
+
+    /**
+     * {@code kafka-reassign-partitions --execute} then {@code --verify --preserve-throttles} (clearing throttles needs
+     * IncrementalAlterConfigs on brokers) of a reorder, which completes at once.
+     */
+    private static void reassignPartitionsToolReordersReplicas(BrokerCluster cluster, Admin admin) throws Exception {
+        Path plan = Files.createTempFile("reassign", ".json");
+        Files.writeString(plan, "{\"version\":1,\"partitions\":[{\"topic\":\"elect\",\"partition\":1,"
+                + "\"replicas\":[3,2,1]}]}");
+
+        JavaTool.Result executed = reassignTool(cluster, "--execute", "--reassignment-json-file", plan.toString());
+        JavaTool.Result verified = reassignTool(cluster, "--verify", "--preserve-throttles",
+                "--reassignment-json-file", plan.toString());
+
+        assertThat(executed.exitCode()).as(executed.toString()).isZero();
+        assertThat(executed.stdout()).contains("Successfully started partition reassignment for elect-1");
+        assertThat(verified.exitCode()).as(verified.toString()).isZero();
+        assertThat(verified.stdout()).contains("Reassignment of partition elect-1 is completed.");
+        assertThat(ids(describe(admin, "elect").partitions().get(1).replicas())).containsExactly(3, 2, 1);
+        assertThat(leaders(admin, "elect")).containsExactly(2, 2);
+        Files.delete(plan);
+    }
+
+    private static JavaTool.Result reassignTool(BrokerCluster cluster, String... args) {
+        List<String> all = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers()));
+        all.addAll(List.of(args));
+        return KafkaDistribution.tool(REASSIGN_TOOL).args(all).timeout(Duration.ofSeconds(90)).build().run();
     }
 
     /** SIGTERM of broker 3: its leaderships and ISR memberships are gone although its session would last 60 s. */
