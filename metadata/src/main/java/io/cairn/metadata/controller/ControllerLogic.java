@@ -47,6 +47,11 @@ import java.util.function.Supplier;
  */
 public final class ControllerLogic {
 
+    /** Kafka's bound on the records of one operator request (QuorumController.MAX_RECORDS_PER_USER_OP). */
+    static final int MAX_RECORDS_PER_USER_OP = 10_000;
+    /** Kafka's message for a request over that bound (answered with POLICY_VIOLATION). */
+    static final String TOO_LARGE = "Unable to perform excessively large batch operation.";
+
     private final ControllerSettings settings;
     private final TopicCommands topics;
 

@@ -71,7 +71,26 @@ final class LeaderCommands {
                 }
             }
         }
+        if (records.size() > ControllerLogic.MAX_RECORDS_PER_USER_OP) {
+            return ControllerResult.of(tooLarge(request));
+        }
         return new ControllerResult<>(records, response);
+    }
+
+    /** Kafka's answer to an operation of more than 10000 records: POLICY_VIOLATION for the whole request. */
+    private static ElectLeadersResponseData tooLarge(ElectLeadersRequestData request) {
+        ElectLeadersResponseData response = new ElectLeadersResponseData()
+                .setErrorCode(Errors.POLICY_VIOLATION.code());
+        if (request.topicPartitions() != null) {
+            for (ElectLeadersRequestData.TopicPartitions topic : request.topicPartitions()) {
+                ReplicaElectionResult result = new ReplicaElectionResult().setTopic(topic.topic());
+                topic.partitions().forEach(index -> result.partitionResult().add(new PartitionResult()
+                        .setPartitionId(index).setErrorCode(Errors.POLICY_VIOLATION.code())
+                        .setErrorMessage(ControllerLogic.TOO_LARGE)));
+                response.replicaElectionResults().add(result);
+            }
+        }
+        return response;
     }
 
     private static PartitionResult electLeader(MetadataImage image, String topicName, int index, byte type,

@@ -58,7 +58,25 @@ final class ReassignmentCommands {
             }
             response.responses().add(topicResponse);
         }
+        if (records.size() > ControllerLogic.MAX_RECORDS_PER_USER_OP) {
+            return ControllerResult.of(tooLarge(request));
+        }
         return new ControllerResult<>(records, response);
+    }
+
+    /** Kafka's answer to an operation of more than 10000 records: POLICY_VIOLATION on top and every partition. */
+    private static AlterPartitionReassignmentsResponseData tooLarge(AlterPartitionReassignmentsRequestData request) {
+        AlterPartitionReassignmentsResponseData response = new AlterPartitionReassignmentsResponseData()
+                .setErrorCode(Errors.POLICY_VIOLATION.code()).setErrorMessage(ControllerLogic.TOO_LARGE)
+                .setAllowReplicationFactorChange(request.allowReplicationFactorChange());
+        for (ReassignableTopic topic : request.topics()) {
+            ReassignableTopicResponse result = new ReassignableTopicResponse().setName(topic.name());
+            topic.partitions().forEach(partition -> result.partitions().add(new ReassignablePartitionResponse()
+                    .setPartitionIndex(partition.partitionIndex()).setErrorCode(Errors.POLICY_VIOLATION.code())
+                    .setErrorMessage(ControllerLogic.TOO_LARGE)));
+            response.responses().add(result);
+        }
+        return response;
     }
 
     private static Optional<Failure> alterOne(ControllerLogic logic, MetadataImage image, String topicName,

@@ -10,6 +10,7 @@ import io.cairn.wire.message.ElectLeadersRequestData;
 import io.cairn.wire.message.ElectLeadersResponseData;
 import io.cairn.wire.message.ElectLeadersResponseData.PartitionResult;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -225,5 +226,24 @@ class LeaderCommandsTest {
 
         // Then
         assertThat(elections).isEqualTo(2);
+    }
+
+    @Test
+    void moreThanTenThousandElectionsAreAPolicyViolation() {
+        // Given: one partition needing an election, named 10001 times
+        MetadataImage image = new PartitionImages().brokers(2)
+                .topic("t", partition(List.of(1, 2), List.of(1, 2), 2)).image();
+        Integer[] many = new Integer[10_001];
+        Arrays.fill(many, 0);
+
+        // When
+        elect(image, (byte) 0, "t", many);
+
+        // Then
+        assertThat(response.errorCode()).isEqualTo(Errors.POLICY_VIOLATION.code());
+        assertThat(response.replicaElectionResults().get(0).partitionResult()).hasSize(10_001)
+                .allSatisfy(r -> assertThat(r.errorMessage())
+                        .isEqualTo("Unable to perform excessively large batch operation."));
+        assertThat(after).isEqualTo(image);
     }
 }

@@ -265,4 +265,27 @@ class ReassignmentCommandsTest {
         // Then
         assertThat(PartitionImages.partition(restored, "t", 0)).isEqualTo(p(0));
     }
+
+    @Test
+    void moreThanTenThousandReassignmentsAreAPolicyViolation() {
+        // Given
+        image = new PartitionImages().brokers(2).topic("t", partition(List.of(1, 2), List.of(1, 2), 1)).image();
+        MetadataImage before = image;
+        List<ReassignablePartition> partitions = new ArrayList<>();
+        for (int i = 0; i <= 10_000; i++) {
+            partitions.add(new ReassignablePartition().setPartitionIndex(0).setReplicas(new ArrayList<>(List.of(2, 1))));
+        }
+        List<ReassignableTopic> topics = new ArrayList<>();
+        topics.add(new ReassignableTopic().setName("t").setPartitions(partitions));
+
+        // When
+        AlterPartitionReassignmentsResponseData response = handle(new AlterPartitionReassignmentsRequestData()
+                .setTopics(topics));
+
+        // Then
+        assertThat(response.errorCode()).isEqualTo(Errors.POLICY_VIOLATION.code());
+        assertThat(response.errorMessage()).isEqualTo("Unable to perform excessively large batch operation.");
+        assertThat(response.responses().get(0).partitions()).hasSize(10_001);
+        assertThat(image).isEqualTo(before);
+    }
 }
