@@ -103,6 +103,7 @@ class StorageToolTest {
         assertThat(MetadataConfig.from(everyMinute).controller().leaderImbalanceCheckIntervalMs()).isEqualTo(60_000L);
         assertThat(MetadataConfig.from(disabled).controller().leaderImbalanceCheckIntervalMs()).isEqualTo(-1L);
         assertThatThrownBy(() -> MetadataConfig.from(zero)).hasMessageContaining("Value must be at least 1");
+        assertThat(defaults.controller().uncleanLeaderElectionIntervalMs()).isEqualTo(300_000L);
     }
 
     private Path bootstrapProperties(String roles) throws Exception {

@@ -74,6 +74,7 @@ public final class BrokerConfig {
     private static final Set<String> METADATA_KEYS = Set.of("metadata.log.dir", "broker.session.timeout.ms",
             "default.replication.factor", "num.partitions", "unclean.leader.election.enable", "delete.topic.enable",
             "auto.leader.rebalance.enable", "leader.imbalance.check.interval.seconds",
+            "unclean.leader.election.interval.ms",
             "controller.quorum.election.timeout.ms", "controller.quorum.request.timeout.ms",
             "metadata.listener.host", "metadata.listener.port", "metadata.snapshot.entries");
 

@@ -251,6 +251,16 @@ public final class ControllerLogic {
         return LeaderCommands.balanceLeaders(image, LeaderCommands.MAX_ELECTIONS_PER_IMBALANCE);
     }
 
+    /**
+     * One pass of the periodic unclean election: leaders for up to
+     * {@link LeaderCommands#MAX_ELECTIONS_PER_IMBALANCE} leaderless partitions of topics whose
+     * {@code unclean.leader.election.enable} is true (Kafka's {@code maybeElectUncleanLeaders}); it catches the
+     * partitions left leaderless before the config was turned on.
+     */
+    public List<ApiMessage> electUncleanLeaders(MetadataImage image) {
+        return LeaderCommands.electUncleanLeaders(this, image, LeaderCommands.MAX_ELECTIONS_PER_IMBALANCE);
+    }
+
     /** Whether some partition is led by another replica than its preferred one, or by none. */
     public boolean leadersImbalanced(MetadataImage image) {
         return LeaderCommands.imbalanced(image);

@@ -14,22 +14,27 @@ package io.cairn.metadata.controller;
  * @param leaderImbalanceCheckIntervalMs  leader.imbalance.check.interval.seconds in ms (300 s) when
  *                                        auto.leader.rebalance.enable (true), else -1: how often the active
  *                                        controller moves leadership back to preferred replicas
+ * @param uncleanLeaderElectionIntervalMs unclean.leader.election.interval.ms (300000): how often the active
+ *                                        controller elects leaders for leaderless partitions of topics that allow
+ *                                        unclean election
  */
 public record ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short defaultReplicationFactor,
                                  int defaultNumPartitions, boolean uncleanLeaderElectionEnable,
                                  boolean deleteTopicEnable, int producerIdBlockSize,
-                                 long leaderImbalanceCheckIntervalMs) {
+                                 long leaderImbalanceCheckIntervalMs, long uncleanLeaderElectionIntervalMs) {
 
     /** Kafka's leader.imbalance.check.interval.seconds default, in ms. */
     public static final long DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS = 300_000L;
+    /** Kafka's unclean.leader.election.interval.ms default. */
+    public static final long DEFAULT_UNCLEAN_LEADER_ELECTION_INTERVAL_MS = 300_000L;
 
-    /** With Kafka's default leader balancing (enabled, every 300 s). */
+    /** With Kafka's default leader balancing (enabled, every 300 s) and unclean election check (every 300 s). */
     public ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short defaultReplicationFactor,
                               int defaultNumPartitions, boolean uncleanLeaderElectionEnable,
                               boolean deleteTopicEnable, int producerIdBlockSize) {
         this(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
                 uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize,
-                DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS);
+                DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS, DEFAULT_UNCLEAN_LEADER_ELECTION_INTERVAL_MS);
     }
 
     /** Kafka's defaults for the given node. */
@@ -39,12 +44,21 @@ public record ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short 
 
     public ControllerSettings withBrokerSessionTimeoutMs(long timeoutMs) {
         return new ControllerSettings(nodeId, timeoutMs, defaultReplicationFactor, defaultNumPartitions,
-                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs);
+                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs,
+                uncleanLeaderElectionIntervalMs);
     }
 
     /** With leader balancing every {@code intervalMs}, or never when it is -1. */
     public ControllerSettings withLeaderImbalanceCheckIntervalMs(long intervalMs) {
         return new ControllerSettings(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
-                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, intervalMs);
+                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, intervalMs,
+                uncleanLeaderElectionIntervalMs);
+    }
+
+    /** With the unclean election check every {@code intervalMs}. */
+    public ControllerSettings withUncleanLeaderElectionIntervalMs(long intervalMs) {
+        return new ControllerSettings(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
+                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs,
+                intervalMs);
     }
 }

@@ -20,9 +20,9 @@ import java.util.function.IntPredicate;
 
 /**
  * Leader elections asked for by an operator or by the controller itself: ElectLeaders (PREFERRED and UNCLEAN, every
- * partition when the request names none) and the periodic move of leadership back to preferred replicas
- * ({@code auto.leader.rebalance.enable}), as Kafka's {@code ReplicationControlManager} decides them. Pure functions
- * of the image; stateless, thread-safe.
+ * partition when the request names none), the periodic move of leadership back to preferred replicas
+ * ({@code auto.leader.rebalance.enable}) and the periodic unclean election of leaderless partitions, as Kafka's
+ * {@code ReplicationControlManager} decides them. Pure functions of the image; stateless, thread-safe.
  */
 final class LeaderCommands {
 
@@ -134,6 +134,33 @@ final class LeaderCommands {
             }
         }
         return false;
+    }
+
+    /**
+     * One pass of Kafka's periodic unclean election ({@code maybeElectUncleanLeaders}): for every leaderless partition
+     * of a topic that allows unclean election (topic config or cluster default), a leader from the ISR or else any
+     * usable replica, at most {@code maxElections} of them, in topic-name and partition order.
+     */
+    static List<ApiMessage> electUncleanLeaders(ControllerLogic logic, MetadataImage image, int maxElections) {
+        IntPredicate usable = usable(image);
+        List<ApiMessage> records = new ArrayList<>();
+        for (TopicImage topic : image.topicsById().values().stream().sorted(Comparator.comparing(TopicImage::name))
+                .toList()) {
+            if (!logic.uncleanElection(image, topic)) {
+                continue;
+            }
+            for (Map.Entry<Integer, PartitionRegistration> e : topic.partitions().entrySet().stream()
+                    .sorted(Map.Entry.comparingByKey()).toList()) {
+                if (records.size() >= maxElections) {
+                    return records;
+                }
+                if (!e.getValue().hasLeader()) {
+                    new PartitionChange(topic.id(), e.getKey(), e.getValue(), usable)
+                            .election(PartitionChange.Election.UNCLEAN).build().ifPresent(records::add);
+                }
+            }
+        }
+        return records;
     }
 
     /**

@@ -38,7 +38,7 @@ public final class QuorumController implements AutoCloseable {
 
     private static final Logger LOGGER = LogManager.getLogger(QuorumController.class);
     private static final long RETRY_BOOTSTRAP_MS = 100;
-    /** The pause before the next balancing pass when the last one used its whole budget (Kafka's 10 ms). */
+    /** The pause before the next periodic election pass when the last one used its whole budget (Kafka's 10 ms). */
     private static final long BALANCE_AGAIN_MS = 10;
     /** How many request ids this controller remembers the futures of (in-flight or answered in its terms). */
     private static final int RECENT_REQUESTS = 1000;
@@ -135,7 +135,7 @@ public final class QuorumController implements AutoCloseable {
             generation++;
             bootstrap(generation);
             scheduleFencing(generation);
-            scheduleLeaderBalancing(generation, logic.settings().leaderImbalanceCheckIntervalMs());
+            schedulePeriodicElections(generation);
         });
     }
 
@@ -286,7 +286,7 @@ public final class QuorumController implements AutoCloseable {
                     generation++;
                     bootstrap(generation);
                     scheduleFencing(generation);
-                    scheduleLeaderBalancing(generation, logic.settings().leaderImbalanceCheckIntervalMs());
+                    schedulePeriodicElections(generation);
                 }
             });
         });
@@ -336,37 +336,42 @@ public final class QuorumController implements AutoCloseable {
     }
 
     /**
-     * Kafka's periodic leader balancing ({@code auto.leader.rebalance.enable}): every
-     * {@code leader.imbalance.check.interval.seconds} the active controller moves leadership back to preferred
-     * replicas that are in the ISR and usable; a pass that used its whole election budget is followed by the next
-     * one after {@value #BALANCE_AGAIN_MS} ms.
+     * Kafka's periodic elections: every {@code leader.imbalance.check.interval.seconds} (when
+     * {@code auto.leader.rebalance.enable}) the active controller moves leadership back to preferred replicas that
+     * are in the ISR and usable, and every {@code unclean.leader.election.interval.ms} it elects leaders for
+     * leaderless partitions of topics that allow unclean election; a pass that used its whole election budget is
+     * followed by the next one after {@value #BALANCE_AGAIN_MS} ms.
      */
-    private void scheduleLeaderBalancing(long gen, long delayMs) {
-        long intervalMs = logic.settings().leaderImbalanceCheckIntervalMs();
-        if (intervalMs < 0) {
-            return;
+    private void schedulePeriodicElections(long gen) {
+        schedulePeriodic(gen, logic.settings().leaderImbalanceCheckIntervalMs(), "Leader balancing",
+                () -> logic.leadersImbalanced(pending) ? logic.balanceLeaders(pending) : List.of());
+        schedulePeriodic(gen, logic.settings().uncleanLeaderElectionIntervalMs(), "Unclean leader election",
+                () -> logic.electUncleanLeaders(pending));
+    }
+
+    private void schedulePeriodic(long gen, long intervalMs, String what, Supplier<List<ApiMessage>> pass) {
+        if (intervalMs > 0) {
+            schedulePass(gen, intervalMs, intervalMs, what, pass);
         }
+    }
+
+    private void schedulePass(long gen, long delayMs, long intervalMs, String what,
+                              Supplier<List<ApiMessage>> pass) {
         loop.schedule(() -> {
             if (gen != generation || !active) {
                 return;
             }
-            boolean more = ready && balanceLeaders();
-            scheduleLeaderBalancing(gen, more ? BALANCE_AGAIN_MS : intervalMs);
+            boolean more = false;
+            if (ready) {
+                List<ApiMessage> records = pass.get();
+                if (!records.isEmpty()) {
+                    LOGGER.info("{}: electing leaders of {} partition(s)", what, records.size());
+                    appendAndComplete(records, null, null, () -> { }, null);
+                }
+                more = records.size() >= LeaderCommands.MAX_ELECTIONS_PER_IMBALANCE;
+            }
+            schedulePass(gen, more ? BALANCE_AGAIN_MS : intervalMs, intervalMs, what, pass);
         }, delayMs);
-    }
-
-    /** One balancing pass; true when it used its whole budget (more partitions may wait). */
-    private boolean balanceLeaders() {
-        if (!logic.leadersImbalanced(pending)) {
-            return false;
-        }
-        List<ApiMessage> records = logic.balanceLeaders(pending);
-        if (records.isEmpty()) {
-            return false;
-        }
-        LOGGER.info("Leader balancing: moving {} leadership(s) back to preferred replicas", records.size());
-        appendAndComplete(records, null, null, () -> { }, null);
-        return records.size() >= LeaderCommands.MAX_ELECTIONS_PER_IMBALANCE;
     }
 
     private void fenceExpiredBrokers() {

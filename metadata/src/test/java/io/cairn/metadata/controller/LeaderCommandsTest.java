@@ -3,8 +3,10 @@ package io.cairn.metadata.controller;
 import static io.cairn.metadata.controller.PartitionImages.partition;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.PartitionRegistration;
+import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ElectLeadersRequestData;
 import io.cairn.wire.message.ElectLeadersResponseData;
@@ -245,5 +247,26 @@ class LeaderCommandsTest {
                 .allSatisfy(r -> assertThat(r.errorMessage())
                         .isEqualTo("Unable to perform excessively large batch operation."));
         assertThat(after).isEqualTo(image);
+    }
+
+    @Test
+    void thePeriodicUncleanElectionLeadsOnlyLeaderlessPartitionsOfTopicsThatAllowIt() {
+        // Given: broker 1, the only ISR member everywhere, is fenced; topic "u" allows unclean election
+        MetadataImage image = ControllerLogic.apply(new PartitionImages().brokers(2).fenced(1)
+                .topic("c", partition(List.of(1, 2), List.of(1), -1))
+                .topic("u", partition(List.of(1, 2), List.of(1), -1), partition(List.of(2, 1), List.of(2), 2))
+                .image(), List.of(new ConfigRecord()
+                .setResourceType(ConfigResource.TOPIC).setResourceName("u")
+                .setName("unclean.leader.election.enable").setValue("true")));
+
+        // When
+        MetadataImage elected = ControllerLogic.apply(image, logic.electUncleanLeaders(image));
+
+        // Then
+        assertThat(PartitionImages.partition(elected, "c", 0).leader()).isEqualTo(-1);
+        assertThat(PartitionImages.partition(elected, "u", 0).leader()).isEqualTo(2);
+        assertThat(PartitionImages.partition(elected, "u", 0).isr()).containsExactly(2);
+        assertThat(PartitionImages.partition(elected, "u", 1).leaderEpoch()).isZero();
+        assertThat(logic.electUncleanLeaders(elected)).isEmpty();
     }
 }

@@ -233,4 +233,24 @@ class QuorumControllerTest {
         scheduler.runUntil(start + 900);
         assertThat(PartitionImages.partition(image, "t", 0).leader()).isEqualTo(2);
     }
+
+    @Test
+    void theActiveControllerElectsUncleanLeadersForLeaderlessPartitionsEveryInterval() {
+        // Given: unclean election allowed cluster-wide, the only ISR member of t-0 is fenced
+        ControllerLogic logic = new ControllerLogic(new ControllerSettings(1, SESSION_TIMEOUT_MS, (short) 1, 1, true,
+                true, 1000).withLeaderImbalanceCheckIntervalMs(-1).withUncleanLeaderElectionIntervalMs(300));
+        image = new PartitionImages().brokers(2).fenced(1)
+                .topic("t", PartitionImages.partition(List.of(1, 2), List.of(1), -1)).image();
+        long start = scheduler.now();
+
+        // When
+        new QuorumController(logic, "test-cluster", log, () -> image, scheduler.loop(), applied::response)
+                .becomeLeader(1);
+
+        // Then
+        scheduler.runUntil(start + 290);
+        assertThat(PartitionImages.partition(image, "t", 0).leader()).isEqualTo(-1);
+        scheduler.runUntil(start + 300 + 2 * COMMIT_DELAY_MS);
+        assertThat(PartitionImages.partition(image, "t", 0).leader()).isEqualTo(2);
+    }
 }
