@@ -54,6 +54,7 @@ final class BrokerMetadata implements AutoCloseable {
     private final MetadataNode node;
     private final Uuid incarnationId;
     private final ScheduledExecutorService heartbeats;
+    /** Written by registration (start and re-registration), read by the AlterPartition sender and heartbeats. */
     private volatile long brokerEpoch = -1L;
     private volatile boolean fenced = true;
     private volatile BrokerRegistrationRequestData registration;
@@ -134,6 +135,11 @@ final class BrokerMetadata implements AutoCloseable {
 
     MetadataNode node() {
         return node;
+    }
+
+    /** The epoch of this broker's current registration, -1 before it registered. */
+    long brokerEpoch() {
+        return brokerEpoch;
     }
 
     /** True once the controller has unfenced this broker (and it has not been fenced since). */

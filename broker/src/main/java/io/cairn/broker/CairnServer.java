@@ -15,6 +15,7 @@ import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
+import io.cairn.broker.handler.DescribeQuorumHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.ElectLeadersHandler;
 import io.cairn.broker.handler.FetchHandler;
@@ -115,7 +116,8 @@ public final class CairnServer implements AutoCloseable {
             for (Path dir : config.logDirs()) {
                 logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, logManagerOptions(config)));
             }
-            replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults);
+            replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults, Time.SYSTEM,
+                    config.replicaLagTimeMaxMs(), metadata::brokerEpoch);
             purgatory = new PartitionPurgatory(replicaManager);
             fetchService = new FetchService(metadata.node(), replicaManager, new FetchSessionCache(
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
@@ -140,6 +142,7 @@ public final class CairnServer implements AutoCloseable {
                 replicaManager.start(metadata.node());
             }
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
+            replicaManager.startIsrExpiration();
         } catch (InterruptedException | IOException | RuntimeException e) {
             close();
             throw e;
@@ -171,6 +174,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new ListPartitionReassignmentsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeClusterHandler(node));
+        handlers.add(new DescribeQuorumHandler(node));
         handlers.add(new ProduceHandler(replicaManager, node, purgatory));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));

@@ -5,6 +5,7 @@ import io.cairn.log.LogManager;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.MetadataListener;
@@ -29,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
 import org.apache.logging.log4j.Logger;
 
 /**
@@ -44,6 +46,11 @@ import org.apache.logging.log4j.Logger;
  * <p>The high watermarks are checkpointed per log directory ({@link HighWatermarkCheckpoint}): read at start and
  * restored into each partition as it is created, written every {@code replica.high.watermark.checkpoint.interval.ms}
  * once {@link #startHighWatermarkCheckpoints} ran, and on {@link #close}.
+ *
+ * <p>As leader, partitions change their ISR through one {@link AlterPartitionManager} (its own thread,
+ * {@code cairn-alter-partition}), created in {@link #start}; once {@link #startIsrExpiration} ran, the ISR expiration
+ * task drops followers that lag more than {@code replica.lag.time.max.ms}, every half of it, on
+ * {@code cairn-isr-expiration} (Kafka's {@code isr-expiration} task).
  *
  * <p>Thread-safety: thread-safe; partitions live in a concurrent map and are created at most once; checkpoint writes
  * are serialised by this object's monitor.
@@ -93,6 +100,17 @@ public final class ReplicaManager implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    private final ScheduledExecutorService isrExpiration = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "cairn-isr-expiration");
+        t.setDaemon(true);
+        return t;
+    });
+    private final long replicaLagTimeMaxMs;
+    /** This broker's epoch; null to read it from the metadata image. */
+    private final LongSupplier brokerEpoch;
+    /** Set once by {@link #start}, before any partition is created; read by {@link #host}. */
+    private volatile IsrContext isrContext;
+    private volatile AlterPartitionManager alterPartitionManager;
     private volatile MetadataNode node;
     private volatile boolean closed;
 
@@ -107,13 +125,29 @@ public final class ReplicaManager implements AutoCloseable {
 
     /** As {@link #ReplicaManager(int, List, Map)}, with the clock of the followers' fetch and caught-up times. */
     public ReplicaManager(int brokerId, List<LogManager> logManagers, Map<String, String> topicDefaults, Time time) {
+        this(brokerId, logManagers, topicDefaults, time, IsrContext.DEFAULT_REPLICA_LAG_TIME_MAX_MS, null);
+    }
+
+    /**
+     * @param replicaLagTimeMaxMs {@code replica.lag.time.max.ms}: how long an in-sync follower may go without
+     *                            catching up before it leaves the ISR
+     * @param brokerEpoch         this broker's epoch (of its current registration), sent with its AlterPartition
+     *                            requests; null to read it from the metadata image
+     */
+    public ReplicaManager(int brokerId, List<LogManager> logManagers, Map<String, String> topicDefaults, Time time,
+                          long replicaLagTimeMaxMs, LongSupplier brokerEpoch) {
         if (logManagers.isEmpty()) {
             throw new IllegalArgumentException("no log directory");
+        }
+        if (replicaLagTimeMaxMs <= 0) {
+            throw new IllegalArgumentException("replica.lag.time.max.ms must be positive");
         }
         this.brokerId = brokerId;
         this.logManagers = List.copyOf(logManagers);
         this.topicDefaults = Map.copyOf(topicDefaults);
         this.time = time;
+        this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
+        this.brokerEpoch = brokerEpoch;
     }
 
     /**
@@ -126,6 +160,11 @@ public final class ReplicaManager implements AutoCloseable {
         for (LogManager manager : logManagers) {
             checkpointedHighWatermarks.putAll(HighWatermarkCheckpoint.read(manager.logDir()));
         }
+        LongSupplier epoch = brokerEpoch != null ? brokerEpoch : () -> metadataNode.currentImage().broker(brokerId)
+            .map(BrokerRegistration::epoch).orElse(-1L);
+        alterPartitionManager = AlterPartitionManager.start(brokerId, epoch, metadataNode::alterPartition);
+        isrContext = new IsrContext(replicaLagTimeMaxMs, alterPartitionManager,
+            id -> metadataNode.currentImage().broker(id), epoch);
         this.node = metadataNode;
         MetadataImage image = metadataNode.subscribe(metadataListener);
         applyImage(image);
@@ -254,7 +293,7 @@ public final class ReplicaManager implements AutoCloseable {
             Map<String, String> configs = effectiveConfigs(image, tp.topic());
             PartitionLog log = openLog(tp, topic.id(), logConfig(tp.topic(), configs));
             Partition created = new Partition(tp, topic.id(), brokerId, log, reg,
-                LogConfigs.minInsyncReplicas(configs), fanOut, time);
+                LogConfigs.minInsyncReplicas(configs), fanOut, time, isrContext);
             Long checkpointed = checkpointedHighWatermarks.remove(tp);
             if (checkpointed != null) {
                 created.restoreHighWatermark(checkpointed);
@@ -387,6 +426,27 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts the ISR expiration task: every {@code replica.lag.time.max.ms / 2}, each partition this broker leads
+     * drops the followers that have not caught up for {@code replica.lag.time.max.ms} (Kafka's
+     * {@code isr-expiration}), on a thread of its own.
+     */
+    public void startIsrExpiration() {
+        long period = Math.max(1L, replicaLagTimeMaxMs / 2);
+        isrExpiration.scheduleAtFixedRate(this::maybeShrinkIsr, 0L, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** One round of the ISR expiration task over every hosted partition; a failing partition is logged and skipped. */
+    public void maybeShrinkIsr() {
+        for (Partition p : partitions.values()) {
+            try {
+                p.maybeShrinkIsr();
+            } catch (RuntimeException e) {
+                LOGGER.error("Cannot shrink the ISR of {}", p.topicPartition(), e);
+            }
+        }
+    }
+
     @Override
     public void close() {
         if (closed) {
@@ -396,6 +456,11 @@ public final class ReplicaManager implements AutoCloseable {
         MetadataNode current = node;
         if (current != null) {
             current.unsubscribe(metadataListener);
+        }
+        isrExpiration.shutdownNow();
+        AlterPartitionManager alter = alterPartitionManager;
+        if (alter != null) {
+            alter.close();
         }
         checkpointer.shutdownNow();
         applier.shutdown();

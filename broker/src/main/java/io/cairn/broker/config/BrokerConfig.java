@@ -54,6 +54,7 @@ public final class BrokerConfig {
     public static final String FETCH_SESSION_CACHE_SLOTS = "max.incremental.fetch.session.cache.slots";
     public static final String REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS =
             "replica.high.watermark.checkpoint.interval.ms";
+    public static final String REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms";
     public static final String OFFSETS_TOPIC_NUM_PARTITIONS = "offsets.topic.num.partitions";
     public static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
@@ -86,7 +87,7 @@ public final class BrokerConfig {
             QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, CONTROLLER_QUORUM_VOTERS,
             CONTROLLER_QUORUM_BOOTSTRAP_SERVERS, BROKER_RACK, AUTO_CREATE_TOPICS_ENABLE, BROKER_HEARTBEAT_INTERVAL_MS,
             FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS, REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
-            OFFSETS_TOPIC_NUM_PARTITIONS,
+            REPLICA_LAG_TIME_MAX_MS, OFFSETS_TOPIC_NUM_PARTITIONS,
             OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
             TRANSACTION_STATE_LOG_REPLICATION_FACTOR, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
             GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, OFFSETS_RETENTION_MINUTES,
@@ -119,6 +120,7 @@ public final class BrokerConfig {
     private final int fetchMaxBytes;
     private final int fetchSessionCacheSlots;
     private final long replicaHighWatermarkCheckpointIntervalMs;
+    private final long replicaLagTimeMaxMs;
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
 
@@ -172,6 +174,7 @@ public final class BrokerConfig {
         this.fetchSessionCacheSlots = values.intValue(FETCH_SESSION_CACHE_SLOTS, 1000, 0);
         this.replicaHighWatermarkCheckpointIntervalMs = values.longValue(
                 REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, 5000L, 1L);
+        this.replicaLagTimeMaxMs = values.longValue(REPLICA_LAG_TIME_MAX_MS, 30_000L, 1L);
         this.internalTopics = new InternalTopicDefaults(values.intValue(OFFSETS_TOPIC_NUM_PARTITIONS, 50, 1),
                 (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 3, 1),
                 values.intValue(TRANSACTION_STATE_LOG_NUM_PARTITIONS, 50, 1),
@@ -292,6 +295,7 @@ public final class BrokerConfig {
         values.put(FETCH_SESSION_CACHE_SLOTS, Integer.toString(fetchSessionCacheSlots));
         values.put(REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
                 Long.toString(replicaHighWatermarkCheckpointIntervalMs));
+        values.put(REPLICA_LAG_TIME_MAX_MS, Long.toString(replicaLagTimeMaxMs));
         values.put(NODE_ID, Integer.toString(nodeId));
         values.put(NUM_IO_THREADS, Integer.toString(numIoThreads));
         values.put(NUM_NETWORK_THREADS, Integer.toString(numNetworkThreads));
@@ -449,6 +453,14 @@ public final class BrokerConfig {
     /** {@code replica.high.watermark.checkpoint.interval.ms}: how often high watermarks are checkpointed (5000). */
     public long replicaHighWatermarkCheckpointIntervalMs() {
         return replicaHighWatermarkCheckpointIntervalMs;
+    }
+
+    /**
+     * {@code replica.lag.time.max.ms}: how long an in-sync follower may go without catching up with the leader before
+     * the leader removes it from the ISR (30000).
+     */
+    public long replicaLagTimeMaxMs() {
+        return replicaLagTimeMaxMs;
     }
 
     public long brokerHeartbeatIntervalMs() {

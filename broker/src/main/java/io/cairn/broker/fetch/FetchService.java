@@ -138,12 +138,13 @@ public final class FetchService {
             throw new IllegalArgumentException("Unknown isolation level " + request.isolationLevel());
         }
         if (replicaId >= 0) {
+            long replicaEpoch = version >= 15 ? request.replicaState().replicaEpoch() : -1L;
             return new FetchParams(version, replicaId, request.maxWaitMs(), request.minBytes(), request.maxBytes(),
-                FetchIsolation.LOG_END);
+                FetchIsolation.LOG_END, replicaEpoch);
         }
         int maxBytes = Math.min(request.maxBytes(), fetchMaxBytes);
         return new FetchParams(version, replicaId, request.maxWaitMs(), Math.min(request.minBytes(), maxBytes),
-            maxBytes, FetchIsolation.ofConsumer(request.isolationLevel()));
+            maxBytes, FetchIsolation.ofConsumer(request.isolationLevel()), -1L);
     }
 
     private static LinkedHashMap<TopicIdPartition, PartitionFetch> fetchData(short version, FetchRequestData request,
@@ -204,10 +205,16 @@ public final class FetchService {
         }
     }
 
-    /** KIP-951: the leader this broker knows for a partition it does not lead, and that leader's endpoint. */
-    private static void setCurrentLeader(MetadataImage image, String listenerName, TopicIdPartition tp,
-                                         PartitionData data, Map<Integer, NodeEndpoint> endpoints) {
-        PartitionRegistration reg = image.partition(tp.topicPartition()).orElse(null);
+    /**
+     * KIP-951: the leader this broker knows for a partition it does not lead (Kafka's {@code getCurrentLeader}: the
+     * hosted partition's view first, which may be newer than the image, then the image's), and that leader's
+     * endpoint when it is alive.
+     */
+    private void setCurrentLeader(MetadataImage image, String listenerName, TopicIdPartition tp,
+                                  PartitionData data, Map<Integer, NodeEndpoint> endpoints) {
+        Partition local = replicas.partition(tp.topicPartition()).orElse(null);
+        PartitionRegistration reg = local != null ? local.registration()
+            : image.partition(tp.topicPartition()).orElse(null);
         if (reg == null) {
             data.currentLeader().setLeaderId(-1).setLeaderEpoch(-1);
             return;

@@ -68,6 +68,17 @@ class BrokerConfigTest {
     }
 
     @Test
+    void replicaLagTimeMaxMsHasKafkasDefaultAndIsAKnownKey() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("replica.lag.time.max.ms", "12000"));
+
+        // Then
+        assertThat(config.replicaLagTimeMaxMs()).isEqualTo(12_000L);
+        assertThat(config.unknownKeys()).isEmpty();
+        assertThat(BrokerConfig.fromMap(Map.of()).replicaLagTimeMaxMs()).isEqualTo(30_000L);
+    }
+
+    @Test
     void shouldPreferLogDirsOverLogDir() {
         // When
         BrokerConfig config = BrokerConfig.fromMap(Map.of("log.dir", "/one", "log.dirs", "/two"));

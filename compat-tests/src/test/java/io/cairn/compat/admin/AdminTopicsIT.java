@@ -20,8 +20,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.CreatePartitionsOptions;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -149,6 +151,38 @@ class AdminTopicsIT {
 
     @ParameterizedTest
     @EnumSource(BrokerKind.class)
+    void createPartitionsChecksManualAssignmentsAsKafkaDoes(BrokerKind kind) throws Exception {
+        // Given
+        BrokerProcess broker = kind.shared();
+        String topic = "admin-asg-" + UUID.randomUUID().toString().substring(0, 8);
+        try (Admin admin = admin(broker)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+
+            // When / Then
+            assertFailsWith(admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(2, List.of(List.of(42)))))
+                    .all(), InvalidReplicaAssignmentException.class,
+                    "The manual partition assignment includes broker 42, but no such broker is registered.");
+            assertFailsWith(admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(2,
+                    List.of(List.of(1, 1))))).all(), InvalidReplicaAssignmentException.class,
+                    "The manual partition assignment includes the broker 1 more than once.");
+            assertFailsWith(admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3,
+                    List.of(List.of(1))))).all(), InvalidReplicaAssignmentException.class,
+                    "Attempted to add 2 additional partition(s), but only 1 assignment(s) were specified.");
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(2, List.of(List.of(1)))),
+                    new CreatePartitionsOptions().validateOnly(true)).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+            assertThat(admin.describeTopics(List.of(topic)).allTopicNames().get(TIMEOUT_S, TimeUnit.SECONDS)
+                    .get(topic).partitions()).as("nothing was added").hasSize(1);
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(2, List.of(List.of(1))))).all()
+                    .get(TIMEOUT_S, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThat(admin.describeTopics(
+                    List.of(topic)).allTopicNames().get(TIMEOUT_S, TimeUnit.SECONDS).get(topic).partitions())
+                    .extracting(p -> p.leader().id()).containsExactly(1, 1));
+        }
+        assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
+    }
+
+    @ParameterizedTest
+    @EnumSource(BrokerKind.class)
     void aProducersMetadataLookupAutoCreatesTheTopic(BrokerKind kind) {
         // Given
         BrokerProcess broker = kind.shared();
@@ -171,6 +205,12 @@ class AdminTopicsIT {
     private static void assertFails(org.apache.kafka.common.KafkaFuture<?> future, Class<?> cause) {
         assertThatThrownBy(() -> future.get(TIMEOUT_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(cause);
+    }
+
+    private static void assertFailsWith(org.apache.kafka.common.KafkaFuture<?> future, Class<?> cause,
+                                        String message) {
+        assertThatThrownBy(() -> future.get(TIMEOUT_S, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(cause).hasMessage(message);
     }
 
     static Admin admin(BrokerProcess broker) {

@@ -46,7 +46,9 @@ class VerifiableBounceIT {
             String topic = GroupClients.createTopic(broker, "bounce", 3);
             Map<String, String> producerConfig = Map.of("acks", "all", "enable.idempotence", "true",
                     "retries", Integer.toString(Integer.MAX_VALUE), "max.in.flight.requests.per.connection", "5",
-                    "delivery.timeout.ms", "120000", "linger.ms", "5");
+                    "delivery.timeout.ms", "120000", "linger.ms", "5",
+                    // keyless records stick to one partition for 16 KB each; spread them so every partition is bounced
+                    "partitioner.class", "org.apache.kafka.clients.producer.RoundRobinPartitioner");
             List<Map<String, String>> acked;
             try (VerifiableClient producer = VerifiableClient.producer(broker.bootstrapServers(), topic, -1, 500,
                     producerConfig)) {

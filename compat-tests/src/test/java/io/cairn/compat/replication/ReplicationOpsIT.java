@@ -57,6 +57,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ReplicationOpsIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * Followers stay in the ISR for the whole scenario: preferred elections need the preferred replica in the ISR,
+     * and none of this needs data to move (Cairn's followers do not fetch yet).
+     */
+    private static final String LAG = "600000";
     private static final String ELECTION_TOOL = "org.apache.kafka.tools.LeaderElectionCommand";
     private static final String REASSIGN_TOOL = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand";
 
@@ -123,7 +128,7 @@ class ReplicationOpsIT {
     void preferredLeaderElectionControlledShutdownAndReassignments(BrokerKind kind) throws Exception {
         // Given: no automatic balancing, and a session long enough that only a controlled shutdown moves leaders
         try (BrokerCluster cluster = BrokerCluster.create(kind, 3, Map.of("auto.leader.rebalance.enable", "false",
-                "broker.session.timeout.ms", "60000"))) {
+                "broker.session.timeout.ms", "60000", "replica.lag.time.max.ms", LAG))) {
             cluster.start();
             try (Admin admin = admin(cluster)) {
                 create(admin, "elect", Map.of(0, List.of(1, 2, 3), 1, List.of(2, 3, 1)));
@@ -266,7 +271,7 @@ class ReplicationOpsIT {
     void theControllerMovesLeadershipBackToThePreferredReplicaByItself(BrokerKind kind) throws Exception {
         // Given: balancing every second (Kafka's minimum)
         try (BrokerCluster cluster = BrokerCluster.create(kind, 3,
-                Map.of("leader.imbalance.check.interval.seconds", "1"))) {
+                Map.of("leader.imbalance.check.interval.seconds", "1", "replica.lag.time.max.ms", LAG))) {
             cluster.start();
             try (Admin admin = admin(cluster)) {
                 create(admin, "balance", Map.of(0, List.of(1, 2, 3)));

@@ -108,14 +108,14 @@ public final class ControllerLogic {
     }
 
     /**
-     * AlterPartition as {@link TopicCommands} decides it, then Kafka's reassignment step: an ISR change that brings
-     * every target replica of an ongoing reassignment into the ISR completes it in the same record, and the leader
-     * learns the final state from the response, or NEW_LEADER_ELECTED when the completion moved leadership away
-     * from it (Kafka answers FENCED_LEADER_EPOCH to AlterPartition v0-1, which Cairn's brokers do not send).
+     * AlterPartition as {@link AlterPartitionCommands} decides it, then Kafka's reassignment step: an ISR change that
+     * brings every target replica of an ongoing reassignment into the ISR completes it in the same record, and the
+     * leader learns the final state from the response, or NEW_LEADER_ELECTED when the completion moved leadership
+     * away from it (Kafka answers FENCED_LEADER_EPOCH to AlterPartition v0-1, which Cairn's brokers do not send).
      */
     public ControllerResult<AlterPartitionResponseData> alterPartition(MetadataImage image,
                                                                        AlterPartitionRequestData request) {
-        ControllerResult<AlterPartitionResponseData> decided = topics.alterPartition(image, request);
+        ControllerResult<AlterPartitionResponseData> decided = AlterPartitionCommands.alterPartition(image, request);
         List<ApiMessage> records = ReassignmentCommands.completeReassignments(this, image, decided.records());
         if (records.equals(decided.records())) {
             return decided;
