@@ -5,6 +5,7 @@ import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.fetch.FetchService;
 import io.cairn.broker.fetch.FetchSessionCache;
 import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
 import io.cairn.broker.handler.CreatePartitionsHandler;
@@ -16,6 +17,7 @@ import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
 import io.cairn.broker.handler.DescribeQuorumHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
+import io.cairn.broker.handler.ElectLeadersHandler;
 import io.cairn.broker.handler.FetchHandler;
 import io.cairn.broker.handler.FindCoordinatorHandler;
 import io.cairn.broker.handler.GroupHandlers;
@@ -23,6 +25,7 @@ import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.InitProducerIdHandler;
 import io.cairn.broker.handler.ListGroupsHandler;
 import io.cairn.broker.handler.ListOffsetsHandler;
+import io.cairn.broker.handler.ListPartitionReassignmentsHandler;
 import io.cairn.broker.handler.MetadataHandler;
 import io.cairn.broker.handler.OffsetFetchHandler;
 import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
@@ -168,6 +171,9 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new CreateTopicsHandler(node));
         handlers.add(new DeleteTopicsHandler(node));
         handlers.add(new CreatePartitionsHandler(node));
+        handlers.add(new ElectLeadersHandler(node));
+        handlers.add(new AlterPartitionReassignmentsHandler(node));
+        handlers.add(new ListPartitionReassignmentsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeClusterHandler(node));
         handlers.add(new DescribeQuorumHandler(node));
@@ -243,6 +249,11 @@ public final class CairnServer implements AutoCloseable {
         }
         closed = true;
         LOGGER.info("{}shutting down", logPrefix);
+        if (metadata != null) {
+            // As Kafka's BrokerServer.shutdown: leaderships move away while this broker still serves clients and
+            // followers, so nothing is led by a broker that no longer answers.
+            metadata.controlledShutdown();
+        }
         if (socketServer != null) {
             socketServer.close();
         }

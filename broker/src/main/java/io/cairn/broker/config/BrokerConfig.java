@@ -74,6 +74,8 @@ public final class BrokerConfig {
     /** Keys the metadata node reads itself ({@code MetadataConfig}); known here so they are not reported. */
     private static final Set<String> METADATA_KEYS = Set.of("metadata.log.dir", "broker.session.timeout.ms",
             "default.replication.factor", "num.partitions", "unclean.leader.election.enable", "delete.topic.enable",
+            "auto.leader.rebalance.enable", "leader.imbalance.check.interval.seconds",
+            "unclean.leader.election.interval.ms",
             "controller.quorum.election.timeout.ms", "controller.quorum.request.timeout.ms",
             "metadata.listener.host", "metadata.listener.port", "metadata.snapshot.entries");
 
