@@ -123,6 +123,8 @@ public final class ReplicaManager implements AutoCloseable {
     /** The follower fetchers; null until {@link #useReplicaFetchers} (then partitions this broker follows fetch). */
     private volatile ReplicaFetcherManager fetchers;
     private volatile String interBrokerListener;
+    /** {@code replica.selector.class}: null when consumers read from leaders only. */
+    private volatile RackAwareReplicaSelector replicaSelector;
     /** The leader epoch each followed partition's fetcher was (re)started for; guarded by itself. */
     private final Map<TopicPartition, Integer> fetchedEpochs = new HashMap<>();
 
@@ -480,6 +482,57 @@ public final class ReplicaManager implements AutoCloseable {
                             String interBrokerListenerName) {
         this.interBrokerListener = interBrokerListenerName;
         this.fetchers = new ReplicaFetcherManager(brokerId, config, partitions::get, endpoints, time);
+    }
+
+    /** Chooses preferred read replicas for consumers with {@code selector} ({@code replica.selector.class}). */
+    public void useReplicaSelector(RackAwareReplicaSelector selector) {
+        this.replicaSelector = selector;
+    }
+
+    /**
+     * The replica a consumer should read {@code partition} from instead of this leader (Kafka's
+     * {@code findPreferredReadReplica}, KIP-392): empty unless this broker leads, a replica selector is configured
+     * and the fetch is a consumer's. The candidates are the leader and the in-sync followers whose log start and end
+     * offsets (as their fetches reported them) hold {@code fetchOffset}, each with its broker's rack; a follower counts
+     * only when its broker is unfenced and advertises the client's listener (Kafka's replica endpoints).
+     */
+    public Optional<Integer> findPreferredReadReplica(Partition partition, ClientMetadata client, int replicaId,
+                                                      long fetchOffset, long nowMs) {
+        RackAwareReplicaSelector selector = replicaSelector;
+        MetadataNode current = node;
+        if (selector == null || current == null || replicaId >= 0 || !partition.isLeader()) {
+            return Optional.empty();
+        }
+        MetadataImage image = current.currentImage();
+        List<Integer> isr = partition.inSyncReplicaIds();
+        List<ReplicaView> candidates = new ArrayList<>();
+        for (int replica : partition.registration().replicas()) {
+            Optional<ReplicaState> state = partition.followerState(replica);
+            if (replica != brokerId && isr.contains(replica) && state.isPresent()
+                    && state.get().logEndOffset() >= fetchOffset && state.get().logStartOffset() <= fetchOffset
+                    && reachable(image, replica, client.listenerName())) {
+                candidates.add(new ReplicaView(replica, rack(image, replica), state.get().logEndOffset(),
+                    nowMs - state.get().lastCaughtUpTimeMs()));
+            }
+        }
+        ReplicaView leader = new ReplicaView(brokerId, rack(image, brokerId), partition.logEndOffset(), 0L);
+        candidates.add(leader);
+        ReplicaView chosen = selector.select(client.rackId(), candidates, leader);
+        if (chosen.brokerId() == brokerId) {
+            return Optional.empty();
+        }
+        LOGGER.debug("Replica selector RackAwareReplicaSelector returned preferred replica {} of {} for client {} "
+            + "in rack {}", chosen.brokerId(), partition.topicPartition(), client.clientId(), client.rackId());
+        return Optional.of(chosen.brokerId());
+    }
+
+    private static String rack(MetadataImage image, int broker) {
+        return image.broker(broker).flatMap(BrokerRegistration::rack).orElse(null);
+    }
+
+    /** Kafka's replica endpoints: the broker is registered, unfenced and advertises {@code listenerName}. */
+    private static boolean reachable(MetadataImage image, int broker, String listenerName) {
+        return image.broker(broker).filter(b -> !b.fenced()).flatMap(b -> b.endpoint(listenerName)).isPresent();
     }
 
     /** The fetchers, or null when this broker does not fetch. */
