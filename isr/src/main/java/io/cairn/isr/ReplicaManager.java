@@ -37,6 +37,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import org.apache.logging.log4j.Logger;
 
@@ -497,42 +498,49 @@ public final class ReplicaManager implements AutoCloseable {
      * only when its broker is unfenced and advertises the client's listener (Kafka's replica endpoints).
      */
     public Optional<Integer> findPreferredReadReplica(Partition partition, ClientMetadata client, int replicaId,
-                                                      long fetchOffset, long nowMs) {
+                                                      long fetchOffset) {
         RackAwareReplicaSelector selector = replicaSelector;
         MetadataNode current = node;
         if (selector == null || current == null || replicaId >= 0 || !partition.isLeader()) {
             return Optional.empty();
         }
         MetadataImage image = current.currentImage();
+        Optional<Integer> chosen = preferredReadReplica(selector, partition, client, fetchOffset, time.milliseconds(),
+            image::broker);
+        chosen.ifPresent(id -> LOGGER.debug("Replica selector RackAwareReplicaSelector returned preferred replica {} "
+            + "of {} for client {} in rack {}", id, partition.topicPartition(), client.clientId(), client.rackId()));
+        return chosen;
+    }
+
+    /** {@link #findPreferredReadReplica}'s choice for a leading {@code partition}, with brokers as given. */
+    static Optional<Integer> preferredReadReplica(RackAwareReplicaSelector selector, Partition partition,
+                                                  ClientMetadata client, long fetchOffset, long nowMs,
+                                                  IntFunction<Optional<BrokerRegistration>> brokers) {
+        int leaderId = partition.leaderId();
         List<Integer> isr = partition.inSyncReplicaIds();
         List<ReplicaView> candidates = new ArrayList<>();
         for (int replica : partition.registration().replicas()) {
             Optional<ReplicaState> state = partition.followerState(replica);
-            if (replica != brokerId && isr.contains(replica) && state.isPresent()
+            if (replica != leaderId && isr.contains(replica) && state.isPresent()
                     && state.get().logEndOffset() >= fetchOffset && state.get().logStartOffset() <= fetchOffset
-                    && reachable(image, replica, client.listenerName())) {
-                candidates.add(new ReplicaView(replica, rack(image, replica), state.get().logEndOffset(),
+                    && reachable(brokers.apply(replica), client.listenerName())) {
+                candidates.add(new ReplicaView(replica, rack(brokers.apply(replica)), state.get().logEndOffset(),
                     nowMs - state.get().lastCaughtUpTimeMs()));
             }
         }
-        ReplicaView leader = new ReplicaView(brokerId, rack(image, brokerId), partition.logEndOffset(), 0L);
+        ReplicaView leader = new ReplicaView(leaderId, rack(brokers.apply(leaderId)), partition.logEndOffset(), 0L);
         candidates.add(leader);
         ReplicaView chosen = selector.select(client.rackId(), candidates, leader);
-        if (chosen.brokerId() == brokerId) {
-            return Optional.empty();
-        }
-        LOGGER.debug("Replica selector RackAwareReplicaSelector returned preferred replica {} of {} for client {} "
-            + "in rack {}", chosen.brokerId(), partition.topicPartition(), client.clientId(), client.rackId());
-        return Optional.of(chosen.brokerId());
+        return chosen.brokerId() == leaderId ? Optional.empty() : Optional.of(chosen.brokerId());
     }
 
-    private static String rack(MetadataImage image, int broker) {
-        return image.broker(broker).flatMap(BrokerRegistration::rack).orElse(null);
+    private static String rack(Optional<BrokerRegistration> broker) {
+        return broker.flatMap(BrokerRegistration::rack).orElse(null);
     }
 
     /** Kafka's replica endpoints: the broker is registered, unfenced and advertises {@code listenerName}. */
-    private static boolean reachable(MetadataImage image, int broker, String listenerName) {
-        return image.broker(broker).filter(b -> !b.fenced()).flatMap(b -> b.endpoint(listenerName)).isPresent();
+    private static boolean reachable(Optional<BrokerRegistration> broker, String listenerName) {
+        return broker.filter(b -> !b.fenced()).flatMap(b -> b.endpoint(listenerName)).isPresent();
     }
 
     /** The fetchers, or null when this broker does not fetch. */
