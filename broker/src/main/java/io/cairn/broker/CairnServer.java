@@ -36,6 +36,7 @@ import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.LogConfigs;
+import io.cairn.isr.RackAwareReplicaSelector;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
@@ -120,6 +121,9 @@ public final class CairnServer implements AutoCloseable {
                     config.replicaLagTimeMaxMs(), metadata::brokerEpoch);
             replicaManager.useReplicaFetchers(config.replicaFetch().toFetcherConfig(
                     defaultLogConfig.maxMessageBytes()), config.replicaFetch().interBrokerListenerName());
+            if (config.rackAwareReplicaSelector()) {
+                replicaManager.useReplicaSelector(new RackAwareReplicaSelector());
+            }
             purgatory = new PartitionPurgatory(replicaManager);
             fetchService = new FetchService(metadata.node(), replicaManager, new FetchSessionCache(
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),

@@ -1,23 +1,37 @@
 package io.cairn.isr;
 
 /**
- * What one fetcher asks of one partition (Kafka's {@code FetchRequest.PartitionData} with the fetch's replica id
- * and broker epoch). Immutable.
+ * What one fetcher asks of one partition (Kafka's {@code FetchRequest.PartitionData} with the fetch's replica id,
+ * broker epoch and whether only the leader may answer). Immutable.
  *
- * @param replicaId          the fetching follower's broker id, or a negative id for a consumer
- * @param fetchOffset        the first offset wanted
- * @param currentLeaderEpoch the fetcher's leader epoch, or {@link Partition#NO_EPOCH} to skip the check
- * @param lastFetchedEpoch   a follower's epoch of its last fetched batch, or -1
- * @param logStartOffset     a follower's log start offset, or -1
- * @param replicaEpoch       a follower's broker epoch (Fetch v15+ {@code ReplicaState.ReplicaEpoch}), or -1
+ * @param replicaId           the fetching follower's broker id, or a negative id for a consumer
+ * @param fetchOffset         the first offset wanted
+ * @param currentLeaderEpoch  the fetcher's leader epoch, or {@link Partition#NO_EPOCH} to skip the check
+ * @param lastFetchedEpoch    a follower's epoch of its last fetched batch, or -1
+ * @param logStartOffset      a follower's log start offset, or -1
+ * @param replicaEpoch        a follower's broker epoch (Fetch v15+ {@code ReplicaState.ReplicaEpoch}), or -1
+ * @param fetchOnlyFromLeader Kafka's {@code FetchParams.fetchOnlyLeader}: true for a follower and for a consumer
+ *                            fetch older than v11; false lets a follower replica serve a consumer (KIP-392)
  */
 public record LogReadRequest(int replicaId, long fetchOffset, int currentLeaderEpoch, int lastFetchedEpoch,
-                             long logStartOffset, long replicaEpoch) {
+                             long logStartOffset, long replicaEpoch, boolean fetchOnlyFromLeader) {
 
-    /** A request without a broker epoch (consumers, and followers of fetch versions before 15). */
+    public LogReadRequest {
+        if (replicaId >= 0 && !fetchOnlyFromLeader) {
+            throw new IllegalArgumentException("a follower's fetch is served by the leader only");
+        }
+    }
+
+    /** A leader-only request. */
+    public LogReadRequest(int replicaId, long fetchOffset, int currentLeaderEpoch, int lastFetchedEpoch,
+                          long logStartOffset, long replicaEpoch) {
+        this(replicaId, fetchOffset, currentLeaderEpoch, lastFetchedEpoch, logStartOffset, replicaEpoch, true);
+    }
+
+    /** A leader-only request without a broker epoch (consumers, and followers of fetch versions before 15). */
     public LogReadRequest(int replicaId, long fetchOffset, int currentLeaderEpoch, int lastFetchedEpoch,
                           long logStartOffset) {
-        this(replicaId, fetchOffset, currentLeaderEpoch, lastFetchedEpoch, logStartOffset, -1L);
+        this(replicaId, fetchOffset, currentLeaderEpoch, lastFetchedEpoch, logStartOffset, -1L, true);
     }
 
     /** A follower's fetch: it reads to the log end and reports its position. */

@@ -704,14 +704,24 @@ public final class Partition {
     }
 
     /**
-     * Reads from {@code fetchOffset} up to what {@code isolation} allows, after the leader-epoch check (consumers
-     * and followers both read from the leader here). An offset below the log start or beyond the log end is
-     * OFFSET_OUT_OF_RANGE; an offset between the high watermark and the log end reads nothing. The caller closes
-     * the result.
+     * Reads from {@code fetchOffset} up to what {@code isolation} allows, as leader, after the leader-epoch check. An
+     * offset below the log start or beyond the log end is OFFSET_OUT_OF_RANGE; an offset between the high watermark
+     * and the log end reads nothing. The caller closes the result.
      */
     public LogReadResult read(long fetchOffset, int currentLeaderEpoch, int maxBytes, FetchIsolation isolation,
                               boolean minOneMessage) {
-        checkLeaderEpoch(currentLeaderEpoch, true);
+        return read(fetchOffset, currentLeaderEpoch, maxBytes, isolation, minOneMessage, true);
+    }
+
+    /**
+     * As {@link #read(long, int, int, FetchIsolation, boolean)}; with {@code fetchOnlyFromLeader} false a follower
+     * replica reads too (a consumer's fetch, KIP-392): with its own log start and end offsets, up to its own high
+     * watermark (learnt from the leader, so possibly behind it: an offset between the two reads nothing) and last
+     * stable offset; NOT_LEADER_OR_FOLLOWER once the partition left this broker.
+     */
+    public LogReadResult read(long fetchOffset, int currentLeaderEpoch, int maxBytes, FetchIsolation isolation,
+                              boolean minOneMessage, boolean fetchOnlyFromLeader) {
+        checkReadable(currentLeaderEpoch, fetchOnlyFromLeader);
         long hw = highWatermark;
         long lso = lastStableOffset();
         long start = log.logStartOffset();
@@ -725,12 +735,24 @@ public final class Partition {
     }
 
     /**
-     * One fetcher's read of this partition (Kafka's {@code Partition.fetchRecords}), as leader: the leader-epoch
-     * check; for a follower, that it is an assigned replica (else UNKNOWN_LEADER_EPOCH when the request named an
-     * epoch, NOT_LEADER_OR_FOLLOWER when not: the follower retries), the divergence check of its last fetched
-     * epoch, the read to the log end and, with {@code updateFetchState}, the record of its position
-     * ({@link #updateFollowerFetchState}); for a consumer, the read to what {@code isolation} allows. The caller
-     * closes the result.
+     * The leader-epoch check of a read (Kafka's {@code localLogWithEpochOrThrow}); a read any replica may serve
+     * still needs the partition hosted here.
+     */
+    public void checkReadable(int currentLeaderEpoch, boolean fetchOnlyFromLeader) {
+        checkLeaderEpoch(currentLeaderEpoch, fetchOnlyFromLeader);
+        if (!fetchOnlyFromLeader && removed) {
+            throw new NotLeaderOrFollowerException("Broker " + localBrokerId + " no longer hosts " + topicPartition);
+        }
+    }
+
+    /**
+     * One fetcher's read of this partition (Kafka's {@code Partition.fetchRecords}): the leader-epoch check (the
+     * leader only, unless {@link LogReadRequest#fetchOnlyFromLeader} is false: a consumer may read from a follower
+     * replica, see {@link #read(long, int, int, FetchIsolation, boolean, boolean)}); for a follower, that it is an
+     * assigned replica (else UNKNOWN_LEADER_EPOCH when the request named an epoch, NOT_LEADER_OR_FOLLOWER when not:
+     * the follower retries), the divergence check of its last fetched epoch, the read to the log end and, with
+     * {@code updateFetchState}, the record of its position ({@link #updateFollowerFetchState}); for a consumer, the
+     * read to what {@code isolation} allows. The caller closes the result.
      */
     public LogReadResult fetchRecords(LogReadRequest request, FetchIsolation isolation, int maxBytes,
                                       boolean minOneMessage, boolean updateFetchState) {
@@ -738,7 +760,7 @@ public final class Partition {
         LogReadResult result;
         stateLock.readLock().lock();
         try {
-            checkLeaderEpoch(request.currentLeaderEpoch(), true);
+            checkReadable(request.currentLeaderEpoch(), request.fetchOnlyFromLeader());
             if (request.isFromFollower() && !registration.replicas().contains(request.replicaId())) {
                 String message = "Replica " + request.replicaId() + " is not recognized as a valid replica of "
                     + topicPartition + " in leader epoch " + registration.leaderEpoch() + " with partition epoch "
@@ -749,7 +771,7 @@ public final class Partition {
             result = divergence(request);
             if (result == null) {
                 result = read(request.fetchOffset(), request.currentLeaderEpoch(), maxBytes, isolation,
-                    minOneMessage);
+                    minOneMessage, request.fetchOnlyFromLeader());
             }
         } finally {
             stateLock.readLock().unlock();

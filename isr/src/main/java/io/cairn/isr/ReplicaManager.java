@@ -37,6 +37,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import org.apache.logging.log4j.Logger;
 
@@ -123,6 +124,8 @@ public final class ReplicaManager implements AutoCloseable {
     /** The follower fetchers; null until {@link #useReplicaFetchers} (then partitions this broker follows fetch). */
     private volatile ReplicaFetcherManager fetchers;
     private volatile String interBrokerListener;
+    /** {@code replica.selector.class}: null when consumers read from leaders only. */
+    private volatile RackAwareReplicaSelector replicaSelector;
     /** The leader epoch each followed partition's fetcher was (re)started for; guarded by itself. */
     private final Map<TopicPartition, Integer> fetchedEpochs = new HashMap<>();
 
@@ -480,6 +483,64 @@ public final class ReplicaManager implements AutoCloseable {
                             String interBrokerListenerName) {
         this.interBrokerListener = interBrokerListenerName;
         this.fetchers = new ReplicaFetcherManager(brokerId, config, partitions::get, endpoints, time);
+    }
+
+    /** Chooses preferred read replicas for consumers with {@code selector} ({@code replica.selector.class}). */
+    public void useReplicaSelector(RackAwareReplicaSelector selector) {
+        this.replicaSelector = selector;
+    }
+
+    /**
+     * The replica a consumer should read {@code partition} from instead of this leader (Kafka's
+     * {@code findPreferredReadReplica}, KIP-392): empty unless this broker leads, a replica selector is configured
+     * and the fetch is a consumer's. The candidates are the leader and the in-sync followers whose log start and end
+     * offsets (as their fetches reported them) hold {@code fetchOffset}, each with its broker's rack; a follower counts
+     * only when its broker is unfenced and advertises the client's listener (Kafka's replica endpoints).
+     */
+    public Optional<Integer> findPreferredReadReplica(Partition partition, ClientMetadata client, int replicaId,
+                                                      long fetchOffset) {
+        RackAwareReplicaSelector selector = replicaSelector;
+        MetadataNode current = node;
+        if (selector == null || current == null || replicaId >= 0 || !partition.isLeader()) {
+            return Optional.empty();
+        }
+        MetadataImage image = current.currentImage();
+        Optional<Integer> chosen = preferredReadReplica(selector, partition, client, fetchOffset, time.milliseconds(),
+            image::broker);
+        chosen.ifPresent(id -> LOGGER.debug("Replica selector RackAwareReplicaSelector returned preferred replica {} "
+            + "of {} for client {} in rack {}", id, partition.topicPartition(), client.clientId(), client.rackId()));
+        return chosen;
+    }
+
+    /** {@link #findPreferredReadReplica}'s choice for a leading {@code partition}, with brokers as given. */
+    static Optional<Integer> preferredReadReplica(RackAwareReplicaSelector selector, Partition partition,
+                                                  ClientMetadata client, long fetchOffset, long nowMs,
+                                                  IntFunction<Optional<BrokerRegistration>> brokers) {
+        int leaderId = partition.leaderId();
+        List<Integer> isr = partition.inSyncReplicaIds();
+        List<ReplicaView> candidates = new ArrayList<>();
+        for (int replica : partition.registration().replicas()) {
+            Optional<ReplicaState> state = partition.followerState(replica);
+            if (replica != leaderId && isr.contains(replica) && state.isPresent()
+                    && state.get().logEndOffset() >= fetchOffset && state.get().logStartOffset() <= fetchOffset
+                    && reachable(brokers.apply(replica), client.listenerName())) {
+                candidates.add(new ReplicaView(replica, rack(brokers.apply(replica)), state.get().logEndOffset(),
+                    nowMs - state.get().lastCaughtUpTimeMs()));
+            }
+        }
+        ReplicaView leader = new ReplicaView(leaderId, rack(brokers.apply(leaderId)), partition.logEndOffset(), 0L);
+        candidates.add(leader);
+        ReplicaView chosen = selector.select(client.rackId(), candidates, leader);
+        return chosen.brokerId() == leaderId ? Optional.empty() : Optional.of(chosen.brokerId());
+    }
+
+    private static String rack(Optional<BrokerRegistration> broker) {
+        return broker.flatMap(BrokerRegistration::rack).orElse(null);
+    }
+
+    /** Kafka's replica endpoints: the broker is registered, unfenced and advertises {@code listenerName}. */
+    private static boolean reachable(Optional<BrokerRegistration> broker, String listenerName) {
+        return broker.filter(b -> !b.fenced()).flatMap(b -> b.endpoint(listenerName)).isPresent();
     }
 
     /** The fetchers, or null when this broker does not fetch. */

@@ -1,6 +1,7 @@
 package io.cairn.broker.config;
 
 import io.cairn.broker.group.GroupConfig;
+import io.cairn.isr.RackAwareReplicaSelector;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -55,6 +56,7 @@ public final class BrokerConfig {
     public static final String REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS =
             "replica.high.watermark.checkpoint.interval.ms";
     public static final String REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms";
+    public static final String REPLICA_SELECTOR_CLASS = "replica.selector.class";
     public static final String OFFSETS_TOPIC_NUM_PARTITIONS = "offsets.topic.num.partitions";
     public static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
@@ -87,7 +89,7 @@ public final class BrokerConfig {
             QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, CONTROLLER_QUORUM_VOTERS,
             CONTROLLER_QUORUM_BOOTSTRAP_SERVERS, BROKER_RACK, AUTO_CREATE_TOPICS_ENABLE, BROKER_HEARTBEAT_INTERVAL_MS,
             FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS, REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
-            REPLICA_LAG_TIME_MAX_MS, OFFSETS_TOPIC_NUM_PARTITIONS,
+            REPLICA_LAG_TIME_MAX_MS, REPLICA_SELECTOR_CLASS, OFFSETS_TOPIC_NUM_PARTITIONS,
             OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
             TRANSACTION_STATE_LOG_REPLICATION_FACTOR, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
             GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, OFFSETS_RETENTION_MINUTES,
@@ -121,6 +123,7 @@ public final class BrokerConfig {
     private final int fetchSessionCacheSlots;
     private final long replicaHighWatermarkCheckpointIntervalMs;
     private final long replicaLagTimeMaxMs;
+    private final boolean rackAwareReplicaSelector;
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
     private final ReplicaFetchSettings replicaFetch;
@@ -176,6 +179,7 @@ public final class BrokerConfig {
         this.replicaHighWatermarkCheckpointIntervalMs = values.longValue(
                 REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, 5000L, 1L);
         this.replicaLagTimeMaxMs = values.longValue(REPLICA_LAG_TIME_MAX_MS, 30_000L, 1L);
+        this.rackAwareReplicaSelector = parseReplicaSelector(values.string(REPLICA_SELECTOR_CLASS, ""));
         this.internalTopics = new InternalTopicDefaults(values.intValue(OFFSETS_TOPIC_NUM_PARTITIONS, 50, 1),
                 (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 3, 1),
                 values.intValue(TRANSACTION_STATE_LOG_NUM_PARTITIONS, 50, 1),
@@ -251,6 +255,22 @@ public final class BrokerConfig {
         }
     }
 
+    /**
+     * {@code replica.selector.class}: unset means consumers read from leaders only; Kafka's rack-aware selector is
+     * Cairn's own implementation of its rule; any other class would be a plugin Cairn cannot load.
+     */
+    private static boolean parseReplicaSelector(String className) {
+        if (className.isEmpty()) {
+            return false;
+        }
+        if (!className.equals(RackAwareReplicaSelector.KAFKA_CLASS_NAME)) {
+            throw ConfigException.invalid(REPLICA_SELECTOR_CLASS, className, "Cairn cannot load replica selector "
+                    + "plugins; the supported value is " + RackAwareReplicaSelector.KAFKA_CLASS_NAME
+                    + " (or leave it unset to read from leaders only)");
+        }
+        return true;
+    }
+
     private static List<Path> parseLogDirs(String key, String value) {
         List<Path> dirs = new ArrayList<>();
         for (String dir : value.split(",")) {
@@ -300,6 +320,8 @@ public final class BrokerConfig {
         values.put(REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
                 Long.toString(replicaHighWatermarkCheckpointIntervalMs));
         values.put(REPLICA_LAG_TIME_MAX_MS, Long.toString(replicaLagTimeMaxMs));
+        values.put(REPLICA_SELECTOR_CLASS, rackAwareReplicaSelector ? RackAwareReplicaSelector.KAFKA_CLASS_NAME
+                : "null");
         values.put(NODE_ID, Integer.toString(nodeId));
         values.put(NUM_IO_THREADS, Integer.toString(numIoThreads));
         values.put(NUM_NETWORK_THREADS, Integer.toString(numNetworkThreads));
@@ -466,6 +488,14 @@ public final class BrokerConfig {
      */
     public long replicaLagTimeMaxMs() {
         return replicaLagTimeMaxMs;
+    }
+
+    /**
+     * {@code replica.selector.class} names Kafka's {@code RackAwareReplicaSelector}: a leader sends consumers that name
+     * a rack to an in-sync replica of that rack (KIP-392). False (unset) reads from leaders only.
+     */
+    public boolean rackAwareReplicaSelector() {
+        return rackAwareReplicaSelector;
     }
 
     public long brokerHeartbeatIntervalMs() {

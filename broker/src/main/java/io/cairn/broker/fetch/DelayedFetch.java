@@ -13,9 +13,11 @@ import org.apache.logging.log4j.Logger;
 
 /**
  * A fetch waiting in the purgatory for {@code min_bytes} or {@code max_wait_ms} (Kafka's {@code DelayedFetch}). It
- * completes early when a partition it reads moved on (leadership or epoch changed, the partition went away, the log
- * was truncated below the fetch offset or rolled past it, a follower's epoch diverged) or when the bytes available
- * below each partition's visible end reach {@code min_bytes}; on completion it reads again and answers.
+ * completes early when a partition it reads moved on (the epoch changed, the partition went away, this broker stopped
+ * leading it when only the leader may answer, the log was truncated below the fetch offset or rolled past it, a
+ * follower's epoch diverged) or when the bytes available below each partition's visible end reach {@code min_bytes};
+ * on completion it reads again and answers. A consumer's fetch served by a follower replica (KIP-392) waits for that
+ * replica's high watermark, which moves as the leader's fetch responses teach it.
  *
  * <p>Thread-safety: {@link #tryComplete()} runs under the operation's lock (see {@link DelayedOperation}); the
  * cached fetch positions are only touched there.
@@ -58,7 +60,7 @@ final class DelayedFetch extends DelayedOperation {
                 return forceComplete();
             }
             try {
-                partition.checkLeaderEpoch(fetch.currentLeaderEpoch(), true);
+                partition.checkReadable(fetch.currentLeaderEpoch(), params.fetchOnlyLeader());
                 long end = partition.fetchableEnd(params.isolation());
                 long offset = fetch.fetchOffset();
                 if (offset > end) {
@@ -101,7 +103,7 @@ final class DelayedFetch extends DelayedOperation {
             }
         }
         try (LogReadResult read = partition.read(fetch.fetchOffset(), fetch.currentLeaderEpoch(), fetch.maxBytes(),
-                params.isolation(), true)) {
+                params.isolation(), true, params.fetchOnlyLeader())) {
             positions[i] = read.info().fetchOffsetMetadata();
             return read.info().records().length();
         }

@@ -1,6 +1,7 @@
 package io.cairn.broker.fetch;
 
 import io.cairn.broker.purgatory.PartitionPurgatory;
+import io.cairn.isr.ClientMetadata;
 import io.cairn.isr.FetchIsolation;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
@@ -27,7 +28,8 @@ import java.util.function.Function;
 /**
  * Serves Fetch requests (Kafka's {@code KafkaApis.handleFetchRequest} with {@code ReplicaManager.fetchMessages}):
  * resolves topic ids, applies the fetch session, reads the partitions, answers at once when the fetch need not
- * wait (no wait asked, {@code min_bytes} reached, an error, a diverging epoch) and otherwise parks a
+ * wait (no wait asked, {@code min_bytes} reached, an error, a diverging epoch, a preferred read replica) and
+ * otherwise parks a
  * {@link DelayedFetch} in the broker's {@link PartitionPurgatory}: a follower's fetch wakes when the log end offset
  * moves, a consumer's when the high watermark moves, both when the ISR or the leadership changes.
  *
@@ -73,11 +75,13 @@ public final class FetchService {
         return purgatory.pendingCount();
     }
 
-    /** Serves one Fetch request of {@code version} that arrived on {@code listenerName}. */
-    public CompletableFuture<FetchResponseData> fetch(short version, String listenerName, FetchRequestData request) {
+    /** Serves one Fetch request of {@code version} from {@code clientId} that arrived on {@code listenerName}. */
+    public CompletableFuture<FetchResponseData> fetch(short version, String clientId, String listenerName,
+                                                      FetchRequestData request) {
         MetadataImage image = metadata.currentImage();
         Function<Uuid, String> topicNames = id -> image.topic(id).map(TopicImage::name).orElse(null);
-        FetchParams params = params(version, request);
+        FetchParams params = params(version, request, version >= 11
+            ? new ClientMetadata(request.rackId(), clientId, listenerName) : null);
         LinkedHashMap<TopicIdPartition, PartitionFetch> fetchData = fetchData(version, request, topicNames);
         List<TopicIdPartition> toForget = forgotten(version, request, topicNames);
         FetchContext context = manager.newContext(version, request.sessionId(), request.sessionEpoch(),
@@ -101,12 +105,13 @@ public final class FetchService {
         }
         List<PartitionRead> reads = reader.read(params, interesting, false);
         long bytesReadable = 0;
-        boolean errorOrDivergence = false;
+        boolean answerNow = false;
         for (PartitionRead read : reads) {
             bytesReadable += read.recordsSize();
-            errorOrDivergence |= read.error() != Errors.NONE || read.divergingEpoch() != null;
+            answerNow |= read.error() != Errors.NONE || read.divergingEpoch() != null
+                || read.preferredReadReplica() >= 0;
         }
-        if (params.maxWaitMs() <= 0 || bytesReadable >= params.minBytes() || errorOrDivergence) {
+        if (params.maxWaitMs() <= 0 || bytesReadable >= params.minBytes() || answerNow) {
             future.complete(respond(context, params, listenerName, reads, erroneous));
             return future;
         }
@@ -131,7 +136,7 @@ public final class FetchService {
         return future;
     }
 
-    private FetchParams params(short version, FetchRequestData request) {
+    private FetchParams params(short version, FetchRequestData request, ClientMetadata client) {
         int replicaId = version >= 15 ? request.replicaState().replicaId() : request.replicaId();
         if (request.isolationLevel() != 0 && request.isolationLevel() != 1) {
             // Kafka's request parser rejects it (IsolationLevel.forId): the request fails as a whole.
@@ -142,10 +147,10 @@ public final class FetchService {
         if (replicaId >= 0) {
             long replicaEpoch = version >= 15 ? request.replicaState().replicaEpoch() : -1L;
             return new FetchParams(version, replicaId, request.maxWaitMs(), Math.min(request.minBytes(), maxBytes),
-                maxBytes, FetchIsolation.LOG_END, replicaEpoch);
+                maxBytes, FetchIsolation.LOG_END, replicaEpoch, client);
         }
         return new FetchParams(version, replicaId, request.maxWaitMs(), Math.min(request.minBytes(), maxBytes),
-            maxBytes, FetchIsolation.ofConsumer(request.isolationLevel()), -1L);
+            maxBytes, FetchIsolation.ofConsumer(request.isolationLevel()), -1L, client);
     }
 
     private static LinkedHashMap<TopicIdPartition, PartitionFetch> fetchData(short version, FetchRequestData request,

@@ -25,15 +25,25 @@ import java.util.List;
  * @param abortedTransactions aborted transactions in the read range (read_committed), or null
  * @param divergingEpoch      where a follower's log diverged, or null
  * @param fetchOffsetMetadata the position of the fetch offset, for the delayed fetch's byte count
+ * @param preferredReadReplica the replica a consumer should read from instead of this leader (then no records), or
+ *                             -1
  */
 record PartitionRead(TopicIdPartition tp, Errors error, ByteBuf records, long highWatermark, long lastStableOffset,
                      long logStartOffset, List<AbortedTxn> abortedTransactions,
-                     FetchResponseData.EpochEndOffset divergingEpoch, LogOffsetMetadata fetchOffsetMetadata) {
+                     FetchResponseData.EpochEndOffset divergingEpoch, LogOffsetMetadata fetchOffsetMetadata,
+                     int preferredReadReplica) {
 
     static PartitionRead error(TopicIdPartition tp, Errors error, long fetchOffset) {
         return new PartitionRead(tp, error, Unpooled.EMPTY_BUFFER, FetchResponses.INVALID_OFFSET,
             FetchResponses.INVALID_OFFSET, FetchResponses.INVALID_OFFSET, null, null,
-            LogOffsetMetadata.offsetOnly(fetchOffset));
+            LogOffsetMetadata.offsetOnly(fetchOffset), -1);
+    }
+
+    /** The answer of a leader that sends the consumer to {@code replica}: the leader's offsets and no records. */
+    static PartitionRead preferredReplica(TopicIdPartition tp, int replica, long highWatermark, long lastStableOffset,
+                                          long logStartOffset, long fetchOffset) {
+        return new PartitionRead(tp, Errors.NONE, Unpooled.EMPTY_BUFFER, highWatermark, lastStableOffset,
+            logStartOffset, null, null, LogOffsetMetadata.offsetOnly(fetchOffset), replica);
     }
 
     int recordsSize() {
@@ -48,7 +58,7 @@ record PartitionRead(TopicIdPartition tp, Errors error, ByteBuf records, long hi
     PartitionData toPartitionData() {
         PartitionData data = new PartitionData().setPartitionIndex(tp.partition()).setErrorCode(error.code())
             .setHighWatermark(highWatermark).setLastStableOffset(lastStableOffset).setLogStartOffset(logStartOffset)
-            .setPreferredReadReplica(-1).setRecords(records);
+            .setPreferredReadReplica(preferredReadReplica).setRecords(records);
         if (abortedTransactions == null) {
             data.setAbortedTransactions(null);
         } else {

@@ -15,6 +15,7 @@ import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -25,7 +26,9 @@ import org.apache.logging.log4j.Logger;
  * partition's read. A first batch cut by the limits is dropped, so a consumer never sees a partial one. Each
  * partition's read is {@link Partition#fetchRecords}, which owns the follower's side: the replica check, the
  * divergence check of its last fetched epoch (the diverging epoch then replaces records) and the record of its
- * position.
+ * position. A leader that finds a preferred read replica for a consumer (KIP-392,
+ * {@link ReplicaManager#findPreferredReadReplica}) answers with it and the leader's offsets instead of records; a
+ * consumer's v11+ fetch may be read from a follower replica.
  *
  * <p>Thread-safety: stateless apart from the shared, thread-safe {@link ReplicaManager}; never blocks on a lock.
  */
@@ -68,8 +71,17 @@ final class PartitionReader {
             if (tp.hasTopicId() && !tp.topicId().equals(partition.topicId())) {
                 return PartitionRead.error(tp, Errors.INCONSISTENT_TOPIC_ID, fetch.fetchOffset());
             }
+            Optional<Integer> preferred = params.clientMetadata() == null ? Optional.empty()
+                : replicas.findPreferredReadReplica(partition, params.clientMetadata(), params.replicaId(),
+                    fetch.fetchOffset());
+            if (preferred.isPresent()) {
+                partition.checkReadable(fetch.currentLeaderEpoch(), false);
+                return PartitionRead.preferredReplica(tp, preferred.get(), partition.highWatermark(),
+                    partition.lastStableOffset(), partition.logStartOffset(), fetch.fetchOffset());
+            }
             LogReadRequest request = new LogReadRequest(params.replicaId(), fetch.fetchOffset(),
-                fetch.currentLeaderEpoch(), fetch.lastFetchedEpoch(), fetch.logStartOffset(), params.replicaEpoch());
+                fetch.currentLeaderEpoch(), fetch.lastFetchedEpoch(), fetch.logStartOffset(), params.replicaEpoch(),
+                params.fetchOnlyLeader());
             try (LogReadResult result = partition.fetchRecords(request, params.isolation(), maxBytes, minOneMessage,
                     !fromPurgatory)) {
                 return toRead(tp, params.isolation(), result);
@@ -94,7 +106,7 @@ final class PartitionReader {
             FetchResponseData.EpochEndOffset diverging = new FetchResponseData.EpochEndOffset()
                 .setEpoch(result.divergingEpoch().leaderEpoch()).setEndOffset(result.divergingEpoch().endOffset());
             return new PartitionRead(tp, Errors.NONE, Unpooled.EMPTY_BUFFER, result.highWatermark(),
-                result.lastStableOffset(), result.logStartOffset(), null, diverging, info.fetchOffsetMetadata());
+                result.lastStableOffset(), result.logStartOffset(), null, diverging, info.fetchOffsetMetadata(), -1);
         }
         ByteBuf records;
         if (info.firstEntryIncomplete()) {
@@ -105,6 +117,6 @@ final class PartitionReader {
         }
         return new PartitionRead(tp, Errors.NONE, records, result.highWatermark(), result.lastStableOffset(),
             result.logStartOffset(), isolation == FetchIsolation.TXN_COMMITTED ? info.abortedTransactions() : null,
-            null, info.fetchOffsetMetadata());
+            null, info.fetchOffsetMetadata(), -1);
     }
 }

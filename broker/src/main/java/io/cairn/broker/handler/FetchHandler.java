@@ -49,7 +49,7 @@ public final class FetchHandler implements ApiHandler<FetchRequestData, FetchRes
 
     @Override
     public CompletionStage<FetchResponseData> handle(RequestContext ctx, FetchRequestData request) {
-        return service.fetch(ctx.apiVersion(), ctx.listenerName(), request);
+        return service.fetch(ctx.apiVersion(), ctx.clientId(), ctx.listenerName(), request);
     }
 
     /** Kafka's {@code FetchRequest.getErrorResponse}: the error at the top level and on every partition asked for. */

@@ -320,4 +320,29 @@ class BrokerConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("group.min.session.timeout.ms");
     }
+
+    @Test
+    void replicaSelectorClassIsUnsetOrKafkasRackAwareSelector() {
+        // When
+        BrokerConfig unset = BrokerConfig.fromMap(Map.of());
+        BrokerConfig rackAware = BrokerConfig.fromMap(Map.of("replica.selector.class",
+                "org.apache.kafka.common.replica.RackAwareReplicaSelector"));
+
+        // Then
+        assertThat(unset.rackAwareReplicaSelector()).isFalse();
+        assertThat(unset.effectiveValues()).containsEntry("replica.selector.class", "null");
+        assertThat(rackAware.rackAwareReplicaSelector()).isTrue();
+        assertThat(rackAware.unknownKeys()).isEmpty();
+        assertThat(rackAware.effectiveValues()).containsEntry("replica.selector.class",
+                "org.apache.kafka.common.replica.RackAwareReplicaSelector");
+    }
+
+    @Test
+    void anyOtherReplicaSelectorClassFailsTheConfigInOneLine() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("replica.selector.class", "com.example.MySelector")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Invalid value com.example.MySelector for configuration replica.selector.class:")
+                .hasMessageContaining("org.apache.kafka.common.replica.RackAwareReplicaSelector")
+                .hasMessageNotContaining("\n");
+    }
 }
