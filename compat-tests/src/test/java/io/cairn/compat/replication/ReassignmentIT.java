@@ -70,7 +70,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>A reassignment that cannot progress (broker 1's REPLICATION listener, where the new replicas fetch from, is
  *   behind a testkit {@link FaultProxy} that is partitioned: the extreme of a throttle) is cancelled: the partition
  *   reverts to its original replica, the brokers that were being added drop their logs, and after the heal it takes
- *   and serves records as before.</li>
+ *   and serves records as before; the same reassignment then completes and its new leader serves them all.</li>
  * </ol>
  */
 @Timeout(600)
@@ -297,8 +297,24 @@ class ReassignmentIT {
         // A fetch held by the partition and answered after the heal brings no log back.
         assertThat(logDirs(cluster, 2, topic)).isEmpty();
         assertThat(logDirs(cluster, 3, topic)).isEmpty();
-        System.out.printf("%s: the reassignment of %s to [2,3] was cancelled back to [1] in %d ms%n", cluster.kind(),
-                topic, (System.nanoTime() - begin) / 1_000_000);
+
+        // When: tried again with the link healed, onto the brokers that just dropped their logs of it
+        admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(2, 3)))))
+                .all().get(30, TimeUnit.SECONDS);
+
+        // Then
+        await().atMost(TIMEOUT).pollInSameThread().ignoreExceptions().untilAsserted(() -> {
+            assertThat(admin.listPartitionReassignments(Set.of(tp)).reassignments().get(10, TimeUnit.SECONDS))
+                    .isEmpty();
+            TopicPartitionInfo p = ReplicationClients.partitions(admin, topic).get(0);
+            assertThat(ids(p.replicas())).containsExactly(2, 3);
+            assertThat(ids(p.isr())).containsExactlyInAnyOrder(2, 3);
+            assertThat(p.leader().id()).isEqualTo(2);
+        });
+        assertThat(consume(cluster, tp, all.size())).containsExactlyElementsOf(all);
+        awaitNoLog(cluster, 1, topic, 0);
+        System.out.printf("%s: the reassignment of %s to [2,3] was cancelled back to [1], then done again, in %d ms%n",
+                cluster.kind(), topic, (System.nanoTime() - begin) / 1_000_000);
     }
 
     private static void create(Admin admin, String topic, Map<Integer, List<Integer>> assignment) throws Exception {
