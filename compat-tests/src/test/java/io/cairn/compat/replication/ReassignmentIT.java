@@ -60,17 +60,18 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   whose 2 partitions live on broker 1 alone; {@code --execute} moves partition 0 to [2,3] (replication factor 1 to
  *   2) and partition 1 to [3]; {@code --verify --preserve-throttles} until both are completed (and, on Kafka, a plain
  *   {@code --verify}, which clears throttles with IncrementalAlterConfigs: Cairn's brokers do not serve it yet, so
- *   there the plain one prints the completion and then fails);
- *   Admin describes the new replicas, ISR and leaders, the new leaders serve every record in order, and broker 1's
+ *   there the plain one prints the completion and then fails); Admin describes the new replicas, ISR and leaders, the new leaders serve every record in order, and broker 1's
  *   log directory no longer holds the partitions.</li>
  *   <li>{@code Admin.alterPartitionReassignments} adds a replica to a partition of replication factor 1 under
  *   continuous acks=all produce: the new replica catches up, joins the ISR, the reassignment completes; it becomes
  *   the leader (a reorder and a preferred election), then the partition moves to a third broker, away from its
  *   leader; that broker serves every acknowledged record in order, once (the producer is idempotent).</li>
  *   <li>A reassignment that cannot progress (broker 1's REPLICATION listener, where the new replicas fetch from, is
- *   behind a testkit {@link FaultProxy} that is partitioned: the extreme of a throttle) is cancelled: the partition
- *   reverts to its original replica, the brokers that were being added drop their logs, and after the heal it takes
- *   and serves records as before; the same reassignment then completes and its new leader serves them all.</li>
+ *   behind a testkit {@link FaultProxy} that is partitioned: the extreme of a throttle), which {@code --verify}
+ *   shows in progress, is cancelled with {@code kafka-reassign-partitions --cancel --preserve-throttles}: the
+ *   partition reverts to its original replica, the brokers that were being added drop their logs, and after the
+ *   heal it takes and serves records as before; the same reassignment then completes and its new leader serves them
+ *   all.</li>
  * </ol>
  */
 @Timeout(600)
@@ -253,7 +254,10 @@ class ReassignmentIT {
         assertThat(producing).as("the acks=all producer").isNotDone();
     }
 
-    /** Case 3: cancel of a reassignment whose new replicas cannot fetch from the leader. */
+    /**
+     * Case 3: {@code kafka-reassign-partitions --execute}, {@code --verify} (still in progress) and {@code --cancel}
+     * of a reassignment whose new replicas cannot fetch from the leader; then the same reassignment with Admin.
+     */
     private static void cancelRevertsToTheOriginalReplicas(BrokerCluster cluster, Admin admin, FaultProxy leaderProxy)
             throws Exception {
         long begin = System.nanoTime();
@@ -261,24 +265,33 @@ class ReassignmentIT {
         TopicPartition tp = new TopicPartition(topic, 0);
         create(admin, topic, Map.of(0, List.of(1)));
         List<String> before = produce(cluster, topic, 0, RECORDS_PER_PARTITION);
+        Path plan = write(Files.createTempDirectory("reassign").resolve("plan.json"), "{\"version\":1,\"partitions\":"
+                + "[{\"topic\":\"" + topic + "\",\"partition\":0,\"replicas\":[2,3]}]}");
         leaderProxy.partition();
-        admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(2, 3)))))
-                .all().get(30, TimeUnit.SECONDS);
+        JavaTool.Result executed = tool(cluster, "--execute", "--reassignment-json-file", plan.toString());
         await().atMost(TIMEOUT).pollInSameThread().ignoreExceptions().untilAsserted(() -> {
             assertThat(logDirs(cluster, 2, topic)).containsExactly(topic + "-0");
             assertThat(logDirs(cluster, 3, topic)).containsExactly(topic + "-0");
         });
         PartitionReassignment ongoing = admin.listPartitionReassignments(Set.of(tp)).reassignments()
                 .get(30, TimeUnit.SECONDS).get(tp);
+        JavaTool.Result verified = tool(cluster, "--verify", "--preserve-throttles", "--reassignment-json-file",
+                plan.toString());
 
-        // When
-        admin.alterPartitionReassignments(Map.of(tp, Optional.empty())).all().get(30, TimeUnit.SECONDS);
+        // When: cancelled with the tool (throttles kept: clearing them needs IncrementalAlterConfigs)
+        JavaTool.Result cancelled = tool(cluster, "--cancel", "--preserve-throttles", "--reassignment-json-file",
+                plan.toString());
 
         // Then
+        assertThat(executed.exitCode()).as(executed.toString()).isZero();
         assertThat(ongoing).isNotNull();
         assertThat(ongoing.replicas()).containsExactly(2, 3, 1);
         assertThat(ongoing.addingReplicas()).containsExactly(2, 3);
         assertThat(ongoing.removingReplicas()).containsExactly(1);
+        assertThat(verified.exitCode()).as(verified.toString()).isZero();
+        assertThat(verified.stdout()).contains("Reassignment of partition " + tp + " is still in progress.");
+        assertThat(cancelled.exitCode()).as(cancelled.toString()).isZero();
+        assertThat(cancelled.stdout()).contains("Successfully cancelled partition reassignment for: " + tp);
         await().atMost(TIMEOUT).pollInSameThread().ignoreExceptions().untilAsserted(() -> {
             assertThat(admin.listPartitionReassignments(Set.of(tp)).reassignments().get(10, TimeUnit.SECONDS))
                     .isEmpty();
