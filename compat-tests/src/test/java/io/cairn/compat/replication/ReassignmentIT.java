@@ -72,6 +72,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   partition reverts to its original replica, the brokers that were being added drop their logs, and after the
  *   heal it takes and serves records as before; the same reassignment then completes and its new leader serves them
  *   all.</li>
+ *   <li>The broker being added is killed while it cannot fetch; once it is back (and the link healed) it catches
+ *   up and the reassignment completes.</li>
  * </ol>
  */
 @Timeout(600)
@@ -110,6 +112,7 @@ class ReassignmentIT {
                 reassignPartitionsToolMovesData(cluster, admin);
                 addingAReplicaUnderAcksAllLosesNothing(cluster, admin);
                 cancelRevertsToTheOriginalReplicas(cluster, admin, proxies.get(0));
+                anAddedReplicaKilledBeforeItCaughtUpCompletesAfterItsRestart(cluster, admin, proxies.get(0));
             }
         } finally {
             proxies.forEach(FaultProxy::close);
@@ -328,6 +331,42 @@ class ReassignmentIT {
         awaitNoLog(cluster, 1, topic, 0);
         System.out.printf("%s: the reassignment of %s to [2,3] was cancelled back to [1], then done again, in %d ms%n",
                 cluster.kind(), topic, (System.nanoTime() - begin) / 1_000_000);
+    }
+
+    /**
+     * Case 4: the broker being added is killed (SIGKILL) while it cannot fetch; started again with the link healed,
+     * it catches up from what its log holds and the reassignment completes.
+     */
+    private static void anAddedReplicaKilledBeforeItCaughtUpCompletesAfterItsRestart(BrokerCluster cluster,
+            Admin admin, FaultProxy leaderProxy) throws Exception {
+        long begin = System.nanoTime();
+        String topic = ReplicationClients.uniqueName("restarted");
+        TopicPartition tp = new TopicPartition(topic, 0);
+        create(admin, topic, Map.of(0, List.of(1)));
+        List<String> produced = produce(cluster, topic, 0, RECORDS_PER_PARTITION);
+        leaderProxy.partition();
+        admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(1, 2)))))
+                .all().get(30, TimeUnit.SECONDS);
+        await().atMost(TIMEOUT).pollInSameThread().untilAsserted(() -> assertThat(logDirs(cluster, 2, topic))
+                .containsExactly(topic + "-0"));
+
+        // When
+        cluster.node(2).kill();
+        leaderProxy.heal();
+        cluster.startNode(cluster.node(2));
+
+        // Then
+        await().atMost(TIMEOUT).pollInSameThread().ignoreExceptions().untilAsserted(() -> {
+            assertThat(admin.listPartitionReassignments(Set.of(tp)).reassignments().get(10, TimeUnit.SECONDS))
+                    .isEmpty();
+            TopicPartitionInfo p = ReplicationClients.partitions(admin, topic).get(0);
+            assertThat(ids(p.replicas())).containsExactly(1, 2);
+            assertThat(ids(p.isr())).containsExactlyInAnyOrder(1, 2);
+            assertThat(p.leader().id()).isEqualTo(1);
+        });
+        assertThat(consume(cluster, tp, produced.size())).containsExactlyElementsOf(produced);
+        System.out.printf("%s: the reassignment of %s to [1,2] completed after broker 2 was killed and restarted in "
+                + "%d ms%n", cluster.kind(), topic, (System.nanoTime() - begin) / 1_000_000);
     }
 
     private static void create(Admin admin, String topic, Map<Integer, List<Integer>> assignment) throws Exception {
