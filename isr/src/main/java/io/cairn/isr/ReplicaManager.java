@@ -640,7 +640,8 @@ public final class ReplicaManager implements AutoCloseable {
         if (alter != null) {
             alter.close();
         }
-        checkpointer.shutdownNow();
+        // A checkpoint being written finishes (an interrupt would abort its file channel); later rounds are dropped.
+        checkpointer.shutdown();
         applier.shutdown();
         try {
             applier.awaitTermination(10, TimeUnit.SECONDS);
