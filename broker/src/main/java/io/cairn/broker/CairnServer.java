@@ -28,6 +28,8 @@ import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
 import io.cairn.broker.handler.TopicConfigDefaults;
+import io.cairn.broker.metrics.BrokerMetrics;
+import io.cairn.broker.metrics.MetricsHttpServer;
 import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
@@ -72,6 +74,8 @@ public final class CairnServer implements AutoCloseable {
     private GroupCoordinator groupCoordinator;
     private RequestHandlerPool requestHandlers;
     private SocketServer socketServer;
+    private BrokerMetrics metrics;
+    private MetricsHttpServer metricsServer;
     private boolean closed;
 
     /** A server with the APIs implemented so far (ApiVersions, Metadata, CreateTopics, DeleteTopics, ...). */
@@ -104,6 +108,7 @@ public final class CairnServer implements AutoCloseable {
                     BrokerConfig.QUEUED_MAX_REQUESTS);
         }
         createLogDirs();
+        metrics = BrokerMetrics.create();
         metadata = BrokerMetadata.startNode(config);
         try {
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
@@ -116,14 +121,18 @@ public final class CairnServer implements AutoCloseable {
             purgatory = new PartitionPurgatory(replicaManager);
             fetchService = new FetchService(metadata.node(), replicaManager, new FetchSessionCache(
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
-                    config.fetchMaxBytes(), purgatory);
+                    config.fetchMaxBytes(), purgatory, metrics.topics());
             groupCoordinator = new GroupCoordinator(replicaManager, metadata.node(), config.groupConfig(),
                     config.internalTopics().offsetsPartitions(), Time.SYSTEM, purgatory);
             groupCoordinator.start();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
-                    extraHandlers);
+                    metrics, extraHandlers);
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
-            socketServer = new SocketServer(config, this::registryFor, requestHandlers);
+            metrics.socketServer().requestHandlerIdle(requestHandlers::busyNanos, requestHandlers.threadCount());
+            socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics);
+            if (config.metricsEnabled()) {
+                metricsServer = MetricsHttpServer.start(config.metricsHost(), config.metricsPort(), metrics);
+            }
             // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
             // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
             // Partitions are opened once the registration has committed: the image has caught up by then.
@@ -153,7 +162,7 @@ public final class CairnServer implements AutoCloseable {
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    PartitionPurgatory purgatory, GroupCoordinator groups,
-                                                   List<ApiHandler<?, ?>> extra) {
+                                                   BrokerMetrics metrics, List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
                 internal.offsetsPartitions(), internal.offsetsReplication(), internal.transactionPartitions(),
@@ -165,7 +174,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new CreatePartitionsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeClusterHandler(node));
-        handlers.add(new ProduceHandler(replicaManager, node, purgatory));
+        handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));
         handlers.add(new FetchHandler(fetchService));
@@ -208,6 +217,11 @@ public final class CairnServer implements AutoCloseable {
         return socketServer.boundPort(listenerName);
     }
 
+    /** The port of the metrics endpoint; -1 when {@code metrics.enabled=false}. */
+    public synchronized int metricsPort() {
+        return metricsServer == null ? -1 : metricsServer.port();
+    }
+
     public BrokerConfig config() {
         return config;
     }
@@ -237,6 +251,9 @@ public final class CairnServer implements AutoCloseable {
         }
         closed = true;
         LOGGER.info("{}shutting down", logPrefix);
+        if (metricsServer != null) {
+            metricsServer.close();
+        }
         if (socketServer != null) {
             socketServer.close();
         }
@@ -264,6 +281,9 @@ public final class CairnServer implements AutoCloseable {
         }
         if (metadata != null) {
             metadata.close();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         LOGGER.info("{}shut down completed", logPrefix);
     }

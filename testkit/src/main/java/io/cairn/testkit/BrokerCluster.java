@@ -55,7 +55,9 @@ public final class BrokerCluster implements AutoCloseable {
             ClusterNode node = new ClusterNode(i + 1, ports[i], ports[size + i], voters.toString(), clusterId);
             nodes.add(switch (kind) {
                 case CAIRN -> {
+                    // Each node's metrics endpoint on a port of its own (the default 9404 would be shared).
                     String text = node.serverProperties(host, CairnProcess.DATA_DIR_PLACEHOLDER)
+                            + (settings.containsKey("metrics.port") ? "" : "metrics.port=0\n")
                             + settings.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue() + "\n")
                                     .collect(Collectors.joining());
                     yield CairnProcess.builder().serverProperties(text, node.clientPort()).build();
