@@ -29,7 +29,11 @@ import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
 import io.cairn.broker.handler.TopicConfigDefaults;
 import io.cairn.broker.metrics.BrokerMetrics;
+import io.cairn.broker.metrics.BrokerState;
+import io.cairn.broker.metrics.ConsumerLagCollector;
 import io.cairn.broker.metrics.MetricsHttpServer;
+import io.cairn.broker.metrics.PartitionLogCollector;
+import io.cairn.broker.metrics.ReplicationMetrics;
 import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
@@ -39,6 +43,7 @@ import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
+import io.micrometer.core.instrument.Gauge;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -76,6 +81,8 @@ public final class CairnServer implements AutoCloseable {
     private SocketServer socketServer;
     private BrokerMetrics metrics;
     private MetricsHttpServer metricsServer;
+    /** Written under this object's monitor, read by metrics scrapes. */
+    private volatile BrokerState state = BrokerState.NOT_RUNNING;
     private boolean closed;
 
     /** A server with the APIs implemented so far (ApiVersions, Metadata, CreateTopics, DeleteTopics, ...). */
@@ -98,6 +105,7 @@ public final class CairnServer implements AutoCloseable {
      */
     public synchronized void start() throws InterruptedException, IOException {
         LOGGER.info("{}starting", logPrefix);
+        state = BrokerState.STARTING;
         for (String unknown : config.unknownKeys()) {
             LOGGER.warn("The configuration '{}' was supplied but isn't a known config.", unknown);
         }
@@ -128,7 +136,7 @@ public final class CairnServer implements AutoCloseable {
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, extraHandlers);
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
-            metrics.socketServer().requestHandlerIdle(requestHandlers::busyNanos, requestHandlers.threadCount());
+            registerMetrics();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics);
             if (config.metricsEnabled()) {
                 metricsServer = MetricsHttpServer.start(config.metricsHost(), config.metricsPort(), metrics);
@@ -146,10 +154,24 @@ public final class CairnServer implements AutoCloseable {
                 replicaManager.start(metadata.node());
             }
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
+            state = BrokerState.RUNNING;
         } catch (InterruptedException | IOException | RuntimeException e) {
             close();
             throw e;
         }
+    }
+
+    /** The meters that read the server's components (the request and topic meters are recorded by them). */
+    private void registerMetrics() {
+        metrics.socketServer().requestHandlerIdle(requestHandlers::busyNanos, requestHandlers.threadCount());
+        ReplicationMetrics.register(metrics, replicaManager, metadata.node(), () -> state);
+        metrics.addCollector(new PartitionLogCollector(replicaManager));
+        metrics.addCollector(new ConsumerLagCollector(groupCoordinator, replicaManager));
+        // Cairn has one purgatory for every kind of delayed operation (produce, fetch, coordinator writes).
+        Gauge.builder("kafka.server.delayedoperationpurgatory.numdelayedoperations", purgatory,
+                PartitionPurgatory::pendingCount).tag("delayedOperation", "All").register(metrics.registry());
+        Gauge.builder("kafka.server.fetchsessioncache.numincrementalfetchsessions", fetchService.sessions(),
+                FetchSessionCache::size).register(metrics.registry());
     }
 
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
@@ -250,6 +272,7 @@ public final class CairnServer implements AutoCloseable {
             return;
         }
         closed = true;
+        state = BrokerState.SHUTTING_DOWN;
         LOGGER.info("{}shutting down", logPrefix);
         if (metricsServer != null) {
             metricsServer.close();

@@ -42,6 +42,11 @@ public final class InProcessBroker implements AutoCloseable {
         return new InProcessBroker(server);
     }
 
+    /** The port of the Prometheus endpoint (a free one). */
+    public int metricsPort() {
+        return server.metricsPort();
+    }
+
     public int port() {
         return server.boundPort("PLAINTEXT");
     }

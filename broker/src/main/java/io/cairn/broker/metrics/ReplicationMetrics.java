@@ -1,0 +1,119 @@
+package io.cairn.broker.metrics;
+
+import io.cairn.isr.Partition;
+import io.cairn.isr.PartitionListener;
+import io.cairn.isr.ReplicaManager;
+import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.PartitionRegistration;
+import io.cairn.metadata.image.TopicImage;
+import io.cairn.metadata.image.TopicPartition;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * Kafka's replica-manager and controller gauges, computed at scrape time from the hosted partitions and the
+ * metadata image: {@code kafka_server_replicamanager_partitioncount}, {@code _leadercount},
+ * {@code _underreplicatedpartitions} (led here, ISR smaller than the replicas), {@code _underminisrpartitioncount}
+ * and {@code _atminisrpartitioncount} (led here, ISR below or at {@code min.insync.replicas}),
+ * {@code kafka_controller_kafkacontroller_activecontrollercount} and {@code _offlinepartitionscount} (partitions
+ * without a leader in the image, reported by the active controller only, as Kafka does); the ISR shrink and expand
+ * counters ({@code kafka_server_replicamanager_isrshrinks_total}, {@code _isrexpands_total}), counted from the
+ * partitions' ISR changes, and the broker state ({@code kafka_server_kafkaserver_brokerstate}).
+ *
+ * <p>Thread-safe: the gauges read the partitions' thread-safe getters; the ISR listener is called on whatever
+ * thread changed the ISR and keeps the last ISR size per partition in a concurrent map.
+ */
+public final class ReplicationMetrics implements PartitionListener {
+
+    private static final String REPLICA_MANAGER = "kafka.server.replicamanager.";
+    private static final String CONTROLLER = "kafka.controller.kafkacontroller.";
+
+    private final ReplicaManager replicas;
+    private final Counter isrShrinks;
+    private final Counter isrExpands;
+    private final Map<TopicPartition, Integer> isrSizes = new ConcurrentHashMap<>();
+
+    private ReplicationMetrics(MeterRegistry registry, ReplicaManager replicas, MetadataNode metadata,
+            Supplier<BrokerState> state) {
+        this.replicas = replicas;
+        gauge(registry, REPLICA_MANAGER + "partitioncount", () -> replicas.allPartitions().size());
+        gauge(registry, REPLICA_MANAGER + "leadercount", () -> count(Partition::isLeader));
+        gauge(registry, REPLICA_MANAGER + "underreplicatedpartitions", () -> count(p -> p.isLeader()
+                && p.registration().isr().size() < p.registration().replicas().size()));
+        gauge(registry, REPLICA_MANAGER + "underminisrpartitioncount", () -> count(p -> p.isLeader()
+                && p.registration().isr().size() < p.minInsyncReplicas()));
+        gauge(registry, REPLICA_MANAGER + "atminisrpartitioncount", () -> count(p -> p.isLeader()
+                && p.registration().isr().size() == p.minInsyncReplicas()));
+        gauge(registry, CONTROLLER + "activecontrollercount", () -> metadata.isActiveController() ? 1 : 0);
+        gauge(registry, CONTROLLER + "offlinepartitionscount", () -> metadata.isActiveController()
+                ? offlinePartitions(metadata) : 0);
+        gauge(registry, "kafka.server.kafkaserver.brokerstate", () -> state.get().value());
+        this.isrShrinks = Counter.builder(REPLICA_MANAGER + "isrshrinks").register(registry);
+        this.isrExpands = Counter.builder(REPLICA_MANAGER + "isrexpands").register(registry);
+    }
+
+    /** Registers the gauges and listens to {@code replicas}' ISR changes. */
+    public static ReplicationMetrics register(BrokerMetrics metrics, ReplicaManager replicas, MetadataNode metadata,
+            Supplier<BrokerState> state) {
+        ReplicationMetrics replication = new ReplicationMetrics(metrics.registry(), replicas, metadata, state);
+        replicas.addListener(replication);
+        return replication;
+    }
+
+    private static void gauge(MeterRegistry registry, String name, Supplier<Number> value) {
+        Gauge.builder(name, value).register(registry);
+    }
+
+    private int count(Predicate<Partition> condition) {
+        int count = 0;
+        for (Partition partition : replicas.allPartitions()) {
+            if (condition.test(partition)) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private static int offlinePartitions(MetadataNode metadata) {
+        int offline = 0;
+        for (TopicImage topic : metadata.currentImage().topicsById().values()) {
+            for (PartitionRegistration partition : topic.partitions().values()) {
+                if (partition.leader() == PartitionRegistration.NO_LEADER) {
+                    offline++;
+                }
+            }
+        }
+        return offline;
+    }
+
+    @Override
+    public void onHighWatermarkAdvanced(Partition partition) {
+    }
+
+    /** Counts a shrink or an expand by comparing the new ISR size with the last one seen. */
+    @Override
+    public void onIsrChanged(Partition partition) {
+        int size = partition.registration().isr().size();
+        Integer previous = isrSizes.put(partition.topicPartition(), size);
+        if (previous != null && size < previous) {
+            isrShrinks.increment();
+        } else if (previous != null && size > previous) {
+            isrExpands.increment();
+        }
+    }
+
+    /** A new leadership starts from its own ISR; a removed partition is forgotten. */
+    @Override
+    public void onLeadershipChanged(Partition partition) {
+        if (partition.isRemoved() || !partition.isLeader()) {
+            isrSizes.remove(partition.topicPartition());
+        } else {
+            isrSizes.put(partition.topicPartition(), partition.registration().isr().size());
+        }
+    }
+}
