@@ -126,8 +126,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         long sequence = nextSequence++;
         ApiRequestMetrics apiMetrics = metrics.requests().forApi(request.apiKey());
-        apiMetrics.recordRequest(request.apiVersion());
         if (request.unsupportedApiVersions()) {
+            apiMetrics.recordRequest(request.apiVersion());
             apiMetrics.recordError(Errors.UNSUPPORTED_VERSION);
             memoryPool.release(reservedBytes);
             // KIP-511: a v0 body behind a v0 header, so that a client of any version can read it and retry.
@@ -138,6 +138,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         RequestContext context = new RequestContext(request.header(), request.apiKey(), connection);
         RequestTimes times = new RequestTimes(metrics.time(), apiMetrics,
                 metrics.requests().fetchSplit(request.apiKey(), request.apiVersion(), request.body()), reservedBytes);
+        times.recordRequest(request.apiVersion());
         if (LOGGER.isDebugEnabled()) {
             LOGGER.debug("Request {} v{} correlation id {} from {}: {}", request.apiKey().messageName(),
                     request.apiVersion(), request.header().correlationId(), connection, request.body());
@@ -261,7 +262,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         boolean expectsResponse = request.handler().expectsResponse(request.body());
         if (error == null && response != null) {
-            times.api().recordError(Errors.NONE);
+            times.recordError(Errors.NONE);
             if (!expectsResponse) {
                 releaseResponse(request, response);
                 times.finishWithoutResponse();
@@ -270,7 +271,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 write(responseFrame(sequence, request, response).timed(times));
             }
         } else if (!expectsResponse) {
-            times.api().recordError(Errors.forException(error != null ? error : new IllegalStateException()));
+            times.recordError(Errors.forException(error != null ? error : new IllegalStateException()));
             closeConnection(request.apiKey().messageName() + " request with correlation id "
                     + request.header().correlationId() + " that expects no response failed: " + describe(error));
         } else {
@@ -286,7 +287,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         Throwable cause = error != null ? error
                 : new IllegalStateException(request.handler().getClass().getSimpleName() + " completed with null");
         Errors code = Errors.forException(cause);
-        times.api().recordError(code);
+        times.recordError(code);
         if (code == Errors.UNKNOWN_SERVER_ERROR) {
             LOGGER.error("Unexpected error handling {} v{} request with correlation id {} from {}",
                     request.apiKey().messageName(), request.apiVersion(), request.header().correlationId(),

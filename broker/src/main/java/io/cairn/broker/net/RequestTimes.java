@@ -2,6 +2,7 @@ package io.cairn.broker.net;
 
 import io.cairn.broker.metrics.ApiRequestMetrics;
 import io.cairn.log.Time;
+import io.cairn.wire.error.Errors;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 
@@ -37,9 +38,20 @@ final class RequestTimes implements ChannelFutureListener {
         this.localDoneNanos = startNanos;
     }
 
-    /** The request's meters. */
-    ApiRequestMetrics api() {
-        return api;
+    /** Counts the request under its API (and Fetch's split). */
+    void recordRequest(short version) {
+        api.recordRequest(version);
+        if (split != null) {
+            split.recordRequest(version);
+        }
+    }
+
+    /** Counts the request's outcome under its API (and Fetch's split). */
+    void recordError(Errors error) {
+        api.recordError(error);
+        if (split != null) {
+            split.recordError(error);
+        }
     }
 
     /** A handler has taken the request (on its request-handler thread or the event loop). */

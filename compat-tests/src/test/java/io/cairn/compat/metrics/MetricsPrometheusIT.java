@@ -1,0 +1,182 @@
+package io.cairn.compat.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.cairn.testkit.BrokerLogsExtension;
+import io.cairn.testkit.CairnProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ThrowingRunnable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Cairn's metrics as a real Prometheus sees them: a Cairn process serves stock producers and a consumer group,
+ * a Prometheus server scrapes its endpoint every second, and PromQL through Prometheus' HTTP API finds the
+ * dashboard series (messages and bytes in, request counts, request-time quantiles, JVM and process) and the
+ * consumer lag: 0 once the group has consumed and committed everything, the number of records produced since once
+ * more arrive unconsumed.
+ *
+ * <p>Needs the {@code prometheus} binary (Debian's package, which {@code .ci/run} installs): without it the test
+ * is skipped, unless {@value #REQUIRE_PROMETHEUS} is set, when it fails.
+ */
+@Timeout(180)
+@ExtendWith(BrokerLogsExtension.class)
+class MetricsPrometheusIT {
+
+    static final String REQUIRE_PROMETHEUS = "CAIRN_REQUIRE_PROMETHEUS";
+
+    private static final String TOPIC = "prometheus-it";
+    private static final String GROUP = "prometheus-it-group";
+    private static final int FIRST = 120;
+    private static final int MORE = 35;
+    private static final Duration SCRAPED = Duration.ofSeconds(60);
+
+    private Path binary;
+    private CairnProcess cairn;
+    private PrometheusProcess prometheus;
+
+    @BeforeEach
+    void findPrometheus() {
+        Optional<Path> found = PrometheusProcess.binary();
+        String missing = "prometheus is not on PATH; install it with `apt-get install prometheus` (Debian/Ubuntu) to "
+                + "run the metrics test against a real Prometheus";
+        if (found.isEmpty() && System.getenv(REQUIRE_PROMETHEUS) != null) {
+            fail(missing + " (" + REQUIRE_PROMETHEUS + " is set, so prometheus is required)");
+        }
+        assumeTrue(found.isPresent(), missing);
+        binary = found.get();
+    }
+
+    @AfterEach
+    void stop() {
+        if (prometheus != null) {
+            prometheus.close();
+        }
+        if (cairn != null) {
+            cairn.close();
+        }
+    }
+
+    @Test
+    void prometheusShouldScrapeTrafficRequestTimesJvmAndConsumerLag() throws Exception {
+        // Given
+        cairn = CairnProcess.create();
+        cairn.start();
+        prometheus = PrometheusProcess.start(binary, cairn.metricsPort());
+        createTopic();
+        produce(FIRST);
+        consumeAndCommit(FIRST);
+
+        // When
+        awaitScraped(() -> assertThat(prometheus.value("kafka_consumergroup_lag{consumergroup=\"" + GROUP
+                + "\",topic=\"" + TOPIC + "\",partition=\"0\"}")).isZero());
+
+        // Then
+        assertThat(prometheus.value("up{job=\"" + PrometheusProcess.JOB + "\"}")).isEqualTo(1.0);
+        assertThat(prometheus.value("kafka_server_brokertopicmetrics_messagesin_total{topic=\"" + TOPIC + "\"}"))
+                .isEqualTo(FIRST);
+        assertThat(prometheus.value("sum(kafka_server_brokertopicmetrics_messagesin_total{topic!=\"\"})"))
+                .isEqualTo(prometheus.value("kafka_server_brokertopicmetrics_messagesin_total{topic=\"\"}"));
+        assertThat(prometheus.value("kafka_server_brokertopicmetrics_bytesin_total{topic=\"" + TOPIC + "\"}"))
+                .isPositive();
+        assertThat(prometheus.value("kafka_server_brokertopicmetrics_bytesout_total{topic=\"" + TOPIC + "\"}"))
+                .isPositive();
+        assertThat(prometheus.value("sum(kafka_network_requestmetrics_requests_total{request=\"Produce\"})"))
+                .isPositive();
+        assertThat(prometheus.value("sum(kafka_network_requestmetrics_requests_total{request=\"FetchConsumer\"})"))
+                .isPositive();
+        assertThat(prometheus.query("kafka_network_requestmetrics_totaltimems{request=\"Produce\"}"))
+                .as("Produce total-time quantiles").hasSize(6);
+        assertThat(prometheus.value("kafka_network_requestmetrics_totaltimems_count{request=\"Produce\"}"))
+                .isPositive();
+        assertThat(prometheus.query("kafka_network_requestmetrics_localtimems{request=\"FetchConsumer\","
+                + "quantile=\"0.99\"}")).hasSize(1);
+        assertThat(prometheus.value("kafka_network_requestmetrics_errors_total{request=\"OffsetCommit\","
+                + "error=\"NONE\"}")).isPositive();
+        assertThat(prometheus.value("kafka_consumergroup_current_offset{consumergroup=\"" + GROUP + "\",topic=\""
+                + TOPIC + "\",partition=\"0\"}")).isEqualTo(FIRST);
+        assertThat(prometheus.value("kafka_log_log_logendoffset{topic=\"" + TOPIC + "\",partition=\"0\"}"))
+                .isEqualTo(FIRST);
+        assertThat(prometheus.value("kafka_controller_kafkacontroller_activecontrollercount")).isEqualTo(1.0);
+        assertThat(prometheus.value("kafka_server_replicamanager_underreplicatedpartitions")).isZero();
+        assertThat(prometheus.value("kafka_server_kafkaserver_brokerstate")).isEqualTo(3.0);
+        assertThat(prometheus.value("sum(jvm_memory_used_bytes{area=\"heap\"})")).isPositive();
+        assertThat(prometheus.value("process_cpu_seconds_total")).isPositive();
+        assertThat(prometheus.query("jvm_threads_current")).hasSize(1);
+
+        // And: more records, not consumed, are the group's lag
+        produce(MORE);
+        awaitScraped(() -> assertThat(prometheus.value("kafka_consumergroup_lag{consumergroup=\"" + GROUP
+                + "\",topic=\"" + TOPIC + "\",partition=\"0\"}")).isEqualTo(MORE));
+        assertThat(prometheus.value("kafka_consumergroup_lag_sum{consumergroup=\"" + GROUP + "\",topic=\"" + TOPIC
+                + "\"}")).isEqualTo(MORE);
+    }
+
+    private void awaitScraped(ThrowingRunnable assertion) {
+        Awaitility.await().atMost(SCRAPED).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+                .untilAsserted(assertion);
+    }
+
+    private void createTopic() throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                cairn.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private void produce(int records) throws Exception {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cairn.bootstrapServers());
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
+            for (int i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>(TOPIC, 0, "key-" + i, "value-" + i));
+            }
+            producer.flush();
+        }
+    }
+
+    /** A consumer of the group reads {@code records} records, commits, and leaves. */
+    private void consumeAndCommit(int records) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cairn.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+            consumer.subscribe(List.of(TOPIC));
+            int[] read = {0};
+            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInSameThread().until(() -> {
+                read[0] += consumer.poll(Duration.ofMillis(200)).count();
+                return read[0] >= records;
+            });
+            assertThat(read[0]).isEqualTo(records);
+            consumer.commitSync();
+        }
+    }
+}
