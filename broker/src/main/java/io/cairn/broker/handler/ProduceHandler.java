@@ -167,6 +167,18 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
                 ctx.listenerName());
     }
 
+    /** Kafka's {@code ProduceResponse.errorCounts}: one code per partition. */
+    @Override
+    public void countErrors(ProduceResponseData response, ErrorCounter counter) {
+        List<ProduceResponseData.TopicProduceResponse> topics = response.responses();
+        for (int t = 0; t < topics.size(); t++) {
+            List<ProduceResponseData.PartitionProduceResponse> partitions = topics.get(t).partitionResponses();
+            for (int p = 0; p < partitions.size(); p++) {
+                counter.count(partitions.get(p).errorCode());
+            }
+        }
+    }
+
     @Override
     public ProduceResponseData errorResponse(RequestContext ctx, ProduceRequestData request, Errors error) {
         List<ProducePartition> partitions = ProducePartition.collect(request, ctx.apiVersion() >= TOPIC_ID_VERSION);

@@ -262,7 +262,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         boolean expectsResponse = request.handler().expectsResponse(request.body());
         if (error == null && response != null) {
-            times.recordError(Errors.NONE);
+            countErrors(request, response, times);
             if (!expectsResponse) {
                 releaseResponse(request, response);
                 times.finishWithoutResponse();
@@ -279,6 +279,16 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             if (errorResponse != null) {
                 write(responseFrame(sequence, request, errorResponse).timed(times));
             }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void countErrors(DecodedRequest request, ApiMessage response, RequestTimes times) {
+        try {
+            ((ApiHandler<ApiMessage, ApiMessage>) request.handler()).countErrors(response, times);
+        } catch (RuntimeException e) {
+            LOGGER.error("{} could not count the errors of a {} response", request.handler().getClass().getSimpleName(),
+                    request.apiKey().messageName(), e);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.cairn.broker.net;
 
+import io.cairn.broker.handler.ErrorCounter;
 import io.cairn.broker.metrics.ApiRequestMetrics;
 import io.cairn.log.Time;
 import io.cairn.wire.error.Errors;
@@ -14,7 +15,7 @@ import io.netty.channel.ChannelFutureListener;
  * <p>Written by the threads the request passes through in turn; each hand-over goes through a future completion
  * or an executor hand-off, which orders the writes before the reads. Not otherwise thread-safe.
  */
-final class RequestTimes implements ChannelFutureListener {
+final class RequestTimes implements ChannelFutureListener, ErrorCounter {
 
     private final Time time;
     private final ApiRequestMetrics api;
@@ -52,6 +53,12 @@ final class RequestTimes implements ChannelFutureListener {
         if (split != null) {
             split.recordError(error);
         }
+    }
+
+    /** Counts one error code the response carries (the handler's {@code countErrors}). */
+    @Override
+    public void count(short errorCode) {
+        recordError(Errors.forCode(errorCode));
     }
 
     /** A handler has taken the request (on its request-handler thread or the event loop). */
