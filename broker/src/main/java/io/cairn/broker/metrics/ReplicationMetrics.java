@@ -23,7 +23,8 @@ import java.util.function.Supplier;
  * {@code kafka_controller_kafkacontroller_activecontrollercount} and {@code _offlinepartitionscount} (partitions
  * without a leader in the image, reported by the active controller only, as Kafka does); the ISR shrink and expand
  * counters ({@code kafka_server_replicamanager_isrshrinks_total}, {@code _isrexpands_total}), counted from the
- * partitions' ISR changes, and the broker state ({@code kafka_server_kafkaserver_brokerstate}).
+ * partitions' ISR changes, and the broker state ({@code kafka_server_kafkaserver_brokerstate}). It also drops a
+ * topic's broker-topic series when the topic's last partition leaves this broker.
  *
  * <p>Thread-safe: the gauges read the partitions' thread-safe getters; the ISR listener is called on whatever
  * thread changed the ISR and keeps the last ISR size per partition in a concurrent map.
@@ -34,13 +35,15 @@ public final class ReplicationMetrics implements PartitionListener {
     private static final String CONTROLLER = "kafka.controller.kafkacontroller.";
 
     private final ReplicaManager replicas;
+    private final BrokerTopicMetrics topics;
     private final Counter isrShrinks;
     private final Counter isrExpands;
     private final Map<TopicPartition, Integer> isrSizes = new ConcurrentHashMap<>();
 
-    private ReplicationMetrics(MeterRegistry registry, ReplicaManager replicas, MetadataNode metadata,
-            Supplier<BrokerState> state) {
+    private ReplicationMetrics(MeterRegistry registry, BrokerTopicMetrics topics, ReplicaManager replicas,
+            MetadataNode metadata, Supplier<BrokerState> state) {
         this.replicas = replicas;
+        this.topics = topics;
         gauge(registry, REPLICA_MANAGER + "partitioncount", () -> replicas.allPartitions().size());
         gauge(registry, REPLICA_MANAGER + "leadercount", () -> count(Partition::isLeader));
         gauge(registry, REPLICA_MANAGER + "underreplicatedpartitions", () -> count(p -> p.isLeader()
@@ -60,7 +63,8 @@ public final class ReplicationMetrics implements PartitionListener {
     /** Registers the gauges and listens to {@code replicas}' ISR changes. */
     public static ReplicationMetrics register(BrokerMetrics metrics, ReplicaManager replicas, MetadataNode metadata,
             Supplier<BrokerState> state) {
-        ReplicationMetrics replication = new ReplicationMetrics(metrics.registry(), replicas, metadata, state);
+        ReplicationMetrics replication = new ReplicationMetrics(metrics.registry(), metrics.topics(), replicas,
+                metadata, state);
         replicas.addListener(replication);
         return replication;
     }
@@ -107,10 +111,18 @@ public final class ReplicationMetrics implements PartitionListener {
         }
     }
 
-    /** A new leadership starts from its own ISR; a removed partition is forgotten. */
+    /**
+     * A new leadership starts from its own ISR; a removed partition is forgotten, and once the last partition of
+     * its topic has left this broker the topic's broker-topic series go too (Kafka's {@code removeMetrics}).
+     */
     @Override
     public void onLeadershipChanged(Partition partition) {
-        if (partition.isRemoved() || !partition.isLeader()) {
+        if (partition.isRemoved()) {
+            isrSizes.remove(partition.topicPartition());
+            if (replicas.allPartitions().stream().noneMatch(p -> p.topic().equals(partition.topic()))) {
+                topics.removeTopic(partition.topic());
+            }
+        } else if (!partition.isLeader()) {
             isrSizes.remove(partition.topicPartition());
         } else {
             isrSizes.put(partition.topicPartition(), partition.registration().isr().size());

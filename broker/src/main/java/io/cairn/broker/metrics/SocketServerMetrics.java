@@ -37,15 +37,16 @@ public final class SocketServerMetrics {
     /** Publishes the network threads' idle fraction from their accumulated busy (CPU) time. */
     public void networkProcessorIdle(LongSupplier busyNanos, int threads) {
         IdleRatio ratio = new IdleRatio(registry.config().clock(), busyNanos, threads);
+        // Strong: the gauge is the only holder of the ratio (Micrometer keeps gauge objects weakly by default).
         Gauge.builder("kafka.network.socketserver.networkprocessoravgidle.percent", ratio, IdleRatio::read)
-                .register(registry);
+                .strongReference(true).register(registry);
     }
 
     /** Publishes the request-handler threads' idle fraction from the time they spent running requests. */
     public void requestHandlerIdle(LongSupplier busyNanos, int threads) {
         IdleRatio ratio = new IdleRatio(registry.config().clock(), busyNanos, threads);
         Gauge.builder("kafka.server.kafkarequesthandlerpool.requesthandleravgidle.percent", ratio, IdleRatio::read)
-                .register(registry);
+                .strongReference(true).register(registry);
     }
 
     /** The connection meters of one listener. Thread-safe. */
@@ -57,7 +58,7 @@ public final class SocketServerMetrics {
 
         ListenerMeters(MeterRegistry registry, String listener) {
             Gauge.builder(PREFIX + "connection.count", open, AtomicInteger::get).tag("listener", listener)
-                    .register(registry);
+                    .strongReference(true).register(registry);
             this.created = Counter.builder(PREFIX + "connection.creation").tag("listener", listener)
                     .register(registry);
             this.closed = Counter.builder(PREFIX + "connection.close").tag("listener", listener).register(registry);
