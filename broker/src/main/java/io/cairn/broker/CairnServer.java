@@ -116,7 +116,7 @@ public final class CairnServer implements AutoCloseable {
                     BrokerConfig.QUEUED_MAX_REQUESTS);
         }
         createLogDirs();
-        metrics = BrokerMetrics.create();
+        metrics = config.metricsEnabled() ? BrokerMetrics.create() : BrokerMetrics.disabled();
         metadata = BrokerMetadata.startNode(config);
         try {
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),

@@ -69,7 +69,7 @@ public final class BrokerConfig {
     public static final String LOG_FLUSH_SCHEDULER_INTERVAL_MS = "log.flush.scheduler.interval.ms";
     public static final String LOG_FLUSH_INTERVAL_MESSAGES = "log.flush.interval.messages";
     public static final String LOG_FLUSH_INTERVAL_MS = "log.flush.interval.ms";
-    /** Cairn's own: whether the Prometheus endpoint is served (Kafka needs a JMX exporter agent for it). */
+    /** Cairn's own: whether metrics are recorded and served (Kafka needs a JMX exporter agent for them). */
     public static final String METRICS_ENABLED = "metrics.enabled";
     /** Cairn's own: the host the Prometheus endpoint binds, empty for every interface (as a listener's host). */
     public static final String METRICS_HOST = "metrics.host";

@@ -2,6 +2,7 @@ package io.cairn.broker.metrics;
 
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
@@ -24,8 +25,12 @@ public final class BrokerMetrics implements AutoCloseable {
     private final BrokerTopicMetrics topics;
     private final SocketServerMetrics socketServer;
 
-    private BrokerMetrics(PrometheusMeterRegistry registry) {
+    private BrokerMetrics(PrometheusMeterRegistry registry, boolean enabled) {
         this.registry = registry;
+        if (!enabled) {
+            // Every meter registered from here on is Micrometer's no-op meter: recording costs a virtual call.
+            registry.config().meterFilter(MeterFilter.deny());
+        }
         this.requests = new RequestMetrics(registry);
         this.topics = new BrokerTopicMetrics(registry);
         this.socketServer = new SocketServerMetrics(registry);
@@ -33,15 +38,20 @@ public final class BrokerMetrics implements AutoCloseable {
 
     /** The server's metrics, JVM and process metrics included. */
     public static BrokerMetrics create() {
-        BrokerMetrics metrics = new BrokerMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+        BrokerMetrics metrics = new BrokerMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), true);
         JvmMetrics.builder().register(metrics.registry.getPrometheusRegistry());
         return metrics;
+    }
+
+    /** Metrics that record nothing ({@code metrics.enabled=false}): every meter is a no-op, nothing is served. */
+    public static BrokerMetrics disabled() {
+        return new BrokerMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), false);
     }
 
     /** Metrics on {@code clock} without the JVM metrics (tests). */
     public static BrokerMetrics withClock(Clock clock) {
         return new BrokerMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT,
-                new io.prometheus.metrics.model.registry.PrometheusRegistry(), clock));
+                new io.prometheus.metrics.model.registry.PrometheusRegistry(), clock), true);
     }
 
     public RequestMetrics requests() {

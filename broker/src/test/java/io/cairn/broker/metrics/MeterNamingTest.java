@@ -97,4 +97,17 @@ class MeterNamingTest {
                 .contains("kafka_network_socketserver_networkprocessoravgidle_percent 1.0")
                 .contains("kafka_server_kafkarequesthandlerpool_requesthandleravgidle_percent 1.0");
     }
+
+    @Test
+    void disabledMetricsShouldRecordAndPublishNothing() {
+        // Given
+        BrokerMetrics disabled = BrokerMetrics.disabled();
+
+        // When
+        disabled.topics().forTopic("orders").messagesIn(3, 120);
+        disabled.requests().forApi(ApiKey.PRODUCE).recordRequest((short) 9);
+
+        // Then
+        assertThat(disabled.scrape()).doesNotContain("kafka_");
+    }
 }
