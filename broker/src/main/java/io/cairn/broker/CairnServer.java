@@ -169,10 +169,12 @@ public final class CairnServer implements AutoCloseable {
         metrics.addCollector(new ConsumerLagCollector(groupCoordinator, replicaManager));
         // Cairn has one purgatory for every kind of delayed operation (produce, fetch, coordinator writes).
         Gauge.builder("kafka.server.delayedoperationpurgatory.numdelayedoperations", purgatory,
-                PartitionPurgatory::pendingCount).tag("delayedOperation", "All").strongReference(true)
+                PartitionPurgatory::pendingCount).description("Delayed operations waiting in the purgatory")
+                .tag("delayedOperation", "All").strongReference(true)
                 .register(metrics.registry());
         Gauge.builder("kafka.server.fetchsessioncache.numincrementalfetchsessions", fetchService.sessions(),
-                FetchSessionCache::size).strongReference(true).register(metrics.registry());
+                FetchSessionCache::size).description("Cached incremental fetch sessions").strongReference(true)
+                .register(metrics.registry());
     }
 
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */

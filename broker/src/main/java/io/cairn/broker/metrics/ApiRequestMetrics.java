@@ -42,15 +42,16 @@ public final class ApiRequestMetrics {
         this.registry = registry;
         this.request = request;
         this.byError = new AtomicReferenceArray<>(maxErrorCode() + 2);
-        this.requestQueueTime = summary("requestqueuetimems");
-        this.localTime = summary("localtimems");
-        this.remoteTime = summary("remotetimems");
-        this.throttleTime = summary("throttletimems");
-        this.responseQueueTime = summary("responsequeuetimems");
-        this.responseSendTime = summary("responsesendtimems");
-        this.totalTime = summary("totaltimems");
-        this.requestBytes = summary("requestbytes");
-        this.responseBytes = summary("responsebytes");
+        this.requestQueueTime = summary("requestqueuetimems", "Milliseconds until a handler thread took the request");
+        this.localTime = summary("localtimems", "Milliseconds the handler worked on the request");
+        this.remoteTime = summary("remotetimems", "Milliseconds the request waited in the purgatory");
+        this.throttleTime = summary("throttletimems", "Milliseconds the response was throttled (Cairn: none)");
+        this.responseQueueTime = summary("responsequeuetimems",
+                "Milliseconds the response waited for its network thread");
+        this.responseSendTime = summary("responsesendtimems", "Milliseconds writing the response took");
+        this.totalTime = summary("totaltimems", "Milliseconds from the request's dispatch to its response written");
+        this.requestBytes = summary("requestbytes", "Request sizes in bytes");
+        this.responseBytes = summary("responsebytes", "Response sizes in bytes");
     }
 
     private static int maxErrorCode() {
@@ -61,8 +62,9 @@ public final class ApiRequestMetrics {
         return max;
     }
 
-    private DistributionSummary summary(String name) {
-        return DistributionSummary.builder(PREFIX + name).tag("request", request).publishPercentiles(QUANTILES)
+    private DistributionSummary summary(String name, String help) {
+        return DistributionSummary.builder(PREFIX + name).description(help).tag("request", request)
+                .publishPercentiles(QUANTILES)
                 .distributionStatisticExpiry(Duration.ofMinutes(1)).register(registry);
     }
 
@@ -76,7 +78,8 @@ public final class ApiRequestMetrics {
         int slot = Math.min(Math.max(version, 0), MAX_VERSIONS - 1);
         Counter counter = byVersion.get(slot);
         if (counter == null) {
-            counter = Counter.builder(PREFIX + "requests").tag("request", request)
+            counter = Counter.builder(PREFIX + "requests").description("Requests by API and version")
+                    .tag("request", request)
                     .tag("version", Integer.toString(slot)).register(registry);
             byVersion.set(slot, counter);
         }
@@ -88,7 +91,8 @@ public final class ApiRequestMetrics {
         int slot = error.code() + 1;
         Counter counter = byError.get(slot);
         if (counter == null) {
-            counter = Counter.builder(PREFIX + "errors").tag("request", request).tag("error", error.name())
+            counter = Counter.builder(PREFIX + "errors").description("Error codes of the responses (NONE: success)")
+                    .tag("request", request).tag("error", error.name())
                     .register(registry);
             byError.set(slot, counter);
         }

@@ -44,20 +44,26 @@ public final class ReplicationMetrics implements PartitionListener {
             MetadataNode metadata, Supplier<BrokerState> state) {
         this.replicas = replicas;
         this.topics = topics;
-        gauge(registry, REPLICA_MANAGER + "partitioncount", () -> replicas.allPartitions().size());
-        gauge(registry, REPLICA_MANAGER + "leadercount", () -> count(Partition::isLeader));
-        gauge(registry, REPLICA_MANAGER + "underreplicatedpartitions", () -> count(p -> p.isLeader()
-                && p.registration().isr().size() < p.registration().replicas().size()));
-        gauge(registry, REPLICA_MANAGER + "underminisrpartitioncount", () -> count(p -> p.isLeader()
-                && p.registration().isr().size() < p.minInsyncReplicas()));
-        gauge(registry, REPLICA_MANAGER + "atminisrpartitioncount", () -> count(p -> p.isLeader()
-                && p.registration().isr().size() == p.minInsyncReplicas()));
-        gauge(registry, CONTROLLER + "activecontrollercount", () -> metadata.isActiveController() ? 1 : 0);
-        gauge(registry, CONTROLLER + "offlinepartitionscount", () -> metadata.isActiveController()
-                ? offlinePartitions(metadata) : 0);
-        gauge(registry, "kafka.server.kafkaserver.brokerstate", () -> state.get().value());
-        this.isrShrinks = Counter.builder(REPLICA_MANAGER + "isrshrinks").register(registry);
-        this.isrExpands = Counter.builder(REPLICA_MANAGER + "isrexpands").register(registry);
+        gauge(registry, REPLICA_MANAGER + "partitioncount", "Partitions hosted by this broker",
+                () -> replicas.allPartitions().size());
+        gauge(registry, REPLICA_MANAGER + "leadercount", "Partitions led by this broker",
+                () -> count(Partition::isLeader));
+        gauge(registry, REPLICA_MANAGER + "underreplicatedpartitions", "Partitions led here with ISR < replicas",
+                () -> count(p -> p.isLeader() && p.registration().isr().size() < p.registration().replicas().size()));
+        gauge(registry, REPLICA_MANAGER + "underminisrpartitioncount", "Partitions led here with ISR < min ISR",
+                () -> count(p -> p.isLeader() && p.registration().isr().size() < p.minInsyncReplicas()));
+        gauge(registry, REPLICA_MANAGER + "atminisrpartitioncount", "Partitions led here with ISR = min ISR",
+                () -> count(p -> p.isLeader() && p.registration().isr().size() == p.minInsyncReplicas()));
+        gauge(registry, CONTROLLER + "activecontrollercount", "1 on the active controller",
+                () -> metadata.isActiveController() ? 1 : 0);
+        gauge(registry, CONTROLLER + "offlinepartitionscount", "Partitions without leader (active controller only)",
+                () -> metadata.isActiveController() ? offlinePartitions(metadata) : 0);
+        gauge(registry, "kafka.server.kafkaserver.brokerstate", "Kafka's broker state number (3: running)",
+                () -> state.get().value());
+        this.isrShrinks = Counter.builder(REPLICA_MANAGER + "isrshrinks").description("ISR shrinks")
+                .register(registry);
+        this.isrExpands = Counter.builder(REPLICA_MANAGER + "isrexpands").description("ISR expands")
+                .register(registry);
     }
 
     /** Registers the gauges and listens to {@code replicas}' ISR changes. */
@@ -69,8 +75,8 @@ public final class ReplicationMetrics implements PartitionListener {
         return replication;
     }
 
-    private static void gauge(MeterRegistry registry, String name, Supplier<Number> value) {
-        Gauge.builder(name, value).register(registry);
+    private static void gauge(MeterRegistry registry, String name, String help, Supplier<Number> value) {
+        Gauge.builder(name, value).description(help).register(registry);
     }
 
     private int count(Predicate<Partition> condition) {

@@ -39,13 +39,15 @@ public final class SocketServerMetrics {
         IdleRatio ratio = new IdleRatio(registry.config().clock(), busyNanos, threads);
         // Strong: the gauge is the only holder of the ratio (Micrometer keeps gauge objects weakly by default).
         Gauge.builder("kafka.network.socketserver.networkprocessoravgidle.percent", ratio, IdleRatio::read)
-                .strongReference(true).register(registry);
+                .description("Idle fraction of the network threads since the last scrape").strongReference(true)
+                .register(registry);
     }
 
     /** Publishes the request-handler threads' idle fraction from the time they spent running requests. */
     public void requestHandlerIdle(LongSupplier busyNanos, int threads) {
         IdleRatio ratio = new IdleRatio(registry.config().clock(), busyNanos, threads);
         Gauge.builder("kafka.server.kafkarequesthandlerpool.requesthandleravgidle.percent", ratio, IdleRatio::read)
+                .description("Idle fraction of the request-handler threads since the last scrape")
                 .strongReference(true).register(registry);
     }
 
@@ -57,11 +59,13 @@ public final class SocketServerMetrics {
         private final Counter closed;
 
         ListenerMeters(MeterRegistry registry, String listener) {
-            Gauge.builder(PREFIX + "connection.count", open, AtomicInteger::get).tag("listener", listener)
+            Gauge.builder(PREFIX + "connection.count", open, AtomicInteger::get).description("Open connections")
+                    .tag("listener", listener)
                     .strongReference(true).register(registry);
-            this.created = Counter.builder(PREFIX + "connection.creation").tag("listener", listener)
-                    .register(registry);
-            this.closed = Counter.builder(PREFIX + "connection.close").tag("listener", listener).register(registry);
+            this.created = Counter.builder(PREFIX + "connection.creation").description("Connections accepted")
+                    .tag("listener", listener).register(registry);
+            this.closed = Counter.builder(PREFIX + "connection.close").description("Connections closed")
+                    .tag("listener", listener).register(registry);
         }
 
         public void connectionOpened() {

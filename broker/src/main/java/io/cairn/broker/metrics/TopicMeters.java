@@ -28,19 +28,23 @@ public final class TopicMeters {
 
     TopicMeters(MeterRegistry registry, String topic, TopicMeters all) {
         this.all = all;
-        this.messagesIn = counter(registry, topic, "messagesin");
-        this.bytesIn = counter(registry, topic, "bytesin");
-        this.bytesOut = counter(registry, topic, "bytesout");
-        this.bytesRejected = counter(registry, topic, "bytesrejected");
-        this.replicationBytesOut = counter(registry, topic, "replicationbytesout");
-        this.totalProduceRequests = counter(registry, topic, "totalproducerequests");
-        this.failedProduceRequests = counter(registry, topic, "failedproducerequests");
-        this.totalFetchRequests = counter(registry, topic, "totalfetchrequests");
-        this.failedFetchRequests = counter(registry, topic, "failedfetchrequests");
+        this.messagesIn = counter(registry, topic, "messagesin", "Records appended by produce requests");
+        this.bytesIn = counter(registry, topic, "bytesin", "Bytes of the batches appended by produce requests");
+        this.bytesOut = counter(registry, topic, "bytesout", "Record bytes sent to consumers");
+        this.bytesRejected = counter(registry, topic, "bytesrejected", "Bytes of batches refused as too large");
+        this.replicationBytesOut = counter(registry, topic, "replicationbytesout", "Record bytes sent to followers");
+        this.totalProduceRequests = counter(registry, topic, "totalproducerequests",
+                "Partitions of produce requests");
+        this.failedProduceRequests = counter(registry, topic, "failedproducerequests",
+                "Partitions of produce requests that failed");
+        this.totalFetchRequests = counter(registry, topic, "totalfetchrequests", "Partitions of fetch requests");
+        this.failedFetchRequests = counter(registry, topic, "failedfetchrequests",
+                "Partitions of fetch requests that failed");
     }
 
-    private static Counter counter(MeterRegistry registry, String topic, String name) {
-        return Counter.builder(PREFIX + name).tag("topic", topic).register(registry);
+    private static Counter counter(MeterRegistry registry, String topic, String name, String help) {
+        return Counter.builder(PREFIX + name).description(help + " (topic=\"\": all topics)").tag("topic", topic)
+                .register(registry);
     }
 
     /** One partition of a produce request for this topic (Kafka's {@code TotalProduceRequestsPerSec}). */
