@@ -6,8 +6,17 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.CairnProcess;
+import io.cairn.testkit.TestDirectories;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,6 +47,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * consumer lag: 0 once the group has consumed and committed everything, the number of records produced since once
  * more arrive unconsumed.
  *
+ * <p>The dashboard ({@code grafana/dashboards/cairn.json}) and the alert rules ({@code grafana/alerts.yml}) are
+ * proven on the same kind of run: every panel query answers with data, the lag panel with the lag the test made,
+ * the rules evaluate (the health ones silent) and pass {@code promtool check rules}, and {@code promtool check
+ * metrics} finds nothing in the scrape but names the Kafka dialects fix ({@link #DIALECT_NAMES}).
+ *
  * <p>Needs the {@code prometheus} binary (Debian's package, which {@code .ci/run} installs): without it the test
  * is skipped, unless {@value #REQUIRE_PROMETHEUS} is set, when it fails.
  */
@@ -52,6 +66,16 @@ class MetricsPrometheusIT {
     private static final int FIRST = 120;
     private static final int MORE = 35;
     private static final Duration SCRAPED = Duration.ofSeconds(60);
+    private static final String GRAFANA_DIR_PROPERTY = "cairn.grafana.dir";
+    /** The dashboard's lag panel, as written in the JSON. */
+    private static final String LAG_PANEL =
+            "sum by (consumergroup, topic) (kafka_consumergroup_lag{job=\"$job\",instance=~\"$instance\"})";
+    /** Names promtool's lint dislikes but dashboards query: Kafka's JMX names and Kafka Exporter's {@code _sum}. */
+    private static final List<String> DIALECT_NAMES = List.of("kafka_server_socket_server_metrics_connection_count",
+            "kafka_server_delayedoperationpurgatory_numdelayedoperations", "kafka_consumergroup_lag_sum");
+    /** Alert rules that must not fire on a healthy single broker. */
+    private static final List<String> HEALTH_RULES = List.of("up{", "underreplicatedpartitions",
+            "underminisrpartitioncount", "offlinepartitionscount", "activecontrollercount", "brokerstate");
 
     private Path binary;
     private CairnProcess cairn;
@@ -82,9 +106,7 @@ class MetricsPrometheusIT {
     @Test
     void prometheusShouldScrapeTrafficRequestTimesJvmAndConsumerLag() throws Exception {
         // Given
-        cairn = CairnProcess.create();
-        cairn.start();
-        prometheus = PrometheusProcess.start(binary, cairn.metricsPort());
+        startCairnAndPrometheus();
         createTopic();
         produce(FIRST);
         consumeAndCommit(FIRST);
@@ -132,6 +154,88 @@ class MetricsPrometheusIT {
                 + "\",topic=\"" + TOPIC + "\",partition=\"0\"}")).isEqualTo(MORE));
         assertThat(prometheus.value("kafka_consumergroup_lag_sum{consumergroup=\"" + GROUP + "\",topic=\"" + TOPIC
                 + "\"}")).isEqualTo(MORE);
+    }
+
+    @Test
+    void everyDashboardPanelQueryShouldAnswerAndTheAlertRulesAndScrapeShouldPassPromtool() throws Exception {
+        // Given
+        Path grafana = Path.of(System.getProperty(GRAFANA_DIR_PROPERTY, "../grafana"));
+        List<String> panelQueries = GrafanaFiles.panelQueries(grafana.resolve("dashboards/cairn.json"));
+        List<String> ruleQueries = GrafanaFiles.ruleExpressions(grafana.resolve("alerts.yml"));
+        startCairnAndPrometheus();
+        createTopic();
+        produce(FIRST);
+        consumeAndCommit(FIRST);
+        produce(MORE);
+        awaitScraped(() -> assertThat(prometheus.value("kafka_consumergroup_lag{topic=\"" + TOPIC + "\"}"))
+                .isEqualTo(MORE));
+
+        // When
+        Map<String, List<PrometheusProcess.Sample>> answers = new LinkedHashMap<>();
+        awaitScraped(() -> {
+            for (String query : panelQueries) {
+                answers.put(query, prometheus.query(query));
+            }
+            assertThat(answers).as("panel queries without data").allSatisfy((query, samples) ->
+                    assertThat(samples).as(query).isNotEmpty());
+        });
+
+        // Then
+        assertThat(panelQueries).hasSizeGreaterThan(30);
+        assertThat(answers.get(GrafanaFiles.substitute(LAG_PANEL))).singleElement()
+                .extracting(PrometheusProcess.Sample::value).isEqualTo((double) MORE);
+        for (String rule : ruleQueries) {
+            List<PrometheusProcess.Sample> firing = prometheus.query(rule);
+            if (HEALTH_RULES.stream().anyMatch(rule::contains)) {
+                assertThat(firing).as("healthy broker, alert %s", rule).isEmpty();
+            }
+        }
+        Path promtool = binary.resolveSibling("promtool");
+        PromtoolResult rules = promtool(promtool, null, "check", "rules", grafana.resolve("alerts.yml").toString());
+        assertThat(rules.exitCode()).as("%s", rules).isZero();
+        PromtoolResult lint = promtool(promtool, scrapeCairn(), "check", "metrics");
+        assertThat(lint.exitCode()).as("parse errors: %s", lint).isNotEqualTo(1);
+        assertThat(lint.output().lines().filter(line -> !line.isBlank()))
+                .as("lint findings other than the names the Kafka dialects fix").allMatch(line -> DIALECT_NAMES.stream()
+                        .anyMatch(name -> line.startsWith(name + " ")));
+    }
+
+    private void startCairnAndPrometheus() throws Exception {
+        cairn = CairnProcess.create();
+        cairn.start();
+        prometheus = PrometheusProcess.start(binary, cairn.metricsPort());
+    }
+
+    private String scrapeCairn() throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + cairn.metricsPort() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.body();
+    }
+
+    /** Runs promtool with {@code stdin} (or none); its exit code and combined output. */
+    private static PromtoolResult promtool(Path promtool, String stdin, String... args) throws Exception {
+        Path dir = TestDirectories.createTempDirectory("cairn-promtool-");
+        try {
+            Path in = Files.writeString(dir.resolve("stdin"), stdin == null ? "" : stdin, StandardCharsets.UTF_8);
+            Path out = dir.resolve("out");
+            List<String> command = new ArrayList<>(List.of(promtool.toString()));
+            command.addAll(List.of(args));
+            Process process = new ProcessBuilder(command).redirectInput(in.toFile()).redirectErrorStream(true)
+                    .redirectOutput(out.toFile()).start();
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                throw new AssertionError("promtool " + command + " did not finish within 60 s");
+            }
+            return new PromtoolResult(command, process.exitValue(), Files.readString(out));
+        } finally {
+            TestDirectories.deleteRecursively(dir);
+        }
+    }
+
+    /** What one promtool run printed. */
+    private record PromtoolResult(List<String> command, int exitCode, String output) {
     }
 
     private void awaitScraped(ThrowingRunnable assertion) {
