@@ -46,7 +46,13 @@ public final class CairnProcess extends AbstractBrokerProcess {
         this.jvmArgs = List.copyOf(builder.jvmArgs);
         this.overrides = new LinkedHashMap<>(builder.overrides);
         this.verbatimProperties = builder.verbatimProperties;
-        this.metricsPort = FreePorts.freePort();
+        this.metricsPort = otherFreePort(port());
+    }
+
+    /** A free port other than {@code taken} (which may be free again by now, being allocated but not yet bound). */
+    private static int otherFreePort(int taken) {
+        int[] ports = FreePorts.freePorts(2);
+        return ports[0] != taken ? ports[0] : ports[1];
     }
 
     /**
