@@ -39,6 +39,36 @@ final class GrafanaFiles {
         }
     }
 
+    /** One panel of the dashboard: its title, its unit and its targets (expressions substituted). */
+    record Panel(String title, String unit, List<Target> targets) {
+    }
+
+    /** One query of a panel and its legend template ({@code {{label}}} placeholders). */
+    record Target(String expr, String legendFormat) {
+    }
+
+    /** Every panel with targets, in dashboard order. */
+    static List<Panel> panels(Path dashboard) throws IOException {
+        List<Panel> panels = new ArrayList<>();
+        collectPanels(JSON.readTree(dashboard.toFile()).path("panels"), panels);
+        return panels;
+    }
+
+    private static void collectPanels(JsonNode nodes, List<Panel> panels) {
+        for (JsonNode panel : nodes) {
+            collectPanels(panel.path("panels"), panels);
+            List<Target> targets = new ArrayList<>();
+            for (JsonNode target : panel.path("targets")) {
+                targets.add(new Target(substitute(target.path("expr").asText()),
+                        target.path("legendFormat").asText()));
+            }
+            if (!targets.isEmpty()) {
+                panels.add(new Panel(panel.path("title").asText(),
+                        panel.path("fieldConfig").path("defaults").path("unit").asText(), targets));
+            }
+        }
+    }
+
     /** The dashboard variables as Grafana fills them for job {@code cairn}, every instance, a 30 s rate window. */
     static String substitute(String expr) {
         return expr.replace("$job", PrometheusProcess.JOB).replace("$instance", ".*")

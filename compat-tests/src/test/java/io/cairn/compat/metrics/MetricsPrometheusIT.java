@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -73,11 +75,18 @@ class MetricsPrometheusIT {
     /** Names promtool's lint dislikes but dashboards query: Kafka's JMX names and Kafka Exporter's {@code _sum}. */
     private static final List<String> DIALECT_NAMES = List.of("kafka_server_socket_server_metrics_connection_count",
             "kafka_server_delayedoperationpurgatory_numdelayedoperations", "kafka_consumergroup_lag_sum");
+    /** Rounds of produce after the checks, so that the picture's rates and lag move. */
+    private static final int PICTURE_ROUNDS = 4;
+    /** The panels of the picture: Grafana's main rows, one panel each. */
+    private static final List<String> PICTURE_PANELS = List.of("Messages in per topic", "Bytes in per topic",
+            "Requests per API", "Total time p99 per API", "Produce time p99 by phase", "Connections per listener",
+            "Consumer lag per group and topic", "Heap used", "CPU");
     /** Alert rules that must not fire on a healthy single broker. */
     private static final List<String> HEALTH_RULES = List.of("up{", "underreplicatedpartitions",
             "underminisrpartitioncount", "offlinepartitionscount", "activecontrollercount", "brokerstate");
 
     private Path binary;
+    private long scrapingSince;
     private CairnProcess cairn;
     private PrometheusProcess prometheus;
 
@@ -198,12 +207,44 @@ class MetricsPrometheusIT {
         assertThat(lint.output().lines().filter(line -> !line.isBlank()))
                 .as("lint findings other than the names the Kafka dialects fix").allMatch(line -> DIALECT_NAMES.stream()
                         .anyMatch(name -> line.startsWith(name + " ")));
+
+        // And: a few more rounds of traffic, each scraped, then the main panels drawn from Prometheus' answers
+        for (int round = 0; round < PICTURE_ROUNDS; round++) {
+            double scrapes = prometheus.value("count_over_time(up{job=\"" + PrometheusProcess.JOB + "\"}[10m])");
+            produce(MORE);
+            awaitScraped(() -> assertThat(prometheus.value("count_over_time(up{job=\"" + PrometheusProcess.JOB
+                    + "\"}[10m])")).isGreaterThanOrEqualTo(scrapes + 2));
+        }
+        Path png = Path.of("target", "dashboard.png");
+        drawMainPanels(GrafanaFiles.panels(grafana.resolve("dashboards/cairn.json")), png);
+        assertThat(ImageIO.read(png.toFile()).getWidth()).isPositive();
+    }
+
+    /** Draws the {@link #PICTURE_PANELS} from range queries over the time Prometheus has been scraping. */
+    private void drawMainPanels(List<GrafanaFiles.Panel> panels, Path png) throws Exception {
+        long end = Instant.now().getEpochSecond();
+        List<DashboardPicture.Chart> charts = new ArrayList<>();
+        for (String title : PICTURE_PANELS) {
+            GrafanaFiles.Panel panel = panels.stream().filter(p -> p.title().equals(title)).findFirst()
+                    .orElseThrow(() -> new AssertionError("No panel " + title + " in the dashboard"));
+            List<DashboardPicture.Line> lines = new ArrayList<>();
+            for (GrafanaFiles.Target target : panel.targets()) {
+                for (PrometheusProcess.Series series : prometheus.queryRange(target.expr(), scrapingSince, end,
+                        (int) Math.max(1, (end - scrapingSince) / 200))) {
+                    lines.add(new DashboardPicture.Line(DashboardPicture.legend(target.legendFormat(),
+                            series.labels()), series.times(), series.values()));
+                }
+            }
+            charts.add(new DashboardPicture.Chart(panel.title(), panel.unit(), lines));
+        }
+        DashboardPicture.write("Cairn — grafana/dashboards/cairn.json, drawn from a real Prometheus", charts, png);
     }
 
     private void startCairnAndPrometheus() throws Exception {
         cairn = CairnProcess.create();
         cairn.start();
         prometheus = PrometheusProcess.start(binary, cairn.metricsPort());
+        scrapingSince = Instant.now().getEpochSecond();
     }
 
     private String scrapeCairn() throws Exception {

@@ -104,21 +104,46 @@ final class PrometheusProcess implements AutoCloseable {
 
     /** The instant vector of {@code promql}: one value per series, in Prometheus' order. */
     List<Sample> query(String promql) {
+        JsonNode body = get("/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8), promql);
+        List<Sample> samples = new ArrayList<>();
+        for (JsonNode series : body.path("data").path("result")) {
+            samples.add(new Sample(series.path("metric").toString(),
+                    Double.parseDouble(series.path("value").get(1).asText())));
+        }
+        return samples;
+    }
+
+    /**
+     * The range vector of {@code promql} from {@code startSeconds} to {@code endSeconds} (Unix time) at
+     * {@code stepSeconds}: one series per label set.
+     */
+    List<Series> queryRange(String promql, long startSeconds, long endSeconds, int stepSeconds) {
+        JsonNode body = get("/api/v1/query_range?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8)
+                + "&start=" + startSeconds + "&end=" + endSeconds + "&step=" + stepSeconds, promql);
+        List<Series> series = new ArrayList<>();
+        for (JsonNode result : body.path("data").path("result")) {
+            JsonNode values = result.path("values");
+            double[] times = new double[values.size()];
+            double[] points = new double[values.size()];
+            for (int i = 0; i < values.size(); i++) {
+                times[i] = values.get(i).get(0).asDouble();
+                points[i] = Double.parseDouble(values.get(i).get(1).asText());
+            }
+            series.add(new Series(result.path("metric"), times, points));
+        }
+        return series;
+    }
+
+    private JsonNode get(String pathAndQuery, String promql) {
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri("/api/v1/query?query="
-                    + URLEncoder.encode(promql, StandardCharsets.UTF_8))).build(),
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri(pathAndQuery)).build(),
                     HttpResponse.BodyHandlers.ofString());
             JsonNode body = JSON.readTree(response.body());
             if (response.statusCode() != 200 || !"success".equals(body.path("status").asText())) {
                 throw new AssertionError("Query " + promql + " failed: " + response.statusCode() + " "
                         + response.body());
             }
-            List<Sample> samples = new ArrayList<>();
-            for (JsonNode series : body.path("data").path("result")) {
-                samples.add(new Sample(series.path("metric").toString(),
-                        Double.parseDouble(series.path("value").get(1).asText())));
-            }
-            return samples;
+            return body;
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot query prometheus at " + uri("/"), e);
         } catch (InterruptedException e) {
@@ -164,5 +189,9 @@ final class PrometheusProcess implements AutoCloseable {
 
     /** One series of a query answer: its labels (as JSON) and its value. */
     record Sample(String labels, double value) {
+    }
+
+    /** One series of a range query: its labels, and its values at the given Unix times. */
+    record Series(JsonNode labels, double[] times, double[] values) {
     }
 }
