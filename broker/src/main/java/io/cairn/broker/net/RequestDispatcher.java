@@ -1,12 +1,12 @@
 package io.cairn.broker.net;
 
 import io.cairn.broker.handler.ApiHandler;
-import io.cairn.broker.metrics.ApiRequestMetrics;
 import io.cairn.broker.handler.ApiHandler.RunsOn;
 import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.RequestContext;
 import io.cairn.broker.handler.TwoPhaseApiHandler;
 import io.cairn.broker.handler.TwoPhaseApiHandler.Stages;
+import io.cairn.broker.metrics.ApiRequestMetrics;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.protocol.ApiMessage;
 import io.netty.buffer.ByteBuf;
@@ -36,6 +36,9 @@ import org.apache.logging.log4j.Logger;
  * request-handler threads (Kafka's {@code RequestChannel} between its processors and handlers), so that a request
  * waiting for a partition's lock or the disk holds up its own connection only. One instance per connection; every
  * method runs on the channel's event loop (handler completions are moved there).
+ *
+ * <p>It also records the request metrics: the count and outcome of each request, its phase timings
+ * ({@link RequestTimes}, recorded once its response is written) and the connection's opening and closing.
  */
 final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
@@ -271,7 +274,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 write(responseFrame(sequence, request, response).timed(times));
             }
         } else if (!expectsResponse) {
-            times.recordError(Errors.forException(error != null ? error : new IllegalStateException()));
+            times.recordError(error != null ? Errors.forException(error) : Errors.UNKNOWN_SERVER_ERROR);
             closeConnection(request.apiKey().messageName() + " request with correlation id "
                     + request.header().correlationId() + " that expects no response failed: " + describe(error));
         } else {
