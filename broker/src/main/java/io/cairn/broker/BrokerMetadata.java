@@ -54,10 +54,12 @@ final class BrokerMetadata implements AutoCloseable {
     private final MetadataNode node;
     private final Uuid incarnationId;
     private final ScheduledExecutorService heartbeats;
+    /** Written by registration (start and re-registration), read by the AlterPartition sender and heartbeats. */
     private volatile long brokerEpoch = -1L;
     private volatile boolean fenced = true;
     private volatile BrokerRegistrationRequestData registration;
     private boolean closed;
+    private boolean shutDown;
 
     private BrokerMetadata(BrokerConfig config, MetadataNode node) {
         this.config = config;
@@ -133,6 +135,11 @@ final class BrokerMetadata implements AutoCloseable {
 
     MetadataNode node() {
         return node;
+    }
+
+    /** The epoch of this broker's current registration, -1 before it registered. */
+    long brokerEpoch() {
+        return brokerEpoch;
     }
 
     /** True once the controller has unfenced this broker (and it has not been fenced since). */
@@ -295,29 +302,45 @@ final class BrokerMetadata implements AutoCloseable {
         }
     }
 
-    /** Controlled shutdown (bounded wait), fences this broker, stops heartbeating and closes the metadata node. */
+    /**
+     * Kafka's {@code beginControlledShutdown}: stops the regular heartbeats and asks the controller to move this
+     * broker's leaderships away (and take it out of every ISR), waiting at most {@value #SHUTDOWN_WAIT_MS} ms until it
+     * says {@code shouldShutDown}, then fences this broker. The broker must still serve clients and followers while
+     * this runs, so the server calls it before closing anything else. Runs once; later calls return at once.
+     */
+    public synchronized void controlledShutdown() {
+        if (shutDown) {
+            return;
+        }
+        shutDown = true;
+        heartbeats.shutdownNow();
+        try {
+            if (brokerEpoch >= 0) {
+                awaitControlledShutdown();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOGGER.warn("Controlled shutdown of broker {} failed: {}", config.nodeId(), e.toString());
+        }
+    }
+
+    /** The controlled shutdown if it has not run yet, then closes the metadata node. */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
-        heartbeats.shutdownNow();
         try {
-            if (brokerEpoch >= 0) {
-                controlledShutdown();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            LOGGER.warn("Controlled shutdown of broker {} failed: {}", config.nodeId(), e.toString());
+            controlledShutdown();
         } finally {
             node.close();
             LOGGER.info("Metadata node of broker {} closed", config.nodeId());
         }
     }
 
-    private void controlledShutdown() throws InterruptedException {
+    private void awaitControlledShutdown() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SHUTDOWN_WAIT_MS);
         while (System.nanoTime() - deadline < 0) {
             BrokerHeartbeatResponseData response = heartbeat(false, true);

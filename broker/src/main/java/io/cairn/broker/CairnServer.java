@@ -5,6 +5,7 @@ import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.fetch.FetchService;
 import io.cairn.broker.fetch.FetchSessionCache;
 import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
 import io.cairn.broker.handler.CreatePartitionsHandler;
@@ -14,7 +15,9 @@ import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
+import io.cairn.broker.handler.DescribeQuorumHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
+import io.cairn.broker.handler.ElectLeadersHandler;
 import io.cairn.broker.handler.FetchHandler;
 import io.cairn.broker.handler.FindCoordinatorHandler;
 import io.cairn.broker.handler.GroupHandlers;
@@ -22,6 +25,7 @@ import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.InitProducerIdHandler;
 import io.cairn.broker.handler.ListGroupsHandler;
 import io.cairn.broker.handler.ListOffsetsHandler;
+import io.cairn.broker.handler.ListPartitionReassignmentsHandler;
 import io.cairn.broker.handler.MetadataHandler;
 import io.cairn.broker.handler.OffsetFetchHandler;
 import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
@@ -125,7 +129,10 @@ public final class CairnServer implements AutoCloseable {
             for (Path dir : config.logDirs()) {
                 logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, logManagerOptions(config)));
             }
-            replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults);
+            replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults, Time.SYSTEM,
+                    config.replicaLagTimeMaxMs(), metadata::brokerEpoch);
+            replicaManager.useReplicaFetchers(config.replicaFetch().toFetcherConfig(
+                    defaultLogConfig.maxMessageBytes()), config.replicaFetch().interBrokerListenerName());
             purgatory = new PartitionPurgatory(replicaManager);
             fetchService = new FetchService(metadata.node(), replicaManager, new FetchSessionCache(
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
@@ -154,6 +161,7 @@ public final class CairnServer implements AutoCloseable {
                 replicaManager.start(metadata.node());
             }
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
+            replicaManager.startIsrExpiration();
             state = BrokerState.RUNNING;
         } catch (InterruptedException | IOException | RuntimeException e) {
             close();
@@ -197,8 +205,12 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new CreateTopicsHandler(node));
         handlers.add(new DeleteTopicsHandler(node));
         handlers.add(new CreatePartitionsHandler(node));
+        handlers.add(new ElectLeadersHandler(node));
+        handlers.add(new AlterPartitionReassignmentsHandler(node));
+        handlers.add(new ListPartitionReassignmentsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeClusterHandler(node));
+        handlers.add(new DescribeQuorumHandler(node));
         handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));
@@ -275,8 +287,14 @@ public final class CairnServer implements AutoCloseable {
             return;
         }
         closed = true;
-        state = BrokerState.SHUTTING_DOWN;
         LOGGER.info("{}shutting down", logPrefix);
+        if (metadata != null) {
+            // As Kafka's BrokerServer.shutdown: leaderships move away while this broker still serves clients and
+            // followers, so nothing is led by a broker that no longer answers.
+            state = BrokerState.PENDING_CONTROLLED_SHUTDOWN;
+            metadata.controlledShutdown();
+        }
+        state = BrokerState.SHUTTING_DOWN;
         if (metricsServer != null) {
             metricsServer.close();
         }

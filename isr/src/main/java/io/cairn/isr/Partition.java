@@ -8,7 +8,9 @@ import io.cairn.log.LogOffsetMetadata;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
 import io.cairn.log.TimestampAndOffset;
+import io.cairn.log.UnexpectedAppendOffsetException;
 import io.cairn.log.epoch.EpochEntry;
+import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
@@ -23,6 +25,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.logging.log4j.LogManager;
@@ -60,25 +66,28 @@ public final class Partition {
     /** What this broker, as leader, knows of each other replica; each entry replaced atomically. */
     private final Map<Integer, ReplicaState> followers = new ConcurrentHashMap<>();
     private final String logPrefix;
+    private final IsrContext isrContext;
     private volatile PartitionRegistration registration;
+    /**
+     * The leader's ISR state: the committed ISR, or a change in flight to the controller. Written under the write
+     * side of {@link #stateLock}; read anywhere (a volatile read of an immutable value).
+     */
+    private volatile PartitionState partitionState;
     private volatile int minInsyncReplicas;
     private volatile long highWatermark;
     /** Set once by {@link #close} (the partition left this broker); read by waiters deciding to give up. */
     private volatile boolean removed;
 
     Partition(TopicPartition topicPartition, Uuid topicId, int localBrokerId, PartitionLog log,
-              PartitionRegistration registration, int minInsyncReplicas, PartitionListener listener) {
-        this(topicPartition, topicId, localBrokerId, log, registration, minInsyncReplicas, listener, Time.SYSTEM);
-    }
-
-    Partition(TopicPartition topicPartition, Uuid topicId, int localBrokerId, PartitionLog log,
-              PartitionRegistration registration, int minInsyncReplicas, PartitionListener listener, Time time) {
+              PartitionRegistration registration, int minInsyncReplicas, PartitionListener listener, Time time,
+              IsrContext isrContext) {
         this.time = time;
         this.topicPartition = topicPartition;
         this.topicId = topicId;
         this.localBrokerId = localBrokerId;
         this.log = log;
         this.listener = listener;
+        this.isrContext = isrContext;
         this.minInsyncReplicas = minInsyncReplicas;
         this.logPrefix = "[Partition " + topicPartition + " broker=" + localBrokerId + "] ";
         this.highWatermark = log.logStartOffset();
@@ -152,38 +161,55 @@ public final class Partition {
     }
 
     /**
-     * Applies a committed registration. Becoming leader (or a new leader epoch while leading) recomputes the high
-     * watermark from the ISR; the listener hears of a leadership or ISR change, so that waiters re-check.
+     * Applies a committed registration. One older than the partition epoch this broker knows (an AlterPartition
+     * answer may have taught it a newer one first) is skipped; a newer one (or one of another leader epoch) replaces
+     * the ISR state, dropping a change in flight (its answer will then be ignored: the controller refuses a change
+     * based on an older partition epoch). The registration of the partition epoch we already have (the metadata's
+     * echo of an answer applied earlier) keeps a change in flight: that change is based on this very epoch and may
+     * still be committed, so dropping it would let the high watermark pass a replica that is about to join (Kafka
+     * resets the state here; the simulation test found that window). Becoming leader (or a new leader epoch while
+     * leading) resets the followers' state and recomputes the high watermark; the listener hears of a leadership or
+     * ISR change, so that waiters re-check.
      */
     void update(PartitionRegistration newRegistration) {
-        boolean leadershipChanged = false;
-        boolean isrChanged = false;
+        boolean leadershipChanged;
+        boolean isrChanged;
         stateLock.writeLock().lock();
         try {
             PartitionRegistration old = registration;
             if (old != null && newRegistration.partitionEpoch() < old.partitionEpoch()) {
+                LOGGER.info("{}Skipped the state change to {} since the partition is already at a newer partition "
+                    + "epoch {}.", logPrefix, newRegistration, old.partitionEpoch());
                 return;
             }
             leadershipChanged = old == null || old.leaderEpoch() != newRegistration.leaderEpoch()
                 || old.leader() != newRegistration.leader();
             isrChanged = old != null && !old.isr().equals(newRegistration.isr());
             registration = newRegistration;
+            if (old == null || newRegistration.partitionEpoch() > old.partitionEpoch()
+                    || newRegistration.leaderEpoch() != old.leaderEpoch() || !partitionState.isInflight()) {
+                partitionState = new PartitionState.Committed(newRegistration.isr());
+            }
             boolean leader = newRegistration.leader() == localBrokerId;
             if (old == null || old.leaderEpoch() != newRegistration.leaderEpoch()) {
-                LOGGER.info("{}{} in leader epoch {} (replicas {}, isr {}), log end offset {}", logPrefix,
+                LOGGER.info("{}{} in leader epoch {} with partition epoch {} (replicas {}, isr {}{}), log end offset "
+                    + "{}, high watermark {}", logPrefix,
                     leader ? "Leader" : "Follower of broker " + newRegistration.leader(),
-                    newRegistration.leaderEpoch(), newRegistration.replicas(), newRegistration.isr(),
-                    log.logEndOffset());
+                    newRegistration.leaderEpoch(), newRegistration.partitionEpoch(), newRegistration.replicas(),
+                    newRegistration.isr(), leader && isUnderMinIsr() ? " (under-min-isr)" : "", log.logEndOffset(),
+                    highWatermark);
             }
             if (leader && (old == null || old.leaderEpoch() != newRegistration.leaderEpoch())) {
                 resetFollowers(newRegistration, old == null || old.leader() != localBrokerId);
-            } else if (!leader) {
+            } else if (leader) {
+                followers.keySet().retainAll(newRegistration.replicas());
+            } else {
                 followers.clear();
             }
         } finally {
             stateLock.writeLock().unlock();
         }
-        maybeIncrementHighWatermark();
+        maybeIncrementHighWatermark(time.milliseconds());
         if (leadershipChanged) {
             listener.onLeadershipChanged(this);
         } else if (isrChanged) {
@@ -232,10 +258,11 @@ public final class Partition {
             if (reg.leader() != localBrokerId) {
                 throw notLeader();
             }
-            int isrSize = reg.isr().size();
-            if (requiredAcks == -1 && isrSize < minInsyncReplicas) {
-                throw new NotEnoughReplicasException("The size of the current ISR " + reg.isr()
-                    + " is insufficient to satisfy the min.isr requirement of " + minInsyncReplicas
+            List<Integer> isr = partitionState.isr();
+            int minIsr = effectiveMinIsr();
+            if (requiredAcks == -1 && isr.size() < minIsr) {
+                throw new NotEnoughReplicasException("The size of the current ISR " + isr
+                    + " is insufficient to satisfy the min.isr requirement of " + minIsr
                     + " for partition " + topicPartition);
             }
             info = log.appendAsLeader(records, reg.leaderEpoch(), origin);
@@ -245,25 +272,45 @@ public final class Partition {
         if (!info.duplicate()) {
             listener.onLogEndOffsetAdvanced(this);
         }
-        maybeIncrementHighWatermark();
+        maybeIncrementHighWatermark(time.milliseconds());
         return info;
     }
 
     /**
      * Whether {@code requiredOffset} is replicated to the ISR (Kafka's {@code checkEnoughReplicasReachOffset}):
      * empty while the high watermark is below it; NOT_LEADER_OR_FOLLOWER once this broker stopped leading or the
-     * partition left it; once reached NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR shrank below
-     * {@code min.insync.replicas} meanwhile.
+     * partition left it; once reached NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND when the maximal ISR (a joining
+     * replica counts, see {@link PartitionState}) is smaller than the effective {@code min.insync.replicas}: the ISR
+     * shrank after the append.
      */
     public Optional<Errors> checkEnoughReplicasReachOffset(long requiredOffset) {
         if (removed || !isLeader()) {
             return Optional.of(Errors.NOT_LEADER_OR_FOLLOWER);
         }
+        List<Integer> maximalIsr = partitionState.maximalIsr();
         if (highWatermark < requiredOffset) {
             return Optional.empty();
         }
-        return Optional.of(registration.isr().size() < minInsyncReplicas
+        return Optional.of(maximalIsr.size() < effectiveMinIsr()
             ? Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND : Errors.NONE);
+    }
+
+    /**
+     * {@code min.insync.replicas} bounded by the replication factor (Kafka's {@code effectiveMinIsr}, since 3.7): a
+     * topic whose setting exceeds its replica count is held to all its replicas, not made unwritable.
+     */
+    private int effectiveMinIsr() {
+        return Math.min(minInsyncReplicas, registration.replicas().size());
+    }
+
+    /** True when this broker leads and the committed ISR is smaller than the effective min ISR. */
+    public boolean isUnderMinIsr() {
+        return isLeader() && partitionState.isr().size() < effectiveMinIsr();
+    }
+
+    /** The committed ISR (while an ISR change is in flight, the one it is based on). */
+    public List<Integer> inSyncReplicaIds() {
+        return partitionState.isr();
     }
 
     /** True once the partition left this broker (its topic was deleted, or the broker is stopping). */
@@ -292,44 +339,71 @@ public final class Partition {
         return Optional.ofNullable(followers.get(replicaId));
     }
 
-    /**
-     * Records a follower's fetch (Kafka's {@code updateFollowerFetchState}): its position is its fetch offset, its
-     * last caught-up time follows {@link ReplicaState#afterFetch}; a moved position may move the high watermark.
-     * {@code leaderEndOffset} is the leader's log end offset before the read, so appends after the fetch do not
-     * keep the follower from counting as caught up. A replica that is not assigned is ignored.
-     */
+    /** {@link #updateFollowerFetchState(int, long, long, long, long, long)} of a fetch without broker epoch. */
     public void updateFollowerFetchState(int replicaId, long fetchOffset, long followerStartOffset, long fetchTimeMs,
                                          long leaderEndOffset) {
+        updateFollowerFetchState(replicaId, fetchOffset, followerStartOffset, fetchTimeMs, leaderEndOffset, -1L);
+    }
+
+    /**
+     * Records a follower's fetch (Kafka's {@code updateFollowerFetchState}): its position is its fetch offset, its
+     * last caught-up time follows {@link ReplicaState#afterFetch}; then the follower may join the ISR
+     * ({@link #maybeExpandIsr}) and a moved position may move the high watermark. {@code leaderEndOffset} is the
+     * leader's log end offset before the read, so appends after the fetch do not keep the follower from counting as
+     * caught up. A replica that is not assigned is ignored. A fetch carrying a broker epoch older than the metadata's
+     * for that broker (a fetch of an earlier incarnation) is refused with NOT_LEADER_OR_FOLLOWER (KIP-903).
+     */
+    public void updateFollowerFetchState(int replicaId, long fetchOffset, long followerStartOffset, long fetchTimeMs,
+                                         long leaderEndOffset, long brokerEpoch) {
         ReplicaState before = followers.get(replicaId);
         stateLock.readLock().lock();
         try {
             if (registration.leader() != localBrokerId || !registration.replicas().contains(replicaId)) {
                 return;
             }
+            long metadataEpoch = isrContext.brokers().apply(replicaId).map(BrokerRegistration::epoch).orElse(-1L);
+            if (brokerEpoch != -1L && metadataEpoch > brokerEpoch) {
+                throw new NotLeaderOrFollowerException("Received stale fetch state update. broker epoch="
+                    + brokerEpoch + " vs expected=" + metadataEpoch);
+            }
             followers.compute(replicaId, (id, current) -> (current == null ? ReplicaState.EMPTY : current)
-                .afterFetch(fetchOffset, followerStartOffset, fetchTimeMs, leaderEndOffset));
+                .afterFetch(fetchOffset, followerStartOffset, fetchTimeMs, leaderEndOffset, brokerEpoch));
         } finally {
             stateLock.readLock().unlock();
         }
+        maybeExpandIsr(replicaId);
         if (before == null || before.logEndOffset() != fetchOffset) {
-            maybeIncrementHighWatermark();
+            maybeIncrementHighWatermark(fetchTimeMs);
         }
     }
 
-    /** Moves the high watermark to the smallest log end offset of the ISR, if that is larger, and wakes waiters. */
-    private void maybeIncrementHighWatermark() {
+    /**
+     * Moves the high watermark forward (Kafka's {@code maybeIncrementLeaderHW}), never while the committed ISR is
+     * below the effective {@code min.insync.replicas}: to the smallest log end offset among the leader, the maximal
+     * ISR (a joining replica already counts), and every follower that is caught up within
+     * {@code replica.lag.time.max.ms} and eligible to join, so that a follower about to join is not left behind by a
+     * high watermark it could never reach. Wakes the waiters when it moved.
+     */
+    private void maybeIncrementHighWatermark(long nowMs) {
         long newHw;
         stateLock.readLock().lock();
         try {
             PartitionRegistration reg = registration;
-            if (reg.leader() != localBrokerId) {
+            if (reg.leader() != localBrokerId || isUnderMinIsr()) {
                 return;
             }
-            newHw = log.logEndOffset();
-            for (int replica : reg.isr()) {
-                if (replica != localBrokerId) {
-                    ReplicaState follower = followers.get(replica);
-                    newHw = Math.min(newHw, follower == null ? -1L : follower.logEndOffset());
+            long leaderEnd = log.logEndOffset();
+            List<Integer> maximalIsr = partitionState.maximalIsr();
+            newHw = leaderEnd;
+            for (int replica : reg.replicas()) {
+                if (replica == localBrokerId) {
+                    continue;
+                }
+                ReplicaState follower = followers.getOrDefault(replica, ReplicaState.EMPTY);
+                if (follower.logEndOffset() < newHw && (maximalIsr.contains(replica)
+                        || follower.isCaughtUp(leaderEnd, nowMs, isrContext.replicaLagTimeMaxMs())
+                        && isReplicaIsrEligible(replica))) {
+                    newHw = follower.logEndOffset();
                 }
             }
             synchronized (this) {
@@ -343,6 +417,265 @@ public final class Partition {
             stateLock.readLock().unlock();
         }
         listener.onHighWatermarkAdvanced(this);
+    }
+
+    /**
+     * Adds {@code replicaId} to the ISR when it has caught up (Kafka's {@code maybeExpandIsr}): no change is in
+     * flight, it is not in the ISR, it is eligible ({@link #isReplicaIsrEligible}), and its log end offset reached
+     * both the high watermark and the start offset of the current leader epoch (so it holds every record a future
+     * leader must have). The proposal goes to the controller; until it is answered the replica already counts for the
+     * high watermark and acks=all.
+     */
+    private void maybeExpandIsr(int replicaId) {
+        if (partitionState.isInflight()) {
+            return;
+        }
+        boolean needed;
+        stateLock.readLock().lock();
+        try {
+            needed = needsExpandIsr(replicaId);
+        } finally {
+            stateLock.readLock().unlock();
+        }
+        if (!needed) {
+            return;
+        }
+        PartitionState.Pending proposal = null;
+        stateLock.writeLock().lock();
+        try {
+            if (partitionState instanceof PartitionState.Committed committed && needsExpandIsr(replicaId)) {
+                List<Integer> isr = new ArrayList<>(committed.isr());
+                isr.add(replicaId);
+                proposal = new PartitionState.PendingExpandIsr(replicaId, proposal(isr), committed);
+                partitionState = proposal;
+            }
+        } finally {
+            stateLock.writeLock().unlock();
+        }
+        if (proposal != null) {
+            submitAlterPartition(proposal);
+        }
+    }
+
+    private boolean needsExpandIsr(int replicaId) {
+        PartitionState current = partitionState;
+        if (!isLeader() || current.isInflight() || current.isr().contains(replicaId)
+                || !isReplicaIsrEligible(replicaId)) {
+            return false;
+        }
+        long followerEnd = followers.get(replicaId).logEndOffset();
+        return followerEnd >= highWatermark && followerEnd >= leaderEpochStartOffset();
+    }
+
+    /**
+     * Kafka's {@code isReplicaIsrEligible} (KIP-841, KIP-903): the follower's broker is registered, not fenced and
+     * not in controlled shutdown, and the broker epoch of its fetches is the one the metadata has (or -1: a fetch
+     * version without it); a follower that has not fetched from this leader yet is not eligible.
+     */
+    private boolean isReplicaIsrEligible(int replicaId) {
+        ReplicaState state = followers.get(replicaId);
+        if (state == null) {
+            return false;
+        }
+        Optional<BrokerRegistration> broker = isrContext.brokers().apply(replicaId);
+        OptionalLong fetchEpoch = state.brokerEpoch();
+        return broker.isPresent() && !broker.get().fenced() && !broker.get().inControlledShutdown()
+            && fetchEpoch.isPresent() && (fetchEpoch.getAsLong() == -1L || fetchEpoch.getAsLong() == broker.get()
+            .epoch());
+    }
+
+    /**
+     * Removes from the ISR the followers that have not caught up for {@code replica.lag.time.max.ms} (Kafka's
+     * {@code maybeShrinkIsr}, run by the broker's ISR expiration task). Nothing happens while a change is in flight.
+     * The shrink takes effect only once the controller committed it: until then the leaving followers still hold
+     * the high watermark back.
+     */
+    public void maybeShrinkIsr() {
+        if (partitionState.isInflight()) {
+            return;
+        }
+        boolean needed;
+        stateLock.readLock().lock();
+        try {
+            needed = isLeader() && !getOutOfSyncReplicas(isrContext.replicaLagTimeMaxMs()).isEmpty();
+        } finally {
+            stateLock.readLock().unlock();
+        }
+        if (!needed) {
+            return;
+        }
+        PartitionState.Pending proposal = null;
+        stateLock.writeLock().lock();
+        try {
+            Set<Integer> outOfSync = getOutOfSyncReplicas(isrContext.replicaLagTimeMaxMs());
+            if (isLeader() && partitionState instanceof PartitionState.Committed committed && !outOfSync.isEmpty()) {
+                List<Integer> isr = new ArrayList<>(committed.isr());
+                isr.removeAll(outOfSync);
+                LOGGER.info("{}Shrinking ISR from {} to {}. Leader: (highWatermark: {}, endOffset: {}). Out of sync "
+                    + "replicas: {}.", logPrefix, join(committed.isr()), join(isr), highWatermark,
+                    log.logEndOffset(), describe(outOfSync));
+                proposal = new PartitionState.PendingShrinkIsr(outOfSync, proposal(isr), committed);
+                partitionState = proposal;
+            }
+        } finally {
+            stateLock.writeLock().unlock();
+        }
+        if (proposal != null) {
+            submitAlterPartition(proposal);
+        }
+    }
+
+    /**
+     * The ISR followers that are not caught up (Kafka's {@code getOutOfSyncReplicas}): neither at the leader's log
+     * end offset nor caught up within {@code maxLagMs}, which covers both a stuck follower (no fetch) and a slow one
+     * (fetching, never reaching the end). Empty while an ISR change is in flight.
+     */
+    Set<Integer> getOutOfSyncReplicas(long maxLagMs) {
+        PartitionState current = partitionState;
+        Set<Integer> outOfSync = new TreeSet<>();
+        if (current.isInflight()) {
+            return outOfSync;
+        }
+        long now = time.milliseconds();
+        long leaderEnd = log.logEndOffset();
+        for (int replica : current.isr()) {
+            ReplicaState state = followers.get(replica);
+            if (replica != localBrokerId && (state == null || !state.isCaughtUp(leaderEnd, now, maxLagMs))) {
+                outOfSync.add(replica);
+            }
+        }
+        return outOfSync;
+    }
+
+    /** Broker ids as Kafka's log lines print them: {@code 1,2,3}. */
+    private static String join(List<Integer> ids) {
+        StringBuilder out = new StringBuilder();
+        ids.forEach(id -> out.append(out.length() == 0 ? "" : ",").append(id));
+        return out.toString();
+    }
+
+    private String describe(Set<Integer> replicas) {
+        StringBuilder out = new StringBuilder();
+        for (int replica : replicas) {
+            ReplicaState state = followers.get(replica);
+            out.append(out.length() == 0 ? "" : " ").append("(brokerId: ").append(replica).append(", endOffset: ")
+                .append(state == null ? "unknown" : String.valueOf(state.logEndOffset()))
+                .append(", lastCaughtUpTimeMs: ")
+                .append(state == null ? "unknown" : String.valueOf(state.lastCaughtUpTimeMs())).append(')');
+        }
+        return out.toString();
+    }
+
+    /**
+     * The proposal of {@code isr} in the current leader and partition epochs, each member with its broker epoch:
+     * this broker's own, a follower's as its fetches carried it, -1 when unknown (the controller then skips the
+     * check for that member, which is safe: a member that restarted meanwhile was removed by the controller, and
+     * the partition epoch moved).
+     */
+    private LeaderAndIsr proposal(List<Integer> isr) {
+        List<LeaderAndIsr.Member> members = new ArrayList<>(isr.size());
+        for (int replica : isr) {
+            long epoch;
+            if (replica == localBrokerId) {
+                epoch = isrContext.localBrokerEpoch().getAsLong();
+            } else {
+                ReplicaState state = followers.get(replica);
+                epoch = state == null ? -1L : state.brokerEpoch().orElse(-1L);
+            }
+            members.add(new LeaderAndIsr.Member(replica, epoch));
+        }
+        PartitionRegistration reg = registration;
+        return new LeaderAndIsr(localBrokerId, reg.leaderEpoch(), members, reg.partitionEpoch());
+    }
+
+    /**
+     * Sends {@code proposal} to the controller and applies the answer (Kafka's {@code submitAlterPartition}), unless
+     * the ISR state has moved on meanwhile (new metadata): then the answer is stale and ignored.
+     */
+    private void submitAlterPartition(PartitionState.Pending proposal) {
+        LOGGER.debug("{}Submitting ISR state change {}", logPrefix, proposal);
+        CompletableFuture<LeaderAndIsr> answer = isrContext.alterPartitionManager().submit(topicPartition, topicId,
+            proposal.sent());
+        answer.whenComplete((leaderAndIsr, failure) -> {
+            boolean isrChanged = false;
+            boolean retry = false;
+            stateLock.writeLock().lock();
+            try {
+                if (!partitionState.equals(proposal)) {
+                    LOGGER.debug("{}Ignoring ISR update to {} since we have already updated state to {}", logPrefix,
+                        proposal, partitionState);
+                } else if (leaderAndIsr != null) {
+                    isrChanged = handleAlterPartitionUpdate(proposal, leaderAndIsr);
+                } else {
+                    retry = handleAlterPartitionError(proposal, Errors.forException(failure));
+                }
+            } finally {
+                stateLock.writeLock().unlock();
+            }
+            if (isrChanged) {
+                maybeIncrementHighWatermark(time.milliseconds());
+                listener.onIsrChanged(this);
+            }
+            if (retry) {
+                submitAlterPartition(proposal);
+            }
+        });
+    }
+
+    /**
+     * A successful answer (under the write lock): applied at once when it is of the current leader epoch and not
+     * older than the partition epoch we know; a newer partition epoch means the controller committed the change,
+     * an equal one that the ISR already was the proposed one. Either way the state is committed again.
+     */
+    private boolean handleAlterPartitionUpdate(PartitionState.Pending proposal, LeaderAndIsr answer) {
+        PartitionRegistration reg = registration;
+        if (answer.leaderEpoch() != reg.leaderEpoch()) {
+            LOGGER.debug("{}Ignoring new ISR {} since we have a stale leader epoch {}.", logPrefix, answer,
+                reg.leaderEpoch());
+            return false;
+        }
+        if (answer.partitionEpoch() < reg.partitionEpoch()) {
+            LOGGER.debug("{}Ignoring new ISR {} since we have a newer version {}.", logPrefix, answer,
+                reg.partitionEpoch());
+            return false;
+        }
+        registration = new PartitionRegistration(reg.replicas(), answer.isr(), reg.leader(), reg.leaderEpoch(),
+            answer.partitionEpoch());
+        partitionState = new PartitionState.Committed(answer.isr());
+        LOGGER.info("{}ISR updated to {}{} and version updated to {}", logPrefix, join(answer.isr()),
+            isUnderMinIsr() ? " (under-min-isr)" : "", answer.partitionEpoch());
+        return !answer.isr().equals(proposal.isr());
+    }
+
+    /**
+     * A failed answer (under the write lock), as Kafka handles it: INELIGIBLE_REPLICA and OPERATION_NOT_ATTEMPTED
+     * mean the change was certainly not applied, so the last committed state comes back; an unknown topic or
+     * partition, a fenced leader epoch, an invalid partition epoch or request, or a new leader elected leave the
+     * state pending until new metadata replaces it; anything else (NOT_CONTROLLER, a timeout) is retried.
+     *
+     * @return whether to send the proposal again
+     */
+    private boolean handleAlterPartitionError(PartitionState.Pending proposal, Errors error) {
+        switch (error) {
+            case OPERATION_NOT_ATTEMPTED, INELIGIBLE_REPLICA -> {
+                partitionState = proposal.lastCommitted();
+                LOGGER.info("{}Failed to alter partition to {} since the controller rejected the request with {}. "
+                    + "Partition state has been reset to the latest committed state {}.", logPrefix, proposal, error,
+                    partitionState);
+                return false;
+            }
+            case UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION,
+                 INVALID_REQUEST, NEW_LEADER_ELECTED -> {
+                LOGGER.debug("{}Failed to alter partition to {} ({}). Partition state may be out of sync, awaiting "
+                    + "the latest metadata.", logPrefix, proposal, error);
+                return false;
+            }
+            default -> {
+                LOGGER.warn("{}Failed to update ISR to {} due to unexpected {}. Retrying.", logPrefix, proposal,
+                    error);
+                return true;
+            }
+        }
     }
 
     /**
@@ -422,8 +755,13 @@ public final class Partition {
             stateLock.readLock().unlock();
         }
         if (request.isFromFollower() && updateFetchState && result.divergingEpoch() == null) {
-            updateFollowerFetchState(request.replicaId(), request.fetchOffset(), request.logStartOffset(),
-                fetchTimeMs, result.logEndOffset());
+            try {
+                updateFollowerFetchState(request.replicaId(), request.fetchOffset(), request.logStartOffset(),
+                    fetchTimeMs, result.logEndOffset(), request.replicaEpoch());
+            } catch (RuntimeException e) {
+                result.close();
+                throw e;
+            }
         }
         return result;
     }
@@ -627,6 +965,149 @@ public final class Partition {
             return undefined;
         } finally {
             stateLock.readLock().unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Follower side: what this broker's replica fetcher does to the partition while another broker leads it
+    // (Kafka's appendRecordsToFollowerOrFutureReplica, truncateTo, truncateFullyAndStartAt and the follower's
+    // UnifiedLog.maybeUpdateHighWatermark / maybeIncrementLogStartOffset). Each call names the leader epoch the
+    // fetcher fetched in and holds the read side of the state lock: a fetch from a former leader, or one that
+    // completes after this broker became leader, never touches the log.
+    // ---------------------------------------------------------------------------------------------------------
+
+    /**
+     * Appends batches fetched from the leader with the leader's offsets and epochs through
+     * {@link PartitionLog#appendAsFollower}. A first fetch into an empty log whose first batch starts before the
+     * log start offset (the leader's log start moved into that batch) restarts the log at the batch's base offset,
+     * as Kafka does; any other overlap is the log's {@link UnexpectedAppendOffsetException}.
+     *
+     * @throws FencedLeaderEpochException   when the partition moved to another leader epoch meanwhile
+     * @throws NotLeaderOrFollowerException when this broker leads the partition or it left this broker
+     */
+    public LogAppendInfo appendRecordsToFollower(ByteBuffer records, int fetchLeaderEpoch) {
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            try {
+                return log.appendAsFollower(records.duplicate());
+            } catch (UnexpectedAppendOffsetException e) {
+                long end = log.logEndOffset();
+                if (end != log.logStartOffset() || e.firstOffset() >= end || e.lastOffset() < end) {
+                    throw e;
+                }
+                LOGGER.info("{}Unexpected offset in append: first offset {} is below the log start offset {}; as "
+                    + "this is the follower's first append, its log starts at {}", logPrefix, e.firstOffset(), end,
+                    e.firstOffset());
+                log.truncateFullyAndStartAt(e.firstOffset());
+                return log.appendAsFollower(records.duplicate());
+            }
+        } finally {
+            stateLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Takes the leader's high watermark as Kafka's follower does: bounded below by the log start offset and above by
+     * the log end offset; it may move back (after a truncation the leader's value is the truth). Waiters hear of an
+     * advance.
+     */
+    public void updateFollowerHighWatermark(long leaderHighWatermark, int fetchLeaderEpoch) {
+        boolean advanced;
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            advanced = setFollowerHighWatermark(leaderHighWatermark);
+        } finally {
+            stateLock.readLock().unlock();
+        }
+        if (advanced) {
+            listener.onHighWatermarkAdvanced(this);
+        }
+    }
+
+    /**
+     * Moves the log start offset up to the leader's (Kafka's {@code maybeIncrementLogStartOffset} with reason
+     * LeaderOffsetIncremented); never above the high watermark (OFFSET_OUT_OF_RANGE, as Kafka) and never down.
+     */
+    public void maybeIncrementLogStartOffsetAsFollower(long leaderLogStartOffset, int fetchLeaderEpoch) {
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            if (leaderLogStartOffset > highWatermark) {
+                throw new OffsetOutOfRangeException("Cannot increment the log start offset to " + leaderLogStartOffset
+                    + " of partition " + topicPartition + " since it is larger than the high watermark "
+                    + highWatermark);
+            }
+            if (leaderLogStartOffset > log.logStartOffset()) {
+                log.deleteRecordsBefore(leaderLogStartOffset);
+                LOGGER.info("{}Incremented log start offset to {} due to leader offset increment", logPrefix,
+                    leaderLogStartOffset);
+            }
+        } finally {
+            stateLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Truncates the follower's log to {@code offset} (its epoch history and producer state follow); a high
+     * watermark beyond the new log end comes down to it, as Kafka's {@code UnifiedLog.truncateTo} does.
+     */
+    public void truncateAsFollower(long offset, int fetchLeaderEpoch) {
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            log.truncateTo(offset);
+            if (highWatermark > log.logEndOffset()) {
+                setFollowerHighWatermark(log.logEndOffset());
+            }
+        } finally {
+            stateLock.readLock().unlock();
+        }
+    }
+
+    /** Deletes the follower's whole log and starts it empty at {@code offset}, the new high watermark too. */
+    public void truncateFullyAndStartAtAsFollower(long offset, int fetchLeaderEpoch) {
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            log.truncateFullyAndStartAt(offset);
+            synchronized (this) {
+                highWatermark = offset;
+                log.updateHighWatermark(offset);
+            }
+        } finally {
+            stateLock.readLock().unlock();
+        }
+    }
+
+    /** Under the read lock: this broker follows in {@code fetchLeaderEpoch} and still hosts the partition. */
+    private void checkFollowing(int fetchLeaderEpoch) {
+        PartitionRegistration reg = registration;
+        if (removed || reg.leader() == localBrokerId) {
+            throw new NotLeaderOrFollowerException("Broker " + localBrokerId + " no longer follows "
+                + topicPartition + " (leader " + reg.leader() + ")");
+        }
+        if (reg.leaderEpoch() != fetchLeaderEpoch) {
+            throw new FencedLeaderEpochException("The fetch of " + topicPartition + " in leader epoch "
+                + fetchLeaderEpoch + " is not of the current leader epoch " + reg.leaderEpoch());
+        }
+    }
+
+    /** Sets the follower's high watermark within [log start, log end]; true when it advanced. */
+    private boolean setFollowerHighWatermark(long offset) {
+        long bounded = Math.max(log.logStartOffset(), Math.min(offset, log.logEndOffset()));
+        synchronized (this) {
+            long old = highWatermark;
+            if (bounded == old) {
+                return false;
+            }
+            if (bounded < old) {
+                LOGGER.warn("{}Non-monotonic update of high watermark from {} to {}", logPrefix, old, bounded);
+            }
+            highWatermark = bounded;
+            log.updateHighWatermark(bounded);
+            return bounded > old;
         }
     }
 

@@ -1,10 +1,16 @@
 package io.cairn.isr;
 
+import io.cairn.isr.fetcher.InitialFetchState;
+import io.cairn.isr.fetcher.ReplicaFetcherConfig;
+import io.cairn.isr.fetcher.ReplicaFetcherManager;
+import io.cairn.isr.fetcher.SourceBroker;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.BrokerEndpoint;
+import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.MetadataListener;
@@ -18,9 +24,11 @@ import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -29,6 +37,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
 import org.apache.logging.log4j.Logger;
 
 /**
@@ -44,6 +53,11 @@ import org.apache.logging.log4j.Logger;
  * <p>The high watermarks are checkpointed per log directory ({@link HighWatermarkCheckpoint}): read at start and
  * restored into each partition as it is created, written every {@code replica.high.watermark.checkpoint.interval.ms}
  * once {@link #startHighWatermarkCheckpoints} ran, and on {@link #close}.
+ *
+ * <p>As leader, partitions change their ISR through one {@link AlterPartitionManager} (its own thread,
+ * {@code cairn-alter-partition}), created in {@link #start}; once {@link #startIsrExpiration} ran, the ISR expiration
+ * task drops followers that lag more than {@code replica.lag.time.max.ms}, every half of it, on
+ * {@code cairn-isr-expiration} (Kafka's {@code isr-expiration} task).
  *
  * <p>Thread-safety: thread-safe; partitions live in a concurrent map and are created at most once; checkpoint writes
  * are serialised by this object's monitor.
@@ -93,8 +107,24 @@ public final class ReplicaManager implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    private final ScheduledExecutorService isrExpiration = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "cairn-isr-expiration");
+        t.setDaemon(true);
+        return t;
+    });
+    private final long replicaLagTimeMaxMs;
+    /** This broker's epoch; null to read it from the metadata image. */
+    private final LongSupplier brokerEpoch;
+    /** Set once by {@link #start}, before any partition is created; read by {@link #host}. */
+    private volatile IsrContext isrContext;
+    private volatile AlterPartitionManager alterPartitionManager;
     private volatile MetadataNode node;
     private volatile boolean closed;
+    /** The follower fetchers; null until {@link #useReplicaFetchers} (then partitions this broker follows fetch). */
+    private volatile ReplicaFetcherManager fetchers;
+    private volatile String interBrokerListener;
+    /** The leader epoch each followed partition's fetcher was (re)started for; guarded by itself. */
+    private final Map<TopicPartition, Integer> fetchedEpochs = new HashMap<>();
 
     /**
      * @param brokerId      this broker's id
@@ -107,13 +137,29 @@ public final class ReplicaManager implements AutoCloseable {
 
     /** As {@link #ReplicaManager(int, List, Map)}, with the clock of the followers' fetch and caught-up times. */
     public ReplicaManager(int brokerId, List<LogManager> logManagers, Map<String, String> topicDefaults, Time time) {
+        this(brokerId, logManagers, topicDefaults, time, IsrContext.DEFAULT_REPLICA_LAG_TIME_MAX_MS, null);
+    }
+
+    /**
+     * @param replicaLagTimeMaxMs {@code replica.lag.time.max.ms}: how long an in-sync follower may go without
+     *                            catching up before it leaves the ISR
+     * @param brokerEpoch         this broker's epoch (of its current registration), sent with its AlterPartition
+     *                            requests; null to read it from the metadata image
+     */
+    public ReplicaManager(int brokerId, List<LogManager> logManagers, Map<String, String> topicDefaults, Time time,
+                          long replicaLagTimeMaxMs, LongSupplier brokerEpoch) {
         if (logManagers.isEmpty()) {
             throw new IllegalArgumentException("no log directory");
+        }
+        if (replicaLagTimeMaxMs <= 0) {
+            throw new IllegalArgumentException("replica.lag.time.max.ms must be positive");
         }
         this.brokerId = brokerId;
         this.logManagers = List.copyOf(logManagers);
         this.topicDefaults = Map.copyOf(topicDefaults);
         this.time = time;
+        this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
+        this.brokerEpoch = brokerEpoch;
     }
 
     /**
@@ -126,6 +172,11 @@ public final class ReplicaManager implements AutoCloseable {
         for (LogManager manager : logManagers) {
             checkpointedHighWatermarks.putAll(HighWatermarkCheckpoint.read(manager.logDir()));
         }
+        LongSupplier epoch = brokerEpoch != null ? brokerEpoch : () -> metadataNode.currentImage().broker(brokerId)
+            .map(BrokerRegistration::epoch).orElse(-1L);
+        alterPartitionManager = AlterPartitionManager.start(brokerId, epoch, metadataNode::alterPartition);
+        isrContext = new IsrContext(replicaLagTimeMaxMs, alterPartitionManager,
+            id -> metadataNode.currentImage().broker(id), epoch);
         this.node = metadataNode;
         MetadataImage image = metadataNode.subscribe(metadataListener);
         applyImage(image);
@@ -216,17 +267,19 @@ public final class ReplicaManager implements AutoCloseable {
                     remove(new TopicPartition(deleted.name(), index), deleted.id());
                 }
             }
+            List<Partition> hosted = new ArrayList<>();
             update.changes().changedPartitions().forEach((tp, reg) -> {
                 TopicImage topic = image.topic(tp.topic()).orElse(null);
                 if (topic == null) {
                     return;
                 }
                 if (reg.replicas().contains(brokerId)) {
-                    host(image, topic, tp, reg);
+                    hosted.add(host(image, topic, tp, reg));
                 } else if (partitions.containsKey(tp)) {
                     remove(tp, topic.id());
                 }
             });
+            updateFetchers(hosted, image);
             for (ConfigResource resource : update.changes().changedConfigs()) {
                 if (resource.type() == ConfigResource.TOPIC) {
                     reconfigure(image, resource.name());
@@ -238,13 +291,15 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     private void applyImage(MetadataImage image) {
+        List<Partition> hosted = new ArrayList<>();
         for (TopicImage topic : image.topicsById().values()) {
             topic.partitions().forEach((index, reg) -> {
                 if (reg.replicas().contains(brokerId)) {
-                    host(image, topic, new TopicPartition(topic.name(), index), reg);
+                    hosted.add(host(image, topic, new TopicPartition(topic.name(), index), reg));
                 }
             });
         }
+        updateFetchers(hosted, image);
         LOGGER.info("Hosting {} partition(s) of metadata image at offset {}", partitions.size(), image.offset());
     }
 
@@ -254,7 +309,7 @@ public final class ReplicaManager implements AutoCloseable {
             Map<String, String> configs = effectiveConfigs(image, tp.topic());
             PartitionLog log = openLog(tp, topic.id(), logConfig(tp.topic(), configs));
             Partition created = new Partition(tp, topic.id(), brokerId, log, reg,
-                LogConfigs.minInsyncReplicas(configs), fanOut, time);
+                LogConfigs.minInsyncReplicas(configs), fanOut, time, isrContext);
             Long checkpointed = checkpointedHighWatermarks.remove(tp);
             if (checkpointed != null) {
                 created.restoreHighWatermark(checkpointed);
@@ -303,6 +358,7 @@ public final class ReplicaManager implements AutoCloseable {
         if (p == null || !p.topicId().equals(topicId)) {
             return;
         }
+        stopFetcher(tp);
         partitions.remove(tp, p);
         p.close();
         fanOut.onLeadershipChanged(p);
@@ -387,15 +443,141 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts the ISR expiration task: every {@code replica.lag.time.max.ms / 2}, each partition this broker leads
+     * drops the followers that have not caught up for {@code replica.lag.time.max.ms} (Kafka's
+     * {@code isr-expiration}), on a thread of its own.
+     */
+    public void startIsrExpiration() {
+        long period = Math.max(1L, replicaLagTimeMaxMs / 2);
+        isrExpiration.scheduleAtFixedRate(this::maybeShrinkIsr, 0L, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** One round of the ISR expiration task over every hosted partition; a failing partition is logged and skipped. */
+    public void maybeShrinkIsr() {
+        for (Partition p : partitions.values()) {
+            try {
+                p.maybeShrinkIsr();
+            } catch (RuntimeException e) {
+                LOGGER.error("Cannot shrink the ISR of {}", p.topicPartition(), e);
+            }
+        }
+    }
+
+    // ----- follower fetchers ------------------------------------------------------------------------------------
+
+    /**
+     * Makes the partitions this broker follows fetch from their leaders, over the network on
+     * {@code interBrokerListenerName}; call before {@link #start}.
+     */
+    public void useReplicaFetchers(ReplicaFetcherConfig config, String interBrokerListenerName) {
+        this.interBrokerListener = interBrokerListenerName;
+        this.fetchers = ReplicaFetcherManager.remote(brokerId, config, partitions::get, this::brokerEpoch);
+    }
+
+    /** As {@link #useReplicaFetchers(ReplicaFetcherConfig, String)}, reaching leaders through {@code endpoints}. */
+    void useReplicaFetchers(ReplicaFetcherConfig config, ReplicaFetcherManager.EndpointFactory endpoints,
+                            String interBrokerListenerName) {
+        this.interBrokerListener = interBrokerListenerName;
+        this.fetchers = new ReplicaFetcherManager(brokerId, config, partitions::get, endpoints, time);
+    }
+
+    /** The fetchers, or null when this broker does not fetch. */
+    public ReplicaFetcherManager replicaFetchers() {
+        return fetchers;
+    }
+
+    /** This broker's epoch in the metadata image (Fetch v15+ replica state), -1 before it registered. */
+    private long brokerEpoch() {
+        MetadataNode current = node;
+        return current == null ? -1L
+            : current.currentImage().broker(brokerId).map(BrokerRegistration::epoch).orElse(-1L);
+    }
+
+    /**
+     * Points each partition's fetcher at its registration (Kafka's become-follower): a partition this broker
+     * follows in a leader epoch its fetcher was not started for has its fetcher stopped first, then restarted at
+     * the log end offset (the high watermark when the log has no epoch history: it truncates to it first) from the
+     * leader's inter-broker endpoint; one this broker leads, or without leader, stops fetching. Run only on the
+     * metadata applier (and at start), never on a fetcher thread. No truncation to the high watermark here, as in
+     * Kafka 4: the leader's diverging epoch tells the fetcher where to truncate.
+     */
+    private void updateFetchers(List<Partition> hosted, MetadataImage image) {
+        ReplicaFetcherManager manager = fetchers;
+        if (manager == null) {
+            return;
+        }
+        synchronized (fetchedEpochs) {
+            for (Partition p : hosted) {
+                if (!closed) {
+                    updateFetcher(manager, p, image);
+                }
+            }
+            manager.shutdownIdleFetcherThreads();
+        }
+    }
+
+    private void updateFetcher(ReplicaFetcherManager manager, Partition p, MetadataImage image) {
+        TopicPartition tp = p.topicPartition();
+        PartitionRegistration reg = p.registration();
+        if (p.isRemoved() || reg.leader() == brokerId) {
+            if (fetchedEpochs.remove(tp) != null) {
+                manager.removeFetcherForPartitions(Set.of(tp));
+            }
+            return;
+        }
+        Integer fetched = fetchedEpochs.get(tp);
+        if (fetched != null && fetched == reg.leaderEpoch()) {
+            return;
+        }
+        manager.removeFetcherForPartitions(Set.of(tp));
+        fetchedEpochs.put(tp, reg.leaderEpoch());
+        Optional<BrokerEndpoint> endpoint = image.broker(reg.leader())
+            .flatMap(b -> b.endpoint(interBrokerListener));
+        if (endpoint.isEmpty()) {
+            LOGGER.info("Unable to start fetching {} from leader {}: it has no {} endpoint in the metadata image",
+                tp, reg.leader(), interBrokerListener);
+            return;
+        }
+        long initOffset = p.log().latestEpoch() >= 0 ? p.logEndOffset() : p.highWatermark();
+        manager.addFetcherForPartitions(Map.of(tp, new InitialFetchState(p.topicId(),
+            new SourceBroker(reg.leader(), endpoint.get().host(), endpoint.get().port()), reg.leaderEpoch(),
+            initOffset)));
+    }
+
+    /** Stops fetching a partition that leaves this broker, before its log goes. */
+    private void stopFetcher(TopicPartition tp) {
+        ReplicaFetcherManager manager = fetchers;
+        if (manager != null) {
+            synchronized (fetchedEpochs) {
+                fetchedEpochs.remove(tp);
+                manager.removeFetcherForPartitions(Set.of(tp));
+            }
+        }
+    }
+
+    private void closeFetchers() {
+        ReplicaFetcherManager manager = fetchers;
+        if (manager != null) {
+            manager.close();
+        }
+    }
+
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
+        closeFetchers();
         MetadataNode current = node;
         if (current != null) {
             current.unsubscribe(metadataListener);
+        }
+        isrExpiration.shutdownNow();
+        AlterPartitionManager alter = alterPartitionManager;
+        if (alter != null) {
+            alter.close();
         }
         checkpointer.shutdownNow();
         applier.shutdown();

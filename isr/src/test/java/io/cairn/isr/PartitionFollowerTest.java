@@ -66,7 +66,7 @@ class PartitionFollowerTest {
     private Partition leader(List<Integer> isr, LogConfig config) {
         log = PartitionLog.open(dir.resolve("orders-0"), config, LogEnvironment.of(Time.SYSTEM), true);
         return new Partition(TP, new Uuid(42L, 7L), ME, log, new PartitionRegistration(List.of(ME, FOLLOWER), isr, ME,
-            3, 0), 1, partition -> { }, clock);
+            3, 0), 1, partition -> { }, clock, IsrHarness.quiet());
     }
 
     @AfterEach

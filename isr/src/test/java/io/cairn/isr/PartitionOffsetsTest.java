@@ -55,7 +55,8 @@ class PartitionOffsetsTest {
         String topic = "t" + partitionCount++;
         return new Partition(new TopicPartition(topic, 0), TOPIC_ID, BROKER,
                 logs.getOrCreateLog(topic, 0, CONFIG, TOPIC_ID),
-                new PartitionRegistration(isr, isr, leader, leaderEpoch, 0), 1, p -> { });
+                new PartitionRegistration(isr, isr, leader, leaderEpoch, 0), 1, p -> { }, Time.SYSTEM,
+                IsrHarness.quiet());
     }
 
     private static void append(Partition partition, long... timestamps) {

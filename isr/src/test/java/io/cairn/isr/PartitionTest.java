@@ -56,7 +56,7 @@ class PartitionTest {
                 public void onLeadershipChanged(Partition partition) {
                     leadershipEpochs.add(partition.leaderEpoch());
                 }
-            });
+            }, Time.SYSTEM, IsrHarness.quiet());
     }
 
     private static PartitionRegistration registration(List<Integer> isr, int leader, int leaderEpoch, int epoch) {

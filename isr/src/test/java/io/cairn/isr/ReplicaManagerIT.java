@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.isr.fetcher.LeaderEndpoint;
+import io.cairn.isr.fetcher.ReplicaFetcherConfig;
+import io.cairn.isr.fetcher.ReplicaFetcherThread;
+import io.cairn.isr.fetcher.SourceBroker;
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
@@ -21,6 +25,7 @@ import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.message.DeleteTopicsRequestData;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
+import io.cairn.wire.message.UnregisterBrokerRequestData;
 import io.cairn.wire.protocol.Uuid;
 import io.cairn.wire.record.CompressionType;
 import io.cairn.wire.record.RecordBatchBuilder;
@@ -35,6 +40,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,6 +56,7 @@ class ReplicaManagerIT {
     private MetadataNode node;
     private LogManager logs;
     private ReplicaManager replicas;
+    private long brokerOneEpoch;
 
     private void start() throws Exception {
         int port;
@@ -68,6 +75,7 @@ class ReplicaManagerIT {
             .setBrokerId(1).setClusterId(node.clusterId()).setIncarnationId(new Uuid(7, 7))
             .setListeners(listeners)).get(30, TimeUnit.SECONDS);
         assertThat(registered.errorCode()).isEqualTo(Errors.NONE.code());
+        brokerOneEpoch = registered.brokerEpoch();
         node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(registered.brokerEpoch()))
             .get(30, TimeUnit.SECONDS);
         logs = LogManager.start(data, LogConfig.defaults(), Time.SYSTEM, LogManager.Options.defaults());
@@ -123,7 +131,8 @@ class ReplicaManagerIT {
             // Then
             assertThat(p.isLeader()).isTrue();
             assertThat(p.highWatermark()).isEqualTo(2);
-            assertThat(Files.isDirectory(dir.resolve("data/orders-0"))).isTrue();
+            // orders-1 was opened by the lookup itself; orders-0 by the metadata applier, which may still be at it
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.isDirectory(dir.resolve("data/orders-0")));
             assertThatThrownBy(() -> replicas.leaderPartition(new TopicPartition("orders", 2)))
                 .isInstanceOf(UnknownTopicOrPartitionException.class);
 
@@ -242,6 +251,93 @@ class ReplicaManagerIT {
             assertThat(replicas.leaderPartition(tp).highWatermark()).isEqualTo(5);
         } finally {
             stop();
+        }
+    }
+
+    @Test
+    void aFollowerFetchesFromItsLeadersInterBrokerEndpointAndStopsWhenItBecomesLeader() throws Exception {
+        // Given: broker 1's fetchers reach a leader that answers nothing, recording who was asked
+        List<SourceBroker> reached = new CopyOnWriteArrayList<>();
+        start();
+        replicas.close();
+        replicas = new ReplicaManager(1, List.of(logs), Map.of("min.insync.replicas", "1"));
+        replicas.useReplicaFetchers(ReplicaFetcherConfig.defaults(), (fetcherId, source) -> {
+            reached.add(source);
+            return new SilentLeader(source);
+        }, "PLAINTEXT");
+        replicas.start(node);
+        TopicPartition tp = new TopicPartition("followed", 0);
+        try {
+            registerSecondBroker();
+            CreateTopicsRequestData request = new CreateTopicsRequestData();
+            CreateTopicsRequestData.CreatableTopic topic = new CreateTopicsRequestData.CreatableTopic()
+                .setName("followed").setNumPartitions(-1).setReplicationFactor((short) -1);
+            topic.assignments().add(new CreateTopicsRequestData.CreatableReplicaAssignment().setPartitionIndex(0)
+                .setBrokerIds(new ArrayList<>(List.of(2, 1))));
+            request.topics().add(topic);
+            assertThat(node.createTopics(request).get(30, TimeUnit.SECONDS).topics().get(0).errorCode())
+                .isEqualTo(Errors.NONE.code());
+
+            // When: broker 2 leads, broker 1 follows
+            await().atMost(Duration.ofSeconds(30)).until(() -> replicas.replicaFetchers().fetcher(tp) != null);
+
+            // Then: one fetcher thread named as Kafka's, at broker 2's PLAINTEXT endpoint, from the log end
+            ReplicaFetcherThread thread = replicas.replicaFetchers().fetcher(tp);
+            assertThat(thread.getName()).isEqualTo("ReplicaFetcherThread-0-2");
+            assertThat(reached).containsExactly(new SourceBroker(2, "broker-two", 9093));
+            assertThat(thread.fetchState(tp).currentLeaderEpoch()).isZero();
+            assertThat(thread.fetchState(tp).fetchOffset()).isZero();
+
+            // When: broker 2 leaves the cluster: broker 1, the other in-sync replica, is elected
+            node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(brokerOneEpoch))
+                .get(30, TimeUnit.SECONDS);
+            node.unregisterBroker(new UnregisterBrokerRequestData().setBrokerId(2)).get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(30)).until(() -> replicas.partition(tp).map(Partition::isLeader)
+                .orElse(false));
+
+            // Then: it no longer fetches, and the idle thread is gone
+            await().atMost(Duration.ofSeconds(10)).until(() -> replicas.replicaFetchers().fetcher(tp) == null
+                && !thread.isAlive());
+        } finally {
+            stop();
+        }
+    }
+
+    /** A leader that has nothing to send: each fetch takes a moment, as a long poll would, and returns nothing. */
+    private record SilentLeader(SourceBroker sourceBroker) implements LeaderEndpoint {
+
+        @Override
+        public Map<TopicPartition, FetchedPartition> fetch(Map<TopicPartition, PartitionFetchRequest> partitions) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Map.of();
+        }
+
+        @Override
+        public Map<TopicPartition, EpochEndOffsetResult> fetchEpochEndOffsets(
+                Map<TopicPartition, EpochRequest> partitions) {
+            return Map.of();
+        }
+
+        @Override
+        public OffsetAndEpoch fetchEarliestOffset(TopicPartition tp, int currentLeaderEpoch) {
+            return new OffsetAndEpoch(0L, currentLeaderEpoch);
+        }
+
+        @Override
+        public OffsetAndEpoch fetchLatestOffset(TopicPartition tp, int currentLeaderEpoch) {
+            return new OffsetAndEpoch(0L, currentLeaderEpoch);
+        }
+
+        @Override
+        public void initiateClose() {
+        }
+
+        @Override
+        public void close() {
         }
     }
 }

@@ -107,6 +107,7 @@ final class LeaderAppender {
         try {
             long expected = log.logEndOffset();
             long first = RecordBatch.of(records, records.position()).baseOffset();
+            long appendLast = lastOffsetOf(records);
             long maxTimestamp = -1L;
             long offsetOfMax = -1L;
             long last = -1L;
@@ -115,7 +116,8 @@ final class LeaderAppender {
                 long base = batch.baseOffset();
                 if (base < expected || (base > expected && !config.compact())) {
                     throw new UnexpectedAppendOffsetException("follower append at offset " + base + " but the log "
-                        + (at == records.position() ? "end offset" : "expects") + " is " + expected);
+                        + (at == records.position() ? "end offset" : "expects") + " is " + expected, first,
+                        appendLast);
                 }
                 last = batch.lastOffset();
                 expected = last + 1;
@@ -132,6 +134,17 @@ final class LeaderAppender {
         } finally {
             log.lock().unlock();
         }
+    }
+
+    /** The last offset of the last batch of {@code records} (complete batches only, as analyzed). */
+    private static long lastOffsetOf(ByteBuffer records) {
+        long last = -1L;
+        for (int at = records.position(); at < records.limit(); ) {
+            RecordBatch batch = RecordBatch.of(records, at);
+            last = batch.lastOffset();
+            at += batch.sizeInBytes();
+        }
+        return last;
     }
 
     private LogAppendInfo emptyAppend() {
@@ -168,7 +181,8 @@ final class LeaderAppender {
                 throw new InvalidRecordException("The baseOffset of the record batch in the append should be 0, "
                     + "but it is " + batch.baseOffset());
             }
-            if (size > config.maxMessageBytes()) {
+            // A follower takes what its leader accepted (Kafka's appendAsFollower ignores the record size).
+            if (origin != null && size > config.maxMessageBytes()) {
                 throw new RecordTooLargeException("The record batch size in the append is " + size
                     + " bytes which exceeds the maximum configured value of " + config.maxMessageBytes() + ".");
             }

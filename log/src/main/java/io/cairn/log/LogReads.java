@@ -14,8 +14,9 @@ import java.util.Optional;
 
 /**
  * The lock-free read side of {@link PartitionLog}: fetch reads bounded by the log end offset (or a high watermark)
- * and ListOffsets lookups. Works on a snapshot of the published end offset, so bytes written after it are never
- * returned. Stateless and thread-safe.
+ * and ListOffsets lookups. Works on a snapshot of the published end offset (taken again once when compaction left
+ * nothing below it, see {@link #read(PartitionLog, LogOffsetMetadata, long, int, long, boolean)}), so bytes not yet
+ * published are never returned. Stateless and thread-safe.
  */
 final class LogReads {
 
@@ -24,42 +25,66 @@ final class LogReads {
 
     static FetchDataInfo read(PartitionLog log, long fetchOffset, int maxBytes, long maxOffset, boolean minOne) {
         try {
-            return readOnce(log, fetchOffset, maxBytes, maxOffset, minOne);
+            return read(log, log.logEndOffsetMetadata(), fetchOffset, maxBytes, maxOffset, minOne);
         } catch (UncheckedIOException e) {
             // A segment deleted or swapped (retention, compaction) after this read looked it up: look again once.
-            return readOnce(log, fetchOffset, maxBytes, maxOffset, minOne);
+            return read(log, log.logEndOffsetMetadata(), fetchOffset, maxBytes, maxOffset, minOne);
         }
     }
 
-    private static FetchDataInfo readOnce(PartitionLog log, long fetchOffset, int maxBytes, long maxOffset,
-                                          boolean minOne) {
-        LogOffsetMetadata end = log.logEndOffsetMetadata();
+    /**
+     * Reads with {@code end}, the log end offset published when the read began, as its bound. The cleaner may remove
+     * every record between the fetch offset and that bound meanwhile (a record goes when a later one with its key
+     * exists below the cleaner's end, which can be past a snapshot taken before the last roll): the walk then finds
+     * its first batch at or after the bound. When it was the snapshot, not {@code maxOffset}, that cut such a read
+     * to nothing, the segment is read once more with the end published now, so the read is never empty while data
+     * at or after the fetch offset is below the log end.
+     */
+    static FetchDataInfo read(PartitionLog log, LogOffsetMetadata end, long fetchOffset, int maxBytes,
+                              long maxOffset, boolean minOne) {
         long start = log.logStartOffset();
         if (fetchOffset > end.messageOffset() || fetchOffset < start) {
             throw new OffsetOutOfRangeException("offset " + fetchOffset + " is out of range [" + start + ", "
                 + end.messageOffset() + "] of " + log.dir().getFileName());
         }
-        long bound = Math.min(maxOffset, end.messageOffset());
-        if (fetchOffset >= bound) {
+        if (fetchOffset >= Math.min(maxOffset, end.messageOffset())) {
             return emptyAt(fetchOffset);
         }
+        LogOffsetMetadata bound = end;
         Map.Entry<Long, LogSegment> entry = log.segmentMap().floorEntry(fetchOffset);
         while (entry != null) {
-            LogSegment segment = entry.getValue();
-            Map.Entry<Long, LogSegment> next = log.segmentMap().higherEntry(entry.getKey());
-            int maxPosition = maxPosition(segment, next == null ? null : next.getKey(), bound, end);
-            FetchDataInfo info = segment.read(fetchOffset, maxBytes, maxPosition, minOne);
-            if (info != null) {
+            FetchDataInfo info = readSegment(log, entry, bound, fetchOffset, maxBytes, maxOffset, minOne);
+            if (info == null) {
+                entry = log.segmentMap().higherEntry(entry.getKey());
+                continue;
+            }
+            if (info.records().length() > 0 || bound != end || maxOffset <= end.messageOffset()) {
                 return info;
             }
-            entry = next;
+            LogOffsetMetadata now = log.logEndOffsetMetadata();
+            if (now.messageOffset() <= end.messageOffset()) {
+                return info;
+            }
+            bound = now;
+            entry = log.segmentMap().ceilingEntry(entry.getKey());
         }
         return emptyAt(fetchOffset);
     }
 
+    private static FetchDataInfo readSegment(PartitionLog log, Map.Entry<Long, LogSegment> entry,
+                                             LogOffsetMetadata end, long fetchOffset, int maxBytes, long maxOffset,
+                                             boolean minOne) {
+        LogSegment segment = entry.getValue();
+        Map.Entry<Long, LogSegment> next = log.segmentMap().higherEntry(entry.getKey());
+        long bound = Math.min(maxOffset, end.messageOffset());
+        int maxPosition = maxPosition(segment, next == null ? null : next.getKey(), bound, end);
+        return segment.read(fetchOffset, maxBytes, maxPosition, minOne);
+    }
+
     private static int maxPosition(LogSegment segment, Long nextBase, long bound, LogOffsetMetadata end) {
         if (segment.baseOffset() == end.segmentBaseOffset() && bound == end.messageOffset()) {
-            return end.relativePositionInSegment();
+            // the segment may have been cleaned since the end was published: its file can be shorter now
+            return Math.min(end.relativePositionInSegment(), segment.size());
         }
         if (nextBase == null || bound < nextBase) {
             FileBatch holding = segment.translateOffset(bound);

@@ -201,6 +201,27 @@ class PartitionLogTest {
     }
 
     @Test
+    void aFollowerTakesABatchItsLeaderAcceptedAboveMaxMessageBytesAndNamesTheOffsetsOfAnOverlap() {
+        // Given: a batch larger than this log's max.message.bytes (the topic's limit changed after the leader took it)
+        PartitionLog log = open(LogConfig.defaults().toBuilder().maxMessageBytes(80).build());
+        ByteBuffer large = values(time.milliseconds(), "a".repeat(100), "b");
+        assign(large, 0, 1);
+
+        // When
+        log.appendAsFollower(large.duplicate());
+
+        // Then: taken, as Kafka's appendAsFollower ignores the record size; an overlap names its offsets
+        assertThat(log.logEndOffset()).isEqualTo(2);
+        assertThatThrownBy(() -> log.appendAsLeader(values(time.milliseconds(), "a".repeat(100)), 1,
+            AppendOrigin.CLIENT)).isInstanceOf(RecordTooLargeException.class);
+        assertThatThrownBy(() -> log.appendAsFollower(large.duplicate()))
+            .isInstanceOfSatisfying(UnexpectedAppendOffsetException.class, overlap -> {
+                assertThat(overlap.firstOffset()).isZero();
+                assertThat(overlap.lastOffset()).isEqualTo(1);
+            });
+    }
+
+    @Test
     void followerAppendOnACompactedTopicShouldAcceptGapsLeftByTheLeadersCleaner() {
         // Given
         PartitionLog log = open(LogConfig.builder().cleanupPolicy("compact").build());

@@ -23,7 +23,9 @@ import java.util.Set;
  * {@code advertised.listeners} (a controller's Raft server binds its controller listener, as KRaft's does),
  * {@code metadata.log.dir} (falling back to the first of {@code log.dirs} / {@code log.dir}),
  * {@code broker.session.timeout.ms}, {@code broker.heartbeat.interval.ms}, {@code default.replication.factor},
- * {@code num.partitions}, {@code unclean.leader.election.enable}, {@code delete.topic.enable}, and the Raft tuning
+ * {@code num.partitions}, {@code unclean.leader.election.enable}, {@code delete.topic.enable},
+ * {@code auto.leader.rebalance.enable}, {@code leader.imbalance.check.interval.seconds},
+ * {@code unclean.leader.election.interval.ms}, and the Raft tuning
  * keys {@code controller.quorum.election.timeout.ms} and {@code controller.quorum.request.timeout.ms}. A broker-only
  * node follows the log as a Ratis listener on {@code metadata.listener.port} (Cairn's own key, default: none, and
  * then the node reads through a client only). Immutable, thread-safe.
@@ -220,7 +222,8 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
                 Short.parseShort(props.getProperty("default.replication.factor", "1")),
                 Integer.parseInt(props.getProperty("num.partitions", "1")),
                 Boolean.parseBoolean(props.getProperty("unclean.leader.election.enable", "false")),
-                Boolean.parseBoolean(props.getProperty("delete.topic.enable", "true")), 1000);
+                Boolean.parseBoolean(props.getProperty("delete.topic.enable", "true")), 1000,
+                leaderImbalanceCheckIntervalMs(props), uncleanLeaderElectionIntervalMs(props));
         MetadataConfig config = new MetadataConfig(roles, nodeId, voters, bootstrapServers, bind, advertised,
                 controllerListenerNames, metadataLogDir, logDirs,
                 settings, Long.parseLong(props.getProperty("controller.quorum.election.timeout.ms", "1000")),
@@ -230,6 +233,32 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
                 Long.parseLong(props.getProperty("metadata.snapshot.entries", "10000")));
         config.validateVoters();
         return config;
+    }
+
+    /**
+     * {@code leader.imbalance.check.interval.seconds} (300, at least 1, as Kafka) in ms when
+     * {@code auto.leader.rebalance.enable} (true), else -1.
+     */
+    private static long leaderImbalanceCheckIntervalMs(Properties props) {
+        if (!Boolean.parseBoolean(props.getProperty("auto.leader.rebalance.enable", "true").trim())) {
+            return -1;
+        }
+        long seconds = Long.parseLong(props.getProperty("leader.imbalance.check.interval.seconds", "300").trim());
+        if (seconds < 1) {
+            throw new IllegalArgumentException("Invalid value " + seconds
+                    + " for configuration leader.imbalance.check.interval.seconds: Value must be at least 1");
+        }
+        return seconds * 1000;
+    }
+
+    /** {@code unclean.leader.election.interval.ms} (300000, at least 1, as Kafka). */
+    private static long uncleanLeaderElectionIntervalMs(Properties props) {
+        long ms = Long.parseLong(props.getProperty("unclean.leader.election.interval.ms", "300000").trim());
+        if (ms < 1) {
+            throw new IllegalArgumentException("Invalid value " + ms
+                    + " for configuration unclean.leader.election.interval.ms: Value must be at least 1");
+        }
+        return ms;
     }
 
     /** The first entry of a listeners list whose name is a controller listener name, or null. */

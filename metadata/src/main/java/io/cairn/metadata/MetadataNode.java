@@ -17,6 +17,8 @@ import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.message.DeleteTopicsRequestData;
 import io.cairn.wire.message.DeleteTopicsResponseData;
+import io.cairn.wire.message.DescribeQuorumRequestData;
+import io.cairn.wire.message.DescribeQuorumResponseData;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
 import io.cairn.wire.message.IncrementalAlterConfigsResponseData;
 import io.cairn.wire.message.UnregisterBrokerRequestData;
@@ -99,6 +101,11 @@ public interface MetadataNode extends AutoCloseable {
     default CompletableFuture<IncrementalAlterConfigsResponseData> incrementalAlterConfigs(
             IncrementalAlterConfigsRequestData r) {
         return submit(r).thenApply(IncrementalAlterConfigsResponseData.class::cast);
+    }
+
+    /** DescribeQuorum, answered by the active controller from its Raft state. */
+    default CompletableFuture<DescribeQuorumResponseData> describeQuorum(DescribeQuorumRequestData r) {
+        return submit(r).thenApply(DescribeQuorumResponseData.class::cast);
     }
 
     default CompletableFuture<AllocateProducerIdsResponseData> allocateProducerIds(AllocateProducerIdsRequestData r) {

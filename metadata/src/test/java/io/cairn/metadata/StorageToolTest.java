@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,6 +81,29 @@ class StorageToolTest {
         assertThat(config.controller().defaultReplicationFactor()).isEqualTo((short) 3);
         assertThatThrownBy(() -> MetadataConfig.from(Map.of("process.roles", "controller", "node.id", "9",
                 "controller.quorum.voters", "1@a:9093"))).hasMessageContaining("must be one of");
+    }
+
+    @Test
+    void leaderBalancingFollowsKafkasKeys() {
+        // Given
+        Map<String, String> base = Map.of("process.roles", "broker", "node.id", "7",
+                "controller.quorum.voters", "1@a:9093");
+
+        // When
+        MetadataConfig defaults = MetadataConfig.from(base);
+        Map<String, String> everyMinute = new HashMap<>(base);
+        everyMinute.put("leader.imbalance.check.interval.seconds", "60");
+        Map<String, String> disabled = new HashMap<>(everyMinute);
+        disabled.put("auto.leader.rebalance.enable", "false");
+        Map<String, String> zero = new HashMap<>(base);
+        zero.put("leader.imbalance.check.interval.seconds", "0");
+
+        // Then
+        assertThat(defaults.controller().leaderImbalanceCheckIntervalMs()).isEqualTo(300_000L);
+        assertThat(MetadataConfig.from(everyMinute).controller().leaderImbalanceCheckIntervalMs()).isEqualTo(60_000L);
+        assertThat(MetadataConfig.from(disabled).controller().leaderImbalanceCheckIntervalMs()).isEqualTo(-1L);
+        assertThatThrownBy(() -> MetadataConfig.from(zero)).hasMessageContaining("Value must be at least 1");
+        assertThat(defaults.controller().uncleanLeaderElectionIntervalMs()).isEqualTo(300_000L);
     }
 
     private Path bootstrapProperties(String roles) throws Exception {

@@ -1,13 +1,24 @@
 package io.cairn.testkit;
 
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.ApiVersionsRequestData;
+import io.cairn.wire.message.ApiVersionsResponseData;
+import io.cairn.wire.message.DescribeQuorumRequestData;
+import io.cairn.wire.message.DescribeQuorumResponseData;
 import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -24,6 +35,12 @@ public final class BrokerCluster implements AutoCloseable {
 
     /** The settings both kinds' nodes get unless the scenario overrides them: what a small test cluster needs. */
     private static final Map<String, String> DEFAULTS = defaults();
+    /** What Cairn's controller logs when it becomes active and has replayed the log: its node id and term. */
+    private static final String ACTIVE_CONTROLLER_LINE = "Active controller ";
+    private static final Pattern ACTIVE_CONTROLLER = Pattern.compile("Active controller (\\d+) ready in term (\\d+)");
+    private static final String METADATA_TOPIC = "__cluster_metadata";
+    private static final Duration CONTROLLER_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    private static final long CONTROLLER_POLL_MILLIS = 200;
 
     private final BrokerKind kind;
     private final List<BrokerProcess> nodes;
@@ -40,6 +57,15 @@ public final class BrokerCluster implements AutoCloseable {
      * added to (and overrides) every node's {@code server.properties}.
      */
     public static BrokerCluster create(BrokerKind kind, int size, Map<String, String> config) {
+        return create(kind, size, config, node -> Map.of());
+    }
+
+    /**
+     * As {@link #create(BrokerKind, int, Map)}, and {@code perNode} gives each node settings of its own on top (for
+     * example its own {@code listeners} and {@code advertised.listeners}, built from the node's ports).
+     */
+    public static BrokerCluster create(BrokerKind kind, int size, Map<String, String> config,
+                                       Function<ClusterNode, Map<String, String>> perNode) {
         int[] ports = FreePorts.freePorts(2 * size);
         String host = FreePorts.LOOPBACK;
         StringBuilder voters = new StringBuilder();
@@ -48,18 +74,20 @@ public final class BrokerCluster implements AutoCloseable {
                     .append(ports[size + i]);
         }
         String clusterId = KafkaReferenceProcess.randomClusterId();
-        Map<String, String> settings = new LinkedHashMap<>(DEFAULTS);
-        settings.putAll(config);
         List<BrokerProcess> nodes = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             ClusterNode node = new ClusterNode(i + 1, ports[i], ports[size + i], voters.toString(), clusterId);
+            Map<String, String> settings = new LinkedHashMap<>(DEFAULTS);
+            settings.putAll(config);
+            settings.putAll(perNode.apply(node));
             nodes.add(switch (kind) {
                 case CAIRN -> {
+                    Map<String, String> all = node.serverProperties(host, CairnProcess.DATA_DIR_PLACEHOLDER);
                     // Each node's metrics endpoint on a port of its own (the default 9404 would be shared).
-                    String text = node.serverProperties(host, CairnProcess.DATA_DIR_PLACEHOLDER)
-                            + (settings.containsKey("metrics.port") ? "" : "metrics.port=0\n")
-                            + settings.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue() + "\n")
-                                    .collect(Collectors.joining());
+                    all.put("metrics.port", "0");
+                    all.putAll(settings);
+                    String text = all.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue() + "\n")
+                            .collect(Collectors.joining());
                     yield CairnProcess.builder().serverProperties(text, node.clientPort()).build();
                 }
                 case KAFKA -> {
@@ -120,6 +148,77 @@ public final class BrokerCluster implements AutoCloseable {
     @Override
     public void close() {
         all(BrokerProcess::close);
+    }
+
+    /**
+     * The node id of the active KRaft controller, waiting up to {@code timeout} for one to be known on a running
+     * node. Asked with DescribeQuorum (what {@code Admin.describeMetadataQuorum} sends) of a running node that lists
+     * it in ApiVersions; a broker that does not serve it is read from its log instead: the running node whose
+     * {@value #ACTIVE_CONTROLLER_LINE} line carries the highest term of all the nodes' logs.
+     */
+    public int activeControllerId(Duration timeout) {
+        Instant deadline = Instant.now().plus(timeout);
+        while (true) {
+            OptionalInt leader = quorumLeader();
+            if (leader.isPresent()) {
+                return leader.getAsInt();
+            }
+            if (Instant.now().isAfter(deadline)) {
+                throw new IllegalStateException("No active controller known on a running node of " + nodes
+                        + " within " + timeout.toSeconds() + " s");
+            }
+            try {
+                Thread.sleep(CONTROLLER_POLL_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while looking for the active controller", e);
+            }
+        }
+    }
+
+    private OptionalInt quorumLeader() {
+        for (BrokerProcess node : nodes) {
+            if (!node.isRunning()) {
+                continue;
+            }
+            try (RawKafkaClient client = RawKafkaClient.connect(node)) {
+                ApiVersionsResponseData versions = client.sendAndReceive(new ApiVersionsRequestData(), (short) 0,
+                        CONTROLLER_REQUEST_TIMEOUT);
+                if (versions.apiKeys().stream().noneMatch(v -> v.apiKey() == ApiKey.DESCRIBE_QUORUM.id())) {
+                    return leaderFromLogs();
+                }
+                DescribeQuorumResponseData quorum = client.sendAndReceive(new DescribeQuorumRequestData()
+                        .setTopics(List.of(new DescribeQuorumRequestData.TopicData().setTopicName(METADATA_TOPIC)
+                                .setPartitions(List.of(new DescribeQuorumRequestData.PartitionData())))),
+                        (short) 0, CONTROLLER_REQUEST_TIMEOUT);
+                for (DescribeQuorumResponseData.TopicData topic : quorum.topics()) {
+                    for (DescribeQuorumResponseData.PartitionData partition : topic.partitions()) {
+                        if (quorum.errorCode() == 0 && partition.errorCode() == 0 && partition.leaderId() > 0
+                                && node(partition.leaderId()).isRunning()) {
+                            return OptionalInt.of(partition.leaderId());
+                        }
+                    }
+                }
+            } catch (RuntimeException | AssertionError e) {
+                // This node is restarting or the quorum is electing; ask the next one.
+            }
+        }
+        return OptionalInt.empty();
+    }
+
+    private OptionalInt leaderFromLogs() {
+        long bestTerm = -1;
+        int best = -1;
+        for (int id = 1; id <= nodes.size(); id++) {
+            for (String line : node(id).logLinesContaining(ACTIVE_CONTROLLER_LINE)) {
+                Matcher matcher = ACTIVE_CONTROLLER.matcher(line);
+                if (matcher.find() && Long.parseLong(matcher.group(2)) > bestTerm) {
+                    bestTerm = Long.parseLong(matcher.group(2));
+                    best = Integer.parseInt(matcher.group(1));
+                }
+            }
+        }
+        return best > 0 && node(best).isRunning() ? OptionalInt.of(best) : OptionalInt.empty();
     }
 
     /** The cluster id every node is formatted with. */

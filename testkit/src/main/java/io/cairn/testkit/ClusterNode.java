@@ -1,5 +1,8 @@
 package io.cairn.testkit;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * One combined (broker and controller) node of a KRaft cluster as {@link BrokerCluster} lays it out: its id, its client
  * (PLAINTEXT) and controller ports on loopback, the static {@code controller.quorum.voters} of the whole cluster, and
@@ -15,18 +18,21 @@ public record ClusterNode(int nodeId, int clientPort, int controllerPort, String
 
     /**
      * The node's {@code server.properties} as Kafka's KRaft documentation writes a combined node, with
-     * {@code logDirs} as {@code log.dirs}; the harness's own defaults and the scenario's overrides come after it.
+     * {@code logDirs} as {@code log.dirs}, in file order; the harness's own defaults and the scenario's overrides are
+     * put over it.
      */
-    String serverProperties(String host, String logDirs) {
-        return String.join("\n",
-                "process.roles=broker,controller",
-                "node.id=" + nodeId,
-                "controller.quorum.voters=" + voters,
-                "listeners=PLAINTEXT://" + host + ":" + clientPort + ",CONTROLLER://" + host + ":" + controllerPort,
-                "advertised.listeners=PLAINTEXT://" + host + ":" + clientPort,
-                "controller.listener.names=CONTROLLER",
-                "inter.broker.listener.name=PLAINTEXT",
-                "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
-                "log.dirs=" + logDirs, "");
+    Map<String, String> serverProperties(String host, String logDirs) {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("process.roles", "broker,controller");
+        config.put("node.id", Integer.toString(nodeId));
+        config.put("controller.quorum.voters", voters);
+        config.put("listeners", "PLAINTEXT://" + host + ":" + clientPort + ",CONTROLLER://" + host + ":"
+                + controllerPort);
+        config.put("advertised.listeners", "PLAINTEXT://" + host + ":" + clientPort);
+        config.put("controller.listener.names", "CONTROLLER");
+        config.put("inter.broker.listener.name", "PLAINTEXT");
+        config.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT");
+        config.put("log.dirs", logDirs);
+        return config;
     }
 }

@@ -54,6 +54,7 @@ public final class BrokerConfig {
     public static final String FETCH_SESSION_CACHE_SLOTS = "max.incremental.fetch.session.cache.slots";
     public static final String REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS =
             "replica.high.watermark.checkpoint.interval.ms";
+    public static final String REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms";
     public static final String OFFSETS_TOPIC_NUM_PARTITIONS = "offsets.topic.num.partitions";
     public static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
@@ -79,6 +80,8 @@ public final class BrokerConfig {
     /** Keys the metadata node reads itself ({@code MetadataConfig}); known here so they are not reported. */
     private static final Set<String> METADATA_KEYS = Set.of("metadata.log.dir", "broker.session.timeout.ms",
             "default.replication.factor", "num.partitions", "unclean.leader.election.enable", "delete.topic.enable",
+            "auto.leader.rebalance.enable", "leader.imbalance.check.interval.seconds",
+            "unclean.leader.election.interval.ms",
             "controller.quorum.election.timeout.ms", "controller.quorum.request.timeout.ms",
             "metadata.listener.host", "metadata.listener.port", "metadata.snapshot.entries");
 
@@ -90,7 +93,7 @@ public final class BrokerConfig {
             QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, CONTROLLER_QUORUM_VOTERS,
             CONTROLLER_QUORUM_BOOTSTRAP_SERVERS, BROKER_RACK, AUTO_CREATE_TOPICS_ENABLE, BROKER_HEARTBEAT_INTERVAL_MS,
             FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS, REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
-            OFFSETS_TOPIC_NUM_PARTITIONS,
+            REPLICA_LAG_TIME_MAX_MS, OFFSETS_TOPIC_NUM_PARTITIONS,
             OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
             TRANSACTION_STATE_LOG_REPLICATION_FACTOR, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
             GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, OFFSETS_RETENTION_MINUTES,
@@ -124,11 +127,13 @@ public final class BrokerConfig {
     private final int fetchMaxBytes;
     private final int fetchSessionCacheSlots;
     private final long replicaHighWatermarkCheckpointIntervalMs;
+    private final long replicaLagTimeMaxMs;
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
     private final boolean metricsEnabled;
     private final String metricsHost;
     private final int metricsPort;
+    private final ReplicaFetchSettings replicaFetch;
 
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
@@ -180,6 +185,7 @@ public final class BrokerConfig {
         this.fetchSessionCacheSlots = values.intValue(FETCH_SESSION_CACHE_SLOTS, 1000, 0);
         this.replicaHighWatermarkCheckpointIntervalMs = values.longValue(
                 REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, 5000L, 1L);
+        this.replicaLagTimeMaxMs = values.longValue(REPLICA_LAG_TIME_MAX_MS, 30_000L, 1L);
         this.internalTopics = new InternalTopicDefaults(values.intValue(OFFSETS_TOPIC_NUM_PARTITIONS, 50, 1),
                 (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 3, 1),
                 values.intValue(TRANSACTION_STATE_LOG_NUM_PARTITIONS, 50, 1),
@@ -197,6 +203,8 @@ public final class BrokerConfig {
         if (metricsPort > 65535) {
             throw ConfigException.invalid(METRICS_PORT, props.get(METRICS_PORT), "must be at most 65535");
         }
+        this.replicaFetch = ReplicaFetchSettings.parse(props, values, advertisedListeners,
+                processRoles.contains(ProcessRole.BROKER));
         if (groupConfig.minSessionTimeoutMs() > groupConfig.maxSessionTimeoutMs()) {
             throw ConfigException.invalid(GROUP_MIN_SESSION_TIMEOUT_MS, props.get(GROUP_MIN_SESSION_TIMEOUT_MS),
                     "must not be larger than " + GROUP_MAX_SESSION_TIMEOUT_MS + " (" + groupConfig.maxSessionTimeoutMs()
@@ -277,6 +285,7 @@ public final class BrokerConfig {
         Set<String> unknown = new TreeSet<>(originals.keySet());
         unknown.removeAll(KNOWN_KEYS);
         unknown.removeAll(METADATA_KEYS);
+        unknown.removeAll(ReplicaFetchSettings.KEYS);
         unknown.removeAll(LogDefaults.brokerKeys());
         return unknown;
     }
@@ -309,6 +318,7 @@ public final class BrokerConfig {
         values.put(METRICS_ENABLED, Boolean.toString(metricsEnabled));
         values.put(METRICS_HOST, metricsHost);
         values.put(METRICS_PORT, Integer.toString(metricsPort));
+        values.put(REPLICA_LAG_TIME_MAX_MS, Long.toString(replicaLagTimeMaxMs));
         values.put(NODE_ID, Integer.toString(nodeId));
         values.put(NUM_IO_THREADS, Integer.toString(numIoThreads));
         values.put(NUM_NETWORK_THREADS, Integer.toString(numNetworkThreads));
@@ -324,6 +334,7 @@ public final class BrokerConfig {
         values.put(SOCKET_RECEIVE_BUFFER_BYTES, Integer.toString(socketReceiveBufferBytes));
         values.put(SOCKET_REQUEST_MAX_BYTES, Integer.toString(socketRequestMaxBytes));
         values.put(SOCKET_SEND_BUFFER_BYTES, Integer.toString(socketSendBufferBytes));
+        replicaFetch.addTo(values);
         return values;
     }
 
@@ -483,8 +494,21 @@ public final class BrokerConfig {
         return replicaHighWatermarkCheckpointIntervalMs;
     }
 
+    /**
+     * {@code replica.lag.time.max.ms}: how long an in-sync follower may go without catching up with the leader before
+     * the leader removes it from the ISR (30000).
+     */
+    public long replicaLagTimeMaxMs() {
+        return replicaLagTimeMaxMs;
+    }
+
     public long brokerHeartbeatIntervalMs() {
         return brokerHeartbeatIntervalMs;
+    }
+
+    /** The follower fetchers' settings ({@code num.replica.fetchers}, {@code replica.fetch.*}, the listener). */
+    public ReplicaFetchSettings replicaFetch() {
+        return replicaFetch;
     }
 
     /** The group coordinator's settings ({@code group.*}, {@code offsets.retention.*}, ...). */

@@ -11,9 +11,10 @@ import io.cairn.isr.FetchIsolation;
  * @param minBytes  the bytes that complete the fetch before {@code maxWaitMs}
  * @param maxBytes  the response's byte limit (a first batch may exceed it)
  * @param isolation how far reads may go: log end (followers), high watermark or last stable offset (consumers)
+ * @param replicaEpoch the fetching broker's epoch (v15+ {@code ReplicaState.ReplicaEpoch}), -1 when not sent
  */
 record FetchParams(short version, int replicaId, int maxWaitMs, int minBytes, int maxBytes,
-                          FetchIsolation isolation) {
+                          FetchIsolation isolation, long replicaEpoch) {
 
     /** A follower's fetch: it reads up to the log end and reports its position. */
     public boolean isFromFollower() {

@@ -40,7 +40,7 @@ import java.util.function.Function;
  */
 public final class FetchService {
 
-    /** Kafka's {@code fetch.max.bytes} default: a consumer's response limit is capped to it. */
+    /** Kafka's {@code fetch.max.bytes} default: a consumer's or follower's response limit is capped to it. */
     public static final int DEFAULT_FETCH_MAX_BYTES = 57_671_680;
 
     /** The read errors Kafka does not count as failed fetch requests. */
@@ -150,13 +150,15 @@ public final class FetchService {
             // Kafka's request parser rejects it (IsolationLevel.forId): the request fails as a whole.
             throw new IllegalArgumentException("Unknown isolation level " + request.isolationLevel());
         }
-        if (replicaId >= 0) {
-            return new FetchParams(version, replicaId, request.maxWaitMs(), request.minBytes(), request.maxBytes(),
-                FetchIsolation.LOG_END);
-        }
+        // Kafka caps consumers and followers alike by fetch.max.bytes; a follower reads to the log end.
         int maxBytes = Math.min(request.maxBytes(), fetchMaxBytes);
+        if (replicaId >= 0) {
+            long replicaEpoch = version >= 15 ? request.replicaState().replicaEpoch() : -1L;
+            return new FetchParams(version, replicaId, request.maxWaitMs(), Math.min(request.minBytes(), maxBytes),
+                maxBytes, FetchIsolation.LOG_END, replicaEpoch);
+        }
         return new FetchParams(version, replicaId, request.maxWaitMs(), Math.min(request.minBytes(), maxBytes),
-            maxBytes, FetchIsolation.ofConsumer(request.isolationLevel()));
+            maxBytes, FetchIsolation.ofConsumer(request.isolationLevel()), -1L);
     }
 
     private static LinkedHashMap<TopicIdPartition, PartitionFetch> fetchData(short version, FetchRequestData request,
@@ -241,10 +243,16 @@ public final class FetchService {
         }
     }
 
-    /** KIP-951: the leader this broker knows for a partition it does not lead, and that leader's endpoint. */
-    private static void setCurrentLeader(MetadataImage image, String listenerName, TopicIdPartition tp,
-                                         PartitionData data, Map<Integer, NodeEndpoint> endpoints) {
-        PartitionRegistration reg = image.partition(tp.topicPartition()).orElse(null);
+    /**
+     * KIP-951: the leader this broker knows for a partition it does not lead (Kafka's {@code getCurrentLeader}: the
+     * hosted partition's view first, which may be newer than the image, then the image's), and that leader's
+     * endpoint when it is alive.
+     */
+    private void setCurrentLeader(MetadataImage image, String listenerName, TopicIdPartition tp,
+                                  PartitionData data, Map<Integer, NodeEndpoint> endpoints) {
+        Partition local = replicas.partition(tp.topicPartition()).orElse(null);
+        PartitionRegistration reg = local != null ? local.registration()
+            : image.partition(tp.topicPartition()).orElse(null);
         if (reg == null) {
             data.currentLeader().setLeaderId(-1).setLeaderEpoch(-1);
             return;

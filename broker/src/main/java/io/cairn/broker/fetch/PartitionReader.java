@@ -69,7 +69,7 @@ final class PartitionReader {
                 return PartitionRead.error(tp, Errors.INCONSISTENT_TOPIC_ID, fetch.fetchOffset());
             }
             LogReadRequest request = new LogReadRequest(params.replicaId(), fetch.fetchOffset(),
-                fetch.currentLeaderEpoch(), fetch.lastFetchedEpoch(), fetch.logStartOffset());
+                fetch.currentLeaderEpoch(), fetch.lastFetchedEpoch(), fetch.logStartOffset(), params.replicaEpoch());
             try (LogReadResult result = partition.fetchRecords(request, params.isolation(), maxBytes, minOneMessage,
                     !fromPurgatory)) {
                 return toRead(tp, params.isolation(), result);

@@ -68,6 +68,17 @@ class BrokerConfigTest {
     }
 
     @Test
+    void replicaLagTimeMaxMsHasKafkasDefaultAndIsAKnownKey() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("replica.lag.time.max.ms", "12000"));
+
+        // Then
+        assertThat(config.replicaLagTimeMaxMs()).isEqualTo(12_000L);
+        assertThat(config.unknownKeys()).isEmpty();
+        assertThat(BrokerConfig.fromMap(Map.of()).replicaLagTimeMaxMs()).isEqualTo(30_000L);
+    }
+
+    @Test
     void shouldPreferLogDirsOverLogDir() {
         // When
         BrokerConfig config = BrokerConfig.fromMap(Map.of("log.dir", "/one", "log.dirs", "/two"));
@@ -219,11 +230,44 @@ class BrokerConfigTest {
     void shouldMapCustomListenerNamesThroughTheProtocolMap() {
         // When
         BrokerConfig config = BrokerConfig.fromMap(Map.of("listeners", "internal://127.0.0.1:0",
-                "listener.security.protocol.map", "INTERNAL:PLAINTEXT"));
+                "listener.security.protocol.map", "INTERNAL:PLAINTEXT", "inter.broker.listener.name", "INTERNAL"));
 
         // Then
         assertThat(config.listeners()).containsExactly(new Endpoint("INTERNAL", "127.0.0.1", 0,
                 SecurityProtocol.PLAINTEXT));
+        assertThat(config.replicaFetch().interBrokerListenerName()).isEqualTo("INTERNAL");
+    }
+
+    @Test
+    void shouldReadTheReplicaFetcherSettingsWithKafkasDefaults() {
+        // When
+        BrokerConfig defaults = BrokerConfig.fromMap(Map.of());
+        BrokerConfig set = BrokerConfig.fromMap(Map.of("num.replica.fetchers", "3", "replica.fetch.max.bytes", "2048",
+                "replica.fetch.wait.max.ms", "100", "replica.socket.receive.buffer.bytes", "-1"));
+
+        // Then
+        assertThat(defaults.replicaFetch()).isEqualTo(new ReplicaFetchSettings(1, 1_048_576, 1, 500, 1_000L,
+                10_485_760, 30_000, 65_536, "PLAINTEXT"));
+        assertThat(defaults.unknownKeys()).isEmpty();
+        assertThat(set.replicaFetch().numFetchers()).isEqualTo(3);
+        assertThat(set.replicaFetch().fetchMaxBytes()).isEqualTo(2048);
+        assertThat(set.replicaFetch().fetchWaitMaxMs()).isEqualTo(100);
+        assertThat(set.replicaFetch().socketReceiveBufferBytes()).isEqualTo(-1);
+        assertThat(set.unknownKeys()).isEmpty();
+    }
+
+    @Test
+    void shouldRejectAnInterBrokerListenerThatIsNotAdvertisedOrSetTwice() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("inter.broker.listener.name", "REPLICATION")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("must be a listener name defined in advertised.listeners");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("inter.broker.listener.name", "PLAINTEXT",
+                "security.inter.broker.protocol", "PLAINTEXT")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("Only one of inter.broker.listener.name and security.inter.broker.protocol");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("replica.fetch.wait.max.ms", "40000")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms");
     }
 
     @Test

@@ -48,10 +48,11 @@ class FetchFollowerTest {
         fixture.close();
     }
 
-    private static FetchRequestData followerRequest(int version, int replicaId, Uuid id, long offset) {
+    private FetchRequestData followerRequest(int version, int replicaId, Uuid id, long offset) {
         FetchRequestData request = FetchFixture.request(version, "replicated", id, 0, offset, 0);
         if (version >= 15) {
-            request.replicaState().setReplicaId(replicaId).setReplicaEpoch(1);
+            long epoch = fixture.metadata().node().currentImage().broker(replicaId).orElseThrow().epoch();
+            request.replicaState().setReplicaId(replicaId).setReplicaEpoch(epoch);
         } else {
             request.setReplicaId(replicaId);
         }
@@ -154,5 +155,19 @@ class FetchFollowerTest {
 
         // Then
         assertThat(only(response).errorCode()).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
+    }
+
+    @Test
+    void aFollowerFetchOfAnEarlierBrokerEpochIsRefused() throws Exception {
+        // Given a v15 fetch carrying an older epoch than broker 2's registration (KIP-903)
+        FetchRequestData request = followerRequest(15, 2, topicId, 0);
+        request.replicaState().setReplicaEpoch(request.replicaState().replicaEpoch() - 1);
+
+        // When
+        FetchResponseData response = fetch(15, request);
+
+        // Then
+        assertThat(only(response).errorCode()).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
+        assertThat(fixture.partition("replicated", 0).followerState(2).orElseThrow().brokerEpoch()).isEmpty();
     }
 }

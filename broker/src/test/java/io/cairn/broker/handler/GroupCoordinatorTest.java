@@ -104,11 +104,17 @@ class GroupCoordinatorTest {
     }
 
     /** Finds the coordinator of {@code group} until it is this broker (the topic is created by the first call). */
+    /** Waits until FindCoordinator names this broker and the group's shard has loaded (as a client retries). */
     private void awaitCoordinator(String group) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> {
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
             FindCoordinatorResponseData response = call(findCoordinator(),
                 new FindCoordinatorRequestData().setKeyType((byte) 0).setCoordinatorKeys(List.of(group)), 4);
-            return response.coordinators().get(0).errorCode() == Errors.NONE.code();
+            if (response.coordinators().get(0).errorCode() != Errors.NONE.code()) {
+                return false;
+            }
+            OffsetFetchResponseData offsets = call(new OffsetFetchHandler(coordinator), new OffsetFetchRequestData()
+                .setGroups(List.of(new OffsetFetchRequestGroup().setGroupId(group))), 9);
+            return offsets.groups().get(0).errorCode() == Errors.NONE.code();
         });
     }
 

@@ -30,10 +30,10 @@ import org.apache.logging.log4j.Logger;
  * keeping, per key, only records at or after that offset, and dropping tombstones whose batch is older than
  * {@code delete.retention.ms}. Offsets are preserved (a batch that loses records is rebuilt with the same codec and
  * base offset, base sequence and last offset); the active segment, anything at or after the first open
- * transaction and segments younger than {@code min.compaction.lag.ms} are never touched; a pass runs only when the
- * dirty ratio reaches {@code min.cleanable.dirty.ratio}. Each cleaned segment is written to {@code .cleaned}
- * files, renamed {@code .swap} and swapped in under the partition lock, so readers see either the old or the new
- * segment, both valid.
+ * transaction or the high watermark, and segments younger than {@code min.compaction.lag.ms} are never touched; a
+ * pass runs only when the dirty ratio reaches {@code min.cleanable.dirty.ratio}. Each cleaned segment is written to
+ * {@code .cleaned} files, renamed {@code .swap} and swapped in under the partition lock, so readers see either the
+ * old or the new segment, both valid.
  *
  * <p>Transactions follow Kafka's cleaner ({@link CleanedTransactions}): keys of aborted transactions never enter
  * the offset map and their batches lose their records; a COMMIT or ABORT marker whose transaction has no batch left
@@ -79,7 +79,9 @@ public final class Cleaner {
             return Optional.empty();
         }
         List<LogSegment> all = new ArrayList<>(log.segments());
-        long bound = all.get(all.size() - 1).baseOffset();
+        // Kafka's firstUncleanableDirtyOffset: the active segment and the last stable offset, which the high
+        // watermark bounds; a record superseded only above the high watermark stays for consumers and for a truncation
+        long bound = Math.min(all.get(all.size() - 1).baseOffset(), log.highWatermark());
         long unstable = log.firstUnstableOffset();
         if (unstable >= 0) {
             bound = Math.min(bound, unstable);

@@ -437,6 +437,34 @@ class CleanerTest {
     }
 
     @Test
+    void recordsSupersededOnlyAboveTheHighWatermarkShouldStayUntilItPassesThem() {
+        // Given a and b at 0 and 1, overwritten at 2 and 3, and a high watermark of 2 (the overwrites not replicated)
+        PartitionLog log = compacted(LogConfig.builder());
+        log.appendAsLeader(keyed(time.milliseconds(), "a", "1"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(keyed(time.milliseconds(), "b", "1"), 0, AppendOrigin.CLIENT);
+        log.roll();
+        log.appendAsLeader(keyed(time.milliseconds(), "a", "2"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(keyed(time.milliseconds(), "b", "2"), 0, AppendOrigin.CLIENT);
+        log.roll();
+        log.updateHighWatermark(2);
+
+        // When the log is cleaned, then again once the high watermark reached the log end
+        Cleaner cleaner = cleaner(time);
+        Cleaner.cleanable(log).ifPresent(target -> cleaner.clean(log, target));
+        List<String> consumerRead;
+        try (FetchDataInfo info = log.read(0, Integer.MAX_VALUE, log.highWatermark(), true)) {
+            consumerRead = TestBatches.offsetsAndValues(info.records().readBytes());
+        }
+        log.updateHighWatermark(4);
+        Cleaner.cleanable(log).ifPresent(target -> cleaner.clean(log, target));
+
+        // Then: Kafka cleans only below the last stable offset, which the high watermark bounds, so a consumer reading
+        // to the high watermark still finds a and b; once it passed the overwrites they go
+        assertThat(consumerRead).containsExactly("0:1", "1:1");
+        assertThat(byKey(log)).containsEntry("a", List.of("2=2")).containsEntry("b", List.of("3=2"));
+    }
+
+    @Test
     void throttlerShouldKeepTheRate() {
         // Given
         Throttler throttler = new Throttler(1000.0, time);

@@ -14,7 +14,9 @@ import io.cairn.metadata.record.UnregisterBrokerRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AllocateProducerIdsRequestData;
 import io.cairn.wire.message.AllocateProducerIdsResponseData;
+import io.cairn.wire.message.AlterPartitionReassignmentsRequestData;
 import io.cairn.wire.message.AlterPartitionRequestData;
+import io.cairn.wire.message.AlterPartitionResponseData;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.BrokerHeartbeatRequestData;
 import io.cairn.wire.message.BrokerHeartbeatResponseData;
@@ -23,7 +25,9 @@ import io.cairn.wire.message.BrokerRegistrationResponseData;
 import io.cairn.wire.message.CreatePartitionsRequestData;
 import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.DeleteTopicsRequestData;
+import io.cairn.wire.message.ElectLeadersRequestData;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
+import io.cairn.wire.message.ListPartitionReassignmentsRequestData;
 import io.cairn.wire.message.UnregisterBrokerRequestData;
 import io.cairn.wire.message.UnregisterBrokerResponseData;
 import io.cairn.wire.protocol.ApiMessage;
@@ -42,6 +46,11 @@ import java.util.function.Supplier;
  * {@link ConfigCommands}. Stateless apart from its settings, thread-safe.
  */
 public final class ControllerLogic {
+
+    /** Kafka's bound on the records of one operator request (QuorumController.MAX_RECORDS_PER_USER_OP). */
+    static final int MAX_RECORDS_PER_USER_OP = 10_000;
+    /** Kafka's message for a request over that bound (answered with POLICY_VIOLATION). */
+    static final String TOO_LARGE = "Unable to perform excessively large batch operation.";
 
     private final ControllerSettings settings;
     private final TopicCommands topics;
@@ -85,12 +94,47 @@ public final class ControllerLogic {
             case CREATE_TOPICS -> topics.createTopics(image, (CreateTopicsRequestData) request);
             case DELETE_TOPICS -> topics.deleteTopics(image, (DeleteTopicsRequestData) request);
             case CREATE_PARTITIONS -> topics.createPartitions(image, (CreatePartitionsRequestData) request);
-            case ALTER_PARTITION -> topics.alterPartition(image, (AlterPartitionRequestData) request);
+            case ALTER_PARTITION -> alterPartition(image, (AlterPartitionRequestData) request);
             case ALLOCATE_PRODUCER_IDS -> allocateProducerIds(image, (AllocateProducerIdsRequestData) request);
             case INCREMENTAL_ALTER_CONFIGS -> ConfigCommands.incrementalAlterConfigs(image,
                     (IncrementalAlterConfigsRequestData) request);
+            case ELECT_LEADERS -> LeaderCommands.electLeaders(image, (ElectLeadersRequestData) request);
+            case ALTER_PARTITION_REASSIGNMENTS -> ReassignmentCommands.alter(this, image,
+                    (AlterPartitionReassignmentsRequestData) request);
+            case LIST_PARTITION_REASSIGNMENTS -> ReassignmentCommands.list(image,
+                    (ListPartitionReassignmentsRequestData) request);
             default -> throw new IllegalArgumentException("Not a controller command: " + key);
         };
+    }
+
+    /**
+     * AlterPartition as {@link AlterPartitionCommands} decides it, then Kafka's reassignment step: an ISR change that
+     * brings every target replica of an ongoing reassignment into the ISR completes it in the same record, and the
+     * leader learns the final state from the response, or NEW_LEADER_ELECTED when the completion moved leadership
+     * away from it (Kafka answers FENCED_LEADER_EPOCH to AlterPartition v0-1, which Cairn's brokers do not send).
+     */
+    public ControllerResult<AlterPartitionResponseData> alterPartition(MetadataImage image,
+                                                                       AlterPartitionRequestData request) {
+        ControllerResult<AlterPartitionResponseData> decided = AlterPartitionCommands.alterPartition(image, request);
+        List<ApiMessage> records = ReassignmentCommands.completeReassignments(this, image, decided.records());
+        if (records.equals(decided.records())) {
+            return decided;
+        }
+        MetadataImage after = apply(image, records);
+        AlterPartitionResponseData response = decided.response();
+        for (ApiMessage record : records) {
+            PartitionChangeRecord change = (PartitionChangeRecord) record;
+            TopicImage topic = after.topic(change.topicId()).orElseThrow();
+            PartitionRegistration p = topic.partition(change.partitionId()).orElseThrow();
+            response.topics().stream().filter(t -> t.topicId().equals(change.topicId()))
+                    .forEach(t -> t.partitions().replaceAll(d -> d.partitionIndex() != change.partitionId() ? d
+                            : p.leader() != request.brokerId()
+                            ? new AlterPartitionResponseData.PartitionData().setPartitionIndex(d.partitionIndex())
+                                    .setErrorCode(Errors.NEW_LEADER_ELECTED.code())
+                            : d.setLeaderId(p.leader()).setLeaderEpoch(p.leaderEpoch()).setIsr(p.isr())
+                                    .setPartitionEpoch(p.partitionEpoch())));
+        }
+        return new ControllerResult<>(records, response);
     }
 
     /** Registers (or re-registers) a broker; the new registration starts fenced with a fresh broker epoch. */
@@ -198,6 +242,31 @@ public final class ControllerLogic {
     }
 
     /**
+     * One pass of automatic leader balancing: preferred-replica elections for up to
+     * {@link LeaderCommands#MAX_ELECTIONS_PER_IMBALANCE} partitions whose preferred replica is in the ISR and usable
+     * but does not lead (Kafka's {@code maybeBalancePartitionLeaders}). Empty when every leader is preferred or no
+     * preferred replica can take over.
+     */
+    public List<ApiMessage> balanceLeaders(MetadataImage image) {
+        return LeaderCommands.balanceLeaders(image, LeaderCommands.MAX_ELECTIONS_PER_IMBALANCE);
+    }
+
+    /**
+     * One pass of the periodic unclean election: leaders for up to
+     * {@link LeaderCommands#MAX_ELECTIONS_PER_IMBALANCE} leaderless partitions of topics whose
+     * {@code unclean.leader.election.enable} is true (Kafka's {@code maybeElectUncleanLeaders}); it catches the
+     * partitions left leaderless before the config was turned on.
+     */
+    public List<ApiMessage> electUncleanLeaders(MetadataImage image) {
+        return LeaderCommands.electUncleanLeaders(this, image, LeaderCommands.MAX_ELECTIONS_PER_IMBALANCE);
+    }
+
+    /** Whether some partition is led by another replica than its preferred one, or by none. */
+    public boolean leadersImbalanced(MetadataImage image) {
+        return LeaderCommands.imbalanced(image);
+    }
+
+    /**
      * The partition changes that bring every partition in line with broker availability in {@code image}, treating
      * {@code leaving} (or -1) as leaving the ISR.
      */
@@ -217,7 +286,7 @@ public final class ControllerLogic {
                 }
             });
         });
-        return records;
+        return ReassignmentCommands.completeReassignments(this, image, records);
     }
 
     boolean uncleanElection(MetadataImage image, TopicImage topic) {

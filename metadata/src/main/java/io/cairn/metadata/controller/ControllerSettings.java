@@ -4,17 +4,38 @@ package io.cairn.metadata.controller;
  * The broker configs the controller's decisions depend on, with Kafka's names and defaults. Immutable,
  * thread-safe.
  *
- * @param nodeId                       this controller's node.id
- * @param brokerSessionTimeoutMs       broker.session.timeout.ms: fence a broker silent for this long (9000)
- * @param defaultReplicationFactor     default.replication.factor for CreateTopics with -1 (1)
- * @param defaultNumPartitions         num.partitions for CreateTopics with -1 (1)
- * @param uncleanLeaderElectionEnable  unclean.leader.election.enable cluster default (false)
- * @param deleteTopicEnable            delete.topic.enable (true)
- * @param producerIdBlockSize          producer ids per AllocateProducerIds block (1000, as Kafka)
+ * @param nodeId                          this controller's node.id
+ * @param brokerSessionTimeoutMs          broker.session.timeout.ms: fence a broker silent for this long (9000)
+ * @param defaultReplicationFactor        default.replication.factor for CreateTopics with -1 (1)
+ * @param defaultNumPartitions            num.partitions for CreateTopics with -1 (1)
+ * @param uncleanLeaderElectionEnable     unclean.leader.election.enable cluster default (false)
+ * @param deleteTopicEnable               delete.topic.enable (true)
+ * @param producerIdBlockSize             producer ids per AllocateProducerIds block (1000, as Kafka)
+ * @param leaderImbalanceCheckIntervalMs  leader.imbalance.check.interval.seconds in ms (300 s) when
+ *                                        auto.leader.rebalance.enable (true), else -1: how often the active
+ *                                        controller moves leadership back to preferred replicas
+ * @param uncleanLeaderElectionIntervalMs unclean.leader.election.interval.ms (300000): how often the active
+ *                                        controller elects leaders for leaderless partitions of topics that allow
+ *                                        unclean election
  */
 public record ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short defaultReplicationFactor,
                                  int defaultNumPartitions, boolean uncleanLeaderElectionEnable,
-                                 boolean deleteTopicEnable, int producerIdBlockSize) {
+                                 boolean deleteTopicEnable, int producerIdBlockSize,
+                                 long leaderImbalanceCheckIntervalMs, long uncleanLeaderElectionIntervalMs) {
+
+    /** Kafka's leader.imbalance.check.interval.seconds default, in ms. */
+    public static final long DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS = 300_000L;
+    /** Kafka's unclean.leader.election.interval.ms default. */
+    public static final long DEFAULT_UNCLEAN_LEADER_ELECTION_INTERVAL_MS = 300_000L;
+
+    /** With Kafka's default leader balancing (enabled, every 300 s) and unclean election check (every 300 s). */
+    public ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short defaultReplicationFactor,
+                              int defaultNumPartitions, boolean uncleanLeaderElectionEnable,
+                              boolean deleteTopicEnable, int producerIdBlockSize) {
+        this(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
+                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize,
+                DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS, DEFAULT_UNCLEAN_LEADER_ELECTION_INTERVAL_MS);
+    }
 
     /** Kafka's defaults for the given node. */
     public static ControllerSettings defaults(int nodeId) {
@@ -23,6 +44,21 @@ public record ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short 
 
     public ControllerSettings withBrokerSessionTimeoutMs(long timeoutMs) {
         return new ControllerSettings(nodeId, timeoutMs, defaultReplicationFactor, defaultNumPartitions,
-                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize);
+                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs,
+                uncleanLeaderElectionIntervalMs);
+    }
+
+    /** With leader balancing every {@code intervalMs}, or never when it is -1. */
+    public ControllerSettings withLeaderImbalanceCheckIntervalMs(long intervalMs) {
+        return new ControllerSettings(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
+                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, intervalMs,
+                uncleanLeaderElectionIntervalMs);
+    }
+
+    /** With the unclean election check every {@code intervalMs}. */
+    public ControllerSettings withUncleanLeaderElectionIntervalMs(long intervalMs) {
+        return new ControllerSettings(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
+                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs,
+                intervalMs);
     }
 }

@@ -38,6 +38,8 @@ public final class QuorumController implements AutoCloseable {
 
     private static final Logger LOGGER = LogManager.getLogger(QuorumController.class);
     private static final long RETRY_BOOTSTRAP_MS = 100;
+    /** The pause before the next periodic election pass when the last one used its whole budget (Kafka's 10 ms). */
+    private static final long BALANCE_AGAIN_MS = 10;
     /** How many request ids this controller remembers the futures of (in-flight or answered in its terms). */
     private static final int RECENT_REQUESTS = 1000;
 
@@ -133,6 +135,7 @@ public final class QuorumController implements AutoCloseable {
             generation++;
             bootstrap(generation);
             scheduleFencing(generation);
+            schedulePeriodicElections(generation);
         });
     }
 
@@ -203,7 +206,10 @@ public final class QuorumController implements AutoCloseable {
         ControllerResult<? extends ApiMessage> result;
         try {
             noteContact(request);
-            result = logic.handle(pending, request, this::alive);
+            // Reads are answered from the committed image, as Kafka's controller reads at its last committed offset.
+            MetadataImage base = ApiKey.forId(request.apiKey()) == ApiKey.LIST_PARTITION_REASSIGNMENTS
+                    ? committed.get() : pending;
+            result = logic.handle(base, request, this::alive);
             noteAcceptedRegistration(request, result.response());
         } catch (RuntimeException e) {
             LOGGER.error("Controller command {} failed", request, e);
@@ -280,6 +286,7 @@ public final class QuorumController implements AutoCloseable {
                     generation++;
                     bootstrap(generation);
                     scheduleFencing(generation);
+                    schedulePeriodicElections(generation);
                 }
             });
         });
@@ -326,6 +333,45 @@ public final class QuorumController implements AutoCloseable {
             }
             scheduleFencing(gen);
         }, period);
+    }
+
+    /**
+     * Kafka's periodic elections: every {@code leader.imbalance.check.interval.seconds} (when
+     * {@code auto.leader.rebalance.enable}) the active controller moves leadership back to preferred replicas that
+     * are in the ISR and usable, and every {@code unclean.leader.election.interval.ms} it elects leaders for
+     * leaderless partitions of topics that allow unclean election; a pass that used its whole election budget is
+     * followed by the next one after {@value #BALANCE_AGAIN_MS} ms.
+     */
+    private void schedulePeriodicElections(long gen) {
+        schedulePeriodic(gen, logic.settings().leaderImbalanceCheckIntervalMs(), "Leader balancing",
+                () -> logic.leadersImbalanced(pending) ? logic.balanceLeaders(pending) : List.of());
+        schedulePeriodic(gen, logic.settings().uncleanLeaderElectionIntervalMs(), "Unclean leader election",
+                () -> logic.electUncleanLeaders(pending));
+    }
+
+    private void schedulePeriodic(long gen, long intervalMs, String what, Supplier<List<ApiMessage>> pass) {
+        if (intervalMs > 0) {
+            schedulePass(gen, intervalMs, intervalMs, what, pass);
+        }
+    }
+
+    private void schedulePass(long gen, long delayMs, long intervalMs, String what,
+                              Supplier<List<ApiMessage>> pass) {
+        loop.schedule(() -> {
+            if (gen != generation || !active) {
+                return;
+            }
+            boolean more = false;
+            if (ready) {
+                List<ApiMessage> records = pass.get();
+                if (!records.isEmpty()) {
+                    LOGGER.info("{}: electing leaders of {} partition(s)", what, records.size());
+                    appendAndComplete(records, null, null, () -> { }, null);
+                }
+                more = records.size() >= LeaderCommands.MAX_ELECTIONS_PER_IMBALANCE;
+            }
+            schedulePass(gen, more ? BALANCE_AGAIN_MS : intervalMs, intervalMs, what, pass);
+        }, delayMs);
     }
 
     private void fenceExpiredBrokers() {

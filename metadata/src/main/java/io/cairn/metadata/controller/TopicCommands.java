@@ -6,13 +6,10 @@ import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.record.ConfigRecord;
-import io.cairn.metadata.record.PartitionChangeRecord;
 import io.cairn.metadata.record.PartitionRecord;
 import io.cairn.metadata.record.RemoveTopicRecord;
 import io.cairn.metadata.record.TopicRecord;
 import io.cairn.wire.error.Errors;
-import io.cairn.wire.message.AlterPartitionRequestData;
-import io.cairn.wire.message.AlterPartitionResponseData;
 import io.cairn.wire.message.CreatePartitionsRequestData;
 import io.cairn.wire.message.CreatePartitionsResponseData;
 import io.cairn.wire.message.CreateTopicsRequestData;
@@ -34,9 +31,9 @@ import java.util.UUID;
 import java.util.function.Supplier;
 
 /**
- * Topic and partition commands of the controller: CreateTopics, DeleteTopics, CreatePartitions and AlterPartition,
- * as pure functions of the image and a topic-id generator, with Kafka's error codes and messages. Stateless apart
- * from its settings; thread-safe when the generator is (the random one is).
+ * Topic and partition commands of the controller: CreateTopics, DeleteTopics and CreatePartitions (AlterPartition
+ * is {@link AlterPartitionCommands}), as pure functions of the image and a topic-id generator, with Kafka's error
+ * codes and messages. Stateless apart from its settings; thread-safe when the generator is (the random one is).
  */
 final class TopicCommands {
 
@@ -318,88 +315,6 @@ final class TopicCommands {
             records.add(newPartition(image, topic.get().id(), current + i, assignment.get(i)));
         }
         return records;
-    }
-
-    ControllerResult<AlterPartitionResponseData> alterPartition(MetadataImage image,
-                                                                AlterPartitionRequestData request) {
-        AlterPartitionResponseData response = new AlterPartitionResponseData();
-        Optional<Errors> brokerError = ControllerLogic.checkBrokerEpoch(image, request.brokerId(),
-                request.brokerEpoch());
-        if (brokerError.isPresent()) {
-            return ControllerResult.of(response.setErrorCode(brokerError.get().code()));
-        }
-        List<ApiMessage> records = new ArrayList<>();
-        for (AlterPartitionRequestData.TopicData topicData : request.topics()) {
-            AlterPartitionResponseData.TopicData topicResult = new AlterPartitionResponseData.TopicData()
-                    .setTopicId(topicData.topicId());
-            response.topics().add(topicResult);
-            Optional<TopicImage> topic = image.topic(topicData.topicId());
-            for (AlterPartitionRequestData.PartitionData data : topicData.partitions()) {
-                AlterPartitionResponseData.PartitionData result = new AlterPartitionResponseData.PartitionData()
-                        .setPartitionIndex(data.partitionIndex());
-                topicResult.partitions().add(result);
-                if (topic.isEmpty()) {
-                    result.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());
-                    continue;
-                }
-                alterOne(image, request.brokerId(), topic.get(), data, result).ifPresent(records::add);
-            }
-        }
-        return new ControllerResult<>(records, response);
-    }
-
-    private static Optional<PartitionChangeRecord> alterOne(MetadataImage image, int brokerId, TopicImage topic,
-            AlterPartitionRequestData.PartitionData data, AlterPartitionResponseData.PartitionData result) {
-        Optional<PartitionRegistration> found = topic.partition(data.partitionIndex());
-        if (found.isEmpty()) {
-            result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-            return Optional.empty();
-        }
-        PartitionRegistration p = found.get();
-        Errors error = Errors.NONE;
-        if (p.leader() != brokerId) {
-            error = Errors.NOT_LEADER_OR_FOLLOWER;
-        } else if (data.leaderEpoch() < p.leaderEpoch()) {
-            error = Errors.FENCED_LEADER_EPOCH;
-        } else if (data.leaderEpoch() > p.leaderEpoch()) {
-            error = Errors.UNKNOWN_LEADER_EPOCH;
-        } else if (data.partitionEpoch() != p.partitionEpoch()) {
-            error = Errors.INVALID_UPDATE_VERSION;
-        }
-        List<Integer> newIsr = new ArrayList<>();
-        for (AlterPartitionRequestData.BrokerState state : data.newIsrWithEpochs()) {
-            newIsr.add(state.brokerId());
-            if (error == Errors.NONE && !eligible(image, p, state.brokerId(), state.brokerEpoch())) {
-                error = Errors.INELIGIBLE_REPLICA;
-            }
-        }
-        if (error == Errors.NONE && !newIsr.contains(p.leader())) {
-            error = Errors.INVALID_REQUEST;
-        }
-        if (error != Errors.NONE) {
-            result.setErrorCode(error.code());
-            return Optional.empty();
-        }
-        result.setLeaderId(p.leader()).setLeaderEpoch(p.leaderEpoch()).setIsr(List.copyOf(newIsr));
-        if (newIsr.equals(p.isr())) {
-            result.setPartitionEpoch(p.partitionEpoch());
-            return Optional.empty();
-        }
-        result.setPartitionEpoch(p.partitionEpoch() + 1);
-        return Optional.of(new PartitionChangeRecord().setTopicId(topic.id()).setPartitionId(data.partitionIndex())
-                .setIsr(List.copyOf(newIsr)));
-    }
-
-    private static boolean eligible(MetadataImage image, PartitionRegistration p, int brokerId, long brokerEpoch) {
-        if (!p.replicas().contains(brokerId)) {
-            return false;
-        }
-        Optional<BrokerRegistration> broker = image.broker(brokerId);
-        if (broker.isEmpty() || broker.get().fenced() || broker.get().inControlledShutdown()) {
-            // A member already in the ISR may stay (shrinking around it is the leader's business).
-            return p.isr().contains(brokerId) && broker.isPresent() && !broker.get().fenced();
-        }
-        return brokerEpoch == -1 || broker.get().epoch() == brokerEpoch;
     }
 
     private static List<BrokerRegistration> usableBrokers(MetadataImage image) {

@@ -83,6 +83,8 @@ public final class ImageRecords {
                 .forEach(e -> records.add(new PartitionRecord().setPartitionId(e.getKey()).setTopicId(topic.id())
                         .setReplicas(e.getValue().replicas()).setIsr(e.getValue().isr())
                         .setLeader(e.getValue().leader()).setLeaderEpoch(e.getValue().leaderEpoch())
-                        .setPartitionEpoch(e.getValue().partitionEpoch())));
+                        .setPartitionEpoch(e.getValue().partitionEpoch())
+                        .setRemovingReplicas(e.getValue().removingReplicas())
+                        .setAddingReplicas(e.getValue().addingReplicas())));
     }
 }

@@ -196,7 +196,8 @@ public final class MetadataDelta {
             return;
         }
         PartitionRegistration registration = new PartitionRegistration(record.replicas(), record.isr(),
-                record.leader(), record.leaderEpoch(), record.partitionEpoch());
+                record.leader(), record.leaderEpoch(), record.partitionEpoch(), record.removingReplicas(),
+                record.addingReplicas());
         partitionsOf(topic).put(record.partitionId(), registration);
         changedPartitions.put(new TopicPartition(topic.name(), record.partitionId()), registration);
     }
@@ -214,9 +215,14 @@ public final class MetadataDelta {
         List<Integer> isr = record.isr() == null ? current.isr() : record.isr();
         List<Integer> replicas = record.replicas() == null ? current.replicas() : record.replicas();
         int leader = record.leader() == -2 ? current.leader() : record.leader();
-        int leaderEpoch = leader != current.leader() ? current.leaderEpoch() + 1 : current.leaderEpoch();
+        // As Kafka: a record that names the leader, even the same one, starts a new leader epoch (a reassignment
+        // that drops replicas fences their fetches that way).
+        int leaderEpoch = record.leader() != -2 ? current.leaderEpoch() + 1 : current.leaderEpoch();
+        List<Integer> removing = record.removingReplicas() == null ? current.removingReplicas()
+                : record.removingReplicas();
+        List<Integer> adding = record.addingReplicas() == null ? current.addingReplicas() : record.addingReplicas();
         PartitionRegistration next = new PartitionRegistration(replicas, isr, leader, leaderEpoch,
-                current.partitionEpoch() + 1);
+                current.partitionEpoch() + 1, removing, adding);
         partitions.put(record.partitionId(), next);
         changedPartitions.put(new TopicPartition(topic.name(), record.partitionId()), next);
     }

@@ -13,11 +13,14 @@ import io.cairn.metadata.image.MetadataListener;
 import io.cairn.metadata.image.MetadataRecords;
 import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.DescribeQuorumRequestData;
+import io.cairn.wire.message.DescribeQuorumResponseData;
 import io.cairn.wire.protocol.ApiMessage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,6 +41,8 @@ import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -51,6 +56,7 @@ import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -89,6 +95,7 @@ public final class RatisMetadataNode implements MetadataNode {
     private volatile int lastFailedTarget = -1;
     private volatile int activeControllerId = -1;
     private volatile boolean closed;
+    private final QuorumDescription quorumDescription = new QuorumDescription();
 
     private RatisMetadataNode(MetadataConfig config, String clusterId) throws IOException {
         this.config = config;
@@ -320,6 +327,45 @@ public final class RatisMetadataNode implements MetadataNode {
         }
     }
 
+    /**
+     * DescribeQuorum from this node's Raft state ({@link QuorumDescription}): the full description when this node
+     * is the ready Raft leader, NOT_LEADER_OR_FOLLOWER otherwise. Reads the division's state, never blocks.
+     */
+    private DescribeQuorumResponseData describeLocally(DescribeQuorumRequestData request) {
+        QuorumDescription.RaftState state = null;
+        try {
+            RaftServer.Division division = server.getDivision(GROUP_ID);
+            DivisionInfo info = division.getInfo();
+            if (info.isLeader() && info.isLeaderReady()) {
+                state = raftState(division, info);
+            }
+        } catch (IOException e) {
+            LOGGER.debug("No metadata group division to describe", e);
+        }
+        return quorumDescription.describe(request, state, config, System.currentTimeMillis());
+    }
+
+    private QuorumDescription.RaftState raftState(RaftServer.Division division, DivisionInfo info) {
+        Map<Integer, QuorumDescription.Follower> followers = new HashMap<>();
+        RoleInfoProto role = info.getRoleInfoProto();
+        long[] nextIndices = info.getFollowerNextIndices();
+        if (role.hasLeaderInfo() && nextIndices != null
+                && role.getLeaderInfo().getFollowerInfoCount() == nextIndices.length) {
+            for (int i = 0; i < nextIndices.length; i++) {
+                ServerRpcProto rpc = role.getLeaderInfo().getFollowerInfo(i);
+                int id = Integer.parseInt(rpc.getId().getId().toStringUtf8());
+                followers.put(id, new QuorumDescription.Follower(id, nextIndices[i], rpc.getLastRpcElapsedTimeMs()));
+            }
+        }
+        List<Integer> voters = division.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER).stream()
+                .map(peer -> Integer.parseInt(peer.getId().toString())).sorted().toList();
+        List<Integer> observers = division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER).stream()
+                .map(peer -> Integer.parseInt(peer.getId().toString())).sorted().toList();
+        return new QuorumDescription.RaftState(config.nodeId(), info.getCurrentTerm(),
+                division.getRaftLog().getLastCommittedIndex(), division.getRaftLog().getNextIndex(), voters,
+                observers, followers);
+    }
+
     private void joinAsListener() {
         List<RaftPeer> voters = group.getPeers().stream().filter(p -> !p.getId().equals(selfId)).toList();
         SetConfigurationRequest.Arguments args = SetConfigurationRequest.Arguments.newBuilder()
@@ -402,7 +448,9 @@ public final class RatisMetadataNode implements MetadataNode {
     private void attempt(UUID requestId, ApiMessage request, CompletableFuture<ApiMessage> result,
                          long deadlineNanos, int attemptNo) {
         CompletableFuture<ApiMessage> once;
-        if (controller != null && controller.isActive()) {
+        if (controller != null && controller.isActive() && request instanceof DescribeQuorumRequestData describe) {
+            once = CompletableFuture.completedFuture(describeLocally(describe));
+        } else if (controller != null && controller.isActive()) {
             once = controller.submit(requestId, request);
         } else {
             Message message = CommandCodec.encodeCommand(requestId, request);
@@ -568,6 +616,9 @@ public final class RatisMetadataNode implements MetadataNode {
             } catch (RuntimeException e) {
                 return CompletableFuture.completedFuture(CommandCodec.encodeError(Errors.INVALID_REQUEST,
                         e.getMessage()));
+            }
+            if (decoded.request() instanceof DescribeQuorumRequestData describe) {
+                return CompletableFuture.completedFuture(CommandCodec.encode(describeLocally(describe)));
             }
             return controller.submit(decoded.requestId(), decoded.request()).handle((response, failure) -> {
                 if (failure == null) {

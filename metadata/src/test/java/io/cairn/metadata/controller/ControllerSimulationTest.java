@@ -7,14 +7,20 @@ import io.cairn.metadata.image.MetadataDelta;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicImage;
+import io.cairn.metadata.record.ControllerChangeRecord;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.AlterPartitionReassignmentsRequestData;
+import io.cairn.wire.message.AlterPartitionReassignmentsRequestData.ReassignablePartition;
+import io.cairn.wire.message.AlterPartitionReassignmentsRequestData.ReassignableTopic;
 import io.cairn.wire.message.AlterPartitionRequestData;
 import io.cairn.wire.message.BrokerHeartbeatResponseData;
 import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.ElectLeadersRequestData;
 import io.cairn.wire.protocol.ApiMessage;
 import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -51,6 +57,9 @@ class ControllerSimulationTest {
         final SimScheduler scheduler;
         final List<Entry> log = new ArrayList<>();
         final List<MetadataImage> reference = new ArrayList<>();
+        /** The leader whose appends of this term are lost since one was (until it re-synchronises), or -1. */
+        int gapFrom = -1;
+        int reassignmentsEnded;
         final Deque<Pending> pending = new ArrayDeque<>();
         final Map<Integer, MetadataImage> images = new HashMap<>();
         final Map<Integer, QuorumController> controllers = new HashMap<>();
@@ -70,7 +79,7 @@ class ControllerSimulationTest {
                 int id = node;
                 images.put(id, MetadataImage.EMPTY);
                 ControllerLogic logic = new ControllerLogic(ControllerSettings.defaults(id)
-                        .withBrokerSessionTimeoutMs(1000),
+                        .withBrokerSessionTimeoutMs(1000).withLeaderImbalanceCheckIntervalMs(2000),
                         () -> new Uuid(scheduler.random().nextLong(), scheduler.random().nextLong()));
                 controllers.put(id, new QuorumController(logic, "sim-cluster", (t, records) -> append(id, t, records),
                         () -> images.get(id), scheduler.loop()));
@@ -81,9 +90,22 @@ class ControllerSimulationTest {
             return scheduler.random().nextDouble();
         }
 
+        /**
+         * Appends of the leader; a dropped one never enters the log, and as a log has no gaps neither does any later
+         * append of that node in that term until the controller re-synchronises (a batch with its
+         * ControllerChangeRecord), so no batch decided on top of a lost one commits.
+         */
         CompletableFuture<Long> append(int node, long appendTerm, List<ApiMessage> records) {
             CompletableFuture<Long> future = new CompletableFuture<>();
-            if (node != leader || appendTerm != term || partitionedNodes.contains(node) || chance() < 0.03) {
+            boolean resync = records.stream().anyMatch(r -> r instanceof ControllerChangeRecord);
+            boolean lost = node != leader || appendTerm != term || partitionedNodes.contains(node)
+                    || (gapFrom == node && !resync) || chance() < 0.03;
+            if (lost && node == leader && appendTerm == term) {
+                gapFrom = node;
+            } else if (resync && node == leader) {
+                gapFrom = -1;
+            }
+            if (lost) {
                 failedAppends++;
                 scheduler.at(1 + scheduler.random().nextInt(20),
                         () -> future.completeExceptionally(new IllegalStateException("not committed")));
@@ -142,12 +164,20 @@ class ControllerSimulationTest {
                 Map<Integer, PartitionRegistration> before = previous.topic(topic.id()).map(TopicImage::partitions)
                         .orElse(Map.of());
                 topic.partitions().forEach((index, p) -> {
+                    assertThat(p.replicas()).as("replicas of %s-%d", topic.name(), index)
+                            .containsAll(p.isr()).containsAll(p.addingReplicas()).containsAll(p.removingReplicas())
+                            .doesNotHaveDuplicates();
+                    // (adding and removing may overlap: a new target that only removes keeps the old adding
+                    // replicas, as Kafka's changePartitionReassignment does)
                     if (p.hasLeader()) {
                         assertThat(p.isr()).as("leader in ISR of %s-%d", topic.name(), index).contains(p.leader());
                         assertThat(next.broker(p.leader()).map(b -> !b.fenced()).orElse(false))
                                 .as("leader of %s-%d unfenced", topic.name(), index).isTrue();
                     }
                     PartitionRegistration old = before.get(index);
+                    if (old != null && old.reassigning() && !p.reassigning()) {
+                        reassignmentsEnded++;
+                    }
                     if (old != null) {
                         assertThat(p.leaderEpoch()).isGreaterThanOrEqualTo(old.leaderEpoch());
                         assertThat(p.partitionEpoch()).isGreaterThanOrEqualTo(old.partitionEpoch());
@@ -190,6 +220,7 @@ class ControllerSimulationTest {
             int previousLeader = leader;
             leader = candidates.get(scheduler.random().nextInt(candidates.size()));
             term++;
+            gapFrom = -1;
             leaderChanges++;
             long newTerm = term;
             int newLeader = leader;
@@ -268,6 +299,28 @@ class ControllerSimulationTest {
             }
         }
 
+        /** An admin moves (or cancels the move of) one partition of a topic the last image has. */
+        void reassign() {
+            List<TopicImage> topics = reference.isEmpty() ? List.of()
+                    : List.copyOf(reference.get(reference.size() - 1).topicsById().values());
+            if (topics.isEmpty()) {
+                return;
+            }
+            TopicImage topic = topics.stream().sorted((a, b) -> a.name().compareTo(b.name())).toList()
+                    .get(scheduler.random().nextInt(topics.size()));
+            List<Integer> target = null;
+            if (chance() < 0.8) {
+                List<Integer> brokers = new ArrayList<>(List.of(1, 2, 3, 4, 5));
+                Collections.shuffle(brokers, scheduler.random());
+                target = new ArrayList<>(brokers.subList(0, 1 + scheduler.random().nextInt(3)));
+            }
+            List<ReassignablePartition> partitions = new ArrayList<>();
+            partitions.add(new ReassignablePartition().setPartitionIndex(0).setReplicas(target));
+            List<ReassignableTopic> reassigned = new ArrayList<>();
+            reassigned.add(new ReassignableTopic().setName(topic.name()).setPartitions(partitions));
+            send(0, new AlterPartitionReassignmentsRequestData().setTopics(reassigned));
+        }
+
         void chaos() {
             double roll = chance();
             if (roll < 0.25) {
@@ -290,6 +343,11 @@ class ControllerSimulationTest {
                 // an admin client (id 0): never partitioned, only subject to drops
                 send(0, TestRequests.createTopic("topic-" + topic, 1 + scheduler.random().nextInt(4),
                         1 + scheduler.random().nextInt(3), Map.of()));
+            } else if (roll < 0.88) {
+                send(0, new ElectLeadersRequestData().setElectionType((byte) (chance() < 0.8 ? 0 : 1))
+                        .setTopicPartitions(null));
+            } else {
+                reassign();
             }
             scheduler.at(300 + scheduler.random().nextInt(700), this::chaos);
         }
@@ -333,12 +391,13 @@ class ControllerSimulationTest {
         MetadataImage last = sim.run();
 
         System.out.printf("SIMULATION seed %d: %d commits, %d leader changes, %d failed appends, %d leader epochs "
-                + "checked%n", seed, sim.commits, sim.leaderChanges, sim.failedAppends,
-                sim.leaderOfEpoch.values().stream().mapToInt(Map::size).sum());
+                + "checked, %d reassignments ended%n", seed, sim.commits, sim.leaderChanges, sim.failedAppends,
+                sim.leaderOfEpoch.values().stream().mapToInt(Map::size).sum(), sim.reassignmentsEnded);
 
         // Then the run did exercise the quorum, and every invariant held on every committed entry
         assertThat(sim.leaderChanges).isGreaterThan(3);
         assertThat(sim.commits).isGreaterThan(40);
+        assertThat(sim.reassignmentsEnded).isPositive();
         assertThat(last.topicsById()).isNotEmpty();
         assertThat(last.brokers()).hasSize(BROKERS);
         // and the same seed replays the same history

@@ -192,4 +192,65 @@ class QuorumControllerTest {
         assertThat(((BrokerRegistrationResponseData) cache.response(two)).brokerEpoch()).isEqualTo(3);
         assertThat(((BrokerRegistrationResponseData) cache.response(three)).brokerEpoch()).isEqualTo(4);
     }
+
+    private QuorumController balancingLeader(long intervalMs) {
+        ControllerLogic logic = new ControllerLogic(ControllerSettings.defaults(1)
+                .withBrokerSessionTimeoutMs(SESSION_TIMEOUT_MS).withLeaderImbalanceCheckIntervalMs(intervalMs));
+        QuorumController controller = new QuorumController(logic, "test-cluster", log, () -> image,
+                scheduler.loop(), applied::response);
+        controller.becomeLeader(1);
+        return controller;
+    }
+
+    @Test
+    void theActiveControllerMovesLeadershipBackToThePreferredReplicaEveryCheckInterval() {
+        // Given: partition 0 is led by its second replica while the preferred one is in the ISR
+        image = new PartitionImages().brokers(2)
+                .topic("t", PartitionImages.partition(List.of(1, 2), List.of(1, 2), 2)).image();
+        long start = scheduler.now();
+
+        // When
+        balancingLeader(400);
+
+        // Then
+        scheduler.runUntil(start + 390);
+        assertThat(PartitionImages.partition(image, "t", 0).leader()).isEqualTo(2);
+        scheduler.runUntil(start + 400 + 2 * COMMIT_DELAY_MS);
+        assertThat(PartitionImages.partition(image, "t", 0).leader()).isEqualTo(1);
+    }
+
+    @Test
+    void withoutAutoLeaderRebalanceLeadershipStaysWhereItIs() {
+        // Given
+        image = new PartitionImages().brokers(2)
+                .topic("t", PartitionImages.partition(List.of(1, 2), List.of(1, 2), 2)).image();
+        long start = scheduler.now();
+
+        // When
+        balancingLeader(-1);
+
+        // Then
+        scheduler.runUntil(start + 900);
+        assertThat(PartitionImages.partition(image, "t", 0).leader()).isEqualTo(2);
+    }
+
+    @Test
+    void theActiveControllerElectsUncleanLeadersForLeaderlessPartitionsEveryInterval() {
+        // Given: unclean election allowed cluster-wide, the only ISR member of t-0 is fenced
+        ControllerLogic logic = new ControllerLogic(new ControllerSettings(1, SESSION_TIMEOUT_MS, (short) 1, 1, true,
+                true, 1000).withLeaderImbalanceCheckIntervalMs(-1).withUncleanLeaderElectionIntervalMs(300));
+        image = new PartitionImages().brokers(2).fenced(1)
+                .topic("t", PartitionImages.partition(List.of(1, 2), List.of(1), -1)).image();
+        long start = scheduler.now();
+
+        // When
+        new QuorumController(logic, "test-cluster", log, () -> image, scheduler.loop(), applied::response)
+                .becomeLeader(1);
+
+        // Then
+        scheduler.runUntil(start + 290);
+        assertThat(PartitionImages.partition(image, "t", 0).leader()).isEqualTo(-1);
+        scheduler.runUntil(start + 300 + 2 * COMMIT_DELAY_MS);
+        assertThat(PartitionImages.partition(image, "t", 0).leader()).isEqualTo(2);
+    }
 }

@@ -1,0 +1,54 @@
+package io.cairn.compat.figures;
+
+import io.cairn.testkit.BrokerCluster;
+import io.cairn.testkit.BrokerKind;
+import io.cairn.testkit.BrokerProcess;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * A cluster for {@code bin/cairn-perf --brokers N}: starts {@code N} combined nodes with testkit's
+ * {@link BrokerCluster} (Cairn, or the reference Kafka with {@code --kafka}), prints {@code bootstrap=host:port,...}
+ * and {@code pids=pid,...} and then {@code ready} on stdout, and runs until its stdin ends, when it stops the nodes
+ * (SIGTERM) and deletes their data.
+ *
+ * <p>Arguments: {@code [--kafka] [--brokers N] [--config key=value]...}. Single-threaded.
+ */
+public final class ClusterRunner {
+
+    private ClusterRunner() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        BrokerKind kind = BrokerKind.CAIRN;
+        int brokers = 3;
+        Map<String, String> config = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--kafka" -> kind = BrokerKind.KAFKA;
+                case "--brokers" -> brokers = Integer.parseInt(args[++i]);
+                case "--config" -> {
+                    String[] pair = args[++i].split("=", 2);
+                    config.put(pair[0], pair.length > 1 ? pair[1] : "");
+                }
+                default -> throw new IllegalArgumentException("Unknown option " + args[i]
+                        + "; usage: [--kafka] [--brokers N] [--config key=value]...");
+            }
+        }
+        try (BrokerCluster cluster = BrokerCluster.create(kind, brokers, config)) {
+            cluster.start();
+            System.out.println("bootstrap=" + cluster.bootstrapServers());
+            System.out.println("pids=" + cluster.nodes().stream().map(BrokerProcess::pid).map(String::valueOf)
+                    .collect(Collectors.joining(",")));
+            System.out.println("ready");
+            System.out.flush();
+            InputStream in = System.in;
+            while (in.read() >= 0) {
+                // Runs until the caller closes stdin.
+            }
+        }
+    }
+}

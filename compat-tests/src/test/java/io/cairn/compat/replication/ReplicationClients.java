@@ -1,0 +1,157 @@
+package io.cairn.compat.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.cairn.testkit.BrokerCluster;
+import io.cairn.testkit.BrokerKind;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+
+/**
+ * What the replication scenarios share: the broker kinds they run against, the number of bounces, an Admin on a
+ * {@link BrokerCluster}, replicated topic creation, and bounded waits on the partition state Admin reports (leader,
+ * ISR) instead of sleeps.
+ *
+ * <p>Stateless; every method may be called from any thread.
+ */
+final class ReplicationClients {
+
+    /**
+     * System property naming the broker kinds the replication scenarios run against, comma-separated; every kind
+     * when unset. compat-tests' pom passes its property of the same name (KAFKA until Cairn replicates).
+     */
+    static final String KINDS_PROPERTY = "cairn.replication.kinds";
+    /** System property: how many clean and how many SIGKILL bounces a fault scenario does of each kind. */
+    static final String BOUNCES_PROPERTY = "cairn.faults.bounces";
+    static final int DEFAULT_BOUNCES = 2;
+    static final int NODES = 3;
+    static final short REPLICAS = 3;
+    /** How long a cluster may take to reach a state (an election, an ISR expansion) before a scenario fails. */
+    static final Duration STATE_TIMEOUT = Duration.ofSeconds(90);
+
+    private ReplicationClients() {
+    }
+
+    /** The broker kinds to run against: those named by {@value #KINDS_PROPERTY}, or every kind. */
+    static Stream<BrokerKind> kinds() {
+        String names = System.getProperty(KINDS_PROPERTY, "");
+        if (names.isBlank()) {
+            return Arrays.stream(BrokerKind.values());
+        }
+        return Arrays.stream(names.split(",")).map(String::trim).filter(name -> !name.isEmpty())
+                .map(BrokerKind::valueOf);
+    }
+
+    /** The bounces of each kind a fault scenario does: {@value #BOUNCES_PROPERTY}, by default 2. */
+    static int bounces() {
+        return Integer.getInteger(BOUNCES_PROPERTY, DEFAULT_BOUNCES);
+    }
+
+    /**
+     * The settings of a 3-node replicated test cluster: the group coordinator's {@code __consumer_offsets} at
+     * replication factor 3 (Kafka's default, which the single-node harness lowers), so groups survive a bounce.
+     */
+    static Map<String, String> clusterConfig() {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("offsets.topic.replication.factor", Short.toString(REPLICAS));
+        config.put("default.replication.factor", Short.toString(REPLICAS));
+        return config;
+    }
+
+    static String uniqueName(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** Starts every node of {@code cluster} and returns an Admin on it. */
+    static Admin startAndConnect(BrokerCluster cluster) {
+        cluster.start();
+        return admin(cluster);
+    }
+
+    static Admin admin(BrokerCluster cluster) {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        return Admin.create(props);
+    }
+
+    /**
+     * Creates {@code topic} with {@code partitions} partitions at replication factor 3 and {@code min.insync.replicas}
+     * {@code minIsr}, and returns once every partition has a leader, a full ISR and answers ListOffsets.
+     */
+    static void createTopic(Admin admin, String topic, int partitions, int minIsr) throws Exception {
+        admin.createTopics(List.of(new NewTopic(topic, partitions, REPLICAS)
+                .configs(Map.of("min.insync.replicas", Integer.toString(minIsr))))).all().get(60, TimeUnit.SECONDS);
+        awaitFullIsr(admin, List.of(topic));
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        admin.listOffsets(latest).all().get(60, TimeUnit.SECONDS);
+    }
+
+    /** Waits until every partition of {@code topics} has a leader and all 3 replicas in its ISR. */
+    static void awaitFullIsr(Admin admin, Collection<String> topics) {
+        awaitPartitions(admin, topics, "a leader and a full ISR", partition -> partition.leader() != null
+                && !partition.leader().isEmpty() && partition.isr().size() == partition.replicas().size()
+                && partition.replicas().size() == REPLICAS);
+    }
+
+    /** Waits until every partition of {@code topics} satisfies {@code condition}, as Admin describes it. */
+    static void awaitPartitions(Admin admin, Collection<String> topics, String what,
+                                Predicate<TopicPartitionInfo> condition) {
+        await().atMost(STATE_TIMEOUT).pollInterval(Duration.ofMillis(250)).ignoreExceptions().untilAsserted(() -> {
+            Map<String, TopicDescription> descriptions = admin.describeTopics(topics).allTopicNames()
+                    .get(10, TimeUnit.SECONDS);
+            assertThat(descriptions.values().stream().flatMap(d -> d.partitions().stream()).allMatch(condition))
+                    .as("every partition of %s has %s; now %s", topics, what, describe(descriptions.values()))
+                    .isTrue();
+        });
+    }
+
+    /** The partitions of {@code topic} as Admin describes them, in partition order. */
+    static List<TopicPartitionInfo> partitions(Admin admin, String topic) throws Exception {
+        return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
+                .partitions();
+    }
+
+    /** The node id of the leader of {@code topic}'s {@code partition}; fails when it has none. */
+    static int leader(Admin admin, String topic, int partition) throws Exception {
+        Node leader = partitions(admin, topic).get(partition).leader();
+        assertThat(leader).as("the leader of %s-%d", topic, partition).isNotNull();
+        assertThat(leader.isEmpty()).as("%s-%d has a leader", topic, partition).isFalse();
+        return leader.id();
+    }
+
+    /** {@code topic-p leader=L replicas=[..] isr=[..]} for each partition, for failure messages and progress. */
+    static String describe(Collection<TopicDescription> descriptions) {
+        return descriptions.stream().flatMap(d -> d.partitions().stream().map(p -> d.name() + "-" + p.partition()
+                + " leader=" + (p.leader() == null ? "none" : p.leader().id()) + " replicas=" + ids(p.replicas())
+                + " isr=" + ids(p.isr()))).collect(Collectors.joining("; "));
+    }
+
+    private static List<Integer> ids(List<Node> nodes) {
+        return nodes.stream().map(Node::id).toList();
+    }
+}

@@ -1,0 +1,194 @@
+package io.cairn.isr.fetcher;
+
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.RequestHeaderData;
+import io.cairn.wire.message.ResponseHeaderData;
+import io.cairn.wire.protocol.ApiMessage;
+import io.cairn.wire.protocol.ByteBufAccessor;
+import io.cairn.wire.protocol.SerializationCache;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * One blocking connection to a leader broker (Kafka's {@code ReplicaFetcherBlockingSend}): sends one request and
+ * reads its response before the next, on a {@link SocketChannel} in blocking mode. Connect and every read are bounded
+ * by {@code replica.socket.timeout.ms}; the receive buffer is {@code replica.socket.receive.buffer.bytes}; a response
+ * larger than {@code maxResponseBytes} is refused before its body is allocated. Any failure closes the connection;
+ * the next request reconnects.
+ *
+ * <p>Thread-safety: {@link #send} is called by one thread; {@link #close} may be called from another to fail a
+ * blocked send at once.
+ */
+final class BlockingChannel implements AutoCloseable {
+
+    private final String host;
+    private final int port;
+    private final String clientId;
+    private final int socketTimeoutMs;
+    private final int receiveBufferBytes;
+    private final int maxResponseBytes;
+    private volatile SocketChannel channel;
+    /** The channel being connected, so that {@link #close} can abort a connect that hangs. */
+    private volatile SocketChannel connecting;
+    private volatile boolean closed;
+    private volatile DataInputStream in;
+    private int correlationId;
+
+    /**
+     * @param host               the leader's host
+     * @param port               the leader's port
+     * @param clientId           the client id of the request headers
+     * @param socketTimeoutMs    connect and read timeout
+     * @param receiveBufferBytes SO_RCVBUF, or -1 for the system's default
+     * @param maxResponseBytes   the largest response accepted
+     */
+    BlockingChannel(String host, int port, String clientId, int socketTimeoutMs, int receiveBufferBytes,
+                    int maxResponseBytes) {
+        this.host = host;
+        this.port = port;
+        this.clientId = clientId;
+        this.socketTimeoutMs = socketTimeoutMs;
+        this.receiveBufferBytes = receiveBufferBytes;
+        this.maxResponseBytes = maxResponseBytes;
+    }
+
+    boolean isConnected() {
+        return channel != null;
+    }
+
+    /** Connects when not connected; throws when closed or the connection fails. */
+    void connect() throws IOException {
+        if (closed) {
+            throw new IOException("closed");
+        }
+        if (channel != null) {
+            return;
+        }
+        SocketChannel opened = SocketChannel.open();
+        connecting = opened;
+        try {
+            if (receiveBufferBytes > 0) {
+                opened.socket().setReceiveBufferSize(receiveBufferBytes);
+            }
+            opened.socket().setTcpNoDelay(true);
+            opened.socket().setKeepAlive(true);
+            opened.socket().connect(new InetSocketAddress(host, port), socketTimeoutMs);
+            opened.socket().setSoTimeout(socketTimeoutMs);
+            InputStream stream = opened.socket().getInputStream();
+            in = new DataInputStream(stream);
+        } catch (IOException | RuntimeException e) {
+            opened.close();
+            throw e;
+        } finally {
+            connecting = null;
+        }
+        channel = opened;
+        if (closed) {
+            disconnect();
+            throw new IOException("closed");
+        }
+    }
+
+    /**
+     * Sends {@code request} at {@code version} and returns the body of its response; the connection is closed on
+     * any failure (so the next call reconnects).
+     */
+    @SuppressWarnings("unchecked")
+    <T extends ApiMessage> T send(ApiMessage request, short version) throws IOException {
+        connect();
+        ApiKey apiKey = ApiKey.forId(request.apiKey());
+        int id = nextCorrelationId();
+        try {
+            write(new RequestHeaderData().setRequestApiKey(request.apiKey()).setRequestApiVersion(version)
+                .setCorrelationId(id).setClientId(clientId), apiKey.requestHeaderVersion(version), request, version);
+            ByteBuf frame = Unpooled.wrappedBuffer(readFrame());
+            ByteBufAccessor reader = new ByteBufAccessor(frame);
+            ResponseHeaderData header = new ResponseHeaderData(reader, apiKey.responseHeaderVersion(version));
+            if (header.correlationId() != id) {
+                throw new IOException("Correlation id " + header.correlationId() + " of the response to "
+                    + apiKey.messageName() + " does not match the request's " + id);
+            }
+            ApiMessage body = apiKey.newResponse();
+            body.read(reader, version);
+            return (T) body;
+        } catch (IOException | RuntimeException e) {
+            disconnect();
+            throw e;
+        }
+    }
+
+    private int nextCorrelationId() {
+        correlationId = correlationId == Integer.MAX_VALUE ? 0 : correlationId + 1;
+        return correlationId;
+    }
+
+    private void write(RequestHeaderData header, short headerVersion, ApiMessage body, short version)
+            throws IOException {
+        SerializationCache headerCache = new SerializationCache();
+        SerializationCache bodyCache = new SerializationCache();
+        int size = header.size(headerCache, headerVersion) + body.size(bodyCache, version);
+        ByteBuf buffer = Unpooled.buffer(4 + size);
+        buffer.writeInt(size);
+        ByteBufAccessor out = new ByteBufAccessor(buffer);
+        header.write(out, headerCache, headerVersion);
+        body.write(out, bodyCache, version);
+        ByteBuffer bytes = buffer.nioBuffer();
+        SocketChannel current = channel;
+        if (current == null) {
+            throw new IOException("closed");
+        }
+        while (bytes.hasRemaining()) {
+            current.write(bytes);
+        }
+    }
+
+    /** Reads one size-prefixed frame; the size is checked before the body is allocated. */
+    private byte[] readFrame() throws IOException {
+        DataInputStream stream = in;
+        if (stream == null) {
+            throw new IOException("closed");
+        }
+        int size = stream.readInt();
+        if (size < 0 || size > maxResponseBytes) {
+            throw new IOException("Invalid response size " + size + " (the limit is " + maxResponseBytes + ")");
+        }
+        byte[] frame = new byte[size];
+        stream.readFully(frame);
+        return frame;
+    }
+
+    /** Closes the current connection, if any; the next send reconnects. */
+    void disconnect() {
+        SocketChannel current = channel;
+        channel = null;
+        in = null;
+        if (current != null) {
+            try {
+                current.close();
+            } catch (IOException e) {
+                // Nothing more to do with a connection that failed to close.
+            }
+        }
+    }
+
+    /** Closes the connection for good; a send blocked on it fails at once. */
+    @Override
+    public void close() {
+        closed = true;
+        SocketChannel pending = connecting;
+        if (pending != null) {
+            try {
+                pending.close();
+            } catch (IOException e) {
+                // The connect fails either way.
+            }
+        }
+        disconnect();
+    }
+}

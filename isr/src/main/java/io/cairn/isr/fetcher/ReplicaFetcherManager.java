@@ -1,0 +1,163 @@
+package io.cairn.isr.fetcher;
+
+import io.cairn.isr.Partition;
+import io.cairn.log.Time;
+import io.cairn.metadata.image.TopicPartition;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * The follower fetchers of this broker (Kafka's {@code ReplicaFetcherManager} / {@code AbstractFetcherManager}):
+ * {@code num.replica.fetchers} threads per leader broker, started on demand; a partition goes to fetcher
+ * {@code abs(31 * topic.hashCode() + partition) % num.replica.fetchers} of its leader, as Kafka assigns it. Threads
+ * are named {@code ReplicaFetcherThread-<fetcherId>-<leaderId>}; a thread whose leader moved to another endpoint is
+ * replaced, one left without partitions is stopped.
+ *
+ * <p>Thread-safety: thread-safe (one monitor); never called from a fetcher thread.
+ */
+public final class ReplicaFetcherManager implements AutoCloseable {
+
+    private static final Logger LOGGER = LogManager.getLogger(ReplicaFetcherManager.class);
+
+    /** Creates the endpoint of a new fetcher thread. */
+    @FunctionalInterface
+    public interface EndpointFactory {
+        LeaderEndpoint create(int fetcherId, SourceBroker source);
+    }
+
+    private final int brokerId;
+    private final ReplicaFetcherConfig config;
+    private final Function<TopicPartition, Partition> partitions;
+    private final EndpointFactory endpoints;
+    private final Time time;
+    private final Map<FetcherKey, ReplicaFetcherThread> threads = new HashMap<>();
+    private final Set<TopicPartition> failedPartitions = ConcurrentHashMap.newKeySet();
+    private boolean closed;
+
+    /**
+     * @param brokerId   this broker's id
+     * @param config     the {@code replica.*} settings
+     * @param partitions this broker's hosted partition of a topic partition, or null
+     * @param endpoints  how a fetcher reaches its leader
+     * @param time       the clock of the back-offs
+     */
+    public ReplicaFetcherManager(int brokerId, ReplicaFetcherConfig config,
+                                 Function<TopicPartition, Partition> partitions, EndpointFactory endpoints,
+                                 Time time) {
+        this.brokerId = brokerId;
+        this.config = config;
+        this.partitions = partitions;
+        this.endpoints = endpoints;
+        this.time = time;
+    }
+
+    /** The network fetchers: each thread its own {@link RemoteLeaderEndpoint}. */
+    public static ReplicaFetcherManager remote(int brokerId, ReplicaFetcherConfig config,
+                                               Function<TopicPartition, Partition> partitions,
+                                               LongSupplier brokerEpoch) {
+        return new ReplicaFetcherManager(brokerId, config, partitions, (fetcherId, source) ->
+            new RemoteLeaderEndpoint(source, brokerId, brokerEpoch, config,
+                "broker-" + brokerId + "-fetcher-" + fetcherId), Time.SYSTEM);
+    }
+
+    /** Kafka's fetcher id of a partition. */
+    int fetcherId(TopicPartition tp) {
+        int hash = 31 * tp.topic().hashCode() + tp.partition();
+        return (hash == Integer.MIN_VALUE ? 0 : Math.abs(hash)) % config.numFetchers();
+    }
+
+    /**
+     * Starts fetching {@code initial}'s partitions from their leaders (Kafka's {@code addFetcherForPartitions}),
+     * starting the fetcher threads they need.
+     */
+    public synchronized void addFetcherForPartitions(Map<TopicPartition, InitialFetchState> initial) {
+        if (closed) {
+            return;
+        }
+        Map<FetcherKey, Map<TopicPartition, InitialFetchState>> byFetcher = new LinkedHashMap<>();
+        initial.forEach((tp, state) -> byFetcher.computeIfAbsent(new FetcherKey(state.leader().id(), fetcherId(tp)),
+            k -> new LinkedHashMap<>()).put(tp, state));
+        byFetcher.forEach((key, states) -> {
+            SourceBroker source = states.values().iterator().next().leader();
+            ReplicaFetcherThread thread = threads.get(key);
+            if (thread != null && !thread.sourceBroker().equals(source)) {
+                thread.shutdown();
+                thread = null;
+            }
+            if (thread == null) {
+                thread = new ReplicaFetcherThread("ReplicaFetcherThread-" + key.fetcherId() + "-" + key.leaderId(),
+                    endpoints.create(key.fetcherId(), source), partitions, failedPartitions, time,
+                    config.fetchBackoffMs(), config.fetchMaxBytes());
+                threads.put(key, thread);
+                thread.start();
+            }
+            thread.addPartitions(states);
+            LOGGER.info("[ReplicaFetcherManager on broker {}] Added fetcher to {} for partitions {}", brokerId,
+                source, states);
+        });
+    }
+
+    /** Stops fetching {@code toRemove}; returns their last fetch states. */
+    public synchronized Map<TopicPartition, PartitionFetchState> removeFetcherForPartitions(
+            Set<TopicPartition> toRemove) {
+        Map<TopicPartition, PartitionFetchState> removed = new HashMap<>();
+        for (ReplicaFetcherThread thread : threads.values()) {
+            removed.putAll(thread.removePartitions(toRemove));
+        }
+        failedPartitions.removeAll(toRemove);
+        if (!removed.isEmpty()) {
+            LOGGER.info("[ReplicaFetcherManager on broker {}] Removed fetcher for partitions {}", brokerId,
+                removed.keySet());
+        }
+        return removed;
+    }
+
+    /** Stops the threads left without partitions. */
+    public synchronized void shutdownIdleFetcherThreads() {
+        threads.entrySet().removeIf(e -> {
+            if (e.getValue().partitionCount() > 0) {
+                return false;
+            }
+            e.getValue().shutdown();
+            return true;
+        });
+    }
+
+    /** The thread fetching {@code tp}, or null. */
+    public synchronized ReplicaFetcherThread fetcher(TopicPartition tp) {
+        for (ReplicaFetcherThread thread : threads.values()) {
+            if (thread.fetchState(tp) != null) {
+                return thread;
+            }
+        }
+        return null;
+    }
+
+    /** Partitions given up on (a storage error, a fenced epoch) until metadata adds them again. */
+    public Set<TopicPartition> failedPartitions() {
+        return Set.copyOf(failedPartitions);
+    }
+
+    /** Stops every fetcher thread (all are told first, then each is awaited). */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        List<ReplicaFetcherThread> all = new ArrayList<>(threads.values());
+        threads.clear();
+        all.forEach(ReplicaFetcherThread::initiateShutdown);
+        all.forEach(ReplicaFetcherThread::shutdown);
+    }
+
+    /** A fetcher of one leader. */
+    private record FetcherKey(int leaderId, int fetcherId) {
+    }
+}

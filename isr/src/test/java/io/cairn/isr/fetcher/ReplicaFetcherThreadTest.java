@@ -1,0 +1,340 @@
+package io.cairn.isr.fetcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.isr.Partition;
+import io.cairn.isr.TestPartitions;
+import io.cairn.log.AppendOrigin;
+import io.cairn.log.FetchDataInfo;
+import io.cairn.log.LogConfig;
+import io.cairn.log.LogEnvironment;
+import io.cairn.log.PartitionLog;
+import io.cairn.log.Time;
+import io.cairn.log.epoch.EpochEntry;
+import io.cairn.metadata.image.PartitionRegistration;
+import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.protocol.Uuid;
+import io.cairn.wire.record.CompressionType;
+import io.cairn.wire.record.RecordBatchBuilder;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The fetch state machine of {@link ReplicaFetcherThread} over real partitions and logs: a follower {@link Partition}
+ * fetching from a leader {@link Partition} through an in-memory {@link LeaderEndpoint}, one round (truncate, fetch)
+ * at a time on the test thread, with a clock the test owns.
+ */
+class ReplicaFetcherThreadTest {
+
+    private static final int LEADER = 1;
+    private static final int FOLLOWER = 2;
+    private static final TopicPartition TP = new TopicPartition("orders", 0);
+    private static final Uuid TOPIC_ID = new Uuid(42L, 7L);
+    private static final SourceBroker SOURCE = new SourceBroker(LEADER, "localhost", 9092);
+
+    @TempDir
+    Path dir;
+
+    private final AtomicLong nowMs = new AtomicLong(1_000);
+    private final Time clock = new Time() {
+        @Override
+        public long milliseconds() {
+            return nowMs.get();
+        }
+
+        @Override
+        public long nanoseconds() {
+            return nowMs.get() * 1_000_000L;
+        }
+
+        @Override
+        public void sleep(long ms) {
+            nowMs.addAndGet(ms);
+        }
+    };
+    private final List<PartitionLog> logs = new ArrayList<>();
+    private final AtomicInteger highWatermarkEvents = new AtomicInteger();
+    private PartitionLog leaderLog;
+    private PartitionLog followerLog;
+    private Partition leader;
+    private Partition follower;
+    private PartitionLeaderEndpoint endpoint;
+    private ReplicaFetcherThread thread;
+
+    @AfterEach
+    void closeLogs() {
+        logs.forEach(PartitionLog::close);
+    }
+
+    private PartitionLog open(String broker) {
+        PartitionLog log = PartitionLog.open(dir.resolve(broker).resolve("orders-0"), LogConfig.defaults(),
+            LogEnvironment.of(Time.SYSTEM), true);
+        logs.add(log);
+        return log;
+    }
+
+    private static PartitionRegistration registration(int leaderId, int epoch, List<Integer> isr) {
+        return new PartitionRegistration(List.of(LEADER, FOLLOWER), isr, leaderId, epoch, epoch);
+    }
+
+    /** Opens both logs; {@code beforePartitions} fills them before the partitions exist (older epochs). */
+    private void start(int epoch, List<Integer> isr) {
+        leader = TestPartitions.create(TP, TOPIC_ID, LEADER, leaderLog, registration(LEADER, epoch, isr), p -> { },
+            clock);
+        follower = TestPartitions.create(TP, TOPIC_ID, FOLLOWER, followerLog, registration(LEADER, epoch, isr),
+            p -> highWatermarkEvents.incrementAndGet(), clock);
+        endpoint = new PartitionLeaderEndpoint(SOURCE, FOLLOWER, Map.of(TP, leader));
+        thread = new ReplicaFetcherThread("ReplicaFetcherThread-0-1", endpoint, tp -> TP.equals(tp) ? follower : null,
+            ConcurrentHashMap.newKeySet(), clock, 1_000L, 1 << 20);
+        // As the replica manager starts a follower: its log end with an epoch history, else its high watermark.
+        long initOffset = followerLog.latestEpoch() >= 0 ? follower.logEndOffset() : follower.highWatermark();
+        thread.addPartitions(Map.of(TP, new InitialFetchState(TOPIC_ID, SOURCE, epoch, initOffset)));
+    }
+
+    private void round() {
+        thread.maybeTruncate();
+        thread.maybeFetch();
+    }
+
+    private static ByteBuffer batch(int records, int seed) {
+        RecordBatchBuilder builder = new RecordBatchBuilder(UnpooledByteBufAllocator.DEFAULT, CompressionType.NONE);
+        for (int i = 0; i < records; i++) {
+            builder.append(1_000L + i, new byte[] {(byte) seed}, new byte[] {(byte) (seed + i)});
+        }
+        ByteBuf buf = builder.build();
+        try {
+            ByteBuffer copy = ByteBuffer.allocate(buf.readableBytes());
+            buf.getBytes(buf.readerIndex(), copy);
+            return copy.flip();
+        } finally {
+            buf.release();
+        }
+    }
+
+    private static ByteBuffer allBytes(PartitionLog log) {
+        try (FetchDataInfo info = log.read(log.logStartOffset(), Integer.MAX_VALUE, Long.MAX_VALUE, true)) {
+            return info.records().readBytes();
+        }
+    }
+
+    @Test
+    void aFollowerWithoutEpochHistoryTruncatesToItsHighWatermarkThenCopiesTheLeaderAndLearnsItsHighWatermark() {
+        // Given: the leader has 15 records of epoch 3; the follower's log is empty
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        start(3, List.of(LEADER, FOLLOWER));
+        for (int i = 0; i < 3; i++) {
+            leader.appendRecordsToLeader(batch(5, i * 10), AppendOrigin.CLIENT, 1);
+        }
+        assertThat(thread.fetchState(TP).state()).isEqualTo(PartitionFetchState.Phase.TRUNCATING);
+
+        // When: one round copies the records, the next reports the position (the leader's high watermark moves),
+        // the third brings it back (a response carries the high watermark from before the fetch, as Kafka's)
+        round();
+        assertThat(follower.logEndOffset()).isEqualTo(15);
+        assertThat(follower.highWatermark()).isZero();
+        round();
+        assertThat(leader.highWatermark()).isEqualTo(15);
+        round();
+
+        // Then
+        assertThat(leader.highWatermark()).isEqualTo(15);
+        assertThat(follower.highWatermark()).isEqualTo(15);
+        assertThat(highWatermarkEvents.get()).isEqualTo(1);
+        assertThat(allBytes(followerLog)).isEqualTo(allBytes(leaderLog));
+        PartitionFetchState state = thread.fetchState(TP);
+        assertThat(state.fetchOffset()).isEqualTo(15);
+        assertThat(state.lastFetchedEpoch()).isEqualTo(3);
+        assertThat(state.lag()).isZero();
+        assertThat(state.state()).isEqualTo(PartitionFetchState.Phase.FETCHING);
+    }
+
+    @Test
+    void aDivergedFollowerTruncatesExactlyToWhereItsEpochsAgreeWithTheLeaderAndThenCopiesTheLeader() {
+        // Given: both have offsets 0-4 of epoch 1; the leader then wrote 5-9 in epoch 3, while the follower, a
+        // leader of epoch 2 that never replicated, wrote 5-7 in epoch 2
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        leaderLog.appendAsLeader(batch(5, 0), 1, AppendOrigin.CLIENT);
+        leaderLog.appendAsLeader(batch(5, 50), 3, AppendOrigin.CLIENT);
+        followerLog.appendAsLeader(batch(5, 0), 1, AppendOrigin.CLIENT);
+        followerLog.appendAsLeader(batch(3, 99), 2, AppendOrigin.CLIENT);
+        start(3, List.of(LEADER, FOLLOWER));
+        assertThat(thread.fetchState(TP).lastFetchedEpoch()).isEqualTo(2);
+
+        // When: the leader answers the first fetch with the diverging epoch (1, 5)
+        round();
+
+        // Then: truncated to exactly 5, fetching from there with epoch 1 as the last fetched
+        assertThat(follower.logEndOffset()).isEqualTo(5);
+        assertThat(thread.fetchState(TP).fetchOffset()).isEqualTo(5);
+        assertThat(thread.fetchState(TP).lastFetchedEpoch()).isEqualTo(1);
+
+        // When
+        round();
+
+        // Then: the leader's log, byte for byte, and its epochs
+        assertThat(follower.logEndOffset()).isEqualTo(10);
+        assertThat(followerLog.epochEntries()).containsExactly(new EpochEntry(1, 0), new EpochEntry(3, 5));
+        assertThat(allBytes(followerLog)).isEqualTo(allBytes(leaderLog));
+    }
+
+    @Test
+    void aFollowerBehindTheLeadersLogStartRestartsAtItEvenWhenTheStartFallsInsideABatch() {
+        // Given: the leader's log starts at 7, inside its batch 5-9 (DeleteRecords); the follower is empty
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        start(3, List.of(LEADER));
+        leader.appendRecordsToLeader(batch(5, 0), AppendOrigin.CLIENT, 1);
+        leader.appendRecordsToLeader(batch(5, 20), AppendOrigin.CLIENT, 1);
+        leaderLog.deleteRecordsBefore(7);
+
+        // When: the fetch at 0 is out of range; the follower starts empty at the leader's log start
+        round();
+
+        // Then
+        assertThat(follower.logStartOffset()).isEqualTo(7);
+        assertThat(follower.logEndOffset()).isEqualTo(7);
+        assertThat(thread.fetchState(TP).fetchOffset()).isEqualTo(7);
+
+        // When: the leader returns the whole batch 5-9
+        round();
+
+        // Then: the log restarted at the batch's base offset and took the leader's log start again
+        assertThat(follower.logEndOffset()).isEqualTo(10);
+        assertThat(follower.highWatermark()).isEqualTo(10);
+        assertThat(follower.logStartOffset()).isEqualTo(7);
+        assertThat(thread.fetchState(TP).fetchOffset()).isEqualTo(10);
+    }
+
+    @Test
+    void aResponseThatArrivesAfterTheLeaderChangedIsNotAppended() {
+        // Given
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        start(3, List.of(LEADER, FOLLOWER));
+        leader.appendRecordsToLeader(batch(5, 0), AppendOrigin.CLIENT, 1);
+        round();
+        assertThat(follower.logEndOffset()).isEqualTo(5);
+        leader.appendRecordsToLeader(batch(5, 10), AppendOrigin.CLIENT, 1);
+
+        // When: while the fetch is out, broker 3 is elected in epoch 4 (metadata reached the follower's partition
+        // before its fetcher was moved)
+        endpoint.duringFetch(request -> TestPartitions.update(follower, new PartitionRegistration(
+            List.of(LEADER, FOLLOWER, 3), List.of(FOLLOWER, 3), 3, 4, 4)));
+        round();
+
+        // Then: nothing of the old leader's response was appended; the partition backs off until it is moved
+        assertThat(follower.logEndOffset()).isEqualTo(5);
+        assertThat(thread.fetchState(TP).isDelayed(nowMs.get())).isTrue();
+        assertThat(thread.fetchState(TP).fetchOffset()).isEqualTo(5);
+    }
+
+    @Test
+    void aResponseForAPartitionRemovedWhileTheFetchWasOutIsDropped() {
+        // Given
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        start(3, List.of(LEADER, FOLLOWER));
+        leader.appendRecordsToLeader(batch(5, 0), AppendOrigin.CLIENT, 1);
+        thread.maybeTruncate();
+
+        // When: the replica manager moves the partition to another leader while the fetch is out
+        endpoint.duringFetch(request -> thread.removePartitions(Set.of(TP)));
+        thread.maybeFetch();
+
+        // Then
+        assertThat(endpoint.fetches()).isEqualTo(1);
+        assertThat(follower.logEndOffset()).isZero();
+        assertThat(thread.fetchState(TP)).isNull();
+    }
+
+    @Test
+    void reAddingInTheSameLeaderEpochKeepsTheStateAndANewEpochStartsOver() {
+        // Given
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        start(3, List.of(LEADER, FOLLOWER));
+        leader.appendRecordsToLeader(batch(5, 0), AppendOrigin.CLIENT, 1);
+        round();
+        PartitionFetchState fetching = thread.fetchState(TP);
+
+        // When
+        thread.addPartitions(Map.of(TP, new InitialFetchState(TOPIC_ID, SOURCE, 3, 0L)));
+
+        // Then
+        assertThat(thread.fetchState(TP)).isEqualTo(fetching);
+
+        // When
+        TestPartitions.update(follower, registration(LEADER, 4, List.of(LEADER, FOLLOWER)));
+        thread.addPartitions(Map.of(TP, new InitialFetchState(TOPIC_ID, SOURCE, 4, follower.logEndOffset())));
+
+        // Then: the log has epochs, so it fetches at once from its end with its latest epoch as last fetched
+        PartitionFetchState restarted = thread.fetchState(TP);
+        assertThat(restarted.currentLeaderEpoch()).isEqualTo(4);
+        assertThat(restarted.fetchOffset()).isEqualTo(5);
+        assertThat(restarted.lastFetchedEpoch()).isEqualTo(3);
+        assertThat(restarted.state()).isEqualTo(PartitionFetchState.Phase.FETCHING);
+    }
+
+    @Test
+    void aTruncatingPartitionWhoseLogHasEpochsTruncatesToTheLeadersOffsetForLeaderEpochAnswer() {
+        // Given: added while empty (truncating); before the fetcher's first round its log got epochs 1 (0-4) and 2
+        // (5-7), while the leader has epochs 1 (0-4) and 3 (5-9)
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        leaderLog.appendAsLeader(batch(5, 0), 1, AppendOrigin.CLIENT);
+        leaderLog.appendAsLeader(batch(5, 50), 3, AppendOrigin.CLIENT);
+        start(3, List.of(LEADER, FOLLOWER));
+        assertThat(thread.fetchState(TP).state()).isEqualTo(PartitionFetchState.Phase.TRUNCATING);
+        followerLog.appendAsLeader(batch(5, 0), 1, AppendOrigin.CLIENT);
+        followerLog.appendAsLeader(batch(3, 99), 2, AppendOrigin.CLIENT);
+
+        // When: OffsetForLeaderEpoch(2) answers epoch 1 ending at 5
+        thread.maybeTruncate();
+
+        // Then
+        assertThat(follower.logEndOffset()).isEqualTo(5);
+        assertThat(endpoint.fetches()).isZero();
+        PartitionFetchState state = thread.fetchState(TP);
+        assertThat(state.state()).isEqualTo(PartitionFetchState.Phase.FETCHING);
+        assertThat(state.fetchOffset()).isEqualTo(5);
+        assertThat(state.lastFetchedEpoch()).isEqualTo(1);
+
+        // When
+        round();
+
+        // Then
+        assertThat(allBytes(followerLog)).isEqualTo(allBytes(leaderLog));
+    }
+
+    @Test
+    void aResponseThatArrivesAfterThisBrokerWasElectedIsNotAppended() {
+        // Given
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        start(3, List.of(LEADER, FOLLOWER));
+        leader.appendRecordsToLeader(batch(5, 0), AppendOrigin.CLIENT, 1);
+
+        // When: the follower is elected in epoch 4 while the fetch of epoch 3 is out
+        endpoint.duringFetch(request -> TestPartitions.update(follower, registration(FOLLOWER, 4,
+            List.of(LEADER, FOLLOWER))));
+        round();
+
+        // Then: the leader's log is untouched by the old leader's data
+        assertThat(follower.isLeader()).isTrue();
+        assertThat(follower.logEndOffset()).isZero();
+    }
+}

@@ -1,0 +1,181 @@
+package io.cairn.testkit;
+
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A TCP forwarder on the loopback for fault injection: every connection to {@link #port()} is relayed to a target
+ * {@code host:port}, byte for byte, until {@link #partition()} stalls it. While partitioned, new connections are
+ * still accepted (as a peer behind a dead link would see its SYN answered by nothing in between) and no byte moves
+ * in either direction on any connection; the bytes already read wait, as TCP retransmits would, and flow again on
+ * {@link #heal()}. Nothing is closed by a partition, so each side only notices through its own timeouts, as with a
+ * real network partition.
+ *
+ * <p>Owns its listening socket, the relayed sockets and their daemon threads (one acceptor, two relays per
+ * connection); {@link #close()} closes them all. Thread-safe: {@code partition}, {@code heal} and {@code close} may
+ * be called from any thread.
+ */
+public final class FaultProxy implements AutoCloseable {
+
+    private static final Logger LOGGER = LogManager.getLogger(FaultProxy.class);
+    private static final int BUFFER_BYTES = 64 * 1024;
+
+    private final String targetHost;
+    private final int targetPort;
+    private final ServerSocket server;
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private final Object gate = new Object();
+    private boolean partitioned;
+    private volatile boolean closed;
+
+    private FaultProxy(int port, String targetHost, int targetPort) {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        try {
+            server = new ServerSocket();
+            server.setReuseAddress(true);
+            server.bind(new InetSocketAddress(InetAddress.getByName(FreePorts.LOOPBACK), port));
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not listen on " + FreePorts.LOOPBACK + ":" + port, e);
+        }
+        Thread acceptor = new Thread(this::acceptLoop, "fault-proxy-" + server.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** A proxy on {@code port} ({@code 0}: a free one) of the loopback to {@code targetHost:targetPort}, healed. */
+    public static FaultProxy start(int port, String targetHost, int targetPort) {
+        return new FaultProxy(port, targetHost, targetPort);
+    }
+
+    /** The port the proxy listens on. */
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    /** Stalls every connection, present and future, both ways, until {@link #heal()}. */
+    public void partition() {
+        synchronized (gate) {
+            partitioned = true;
+        }
+        LOGGER.info("{} partitioned", this);
+    }
+
+    /** Lets bytes flow again, the ones held during the partition first. */
+    public void heal() {
+        synchronized (gate) {
+            partitioned = false;
+            gate.notifyAll();
+        }
+        LOGGER.info("{} healed", this);
+    }
+
+    public boolean isPartitioned() {
+        synchronized (gate) {
+            return partitioned;
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        heal();
+        closeQuietly(server);
+        sockets.forEach(FaultProxy::closeQuietly);
+    }
+
+    @Override
+    public String toString() {
+        return "FaultProxy[:" + port() + " -> " + targetHost + ":" + targetPort + "]";
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    LOGGER.warn("{} stopped accepting: {}", this, e.toString());
+                }
+                return;
+            }
+            sockets.add(client);
+            Thread connector = new Thread(() -> connect(client), "fault-proxy-connect-" + port());
+            connector.setDaemon(true);
+            connector.start();
+        }
+    }
+
+    private void connect(Socket client) {
+        awaitHealed();
+        Socket target = new Socket();
+        sockets.add(target);
+        try {
+            target.connect(new InetSocketAddress(targetHost, targetPort));
+            client.setTcpNoDelay(true);
+            target.setTcpNoDelay(true);
+        } catch (IOException e) {
+            closeQuietly(client);
+            closeQuietly(target);
+            return;
+        }
+        relay(client, target, "up");
+        relay(target, client, "down");
+    }
+
+    private void relay(Socket from, Socket to, String direction) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[BUFFER_BYTES];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int read;
+                while ((read = in.read(buffer)) >= 0) {
+                    awaitHealed();
+                    out.write(buffer, 0, read);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // One side closed or reset: close both, as a forwarder does.
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                sockets.remove(from);
+                sockets.remove(to);
+            }
+        }, "fault-proxy-" + port() + "-" + direction);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void awaitHealed() {
+        synchronized (gate) {
+            while (partitioned && !closed) {
+                try {
+                    gate.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception ignored) {
+            // Closing on the way out; nothing is left to release.
+        }
+    }
+}
