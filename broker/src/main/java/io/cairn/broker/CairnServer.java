@@ -32,6 +32,12 @@ import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
 import io.cairn.broker.handler.TopicConfigDefaults;
+import io.cairn.broker.metrics.BrokerMetrics;
+import io.cairn.broker.metrics.BrokerState;
+import io.cairn.broker.metrics.ConsumerLagCollector;
+import io.cairn.broker.metrics.MetricsHttpServer;
+import io.cairn.broker.metrics.PartitionLogCollector;
+import io.cairn.broker.metrics.ReplicationMetrics;
 import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
@@ -42,6 +48,7 @@ import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
+import io.micrometer.core.instrument.Gauge;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -77,6 +84,10 @@ public final class CairnServer implements AutoCloseable {
     private GroupCoordinator groupCoordinator;
     private RequestHandlerPool requestHandlers;
     private SocketServer socketServer;
+    private BrokerMetrics metrics;
+    private MetricsHttpServer metricsServer;
+    /** Written under this object's monitor, read by metrics scrapes. */
+    private volatile BrokerState state = BrokerState.NOT_RUNNING;
     private boolean closed;
 
     /** A server with the APIs implemented so far (ApiVersions, Metadata, CreateTopics, DeleteTopics, ...). */
@@ -99,6 +110,7 @@ public final class CairnServer implements AutoCloseable {
      */
     public synchronized void start() throws InterruptedException, IOException {
         LOGGER.info("{}starting", logPrefix);
+        state = BrokerState.STARTING;
         for (String unknown : config.unknownKeys()) {
             LOGGER.warn("The configuration '{}' was supplied but isn't a known config.", unknown);
         }
@@ -109,6 +121,7 @@ public final class CairnServer implements AutoCloseable {
                     BrokerConfig.QUEUED_MAX_REQUESTS);
         }
         createLogDirs();
+        metrics = config.metricsEnabled() ? BrokerMetrics.create() : BrokerMetrics.disabled();
         metadata = BrokerMetadata.startNode(config);
         try {
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
@@ -127,14 +140,18 @@ public final class CairnServer implements AutoCloseable {
             purgatory = new PartitionPurgatory(replicaManager);
             fetchService = new FetchService(metadata.node(), replicaManager, new FetchSessionCache(
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
-                    config.fetchMaxBytes(), purgatory);
+                    config.fetchMaxBytes(), purgatory, metrics.topics());
             groupCoordinator = new GroupCoordinator(replicaManager, metadata.node(), config.groupConfig(),
                     config.internalTopics().offsetsPartitions(), Time.SYSTEM, purgatory);
             groupCoordinator.start();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
-                    extraHandlers);
+                    metrics, extraHandlers);
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
-            socketServer = new SocketServer(config, this::registryFor, requestHandlers);
+            registerMetrics();
+            socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics);
+            if (config.metricsEnabled()) {
+                metricsServer = MetricsHttpServer.start(config.metricsHost(), config.metricsPort(), metrics);
+            }
             // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
             // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
             // Partitions are opened once the registration has committed: the image has caught up by then.
@@ -149,10 +166,27 @@ public final class CairnServer implements AutoCloseable {
             }
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
             replicaManager.startIsrExpiration();
+            state = BrokerState.RUNNING;
         } catch (InterruptedException | IOException | RuntimeException e) {
             close();
             throw e;
         }
+    }
+
+    /** The meters that read the server's components (the request and topic meters are recorded by them). */
+    private void registerMetrics() {
+        metrics.socketServer().requestHandlerIdle(requestHandlers::busyNanos, requestHandlers.threadCount());
+        ReplicationMetrics.register(metrics, replicaManager, metadata.node(), () -> state);
+        metrics.addCollector(new PartitionLogCollector(replicaManager));
+        metrics.addCollector(new ConsumerLagCollector(groupCoordinator, replicaManager));
+        // Cairn has one purgatory for every kind of delayed operation (produce, fetch, coordinator writes).
+        Gauge.builder("kafka.server.delayedoperationpurgatory.numdelayedoperations", purgatory,
+                PartitionPurgatory::pendingCount).description("Delayed operations waiting in the purgatory")
+                .tag("delayedOperation", "All").strongReference(true)
+                .register(metrics.registry());
+        Gauge.builder("kafka.server.fetchsessioncache.numincrementalfetchsessions", fetchService.sessions(),
+                FetchSessionCache::size).description("Cached incremental fetch sessions").strongReference(true)
+                .register(metrics.registry());
     }
 
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
@@ -165,7 +199,7 @@ public final class CairnServer implements AutoCloseable {
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    PartitionPurgatory purgatory, GroupCoordinator groups,
-                                                   List<ApiHandler<?, ?>> extra) {
+                                                   BrokerMetrics metrics, List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
                 internal.offsetsPartitions(), internal.offsetsReplication(), internal.transactionPartitions(),
@@ -181,7 +215,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeClusterHandler(node));
         handlers.add(new DescribeQuorumHandler(node));
-        handlers.add(new ProduceHandler(replicaManager, node, purgatory));
+        handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));
         handlers.add(new FetchHandler(fetchService));
@@ -224,6 +258,11 @@ public final class CairnServer implements AutoCloseable {
         return socketServer.boundPort(listenerName);
     }
 
+    /** The port of the metrics endpoint; -1 when {@code metrics.enabled=false}. */
+    public synchronized int metricsPort() {
+        return metricsServer == null ? -1 : metricsServer.port();
+    }
+
     public BrokerConfig config() {
         return config;
     }
@@ -256,7 +295,12 @@ public final class CairnServer implements AutoCloseable {
         if (metadata != null) {
             // As Kafka's BrokerServer.shutdown: leaderships move away while this broker still serves clients and
             // followers, so nothing is led by a broker that no longer answers.
+            state = BrokerState.PENDING_CONTROLLED_SHUTDOWN;
             metadata.controlledShutdown();
+        }
+        state = BrokerState.SHUTTING_DOWN;
+        if (metricsServer != null) {
+            metricsServer.close();
         }
         if (socketServer != null) {
             socketServer.close();
@@ -285,6 +329,9 @@ public final class CairnServer implements AutoCloseable {
         }
         if (metadata != null) {
             metadata.close();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         LOGGER.info("{}shut down completed", logPrefix);
     }

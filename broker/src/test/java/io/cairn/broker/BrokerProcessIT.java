@@ -154,6 +154,8 @@ class BrokerProcessIT {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xmx256m", "-jar", Path.of(jar).toAbsolutePath().toString()));
         command.addAll(args);
+        // The metrics endpoint on a free port: the default 9404 may be taken by another broker on this machine.
+        command.addAll(List.of("--override", "metrics.port=0"));
         // A file, not a pipe: nothing is lost when the process exits while the test is still reading.
         logFile = workDir.resolve("broker.out");
         process = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)

@@ -31,6 +31,7 @@ public final class InProcessBroker implements AutoCloseable {
         Map<String, String> props = new HashMap<>();
         props.put("listeners", "PLAINTEXT://:0");
         props.put("log.dirs", dataDir.toString());
+        props.put("metrics.port", "0");
         props.putAll(overrides);
         CairnServer server = new CairnServer(BrokerConfig.fromMap(props), handlers);
         try {
@@ -39,6 +40,11 @@ public final class InProcessBroker implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         return new InProcessBroker(server);
+    }
+
+    /** The port of the Prometheus endpoint (a free one). */
+    public int metricsPort() {
+        return server.metricsPort();
     }
 
     public int port() {

@@ -83,6 +83,8 @@ public final class BrokerCluster implements AutoCloseable {
             nodes.add(switch (kind) {
                 case CAIRN -> {
                     Map<String, String> all = node.serverProperties(host, CairnProcess.DATA_DIR_PLACEHOLDER);
+                    // Each node's metrics endpoint on a port of its own (the default 9404 would be shared).
+                    all.put("metrics.port", "0");
                     all.putAll(settings);
                     String text = all.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue() + "\n")
                             .collect(Collectors.joining());

@@ -37,6 +37,7 @@ public final class CairnProcess extends AbstractBrokerProcess {
     private final List<String> jvmArgs;
     private final Map<String, String> overrides;
     private final String verbatimProperties;
+    private final int metricsPort;
 
     private CairnProcess(Builder builder) {
         super("cairn", builder.port > 0 ? builder.port : FreePorts.freePort(), builder.startTimeout,
@@ -45,6 +46,21 @@ public final class CairnProcess extends AbstractBrokerProcess {
         this.jvmArgs = List.copyOf(builder.jvmArgs);
         this.overrides = new LinkedHashMap<>(builder.overrides);
         this.verbatimProperties = builder.verbatimProperties;
+        this.metricsPort = otherFreePort(port());
+    }
+
+    /** A free port other than {@code taken} (which may be free again by now, being allocated but not yet bound). */
+    private static int otherFreePort(int taken) {
+        int[] ports = FreePorts.freePorts(2);
+        return ports[0] != taken ? ports[0] : ports[1];
+    }
+
+    /**
+     * The port of the broker's Prometheus endpoint ({@code metrics.port}, a free one rather than the fixed default
+     * 9404, so that brokers can run side by side); not set for a broker started from verbatim properties.
+     */
+    public int metricsPort() {
+        return metricsPort;
     }
 
     /** A Cairn broker with default settings; not yet started. */
@@ -87,6 +103,7 @@ public final class CairnProcess extends AbstractBrokerProcess {
         config.put("offsets.topic.replication.factor", "1");
         config.put("offsets.topic.num.partitions", "1");
         config.put("group.initial.rebalance.delay.ms", "0");
+        config.put("metrics.port", Integer.toString(metricsPort));
         config.putAll(overrides);
         StringBuilder text = new StringBuilder("# Written by cairn-testkit CairnProcess\n");
         config.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));

@@ -72,6 +72,12 @@ public final class BrokerConfig {
     public static final String LOG_FLUSH_SCHEDULER_INTERVAL_MS = "log.flush.scheduler.interval.ms";
     public static final String LOG_FLUSH_INTERVAL_MESSAGES = "log.flush.interval.messages";
     public static final String LOG_FLUSH_INTERVAL_MS = "log.flush.interval.ms";
+    /** Cairn's own: whether metrics are recorded and served (Kafka needs a JMX exporter agent for them). */
+    public static final String METRICS_ENABLED = "metrics.enabled";
+    /** Cairn's own: the host the Prometheus endpoint binds, empty for every interface (as a listener's host). */
+    public static final String METRICS_HOST = "metrics.host";
+    /** Cairn's own: the port of the Prometheus endpoint, 9404 as Strimzi's; 0 picks a free one. */
+    public static final String METRICS_PORT = "metrics.port";
 
     /** Keys the metadata node reads itself ({@code MetadataConfig}); known here so they are not reported. */
     private static final Set<String> METADATA_KEYS = Set.of("metadata.log.dir", "broker.session.timeout.ms",
@@ -93,7 +99,8 @@ public final class BrokerConfig {
             OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
             TRANSACTION_STATE_LOG_REPLICATION_FACTOR, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
             GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, OFFSETS_RETENTION_MINUTES,
-            OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS);
+            OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS,
+            METRICS_ENABLED, METRICS_HOST, METRICS_PORT);
 
     private final Map<String, String> originals;
     private final Map<String, String> topicDefaults;
@@ -126,6 +133,9 @@ public final class BrokerConfig {
     private final boolean rackAwareReplicaSelector;
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
+    private final boolean metricsEnabled;
+    private final String metricsHost;
+    private final int metricsPort;
     private final ReplicaFetchSettings replicaFetch;
 
     private BrokerConfig(Map<String, String> props) {
@@ -191,6 +201,12 @@ public final class BrokerConfig {
                 values.intValue(OFFSETS_RETENTION_MINUTES, 10_080, 1) * 60_000L,
                 values.longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS, 600_000L, 1L),
                 values.intValue(OFFSET_METADATA_MAX_BYTES, 4096, 0));
+        this.metricsEnabled = values.booleanValue(METRICS_ENABLED, true);
+        this.metricsHost = values.string(METRICS_HOST, "");
+        this.metricsPort = values.intValue(METRICS_PORT, 9404, 0);
+        if (metricsPort > 65535) {
+            throw ConfigException.invalid(METRICS_PORT, props.get(METRICS_PORT), "must be at most 65535");
+        }
         this.replicaFetch = ReplicaFetchSettings.parse(props, values, advertisedListeners,
                 processRoles.contains(ProcessRole.BROKER));
         if (groupConfig.minSessionTimeoutMs() > groupConfig.maxSessionTimeoutMs()) {
@@ -319,6 +335,9 @@ public final class BrokerConfig {
         values.put(FETCH_SESSION_CACHE_SLOTS, Integer.toString(fetchSessionCacheSlots));
         values.put(REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
                 Long.toString(replicaHighWatermarkCheckpointIntervalMs));
+        values.put(METRICS_ENABLED, Boolean.toString(metricsEnabled));
+        values.put(METRICS_HOST, metricsHost);
+        values.put(METRICS_PORT, Integer.toString(metricsPort));
         values.put(REPLICA_LAG_TIME_MAX_MS, Long.toString(replicaLagTimeMaxMs));
         values.put(REPLICA_SELECTOR_CLASS, rackAwareReplicaSelector ? RackAwareReplicaSelector.KAFKA_CLASS_NAME
                 : "null");
@@ -356,6 +375,21 @@ public final class BrokerConfig {
     /** For each of {@link #topicDefaults()}, the broker key that set it ({@code log.retention.hours}, ...). */
     public Map<String, String> topicDefaultSources() {
         return topicDefaultSources;
+    }
+
+    /** {@code metrics.enabled}: whether the Prometheus endpoint is served (default true). */
+    public boolean metricsEnabled() {
+        return metricsEnabled;
+    }
+
+    /** {@code metrics.host}: the endpoint's bind host; empty (the default) for every interface. */
+    public String metricsHost() {
+        return metricsHost;
+    }
+
+    /** {@code metrics.port}: the endpoint's port (default 9404, Strimzi's); 0 picks a free port. */
+    public int metricsPort() {
+        return metricsPort;
     }
 
     /** {@code log.retention.check.interval.ms}: how often the retention pass runs (Kafka: 5 minutes). */

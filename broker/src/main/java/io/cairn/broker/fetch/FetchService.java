@@ -1,5 +1,7 @@
 package io.cairn.broker.fetch;
 
+import io.cairn.broker.metrics.BrokerTopicMetrics;
+import io.cairn.broker.metrics.TopicMeters;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.ClientMetadata;
 import io.cairn.isr.FetchIsolation;
@@ -19,9 +21,11 @@ import io.cairn.wire.message.FetchResponseData.NodeEndpoint;
 import io.cairn.wire.message.FetchResponseData.PartitionData;
 import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
@@ -41,6 +45,12 @@ public final class FetchService {
     /** Kafka's {@code fetch.max.bytes} default: a consumer's or follower's response limit is capped to it. */
     public static final int DEFAULT_FETCH_MAX_BYTES = 57_671_680;
 
+    /** The read errors Kafka does not count as failed fetch requests. */
+    private static final Set<Errors> EXPECTED_FETCH_ERRORS = EnumSet.of(Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        Errors.NOT_LEADER_OR_FOLLOWER, Errors.UNKNOWN_LEADER_EPOCH, Errors.FENCED_LEADER_EPOCH,
+        Errors.REPLICA_NOT_AVAILABLE, Errors.KAFKA_STORAGE_ERROR, Errors.INCONSISTENT_TOPIC_ID,
+        Errors.OFFSET_OUT_OF_RANGE);
+
     private final MetadataNode metadata;
     private final ReplicaManager replicas;
     private final FetchSessionCache sessions;
@@ -48,15 +58,18 @@ public final class FetchService {
     private final PartitionReader reader;
     private final PartitionPurgatory purgatory;
     private final int fetchMaxBytes;
+    private final BrokerTopicMetrics topicMetrics;
 
-    public FetchService(MetadataNode metadata, ReplicaManager replicas, Time time, PartitionPurgatory purgatory) {
+    public FetchService(MetadataNode metadata, ReplicaManager replicas, Time time, PartitionPurgatory purgatory,
+                        BrokerTopicMetrics topicMetrics) {
         this(metadata, replicas, new FetchSessionCache(FetchSessionCache.DEFAULT_MAX_ENTRIES,
-            FetchSessionCache.DEFAULT_EVICTION_MS, time), DEFAULT_FETCH_MAX_BYTES, purgatory);
+            FetchSessionCache.DEFAULT_EVICTION_MS, time), DEFAULT_FETCH_MAX_BYTES, purgatory, topicMetrics);
     }
 
     public FetchService(MetadataNode metadata, ReplicaManager replicas, FetchSessionCache sessions,
-                        int fetchMaxBytes, PartitionPurgatory purgatory) {
+                        int fetchMaxBytes, PartitionPurgatory purgatory, BrokerTopicMetrics topicMetrics) {
         this.metadata = metadata;
+        this.topicMetrics = topicMetrics;
         this.replicas = replicas;
         this.sessions = sessions;
         this.manager = new FetchManager(sessions);
@@ -190,6 +203,7 @@ public final class FetchService {
         Map<Integer, NodeEndpoint> endpoints = new LinkedHashMap<>();
         MetadataImage image = metadata.currentImage();
         int converted = 0;
+        count(reads, params.isFromFollower());
         try {
             for (PartitionRead read : reads) {
                 PartitionData data = read.toPartitionData();
@@ -208,6 +222,29 @@ public final class FetchService {
                 reads.get(i).release();
             }
             throw e;
+        }
+    }
+
+    /**
+     * Kafka's broker-topic counts of a fetch: every read partition is a fetch request of its topic, records sent
+     * count as bytes out (replication bytes out for a follower), and an error outside Kafka's expected ones
+     * (leadership, epochs, unknown partition, storage, offset out of range) as a failed fetch. Reads come grouped
+     * by topic, so each topic's meters are resolved once.
+     */
+    private void count(List<PartitionRead> reads, boolean fromFollower) {
+        String topic = null;
+        TopicMeters meters = null;
+        for (PartitionRead read : reads) {
+            if (!read.tp().topic().equals(topic)) {
+                topic = read.tp().topic();
+                meters = topicMetrics.forTopic(topic);
+            }
+            meters.totalFetchRequest();
+            if (read.error() == Errors.NONE) {
+                meters.bytesOut(read.recordsSize(), fromFollower);
+            } else if (!EXPECTED_FETCH_ERRORS.contains(read.error())) {
+                meters.failedFetchRequest();
+            }
         }
     }
 

@@ -62,6 +62,15 @@ public interface ApiHandler<Q extends ApiMessage, S extends ApiMessage> {
     }
 
     /**
+     * Passes each error code {@code response} carries to {@code counter}, as Kafka's {@code errorCounts} does for the
+     * request error metrics (per partition where the response has partitions). By default one NONE: handlers whose
+     * responses carry per-partition codes override it. Must not allocate (it runs for every response).
+     */
+    default void countErrors(S response, ErrorCounter counter) {
+        counter.count((short) 0);
+    }
+
+    /**
      * Releases what {@code response} holds beyond the heap (Fetch: the file slices of its records). The network
      * layer calls it exactly once per response this handler produced: after writing it, or when it is dropped
      * because the connection closed first.

@@ -71,6 +71,19 @@ public final class FetchHandler implements ApiHandler<FetchRequestData, FetchRes
     }
 
     /** The records of a response are file slices; they go back when the response is written or dropped. */
+    /** Kafka's {@code FetchResponse.errorCounts}: the top-level code, then one per partition. */
+    @Override
+    public void countErrors(FetchResponseData response, ErrorCounter counter) {
+        counter.count(response.errorCode());
+        List<FetchableTopicResponse> topics = response.responses();
+        for (int t = 0; t < topics.size(); t++) {
+            List<PartitionData> partitions = topics.get(t).partitions();
+            for (int p = 0; p < partitions.size(); p++) {
+                counter.count(partitions.get(p).errorCode());
+            }
+        }
+    }
+
     @Override
     public void releaseResponse(FetchResponseData response) {
         FetchResponses.release(response);

@@ -1,6 +1,8 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.handler.ProduceRecords.Scan;
+import io.cairn.broker.metrics.BrokerTopicMetrics;
+import io.cairn.broker.metrics.TopicMeters;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.AppendOrigin;
@@ -43,9 +45,15 @@ final class ProduceAppender {
     private final ReplicaManager replicas;
     private final short acks;
     private final boolean internalTopicsAllowed;
+    private final BrokerTopicMetrics topicMetrics;
+    /** The meters of the last topic appended to: a request's partitions come grouped by topic. */
+    private TopicMeters lastMeters;
+    private String lastTopic;
 
-    ProduceAppender(ReplicaManager replicas, short acks, boolean internalTopicsAllowed) {
+    ProduceAppender(ReplicaManager replicas, short acks, boolean internalTopicsAllowed,
+            BrokerTopicMetrics topicMetrics) {
         this.replicas = replicas;
+        this.topicMetrics = topicMetrics;
         this.acks = acks;
         this.internalTopicsAllowed = internalTopicsAllowed;
     }
@@ -77,19 +85,31 @@ final class ProduceAppender {
             return;
         }
         Partition partition = null;
+        TopicMeters meters = null;
         // Kafka drops the bytes after the last complete batch; the rest is the one batch it accepts.
         ByteBuffer batch = p.records().nioBuffer(p.records().readerIndex(), batchBytes);
         try {
             partition = replicas.leaderPartition(tp);
+            // Only topics this broker leads get meters: unknown names from a client create no series.
+            meters = meters(p.topic());
+            meters.totalProduceRequest();
             if (!Uuid.ZERO.equals(p.topicId()) && !p.topicId().equals(partition.topicId())) {
                 p.fail(Errors.INCONSISTENT_TOPIC_ID);
                 return;
             }
             LogAppendInfo info = partition.appendRecordsToLeader(batch, AppendOrigin.CLIENT, acks);
             p.appended(partition, info);
-        } catch (UnknownTopicOrPartitionException | NotLeaderOrFollowerException | RecordTooLargeException
-                 | RecordBatchTooLargeException | CorruptRecordException | KafkaStorageException
-                 | UnknownTopicIdException | InvalidTopicException e) {
+            if (!info.duplicate()) {
+                meters.messagesIn(info.recordCount(), batchBytes);
+            }
+        } catch (RecordTooLargeException | RecordBatchTooLargeException e) {
+            p.fail(Errors.forException(e));
+            if (meters != null) {
+                meters.bytesRejected(batchBytes);
+            }
+        } catch (UnknownTopicOrPartitionException | NotLeaderOrFollowerException | CorruptRecordException
+                 | KafkaStorageException | UnknownTopicIdException | InvalidTopicException e) {
+            // Kafka's pass-through errors: not counted as failed produce requests.
             p.fail(Errors.forException(e));
         } catch (RecordValidationException e) {
             List<BatchIndexAndErrorMessage> recordErrors = new ArrayList<>(e.recordErrors().size());
@@ -98,7 +118,9 @@ final class ProduceAppender {
                         .setBatchIndexErrorMessage(error.message()));
             }
             p.fail(Errors.forException(e.error()), partition.logStartOffset(), e.error().getMessage(), recordErrors);
+            meters.failedProduceRequest();
         } catch (InvalidRecordException | InvalidTimestampException e) {
+            failed(meters);
             if (partition == null) {
                 p.fail(Errors.forException(e));
                 return;
@@ -106,11 +128,26 @@ final class ProduceAppender {
             p.fail(Errors.forException(e), partition.logStartOffset(), null, List.of());
         } catch (RuntimeException e) {
             Errors error = Errors.forException(e);
+            failed(meters);
             if (error == Errors.UNKNOWN_SERVER_ERROR) {
                 LOGGER.error("Error processing append operation on partition {}", tp, e);
             }
             p.fail(error, partition != null && partition.isLeader() ? partition.logStartOffset()
                     : ProducePartition.INVALID_OFFSET, null, List.of());
+        }
+    }
+
+    private TopicMeters meters(String topic) {
+        if (!topic.equals(lastTopic)) {
+            lastMeters = topicMetrics.forTopic(topic);
+            lastTopic = topic;
+        }
+        return lastMeters;
+    }
+
+    private static void failed(TopicMeters meters) {
+        if (meters != null) {
+            meters.failedProduceRequest();
         }
     }
 }

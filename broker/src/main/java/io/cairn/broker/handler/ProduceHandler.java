@@ -4,6 +4,7 @@ import static java.util.concurrent.CompletableFuture.completedFuture;
 import static java.util.concurrent.CompletableFuture.failedFuture;
 
 import io.cairn.broker.handler.ProduceRecords.Scan;
+import io.cairn.broker.metrics.BrokerTopicMetrics;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.metadata.MetadataNode;
@@ -46,10 +47,13 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
     private final ReplicaManager replicas;
     private final MetadataNode metadata;
     private final PartitionPurgatory purgatory;
+    private final BrokerTopicMetrics topicMetrics;
 
-    /** A handler whose acks=all requests wait in {@code purgatory}. */
-    public ProduceHandler(ReplicaManager replicas, MetadataNode metadata, PartitionPurgatory purgatory) {
+    /** A handler whose acks=all requests wait in {@code purgatory}; appends count in {@code topicMetrics}. */
+    public ProduceHandler(ReplicaManager replicas, MetadataNode metadata, PartitionPurgatory purgatory,
+            BrokerTopicMetrics topicMetrics) {
         this.replicas = replicas;
+        this.topicMetrics = topicMetrics;
         this.metadata = metadata;
         this.purgatory = purgatory;
     }
@@ -115,7 +119,7 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
         }
         CompletableFuture<Void> appended = new CompletableFuture<>();
         ProduceAppender appender = new ProduceAppender(replicas, request.acks(),
-                ADMIN_CLIENT_ID.equals(ctx.clientId()));
+                ADMIN_CLIENT_ID.equals(ctx.clientId()), topicMetrics);
         appender.appendAll(partitions, scans, appended);
         CompletableFuture<ProduceResponseData> response = appended.thenCompose(ignored -> {
             if (request.acks() != -1) {
@@ -161,6 +165,18 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
         }
         return ProduceResponses.build(ctx.apiVersion(), partitions, failed, replicas, metadata.currentImage(),
                 ctx.listenerName());
+    }
+
+    /** Kafka's {@code ProduceResponse.errorCounts}: one code per partition. */
+    @Override
+    public void countErrors(ProduceResponseData response, ErrorCounter counter) {
+        List<ProduceResponseData.TopicProduceResponse> topics = response.responses();
+        for (int t = 0; t < topics.size(); t++) {
+            List<ProduceResponseData.PartitionProduceResponse> partitions = topics.get(t).partitionResponses();
+            for (int p = 0; p < partitions.size(); p++) {
+                counter.count(partitions.get(p).errorCode());
+            }
+        }
     }
 
     @Override

@@ -35,11 +35,12 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final ChannelGroup channels;
     private final RequestMemoryPool memoryPool;
     private final Executor requestHandlers;
+    private final DispatcherMetrics metrics;
     private final AtomicLong connectionIndex = new AtomicLong();
 
     CairnChannelInitializer(Endpoint endpoint, HandlerRegistry registry, int maxRequestBytes,
             long connectionsMaxIdleMs, ChannelGroup channels, RequestMemoryPool memoryPool,
-            Executor requestHandlers) {
+            Executor requestHandlers, DispatcherMetrics metrics) {
         this.endpoint = endpoint;
         this.decoder = new RequestDecoder(registry, endpoint.listenerName());
         this.maxRequestBytes = maxRequestBytes;
@@ -47,6 +48,7 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.channels = channels;
         this.memoryPool = memoryPool;
         this.requestHandlers = requestHandlers;
+        this.metrics = metrics;
     }
 
     @Override
@@ -61,7 +63,7 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("responseEncoder", ENCODER);
         pipeline.addLast("responseOrderer", new ResponseOrderer());
         pipeline.addLast("dispatcher", new RequestDispatcher(decoder, memoryPool, requestHandlers,
-                endpoint.listenerName(), this::newConnection));
+                endpoint.listenerName(), this::newConnection, metrics));
     }
 
     /** Kafka-style connection id: {@code localHost:localPort-remoteHost:remotePort-index}. */

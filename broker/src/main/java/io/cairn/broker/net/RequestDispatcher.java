@@ -6,6 +6,7 @@ import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.RequestContext;
 import io.cairn.broker.handler.TwoPhaseApiHandler;
 import io.cairn.broker.handler.TwoPhaseApiHandler.Stages;
+import io.cairn.broker.metrics.ApiRequestMetrics;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.protocol.ApiMessage;
 import io.netty.buffer.ByteBuf;
@@ -35,6 +36,9 @@ import org.apache.logging.log4j.Logger;
  * request-handler threads (Kafka's {@code RequestChannel} between its processors and handlers), so that a request
  * waiting for a partition's lock or the disk holds up its own connection only. One instance per connection; every
  * method runs on the channel's event loop (handler completions are moved there).
+ *
+ * <p>It also records the request metrics: the count and outcome of each request, its phase timings
+ * ({@link RequestTimes}, recorded once its response is written) and the connection's opening and closing.
  */
 final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
@@ -45,6 +49,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private final Executor requestHandlers;
     private final String listenerName;
     private final Function<ChannelHandlerContext, ClientConnection> connectionFactory;
+    private final DispatcherMetrics metrics;
     private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private ClientConnection connection;
@@ -57,12 +62,14 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private boolean closing;
 
     RequestDispatcher(RequestDecoder decoder, RequestMemoryPool memoryPool, Executor requestHandlers,
-            String listenerName, Function<ChannelHandlerContext, ClientConnection> connectionFactory) {
+            String listenerName, Function<ChannelHandlerContext, ClientConnection> connectionFactory,
+            DispatcherMetrics metrics) {
         this.decoder = decoder;
         this.memoryPool = memoryPool;
         this.requestHandlers = requestHandlers;
         this.listenerName = listenerName;
         this.connectionFactory = connectionFactory;
+        this.metrics = metrics;
     }
 
     @Override
@@ -73,6 +80,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         connection = connectionFactory.apply(ctx);
+        metrics.connections().connectionOpened();
         LOGGER.debug("Accepted connection {}", connection);
         ctx.fireChannelActive();
     }
@@ -120,7 +128,10 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             frame.release();
         }
         long sequence = nextSequence++;
+        ApiRequestMetrics apiMetrics = metrics.requests().forApi(request.apiKey());
         if (request.unsupportedApiVersions()) {
+            apiMetrics.recordRequest(request.apiVersion());
+            apiMetrics.recordError(Errors.UNSUPPORTED_VERSION);
             memoryPool.release(reservedBytes);
             // KIP-511: a v0 body behind a v0 header, so that a client of any version can read it and retry.
             write(new ResponseFrame(sequence, request.header().correlationId(), (short) 0, (short) 0,
@@ -128,6 +139,9 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             return;
         }
         RequestContext context = new RequestContext(request.header(), request.apiKey(), connection);
+        RequestTimes times = new RequestTimes(metrics.time(), apiMetrics,
+                metrics.requests().fetchSplit(request.apiKey(), request.apiVersion(), request.body()), reservedBytes);
+        times.recordRequest(request.apiVersion());
         if (LOGGER.isDebugEnabled()) {
             LOGGER.debug("Request {} v{} correlation id {} from {}: {}", request.apiKey().messageName(),
                     request.apiVersion(), request.header().correlationId(), connection, request.body());
@@ -135,17 +149,20 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         Stages<ApiMessage> stages;
         if (request.handler().runsOn() == RunsOn.NETWORK_THREAD) {
             stages = start(request, context);
+            times.localDone();
         } else {
-            stages = startOnRequestHandler(request, context);
+            stages = startOnRequestHandler(request, context, times);
             if (stages == null) {
                 memoryPool.release(reservedBytes);
                 return;
             }
         }
         dispatching = true;
-        stages.response().whenComplete((response, error) -> onEventLoop(
-                () -> onResponse(sequence, context, request, response, error),
-                () -> releaseResponse(request, response)));
+        stages.response().whenComplete((response, error) -> {
+            times.responseDone();
+            onEventLoop(() -> onResponse(sequence, context, request, response, error, times),
+                    () -> releaseResponse(request, response));
+        });
         stages.dispatched().whenComplete((ignored, error) -> onEventLoop(() -> onDispatched(reservedBytes),
                 () -> memoryPool.release(reservedBytes)));
     }
@@ -170,12 +187,16 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
      * Calls the handler on a request-handler thread; the stages complete once the handler's do. Null when the
      * request-handler threads have stopped (the broker is shutting down): the request is dropped with its connection.
      */
-    private Stages<ApiMessage> startOnRequestHandler(DecodedRequest request, RequestContext context) {
+    private Stages<ApiMessage> startOnRequestHandler(DecodedRequest request, RequestContext context,
+            RequestTimes times) {
         CompletableFuture<Stages<ApiMessage>> started = new CompletableFuture<>();
         try {
             requestHandlers.execute(() -> {
                 try {
-                    started.complete(start(request, context));
+                    times.dequeued();
+                    Stages<ApiMessage> stages = start(request, context);
+                    times.localDone();
+                    started.complete(stages);
                 } catch (Error e) {
                     started.completeExceptionally(e);
                     throw e;
@@ -236,32 +257,50 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     }
 
     private void onResponse(long sequence, RequestContext context, DecodedRequest request, ApiMessage response,
-            Throwable error) {
+            Throwable error, RequestTimes times) {
+        times.responseDequeued();
         if (closing) {
             releaseResponse(request, response);
             return;
         }
         boolean expectsResponse = request.handler().expectsResponse(request.body());
         if (error == null && response != null) {
+            countErrors(request, response, times);
             if (!expectsResponse) {
                 releaseResponse(request, response);
+                times.finishWithoutResponse();
+                write(ResponseFrame.none(sequence));
+            } else {
+                write(responseFrame(sequence, request, response).timed(times));
             }
-            write(expectsResponse ? responseFrame(sequence, request, response) : ResponseFrame.none(sequence));
         } else if (!expectsResponse) {
+            times.recordError(error != null ? Errors.forException(error) : Errors.UNKNOWN_SERVER_ERROR);
             closeConnection(request.apiKey().messageName() + " request with correlation id "
                     + request.header().correlationId() + " that expects no response failed: " + describe(error));
         } else {
-            ApiMessage errorResponse = errorResponse(context, request, error);
+            ApiMessage errorResponse = errorResponse(context, request, error, times);
             if (errorResponse != null) {
-                write(responseFrame(sequence, request, errorResponse));
+                write(responseFrame(sequence, request, errorResponse).timed(times));
             }
         }
     }
 
-    private ApiMessage errorResponse(RequestContext context, DecodedRequest request, Throwable error) {
+    @SuppressWarnings("unchecked")
+    private static void countErrors(DecodedRequest request, ApiMessage response, RequestTimes times) {
+        try {
+            ((ApiHandler<ApiMessage, ApiMessage>) request.handler()).countErrors(response, times);
+        } catch (RuntimeException e) {
+            LOGGER.error("{} could not count the errors of a {} response", request.handler().getClass().getSimpleName(),
+                    request.apiKey().messageName(), e);
+        }
+    }
+
+    private ApiMessage errorResponse(RequestContext context, DecodedRequest request, Throwable error,
+            RequestTimes times) {
         Throwable cause = error != null ? error
                 : new IllegalStateException(request.handler().getClass().getSimpleName() + " completed with null");
         Errors code = Errors.forException(cause);
+        times.recordError(code);
         if (code == Errors.UNKNOWN_SERVER_ERROR) {
             LOGGER.error("Unexpected error handling {} v{} request with correlation id {} from {}",
                     request.apiKey().messageName(), request.apiVersion(), request.header().correlationId(),
@@ -286,7 +325,12 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     }
 
     private void write(ResponseFrame frame) {
-        ctx.writeAndFlush(frame, ctx.voidPromise());
+        if (frame.times() == null) {
+            ctx.writeAndFlush(frame, ctx.voidPromise());
+            return;
+        }
+        // A promise only for timed responses: its completion is the end of the response-send phase.
+        ctx.writeAndFlush(frame).addListener(frame.times());
     }
 
     private static String describe(Throwable error) {
@@ -343,6 +387,9 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closing = true;
+        if (connection != null) {
+            metrics.connections().connectionClosed();
+        }
         releaseQueued();
         LOGGER.debug("Connection {} closed", connection);
         ctx.fireChannelInactive();

@@ -83,6 +83,9 @@ final class ResponseEncoder extends ChannelOutboundHandlerAdapter {
         SizeAccumulator body = new SizeAccumulator();
         frame.body().addSize(body, cache, frame.apiVersion());
         int size = headerSize + body.totalSize();
+        if (frame.times() != null) {
+            frame.times().responseBytes(4 + size);
+        }
         int inBuffer = 4 + size - (zeroCopy ? body.zeroCopySize() : 0);
         ByteBuf buf = alloc.buffer(inBuffer);
         FrameWriter out = new FrameWriter(buf, zeroCopy);

@@ -24,6 +24,8 @@ final class ResponseFrame extends AbstractReferenceCounted {
     private final short apiVersion;
     private final ApiMessage body;
     private final Runnable release;
+    /** The timings to record once the frame is written, or null; set by the dispatcher before it writes. */
+    private RequestTimes times;
 
     /**
      * @param sequence the index of the request on its connection, from 0
@@ -50,6 +52,16 @@ final class ResponseFrame extends AbstractReferenceCounted {
 
     static ResponseFrame none(long sequence) {
         return new ResponseFrame(sequence, -1, (short) 0, (short) 0, null);
+    }
+
+    /** Attaches the request's timings (recorded once the frame is written); returns this frame. */
+    ResponseFrame timed(RequestTimes value) {
+        this.times = value;
+        return this;
+    }
+
+    RequestTimes times() {
+        return times;
     }
 
     long sequence() {

@@ -4,6 +4,8 @@ import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.config.SecurityProtocol;
 import io.cairn.broker.handler.HandlerRegistry;
+import io.cairn.broker.metrics.BrokerMetrics;
+import io.cairn.log.Time;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -24,9 +26,13 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -52,6 +58,9 @@ public final class SocketServer implements AutoCloseable {
     private final Map<String, InetSocketAddress> boundAddresses = new LinkedHashMap<>();
     private final RequestMemoryPool memoryPool;
     private final Executor requestHandlers;
+    private final BrokerMetrics metrics;
+    /** The network threads, for their CPU time (the idle-percent gauge); added by the thread factory. */
+    private final List<Thread> networkThreads = new CopyOnWriteArrayList<>();
     private EventLoopGroup acceptorGroup;
     private EventLoopGroup networkGroup;
 
@@ -59,10 +68,12 @@ public final class SocketServer implements AutoCloseable {
      * @param registries gives each listener its handlers (controller listeners serve other APIs than broker ones)
      * @param requestHandlers runs the handlers that do not run on the network threads (the caller owns it and
      *     closes it after this server)
+     * @param metrics where requests, connections and the network threads' idle time are recorded
      */
     public SocketServer(BrokerConfig config, Function<Endpoint, HandlerRegistry> registries,
-            Executor requestHandlers) {
+            Executor requestHandlers, BrokerMetrics metrics) {
         this.config = config;
+        this.metrics = metrics;
         this.registries = registries;
         this.requestHandlers = requestHandlers;
         this.memoryPool = new RequestMemoryPool(config.queuedMaxRequestBytes());
@@ -72,8 +83,13 @@ public final class SocketServer implements AutoCloseable {
     public void start() throws InterruptedException {
         IoHandlerFactory ioFactory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         acceptorGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("cairn-acceptor"), ioFactory);
-        networkGroup = new MultiThreadIoEventLoopGroup(config.numNetworkThreads(),
-                new DefaultThreadFactory("cairn-network-thread"), ioFactory);
+        DefaultThreadFactory networkFactory = new DefaultThreadFactory("cairn-network-thread");
+        networkGroup = new MultiThreadIoEventLoopGroup(config.numNetworkThreads(), runnable -> {
+            Thread thread = networkFactory.newThread(runnable);
+            networkThreads.add(thread);
+            return thread;
+        }, ioFactory);
+        metrics.socketServer().networkProcessorIdle(this::networkThreadsCpuNanos, config.numNetworkThreads());
         for (Endpoint endpoint : config.kafkaListeners()) {
             bind(endpoint);
         }
@@ -95,7 +111,8 @@ public final class SocketServer implements AutoCloseable {
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childHandler(new CairnChannelInitializer(endpoint, registries.apply(endpoint),
                         config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool,
-                        requestHandlers));
+                        requestHandlers, new DispatcherMetrics(metrics.requests(),
+                                metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM)));
         if (config.socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.socketSendBufferBytes());
         }
@@ -145,6 +162,22 @@ public final class SocketServer implements AutoCloseable {
             }
         }
         return new InetSocketAddress(endpoint.port());
+    }
+
+    /**
+     * The CPU time the network threads have used: a network thread waiting in epoll/select uses none, so its CPU
+     * time is its busy time (Kafka measures the time outside {@code select}, which Netty does not expose).
+     */
+    private long networkThreadsCpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long total = 0;
+        for (Thread thread : networkThreads) {
+            long cpu = threads.getThreadCpuTime(thread.getId());
+            if (cpu > 0) {
+                total += cpu;
+            }
+        }
+        return total;
     }
 
     /** The port {@code listenerName} is bound to (the real one when the config said 0). */

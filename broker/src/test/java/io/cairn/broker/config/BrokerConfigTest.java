@@ -345,4 +345,24 @@ class BrokerConfigTest {
                 .hasMessageContaining("org.apache.kafka.common.replica.RackAwareReplicaSelector")
                 .hasMessageNotContaining("\n");
     }
+
+    @Test
+    void metricsEndpointDefaultsToStrimzisPortOnEveryInterfaceAndCanBeMovedOrTurnedOff() {
+        // When
+        BrokerConfig defaults = BrokerConfig.fromMap(Map.of());
+        BrokerConfig set = BrokerConfig.fromMap(Map.of("metrics.enabled", "false", "metrics.host", "127.0.0.1",
+                "metrics.port", "0"));
+
+        // Then
+        assertThat(defaults.metricsEnabled()).isTrue();
+        assertThat(defaults.metricsHost()).isEmpty();
+        assertThat(defaults.metricsPort()).isEqualTo(9404);
+        assertThat(set.metricsEnabled()).isFalse();
+        assertThat(set.metricsHost()).isEqualTo("127.0.0.1");
+        assertThat(set.metricsPort()).isZero();
+        assertThat(set.unknownKeys()).isEmpty();
+        assertThat(set.effectiveValues()).containsEntry("metrics.port", "0");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("metrics.port", "65536")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("metrics.port");
+    }
 }

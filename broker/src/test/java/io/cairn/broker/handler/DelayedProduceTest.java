@@ -1,5 +1,7 @@
 package io.cairn.broker.handler;
 
+import io.micrometer.core.instrument.Clock;
+import io.cairn.broker.metrics.BrokerMetrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.broker.purgatory.MockTimer;
@@ -51,7 +53,8 @@ class DelayedProduceTest {
         fixture = PartitionsFixture.start(dir);
         timer = new MockTimer();
         purgatory = new PartitionPurgatory(fixture.replicaManager(), timer);
-        handler = new ProduceHandler(fixture.replicaManager(), fixture.metadata().node(), purgatory);
+        handler = new ProduceHandler(fixture.replicaManager(), fixture.metadata().node(), purgatory,
+                BrokerMetrics.withClock(Clock.SYSTEM).topics());
         fixture.registerSecondBroker();
     }
 

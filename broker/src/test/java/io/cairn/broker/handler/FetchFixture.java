@@ -1,5 +1,7 @@
 package io.cairn.broker.handler;
 
+import io.micrometer.core.instrument.Clock;
+import io.cairn.broker.metrics.BrokerMetrics;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.broker.fetch.FetchService;
@@ -44,7 +46,7 @@ final class FetchFixture implements AutoCloseable {
         this.partitions = partitions;
         this.purgatory = purgatory;
         this.service = new FetchService(partitions.metadata().node(), partitions.replicaManager(), Time.SYSTEM,
-            purgatory);
+            purgatory, BrokerMetrics.withClock(Clock.SYSTEM).topics());
         this.handler = new FetchHandler(service);
     }
 

@@ -1,5 +1,8 @@
 package io.cairn.broker.handler;
 
+import io.micrometer.core.instrument.Clock;
+import io.cairn.broker.metrics.BrokerTopicMetrics;
+import io.cairn.broker.metrics.BrokerMetrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
@@ -55,6 +58,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ProduceHandlerTest {
 
+    private static final BrokerTopicMetrics TOPIC_METRICS = BrokerMetrics.withClock(Clock.SYSTEM).topics();
+
     @TempDir
     static Path dir;
     private static PartitionsFixture partitions;
@@ -71,7 +76,7 @@ class ProduceHandlerTest {
         logs = partitions.logs();
         replicas = partitions.replicaManager();
         purgatory = new PartitionPurgatory(replicas);
-        handler = new ProduceHandler(replicas, fixture.node(), purgatory);
+        handler = new ProduceHandler(replicas, fixture.node(), purgatory, TOPIC_METRICS);
     }
 
     @AfterAll
@@ -592,7 +597,7 @@ class ProduceHandlerTest {
         createTopic("elsewhere", 1, Map.of());
         ReplicaManager notHosting = new ReplicaManager(2, List.of(logs), TopicConfigDefaults.defaults());
         notHosting.start(fixture.node());
-        ProduceHandler other = new ProduceHandler(notHosting, fixture.node(), purgatory);
+        ProduceHandler other = new ProduceHandler(notHosting, fixture.node(), purgatory, TOPIC_METRICS);
         try {
             // When
             TwoPhaseApiHandler.Stages<ProduceResponseData> stages = other.dispatch(context(10, "test"),

@@ -1,5 +1,8 @@
 package io.cairn.broker.net;
 
+import io.cairn.log.Time;
+import io.micrometer.core.instrument.Clock;
+import io.cairn.broker.metrics.BrokerMetrics;
 import io.cairn.testkit.LeakDetection;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -291,7 +294,13 @@ class RequestDispatcherTest {
             Executor requestHandlers) {
         return new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST", pool), new ResponseEncoder(),
                 new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), pool,
-                        requestHandlers, "TEST", ctx -> new ClientConnection("test-connection", "TEST", ctx.channel().remoteAddress())));
+                        requestHandlers, "TEST", ctx -> new ClientConnection("test-connection", "TEST", ctx.channel().remoteAddress()),
+                        metrics()));
+    }
+
+    static DispatcherMetrics metrics() {
+        BrokerMetrics metrics = BrokerMetrics.withClock(Clock.SYSTEM);
+        return new DispatcherMetrics(metrics.requests(), metrics.socketServer().forListener("TEST"), Time.SYSTEM);
     }
 
     private static ByteBuf request(int correlationId, String groupId) {

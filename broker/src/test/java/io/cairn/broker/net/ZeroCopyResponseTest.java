@@ -265,7 +265,8 @@ class ZeroCopyResponseTest {
         HandlerRegistry registry = HandlerRegistry.forListener(List.of(handler), false);
         EmbeddedChannel channel = new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST", pool),
             new ResponseEncoder(), new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"),
-            pool, Runnable::run, "TEST", ctx -> new ClientConnection("c", "TEST", ctx.channel().remoteAddress())));
+            pool, Runnable::run, "TEST", ctx -> new ClientConnection("c", "TEST", ctx.channel().remoteAddress()),
+            RequestDispatcherTest.metrics()));
         short version = 12;
         channel.writeInbound(RequestDispatcherTest.frame(ApiKey.FETCH, version, 1, new FetchRequestData()));
         assertThat(handler.pending).isNotNull();

@@ -133,7 +133,9 @@ class KraftConfigIT {
                         "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
                         "log.dirs=" + CairnProcess.DATA_DIR_PLACEHOLDER,
                         "offsets.topic.replication.factor=1",
-                        "transaction.state.log.replication.factor=1", "");
+                        "transaction.state.log.replication.factor=1",
+                        // Three nodes on one host: each metrics endpoint on a free port, not all on 9404.
+                        "metrics.port=0", "");
                 nodes.add(CairnProcess.builder().serverProperties(config, client).build());
             }
             String clusterId = nodes.get(0).storageTool("random-uuid").stdout().strip();

@@ -1,0 +1,81 @@
+package io.cairn.broker.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+/**
+ * Kafka's socket-server and thread-pool meters: per listener the open connections
+ * ({@code kafka_server_socket_server_metrics_connection_count{listener}}) and the connections created and closed
+ * ({@code ..._connection_creation_total}, {@code ..._connection_close_total}: Kafka's {@code -total} attributes,
+ * whose {@code rate()} is Kafka's {@code -rate}); the network threads' and request handlers' idle fraction
+ * ({@code kafka_network_socketserver_networkprocessoravgidle_percent},
+ * {@code kafka_server_kafkarequesthandlerpool_requesthandleravgidle_percent}).
+ *
+ * <p>Thread-safe.
+ */
+public final class SocketServerMetrics {
+
+    private static final String PREFIX = "kafka.server.socket.server.metrics.";
+
+    private final MeterRegistry registry;
+    private final ConcurrentMap<String, ListenerMeters> byListener = new ConcurrentHashMap<>();
+
+    SocketServerMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** The connection meters of {@code listener}; resolve once per listener. */
+    public ListenerMeters forListener(String listener) {
+        return byListener.computeIfAbsent(listener, name -> new ListenerMeters(registry, name));
+    }
+
+    /** Publishes the network threads' idle fraction from their accumulated busy (CPU) time. */
+    public void networkProcessorIdle(LongSupplier busyNanos, int threads) {
+        IdleRatio ratio = new IdleRatio(registry.config().clock(), busyNanos, threads);
+        // Strong: the gauge is the only holder of the ratio (Micrometer keeps gauge objects weakly by default).
+        Gauge.builder("kafka.network.socketserver.networkprocessoravgidle.percent", ratio, IdleRatio::read)
+                .description("Idle fraction of the network threads since the last scrape").strongReference(true)
+                .register(registry);
+    }
+
+    /** Publishes the request-handler threads' idle fraction from the time they spent running requests. */
+    public void requestHandlerIdle(LongSupplier busyNanos, int threads) {
+        IdleRatio ratio = new IdleRatio(registry.config().clock(), busyNanos, threads);
+        Gauge.builder("kafka.server.kafkarequesthandlerpool.requesthandleravgidle.percent", ratio, IdleRatio::read)
+                .description("Idle fraction of the request-handler threads since the last scrape")
+                .strongReference(true).register(registry);
+    }
+
+    /** The connection meters of one listener. Thread-safe. */
+    public static final class ListenerMeters {
+
+        private final AtomicInteger open = new AtomicInteger();
+        private final Counter created;
+        private final Counter closed;
+
+        ListenerMeters(MeterRegistry registry, String listener) {
+            Gauge.builder(PREFIX + "connection.count", open, AtomicInteger::get).description("Open connections")
+                    .tag("listener", listener)
+                    .strongReference(true).register(registry);
+            this.created = Counter.builder(PREFIX + "connection.creation").description("Connections accepted")
+                    .tag("listener", listener).register(registry);
+            this.closed = Counter.builder(PREFIX + "connection.close").description("Connections closed")
+                    .tag("listener", listener).register(registry);
+        }
+
+        public void connectionOpened() {
+            open.incrementAndGet();
+            created.increment();
+        }
+
+        public void connectionClosed() {
+            open.decrementAndGet();
+            closed.increment();
+        }
+    }
+}
