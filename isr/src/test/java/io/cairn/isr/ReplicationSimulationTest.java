@@ -31,7 +31,9 @@ import io.cairn.wire.protocol.Uuid;
 import io.cairn.wire.record.CompressionType;
 import io.cairn.wire.record.RecordBatch;
 import io.cairn.wire.record.RecordBatchBuilder;
+import io.cairn.wire.record.RecordBatches;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -79,7 +81,7 @@ class ReplicationSimulationTest {
     private static final int BROKERS = 3;
     private static final long LAG_MS = 10_000L;
     private static final long BACKOFF_MS = 100L;
-    private static final int STEPS = 400;
+    private static final int STEPS = 1000;
     private static final TopicPartition TP = new TopicPartition("sim", 0);
 
     @TempDir
@@ -98,6 +100,8 @@ class ReplicationSimulationTest {
     private Random random;
     private long seed;
     private int minIsr;
+    /** {@code replica.fetch.max.bytes}: per seed about two batches (catching up takes many rounds) or 1 MiB. */
+    private int fetchMaxBytes;
     private long committedEnd;
     private int incarnations;
     private int produced;
@@ -122,6 +126,7 @@ class ReplicationSimulationTest {
         this.seed = seed;
         random = new Random(seed);
         minIsr = 1 + random.nextInt(BROKERS);
+        fetchMaxBytes = random.nextBoolean() ? 200 : 1 << 20;
         setUp();
         for (int step = 0; step < STEPS; step++) {
             step();
@@ -203,7 +208,7 @@ class ReplicationSimulationTest {
             }
             SourceBroker source = new SourceBroker(reg.leader(), "broker-" + reg.leader(), 9092);
             fetcher = new ReplicaFetcherThread("ReplicaFetcherThread-0-" + reg.leader(),
-                new SimEndpoint(id, source), tp -> partition, failed, time, BACKOFF_MS, 1 << 20);
+                new SimEndpoint(id, source), tp -> partition, failed, time, BACKOFF_MS, fetchMaxBytes);
             long initOffset = log.latestEpoch() >= 0 ? partition.logEndOffset() : partition.highWatermark();
             fetcher.addPartitions(Map.of(TP, new InitialFetchState(topicId, source, reg.leaderEpoch(), initOffset)));
         }
@@ -252,16 +257,24 @@ class ReplicationSimulationTest {
                 p.lastFetchedEpoch(), p.logStartOffset(), nodes[follower].brokerEpoch);
             FetchedPartition answer;
             try (LogReadResult read = leader.fetchRecords(request, FetchIsolation.LOG_END, p.maxBytes(), true, true)) {
-                ByteBuffer records = read.info().firstEntryIncomplete() ? ByteBuffer.allocate(0)
-                    : read.info().records().readBytes();
-                answer = new FetchedPartition(Errors.NONE, read.highWatermark(), read.logStartOffset(), records,
-                    read.divergingEpoch());
+                answer = new FetchedPartition(Errors.NONE, read.highWatermark(), read.logStartOffset(),
+                    completeBatches(read.info()), read.divergingEpoch());
             } catch (ApiException e) {
                 answer = new FetchedPartition(Errors.forException(e), -1L, -1L, ByteBuffer.allocate(0), null);
             }
             nodes[source.id()].scheduler.runPending();
             maybeLoseResponse();
             return Map.of(TP, answer);
+        }
+
+        /** The read's complete batches: a size limit may cut the last one, which the response then drops. */
+        private static ByteBuffer completeBatches(FetchDataInfo info) {
+            if (info.firstEntryIncomplete()) {
+                return ByteBuffer.allocate(0);
+            }
+            ByteBuffer records = info.records().readBytes();
+            int size = RecordBatches.of(Unpooled.wrappedBuffer(records.duplicate())).sizeOfCompleteBatches();
+            return records.limit(records.position() + size).slice();
         }
 
         @Override
@@ -607,7 +620,7 @@ class ReplicationSimulationTest {
     private void converge() {
         isolated.clear();
         log("converge");
-        for (int round = 0; round < 40; round++) {
+        for (int round = 0; round < 5_000 && !converged(); round++) {
             for (int id = 1; id <= BROKERS; id++) {
                 Node node = nodes[id];
                 if (controllerImage.broker(id).orElseThrow().fenced()) {
@@ -629,6 +642,22 @@ class ReplicationSimulationTest {
             tick(BACKOFF_MS);
             checkInvariants("convergence round " + round);
         }
+    }
+
+    private boolean converged() {
+        PartitionRegistration reg = controllerPartition();
+        if (reg.leader() == PartitionRegistration.NO_LEADER || reg.isr().size() < BROKERS) {
+            return false;
+        }
+        Partition leader = nodes[reg.leader()].partition;
+        for (int id = 1; id <= BROKERS; id++) {
+            Partition p = nodes[id].partition;
+            if (!nodes[id].undelivered.isEmpty() || p.logEndOffset() != leader.logEndOffset()
+                    || p.highWatermark() != leader.logEndOffset()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void checkConverged() {
