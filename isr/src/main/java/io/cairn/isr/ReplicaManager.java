@@ -175,8 +175,7 @@ public final class ReplicaManager implements AutoCloseable {
         for (LogManager manager : logManagers) {
             checkpointedHighWatermarks.putAll(HighWatermarkCheckpoint.read(manager.logDir()));
         }
-        LongSupplier epoch = brokerEpoch != null ? brokerEpoch : () -> metadataNode.currentImage().broker(brokerId)
-            .map(BrokerRegistration::epoch).orElse(-1L);
+        LongSupplier epoch = this::currentBrokerEpoch;
         alterPartitionManager = AlterPartitionManager.start(brokerId, epoch, metadataNode::alterPartition);
         isrContext = new IsrContext(replicaLagTimeMaxMs, alterPartitionManager,
             id -> metadataNode.currentImage().broker(id), epoch);
@@ -475,7 +474,7 @@ public final class ReplicaManager implements AutoCloseable {
      */
     public void useReplicaFetchers(ReplicaFetcherConfig config, String interBrokerListenerName) {
         this.interBrokerListener = interBrokerListenerName;
-        this.fetchers = ReplicaFetcherManager.remote(brokerId, config, partitions::get, this::brokerEpoch);
+        this.fetchers = ReplicaFetcherManager.remote(brokerId, config, partitions::get, this::currentBrokerEpoch);
     }
 
     /** As {@link #useReplicaFetchers(ReplicaFetcherConfig, String)}, reaching leaders through {@code endpoints}. */
@@ -548,8 +547,14 @@ public final class ReplicaManager implements AutoCloseable {
         return fetchers;
     }
 
-    /** This broker's epoch in the metadata image (Fetch v15+ replica state), -1 before it registered. */
-    private long brokerEpoch() {
+    /**
+     * This broker's epoch, the one its AlterPartition requests and its fetches (Fetch v15+ replica state) carry:
+     * from the supplier given at construction, else from the metadata image; -1 before it registered.
+     */
+    private long currentBrokerEpoch() {
+        if (brokerEpoch != null) {
+            return brokerEpoch.getAsLong();
+        }
         MetadataNode current = node;
         return current == null ? -1L
             : current.currentImage().broker(brokerId).map(BrokerRegistration::epoch).orElse(-1L);
