@@ -51,6 +51,8 @@ import org.apache.logging.log4j.Logger;
 public final class Partition {
 
     private static final Logger LOGGER = LogManager.getLogger(Partition.class);
+    /** Kafka's state-change logger, by Kafka's name ({@code state-change.log} in Kafka's log4j2 layout). */
+    private static final Logger STATE_CHANGE_LOGGER = LogManager.getLogger("state.change.logger");
     /** A request that names no leader epoch ({@code current_leader_epoch} = -1) skips the epoch check. */
     public static final int NO_EPOCH = -1;
     /** ListOffsets timestamp (v9+): the highest offset in tiered storage; -1 here, as Kafka without tiering. */
@@ -178,8 +180,8 @@ public final class Partition {
         try {
             PartitionRegistration old = registration;
             if (old != null && newRegistration.partitionEpoch() < old.partitionEpoch()) {
-                LOGGER.info("{}Skipped the state change to {} since the partition is already at a newer partition "
-                    + "epoch {}.", logPrefix, newRegistration, old.partitionEpoch());
+                STATE_CHANGE_LOGGER.info("{}Skipped the state change to {} since the partition is already at a "
+                    + "newer partition epoch {}.", logPrefix, newRegistration, old.partitionEpoch());
                 return;
             }
             leadershipChanged = old == null || old.leaderEpoch() != newRegistration.leaderEpoch()
@@ -192,8 +194,8 @@ public final class Partition {
             }
             boolean leader = newRegistration.leader() == localBrokerId;
             if (old == null || old.leaderEpoch() != newRegistration.leaderEpoch()) {
-                LOGGER.info("{}{} in leader epoch {} with partition epoch {} (replicas {}, isr {}{}), log end offset "
-                    + "{}, high watermark {}", logPrefix,
+                STATE_CHANGE_LOGGER.info("{}{} in leader epoch {} with partition epoch {} (replicas {}, isr {}{}), "
+                    + "log end offset {}, high watermark {}", logPrefix,
                     leader ? "Leader" : "Follower of broker " + newRegistration.leader(),
                     newRegistration.leaderEpoch(), newRegistration.partitionEpoch(), newRegistration.replicas(),
                     newRegistration.isr(), leader && isUnderMinIsr() ? " (under-min-isr)" : "", log.logEndOffset(),

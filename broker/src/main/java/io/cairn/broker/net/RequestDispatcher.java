@@ -142,6 +142,9 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         RequestTimes times = new RequestTimes(metrics.time(), apiMetrics,
                 metrics.requests().fetchSplit(request.apiKey(), request.apiVersion(), request.body()), reservedBytes);
         times.recordRequest(request.apiVersion());
+        if (RequestTimes.REQUEST_LOGGER.isDebugEnabled()) {
+            times.describe(describe(request, connection));
+        }
         if (LOGGER.isDebugEnabled()) {
             LOGGER.debug("Request {} v{} correlation id {} from {}: {}", request.apiKey().messageName(),
                     request.apiVersion(), request.header().correlationId(), connection, request.body());
@@ -165,6 +168,14 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         });
         stages.dispatched().whenComplete((ignored, error) -> onEventLoop(() -> onDispatched(reservedBytes),
                 () -> memoryPool.release(reservedBytes)));
+    }
+
+    /** The request logger's view of a request: its header, the connection, and at TRACE its body (Kafka's). */
+    private static String describe(DecodedRequest request, Object connection) {
+        String header = "{api=" + request.apiKey().messageName() + ",version=" + request.apiVersion()
+                + ",correlationId=" + request.header().correlationId() + ",clientId=" + request.header().clientId()
+                + "} from connection " + connection;
+        return RequestTimes.REQUEST_LOGGER.isTraceEnabled() ? header + ",request:" + request.body() : header;
     }
 
     /** Calls the handler; a handler that throws is treated like one whose stages failed. */

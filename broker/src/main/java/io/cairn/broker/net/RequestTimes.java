@@ -6,16 +6,25 @@ import io.cairn.log.Time;
 import io.cairn.wire.error.Errors;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 
 /**
  * The timestamps of one request on its way through the broker (Kafka keeps the same ones on its
  * {@code RequestChannel.Request}): dispatched, taken by a handler, handler returned, response complete, response
  * taken by the event loop, response written; on completion of the write they go to the request's meters.
  *
+ * <p>With Kafka's request logger ({@code kafka.request.logger}, {@code kafka-request.log} in Kafka's log4j2 layout) at
+ * DEBUG, a finished request is also logged there with its times, as Kafka's {@code RequestChannel} logs
+ * "Completed request"; the description is only built when that logger is enabled.
+ *
  * <p>Written by the threads the request passes through in turn; each hand-over goes through a future completion
  * or an executor hand-off, which orders the writes before the reads. Not otherwise thread-safe.
  */
 final class RequestTimes implements ChannelFutureListener, ErrorCounter {
+
+    /** Kafka's request logger, by Kafka's name, so a Kafka log4j2 configuration routes it as it does Kafka's. */
+    static final Logger REQUEST_LOGGER = LogManager.getLogger("kafka.request.logger");
 
     private final Time time;
     private final ApiRequestMetrics api;
@@ -28,6 +37,8 @@ final class RequestTimes implements ChannelFutureListener, ErrorCounter {
     private long responseDoneNanos;
     private long responseDequeueNanos;
     private int responseBytes;
+    /** What the request logger prints for this request, or null when that logger is off. */
+    private String description;
 
     RequestTimes(Time time, ApiRequestMetrics api, ApiRequestMetrics split, int requestBytes) {
         this.time = time;
@@ -86,6 +97,11 @@ final class RequestTimes implements ChannelFutureListener, ErrorCounter {
         responseBytes = bytes;
     }
 
+    /** Logs the request, described so, to the request logger when it completes (call only when it is enabled). */
+    void describe(String requestDescription) {
+        description = requestDescription;
+    }
+
     /** The request had no response to write (acks=0): its meters are recorded now. */
     void finishWithoutResponse() {
         record(responseDequeueNanos);
@@ -105,5 +121,16 @@ final class RequestTimes implements ChannelFutureListener, ErrorCounter {
                     sendDoneNanos);
             split.recordSizes(requestBytes, responseBytes);
         }
+        if (description != null) {
+            REQUEST_LOGGER.debug("Completed request:{};totalTime:{},requestQueueTime:{},localTime:{},remoteTime:{},"
+                    + "throttleTime:0,responseQueueTime:{},sendTime:{},requestBytes:{},responseBytes:{}", description,
+                    ms(sendDoneNanos - startNanos), ms(dequeueNanos - startNanos), ms(localDoneNanos - dequeueNanos),
+                    ms(responseDoneNanos - localDoneNanos), ms(responseDequeueNanos - responseDoneNanos),
+                    ms(sendDoneNanos - responseDequeueNanos), requestBytes, responseBytes);
+        }
+    }
+
+    private static double ms(long nanos) {
+        return nanos / 1_000_000.0;
     }
 }
