@@ -15,6 +15,7 @@ import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
+import io.cairn.broker.handler.DescribeProducersHandler;
 import io.cairn.broker.handler.DescribeQuorumHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.ElectLeadersHandler;
@@ -26,12 +27,14 @@ import io.cairn.broker.handler.InitProducerIdHandler;
 import io.cairn.broker.handler.ListGroupsHandler;
 import io.cairn.broker.handler.ListOffsetsHandler;
 import io.cairn.broker.handler.ListPartitionReassignmentsHandler;
+import io.cairn.broker.handler.MarkerAppender;
 import io.cairn.broker.handler.MetadataHandler;
 import io.cairn.broker.handler.OffsetFetchHandler;
 import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
 import io.cairn.broker.handler.TopicConfigDefaults;
+import io.cairn.broker.handler.WriteTxnMarkersHandler;
 import io.cairn.broker.metrics.BrokerMetrics;
 import io.cairn.broker.metrics.BrokerState;
 import io.cairn.broker.metrics.ConsumerLagCollector;
@@ -219,6 +222,11 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));
         handlers.add(new FetchHandler(fetchService));
+        MarkerAppender markers = new MarkerAppender(replicaManager, purgatory, Time.SYSTEM,
+                MarkerAppender.DEFAULT_TIMEOUT_MS);
+        // Groups have no transactional offsets yet: their markers are appended like any partition's.
+        handlers.add(new WriteTxnMarkersHandler(markers, markers.offsetsTopic()));
+        handlers.add(new DescribeProducersHandler(replicaManager, node));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
         handlers.add(new InitProducerIdHandler(new ProducerIdManager(node, config.nodeId(), Time.SYSTEM),

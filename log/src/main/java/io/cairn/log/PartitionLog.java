@@ -3,6 +3,7 @@ package io.cairn.log;
 import io.cairn.log.epoch.EpochEntry;
 import io.cairn.log.epoch.LeaderEpochCache;
 import io.cairn.log.index.AbortedTxn;
+import io.cairn.log.producer.ActiveProducer;
 import io.cairn.log.producer.BatchMetadata;
 import io.cairn.log.producer.ProducerSnapshots;
 import io.cairn.log.producer.ProducerStateManager;
@@ -224,6 +225,16 @@ public final class PartitionLog implements Closeable {
         lock.lock();
         try {
             return producers.firstUnstableOffset();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The state of every producer the partition remembers (DescribeProducers), copied under the lock. */
+    public List<ActiveProducer> activeProducers() {
+        lock.lock();
+        try {
+            return producers.snapshotActiveProducers();
         } finally {
             lock.unlock();
         }

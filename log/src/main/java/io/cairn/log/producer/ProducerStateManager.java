@@ -1,5 +1,7 @@
 package io.cairn.log.producer;
 
+import io.cairn.wire.error.ErrorCodeException;
+import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.InvalidProducerEpochException;
 import io.cairn.wire.error.InvalidRecordException;
 import io.cairn.wire.error.OutOfOrderSequenceException;
@@ -7,6 +9,7 @@ import io.cairn.wire.record.ControlRecordType;
 import io.cairn.wire.record.EndTransactionMarker;
 import io.cairn.wire.record.Record;
 import io.cairn.wire.record.RecordBatch;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -40,6 +43,15 @@ public final class ProducerStateManager {
         return producers.values();
     }
 
+    /** A copy of every producer's state, in no particular order. */
+    public List<ActiveProducer> snapshotActiveProducers() {
+        List<ActiveProducer> result = new ArrayList<>(producers.size());
+        for (ProducerStateEntry entry : producers.values()) {
+            result.add(ActiveProducer.of(entry));
+        }
+        return result;
+    }
+
     public ProducerStateEntry entry(long producerId) {
         return producers.get(producerId);
     }
@@ -50,6 +62,9 @@ public final class ProducerStateManager {
      *
      * @throws InvalidProducerEpochException when the epoch is older than the producer's
      * @throws OutOfOrderSequenceException   when the sequence does not follow
+     * @throws ErrorCodeException            TRANSACTION_COORDINATOR_FENCED for a transaction marker written with an
+     *                                       older coordinator epoch than the producer's last marker (Kafka's
+     *                                       {@code ProducerAppendInfo.checkCoordinatorEpoch}: a zombie coordinator)
      */
     public BatchMetadata checkLeaderAppend(RecordBatch batch) {
         long pid = batch.producerId();
@@ -66,6 +81,7 @@ public final class ProducerStateManager {
                 + " is older than the current " + entry.producerEpoch());
         }
         if (batch.isControlBatch()) {
+            checkCoordinatorEpoch(batch, entry);
             return null;
         }
         int firstSeq = batch.baseSequence();
@@ -85,6 +101,19 @@ public final class ProducerStateManager {
                 + " must start at sequence 0, got " + firstSeq);
         }
         return null;
+    }
+
+    private static void checkCoordinatorEpoch(RecordBatch batch, ProducerStateEntry entry) {
+        List<Record> records = batch.records();
+        if (records.isEmpty()) {
+            return;
+        }
+        EndTransactionMarker marker = EndTransactionMarker.parse(records.get(0));
+        if (marker.coordinatorEpoch() < entry.coordinatorEpoch()) {
+            throw Errors.TRANSACTION_COORDINATOR_FENCED.exception("Invalid coordinator epoch for producerId "
+                + entry.producerId() + ": " + marker.coordinatorEpoch() + " (zombie), " + entry.coordinatorEpoch()
+                + " (current)");
+        }
     }
 
     private static int nextSequence(int seq) {

@@ -3,6 +3,7 @@ package io.cairn.log.producer;
 import static io.cairn.log.TestBatches.idempotent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.FetchDataInfo;
@@ -13,6 +14,7 @@ import io.cairn.log.MockTime;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.TestBatches;
 import io.cairn.log.index.AbortedTxn;
+import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.InvalidProducerEpochException;
 import io.cairn.wire.error.OutOfOrderSequenceException;
 import java.nio.file.Files;
@@ -92,6 +94,33 @@ class ProducerStateTest {
         try (FetchDataInfo info = log.readCommitted(0, 10_000, log.logEndOffset())) {
             assertThat(info.abortedTransactions()).containsExactly(new AbortedTxn(9L, 1, 3, 4));
         }
+        log.close();
+    }
+
+    @Test
+    void aMarkerOfAnOlderCoordinatorEpochShouldBeFencedAndLeaveTheTransactionOpen() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 0, time.milliseconds(), "t1"), 0,
+            AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.marker(9L, (short) 0, true, time.milliseconds(), 5), 0,
+            AppendOrigin.COORDINATOR);
+        log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 1, time.milliseconds(), "t2"), 0,
+            AppendOrigin.CLIENT);
+
+        // When
+        Throwable zombie = catchThrowable(() -> log.appendAsLeader(TestBatches.marker(9L, (short) 0, false,
+            time.milliseconds(), 4), 0, AppendOrigin.COORDINATOR));
+
+        // Then
+        assertThat(Errors.forException(zombie)).isEqualTo(Errors.TRANSACTION_COORDINATOR_FENCED);
+        assertThat(log.logEndOffset()).isEqualTo(3);
+        assertThat(log.firstUnstableOffset()).isEqualTo(2);
+        assertThat(log.activeProducers()).containsExactly(new ActiveProducer(9L, (short) 0, 1,
+            time.milliseconds(), 5, 2L));
+        log.appendAsLeader(TestBatches.marker(9L, (short) 0, false, time.milliseconds(), 5), 0,
+            AppendOrigin.COORDINATOR);
+        assertThat(log.firstUnstableOffset()).isEqualTo(-1);
         log.close();
     }
 
