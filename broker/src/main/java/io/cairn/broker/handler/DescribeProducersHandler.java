@@ -64,7 +64,7 @@ public final class DescribeProducersHandler
         DescribeProducersResponseData response = new DescribeProducersResponseData();
         for (TopicRequest topic : request.topics()) {
             TopicResponse topicResponse = new TopicResponse().setName(topic.name());
-            Optional<String> illegal = TopicNames.validate(topic.name());
+            Optional<String> illegal = TopicNames.validateForRequest(topic.name());
             Errors topicError = illegal.isPresent() ? Errors.INVALID_TOPIC_EXCEPTION
                     : image.topic(topic.name()).isEmpty() ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.NONE;
             for (int index : topic.partitionIndexes()) {

@@ -16,6 +16,7 @@ import io.cairn.log.TestBatches;
 import io.cairn.log.index.AbortedTxn;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.InvalidProducerEpochException;
+import io.cairn.wire.error.InvalidTxnStateException;
 import io.cairn.wire.error.OutOfOrderSequenceException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -120,6 +121,49 @@ class ProducerStateTest {
             time.milliseconds(), 5, 2L));
         log.appendAsLeader(TestBatches.marker(9L, (short) 0, false, time.milliseconds(), 5), 0,
             AppendOrigin.COORDINATOR);
+        assertThat(log.firstUnstableOffset()).isEqualTo(-1);
+        log.close();
+    }
+
+    @Test
+    void aTransactionsFirstBatchShouldNeedTheCurrentVerificationGuardAndLaterOnesNone() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        VerificationGuard guard = log.maybeStartTransactionVerification(9L, 0, (short) 0);
+
+        // When
+        Throwable unverified = catchThrowable(() -> log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 0,
+            time.milliseconds(), "t1"), 0, AppendOrigin.CLIENT, VerificationGuard.SENTINEL));
+        log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 0, time.milliseconds(), "t1"), 0,
+            AppendOrigin.CLIENT, guard);
+        VerificationGuard ongoing = log.maybeStartTransactionVerification(9L, 1, (short) 0);
+        log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 1, time.milliseconds(), "t2"), 0,
+            AppendOrigin.CLIENT, ongoing);
+
+        // Then
+        assertThat(unverified).isInstanceOf(InvalidTxnStateException.class)
+            .hasMessage("Record was not part of an ongoing transaction");
+        assertThat(guard).isNotSameAs(VerificationGuard.SENTINEL);
+        assertThat(ongoing).isSameAs(VerificationGuard.SENTINEL);
+        assertThat(log.logEndOffset()).isEqualTo(2);
+        log.close();
+    }
+
+    @Test
+    void aMarkerWrittenWhileABatchIsVerifiedShouldInvalidateItsGuard() {
+        // Given: the coordinator aborts the transaction while the leader waits for its verification answer
+        PartitionLog log = open(LogConfig.defaults());
+        VerificationGuard guard = log.maybeStartTransactionVerification(9L, 0, (short) 0);
+        log.appendAsLeader(TestBatches.marker(9L, (short) 0, false, time.milliseconds()), 0,
+            AppendOrigin.COORDINATOR);
+
+        // When
+        Throwable late = catchThrowable(() -> log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 0,
+            time.milliseconds(), "t1"), 0, AppendOrigin.CLIENT, guard));
+
+        // Then
+        assertThat(late).isInstanceOf(InvalidTxnStateException.class);
+        assertThat(log.logEndOffset()).isEqualTo(1);
         assertThat(log.firstUnstableOffset()).isEqualTo(-1);
         log.close();
     }
