@@ -119,6 +119,7 @@ public final class TransactionMarkerChannel implements TransactionMarkerSender, 
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             LOGGER.error("The transaction marker channel stopped", e);
+            closed = true;
             queue.failAll(e);
         } finally {
             lock.unlock();
