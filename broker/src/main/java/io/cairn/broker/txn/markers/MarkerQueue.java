@@ -100,6 +100,8 @@ final class MarkerQueue {
     private final ArrayDeque<Txn> waiting = new ArrayDeque<>();
     private final LinkedHashSet<Marker> markers = new LinkedHashSet<>();
     private final Set<Integer> busy = new HashSet<>();
+    /** Destinations whose last request got no answer: their next failures are logged at DEBUG only. */
+    private final Set<Integer> unreachable = new HashSet<>();
 
     /**
      * @param listenerName the inter-broker listener whose endpoints the requests go to
@@ -204,6 +206,7 @@ final class MarkerQueue {
     /** Applies the leader's answer to the markers of {@code send}. */
     void onResponse(Send send, WriteTxnMarkersResponseData response, long nowMs) {
         busy.remove(send.destination().id());
+        unreachable.remove(send.destination().id());
         Map<Long, Map<TopicPartition, Errors>> errors = new HashMap<>();
         for (WritableTxnMarkerResult result : response.markers()) {
             Map<TopicPartition, Errors> ofProducer = errors.computeIfAbsent(result.producerId(), id -> new HashMap<>());
@@ -241,7 +244,12 @@ final class MarkerQueue {
     /** The request of {@code send} got no answer: every marker it carried is routed again after the back-off. */
     void onFailure(Send send, Exception failure, long nowMs) {
         busy.remove(send.destination().id());
-        LOGGER.info("Sending transaction markers to {} failed: {}; retrying", send.destination(), failure.toString());
+        if (unreachable.add(send.destination().id())) {
+            LOGGER.info("Sending transaction markers to {} failed: {}; retrying", send.destination(),
+                failure.toString());
+        } else if (LOGGER.isDebugEnabled()) {
+            LOGGER.debug("Sending transaction markers to {} failed again: {}", send.destination(), failure.toString());
+        }
         for (Marker marker : send.markers()) {
             if (markers.contains(marker)) {
                 retry(marker, nowMs);
@@ -298,6 +306,7 @@ final class MarkerQueue {
         waiting.clear();
         markers.clear();
         busy.clear();
+        unreachable.clear();
         new LinkedHashSet<>(txns).forEach(txn -> txn.result.completeExceptionally(failure));
     }
 }
