@@ -15,6 +15,7 @@ import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
+import io.cairn.broker.handler.DescribeProducersHandler;
 import io.cairn.broker.handler.DescribeQuorumHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.ElectLeadersHandler;
@@ -26,12 +27,14 @@ import io.cairn.broker.handler.InitProducerIdHandler;
 import io.cairn.broker.handler.ListGroupsHandler;
 import io.cairn.broker.handler.ListOffsetsHandler;
 import io.cairn.broker.handler.ListPartitionReassignmentsHandler;
+import io.cairn.broker.handler.MarkerAppender;
 import io.cairn.broker.handler.MetadataHandler;
 import io.cairn.broker.handler.OffsetFetchHandler;
 import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
 import io.cairn.broker.handler.TopicConfigDefaults;
+import io.cairn.broker.handler.WriteTxnMarkersHandler;
 import io.cairn.broker.metrics.BrokerMetrics;
 import io.cairn.broker.metrics.BrokerState;
 import io.cairn.broker.metrics.ConsumerLagCollector;
@@ -41,6 +44,9 @@ import io.cairn.broker.metrics.ReplicationMetrics;
 import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
+import io.cairn.broker.txn.TransactionMarkerSender;
+import io.cairn.broker.txn.markers.TransactionMarkerChannel;
+import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.isr.LogConfigs;
 import io.cairn.isr.RackAwareReplicaSelector;
 import io.cairn.isr.ReplicaManager;
@@ -56,6 +62,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import org.apache.logging.log4j.Logger;
 
 /**
@@ -72,6 +79,12 @@ public final class CairnServer implements AutoCloseable {
     private final BrokerConfig config;
     /** How long startup waits for the controller to register and unfence this broker. */
     private static final long REGISTRATION_TIMEOUT_MS = 60_000L;
+    /** Kafka's {@code retry.backoff.ms} default, the marker channel's wait before routing a failed marker again. */
+    private static final long MARKER_RETRY_BACKOFF_MS = 100L;
+    /** The most partition markers the channel holds at once; later transactions wait for room. */
+    private static final int MAX_QUEUED_MARKERS = 10_000;
+    /** A marker request's read timeout exceeds the leader's acks wait by this much, so its answer arrives. */
+    private static final int INTER_BROKER_SOCKET_MARGIN_MS = 10_000;
 
     private final List<ApiHandler<?, ?>> extraHandlers;
     private final String logPrefix;
@@ -83,6 +96,8 @@ public final class CairnServer implements AutoCloseable {
     private PartitionPurgatory purgatory;
     private GroupCoordinator groupCoordinator;
     private RequestHandlerPool requestHandlers;
+    private TransactionMarkerChannel markerChannel;
+    private TransactionVerifier transactionVerifier;
     private SocketServer socketServer;
     private BrokerMetrics metrics;
     private MetricsHttpServer metricsServer;
@@ -144,9 +159,10 @@ public final class CairnServer implements AutoCloseable {
             groupCoordinator = new GroupCoordinator(replicaManager, metadata.node(), config.groupConfig(),
                     config.internalTopics().offsetsPartitions(), Time.SYSTEM, purgatory);
             groupCoordinator.start();
-            handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
-                    metrics, extraHandlers);
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
+            startTransactionChannels();
+            handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
+                    metrics, new TransactionServices(transactionVerifier, requestHandlers), extraHandlers);
             registerMetrics();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics);
             if (config.metricsEnabled()) {
@@ -171,6 +187,33 @@ public final class CairnServer implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * The inter-broker clients of transactions: the marker channel (for the transaction coordinator) and, with
+     * {@code transaction.partition.verification.enable}, the produce path's verifier.
+     */
+    private void startTransactionChannels() {
+        MetadataNode node = metadata.node();
+        String listener = config.replicaFetch().interBrokerListenerName();
+        markerChannel = TransactionMarkerChannel.create(config.nodeId(), node::currentImage, Time.SYSTEM,
+                new TransactionMarkerChannel.Config(listener, MARKER_RETRY_BACKOFF_MS, MAX_QUEUED_MARKERS,
+                        (int) MarkerAppender.DEFAULT_TIMEOUT_MS + INTER_BROKER_SOCKET_MARGIN_MS));
+        markerChannel.start();
+        if (config.transactionPartitionVerificationEnable()) {
+            transactionVerifier = TransactionVerifier.create(config.nodeId(), node::currentImage, listener,
+                    (int) MarkerAppender.DEFAULT_TIMEOUT_MS);
+            transactionVerifier.start();
+        }
+    }
+
+    /** The marker channel the transaction coordinator writes markers with. */
+    public synchronized TransactionMarkerSender transactionMarkers() {
+        return markerChannel;
+    }
+
+    /** What the produce path needs for transactions: the verifier (null when disabled) and where to continue. */
+    private record TransactionServices(TransactionVerifier verifier, Executor requestHandlers) {
     }
 
     /** The meters that read the server's components (the request and topic meters are recorded by them). */
@@ -199,7 +242,8 @@ public final class CairnServer implements AutoCloseable {
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    PartitionPurgatory purgatory, GroupCoordinator groups,
-                                                   BrokerMetrics metrics, List<ApiHandler<?, ?>> extra) {
+                                                   BrokerMetrics metrics, TransactionServices transactions,
+                                                   List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
                 internal.offsetsPartitions(), internal.offsetsReplication(), internal.transactionPartitions(),
@@ -215,10 +259,16 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeClusterHandler(node));
         handlers.add(new DescribeQuorumHandler(node));
-        handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics()));
+        handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics(), transactions.verifier(),
+                transactions.requestHandlers()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));
         handlers.add(new FetchHandler(fetchService));
+        MarkerAppender markers = new MarkerAppender(replicaManager, purgatory, Time.SYSTEM,
+                MarkerAppender.DEFAULT_TIMEOUT_MS);
+        // Groups have no transactional offsets yet: their markers are appended like any partition's.
+        handlers.add(new WriteTxnMarkersHandler(markers, markers.offsetsTopic()));
+        handlers.add(new DescribeProducersHandler(replicaManager, node));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
         handlers.add(new InitProducerIdHandler(new ProducerIdManager(node, config.nodeId(), Time.SYSTEM),
@@ -304,6 +354,13 @@ public final class CairnServer implements AutoCloseable {
         }
         if (socketServer != null) {
             socketServer.close();
+        }
+        // The transaction clients first: their callbacks continue on the request handlers.
+        if (markerChannel != null) {
+            markerChannel.close();
+        }
+        if (transactionVerifier != null) {
+            transactionVerifier.close();
         }
         if (requestHandlers != null) {
             requestHandlers.close();

@@ -10,6 +10,7 @@ import io.cairn.log.Time;
 import io.cairn.log.TimestampAndOffset;
 import io.cairn.log.UnexpectedAppendOffsetException;
 import io.cairn.log.epoch.EpochEntry;
+import io.cairn.log.producer.VerificationGuard;
 import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicPartition;
@@ -253,6 +254,15 @@ public final class Partition {
      * purgatory, which the listener wakes when the high watermark moves.
      */
     public LogAppendInfo appendRecordsToLeader(ByteBuffer records, AppendOrigin origin, int requiredAcks) {
+        return appendRecordsToLeader(records, origin, requiredAcks, null);
+    }
+
+    /**
+     * As {@link #appendRecordsToLeader(ByteBuffer, AppendOrigin, int)} with the transaction verification guard of
+     * {@link #maybeStartTransactionVerification} (KIP-890; null when the broker does not verify).
+     */
+    public LogAppendInfo appendRecordsToLeader(ByteBuffer records, AppendOrigin origin, int requiredAcks,
+                                               VerificationGuard verification) {
         LogAppendInfo info;
         stateLock.readLock().lock();
         try {
@@ -267,7 +277,7 @@ public final class Partition {
                     + " is insufficient to satisfy the min.isr requirement of " + minIsr
                     + " for partition " + topicPartition);
             }
-            info = log.appendAsLeader(records, reg.leaderEpoch(), origin);
+            info = log.appendAsLeader(records, reg.leaderEpoch(), origin, verification);
         } finally {
             stateLock.readLock().unlock();
         }
@@ -276,6 +286,24 @@ public final class Partition {
         }
         maybeIncrementHighWatermark(time.milliseconds());
         return info;
+    }
+
+    /**
+     * Starts verifying a transactional batch of {@code producerId} as leader (Kafka's
+     * {@code Partition.maybeStartTransactionVerification}): the guard its append must carry, or
+     * {@link VerificationGuard#SENTINEL} when the transaction is already ongoing here; NOT_LEADER_OR_FOLLOWER when
+     * this broker does not lead.
+     */
+    public VerificationGuard maybeStartTransactionVerification(long producerId, int sequence, short epoch) {
+        stateLock.readLock().lock();
+        try {
+            if (registration.leader() != localBrokerId) {
+                throw notLeader();
+            }
+            return log.maybeStartTransactionVerification(producerId, sequence, epoch);
+        } finally {
+            stateLock.readLock().unlock();
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.cairn.log;
 
 import io.cairn.log.producer.BatchMetadata;
+import io.cairn.log.producer.VerificationGuard;
 import io.cairn.wire.error.CorruptRecordException;
 import io.cairn.wire.error.InvalidRecordException;
 import io.cairn.wire.error.RecordBatchTooLargeException;
@@ -30,7 +31,9 @@ final class LeaderAppender {
     private record Analysis(int batches, int records, int bytes) {
     }
 
-    LogAppendInfo appendAsLeader(ByteBuffer records, int leaderEpoch, AppendOrigin origin) {
+    /** {@code verification} is null when the append needs none (verification disabled, coordinator writes). */
+    LogAppendInfo appendAsLeader(ByteBuffer records, int leaderEpoch, AppendOrigin origin,
+                                 VerificationGuard verification) {
         LogConfig config = log.config();
         Analysis analysis = analyze(records, config, origin);
         if (analysis.batches() == 0) {
@@ -60,6 +63,9 @@ final class LeaderAppender {
                 BatchMetadata duplicate = log.producers().checkLeaderAppend(batch);
                 if (duplicate != null) {
                     return PartitionLog.duplicateInfo(duplicate, log.logStartOffset());
+                }
+                if (verification != null) {
+                    log.producers().checkVerified(batch, verification);
                 }
                 at += batch.sizeInBytes();
             }

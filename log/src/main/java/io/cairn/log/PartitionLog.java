@@ -3,9 +3,11 @@ package io.cairn.log;
 import io.cairn.log.epoch.EpochEntry;
 import io.cairn.log.epoch.LeaderEpochCache;
 import io.cairn.log.index.AbortedTxn;
+import io.cairn.log.producer.ActiveProducer;
 import io.cairn.log.producer.BatchMetadata;
 import io.cairn.log.producer.ProducerSnapshots;
 import io.cairn.log.producer.ProducerStateManager;
+import io.cairn.log.producer.VerificationGuard;
 import io.cairn.log.recovery.LogLoader;
 import io.cairn.log.segment.FileBatch;
 import io.cairn.log.segment.LogSegment;
@@ -229,6 +231,16 @@ public final class PartitionLog implements Closeable {
         }
     }
 
+    /** The state of every producer the partition remembers (DescribeProducers), copied under the lock. */
+    public List<ActiveProducer> activeProducers() {
+        lock.lock();
+        try {
+            return producers.snapshotActiveProducers();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Segments in offset order (a live view). */
     public Collection<LogSegment> segments() {
         return segments.values();
@@ -277,7 +289,18 @@ public final class PartitionLog implements Closeable {
      * {@link RecordValidationException} carrying the KIP-467 record errors.
      */
     public LogAppendInfo appendAsLeader(ByteBuffer records, int leaderEpoch, AppendOrigin origin) {
-        LogAppendInfo info = appender.appendAsLeader(records, leaderEpoch, origin);
+        return appendAsLeader(records, leaderEpoch, origin, null);
+    }
+
+    /**
+     * As {@link #appendAsLeader(ByteBuffer, int, AppendOrigin)} for a broker that verifies transactions (KIP-890): a
+     * transactional batch that would start a transaction here must carry the guard of
+     * {@link #maybeStartTransactionVerification} that is still current, else {@code InvalidTxnStateException}; null
+     * asks for no verification.
+     */
+    public LogAppendInfo appendAsLeader(ByteBuffer records, int leaderEpoch, AppendOrigin origin,
+                                        VerificationGuard verification) {
+        LogAppendInfo info = appender.appendAsLeader(records, leaderEpoch, origin, verification);
         afterAppend(info);
         return info;
     }
@@ -776,7 +799,21 @@ public final class PartitionLog implements Closeable {
         }
     }
 
-    /** Drops producers idle for longer than {@code producer.id.expiration.ms}. */
+    /**
+     * The guard a transactional batch of {@code producerId} at {@code sequence} must present once the coordinator
+     * verified it, or {@link VerificationGuard#SENTINEL} when its transaction is already ongoing here (Kafka's
+     * {@code UnifiedLog.maybeStartTransactionVerification}).
+     */
+    public VerificationGuard maybeStartTransactionVerification(long producerId, int sequence, short epoch) {
+        lock.lock();
+        try {
+            return producers.maybeStartVerification(producerId, sequence, epoch, env.time().milliseconds());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops producers idle for longer than {@code producer.id.expiration.ms}, and verifications as old. */
     public void removeExpiredProducers() {
         lock.lock();
         try {

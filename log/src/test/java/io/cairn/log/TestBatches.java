@@ -76,8 +76,14 @@ public final class TestBatches {
 
     /** A COMMIT or ABORT marker. */
     public static ByteBuffer marker(long producerId, short epoch, boolean commit, long timestamp) {
+        return marker(producerId, epoch, commit, timestamp, 0);
+    }
+
+    /** A COMMIT or ABORT marker written by coordinator epoch {@code coordinatorEpoch}. */
+    public static ByteBuffer marker(long producerId, short epoch, boolean commit, long timestamp,
+                                    int coordinatorEpoch) {
         EndTransactionMarker marker = new EndTransactionMarker(commit ? ControlRecordType.COMMIT
-            : ControlRecordType.ABORT, 0);
+            : ControlRecordType.ABORT, coordinatorEpoch);
         return copy(MemoryRecords.withEndTransactionMarker(0L, timestamp, 0, producerId, epoch, marker).buffer());
     }
 

@@ -50,6 +50,7 @@ public final class BrokerConfig {
     public static final String CONTROLLER_QUORUM_BOOTSTRAP_SERVERS = "controller.quorum.bootstrap.servers";
     public static final String BROKER_RACK = "broker.rack";
     public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
+    public static final String TRANSACTION_PARTITION_VERIFICATION_ENABLE = "transaction.partition.verification.enable";
     public static final String BROKER_HEARTBEAT_INTERVAL_MS = "broker.heartbeat.interval.ms";
     public static final String FETCH_MAX_BYTES = "fetch.max.bytes";
     public static final String FETCH_SESSION_CACHE_SLOTS = "max.incremental.fetch.session.cache.slots";
@@ -100,7 +101,7 @@ public final class BrokerConfig {
             TRANSACTION_STATE_LOG_REPLICATION_FACTOR, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
             GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, OFFSETS_RETENTION_MINUTES,
             OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS,
-            METRICS_ENABLED, METRICS_HOST, METRICS_PORT);
+            METRICS_ENABLED, METRICS_HOST, METRICS_PORT, TRANSACTION_PARTITION_VERIFICATION_ENABLE);
 
     private final Map<String, String> originals;
     private final Map<String, String> topicDefaults;
@@ -125,6 +126,7 @@ public final class BrokerConfig {
     private final long connectionsMaxIdleMs;
     private final String brokerRack;
     private final boolean autoCreateTopicsEnable;
+    private final boolean transactionPartitionVerificationEnable;
     private final long brokerHeartbeatIntervalMs;
     private final int fetchMaxBytes;
     private final int fetchSessionCacheSlots;
@@ -174,6 +176,8 @@ public final class BrokerConfig {
         String rack = values.string(BROKER_RACK, "");
         this.brokerRack = rack.isEmpty() ? null : rack;
         this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE, true);
+        this.transactionPartitionVerificationEnable = values.booleanValue(TRANSACTION_PARTITION_VERIFICATION_ENABLE,
+                true);
         this.topicDefaults = LogDefaults.topicDefaults(props);
         this.topicDefaultSources = LogDefaults.topicDefaultSources(props);
         this.logRetentionCheckIntervalMs = values.longValue(LOG_RETENTION_CHECK_INTERVAL_MS, 300_000L, 1L);
@@ -315,6 +319,7 @@ public final class BrokerConfig {
         Map<String, String> values = new LinkedHashMap<>();
         values.put(ADVERTISED_LISTENERS, joined(advertisedListeners));
         values.put(AUTO_CREATE_TOPICS_ENABLE, Boolean.toString(autoCreateTopicsEnable));
+        values.put(TRANSACTION_PARTITION_VERIFICATION_ENABLE, Boolean.toString(transactionPartitionVerificationEnable));
         values.put(BROKER_HEARTBEAT_INTERVAL_MS, Long.toString(brokerHeartbeatIntervalMs));
         values.put(BROKER_RACK, brokerRack == null ? "null" : brokerRack);
         values.put(CONNECTIONS_MAX_IDLE_MS, Long.toString(connectionsMaxIdleMs));
@@ -493,6 +498,14 @@ public final class BrokerConfig {
     /** broker.rack, or null when not set. */
     public String brokerRack() {
         return brokerRack;
+    }
+
+    /**
+     * transaction.partition.verification.enable (Kafka default true): leaders ask the transaction coordinator whether
+     * a transactional batch's partition is in the producer's transaction before appending it (KIP-890).
+     */
+    public boolean transactionPartitionVerificationEnable() {
+        return transactionPartitionVerificationEnable;
     }
 
     /** auto.create.topics.enable (Kafka default true). */

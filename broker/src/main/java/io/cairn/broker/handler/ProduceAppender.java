@@ -97,7 +97,7 @@ final class ProduceAppender {
                 p.fail(Errors.INCONSISTENT_TOPIC_ID);
                 return;
             }
-            LogAppendInfo info = partition.appendRecordsToLeader(batch, AppendOrigin.CLIENT, acks);
+            LogAppendInfo info = partition.appendRecordsToLeader(batch, AppendOrigin.CLIENT, acks, p.verification());
             p.appended(partition, info);
             if (!info.duplicate()) {
                 meters.messagesIn(info.recordCount(), batchBytes);

@@ -1,7 +1,6 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.handler.ProduceRecords.Scan;
-import io.cairn.isr.ReplicaManager;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.image.TopicPartition;
@@ -17,7 +16,7 @@ import java.util.Set;
 /**
  * The checks of a produce request before any append, in Kafka's order ({@code KafkaApis.handleProduceRequest},
  * {@code ReplicaManager.handleProduceAppend}): request-wide failures, then per partition the topic id (v13), the
- * partition, the record set, and the transaction verification.
+ * partition, the record set, and the producers of transactional batches.
  *
  * <p>Stateless and thread-safe.
  */
@@ -78,13 +77,10 @@ final class ProduceChecks {
     }
 
     /**
-     * Kafka 4.x verifies with the transaction coordinator that the partition of a transactional batch was added to
-     * the producer's ongoing transaction (KIP-890). Cairn has no transaction coordinator yet, which is the case of a
-     * Kafka broker whose coordinator is not available: NOT_ENOUGH_REPLICAS with Kafka's message. Batches of more than
-     * one producer fail the whole request (INVALID_PRODUCER_ID_MAPPING), as in Kafka.
+     * Kafka's {@code handleProduceAppend} check before transaction verification: batches of more than one producer
+     * fail the whole request (INVALID_PRODUCER_ID_MAPPING). Verification itself is {@link ProduceVerification}'s.
      */
-    static ApiException checkTransactions(ReplicaManager replicas, List<ProducePartition> partitions,
-                                          List<Scan> scans) {
+    static ApiException checkTransactions(List<ProducePartition> partitions, List<Scan> scans) {
         Set<List<Long>> producers = new HashSet<>();
         for (int i = 0; i < partitions.size(); i++) {
             Scan scan = scans.get(i);
@@ -92,25 +88,9 @@ final class ProduceChecks {
                 producers.add(List.of(scan.producerId(), (long) scan.producerEpoch()));
             }
         }
-        if (producers.isEmpty()) {
-            return null;
-        }
         if (producers.size() > 1) {
             return Errors.INVALID_PRODUCER_ID_MAPPING.exception(
                     "Transactional records contained more than one producer ID");
-        }
-        for (int i = 0; i < partitions.size(); i++) {
-            ProducePartition p = partitions.get(i);
-            if (!p.pending() || !scans.get(i).transactional()) {
-                continue;
-            }
-            try {
-                replicas.leaderPartition(new TopicPartition(p.topic(), p.index()));
-                p.fail(Errors.NOT_ENOUGH_REPLICAS, ProducePartition.INVALID_OFFSET, "Unable to verify the partition "
-                        + "has been added to the transaction. Underlying error: COORDINATOR_NOT_AVAILABLE", List.of());
-            } catch (ApiException e) {
-                p.fail(Errors.forException(e));
-            }
         }
         return null;
     }

@@ -6,6 +6,7 @@ import static java.util.concurrent.CompletableFuture.failedFuture;
 import io.cairn.broker.handler.ProduceRecords.Scan;
 import io.cairn.broker.metrics.BrokerTopicMetrics;
 import io.cairn.broker.purgatory.PartitionPurgatory;
+import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.MetadataImage;
@@ -17,6 +18,8 @@ import io.cairn.wire.message.ProduceResponseData;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -24,10 +27,12 @@ import org.apache.logging.log4j.Logger;
  * Produce v3-v13, advertised from v0 as Kafka 4.x does (KAFKA-18659), following Kafka's {@code handleProduceRequest}
  * and {@code ReplicaManager.appendRecords}: the request-wide checks (a transactional batch needs a transactional
  * id), then per partition an unknown topic id (v13) or partition, Kafka's record-set rules, the acks value, the
- * transaction check and the leader append, each failure its own error code in its partition's entry.
+ * transaction verification with the coordinator ({@link ProduceVerification}, KIP-890) and the leader append, each
+ * failure its own error code in its partition's entry.
  *
  * <p>Two-phase, and called on a request-handler thread (never on the event loop, {@link #runsOn()}): the batches
- * are appended in request order before {@code dispatch} returns, so {@code dispatched} completes with the last one;
+ * are appended in request order (after the coordinator's verification, on a request-handler thread again, when a
+ * transaction needs one), and {@code dispatched} completes with the last one;
  * the response follows at once for acks=1, once every high watermark covers its append for acks=-1
  * ({@link DelayedProduce} in the broker's purgatory, bounded by {@code timeoutMs}), and never for acks=0, where any
  * partition error closes the connection instead. Every records buffer of the request is released exactly once, right
@@ -48,14 +53,22 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
     private final MetadataNode metadata;
     private final PartitionPurgatory purgatory;
     private final BrokerTopicMetrics topicMetrics;
+    private final TransactionVerifier verifier;
+    private final Executor requestHandlers;
 
-    /** A handler whose acks=all requests wait in {@code purgatory}; appends count in {@code topicMetrics}. */
+    /**
+     * A handler whose acks=all requests wait in {@code purgatory}; appends count in {@code topicMetrics}. Transactional
+     * batches are verified by {@code verifier} (null: {@code transaction.partition.verification.enable=false}), and
+     * appended once verified on {@code requestHandlers}.
+     */
     public ProduceHandler(ReplicaManager replicas, MetadataNode metadata, PartitionPurgatory purgatory,
-            BrokerTopicMetrics topicMetrics) {
+            BrokerTopicMetrics topicMetrics, TransactionVerifier verifier, Executor requestHandlers) {
         this.replicas = replicas;
         this.topicMetrics = topicMetrics;
         this.metadata = metadata;
         this.purgatory = purgatory;
+        this.verifier = verifier;
+        this.requestHandlers = requestHandlers;
     }
 
     @Override
@@ -106,7 +119,7 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
             for (int i = 0; i < partitions.size(); i++) {
                 ProduceChecks.checkPartition(version, image, partitions.get(i), scans.get(i));
             }
-            whole = ProduceChecks.checkTransactions(replicas, partitions, scans);
+            whole = ProduceChecks.checkTransactions(partitions, scans);
         }
         if (whole != null) {
             partitions.forEach(ProducePartition::release);
@@ -120,7 +133,21 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
         CompletableFuture<Void> appended = new CompletableFuture<>();
         ProduceAppender appender = new ProduceAppender(replicas, request.acks(),
                 ADMIN_CLIENT_ID.equals(ctx.clientId()), topicMetrics);
-        appender.appendAll(partitions, scans, appended);
+        CompletableFuture<Void> verified = ProduceVerification.start(verifier, replicas, request.transactionalId(),
+                version, partitions, scans);
+        if (verified.isDone()) {
+            appender.appendAll(partitions, scans, appended);
+        } else {
+            // Kafka's wrapAsyncCallback: the append runs on a request-handler thread, never the verifier's.
+            verified.whenComplete((ignored, failure) -> {
+                try {
+                    requestHandlers.execute(() -> appender.appendAll(partitions, scans, appended));
+                } catch (RejectedExecutionException e) {
+                    partitions.forEach(ProducePartition::release);
+                    appended.completeExceptionally(e);
+                }
+            });
+        }
         CompletableFuture<ProduceResponseData> response = appended.thenCompose(ignored -> {
             if (request.acks() != -1) {
                 partitions.stream().filter(ProducePartition::pending).forEach(p -> p.completeAcks(Errors.NONE));

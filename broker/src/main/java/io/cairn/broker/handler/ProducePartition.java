@@ -2,6 +2,7 @@ package io.cairn.broker.handler;
 
 import io.cairn.isr.Partition;
 import io.cairn.log.LogAppendInfo;
+import io.cairn.log.producer.VerificationGuard;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ProduceRequestData;
 import io.cairn.wire.message.ProduceResponseData.BatchIndexAndErrorMessage;
@@ -36,6 +37,8 @@ final class ProducePartition {
     private boolean pending = true;
     private Partition partition;
     private long requiredOffset = INVALID_OFFSET;
+    /** The transaction verification guard its append carries; null when the broker verifies nothing. */
+    private VerificationGuard verification;
 
     private ProducePartition(String topic, Uuid topicId, int index, ByteBuf records) {
         this.topic = topic;
@@ -115,6 +118,16 @@ final class ProducePartition {
 
     Partition partition() {
         return partition;
+    }
+
+    /** The guard of the partition's transaction verification, or null. */
+    VerificationGuard verification() {
+        return verification;
+    }
+
+    /** Makes the append carry {@code guard} (KIP-890). */
+    void verifyWith(VerificationGuard guard) {
+        this.verification = guard;
     }
 
     /** The offset the high watermark must reach for acks=all: the last appended offset + 1. */

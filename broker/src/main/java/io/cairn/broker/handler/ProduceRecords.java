@@ -38,35 +38,37 @@ final class ProduceRecords {
      * @param firstBytes the size of the first batch, or 0
      * @param firstMagic the magic of the first batch
      * @param transactional whether the first batch is a transactional v2 batch
+     * @param baseSequence the first batch's base sequence (v2), or -1
      */
     record Scan(String corruptFirst, int batches, String corruptSecond, int firstBytes, byte firstMagic,
-                boolean transactional, long producerId, short producerEpoch, int compression) {
+                boolean transactional, long producerId, short producerEpoch, int baseSequence, int compression) {
     }
 
     /** Reads at most two batch headers of {@code records} (null counts as empty) as Kafka's iterator does. */
     static Scan scan(ByteBuf records) {
         if (records == null) {
-            return new Scan(null, 0, null, 0, (byte) -1, false, -1L, (short) -1, 0);
+            return new Scan(null, 0, null, 0, (byte) -1, false, -1L, (short) -1, -1, 0);
         }
         int start = records.readerIndex();
         int end = records.writerIndex();
         Object first = nextBatch(records, start, end);
         if (!(first instanceof Integer)) {
-            return new Scan((String) first, 0, null, 0, (byte) -1, false, -1L, (short) -1, 0);
+            return new Scan((String) first, 0, null, 0, (byte) -1, false, -1L, (short) -1, -1, 0);
         }
         int firstBytes = (Integer) first;
         if (firstBytes == 0) {
-            return new Scan(null, 0, null, 0, (byte) -1, false, -1L, (short) -1, 0);
+            return new Scan(null, 0, null, 0, (byte) -1, false, -1L, (short) -1, -1, 0);
         }
         byte magic = records.getByte(start + RecordBatch.MAGIC_OFFSET);
         boolean v2 = magic == RecordBatch.MAGIC && firstBytes >= RecordBatch.RECORD_BATCH_OVERHEAD;
         short attributes = v2 ? records.getShort(start + RecordBatch.ATTRIBUTES_OFFSET) : 0;
         long producerId = v2 ? records.getLong(start + RecordBatch.PRODUCER_ID_OFFSET) : -1L;
         short producerEpoch = v2 ? records.getShort(start + RecordBatch.PRODUCER_EPOCH_OFFSET) : -1;
+        int baseSequence = v2 ? records.getInt(start + RecordBatch.BASE_SEQUENCE_OFFSET) : -1;
         Object second = nextBatch(records, start + firstBytes, end);
         int batches = second instanceof Integer && (Integer) second > 0 ? 2 : 1;
         return new Scan(null, batches, second instanceof String ? (String) second : null, firstBytes, magic,
-                v2 && (attributes & TRANSACTIONAL_MASK) != 0, producerId, producerEpoch,
+                v2 && (attributes & TRANSACTIONAL_MASK) != 0, producerId, producerEpoch, baseSequence,
                 attributes & COMPRESSION_MASK);
     }
 

@@ -54,7 +54,7 @@ class DelayedProduceTest {
         timer = new MockTimer();
         purgatory = new PartitionPurgatory(fixture.replicaManager(), timer);
         handler = new ProduceHandler(fixture.replicaManager(), fixture.metadata().node(), purgatory,
-                BrokerMetrics.withClock(Clock.SYSTEM).topics());
+                BrokerMetrics.withClock(Clock.SYSTEM).topics(), null, Runnable::run);
         fixture.registerSecondBroker();
     }
 

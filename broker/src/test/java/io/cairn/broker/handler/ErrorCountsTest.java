@@ -27,7 +27,7 @@ class ErrorCountsTest {
         response.responses().add(topic);
 
         // When
-        new ProduceHandler(null, null, null, null).countErrors(response, counted::add);
+        new ProduceHandler(null, null, null, null, null, Runnable::run).countErrors(response, counted::add);
 
         // Then
         assertThat(counted).containsExactly(Errors.NONE.code(), Errors.NOT_LEADER_OR_FOLLOWER.code());

@@ -70,7 +70,7 @@ class HandlerRegistryTest {
     @Test
     void shouldAdvertiseProduceFromV0WhileServingItFromV3AsKafkaDoes() {
         // Given
-        ProduceHandler produce = new ProduceHandler(null, null, null, null);
+        ProduceHandler produce = new ProduceHandler(null, null, null, null, null, Runnable::run);
 
         // When
         HandlerRegistry registry = HandlerRegistry.forListener(List.of(produce), false);
@@ -88,7 +88,7 @@ class HandlerRegistryTest {
     void shouldServeOnlyTheInMemoryApisOnTheNetworkThread() {
         // When
         HandlerRegistry registry = HandlerRegistry.forListener(List.of(new MetadataHandler(null, null),
-                new ProduceHandler(null, null, null, null), new FetchHandler(null), new ListOffsetsHandler(null),
+                new ProduceHandler(null, null, null, null, null, Runnable::run), new FetchHandler(null), new ListOffsetsHandler(null),
                 new Heartbeat((short) 0, (short) 4)), false);
 
         // Then

@@ -9,6 +9,14 @@ import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.broker.purgatory.PartitionPurgatory;
+import io.cairn.broker.txn.verification.TransactionVerifier;
+import io.cairn.broker.txn.verification.VerificationTransport;
+import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.wire.message.AddPartitionsToTxnRequestData;
+import io.cairn.wire.message.AddPartitionsToTxnResponseData;
+import io.cairn.wire.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnPartitionResult;
+import io.cairn.wire.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnResult;
+import io.cairn.wire.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.FetchDataInfo;
@@ -42,7 +50,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,6 +80,10 @@ class ProduceHandlerTest {
     private static ReplicaManager replicas;
     private static ProduceHandler handler;
     private static PartitionPurgatory purgatory;
+    private static TransactionVerifier verifier;
+    private static ExecutorService continuations;
+    /** The AddPartitionsToTxn requests the fake coordinator received. */
+    private static final Queue<AddPartitionsToTxnRequestData> VERIFICATIONS = new ConcurrentLinkedQueue<>();
 
     @BeforeAll
     static void start() throws Exception {
@@ -76,11 +92,49 @@ class ProduceHandlerTest {
         logs = partitions.logs();
         replicas = partitions.replicaManager();
         purgatory = new PartitionPurgatory(replicas);
-        handler = new ProduceHandler(replicas, fixture.node(), purgatory, TOPIC_METRICS);
+        verifier = new TransactionVerifier(fixture.node()::currentImage, MetadataFixture.LISTENER,
+                new FakeCoordinator());
+        verifier.start();
+        continuations = Executors.newSingleThreadExecutor();
+        handler = new ProduceHandler(replicas, fixture.node(), purgatory, TOPIC_METRICS, verifier, continuations);
+    }
+
+    /**
+     * A transaction coordinator answering every partition by its transactional id: "verified" is in its transaction,
+     * "tx" finds the coordinator not available, any other is not in a transaction (INVALID_TXN_STATE).
+     */
+    private static final class FakeCoordinator implements VerificationTransport {
+        @Override
+        public AddPartitionsToTxnResponseData send(SourceBroker coordinator, AddPartitionsToTxnRequestData request) {
+            VERIFICATIONS.add(request);
+            AddPartitionsToTxnResponseData response = new AddPartitionsToTxnResponseData();
+            for (AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction txn : request.transactions()) {
+                Errors error = "verified".equals(txn.transactionalId()) ? Errors.NONE
+                        : "tx".equals(txn.transactionalId()) ? Errors.COORDINATOR_NOT_AVAILABLE
+                        : Errors.INVALID_TXN_STATE;
+                AddPartitionsToTxnResult result = new AddPartitionsToTxnResult()
+                        .setTransactionalId(txn.transactionalId());
+                txn.topics().forEach(t -> {
+                    AddPartitionsToTxnTopicResult topic = new AddPartitionsToTxnTopicResult().setName(t.name());
+                    t.partitions().forEach(p -> topic.resultsByPartition().add(
+                            new AddPartitionsToTxnPartitionResult().setPartitionIndex(p)
+                                    .setPartitionErrorCode(error.code())));
+                    result.topicResults().add(topic);
+                });
+                response.resultsByTransaction().add(result);
+            }
+            return response;
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     @AfterAll
     static void stop() {
+        verifier.close();
+        continuations.shutdown();
         purgatory.close();
         partitions.close();
     }
@@ -489,6 +543,63 @@ class ProduceHandlerTest {
         assertThat(List.of(plain, transactional, again)).allSatisfy(b -> assertThat(b.refCnt()).isZero());
     }
 
+    /** Creates {@code __transaction_state} (one partition, led here) unless another test did. */
+    private static synchronized void transactionStateTopic() throws Exception {
+        if (fixture.node().currentImage().topic("__transaction_state").isEmpty()) {
+            createTopic("__transaction_state", 1, Map.of());
+        }
+    }
+
+    private static ByteBuf transactional(long producerId, int sequence) {
+        return new RecordBatchBuilder(UnpooledByteBufAllocator.DEFAULT, CompressionType.NONE)
+                .producer(producerId, (short) 0, sequence).transactional(true)
+                .append(1L, new byte[] {1}, new byte[] {1}).build();
+    }
+
+    @Test
+    void aVerifiedTransactionalBatchIsAppendedAndTheRestOfItsTransactionNeedsNoVerification() throws Exception {
+        // Given
+        transactionStateTopic();
+        createTopic("verified", 1, Map.of());
+        VERIFICATIONS.clear();
+
+        // When
+        PartitionProduceResponse first = only(produce(11, request((short) -1, "verified", 0, transactional(21L, 0))
+                .setTransactionalId("verified")));
+        PartitionProduceResponse second = only(produce(11, request((short) -1, "verified", 0,
+                transactional(21L, 1)).setTransactionalId("verified")));
+
+        // Then
+        assertThat(first.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(second.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(second.baseOffset()).isEqualTo(1);
+        assertThat(VERIFICATIONS).singleElement().satisfies(r -> assertThat(r.transactions()).singleElement()
+                .satisfies(t -> {
+                    assertThat(t.verifyOnly()).isTrue();
+                    assertThat(t.producerId()).isEqualTo(21L);
+                    assertThat(t.topics()).extracting(AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic::name)
+                            .containsExactly("verified");
+                }));
+        assertThat(partition("verified", 0).log().firstUnstableOffset()).isZero();
+    }
+
+    @Test
+    void aPartitionOutsideTheProducersTransactionIsInvalidTxnStateAndNotAppended() throws Exception {
+        // Given
+        transactionStateTopic();
+        createTopic("outside", 1, Map.of());
+
+        // When
+        PartitionProduceResponse response = only(produce(11, request((short) 1, "outside", 0, transactional(22L, 0))
+                .setTransactionalId("stranger")));
+
+        // Then
+        assertThat(response.errorCode()).isEqualTo(Errors.INVALID_TXN_STATE.code());
+        assertThat(response.errorMessage()).isEqualTo("Partition was not added to the transaction");
+        assertThat(response.logStartOffset()).isEqualTo(-1L);
+        assertThat(partition("outside", 0).logEndOffset()).isZero();
+    }
+
     @Test
     void twoBatchesInOnePartitionAreInvalidRecordAndZstdNeedsV7() throws Exception {
         // Given
@@ -597,7 +708,8 @@ class ProduceHandlerTest {
         createTopic("elsewhere", 1, Map.of());
         ReplicaManager notHosting = new ReplicaManager(2, List.of(logs), TopicConfigDefaults.defaults());
         notHosting.start(fixture.node());
-        ProduceHandler other = new ProduceHandler(notHosting, fixture.node(), purgatory, TOPIC_METRICS);
+        ProduceHandler other = new ProduceHandler(notHosting, fixture.node(), purgatory, TOPIC_METRICS, null,
+                Runnable::run);
         try {
             // When
             TwoPhaseApiHandler.Stages<ProduceResponseData> stages = other.dispatch(context(10, "test"),

@@ -72,6 +72,22 @@ class BrokerApiVersionsIT {
 
     @ParameterizedTest
     @EnumSource(BrokerKind.class)
+    void toolShouldShowTheTransactionPartitionApisWithKafkasVersionRanges(BrokerKind kind) {
+        // Given
+        BrokerProcess broker = kind.shared();
+
+        // When
+        JavaTool.Result result = runTool(broker);
+
+        // Then: WriteTxnMarkers is an inter-broker API that Kafka still advertises on the broker listener
+        assertThat(result.exitCode()).as("%s", result).isZero();
+        assertThat(result.stdout().lines().toList()).as("%s", result).contains(
+                "\tWriteTxnMarkers(27): 1 [usable: 1],",
+                "\tDescribeProducers(61): 0 [usable: 0],");
+    }
+
+    @ParameterizedTest
+    @EnumSource(BrokerKind.class)
     void toolShouldShowTheClassicGroupApisWithKafkasVersionRanges(BrokerKind kind) {
         // Given
         BrokerProcess broker = kind.shared();

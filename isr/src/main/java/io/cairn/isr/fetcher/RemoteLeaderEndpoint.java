@@ -4,10 +4,7 @@ import io.cairn.isr.EpochEndOffset;
 import io.cairn.log.TimestampAndOffset;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
-import io.cairn.wire.error.UnsupportedVersionException;
 import io.cairn.wire.message.ApiKey;
-import io.cairn.wire.message.ApiVersionsRequestData;
-import io.cairn.wire.message.ApiVersionsResponseData;
 import io.cairn.wire.message.FetchResponseData;
 import io.cairn.wire.message.ListOffsetsRequestData;
 import io.cairn.wire.message.ListOffsetsResponseData;
@@ -48,15 +45,13 @@ public final class RemoteLeaderEndpoint implements LeaderEndpoint {
     private static final short EPOCH_MAX = 4;
     private static final short LIST_OFFSETS_MIN = 1;
     private static final short LIST_OFFSETS_MAX = 10;
-    private static final short API_VERSIONS_VERSION = 3;
 
     private final SourceBroker source;
     private final int brokerId;
     private final LongSupplier brokerEpoch;
     private final ReplicaFetcherConfig config;
-    private final BlockingChannel channel;
+    private final BrokerConnection channel;
     private final FetchSessionHandler session;
-    private Map<Short, Short> versions = Map.of();
 
     /**
      * @param source      the leader
@@ -71,8 +66,11 @@ public final class RemoteLeaderEndpoint implements LeaderEndpoint {
         this.brokerId = brokerId;
         this.brokerEpoch = brokerEpoch;
         this.config = config;
-        this.channel = new BlockingChannel(source.host(), source.port(), clientId, config.socketTimeoutMs(),
-            config.socketReceiveBufferBytes(), config.maxResponseBytes());
+        this.channel = new BrokerConnection(source, clientId, "cairn-replica-fetcher", config.socketTimeoutMs(),
+            config.socketReceiveBufferBytes(), config.maxResponseBytes(), List.of(
+                new BrokerConnection.ApiRange(ApiKey.FETCH, FETCH_MIN, FETCH_MAX),
+                new BrokerConnection.ApiRange(ApiKey.OFFSET_FOR_LEADER_EPOCH, EPOCH_MIN, EPOCH_MAX),
+                new BrokerConnection.ApiRange(ApiKey.LIST_OFFSETS, LIST_OFFSETS_MIN, LIST_OFFSETS_MAX)));
         this.session = new FetchSessionHandler(source.id());
     }
 
@@ -87,9 +85,8 @@ public final class RemoteLeaderEndpoint implements LeaderEndpoint {
         FetchResponseData response;
         short version;
         try {
-            ensureConnected();
-            version = plan.canUseTopicIds() ? versions.get(ApiKey.FETCH.id()) : (short) Math.min(12,
-                versions.get(ApiKey.FETCH.id()));
+            short negotiated = channel.version(ApiKey.FETCH);
+            version = plan.canUseTopicIds() ? negotiated : (short) Math.min(12, negotiated);
             response = channel.send(FetchRequests.request(plan, version, brokerId, brokerEpoch.getAsLong(), config),
                 version);
         } catch (IOException | RuntimeException e) {
@@ -188,53 +185,10 @@ public final class RemoteLeaderEndpoint implements LeaderEndpoint {
 
     private <T extends ApiMessage> T send(ApiMessage request, ApiKey apiKey) {
         try {
-            ensureConnected();
-            return channel.send(request, versions.get(apiKey.id()));
+            return channel.send(request, channel.version(apiKey));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /**
-     * Connects (after a failure the fetcher's back-off spaces the attempts) and negotiates versions with
-     * ApiVersions: the highest each of our APIs and the leader's share.
-     */
-    private void ensureConnected() throws IOException {
-        if (channel.isConnected()) {
-            return;
-        }
-        channel.connect();
-        ApiVersionsResponseData response = channel.send(new ApiVersionsRequestData()
-            .setClientSoftwareName("cairn-replica-fetcher").setClientSoftwareVersion("1"), API_VERSIONS_VERSION);
-        if (response.errorCode() != Errors.NONE.code()) {
-            channel.disconnect();
-            throw new IOException("ApiVersions to " + source + " failed: " + Errors.forCode(response.errorCode()));
-        }
-        Map<Short, Short> chosen = new HashMap<>();
-        chosen.put(ApiKey.FETCH.id(), pick(response, ApiKey.FETCH, FETCH_MIN, FETCH_MAX));
-        chosen.put(ApiKey.OFFSET_FOR_LEADER_EPOCH.id(), pick(response, ApiKey.OFFSET_FOR_LEADER_EPOCH, EPOCH_MIN,
-            EPOCH_MAX));
-        chosen.put(ApiKey.LIST_OFFSETS.id(), pick(response, ApiKey.LIST_OFFSETS, LIST_OFFSETS_MIN,
-            LIST_OFFSETS_MAX));
-        versions = Map.copyOf(chosen);
-        LOGGER.info("Connected to {}: Fetch v{}, OffsetForLeaderEpoch v{}, ListOffsets v{}", source,
-            versions.get(ApiKey.FETCH.id()), versions.get(ApiKey.OFFSET_FOR_LEADER_EPOCH.id()),
-            versions.get(ApiKey.LIST_OFFSETS.id()));
-    }
-
-    private short pick(ApiVersionsResponseData response, ApiKey apiKey, short min, short max) {
-        for (ApiVersionsResponseData.ApiVersion v : response.apiKeys()) {
-            if (v.apiKey() == apiKey.id()) {
-                short best = (short) Math.min(max, v.maxVersion());
-                if (best < min || best < v.minVersion()) {
-                    break;
-                }
-                return best;
-            }
-        }
-        channel.disconnect();
-        throw new UnsupportedVersionException(source + " does not serve " + apiKey.messageName() + " v" + min + "-"
-            + max);
     }
 
     @Override

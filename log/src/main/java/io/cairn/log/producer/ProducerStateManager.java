@@ -1,12 +1,16 @@
 package io.cairn.log.producer;
 
+import io.cairn.wire.error.ErrorCodeException;
+import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.InvalidProducerEpochException;
 import io.cairn.wire.error.InvalidRecordException;
+import io.cairn.wire.error.InvalidTxnStateException;
 import io.cairn.wire.error.OutOfOrderSequenceException;
 import io.cairn.wire.record.ControlRecordType;
 import io.cairn.wire.record.EndTransactionMarker;
 import io.cairn.wire.record.Record;
 import io.cairn.wire.record.RecordBatch;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -26,7 +30,36 @@ public final class ProducerStateManager {
     private final Map<Long, ProducerStateEntry> producers = new HashMap<>();
     /** First offset of each open transaction → producer id. */
     private final TreeMap<Long, Long> ongoingTxns = new TreeMap<>();
+    /** Producers whose first transactional batch is being verified (KIP-890): producer id → verification. */
+    private final Map<Long, Verification> verifications = new HashMap<>();
     private long mapEndOffset;
+
+    /**
+     * A verification in progress (Kafka's {@code VerificationStateEntry}): its guard, when it started, and the lowest
+     * sequence of the batches waiting for it in the newest epoch (a higher sequence may not overtake it).
+     */
+    private static final class Verification {
+        final VerificationGuard guard = new VerificationGuard();
+        final long createdMs;
+        int lowestSequence;
+        short epoch;
+
+        Verification(long createdMs, int sequence, short epoch) {
+            this.createdMs = createdMs;
+            this.lowestSequence = sequence;
+            this.epoch = epoch;
+        }
+
+        void update(int sequence, short newEpoch) {
+            if (newEpoch == epoch && sequence < lowestSequence) {
+                lowestSequence = sequence;
+            }
+            if (newEpoch > epoch) {
+                epoch = newEpoch;
+                lowestSequence = sequence;
+            }
+        }
+    }
 
     /** A transaction ended by a marker at {@code lastOffset}. */
     public record CompletedTxn(long producerId, long firstOffset, long lastOffset, boolean aborted) {
@@ -40,6 +73,15 @@ public final class ProducerStateManager {
         return producers.values();
     }
 
+    /** A copy of every producer's state, in no particular order. */
+    public List<ActiveProducer> snapshotActiveProducers() {
+        List<ActiveProducer> result = new ArrayList<>(producers.size());
+        for (ProducerStateEntry entry : producers.values()) {
+            result.add(ActiveProducer.of(entry));
+        }
+        return result;
+    }
+
     public ProducerStateEntry entry(long producerId) {
         return producers.get(producerId);
     }
@@ -50,6 +92,9 @@ public final class ProducerStateManager {
      *
      * @throws InvalidProducerEpochException when the epoch is older than the producer's
      * @throws OutOfOrderSequenceException   when the sequence does not follow
+     * @throws ErrorCodeException            TRANSACTION_COORDINATOR_FENCED for a transaction marker written with an
+     *                                       older coordinator epoch than the producer's last marker (Kafka's
+     *                                       {@code ProducerAppendInfo.checkCoordinatorEpoch}: a zombie coordinator)
      */
     public BatchMetadata checkLeaderAppend(RecordBatch batch) {
         long pid = batch.producerId();
@@ -66,6 +111,7 @@ public final class ProducerStateManager {
                 + " is older than the current " + entry.producerEpoch());
         }
         if (batch.isControlBatch()) {
+            checkCoordinatorEpoch(batch, entry);
             return null;
         }
         int firstSeq = batch.baseSequence();
@@ -85,6 +131,19 @@ public final class ProducerStateManager {
                 + " must start at sequence 0, got " + firstSeq);
         }
         return null;
+    }
+
+    private static void checkCoordinatorEpoch(RecordBatch batch, ProducerStateEntry entry) {
+        List<Record> records = batch.records();
+        if (records.isEmpty()) {
+            return;
+        }
+        EndTransactionMarker marker = EndTransactionMarker.parse(records.get(0));
+        if (marker.coordinatorEpoch() < entry.coordinatorEpoch()) {
+            throw Errors.TRANSACTION_COORDINATOR_FENCED.exception("Invalid coordinator epoch for producerId "
+                + entry.producerId() + ": " + marker.coordinatorEpoch() + " (zombie), " + entry.coordinatorEpoch()
+                + " (current)");
+        }
     }
 
     private static int nextSequence(int seq) {
@@ -107,6 +166,10 @@ public final class ProducerStateManager {
         long maxTimestamp = batch.maxTimestamp();
         ProducerStateEntry entry = producers.computeIfAbsent(pid,
             id -> new ProducerStateEntry(id, epoch, -1, maxTimestamp, -1L));
+        if (batch.isTransactional()) {
+            // A marker ends the transaction, a data batch starts it: either way its verification is over.
+            verifications.remove(pid);
+        }
         if (batch.isControlBatch()) {
             return completeTxn(batch, entry, epoch, lastOffset, maxTimestamp);
         }
@@ -149,6 +212,49 @@ public final class ProducerStateManager {
         return new CompletedTxn(entry.producerId(), first, lastOffset, marker.type() == ControlRecordType.ABORT);
     }
 
+    /** True when {@code producerId} has an open transaction here in epoch {@code epoch}. */
+    public boolean hasOngoingTransaction(long producerId, short epoch) {
+        ProducerStateEntry entry = producers.get(producerId);
+        return entry != null && entry.currentTxnFirstOffset() >= 0 && entry.producerEpoch() == epoch;
+    }
+
+    /**
+     * Starts (or joins) the verification of a transactional batch at {@code sequence}:
+     * {@link VerificationGuard#SENTINEL} when the producer's transaction is already ongoing here (Kafka's
+     * {@code maybeStartTransactionVerification}), else the guard an append must present.
+     */
+    public VerificationGuard maybeStartVerification(long producerId, int sequence, short epoch, long nowMs) {
+        if (hasOngoingTransaction(producerId, epoch)) {
+            return VerificationGuard.SENTINEL;
+        }
+        Verification verification = verifications.computeIfAbsent(producerId,
+            id -> new Verification(nowMs, sequence, epoch));
+        verification.update(sequence, epoch);
+        return verification.guard;
+    }
+
+    /**
+     * Kafka's check of a verified leader append ({@code UnifiedLog.analyzeAndValidateProducerState} and
+     * {@code ProducerAppendInfo.checkSequence}): a transactional data batch that starts a transaction here must
+     * present the producer's current guard (else INVALID_TXN_STATE, "Record was not part of an ongoing
+     * transaction"), and may not have a higher sequence than the lowest one waiting for verification.
+     */
+    public void checkVerified(RecordBatch batch, VerificationGuard requested) {
+        if (!batch.isTransactional() || batch.isControlBatch() || batch.producerId() < 0
+                || hasOngoingTransaction(batch.producerId(), batch.producerEpoch())) {
+            return;
+        }
+        Verification verification = verifications.get(batch.producerId());
+        if (verification == null || !verification.guard.verify(requested)) {
+            throw new InvalidTxnStateException("Record was not part of an ongoing transaction");
+        }
+        if (batch.baseSequence() > verification.lowestSequence) {
+            throw new OutOfOrderSequenceException("Out of order sequence number for producer " + batch.producerId()
+                + ": " + batch.baseSequence() + " (incoming seq. number), " + verification.lowestSequence
+                + " (earliest seen sequence)");
+        }
+    }
+
     /** The first offset of the oldest open transaction, or -1 when none is open. */
     public long firstUnstableOffset() {
         return ongoingTxns.isEmpty() ? -1L : ongoingTxns.firstKey();
@@ -162,6 +268,7 @@ public final class ProducerStateManager {
     /** Forgets everything (before reloading). */
     public void clear() {
         producers.clear();
+        verifications.clear();
         ongoingTxns.clear();
         mapEndOffset = 0L;
     }
@@ -178,8 +285,12 @@ public final class ProducerStateManager {
         mapEndOffset = offset;
     }
 
-    /** Drops producers whose last write is older than {@code minTimestamp} and have no open transaction. */
+    /**
+     * Drops producers whose last write is older than {@code minTimestamp} and have no open transaction, and
+     * verifications started before it.
+     */
     public void removeExpiredProducers(long minTimestamp) {
         producers.values().removeIf(e -> e.currentTxnFirstOffset() < 0 && e.lastTimestamp() < minTimestamp);
+        verifications.values().removeIf(v -> v.createdMs < minTimestamp);
     }
 }

@@ -3,6 +3,7 @@ package io.cairn.log.producer;
 import static io.cairn.log.TestBatches.idempotent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.FetchDataInfo;
@@ -13,7 +14,9 @@ import io.cairn.log.MockTime;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.TestBatches;
 import io.cairn.log.index.AbortedTxn;
+import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.InvalidProducerEpochException;
+import io.cairn.wire.error.InvalidTxnStateException;
 import io.cairn.wire.error.OutOfOrderSequenceException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -92,6 +95,76 @@ class ProducerStateTest {
         try (FetchDataInfo info = log.readCommitted(0, 10_000, log.logEndOffset())) {
             assertThat(info.abortedTransactions()).containsExactly(new AbortedTxn(9L, 1, 3, 4));
         }
+        log.close();
+    }
+
+    @Test
+    void aMarkerOfAnOlderCoordinatorEpochShouldBeFencedAndLeaveTheTransactionOpen() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 0, time.milliseconds(), "t1"), 0,
+            AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.marker(9L, (short) 0, true, time.milliseconds(), 5), 0,
+            AppendOrigin.COORDINATOR);
+        log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 1, time.milliseconds(), "t2"), 0,
+            AppendOrigin.CLIENT);
+
+        // When
+        Throwable zombie = catchThrowable(() -> log.appendAsLeader(TestBatches.marker(9L, (short) 0, false,
+            time.milliseconds(), 4), 0, AppendOrigin.COORDINATOR));
+
+        // Then
+        assertThat(Errors.forException(zombie)).isEqualTo(Errors.TRANSACTION_COORDINATOR_FENCED);
+        assertThat(log.logEndOffset()).isEqualTo(3);
+        assertThat(log.firstUnstableOffset()).isEqualTo(2);
+        assertThat(log.activeProducers()).containsExactly(new ActiveProducer(9L, (short) 0, 1,
+            time.milliseconds(), 5, 2L));
+        log.appendAsLeader(TestBatches.marker(9L, (short) 0, false, time.milliseconds(), 5), 0,
+            AppendOrigin.COORDINATOR);
+        assertThat(log.firstUnstableOffset()).isEqualTo(-1);
+        log.close();
+    }
+
+    @Test
+    void aTransactionsFirstBatchShouldNeedTheCurrentVerificationGuardAndLaterOnesNone() {
+        // Given
+        PartitionLog log = open(LogConfig.defaults());
+        VerificationGuard guard = log.maybeStartTransactionVerification(9L, 0, (short) 0);
+
+        // When
+        Throwable unverified = catchThrowable(() -> log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 0,
+            time.milliseconds(), "t1"), 0, AppendOrigin.CLIENT, VerificationGuard.SENTINEL));
+        log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 0, time.milliseconds(), "t1"), 0,
+            AppendOrigin.CLIENT, guard);
+        VerificationGuard ongoing = log.maybeStartTransactionVerification(9L, 1, (short) 0);
+        log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 1, time.milliseconds(), "t2"), 0,
+            AppendOrigin.CLIENT, ongoing);
+
+        // Then
+        assertThat(unverified).isInstanceOf(InvalidTxnStateException.class)
+            .hasMessage("Record was not part of an ongoing transaction");
+        assertThat(guard).isNotSameAs(VerificationGuard.SENTINEL);
+        assertThat(ongoing).isSameAs(VerificationGuard.SENTINEL);
+        assertThat(log.logEndOffset()).isEqualTo(2);
+        log.close();
+    }
+
+    @Test
+    void aMarkerWrittenWhileABatchIsVerifiedShouldInvalidateItsGuard() {
+        // Given: the coordinator aborts the transaction while the leader waits for its verification answer
+        PartitionLog log = open(LogConfig.defaults());
+        VerificationGuard guard = log.maybeStartTransactionVerification(9L, 0, (short) 0);
+        log.appendAsLeader(TestBatches.marker(9L, (short) 0, false, time.milliseconds()), 0,
+            AppendOrigin.COORDINATOR);
+
+        // When
+        Throwable late = catchThrowable(() -> log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 0,
+            time.milliseconds(), "t1"), 0, AppendOrigin.CLIENT, guard));
+
+        // Then
+        assertThat(late).isInstanceOf(InvalidTxnStateException.class);
+        assertThat(log.logEndOffset()).isEqualTo(1);
+        assertThat(log.firstUnstableOffset()).isEqualTo(-1);
         log.close();
     }
 

@@ -37,6 +37,26 @@ public final class TopicNames {
         return Optional.empty();
     }
 
+    /**
+     * The reason the name is illegal in the wording of Kafka's {@code Topic.validate} (which request handlers such as
+     * DescribeProducers use, where the controller's checks above have their own wording), or empty when it is legal.
+     */
+    public static Optional<String> validateForRequest(String name) {
+        String reason = null;
+        if (name == null || name.isEmpty()) {
+            reason = "the empty string is not allowed";
+        } else if (name.equals(".")) {
+            reason = "'.' is not allowed";
+        } else if (name.equals("..")) {
+            reason = "'..' is not allowed";
+        } else if (name.length() > MAX_LENGTH) {
+            reason = "the length of '" + name + "' is longer than the max allowed length " + MAX_LENGTH;
+        } else if (validate(name).isPresent()) {
+            reason = "'" + name + "' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'";
+        }
+        return Optional.ofNullable(reason).map(r -> "Topic name is invalid: " + r);
+    }
+
     /** The name with '.' replaced by '_': two topics whose names differ only there collide in metric names. */
     public static String unifyCollisionChars(String name) {
         return name.replace('.', '_');

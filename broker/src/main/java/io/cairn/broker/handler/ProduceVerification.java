@@ -1,0 +1,93 @@
+package io.cairn.broker.handler;
+
+import io.cairn.broker.handler.ProduceRecords.Scan;
+import io.cairn.broker.txn.verification.TransactionVerifier;
+import io.cairn.isr.ReplicaManager;
+import io.cairn.log.producer.VerificationGuard;
+import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.error.ApiException;
+import io.cairn.wire.error.Errors;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The transaction verification of one produce request (KIP-890 part 1, Kafka's
+ * {@code ReplicaManager.maybeStartTransactionVerificationForPartitions} and its {@code postVerificationCallback}):
+ * when the request has a transactional id and {@code transaction.partition.verification.enable} is on, each
+ * transactional partition asks its leader log for a verification guard; those whose transaction is not yet ongoing
+ * there are verified with the coordinator ({@link TransactionVerifier}), and the append then carries the guard. A
+ * partition that is not verified fails with Kafka's produce error: INVALID_TXN_STATE ("Partition was not added to the
+ * transaction"); NOT_ENOUGH_REPLICAS ("Unable to verify the partition has been added to the transaction. Underlying
+ * error: X") for the coordinator's retriable CONCURRENT_TRANSACTIONS, NETWORK_EXCEPTION, COORDINATOR_LOAD_IN_PROGRESS,
+ * COORDINATOR_NOT_AVAILABLE and NOT_COORDINATOR, which older clients do not retry correctly; any other as itself.
+ *
+ * <p>Stateless; called on a request-handler thread. The returned stage completes on the verifier's thread.
+ */
+final class ProduceVerification {
+
+    /** Produce v11+ clients understand TRANSACTION_ABORTABLE (Kafka's {@code genericErrorSupported}). */
+    private static final short ABORTABLE_VERSION = 11;
+    private static final Set<Errors> UNVERIFIABLE = Set.of(Errors.CONCURRENT_TRANSACTIONS, Errors.NETWORK_EXCEPTION,
+            Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR);
+
+    private ProduceVerification() {
+    }
+
+    /**
+     * Starts the verification of {@code partitions}; completes once every partition has its guard or its error.
+     * {@code verifier} is null when verification is disabled: nothing is checked, as in Kafka.
+     */
+    static CompletableFuture<Void> start(TransactionVerifier verifier, ReplicaManager replicas, String transactionalId,
+                                         short version, List<ProducePartition> partitions, List<Scan> scans) {
+        if (verifier == null || transactionalId == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Map<TopicPartition, ProducePartition> toVerify = new LinkedHashMap<>();
+        long producerId = -1L;
+        short producerEpoch = -1;
+        for (int i = 0; i < partitions.size(); i++) {
+            ProducePartition p = partitions.get(i);
+            Scan scan = scans.get(i);
+            if (!p.pending() || !scan.transactional() || scan.producerId() < 0) {
+                continue;
+            }
+            producerId = scan.producerId();
+            producerEpoch = scan.producerEpoch();
+            TopicPartition tp = new TopicPartition(p.topic(), p.index());
+            try {
+                VerificationGuard guard = replicas.leaderPartition(tp).maybeStartTransactionVerification(producerId,
+                        scan.baseSequence(), producerEpoch);
+                p.verifyWith(guard);
+                if (guard != VerificationGuard.SENTINEL) {
+                    toVerify.put(tp, p);
+                }
+            } catch (ApiException e) {
+                fail(p, Errors.forException(e));
+            }
+        }
+        if (toVerify.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return verifier.verify(transactionalId, producerId, producerEpoch, toVerify.keySet(),
+                version >= ABORTABLE_VERSION).thenAccept(errors -> errors.forEach((tp, error) -> {
+                    ProducePartition p = toVerify.get(tp);
+                    if (p != null && error != Errors.NONE) {
+                        fail(p, error);
+                    }
+                }));
+    }
+
+    private static void fail(ProducePartition p, Errors error) {
+        if (error == Errors.INVALID_TXN_STATE) {
+            p.fail(error, ProducePartition.INVALID_OFFSET, "Partition was not added to the transaction", List.of());
+        } else if (UNVERIFIABLE.contains(error)) {
+            p.fail(Errors.NOT_ENOUGH_REPLICAS, ProducePartition.INVALID_OFFSET, "Unable to verify the partition has "
+                    + "been added to the transaction. Underlying error: " + error.name(), List.of());
+        } else {
+            p.fail(error);
+        }
+    }
+}
