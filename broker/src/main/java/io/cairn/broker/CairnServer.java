@@ -142,7 +142,8 @@ public final class CairnServer implements AutoCloseable {
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
                     config.fetchMaxBytes(), purgatory, metrics.topics());
             groupCoordinator = new GroupCoordinator(replicaManager, metadata.node(), config.groupConfig(),
-                    config.internalTopics().offsetsPartitions(), Time.SYSTEM, purgatory);
+                    config.groupCoordinatorRuntime(), config.internalTopics().offsetsPartitions(), Time.SYSTEM,
+                    purgatory);
             groupCoordinator.start();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, extraHandlers);

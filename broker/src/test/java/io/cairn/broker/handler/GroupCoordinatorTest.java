@@ -3,6 +3,7 @@ package io.cairn.broker.handler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.purgatory.PartitionPurgatory;
@@ -83,7 +84,8 @@ class GroupCoordinatorTest {
             purgatory = new PartitionPurgatory(fixture.replicaManager());
         }
         GroupCoordinator created = new GroupCoordinator(fixture.replicaManager(), fixture.metadata().node(),
-            new GroupConfig(6_000, 300_000, 0, 10, 7L * 24 * 3_600_000, 600_000, 64), OFFSETS_PARTITIONS,
+            new GroupConfig(6_000, 300_000, 0, 10, 7L * 24 * 3_600_000, 600_000, 64),
+            new CoordinatorRuntimeSettings(2, 5, 5_000L), OFFSETS_PARTITIONS,
             Time.SYSTEM, purgatory);
         created.start();
         return created;
