@@ -22,9 +22,4 @@ public record CoordinatorRuntimeSettings(int threads, int appendLingerMs, long w
                 + writeTimeoutMs + " ms");
         }
     }
-
-    /** Kafka 4.1's defaults of the group coordinator. */
-    public static CoordinatorRuntimeSettings groupDefaults() {
-        return new CoordinatorRuntimeSettings(4, 5, 5_000L);
-    }
 }

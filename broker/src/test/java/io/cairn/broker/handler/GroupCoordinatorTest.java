@@ -35,6 +35,8 @@ import io.cairn.wire.message.OffsetFetchResponseData;
 import io.cairn.wire.message.SyncGroupRequestData.SyncGroupRequestAssignment;
 import io.cairn.wire.message.SyncGroupRequestData;
 import io.cairn.wire.message.SyncGroupResponseData;
+import io.cairn.wire.message.TxnOffsetCommitRequestData;
+import io.cairn.wire.message.TxnOffsetCommitResponseData;
 import io.cairn.wire.protocol.ApiMessage;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -193,6 +195,42 @@ class GroupCoordinatorTest {
         assertThat(fetch("loader", "other").committedOffset()).isEqualTo(-1);
         ListGroupsResponseData listed = call(new ListGroupsHandler(coordinator), new ListGroupsRequestData(), 5);
         assertThat(listed.groups()).extracting(ListGroupsResponseData.ListedGroup::groupId).contains("loader");
+    }
+
+    private OffsetFetchResponsePartitions fetchStable(String group, String topic) throws Exception {
+        OffsetFetchRequestData request = new OffsetFetchRequestData().setRequireStable(true).setGroups(List.of(
+            new OffsetFetchRequestGroup().setGroupId(group).setTopics(List.of(new OffsetFetchRequestTopics()
+                .setName(topic).setPartitionIndexes(List.of(0))))));
+        OffsetFetchResponseData response = call(new OffsetFetchHandler(coordinator), request, 9);
+        return response.groups().get(0).topics().get(0).partitions().get(0);
+    }
+
+    @Test
+    void aTransactionalCommitIsUnstableUntilItsCommitMarkerAndSurvivesAReload() throws Exception {
+        // Given: producer 5's transactional offset, written through TxnOffsetCommit
+        fixture.createTopic("orders", 1);
+        awaitCoordinator("txn-group");
+        TxnOffsetCommitRequestData request = new TxnOffsetCommitRequestData().setTransactionalId("tx")
+            .setGroupId("txn-group").setProducerId(5L).setProducerEpoch((short) 0).setTopics(List.of(
+                new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic().setName("orders").setPartitions(List.of(
+                    new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition().setPartitionIndex(0)
+                        .setCommittedOffset(17L).setCommittedMetadata("t")))));
+        TxnOffsetCommitResponseData written = call(GroupHandlers.txnOffsetCommit(coordinator,
+            fixture.metadata().node()), request, 5);
+        assertThat(written.topics().get(0).partitions().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(fetchStable("txn-group", "orders").errorCode()).isEqualTo(Errors.UNSTABLE_OFFSET_COMMIT.code());
+        assertThat(fetch("txn-group", "orders").committedOffset()).isEqualTo(-1);
+
+        // When
+        coordinator.completeTransaction(coordinator.partitionFor("txn-group"), 5L, (short) 0, 0, true)
+            .get(30, TimeUnit.SECONDS);
+
+        // Then
+        assertThat(fetchStable("txn-group", "orders").committedOffset()).isEqualTo(17);
+        coordinator.close();
+        coordinator = newCoordinator();
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() ->
+            assertThat(fetchStable("txn-group", "orders").committedOffset()).isEqualTo(17));
     }
 
     @Test
