@@ -325,7 +325,7 @@ final class LoadedShard<S extends CoordinatorShard<R>, R> implements ShardContex
         return state != State.CLOSED && partition.isLeader() && partition.leaderEpoch() == leaderEpoch;
     }
 
-    NotCoordinatorException notCoordinator() {
+    private NotCoordinatorException notCoordinator() {
         return new NotCoordinatorException("This broker no longer coordinates " + partition.topicPartition()
             + " (leader epoch " + leaderEpoch + ")");
     }

@@ -37,7 +37,7 @@ import java.util.concurrent.CompletableFuture;
  * from their records when the shard loads.
  *
  * <p>Thread-safety: none needed and none provided: every method, timer task and write completion runs on the
- * shard's one coordinator thread ({@link ShardContext}).
+ * shard's thread, one coordinator thread at a time ({@link ShardContext}).
  */
 public final class ClassicGroupManager {
 
