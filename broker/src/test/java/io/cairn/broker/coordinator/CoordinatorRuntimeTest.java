@@ -15,6 +15,7 @@ import io.cairn.wire.error.CoordinatorLoadInProgressException;
 import io.cairn.wire.error.NotCoordinatorException;
 import io.cairn.wire.error.RecordTooLargeException;
 import io.cairn.wire.message.DeleteTopicsRequestData;
+import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
 import io.cairn.wire.record.RecordBatch;
 import io.cairn.wire.record.RecordBatches;
 import io.netty.buffer.ByteBuf;
@@ -151,6 +152,31 @@ class CoordinatorRuntimeTest {
         assertThat(batches).hasSize(1);
         assertThat(batches.get(0).recordCount()).isEqualTo(4);
         assertThat(batches.get(0).producerId()).isEqualTo(RecordBatch.NO_PRODUCER_ID);
+    }
+
+    @Test
+    void anOpenBatchIsAppendedFirstWhenTheNextOperationsRecordsWouldPassMaxMessageBytes() throws Exception {
+        // Given: batches of at most 200 bytes, and two operations of about 100 bytes each
+        fixture.metadata().node().incrementalAlterConfigs(new IncrementalAlterConfigsRequestData().setResources(
+            List.of(new IncrementalAlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 2)
+                .setResourceName(TOPIC).setConfigs(List.of(new IncrementalAlterConfigsRequestData.AlterableConfig()
+                    .setName("max.message.bytes").setConfigOperation((byte) 0).setValue("200"))))))
+            .get(30, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+            fixture.partition(TOPIC, 0).log().config().maxMessageBytes() == 200);
+        startRuntime(1, LINGER_MS);
+        awaitLoaded(0);
+        CompletableFuture<Long> first = write(-1L, new Kv("a", "x".repeat(60)));
+
+        // When
+        CompletableFuture<Long> second = write(-1L, new Kv("b", "y".repeat(60)));
+
+        // Then: the first batch went out without waiting for the linger; the second waits for it
+        assertThat(first.get(30, TimeUnit.SECONDS)).isZero();
+        assertThat(second).isNotDone();
+        timer.advance(LINGER_MS);
+        assertThat(second.get(30, TimeUnit.SECONDS)).isEqualTo(1L);
+        assertThat(batches(0)).extracting(RecordBatch::recordCount).containsExactly(1, 1);
     }
 
     @Test
