@@ -157,7 +157,8 @@ public final class CairnServer implements AutoCloseable {
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
                     config.fetchMaxBytes(), purgatory, metrics.topics());
             groupCoordinator = new GroupCoordinator(replicaManager, metadata.node(), config.groupConfig(),
-                    config.internalTopics().offsetsPartitions(), Time.SYSTEM, purgatory);
+                    config.groupCoordinatorRuntime(), config.internalTopics().offsetsPartitions(), Time.SYSTEM,
+                    purgatory);
             groupCoordinator.start();
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
             startTransactionChannels();
@@ -266,8 +267,8 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new FetchHandler(fetchService));
         MarkerAppender markers = new MarkerAppender(replicaManager, purgatory, Time.SYSTEM,
                 MarkerAppender.DEFAULT_TIMEOUT_MS);
-        // Groups have no transactional offsets yet: their markers are appended like any partition's.
-        handlers.add(new WriteTxnMarkersHandler(markers, markers.offsetsTopic()));
+        // __consumer_offsets markers go through the group coordinator, which applies its transactional offsets.
+        handlers.add(new WriteTxnMarkersHandler(markers, groups::completeTransaction));
         handlers.add(new DescribeProducersHandler(replicaManager, node));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));

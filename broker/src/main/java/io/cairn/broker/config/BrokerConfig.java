@@ -1,5 +1,6 @@
 package io.cairn.broker.config;
 
+import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.isr.RackAwareReplicaSelector;
 import java.io.IOException;
@@ -66,6 +67,9 @@ public final class BrokerConfig {
     public static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String GROUP_INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
     public static final String GROUP_MAX_SIZE = "group.max.size";
+    public static final String GROUP_COORDINATOR_THREADS = "group.coordinator.threads";
+    public static final String GROUP_COORDINATOR_APPEND_LINGER_MS = "group.coordinator.append.linger.ms";
+    public static final String OFFSETS_COMMIT_TIMEOUT_MS = "offsets.commit.timeout.ms";
     public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
     public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
     public static final String OFFSET_METADATA_MAX_BYTES = "offset.metadata.max.bytes";
@@ -99,7 +103,8 @@ public final class BrokerConfig {
             REPLICA_LAG_TIME_MAX_MS, REPLICA_SELECTOR_CLASS, OFFSETS_TOPIC_NUM_PARTITIONS,
             OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
             TRANSACTION_STATE_LOG_REPLICATION_FACTOR, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
-            GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, OFFSETS_RETENTION_MINUTES,
+            GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, GROUP_COORDINATOR_THREADS,
+            GROUP_COORDINATOR_APPEND_LINGER_MS, OFFSETS_COMMIT_TIMEOUT_MS, OFFSETS_RETENTION_MINUTES,
             OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS,
             METRICS_ENABLED, METRICS_HOST, METRICS_PORT, TRANSACTION_PARTITION_VERIFICATION_ENABLE);
 
@@ -135,6 +140,7 @@ public final class BrokerConfig {
     private final boolean rackAwareReplicaSelector;
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
+    private final CoordinatorRuntimeSettings groupCoordinatorRuntime;
     private final boolean metricsEnabled;
     private final String metricsHost;
     private final int metricsPort;
@@ -205,6 +211,9 @@ public final class BrokerConfig {
                 values.intValue(OFFSETS_RETENTION_MINUTES, 10_080, 1) * 60_000L,
                 values.longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS, 600_000L, 1L),
                 values.intValue(OFFSET_METADATA_MAX_BYTES, 4096, 0));
+        this.groupCoordinatorRuntime = new CoordinatorRuntimeSettings(values.intValue(GROUP_COORDINATOR_THREADS, 4, 1),
+                values.intValue(GROUP_COORDINATOR_APPEND_LINGER_MS, 5, 0),
+                values.intValue(OFFSETS_COMMIT_TIMEOUT_MS, 5_000, 1));
         this.metricsEnabled = values.booleanValue(METRICS_ENABLED, true);
         this.metricsHost = values.string(METRICS_HOST, "");
         this.metricsPort = values.intValue(METRICS_PORT, 9404, 0);
@@ -325,6 +334,8 @@ public final class BrokerConfig {
         values.put(CONNECTIONS_MAX_IDLE_MS, Long.toString(connectionsMaxIdleMs));
         values.put(CONTROLLER_LISTENER_NAMES, String.join(",", controllerListenerNames));
         values.put(FETCH_MAX_BYTES, Integer.toString(fetchMaxBytes));
+        values.put(GROUP_COORDINATOR_APPEND_LINGER_MS, Integer.toString(groupCoordinatorRuntime.appendLingerMs()));
+        values.put(GROUP_COORDINATOR_THREADS, Integer.toString(groupCoordinatorRuntime.threads()));
         values.put(GROUP_INITIAL_REBALANCE_DELAY_MS, Integer.toString(groupConfig.initialRebalanceDelayMs()));
         values.put(GROUP_MAX_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.maxSessionTimeoutMs()));
         values.put(GROUP_MAX_SIZE, Integer.toString(groupConfig.maxGroupSize()));
@@ -349,6 +360,7 @@ public final class BrokerConfig {
         values.put(NODE_ID, Integer.toString(nodeId));
         values.put(NUM_IO_THREADS, Integer.toString(numIoThreads));
         values.put(NUM_NETWORK_THREADS, Integer.toString(numNetworkThreads));
+        values.put(OFFSETS_COMMIT_TIMEOUT_MS, Long.toString(groupCoordinatorRuntime.writeTimeoutMs()));
         values.put(OFFSET_METADATA_MAX_BYTES, Integer.toString(groupConfig.offsetMetadataMaxBytes()));
         values.put(OFFSETS_RETENTION_CHECK_INTERVAL_MS, Long.toString(groupConfig.offsetsRetentionCheckIntervalMs()));
         values.put(OFFSETS_RETENTION_MINUTES, Long.toString(groupConfig.offsetsRetentionMs() / 60_000L));
@@ -557,6 +569,14 @@ public final class BrokerConfig {
     /** The group coordinator's settings ({@code group.*}, {@code offsets.retention.*}, ...). */
     public GroupConfig groupConfig() {
         return groupConfig;
+    }
+
+    /**
+     * The group coordinator runtime's threads and batching ({@code group.coordinator.threads},
+     * {@code group.coordinator.append.linger.ms}, {@code offsets.commit.timeout.ms}).
+     */
+    public CoordinatorRuntimeSettings groupCoordinatorRuntime() {
+        return groupCoordinatorRuntime;
     }
 
     /** Partitions and replication factor of the internal topics when Metadata auto-creates them. */

@@ -1,5 +1,6 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.DescribeGroupsResponseData;
@@ -36,7 +37,7 @@ import java.util.concurrent.CompletableFuture;
  * from their records when the shard loads.
  *
  * <p>Thread-safety: none needed and none provided: every method, timer task and write completion runs on the
- * shard's one coordinator thread ({@link ShardContext}).
+ * shard's thread, one coordinator thread at a time ({@link ShardContext}).
  */
 public final class ClassicGroupManager {
 
@@ -49,12 +50,12 @@ public final class ClassicGroupManager {
     private static final byte[] EMPTY_ASSIGNMENT = new byte[0];
     private static final String NO_MEMBER_ID = "";
 
-    private final ShardContext ctx;
+    private final ShardContext<CoordinatorRecord> ctx;
     private final GroupConfig config;
     private final Map<String, ClassicGroup> groups = new HashMap<>();
     private final Set<String> timerKeys = new HashSet<>();
 
-    public ClassicGroupManager(ShardContext ctx, GroupConfig config) {
+    public ClassicGroupManager(ShardContext<CoordinatorRecord> ctx, GroupConfig config) {
         this.ctx = ctx;
         this.config = config;
     }

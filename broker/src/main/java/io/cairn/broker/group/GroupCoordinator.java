@@ -1,92 +1,57 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRuntime;
+import io.cairn.broker.coordinator.CoordinatorRuntimeConfig;
+import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.purgatory.PartitionPurgatory;
-import io.cairn.isr.Partition;
-import io.cairn.isr.PartitionListener;
+import io.cairn.broker.purgatory.SystemTimer;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.MetadataListener;
+import io.cairn.metadata.image.MetadataUpdate;
 import io.cairn.metadata.image.TopicImage;
-import io.cairn.metadata.image.TopicPartition;
-import io.cairn.wire.error.CoordinatorLoadInProgressException;
-import io.cairn.wire.error.CoordinatorNotAvailableException;
-import io.cairn.wire.error.NotCoordinatorException;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.apache.logging.log4j.Logger;
 
 /**
- * The group coordinator runtime (Kafka's {@code CoordinatorRuntime}, reduced to one thread): one {@link GroupShard}
- * per {@code __consumer_offsets} partition this broker leads, loaded by replaying the partition's log when the
- * leadership starts and dropped when it ends; requests for a group run on the shard of the group's partition.
+ * The group coordinator (Kafka's {@code GroupCoordinatorService}): a {@link CoordinatorRuntime} over
+ * {@code __consumer_offsets} whose shards are {@link GroupShard}s. It routes a group's requests to the shard of the
+ * group's partition, removes the offsets of deleted topics, and completes the transactions whose offsets a shard
+ * holds (the transaction markers of WriteTxnMarkers).
  *
- * <p>Thread-safety: thread-safe. Every shard operation, timer and write completion runs on the single
- * {@code cairn-group-coordinator} thread; loading reads the log on the {@code cairn-group-loader} thread before the
- * shard serves anything.
+ * <p>Thread-safety: thread-safe; shard operations run on the runtime's {@code cairn-group-coordinator-N} threads,
+ * one at a time per shard.
  */
 public final class GroupCoordinator implements AutoCloseable {
 
     /** Kafka's name of the internal topic of group metadata and offsets. */
     public static final String TOPIC = "__consumer_offsets";
 
-    private static final Logger LOGGER = org.apache.logging.log4j.LogManager.getLogger(GroupCoordinator.class);
-
-    private final ReplicaManager replicaManager;
-    private final PartitionPurgatory purgatory;
     private final MetadataNode metadata;
-    private final GroupConfig config;
     private final int configuredPartitions;
-    private final Time time;
-    private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "cairn-group-coordinator");
-        t.setDaemon(true);
-        return t;
-    });
-    private final ExecutorService loader = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "cairn-group-loader");
-        t.setDaemon(true);
-        return t;
-    });
-    /** Shards by partition index; coordinator thread only. */
-    private final Map<Integer, GroupShard> shards = new HashMap<>();
-    private final MetadataListener deletions = update -> {
-        if (!update.changes().deletedTopics().isEmpty()) {
-            Set<String> topics = new HashSet<>();
-            update.changes().deletedTopics().forEach(t -> topics.add(t.name()));
-            try {
-                execute(() -> removeOffsetsOf(topics));
-            } catch (CoordinatorNotAvailableException e) {
-                // Stopping: the offsets go at the next start's retention check.
-            }
-        }
-    };
-    private volatile boolean closed;
+    private final CoordinatorRuntime<GroupShard, CoordinatorRecord> runtime;
+    private final MetadataListener deletions = this::onMetadataUpdate;
 
     /**
+     * @param settings             group.coordinator.threads, group.coordinator.append.linger.ms and
+     *                             offsets.commit.timeout.ms
      * @param configuredPartitions offsets.topic.num.partitions: the partition count until the topic exists
      * @param purgatory            where a shard's writes wait for the high watermark
      */
     public GroupCoordinator(ReplicaManager replicaManager, MetadataNode metadata, GroupConfig config,
-                            int configuredPartitions, Time time, PartitionPurgatory purgatory) {
-        this.replicaManager = replicaManager;
-        this.purgatory = purgatory;
+                            CoordinatorRuntimeSettings settings, int configuredPartitions, Time time,
+                            PartitionPurgatory purgatory) {
         this.metadata = metadata;
-        this.config = config;
         this.configuredPartitions = configuredPartitions;
-        this.time = time;
+        CoordinatorRuntimeConfig<GroupShard, CoordinatorRecord> kind = new CoordinatorRuntimeConfig<>(
+            "group-coordinator", TOPIC, settings, GroupRecordSerde.SERDE, ctx -> new GroupShard(ctx, config));
+        this.runtime = new CoordinatorRuntime<>(kind, replicaManager, purgatory,
+            new SystemTimer("group-coordinator"), time);
     }
 
     /**
@@ -95,23 +60,7 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     public void start() {
         metadata.subscribe(deletions);
-        replicaManager.addListener(new PartitionListener() {
-            @Override
-            public void onHighWatermarkAdvanced(Partition partition) {
-            }
-
-            @Override
-            public void onLeadershipChanged(Partition partition) {
-                if (TOPIC.equals(partition.topic())) {
-                    execute(() -> refresh(partition.partitionIndex()));
-                }
-            }
-        });
-        for (Partition partition : replicaManager.allPartitions()) {
-            if (TOPIC.equals(partition.topic())) {
-                execute(() -> refresh(partition.partitionIndex()));
-            }
-        }
+        runtime.start();
     }
 
     /** The partition count of {@code __consumer_offsets}: the topic's, or offsets.topic.num.partitions before it. */
@@ -141,22 +90,7 @@ public final class GroupCoordinator implements AutoCloseable {
      * not lead it, COORDINATOR_LOAD_IN_PROGRESS while it loads, COORDINATOR_NOT_AVAILABLE once stopping.
      */
     public <T> CompletableFuture<T> call(String groupId, Function<GroupShard, CompletableFuture<T>> op) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        int index = partitionFor(groupId);
-        execute(() -> {
-            try {
-                op.apply(activeShard(index)).whenComplete((value, failure) -> {
-                    if (failure != null) {
-                        result.completeExceptionally(failure);
-                    } else {
-                        result.complete(value);
-                    }
-                });
-            } catch (RuntimeException e) {
-                result.completeExceptionally(e);
-            }
-        });
-        return result;
+        return runtime.call(partitionFor(groupId), op);
     }
 
     /**
@@ -164,193 +98,35 @@ public final class GroupCoordinator implements AutoCloseable {
      * loads, as Kafka's ListGroups answers.
      */
     public <T> CompletableFuture<List<T>> callAll(Function<GroupShard, T> op) {
-        CompletableFuture<List<T>> result = new CompletableFuture<>();
-        execute(() -> {
-            try {
-                List<T> values = new ArrayList<>();
-                for (GroupShard shard : shards.values()) {
-                    if (shard.state() == GroupShard.State.LOADING) {
-                        throw new CoordinatorLoadInProgressException("__consumer_offsets-"
-                            + shard.partitionIndex() + " is loading");
-                    }
-                    values.add(op.apply(shard));
-                }
-                result.complete(values);
-            } catch (RuntimeException e) {
-                result.completeExceptionally(e);
-            }
-        });
-        return result;
+        return runtime.callAll(op);
     }
 
-    private void execute(Runnable task) {
-        if (closed) {
-            throw new CoordinatorNotAvailableException("The group coordinator is shutting down");
-        }
-        try {
-            thread.execute(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    LOGGER.error("Group coordinator task failed", e);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            throw new CoordinatorNotAvailableException("The group coordinator is shutting down");
-        }
+    /**
+     * Ends a transaction in {@code __consumer_offsets} partition {@code partition} (Kafka's
+     * {@code GroupCoordinatorService.completeTransaction}, called for the partition's WriteTxnMarkers entry): appends
+     * the COMMIT or ABORT marker of {@code producerId} after the shard's earlier writes and, once it is committed,
+     * makes the producer's pending transactional offsets visible (COMMIT) or drops them (ABORT). Fails with
+     * COORDINATOR_NOT_AVAILABLE when stopping, NOT_COORDINATOR when this broker does not lead the partition,
+     * COORDINATOR_LOAD_IN_PROGRESS while it loads, and with the append's error otherwise (mapped as every coordinator
+     * write: NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE; INVALID_PRODUCER_EPOCH for an older epoch than the log's).
+     */
+    public CompletableFuture<Void> completeTransaction(int partition, long producerId, short producerEpoch,
+                                                      int coordinatorEpoch, boolean commit) {
+        return runtime.completeTransaction(partition, producerId, producerEpoch, coordinatorEpoch, commit);
     }
 
-    private GroupShard activeShard(int index) {
-        GroupShard shard = shards.get(index);
-        if (shard == null || !isCurrent(shard)) {
-            refresh(index);
-            shard = shards.get(index);
-        }
-        if (shard == null) {
-            throw new NotCoordinatorException("This broker does not lead __consumer_offsets-" + index);
-        }
-        if (shard.state() == GroupShard.State.LOADING) {
-            throw new CoordinatorLoadInProgressException("The groups of __consumer_offsets-" + index
-                + " are being loaded");
-        }
-        return shard;
-    }
-
-    private boolean isCurrent(GroupShard shard) {
-        Partition partition = shard.partition();
-        return partition.isLeader() && partition.leaderEpoch() == shard.leaderEpoch()
-            && replicaManager.partition(partition.topicPartition()).orElse(null) == partition;
-    }
-
-    /** Loads, reloads or unloads the shard of partition {@code index} to match this broker's leadership. */
-    private void refresh(int index) {
-        if (closed) {
-            return;
-        }
-        Partition partition = replicaManager.partition(new TopicPartition(TOPIC, index)).orElse(null);
-        GroupShard shard = shards.get(index);
-        boolean leads = partition != null && partition.isLeader();
-        if (shard != null && (!leads || !isCurrent(shard))) {
-            shards.remove(index);
-            shard.close();
-            LOGGER.info("Unloaded the groups of {}-{} (leader epoch {})", TOPIC, index, shard.leaderEpoch());
-            shard = null;
-        }
-        if (leads && shard == null) {
-            GroupShard loading = new GroupShard(partition, partition.leaderEpoch(), thread, time, config,
-                purgatory);
-            shards.put(index, loading);
-            loader.execute(() -> load(loading));
-        }
-    }
-
-    private void load(GroupShard shard) {
-        Partition partition = shard.partition();
-        long start = time.milliseconds();
-        CoordinatorLoader.LoadSummary summary;
-        try {
-            summary = CoordinatorLoader.load(partition.log(), partition.logEndOffset(), shard::replay);
-        } catch (Exception e) {
-            LOGGER.error("Cannot load the groups of {}: the partition stays unavailable as coordinator until its "
-                + "next leadership", partition.topicPartition(), e);
-            execute(() -> {
-                if (shards.get(partition.partitionIndex()) == shard) {
-                    shards.remove(partition.partitionIndex());
-                }
-                shard.close();
-            });
-            return;
-        }
-        CoordinatorLoader.LoadSummary loaded = summary;
-        execute(() -> {
-            if (shards.get(partition.partitionIndex()) != shard || shard.state() != GroupShard.State.LOADING) {
-                return;
-            }
-            for (String groupId : shard.offsets().groupIds()) {
-                if (shard.groups().group(groupId).isEmpty()) {
-                    // Offsets without a group record belong to a "simple" group (assign + commit): Kafka
-                    // recreates it as an empty group when loading.
-                    shard.groups().getOrCreateSimpleGroup(groupId);
-                }
-            }
-            shard.activate();
-            scheduleOffsetExpiry(shard);
-            LOGGER.info("Loaded {} group(s) and the offsets of {} group(s) from {} record(s) of {} (leader epoch {}) "
-                + "in {} ms", shard.groups().groupIds().size(), shard.offsets().groupIds().size(), loaded.records(),
-                partition.topicPartition(), shard.leaderEpoch(), time.milliseconds() - start);
-        });
-    }
-
-    private void scheduleOffsetExpiry(GroupShard shard) {
-        shard.schedule("offsets-expiry", config.offsetsRetentionCheckIntervalMs(), () -> {
-            expireOffsets(shard);
-            scheduleOffsetExpiry(shard);
-        });
-    }
-
-    /** Kafka's offset expiration task: expired offsets get tombstones, then empty groups without offsets die. */
-    private void expireOffsets(GroupShard shard) {
-        ClassicGroupManager groups = shard.groups();
-        Map<String, List<OffsetManager.TopicPartitionKey>> expired = shard.offsets().expiredOffsets(groupId -> {
-            return groups.group(groupId).map(g -> g.isInState(ClassicGroupState.EMPTY)
-                ? Long.valueOf(g.stateTimestampMs()) : null).orElse(-1L);
-        });
-        if (expired.isEmpty()) {
-            return;
-        }
-        shard.offsets().remove(expired, "expired").whenComplete((ignored, failure) -> {
-            if (failure != null) {
-                LOGGER.warn("Cannot expire offsets in {}-{}: {}", TOPIC, shard.partitionIndex(), failure.toString());
-                return;
-            }
-            List<CoordinatorRecord> tombstones = new ArrayList<>();
-            for (String groupId : expired.keySet()) {
-                if (!shard.offsets().hasOffsets(groupId) && groups.isEmptyGroup(groupId)) {
-                    tombstones.addAll(groups.deleteGroup(groupId));
-                }
-            }
-            if (!tombstones.isEmpty()) {
-                shard.write(tombstones).whenComplete((done, error) -> LOGGER.info(
-                    "Removed {} empty group(s) without offsets from {}-{}{}", tombstones.size(), TOPIC,
-                    shard.partitionIndex(), error == null ? "" : " (write failed: " + error + ")"));
-            }
-        });
-    }
-
-    /** Kafka's {@code onPartitionsDeleted}: every group loses its committed offsets of the deleted topics. */
-    private void removeOffsetsOf(Set<String> topics) {
-        for (GroupShard shard : shards.values()) {
-            if (shard.state() != GroupShard.State.ACTIVE) {
-                continue;
-            }
-            Map<String, List<OffsetManager.TopicPartitionKey>> gone = shard.offsets().offsetsOfTopics(topics);
-            if (!gone.isEmpty()) {
-                shard.offsets().remove(gone, "of deleted topics " + topics).whenComplete((ignored, failure) -> {
-                    if (failure != null) {
-                        LOGGER.warn("Cannot remove the offsets of deleted topics {} from {}-{}: {}", topics, TOPIC,
-                            shard.partitionIndex(), failure.toString());
-                    }
-                });
-            }
+    private void onMetadataUpdate(MetadataUpdate update) {
+        if (!update.changes().deletedTopics().isEmpty()) {
+            Set<String> topics = new HashSet<>();
+            update.changes().deletedTopics().forEach(t -> topics.add(t.name()));
+            // When stopping, the shards are gone: the offsets go at the next start's retention check.
+            runtime.forEachActive(shard -> shard.removeOffsetsOf(topics));
         }
     }
 
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
         metadata.unsubscribe(deletions);
-        try {
-            thread.submit(() -> {
-                shards.values().forEach(GroupShard::close);
-                shards.clear();
-            }).get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            LOGGER.warn("Group coordinator shards did not close cleanly: {}", e.toString());
-        }
-        closed = true;
-        loader.shutdownNow();
-        thread.shutdownNow();
+        runtime.close();
     }
 }

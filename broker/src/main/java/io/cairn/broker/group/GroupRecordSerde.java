@@ -1,5 +1,6 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorSerde;
 import io.cairn.broker.group.record.GroupMetadataKey;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
@@ -35,6 +36,24 @@ public final class GroupRecordSerde {
     public static final short OFFSET_COMMIT_KEY = 1;
     /** The record type of a classic group's metadata. */
     public static final short GROUP_METADATA_KEY = 2;
+
+    /** This format as the coordinator runtime uses it. */
+    public static final CoordinatorSerde<CoordinatorRecord> SERDE = new CoordinatorSerde<>() {
+        @Override
+        public byte[] keyBytes(CoordinatorRecord record) {
+            return GroupRecordSerde.keyBytes(record);
+        }
+
+        @Override
+        public byte[] valueBytes(CoordinatorRecord record) {
+            return GroupRecordSerde.valueBytes(record);
+        }
+
+        @Override
+        public Optional<CoordinatorRecord> decode(ByteBuffer key, ByteBuffer valueOrNull) {
+            return GroupRecordSerde.decode(key, valueOrNull);
+        }
+    };
 
     private static final int PREFIX_BYTES = 2;
 
@@ -189,7 +208,7 @@ public final class GroupRecordSerde {
      * A {@code __consumer_offsets} record whose key or value does not decode. The loader logs and skips such a
      * record; it never stops the broker. Immutable.
      */
-    public static final class MalformedRecordException extends IllegalStateException {
+    public static final class MalformedRecordException extends CoordinatorSerde.MalformedRecordException {
 
         private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
 import io.cairn.wire.error.Errors;
@@ -15,15 +16,21 @@ import io.cairn.wire.message.OffsetDeleteRequestData.OffsetDeleteRequestTopic;
 import io.cairn.wire.message.OffsetDeleteResponseData;
 import io.cairn.wire.message.OffsetDeleteResponseData.OffsetDeleteResponsePartition;
 import io.cairn.wire.message.OffsetDeleteResponseData.OffsetDeleteResponseTopic;
+import io.cairn.wire.message.TxnOffsetCommitRequestData;
+import io.cairn.wire.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition;
+import io.cairn.wire.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic;
+import io.cairn.wire.message.TxnOffsetCommitResponseData;
+import io.cairn.wire.message.TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition;
+import io.cairn.wire.message.TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
@@ -31,10 +38,12 @@ import java.util.function.Function;
 import org.apache.logging.log4j.Logger;
 
 /**
- * The committed offsets of the groups of one coordinator shard (Kafka's {@code OffsetMetadataManager} for
- * non-transactional commits): commits are written to {@code __consumer_offsets} and become visible once the write
- * is committed, fetches read the in-memory map, deletes write tombstones, and offsets of groups that stayed empty
- * longer than {@code offsets.retention.minutes} expire (KIP-211).
+ * The committed offsets of the groups of one coordinator shard (Kafka's {@code OffsetMetadataManager}): commits are
+ * written to {@code __consumer_offsets} and become visible once the write is committed, fetches read the in-memory
+ * map, deletes write tombstones, and offsets of groups that stayed empty longer than {@code offsets.retention.minutes}
+ * expire (KIP-211). Transactional commits (TxnOffsetCommit) stay pending until their producer's marker: a COMMIT
+ * makes them visible (unless a later record of the partition was committed meanwhile: the record offsets decide, as
+ * Kafka's, so that compaction of the topic cannot bring back an older offset), an ABORT drops them.
  *
  * <p>Thread-safety: confined to the coordinator thread, like every shard state machine.
  */
@@ -42,9 +51,18 @@ public final class OffsetManager {
 
     private static final Logger LOGGER = org.apache.logging.log4j.LogManager.getLogger(OffsetManager.class);
 
-    /** The committed offset of one partition, as its last record says. */
+    /**
+     * The committed offset of one partition, as its last record says.
+     *
+     * @param recordOffset the offset of that record in {@code __consumer_offsets}
+     */
     public record CommittedOffset(long offset, int leaderEpoch, String metadata, long commitTimestampMs,
-                                  long expireTimestampMs) {
+                                  long expireTimestampMs, long recordOffset) {
+
+        CommittedOffset at(long newRecordOffset) {
+            return new CommittedOffset(offset, leaderEpoch, metadata, commitTimestampMs, expireTimestampMs,
+                newRecordOffset);
+        }
     }
 
     /** A topic partition of a commit (the group's key space); compared by name and index. */
@@ -56,11 +74,12 @@ public final class OffsetManager {
         }
     }
 
-    private final ShardContext ctx;
+    private final ShardContext<CoordinatorRecord> ctx;
     private final GroupConfig config;
     private final Map<String, TreeMap<TopicPartitionKey, CommittedOffset>> offsets = new HashMap<>();
+    private final PendingTransactionalOffsets pending = new PendingTransactionalOffsets();
 
-    public OffsetManager(ShardContext ctx, GroupConfig config) {
+    public OffsetManager(ShardContext<CoordinatorRecord> ctx, GroupConfig config) {
         this.ctx = ctx;
         this.config = config;
     }
@@ -83,7 +102,7 @@ public final class OffsetManager {
         long expireTimestamp = version <= 4 && request.retentionTimeMs() >= 0
             ? now + request.retentionTimeMs() : -1L;
         List<CoordinatorRecord> records = new ArrayList<>();
-        Map<TopicPartitionKey, CommittedOffset> written = new LinkedHashMap<>();
+        List<Map.Entry<TopicPartitionKey, CommittedOffset>> written = new ArrayList<>();
         List<OffsetCommitResponsePartition> writtenResults = new ArrayList<>();
         for (OffsetCommitRequestTopic topic : request.topics()) {
             OffsetCommitResponseTopic topicResult = new OffsetCommitResponseTopic().setName(topic.name())
@@ -103,9 +122,9 @@ public final class OffsetManager {
                 }
                 String metadata = p.committedMetadata() == null ? "" : p.committedMetadata();
                 CommittedOffset offset = new CommittedOffset(p.committedOffset(), p.committedLeaderEpoch(),
-                    metadata, now, expireTimestamp);
+                    metadata, now, expireTimestamp, -1L);
                 TopicPartitionKey key = new TopicPartitionKey(topic.name(), p.partitionIndex());
-                written.put(key, offset);
+                written.add(Map.entry(key, offset));
                 writtenResults.add(result);
                 records.add(offsetRecord(request.groupId(), key, offset));
             }
@@ -113,15 +132,93 @@ public final class OffsetManager {
         if (records.isEmpty()) {
             return CompletableFuture.completedFuture(response);
         }
-        return ctx.write(records).handle((ignored, failure) -> {
+        return ctx.write(records, -1L, (short) -1).handle((firstOffset, failure) -> {
             if (failure != null) {
                 Errors error = commitError(failure);
                 writtenResults.forEach(r -> r.setErrorCode(error.code()));
                 return response;
             }
-            written.forEach((key, offset) -> put(request.groupId(), key, offset));
+            for (int i = 0; i < written.size(); i++) {
+                put(request.groupId(), written.get(i).getKey(), written.get(i).getValue().at(firstOffset + i));
+            }
             return response;
         });
+    }
+
+    /**
+     * TxnOffsetCommit (Kafka's {@code commitTransactionalOffset}): after {@code validation} (the group's verdict, the
+     * error of every partition when not NONE), writes the partitions as one transactional batch of the request's
+     * producer; once committed they are pending until the producer's marker. Oversized metadata gets
+     * OFFSET_METADATA_TOO_LARGE, an unknown partition UNKNOWN_TOPIC_OR_PARTITION, and a failed write the error Kafka's
+     * {@code GroupCoordinatorService} maps it to.
+     */
+    public CompletableFuture<TxnOffsetCommitResponseData> commitTransactional(TxnOffsetCommitRequestData request,
+                                                                             Errors validation,
+                                                                             BiPredicate<String, Integer> unknown) {
+        TxnOffsetCommitResponseData response = new TxnOffsetCommitResponseData();
+        long now = ctx.nowMs();
+        List<CoordinatorRecord> records = new ArrayList<>();
+        List<Map.Entry<TopicPartitionKey, CommittedOffset>> written = new ArrayList<>();
+        List<TxnOffsetCommitResponsePartition> writtenResults = new ArrayList<>();
+        for (TxnOffsetCommitRequestTopic topic : request.topics()) {
+            TxnOffsetCommitResponseTopic topicResult = new TxnOffsetCommitResponseTopic().setName(topic.name());
+            response.topics().add(topicResult);
+            for (TxnOffsetCommitRequestPartition p : topic.partitions()) {
+                TxnOffsetCommitResponsePartition result = new TxnOffsetCommitResponsePartition()
+                    .setPartitionIndex(p.partitionIndex());
+                topicResult.partitions().add(result);
+                Errors error = unknown.test(topic.name(), p.partitionIndex()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION
+                    : validation != Errors.NONE ? validation
+                    : metadataTooLarge(p.committedMetadata()) ? Errors.OFFSET_METADATA_TOO_LARGE : Errors.NONE;
+                result.setErrorCode(error.code());
+                if (error != Errors.NONE) {
+                    continue;
+                }
+                String metadata = p.committedMetadata() == null ? "" : p.committedMetadata();
+                CommittedOffset offset = new CommittedOffset(p.committedOffset(), p.committedLeaderEpoch(), metadata,
+                    now, -1L, -1L);
+                TopicPartitionKey key = new TopicPartitionKey(topic.name(), p.partitionIndex());
+                written.add(Map.entry(key, offset));
+                writtenResults.add(result);
+                records.add(offsetRecord(request.groupId(), key, offset));
+            }
+        }
+        if (records.isEmpty()) {
+            return CompletableFuture.completedFuture(response);
+        }
+        return ctx.write(records, request.producerId(), request.producerEpoch()).handle((firstOffset, failure) -> {
+            if (failure != null) {
+                Errors error = txnCommitError(failure);
+                writtenResults.forEach(r -> r.setErrorCode(error.code()));
+                return response;
+            }
+            for (int i = 0; i < written.size(); i++) {
+                pending.put(request.producerId(), request.groupId(), written.get(i).getKey(),
+                    written.get(i).getValue().at(firstOffset + i));
+            }
+            return response;
+        });
+    }
+
+    /** Kafka's {@code GroupCoordinatorService.handleOperationException} for a failed transactional commit. */
+    static Errors txnCommitError(Throwable failure) {
+        Errors error = Errors.forException(failure);
+        switch (error) {
+            case UNKNOWN_TOPIC_OR_PARTITION:
+            case NOT_ENOUGH_REPLICAS:
+            case NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+            case REQUEST_TIMED_OUT:
+                return Errors.COORDINATOR_NOT_AVAILABLE;
+            case NOT_LEADER_OR_FOLLOWER:
+            case KAFKA_STORAGE_ERROR:
+                return Errors.NOT_COORDINATOR;
+            case MESSAGE_TOO_LARGE:
+            case RECORD_LIST_TOO_LARGE:
+            case INVALID_FETCH_SIZE:
+                return Errors.UNKNOWN_SERVER_ERROR;
+            default:
+                return error;
+        }
     }
 
     private boolean metadataTooLarge(String metadata) {
@@ -170,6 +267,7 @@ public final class OffsetManager {
     }
 
     private void remove(String groupId, TopicPartitionKey key) {
+        pending.remove(groupId, key);
         TreeMap<TopicPartitionKey, CommittedOffset> group = offsets.get(groupId);
         if (group != null) {
             group.remove(key);
@@ -201,16 +299,22 @@ public final class OffsetManager {
         return Collections.unmodifiableSet(offsets.keySet());
     }
 
-    /** The tombstones of every committed offset of the group (DeleteGroups writes them with the group's own). */
+    /**
+     * The tombstones of every committed and pending transactional offset of the group (DeleteGroups writes them with
+     * the group's own).
+     */
     public List<CoordinatorRecord> deleteAllRecords(String groupId) {
+        Set<TopicPartitionKey> keys = new TreeSet<>(offsets(groupId).keySet());
+        keys.addAll(pending.partitions(groupId));
         List<CoordinatorRecord> records = new ArrayList<>();
-        offsets(groupId).keySet().forEach(key -> records.add(CoordinatorRecord.offsetTombstone(
+        keys.forEach(key -> records.add(CoordinatorRecord.offsetTombstone(
             new OffsetCommitKey().setGroup(groupId).setTopic(key.topic()).setPartition(key.partition()))));
         return records;
     }
 
     /** Forgets every offset of the group once its tombstones are written. */
     public void forgetGroup(String groupId) {
+        pending.partitions(groupId).forEach(key -> pending.remove(groupId, key));
         offsets.remove(groupId);
     }
 
@@ -251,15 +355,62 @@ public final class OffsetManager {
         });
     }
 
-    /** Loading: applies one offset record of the log (a null value deletes the offset). */
-    public void replay(OffsetCommitKey key, OffsetCommitValue valueOrNull) {
+    /**
+     * Loading: applies one offset record of the log at {@code recordOffset} (a null value deletes the offset and any
+     * pending transactional offset of the partition); a record of a transaction ({@code producerId} ≥ 0) stays
+     * pending until its producer's marker.
+     */
+    public void replay(long recordOffset, long producerId, OffsetCommitKey key, OffsetCommitValue valueOrNull) {
         TopicPartitionKey tp = new TopicPartitionKey(key.topic(), key.partition());
         if (valueOrNull == null) {
             remove(key.group(), tp);
-        } else {
-            put(key.group(), tp, new CommittedOffset(valueOrNull.offset(), valueOrNull.leaderEpoch(),
-                valueOrNull.metadata(), valueOrNull.commitTimestamp(), valueOrNull.expireTimestamp()));
+            return;
         }
+        CommittedOffset offset = new CommittedOffset(valueOrNull.offset(), valueOrNull.leaderEpoch(),
+            valueOrNull.metadata(), valueOrNull.commitTimestamp(), valueOrNull.expireTimestamp(), recordOffset);
+        if (producerId >= 0) {
+            pending.put(producerId, key.group(), tp, offset);
+        } else {
+            put(key.group(), tp, offset);
+        }
+    }
+
+    /**
+     * Kafka's {@code replayEndTransactionMarker}: ends {@code producerId}'s transaction; on COMMIT its offsets become
+     * the committed ones, except where a later record of the partition is committed already.
+     */
+    public void replayEndTransactionMarker(long producerId, boolean commit) {
+        Map<String, TreeMap<TopicPartitionKey, CommittedOffset>> ended = pending.end(producerId);
+        if (!commit) {
+            return;
+        }
+        ended.forEach((groupId, partitions) -> partitions.forEach((key, offset) -> {
+            CommittedOffset existing = offset(groupId, key.topic(), key.partition());
+            if (existing == null || offset.recordOffset() > existing.recordOffset()) {
+                put(groupId, key, offset);
+            } else {
+                LOGGER.info("Skipped the transactional offset {} of producer {} for group {} and {}-{}: the committed "
+                    + "offset's record {} is later", offset.offset(), producerId, groupId, key.topic(),
+                    key.partition(), existing.recordOffset());
+            }
+        }));
+    }
+
+    /** Whether an open transaction holds an offset of this partition for the group (require_stable's check). */
+    public boolean hasPendingTransactionalOffset(String groupId, String topic, int partition) {
+        return pending.hasPending(groupId, new TopicPartitionKey(topic, partition));
+    }
+
+    /** Whether the group has an open transaction with offsets. */
+    public boolean hasOpenTransaction(String groupId) {
+        return pending.hasOpenTransaction(groupId);
+    }
+
+    /** Groups with committed or pending transactional offsets. */
+    public Set<String> groupIdsWithAnyOffsets() {
+        Set<String> ids = new TreeSet<>(offsets.keySet());
+        ids.addAll(pending.groupIds());
+        return ids;
     }
 
     /**
@@ -285,7 +436,7 @@ public final class OffsetManager {
                 boolean gone = offset.expireTimestampMs() >= 0
                     ? now >= offset.expireTimestampMs()
                     : now - Math.max(since, offset.commitTimestampMs()) >= config.offsetsRetentionMs();
-                if (gone) {
+                if (gone && !pending.hasPending(group.getKey(), entry.getKey())) {
                     expired.computeIfAbsent(group.getKey(), g -> new ArrayList<>()).add(entry.getKey());
                 }
             }

@@ -22,6 +22,8 @@ import io.cairn.wire.message.OffsetDeleteRequestData;
 import io.cairn.wire.message.OffsetDeleteResponseData;
 import io.cairn.wire.message.SyncGroupRequestData;
 import io.cairn.wire.message.SyncGroupResponseData;
+import io.cairn.wire.message.TxnOffsetCommitRequestData;
+import io.cairn.wire.message.TxnOffsetCommitResponseData;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.List;
@@ -29,8 +31,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The APIs about one group (Kafka 4.1.1's versions): JoinGroup v0-v9, SyncGroup v0-v5, Heartbeat v0-v4 and
- * LeaveGroup v0-v5, served by the group's {@code ClassicGroupManager}, and OffsetCommit v2-v9 and OffsetDelete v0,
- * served by its {@code OffsetManager} after the group's checks, each on the group's coordinator shard, with Kafka's
+ * LeaveGroup v0-v5, served by the group's {@code ClassicGroupManager}, and OffsetCommit v2-v9, TxnOffsetCommit v0-v5
+ * and OffsetDelete v0, served by its {@code OffsetManager} after the group's checks, each on the group's coordinator
+ * shard, with Kafka's
  * whole-request error responses. Stateless factories.
  */
 public final class GroupHandlers {
@@ -95,6 +98,39 @@ public final class GroupHandlers {
             for (OffsetCommitRequestPartition p : topic.partitions()) {
                 result.partitions().add(new OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex())
                     .setErrorCode(error.code()));
+            }
+            response.topics().add(result);
+        }
+        return response;
+    }
+
+    /**
+     * TxnOffsetCommit v0-v5: the group's KIP-447 checks ({@code ClassicGroupManager.validateTxnOffsetCommit}), then
+     * a transactional write of the producer's offsets, visible after its COMMIT marker. Partitions of unknown topics
+     * get UNKNOWN_TOPIC_OR_PARTITION, as Kafka's KafkaApis filters them.
+     */
+    public static ApiHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData> txnOffsetCommit(
+            GroupCoordinator coordinator, MetadataNode metadata) {
+        return new GroupApiHandler<>(ApiKey.TXN_OFFSET_COMMIT, 0, 5, coordinator, TxnOffsetCommitRequestData::groupId,
+            (shard, ctx, request) -> {
+                Errors validation = shard.groups().validateTxnOffsetCommit(request.groupId(),
+                    request.generationId(), request.memberId(), request.groupInstanceId());
+                return shard.offsets().commitTransactional(request, validation,
+                    (topic, partition) -> metadata.currentImage().topic(topic)
+                        .map(t -> !t.partitions().containsKey(partition)).orElse(true));
+            },
+            (ctx, request, error) -> txnOffsetCommitError(request, error));
+    }
+
+    /** Kafka's TxnOffsetCommitRequest.getErrorResponse: every partition carries the error. */
+    static TxnOffsetCommitResponseData txnOffsetCommitError(TxnOffsetCommitRequestData request, Errors error) {
+        TxnOffsetCommitResponseData response = new TxnOffsetCommitResponseData().setThrottleTimeMs(0);
+        for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic topic : request.topics()) {
+            TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic result =
+                new TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic().setName(topic.name());
+            for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition p : topic.partitions()) {
+                result.partitions().add(new TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition()
+                    .setPartitionIndex(p.partitionIndex()).setErrorCode(error.code()));
             }
             response.topics().add(result);
         }

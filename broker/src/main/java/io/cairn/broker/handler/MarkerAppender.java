@@ -75,13 +75,4 @@ public final class MarkerAppender {
         }
         return purgatory.awaitHighWatermark(partition, info.lastOffset() + 1, timeoutMs);
     }
-
-    /** Markers of {@code __consumer_offsets} appended like those of any partition (no transactional offsets). */
-    public OffsetsTopicMarkers offsetsTopic() {
-        return (partition, producerId, producerEpoch, coordinatorEpoch, commit) -> append(
-                new TopicPartition(ClusterView.GROUP_METADATA_TOPIC, partition), producerId, producerEpoch,
-                coordinatorEpoch, commit).thenCompose(error -> error == Errors.NONE
-                        ? CompletableFuture.completedFuture(null)
-                        : CompletableFuture.failedFuture(error.exception()));
-    }
 }

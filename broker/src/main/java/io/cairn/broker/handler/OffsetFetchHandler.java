@@ -16,9 +16,11 @@ import io.cairn.wire.message.OffsetFetchResponseData.OffsetFetchResponsePartitio
 import io.cairn.wire.message.OffsetFetchResponseData.OffsetFetchResponseTopic;
 import io.cairn.wire.message.OffsetFetchResponseData.OffsetFetchResponseTopics;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -28,7 +30,9 @@ import java.util.concurrent.CompletionStage;
  * several (v8+), each read on its group's coordinator shard. A partition without a committed offset answers offset
  * -1, leader epoch -1 and metadata "" without an error, as does an unknown group; null topics (v2+) ask for every
  * committed offset of the group. A group-level failure (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, ...) is
- * the top-level error from v2 and each partition's error in v1, as Kafka answers. Immutable, thread-safe.
+ * the top-level error from v2 and each partition's error in v1, as Kafka answers. With {@code require_stable} (v7+),
+ * a partition an open transaction holds an offset for answers UNSTABLE_OFFSET_COMMIT (the consumer retries).
+ * Immutable, thread-safe.
  */
 public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestData, OffsetFetchResponseData> {
 
@@ -53,8 +57,20 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
         return 9;
     }
 
-    /** One group's answer: the topics with their partitions, or the group's error. */
-    private record GroupOffsets(Errors error, Map<String, Map<Integer, CommittedOffset>> topics) {
+    /**
+     * One group's answer: the topics with their partitions, or the group's error; {@code unstable} are the
+     * partitions a require_stable fetch gets UNSTABLE_OFFSET_COMMIT for (an open transaction holds an offset).
+     */
+    private record GroupOffsets(Errors error, Map<String, Map<Integer, CommittedOffset>> topics,
+                                Set<TopicPartitionKey> unstable) {
+        GroupOffsets(Errors error) {
+            this(error, Map.of(), Set.of());
+        }
+
+        Errors errorOf(String topic, int partition) {
+            return unstable.contains(new TopicPartitionKey(topic, partition)) ? Errors.UNSTABLE_OFFSET_COMMIT
+                : Errors.NONE;
+        }
     }
 
     @Override
@@ -69,7 +85,8 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                         topics.computeIfAbsent(t.name(), k -> new ArrayList<>()).addAll(t.partitionIndexes());
                     }
                 }
-                groups.add(fetch(group.groupId(), topics).thenApply(r -> groupResponse(group.groupId(), r)));
+                groups.add(fetch(group.groupId(), topics, request.requireStable())
+                    .thenApply(r -> groupResponse(group.groupId(), r)));
             }
             return CompletableFuture.allOf(groups.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
                 OffsetFetchResponseData response = new OffsetFetchResponseData().setThrottleTimeMs(0);
@@ -83,28 +100,37 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                 topics.computeIfAbsent(t.name(), k -> new ArrayList<>()).addAll(t.partitionIndexes());
             }
         }
-        return fetch(request.groupId(), topics).thenApply(r -> singleGroupResponse(r, version, topics));
+        return fetch(request.groupId(), topics, request.requireStable())
+            .thenApply(r -> singleGroupResponse(r, version, topics));
     }
 
     /** Never fails: a group-level failure becomes the answer's error. */
-    private CompletableFuture<GroupOffsets> fetch(String groupId, Map<String, List<Integer>> requested) {
+    private CompletableFuture<GroupOffsets> fetch(String groupId, Map<String, List<Integer>> requested,
+                                                  boolean requireStable) {
         if (groupId == null || groupId.isEmpty()) {
-            return CompletableFuture.completedFuture(new GroupOffsets(Errors.INVALID_GROUP_ID, Map.of()));
+            return CompletableFuture.completedFuture(new GroupOffsets(Errors.INVALID_GROUP_ID));
         }
         CompletableFuture<GroupOffsets> answer;
         try {
             answer = coordinator.call(groupId, shard -> {
                 Errors error = shard.groups().validateOffsetFetch(groupId);
                 if (error != Errors.NONE) {
-                    return CompletableFuture.completedFuture(new GroupOffsets(error, Map.of()));
+                    return CompletableFuture.completedFuture(new GroupOffsets(error));
                 }
-                return CompletableFuture.completedFuture(new GroupOffsets(Errors.NONE,
-                    select(shard.offsets().offsets(groupId), requested)));
+                Map<String, Map<Integer, CommittedOffset>> selected = select(shard.offsets().offsets(groupId),
+                    requested);
+                Set<TopicPartitionKey> unstable = new HashSet<>();
+                if (requireStable) {
+                    selected.forEach((topic, partitions) -> partitions.keySet().stream()
+                        .filter(p -> shard.offsets().hasPendingTransactionalOffset(groupId, topic, p))
+                        .forEach(p -> unstable.add(new TopicPartitionKey(topic, p))));
+                }
+                return CompletableFuture.completedFuture(new GroupOffsets(Errors.NONE, selected, unstable));
             });
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
-        return answer.exceptionally(failure -> new GroupOffsets(Errors.forException(failure), Map.of()));
+        return answer.exceptionally(failure -> new GroupOffsets(Errors.forException(failure)));
     }
 
     private static Map<String, Map<Integer, CommittedOffset>> select(Map<TopicPartitionKey, CommittedOffset> offsets,
@@ -129,10 +155,14 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
             .setErrorCode(offsets.error().code());
         offsets.topics().forEach((topic, partitions) -> {
             OffsetFetchResponseTopics t = new OffsetFetchResponseTopics().setName(topic);
-            partitions.forEach((index, offset) -> t.partitions().add(new OffsetFetchResponsePartitions()
-                .setPartitionIndex(index).setCommittedOffset(offset == null ? -1L : offset.offset())
-                .setCommittedLeaderEpoch(offset == null ? -1 : offset.leaderEpoch())
-                .setMetadata(offset == null ? "" : offset.metadata()).setErrorCode(Errors.NONE.code())));
+            partitions.forEach((index, committed) -> {
+                Errors error = offsets.errorOf(topic, index);
+                CommittedOffset offset = error == Errors.NONE ? committed : null;
+                t.partitions().add(new OffsetFetchResponsePartitions()
+                    .setPartitionIndex(index).setCommittedOffset(offset == null ? -1L : offset.offset())
+                    .setCommittedLeaderEpoch(offset == null ? -1 : offset.leaderEpoch())
+                    .setMetadata(offset == null ? "" : offset.metadata()).setErrorCode(error.code()));
+            });
             group.topics().add(t);
         });
         return group;
@@ -155,7 +185,11 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
         response.setErrorCode(error.code());
         topics.forEach((topic, partitions) -> {
             OffsetFetchResponseTopic t = new OffsetFetchResponseTopic().setName(topic);
-            partitions.forEach((index, offset) -> t.partitions().add(partition(index, offset)));
+            partitions.forEach((index, offset) -> {
+                Errors unstable = offsets.errorOf(topic, index);
+                t.partitions().add(unstable == Errors.NONE ? partition(index, offset)
+                    : partition(index, null).setErrorCode(unstable.code()));
+            });
             response.topics().add(t);
         });
         return response;
@@ -180,6 +214,6 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
         if (request.topics() != null) {
             request.topics().forEach(t -> topics.put(t.name(), t.partitionIndexes()));
         }
-        return singleGroupResponse(new GroupOffsets(error, Map.of()), ctx.apiVersion(), topics);
+        return singleGroupResponse(new GroupOffsets(error), ctx.apiVersion(), topics);
     }
 }

@@ -91,7 +91,7 @@ public final class ConsumerLagCollector implements MultiCollector {
         }
     }
 
-    /** Runs on the coordinator thread. */
+    /** Runs on the shard's coordinator thread. */
     private static List<Committed> copy(OffsetManager offsets) {
         List<Committed> copy = new ArrayList<>();
         for (String group : offsets.groupIds()) {

@@ -3,6 +3,7 @@ package io.cairn.broker.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -298,6 +299,24 @@ class BrokerConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Invalid value yes for configuration auto.create.topics.enable: Expected value to be "
                         + "either true or false");
+    }
+
+    @Test
+    void shouldReadTheGroupCoordinatorRuntimeSettingsWithKafka41Defaults() {
+        // When
+        BrokerConfig defaults = BrokerConfig.fromMap(Map.of());
+        BrokerConfig set = BrokerConfig.fromMap(Map.of("group.coordinator.threads", "2",
+                "group.coordinator.append.linger.ms", "0", "offsets.commit.timeout.ms", "700"));
+
+        // Then
+        assertThat(defaults.groupCoordinatorRuntime()).isEqualTo(new CoordinatorRuntimeSettings(4, 5, 5_000L));
+        assertThat(set.groupCoordinatorRuntime()).isEqualTo(new CoordinatorRuntimeSettings(2, 0, 700L));
+        assertThat(set.unknownKeys()).isEmpty();
+        assertThat(set.effectiveValues()).containsEntry("group.coordinator.threads", "2")
+                .containsEntry("group.coordinator.append.linger.ms", "0")
+                .containsEntry("offsets.commit.timeout.ms", "700");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("group.coordinator.threads", "0")))
+                .isInstanceOf(ConfigException.class);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.ShardContext;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -14,10 +15,11 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Not thread-safe: the test thread plays the coordinator thread.
  */
-final class ClassicGroupTestShardContext implements ShardContext {
+final class ClassicGroupTestShardContext implements ShardContext<CoordinatorRecord> {
 
-    /** A write the test has not completed yet. */
-    record PendingWrite(List<CoordinatorRecord> records, CompletableFuture<Void> future) {
+    /** A write the test has not completed yet; a producer id ≥ 0 marks a transactional one. */
+    record PendingWrite(List<CoordinatorRecord> records, long producerId, long firstOffset,
+                        CompletableFuture<Long> future) {
     }
 
     private record Timer(long dueMs, long sequence, Runnable task) {
@@ -25,6 +27,8 @@ final class ClassicGroupTestShardContext implements ShardContext {
 
     private long nowMs;
     private long sequence;
+    /** The offset the next written record gets, as a log would assign it. */
+    private long nextOffset;
     private final Map<String, Timer> timers = new HashMap<>();
     private final List<PendingWrite> pendingWrites = new ArrayList<>();
     private final List<List<CoordinatorRecord>> allWrites = new ArrayList<>();
@@ -44,9 +48,10 @@ final class ClassicGroupTestShardContext implements ShardContext {
     }
 
     @Override
-    public CompletableFuture<Void> write(List<CoordinatorRecord> records) {
-        CompletableFuture<Void> future = new CompletableFuture<>();
-        pendingWrites.add(new PendingWrite(List.copyOf(records), future));
+    public CompletableFuture<Long> write(List<CoordinatorRecord> records, long producerId, short producerEpoch) {
+        CompletableFuture<Long> future = new CompletableFuture<>();
+        pendingWrites.add(new PendingWrite(List.copyOf(records), producerId, nextOffset, future));
+        nextOffset += records.size();
         allWrites.add(List.copyOf(records));
         return future;
     }
@@ -92,7 +97,8 @@ final class ClassicGroupTestShardContext implements ShardContext {
     /** Completes every pending write successfully, oldest first. */
     void completeWrites() {
         while (!pendingWrites.isEmpty()) {
-            pendingWrites.remove(0).future().complete(null);
+            PendingWrite write = pendingWrites.remove(0);
+            write.future().complete(write.firstOffset());
         }
     }
 

@@ -3,6 +3,7 @@ package io.cairn.broker.handler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.purgatory.PartitionPurgatory;
@@ -34,6 +35,8 @@ import io.cairn.wire.message.OffsetFetchResponseData;
 import io.cairn.wire.message.SyncGroupRequestData.SyncGroupRequestAssignment;
 import io.cairn.wire.message.SyncGroupRequestData;
 import io.cairn.wire.message.SyncGroupResponseData;
+import io.cairn.wire.message.TxnOffsetCommitRequestData;
+import io.cairn.wire.message.TxnOffsetCommitResponseData;
 import io.cairn.wire.protocol.ApiMessage;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,7 +86,8 @@ class GroupCoordinatorTest {
             purgatory = new PartitionPurgatory(fixture.replicaManager());
         }
         GroupCoordinator created = new GroupCoordinator(fixture.replicaManager(), fixture.metadata().node(),
-            new GroupConfig(6_000, 300_000, 0, 10, 7L * 24 * 3_600_000, 600_000, 64), OFFSETS_PARTITIONS,
+            new GroupConfig(6_000, 300_000, 0, 10, 7L * 24 * 3_600_000, 600_000, 64),
+            new CoordinatorRuntimeSettings(2, 5, 5_000L), OFFSETS_PARTITIONS,
             Time.SYSTEM, purgatory);
         created.start();
         return created;
@@ -191,6 +195,42 @@ class GroupCoordinatorTest {
         assertThat(fetch("loader", "other").committedOffset()).isEqualTo(-1);
         ListGroupsResponseData listed = call(new ListGroupsHandler(coordinator), new ListGroupsRequestData(), 5);
         assertThat(listed.groups()).extracting(ListGroupsResponseData.ListedGroup::groupId).contains("loader");
+    }
+
+    private OffsetFetchResponsePartitions fetchStable(String group, String topic) throws Exception {
+        OffsetFetchRequestData request = new OffsetFetchRequestData().setRequireStable(true).setGroups(List.of(
+            new OffsetFetchRequestGroup().setGroupId(group).setTopics(List.of(new OffsetFetchRequestTopics()
+                .setName(topic).setPartitionIndexes(List.of(0))))));
+        OffsetFetchResponseData response = call(new OffsetFetchHandler(coordinator), request, 9);
+        return response.groups().get(0).topics().get(0).partitions().get(0);
+    }
+
+    @Test
+    void aTransactionalCommitIsUnstableUntilItsCommitMarkerAndSurvivesAReload() throws Exception {
+        // Given: producer 5's transactional offset, written through TxnOffsetCommit
+        fixture.createTopic("orders", 1);
+        awaitCoordinator("txn-group");
+        TxnOffsetCommitRequestData request = new TxnOffsetCommitRequestData().setTransactionalId("tx")
+            .setGroupId("txn-group").setProducerId(5L).setProducerEpoch((short) 0).setTopics(List.of(
+                new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic().setName("orders").setPartitions(List.of(
+                    new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition().setPartitionIndex(0)
+                        .setCommittedOffset(17L).setCommittedMetadata("t")))));
+        TxnOffsetCommitResponseData written = call(GroupHandlers.txnOffsetCommit(coordinator,
+            fixture.metadata().node()), request, 5);
+        assertThat(written.topics().get(0).partitions().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(fetchStable("txn-group", "orders").errorCode()).isEqualTo(Errors.UNSTABLE_OFFSET_COMMIT.code());
+        assertThat(fetch("txn-group", "orders").committedOffset()).isEqualTo(-1);
+
+        // When
+        coordinator.completeTransaction(coordinator.partitionFor("txn-group"), 5L, (short) 0, 0, true)
+            .get(30, TimeUnit.SECONDS);
+
+        // Then
+        assertThat(fetchStable("txn-group", "orders").committedOffset()).isEqualTo(17);
+        coordinator.close();
+        coordinator = newCoordinator();
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() ->
+            assertThat(fetchStable("txn-group", "orders").committedOffset()).isEqualTo(17));
     }
 
     @Test

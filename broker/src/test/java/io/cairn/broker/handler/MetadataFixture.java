@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * A real single-voter metadata node in a temporary directory with broker 1 registered (PLAINTEXT on
  * localhost:9092) and unfenced, for handler tests. Not thread-safe.
  */
-final class MetadataFixture implements AutoCloseable {
+public final class MetadataFixture implements AutoCloseable {
 
     static final String LISTENER = "PLAINTEXT";
 
@@ -66,7 +66,7 @@ final class MetadataFixture implements AutoCloseable {
         return new MetadataFixture(node);
     }
 
-    MetadataNode node() {
+    public MetadataNode node() {
         return node;
     }
 

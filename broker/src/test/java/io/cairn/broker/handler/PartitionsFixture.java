@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * A {@link MetadataFixture} (broker 1 registered) plus a real log directory and {@link ReplicaManager} hosting the
  * partitions of the topics it creates, for handler tests of the data path. Not thread-safe.
  */
-final class PartitionsFixture implements AutoCloseable {
+public final class PartitionsFixture implements AutoCloseable {
 
     private final MetadataFixture metadata;
     private final LogManager logs;
@@ -45,7 +45,7 @@ final class PartitionsFixture implements AutoCloseable {
         this.replicaManager = replicaManager;
     }
 
-    static PartitionsFixture start(Path dir) throws Exception {
+    public static PartitionsFixture start(Path dir) throws Exception {
         MetadataFixture metadata = MetadataFixture.start(dir.resolve("metadata"));
         // The tests write records from 1970: no time-based roll or retention may touch them.
         Map<String, String> defaults = new HashMap<>(TopicConfigDefaults.defaults());
@@ -59,11 +59,11 @@ final class PartitionsFixture implements AutoCloseable {
         return new PartitionsFixture(metadata, logs, replicaManager);
     }
 
-    MetadataFixture metadata() {
+    public MetadataFixture metadata() {
         return metadata;
     }
 
-    ReplicaManager replicaManager() {
+    public ReplicaManager replicaManager() {
         return replicaManager;
     }
 
@@ -105,11 +105,11 @@ final class PartitionsFixture implements AutoCloseable {
         return created.topics().get(0).topicId();
     }
 
-    void createTopic(String name, int partitions) throws Exception {
+    public void createTopic(String name, int partitions) throws Exception {
         metadata.createTopic(name, partitions);
     }
 
-    Partition partition(String topic, int index) {
+    public Partition partition(String topic, int index) {
         return replicaManager.partition(new TopicPartition(topic, index)).orElseThrow();
     }
 

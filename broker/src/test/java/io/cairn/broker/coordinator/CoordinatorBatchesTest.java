@@ -1,5 +1,7 @@
-package io.cairn.broker.group;
+package io.cairn.broker.coordinator;
 
+import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.group.GroupRecordSerde;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -40,7 +42,7 @@ class CoordinatorBatchesTest {
         List<CoordinatorRecord> records = List.of(OFFSET, GROUP, TOMBSTONE);
 
         // When
-        ByteBuffer batchBytes = CoordinatorBatches.toBatch(records, NOW);
+        ByteBuffer batchBytes = batch(records);
 
         // Then
         ByteBuf buf = Unpooled.wrappedBuffer(batchBytes.duplicate());
@@ -77,7 +79,7 @@ class CoordinatorBatchesTest {
     @Test
     void kafkasRecordParserReadsTheBatchAndItsRecords() {
         // Given
-        ByteBuffer batchBytes = CoordinatorBatches.toBatch(List.of(OFFSET, TOMBSTONE), NOW);
+        ByteBuffer batchBytes = batch(List.of(OFFSET, TOMBSTONE));
 
         // When
         List<MutableRecordBatch> batches = new ArrayList<>();
@@ -98,7 +100,7 @@ class CoordinatorBatchesTest {
 
     @Test
     void anEmptyListIsRefused() {
-        assertThatThrownBy(() -> CoordinatorBatches.toBatch(List.of(), NOW))
+        assertThatThrownBy(() -> CoordinatorBatches.toBatch(List.of(), NOW, -1L, (short) -1))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -108,7 +110,12 @@ class CoordinatorBatchesTest {
         CoordinatorRecord wrong = new CoordinatorRecord(OFFSET.key(), (short) 2, null, (short) 3);
 
         // When / Then
-        assertThatThrownBy(() -> CoordinatorBatches.toBatch(List.of(OFFSET, wrong), NOW))
+        assertThatThrownBy(() -> batch(List.of(OFFSET, wrong)))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static ByteBuffer batch(List<CoordinatorRecord> records) {
+        return CoordinatorBatches.toBatch(CoordinatorBatches.encode(GroupRecordSerde.SERDE, records), NOW, -1L,
+                (short) -1);
     }
 }

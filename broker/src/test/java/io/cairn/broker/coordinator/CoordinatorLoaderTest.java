@@ -1,8 +1,10 @@
-package io.cairn.broker.group;
+package io.cairn.broker.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.broker.LogCapture;
+import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.group.GroupRecordSerde;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
@@ -70,7 +72,7 @@ class CoordinatorLoaderTest {
 
         // When
         List<CoordinatorRecord> loaded = new ArrayList<>();
-        CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(), loaded::add);
+        CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(), GroupRecordSerde.SERDE, sink(loaded));
 
         // Then
         assertThat(loaded).containsExactlyElementsOf(written);
@@ -88,7 +90,7 @@ class CoordinatorLoaderTest {
 
         // When
         List<CoordinatorRecord> loaded = new ArrayList<>();
-        CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(), loaded::add);
+        CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(), GroupRecordSerde.SERDE, sink(loaded));
 
         // Then
         assertThat(loaded).isEmpty();
@@ -108,7 +110,7 @@ class CoordinatorLoaderTest {
 
         // When
         List<CoordinatorRecord> loaded = new ArrayList<>();
-        CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(), loaded::add);
+        CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(), GroupRecordSerde.SERDE, sink(loaded));
 
         // Then
         List<CoordinatorRecord> expected = new ArrayList<>();
@@ -130,13 +132,13 @@ class CoordinatorLoaderTest {
 
         // When
         List<CoordinatorRecord> loaded = new ArrayList<>();
-        CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, highWatermark, loaded::add);
+        CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, highWatermark, GroupRecordSerde.SERDE, sink(loaded));
 
         // Then
         assertThat(highWatermark).isEqualTo(3L);
         assertThat(loaded).containsExactly(offset("g", "t", 0, 1L), offset("g", "t", 1, 1L), offset("g", "t", 0, 2L));
         assertThat(summary.endOffset()).isEqualTo(3L);
-        assertThat(CoordinatorLoader.load(log, 0L, loaded::add).records()).isZero();
+        assertThat(CoordinatorLoader.load(log, 0L, GroupRecordSerde.SERDE, sink(loaded)).records()).isZero();
     }
 
     @Test
@@ -162,7 +164,7 @@ class CoordinatorLoaderTest {
         CoordinatorLoader.LoadSummary summary;
         List<String> warnings;
         try (LogCapture logs = LogCapture.start()) {
-            summary = CoordinatorLoader.load(log, log.logEndOffset(), loaded::add);
+            summary = CoordinatorLoader.load(log, log.logEndOffset(), GroupRecordSerde.SERDE, sink(loaded));
             warnings = logs.warnings("__consumer_offsets-0");
         }
 
@@ -187,7 +189,7 @@ class CoordinatorLoaderTest {
 
         // When
         List<CoordinatorRecord> loaded = new ArrayList<>();
-        CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(), loaded::add);
+        CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(), GroupRecordSerde.SERDE, sink(loaded));
 
         // Then
         assertThat(loaded).containsExactly(offset("g", "t", 0, 1L), offset("g", "t", 0, 2L));
@@ -219,7 +221,7 @@ class CoordinatorLoaderTest {
 
         // When
         List<CoordinatorRecord> loaded = new ArrayList<>();
-        CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(), loaded::add,
+        CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(), GroupRecordSerde.SERDE, sink(loaded),
                 CoordinatorLoader.DEFAULT_CHUNK_BYTES);
 
         // Then
@@ -243,14 +245,37 @@ class CoordinatorLoaderTest {
 
         // When
         List<CoordinatorRecord> loaded = new ArrayList<>();
-        CoordinatorLoader.load(log, log.logEndOffset(), loaded::add, 1);
+        CoordinatorLoader.load(log, log.logEndOffset(), GroupRecordSerde.SERDE, sink(loaded), 1);
 
         // Then
         assertThat(loaded).isEqualTo(written);
     }
 
+    /** A shard that lists the records it is fed (markers are counted by the load summary). */
+    private static CoordinatorShard<CoordinatorRecord> sink(List<CoordinatorRecord> loaded) {
+        return new CoordinatorShard<>() {
+            @Override
+            public void replay(long offset, long producerId, short producerEpoch, CoordinatorRecord record) {
+                loaded.add(record);
+            }
+
+            @Override
+            public void replayEndTransactionMarker(long producerId, short producerEpoch, boolean commit) {
+            }
+
+            @Override
+            public void onLoaded() {
+            }
+
+            @Override
+            public void onUnloaded() {
+            }
+        };
+    }
+
     private void append(List<CoordinatorRecord> records) {
-        log.appendAsLeader(CoordinatorBatches.toBatch(records, now), 0, AppendOrigin.COORDINATOR);
+        log.appendAsLeader(CoordinatorBatches.toBatch(CoordinatorBatches.encode(GroupRecordSerde.SERDE, records), now,
+                -1L, (short) -1), 0, AppendOrigin.COORDINATOR);
     }
 
     private ByteBuffer compressedBatch(CompressionType compression, List<CoordinatorRecord> records) {
