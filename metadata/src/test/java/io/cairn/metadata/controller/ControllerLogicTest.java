@@ -258,7 +258,7 @@ class ControllerLogicTest {
         assertThat(bad.responses().get(0).errorMessage())
                 .isEqualTo("Invalid value -5 for configuration retention.ms: Value must be at least -1");
         assertThat(notList.responses().get(0).errorMessage())
-                .isEqualTo("Config value append is not allowed for config key: retention.ms");
+                .isEqualTo("Can't APPEND to key retention.ms because its type is not LIST.");
         assertThat(missing.responses().get(0).errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
         handle(alterConfigs("t", alterable("retention.ms", (byte) 1, null)));
         assertThat(image.configs(io.cairn.metadata.image.ConfigResource.topic("t")))
