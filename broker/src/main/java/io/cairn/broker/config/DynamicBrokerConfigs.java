@@ -1,5 +1,6 @@
 package io.cairn.broker.config;
 
+import io.cairn.isr.ReplicationQuota;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,9 +19,9 @@ import java.util.TreeSet;
 public final class DynamicBrokerConfigs {
 
     /** KIP-73: the bytes per second a leader sends to throttled followers (Long.MAX_VALUE when unset). */
-    public static final String LEADER_REPLICATION_THROTTLED_RATE = "leader.replication.throttled.rate";
+    public static final String LEADER_REPLICATION_THROTTLED_RATE = ReplicationQuota.LEADER_RATE;
     /** KIP-73: the bytes per second a follower fetches for throttled partitions (Long.MAX_VALUE when unset). */
-    public static final String FOLLOWER_REPLICATION_THROTTLED_RATE = "follower.replication.throttled.rate";
+    public static final String FOLLOWER_REPLICATION_THROTTLED_RATE = ReplicationQuota.FOLLOWER_RATE;
 
     /** The keys Cairn applies without a restart; each is a LONG of at least 0. */
     private static final Set<String> LIVE = Set.of(LEADER_REPLICATION_THROTTLED_RATE,
@@ -99,19 +100,6 @@ public final class DynamicBrokerConfigs {
             }
         }
         return Optional.empty();
-    }
-
-    /** The bytes per second of a throttle rate in {@code props}, Long.MAX_VALUE when unset or unparsable. */
-    public static long rate(Map<String, String> props, String key) {
-        String value = props.get(key);
-        if (value == null) {
-            return Long.MAX_VALUE;
-        }
-        try {
-            return Math.max(0L, Long.parseLong(value.trim()));
-        } catch (NumberFormatException e) {
-            return Long.MAX_VALUE;
-        }
     }
 
     private static Optional<String> invalidRate(String key, String value) {
