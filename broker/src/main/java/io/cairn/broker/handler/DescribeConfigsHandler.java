@@ -140,9 +140,9 @@ public final class DescribeConfigsHandler
                     // Kafka names a broker synonym by its broker key (log.retention.hours for retention.ms)
                     entry.synonym(brokerKey, brokerTopicDefaults.get(key), STATIC_BROKER_CONFIG);
                 }
-                String fallback = TopicConfigDefaults.defaults().get(key);
-                if (fallback != null) {
-                    entry.synonym(key, fallback, DEFAULT_CONFIG);
+                String defaultSynonym = TopicConfigDefaults.defaultSynonym(key);
+                if (defaultSynonym != null) {
+                    entry.synonym(defaultSynonym, TopicConfigDefaults.defaults().get(key), DEFAULT_CONFIG);
                 }
                 entries.add(entry);
             });
