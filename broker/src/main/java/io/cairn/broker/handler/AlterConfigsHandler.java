@@ -56,7 +56,7 @@ public final class AlterConfigsHandler
             r.configs().forEach(c -> ops.add(new ConfigAlterations.Op(c.name(), ConfigAlterations.SET, c.value())));
             resources.add(new ConfigAlterations.Resource(r.resourceType(), r.resourceName(), ops));
         }
-        ConfigAlterations.Outcome[] outcomes = alterations.preprocess(resources, true);
+        ConfigAlterations.Outcome[] outcomes = alterations.preprocess(resources, true, request.validateOnly());
         AlterConfigsRequestData forwarded = new AlterConfigsRequestData()
                 .setValidateOnly(request.validateOnly());
         for (int i = 0; i < outcomes.length; i++) {

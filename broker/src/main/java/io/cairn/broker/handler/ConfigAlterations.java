@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -18,7 +19,8 @@ import java.util.function.Supplier;
  * Kafka's {@code ConfigAdminManager.preprocess}: a resource named twice, a key named twice in a resource, a null
  * value (other than for DELETE) and an unknown resource type are INVALID_REQUEST; a broker resource must name this
  * broker or be the cluster default ({@code ""}), and its resulting dynamic configs must pass
- * {@link DynamicBrokerConfigs#validate}. Topic resources are left to the controller. Stateless, thread-safe.
+ * {@link DynamicBrokerConfigs#validate}. BROKER_LOGGER (IncrementalAlterConfigs only) is answered here
+ * ({@link BrokerLoggers}). Topic resources are left to the controller. Stateless, thread-safe.
  */
 final class ConfigAlterations {
 
@@ -26,6 +28,8 @@ final class ConfigAlterations {
     static final byte DELETE = 1;
     static final byte APPEND = 2;
     static final byte SUBTRACT = 3;
+    /** Kafka's ConfigResource.Type.BROKER_LOGGER id. */
+    static final byte BROKER_LOGGER = 8;
 
     /** One requested change; {@code op} is SET for the legacy API. */
     record Op(String name, byte op, String value) {
@@ -50,9 +54,10 @@ final class ConfigAlterations {
     /**
      * The verdicts, index by index; null where the resource goes to the controller.
      *
-     * @param legacy AlterConfigs: every config of the resource is replaced by the given ones
+     * @param legacy       AlterConfigs: every config of the resource is replaced by the given ones
+     * @param validateOnly BROKER_LOGGER changes are only validated
      */
-    Outcome[] preprocess(List<Resource> resources, boolean legacy) {
+    Outcome[] preprocess(List<Resource> resources, boolean legacy, boolean validateOnly) {
         Outcome[] outcomes = new Outcome[resources.size()];
         Map<ConfigResource, Integer> seen = new HashMap<>();
         for (int i = 0; i < resources.size(); i++) {
@@ -66,13 +71,13 @@ final class ConfigAlterations {
         }
         for (int i = 0; i < resources.size(); i++) {
             if (outcomes[i] == null) {
-                outcomes[i] = check(resources.get(i), legacy);
+                outcomes[i] = check(resources.get(i), legacy, validateOnly);
             }
         }
         return outcomes;
     }
 
-    private Outcome check(Resource resource, boolean legacy) {
+    private Outcome check(Resource resource, boolean legacy, boolean validateOnly) {
         Set<String> keys = new HashSet<>();
         List<String> nulls = new ArrayList<>();
         for (Op op : resource.ops()) {
@@ -88,6 +93,9 @@ final class ConfigAlterations {
         }
         if (resource.type() == ConfigResource.TOPIC) {
             return null;
+        }
+        if (resource.type() == BROKER_LOGGER && !legacy) {
+            return changeLoggers(resource, validateOnly);
         }
         if (resource.type() != ConfigResource.BROKER) {
             return new Outcome(Errors.INVALID_REQUEST, "Unknown resource type " + resource.type());
@@ -105,6 +113,27 @@ final class ConfigAlterations {
             }
         }
         return checkBroker(resource, legacy);
+    }
+
+    /** KIP-412 log levels, handled on this broker alone (Kafka's {@code RuntimeLoggerManager}). */
+    private Outcome changeLoggers(Resource resource, boolean validateOnly) {
+        try {
+            if (Integer.parseInt(resource.name()) != nodeId) {
+                // Kafka's message names its own id twice
+                return new Outcome(Errors.INVALID_REQUEST, "Unexpected node id. Expected " + nodeId
+                        + ", but received " + nodeId);
+            }
+        } catch (NumberFormatException e) {
+            return new Outcome(Errors.INVALID_REQUEST, "Node id must be an integer, but it is: " + resource.name());
+        }
+        Optional<Outcome> refused = BrokerLoggers.validate(resource.ops());
+        if (refused.isPresent()) {
+            return refused.get();
+        }
+        if (!validateOnly) {
+            BrokerLoggers.apply(resource.ops());
+        }
+        return new Outcome(Errors.NONE, null);
     }
 
     /** Kafka's {@code validateBrokerConfigChange}: the dynamic configs the change leaves. */

@@ -56,7 +56,7 @@ public final class IncrementalAlterConfigsHandler
             r.configs().forEach(c -> ops.add(new ConfigAlterations.Op(c.name(), c.configOperation(), c.value())));
             resources.add(new ConfigAlterations.Resource(r.resourceType(), r.resourceName(), ops));
         }
-        ConfigAlterations.Outcome[] outcomes = alterations.preprocess(resources, false);
+        ConfigAlterations.Outcome[] outcomes = alterations.preprocess(resources, false, request.validateOnly());
         IncrementalAlterConfigsRequestData forwarded = new IncrementalAlterConfigsRequestData()
                 .setValidateOnly(request.validateOnly());
         for (int i = 0; i < outcomes.length; i++) {
