@@ -49,7 +49,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * of a topic, a broker and the cluster default, printed as Kafka prints them; {@code Admin.incrementalAlterConfigs}
  * APPEND and SUBTRACT on a list config, {@code validateOnly}, and Kafka's errors for an unknown key, a bad value,
  * APPEND on a non-list key, a non-dynamic broker key and another broker's id; the legacy AlterConfigs (v2, over a raw
- * connection) replacing a topic's configs; and a lowered {@code retention.ms} deleting records without a restart.
+ * connection) replacing a topic's configs; a lowered {@code retention.ms} deleting records without a restart; and
+ * the root logger's level changed through BROKER_LOGGER ({@code --entity-type broker-loggers}), shown in the log.
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
@@ -68,6 +69,7 @@ class AlterConfigsIT {
             brokerAndClusterDefaultConfigs(broker, admin);
             legacyAlterConfigsReplacesTheTopicsConfigs(broker, admin);
             loweredRetentionDeletesRecordsWithoutRestart(broker, admin);
+            brokerLoggerLevelsChangeLive(broker);
             assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
         }
     }
@@ -264,6 +266,29 @@ class AlterConfigsIT {
 
         // Then
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(earliest(admin, tp)).isPositive());
+    }
+
+    private static void brokerLoggerLevelsChangeLive(BrokerProcess broker) {
+        // When
+        JavaTool.Result set = run(broker, "--alter", "--entity-type", "broker-loggers", "--entity-name", "1",
+                "--add-config", "root=WARN");
+        JavaTool.Result described = run(broker, "--describe", "--entity-type", "broker-loggers", "--entity-name",
+                "1");
+        JavaTool.Result restored = run(broker, "--alter", "--entity-type", "broker-loggers", "--entity-name", "1",
+                "--add-config", "root=INFO");
+        JavaTool.Result rootRemoved = run(broker, "--alter", "--entity-type", "broker-loggers", "--entity-name",
+                "1", "--delete-config", "root");
+
+        // Then
+        assertThat(set.stdout()).as("%s", set).contains("Completed updating config for broker-logger 1.");
+        assertThat(described.stdout().lines().toList()).as("%s", described)
+                .contains("Dynamic configs for broker-logger 1 are:", "  root=WARN sensitive=false synonyms={}");
+        assertThat(restored.exitCode()).as("%s", restored).isZero();
+        assertThat(rootRemoved.exitCode()).as("%s", rootRemoved).isNotZero();
+        assertThat(rootRemoved.stdout() + rootRemoved.stderr()).as("%s", rootRemoved)
+                .contains("Removing the log level of the root logger is not allowed");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                broker.logLinesContaining("Updated the log level of root to WARN")).isNotEmpty());
     }
 
     private static long earliest(Admin admin, TopicPartition tp) throws Exception {
