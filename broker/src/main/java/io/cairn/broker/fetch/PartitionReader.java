@@ -50,8 +50,9 @@ final class PartitionReader {
      * records while the leader's replication quota is exceeded.
      */
     boolean shouldThrottle(FetchParams params, Partition partition) {
-        return params.isFromFollower() && !partition.inSyncReplicaIds().contains(params.replicaId())
-            && leaderQuota.isThrottled(partition.topicPartition()) && leaderQuota.isQuotaExceeded();
+        // the throttled set is a map read; the ISR list is looked at only for throttled partitions
+        return params.isFromFollower() && leaderQuota.isThrottled(partition.topicPartition())
+            && !partition.inSyncReplicaIds().contains(params.replicaId()) && leaderQuota.isQuotaExceeded();
     }
 
     /** Counts the records a follower's fetch returns for throttled partitions against the leader's quota. */

@@ -2,6 +2,7 @@ package io.cairn.broker.handler;
 
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
+import io.cairn.broker.config.DynamicBrokerConfigs;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.controller.TopicNames;
 import io.cairn.metadata.image.ConfigResource;
@@ -153,7 +154,7 @@ public final class DescribeConfigsHandler
         if (resource.resourceType() == ConfigResource.BROKER) {
             if (name == null || name.isEmpty()) {
                 image.configs(ConfigResource.broker("")).forEach((key, value) -> entries.add(
-                        new Entry(key, value, TopicConfigDefaults.Type.STRING.id)
+                        new Entry(key, value, brokerType(key))
                                 .synonym(key, value, DYNAMIC_DEFAULT_BROKER_CONFIG)));
                 return null;
             }
@@ -167,7 +168,7 @@ public final class DescribeConfigsHandler
             all.putAll(clusterDefaults);
             all.putAll(dynamic);
             all.forEach((key, value) -> {
-                Entry entry = new Entry(key, value, TopicConfigDefaults.Type.STRING.id);
+                Entry entry = new Entry(key, value, brokerType(key));
                 Optional.ofNullable(dynamic.get(key)).ifPresent(v -> entry.synonym(key, v, DYNAMIC_BROKER_CONFIG));
                 Optional.ofNullable(clusterDefaults.get(key))
                         .ifPresent(v -> entry.synonym(key, v, DYNAMIC_DEFAULT_BROKER_CONFIG));
@@ -184,6 +185,11 @@ public final class DescribeConfigsHandler
         }
         result.setErrorCode(Errors.INVALID_REQUEST.code());
         return "Unsupported resource type " + resource.resourceType() + " for DescribeConfigs";
+    }
+
+    /** The config type of a broker key: LONG for the throttle rates, else (for now) STRING. */
+    private static byte brokerType(String key) {
+        return DynamicBrokerConfigs.isLive(key) ? TopicConfigDefaults.Type.LONG.id : TopicConfigDefaults.Type.STRING.id;
     }
 
     /** Kafka's BROKER_LOGGER answer: every logger's level, DYNAMIC_BROKER_LOGGER_CONFIG, no synonyms or type. */
