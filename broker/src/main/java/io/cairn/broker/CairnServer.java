@@ -5,6 +5,7 @@ import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.fetch.FetchService;
 import io.cairn.broker.fetch.FetchSessionCache;
 import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.broker.handler.AlterConfigsHandler;
 import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
@@ -23,6 +24,7 @@ import io.cairn.broker.handler.FetchHandler;
 import io.cairn.broker.handler.FindCoordinatorHandler;
 import io.cairn.broker.handler.GroupHandlers;
 import io.cairn.broker.handler.HandlerRegistry;
+import io.cairn.broker.handler.IncrementalAlterConfigsHandler;
 import io.cairn.broker.handler.InitProducerIdHandler;
 import io.cairn.broker.handler.ListGroupsHandler;
 import io.cairn.broker.handler.ListOffsetsHandler;
@@ -264,6 +266,8 @@ public final class CairnServer implements AutoCloseable {
                 transactions.requestHandlers()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
                 config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));
+        handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId()));
+        handlers.add(new AlterConfigsHandler(node, config.nodeId()));
         handlers.add(new FetchHandler(fetchService));
         MarkerAppender markers = new MarkerAppender(replicaManager, purgatory, Time.SYSTEM,
                 MarkerAppender.DEFAULT_TIMEOUT_MS);

@@ -126,6 +126,9 @@ public final class ReplicaManager implements AutoCloseable {
     private volatile String interBrokerListener;
     /** {@code replica.selector.class}: null when consumers read from leaders only. */
     private volatile RackAwareReplicaSelector replicaSelector;
+    /** KIP-73: what this broker sends to throttled followers, and what it fetches for throttled partitions. */
+    private final ReplicationQuota leaderQuota;
+    private final ReplicationQuota followerQuota;
     /** The leader epoch each followed partition's fetcher was (re)started for; guarded by itself. */
     private final Map<TopicPartition, Integer> fetchedEpochs = new HashMap<>();
 
@@ -163,6 +166,18 @@ public final class ReplicaManager implements AutoCloseable {
         this.time = time;
         this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
         this.brokerEpoch = brokerEpoch;
+        this.leaderQuota = new ReplicationQuota(time);
+        this.followerQuota = new ReplicationQuota(time);
+    }
+
+    /** The leader side of the replication throttle (bytes sent to out-of-sync throttled followers). */
+    public ReplicationQuota leaderQuota() {
+        return leaderQuota;
+    }
+
+    /** The follower side of the replication throttle (bytes fetched for throttled partitions). */
+    public ReplicationQuota followerQuota() {
+        return followerQuota;
     }
 
     /**
@@ -265,6 +280,8 @@ public final class ReplicaManager implements AutoCloseable {
         try {
             MetadataImage image = update.image();
             for (TopicImage deleted : update.changes().deletedTopics()) {
+                leaderQuota.removeTopic(deleted.name());
+                followerQuota.removeTopic(deleted.name());
                 for (int index : deleted.partitions().keySet()) {
                     remove(new TopicPartition(deleted.name(), index), deleted.id());
                 }
@@ -283,6 +300,7 @@ public final class ReplicaManager implements AutoCloseable {
             });
             updateFetchers(hosted, image);
             for (ConfigResource resource : update.changes().changedConfigs()) {
+                updateQuotas(image, resource);
                 if (resource.type() == ConfigResource.TOPIC) {
                     reconfigure(image, resource.name());
                 }
@@ -293,6 +311,7 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     private void applyImage(MetadataImage image) {
+        image.configs().keySet().forEach(resource -> updateQuotas(image, resource));
         List<Partition> hosted = new ArrayList<>();
         for (TopicImage topic : image.topicsById().values()) {
             topic.partitions().forEach((index, reg) -> {
@@ -370,6 +389,22 @@ public final class ReplicaManager implements AutoCloseable {
             }
         }
         LOGGER.info("Removed partition {} (topic id {}) and deleted its log", tp, topicId);
+    }
+
+    /** A topic's throttled replicas, or this broker's (or the cluster default's) throttle rates. */
+    private void updateQuotas(MetadataImage image, ConfigResource resource) {
+        Map<String, String> configs = image.configs(resource);
+        if (resource.type() == ConfigResource.TOPIC) {
+            leaderQuota.updateThrottled(resource.name(), configs.get(ReplicationQuota.LEADER_REPLICAS), brokerId);
+            followerQuota.updateThrottled(resource.name(), configs.get(ReplicationQuota.FOLLOWER_REPLICAS),
+                brokerId);
+        } else if (resource.type() == ConfigResource.BROKER
+                && (resource.name().isEmpty() || resource.name().equals(Integer.toString(brokerId)))) {
+            Map<String, String> mine = image.configs(ConfigResource.broker(Integer.toString(brokerId)));
+            Map<String, String> cluster = image.configs(ConfigResource.broker(""));
+            leaderQuota.updateBound(ReplicationQuota.boundOf(mine, cluster, ReplicationQuota.LEADER_RATE));
+            followerQuota.updateBound(ReplicationQuota.boundOf(mine, cluster, ReplicationQuota.FOLLOWER_RATE));
+        }
     }
 
     private void reconfigure(MetadataImage image, String topicName) {
@@ -475,6 +510,7 @@ public final class ReplicaManager implements AutoCloseable {
     public void useReplicaFetchers(ReplicaFetcherConfig config, String interBrokerListenerName) {
         this.interBrokerListener = interBrokerListenerName;
         this.fetchers = ReplicaFetcherManager.remote(brokerId, config, partitions::get, this::currentBrokerEpoch);
+        fetchers.useQuota(followerQuota);
     }
 
     /** As {@link #useReplicaFetchers(ReplicaFetcherConfig, String)}, reaching leaders through {@code endpoints}. */
@@ -482,6 +518,7 @@ public final class ReplicaManager implements AutoCloseable {
                             String interBrokerListenerName) {
         this.interBrokerListener = interBrokerListenerName;
         this.fetchers = new ReplicaFetcherManager(brokerId, config, partitions::get, endpoints, time);
+        fetchers.useQuota(followerQuota);
     }
 
     /** Chooses preferred read replicas for consumers with {@code selector} ({@code replica.selector.class}). */

@@ -66,7 +66,7 @@ final class DelayedFetch extends DelayedOperation {
                 if (offset > end) {
                     return forceComplete();
                 }
-                if (offset < end) {
+                if (offset < end && !reader.shouldThrottle(params, partition)) {
                     long available = bytesAvailable(partition, i, fetch, end);
                     accumulated += Math.min(available, fetch.maxBytes());
                 }

@@ -204,6 +204,7 @@ public final class FetchService {
         MetadataImage image = metadata.currentImage();
         int converted = 0;
         count(reads, params.isFromFollower());
+        reader.recordThrottled(params, reads);
         try {
             for (PartitionRead read : reads) {
                 PartitionData data = read.toPartitionData();

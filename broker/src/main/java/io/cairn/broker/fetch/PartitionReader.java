@@ -6,6 +6,7 @@ import io.cairn.isr.LogReadRequest;
 import io.cairn.isr.LogReadResult;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
+import io.cairn.isr.ReplicationQuota;
 import io.cairn.log.FetchDataInfo;
 import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
@@ -37,9 +38,37 @@ final class PartitionReader {
     private static final Logger LOGGER = LogManager.getLogger(PartitionReader.class);
 
     private final ReplicaManager replicas;
+    private final ReplicationQuota leaderQuota;
 
     PartitionReader(ReplicaManager replicas) {
         this.replicas = replicas;
+        this.leaderQuota = replicas.leaderQuota();
+    }
+
+    /**
+     * Kafka's {@code shouldLeaderThrottle} (KIP-73): a follower out of the ISR fetching a throttled partition gets no
+     * records while the leader's replication quota is exceeded.
+     */
+    boolean shouldThrottle(FetchParams params, Partition partition) {
+        // the throttled set is a map read; the ISR list is looked at only for throttled partitions
+        return params.isFromFollower() && leaderQuota.isThrottled(partition.topicPartition())
+            && !partition.inSyncReplicaIds().contains(params.replicaId()) && leaderQuota.isQuotaExceeded();
+    }
+
+    /** Counts the records a follower's fetch returns for throttled partitions against the leader's quota. */
+    void recordThrottled(FetchParams params, List<PartitionRead> reads) {
+        if (!params.isFromFollower()) {
+            return;
+        }
+        long bytes = 0;
+        for (PartitionRead read : reads) {
+            if (leaderQuota.isThrottled(read.tp().topicPartition())) {
+                bytes += read.recordsSize();
+            }
+        }
+        if (bytes > 0) {
+            leaderQuota.record(bytes);
+        }
     }
 
     /**
@@ -84,7 +113,7 @@ final class PartitionReader {
                 params.fetchOnlyLeader());
             try (LogReadResult result = partition.fetchRecords(request, params.isolation(), maxBytes, minOneMessage,
                     !fromPurgatory)) {
-                return toRead(tp, params.isolation(), result);
+                return toRead(tp, params.isolation(), result, shouldThrottle(params, partition));
             }
         } catch (ApiException e) {
             return PartitionRead.error(tp, Errors.forException(e), fetch.fetchOffset());
@@ -99,8 +128,12 @@ final class PartitionReader {
         return replicas.partition(tp.topicPartition()).orElseGet(() -> replicas.leaderPartition(tp.topicPartition()));
     }
 
-    /** The read result; it takes over the slice (closed here when the first batch was cut, as Kafka drops it). */
-    private static PartitionRead toRead(TopicIdPartition tp, FetchIsolation isolation, LogReadResult result) {
+    /**
+     * The read result; it takes over the slice (closed here when the first batch was cut, as Kafka drops it, or
+     * when the follower is throttled: the read still recorded its position).
+     */
+    private static PartitionRead toRead(TopicIdPartition tp, FetchIsolation isolation, LogReadResult result,
+                                        boolean throttled) {
         FetchDataInfo info = result.info();
         if (result.divergingEpoch() != null) {
             FetchResponseData.EpochEndOffset diverging = new FetchResponseData.EpochEndOffset()
@@ -109,7 +142,7 @@ final class PartitionReader {
                 result.lastStableOffset(), result.logStartOffset(), null, diverging, info.fetchOffsetMetadata(), -1);
         }
         ByteBuf records;
-        if (info.firstEntryIncomplete()) {
+        if (info.firstEntryIncomplete() || throttled) {
             info.records().close();
             records = Unpooled.EMPTY_BUFFER;
         } else {

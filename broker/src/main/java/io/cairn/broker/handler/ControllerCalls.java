@@ -17,6 +17,9 @@ final class ControllerCalls {
 
     private static final Logger LOGGER = LogManager.getLogger(ControllerCalls.class);
 
+    /** How long a forwarded request without a timeout of its own waits for the controller. */
+    static final int FORWARD_TIMEOUT_MS = 30_000;
+
     private ControllerCalls() {
     }
 

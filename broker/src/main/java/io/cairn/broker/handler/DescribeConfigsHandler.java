@@ -2,6 +2,7 @@ package io.cairn.broker.handler;
 
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
+import io.cairn.broker.config.DynamicBrokerConfigs;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.controller.TopicNames;
 import io.cairn.metadata.image.ConfigResource;
@@ -29,7 +30,8 @@ import java.util.concurrent.CompletionStage;
  * broker's are the settings it was started with (STATIC_BROKER_CONFIG when set in server.properties, else
  * DEFAULT_CONFIG) plus dynamic overrides; the cluster default broker resource (empty name) lists the dynamic
  * defaults. {@code configurationKeys} filters, {@code includeSynonyms} adds the sources in precedence order (v1+),
- * v3+ carries the config type. Documentation is not provided (null). Other resource types get INVALID_REQUEST.
+ * v3+ carries the config type; BROKER_LOGGER lists this broker's log4j2 loggers with their levels
+ * (DYNAMIC_BROKER_LOGGER_CONFIG). Documentation is not provided (null). Other resource types get INVALID_REQUEST.
  * Immutable, thread-safe, never blocks.
  */
 public final class DescribeConfigsHandler
@@ -40,6 +42,7 @@ public final class DescribeConfigsHandler
     static final byte DYNAMIC_DEFAULT_BROKER_CONFIG = 3;
     static final byte STATIC_BROKER_CONFIG = 4;
     static final byte DEFAULT_CONFIG = 5;
+    static final byte DYNAMIC_BROKER_LOGGER_CONFIG = 6;
 
     private final MetadataNode metadata;
     private final int nodeId;
@@ -140,9 +143,9 @@ public final class DescribeConfigsHandler
                     // Kafka names a broker synonym by its broker key (log.retention.hours for retention.ms)
                     entry.synonym(brokerKey, brokerTopicDefaults.get(key), STATIC_BROKER_CONFIG);
                 }
-                String fallback = TopicConfigDefaults.defaults().get(key);
-                if (fallback != null) {
-                    entry.synonym(key, fallback, DEFAULT_CONFIG);
+                String defaultSynonym = TopicConfigDefaults.defaultSynonym(key);
+                if (defaultSynonym != null) {
+                    entry.synonym(defaultSynonym, TopicConfigDefaults.defaults().get(key), DEFAULT_CONFIG);
                 }
                 entries.add(entry);
             });
@@ -151,7 +154,7 @@ public final class DescribeConfigsHandler
         if (resource.resourceType() == ConfigResource.BROKER) {
             if (name == null || name.isEmpty()) {
                 image.configs(ConfigResource.broker("")).forEach((key, value) -> entries.add(
-                        new Entry(key, value, TopicConfigDefaults.Type.STRING.id)
+                        new Entry(key, value, brokerType(key))
                                 .synonym(key, value, DYNAMIC_DEFAULT_BROKER_CONFIG)));
                 return null;
             }
@@ -165,7 +168,7 @@ public final class DescribeConfigsHandler
             all.putAll(clusterDefaults);
             all.putAll(dynamic);
             all.forEach((key, value) -> {
-                Entry entry = new Entry(key, value, TopicConfigDefaults.Type.STRING.id);
+                Entry entry = new Entry(key, value, brokerType(key));
                 Optional.ofNullable(dynamic.get(key)).ifPresent(v -> entry.synonym(key, v, DYNAMIC_BROKER_CONFIG));
                 Optional.ofNullable(clusterDefaults.get(key))
                         .ifPresent(v -> entry.synonym(key, v, DYNAMIC_DEFAULT_BROKER_CONFIG));
@@ -177,8 +180,35 @@ public final class DescribeConfigsHandler
             });
             return null;
         }
+        if (resource.resourceType() == ConfigAlterations.BROKER_LOGGER) {
+            return describeLoggers(name, entries, result);
+        }
         result.setErrorCode(Errors.INVALID_REQUEST.code());
         return "Unsupported resource type " + resource.resourceType() + " for DescribeConfigs";
+    }
+
+    /** The config type of a broker key: LONG for the throttle rates, else (for now) STRING. */
+    private static byte brokerType(String key) {
+        return DynamicBrokerConfigs.isLive(key) ? TopicConfigDefaults.Type.LONG.id : TopicConfigDefaults.Type.STRING.id;
+    }
+
+    /** Kafka's BROKER_LOGGER answer: every logger's level, DYNAMIC_BROKER_LOGGER_CONFIG, no synonyms or type. */
+    private String describeLoggers(String name, List<Entry> entries, DescribeConfigsResult result) {
+        result.setErrorCode(Errors.INVALID_REQUEST.code());
+        if (name == null || name.isEmpty()) {
+            return "Broker id must not be empty";
+        }
+        try {
+            if (Integer.parseInt(name) != nodeId) {
+                return "Unexpected broker id, expected " + nodeId + " but received " + name;
+            }
+        } catch (NumberFormatException e) {
+            return "Broker id must be an integer, but it is: " + name;
+        }
+        result.setErrorCode(Errors.NONE.code());
+        BrokerLoggers.loggers().forEach((logger, level) -> entries.add(new Entry(logger, level, (byte) 0)
+                .synonym(logger, level, DYNAMIC_BROKER_LOGGER_CONFIG).withoutSynonyms()));
+        return null;
     }
 
     @Override
@@ -199,6 +229,7 @@ public final class DescribeConfigsHandler
         private final String value;
         private final byte type;
         private final List<DescribeConfigsSynonym> synonyms = new ArrayList<>();
+        private boolean reportSynonyms = true;
 
         Entry(String name, String value, byte type) {
             this.name = name;
@@ -212,11 +243,17 @@ public final class DescribeConfigsHandler
             return this;
         }
 
+        /** The first synonym gives the source, but none is reported. */
+        Entry withoutSynonyms() {
+            reportSynonyms = false;
+            return this;
+        }
+
         DescribeConfigsResourceResult toResult(boolean includeSynonyms, short version) {
             byte source = synonyms.isEmpty() ? DEFAULT_CONFIG : synonyms.get(0).source();
             DescribeConfigsResourceResult result = new DescribeConfigsResourceResult().setName(name).setValue(value)
                     .setReadOnly(false).setIsSensitive(false).setConfigSource(source)
-                    .setSynonyms(includeSynonyms ? new ArrayList<>(synonyms) : new ArrayList<>());
+                    .setSynonyms(includeSynonyms && reportSynonyms ? new ArrayList<>(synonyms) : new ArrayList<>());
             if (version >= 3) {
                 result.setConfigType(type).setDocumentation(null);
             }

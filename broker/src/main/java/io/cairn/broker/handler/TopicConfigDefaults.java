@@ -67,7 +67,44 @@ public final class TopicConfigDefaults {
         define("unclean.leader.election.enable", "false", Type.BOOLEAN);
     }
 
+    /**
+     * Kafka's first broker synonym of a topic config whose default is set (its DEFAULT_CONFIG synonym in
+     * DescribeConfigs carries that broker key and the topic's default); topic configs whose first synonym has no
+     * default ({@code retention.ms}: {@code log.retention.ms}, {@code segment.ms}: {@code log.roll.ms}, ...) and
+     * those without synonyms have none.
+     */
+    private static final Map<String, String> DEFAULT_SYNONYMS = Map.ofEntries(
+            Map.entry("segment.bytes", "log.segment.bytes"),
+            Map.entry("segment.index.bytes", "log.index.size.max.bytes"),
+            Map.entry("flush.messages", "log.flush.interval.messages"),
+            Map.entry("retention.bytes", "log.retention.bytes"),
+            Map.entry("max.message.bytes", "message.max.bytes"),
+            Map.entry("index.interval.bytes", "log.index.interval.bytes"),
+            Map.entry("delete.retention.ms", "log.cleaner.delete.retention.ms"),
+            Map.entry("min.compaction.lag.ms", "log.cleaner.min.compaction.lag.ms"),
+            Map.entry("max.compaction.lag.ms", "log.cleaner.max.compaction.lag.ms"),
+            Map.entry("file.delete.delay.ms", "log.segment.delete.delay.ms"),
+            Map.entry("min.cleanable.dirty.ratio", "log.cleaner.min.cleanable.ratio"),
+            Map.entry("cleanup.policy", "log.cleanup.policy"),
+            Map.entry("unclean.leader.election.enable", "unclean.leader.election.enable"),
+            Map.entry("min.insync.replicas", "min.insync.replicas"),
+            Map.entry("compression.type", "compression.type"),
+            Map.entry("compression.gzip.level", "compression.gzip.level"),
+            Map.entry("compression.lz4.level", "compression.lz4.level"),
+            Map.entry("compression.zstd.level", "compression.zstd.level"),
+            Map.entry("preallocate", "log.preallocate"),
+            Map.entry("message.timestamp.type", "log.message.timestamp.type"),
+            Map.entry("message.timestamp.before.max.ms", "log.message.timestamp.before.max.ms"),
+            Map.entry("message.timestamp.after.max.ms", "log.message.timestamp.after.max.ms"),
+            Map.entry("local.retention.ms", "log.local.retention.ms"),
+            Map.entry("local.retention.bytes", "log.local.retention.bytes"));
+
     private TopicConfigDefaults() {
+    }
+
+    /** The broker key of a topic config's DEFAULT_CONFIG synonym, or null when Kafka reports none. */
+    static String defaultSynonym(String topicKey) {
+        return DEFAULT_SYNONYMS.get(topicKey);
     }
 
     private static void define(String name, String defaultValue, Type type) {

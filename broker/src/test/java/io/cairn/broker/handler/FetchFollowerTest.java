@@ -1,15 +1,20 @@
 package io.cairn.broker.handler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.cairn.broker.fetch.FetchResponses;
+import io.cairn.isr.ReplicationQuota;
 import io.cairn.testkit.LeakDetection;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.AlterPartitionReassignmentsRequestData;
 import io.cairn.wire.message.FetchRequestData;
 import io.cairn.wire.message.FetchResponseData;
 import io.cairn.wire.message.FetchResponseData.PartitionData;
 import io.cairn.wire.protocol.Uuid;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Fetches from a follower (broker 2, in the ISR of a partition broker 1 leads): it reads to the log end, its fetch
- * offset moves the high watermark, a diverged last fetched epoch gets the diverging epoch, and a broker that is no
- * replica is refused.
+ * offset moves the high watermark, a diverged last fetched epoch gets the diverging epoch, a broker that is no
+ * replica is refused, and a throttled follower outside the ISR gets no records while the leader's quota is exceeded.
  */
 @ExtendWith(LeakDetection.class)
 @Timeout(120)
@@ -89,6 +94,46 @@ class FetchFollowerTest {
         } finally {
             FetchResponses.release(followerRead);
             FetchResponses.release(caughtUp);
+        }
+    }
+
+    @Test
+    void aThrottledFollowerOutsideTheIsrGetsNoRecordsWhileTheLeadersQuotaIsExceeded() throws Exception {
+        // Given: broker 2 is being added to a partition of broker 1 (a replica, not in the ISR); the partition is
+        // throttled on the leader and the leader's quota already exceeded
+        Uuid id = fixture.createTopicOn("throttled", List.of(1));
+        fixture.append("throttled", 0, "t", 3);
+        AlterPartitionReassignmentsRequestData reassign = new AlterPartitionReassignmentsRequestData()
+                .setTimeoutMs(30_000);
+        reassign.topics().add(new AlterPartitionReassignmentsRequestData.ReassignableTopic().setName("throttled")
+                .setPartitions(new ArrayList<>(List.of(new AlterPartitionReassignmentsRequestData
+                        .ReassignablePartition().setPartitionIndex(0).setReplicas(List.of(1, 2))))));
+        fixture.metadata().node().submit(reassign).get(30, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.partition("throttled", 0).registration()
+                .replicas().contains(2));
+        ReplicationQuota quota = fixture.replicas().leaderQuota();
+        quota.updateThrottled("throttled", "0:1", 1);
+        quota.updateBound(1);
+        quota.record(1_000);
+        FetchRequestData request = FetchFixture.request(15, "throttled", id, 0, 0, 0);
+        request.replicaState().setReplicaId(2).setReplicaEpoch(fixture.metadata().node().currentImage().broker(2)
+                .orElseThrow().epoch());
+
+        // When
+        FetchResponseData held = fetch(15, request);
+        quota.updateBound(Long.MAX_VALUE);
+        FetchResponseData released = fetch(15, request);
+
+        // Then
+        try {
+            assertThat(fixture.partition("throttled", 0).inSyncReplicaIds()).containsExactly(1);
+            assertThat(only(held).errorCode()).isEqualTo(Errors.NONE.code());
+            assertThat(only(held).records().readableBytes()).isZero();
+            assertThat(FetchFixture.values(only(released))).containsExactly("t-0", "t-1", "t-2");
+            assertThat(quota.rate()).isGreaterThan(100.0);
+        } finally {
+            FetchResponses.release(held);
+            FetchResponses.release(released);
         }
     }
 

@@ -31,6 +31,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.PartitionReassignment;
@@ -46,6 +47,7 @@ import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Timeout;
@@ -58,9 +60,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <ol>
  *   <li>{@code kafka-reassign-partitions}: {@code --generate} proposes an assignment on brokers 2 and 3 for a topic
  *   whose 2 partitions live on broker 1 alone; {@code --execute} moves partition 0 to [2,3] (replication factor 1 to
- *   2) and partition 1 to [3]; {@code --verify --preserve-throttles} until both are completed (and, on Kafka, a plain
- *   {@code --verify}, which clears throttles with IncrementalAlterConfigs: Cairn's brokers do not serve it yet, so
- *   there the plain one prints the completion and then fails); Admin describes the new replicas, ISR and leaders, the new leaders serve every record in order, and broker 1's
+ *   2) and partition 1 to [3] under a replication throttle ({@code --throttle 1000000}: the brokers' leader and
+ *   follower rates and the topic's throttled replicas are set); {@code --verify --preserve-throttles} until both are
+ *   completed, then a plain {@code --verify}, which clears the throttles (IncrementalAlterConfigs DELETE), so no
+ *   broker or topic reports them afterwards; Admin describes the new replicas, ISR and leaders, the new leaders serve every record in order, and broker 1's
  *   log directory no longer holds the partitions.</li>
  *   <li>{@code Admin.alterPartitionReassignments} adds a replica to a partition of replication factor 1 under
  *   continuous acks=all produce: the new replica catches up, joins the ISR, the reassignment completes; it becomes
@@ -135,7 +138,13 @@ class ReassignmentIT {
         // When
         JavaTool.Result generated = tool(cluster, "--generate", "--topics-to-move-json-file", topics.toString(),
                 "--broker-list", "2,3");
-        JavaTool.Result executed = tool(cluster, "--execute", "--reassignment-json-file", plan.toString());
+        JavaTool.Result executed = tool(cluster, "--execute", "--throttle", "1000000", "--reassignment-json-file",
+                plan.toString());
+        await().atMost(TIMEOUT).pollInSameThread().untilAsserted(() -> assertThat(throttleConfigs(admin, topic))
+                .containsEntry("1:leader.replication.throttled.rate", "1000000")
+                .containsEntry("3:follower.replication.throttled.rate", "1000000")
+                .containsEntry("topic:leader.replication.throttled.replicas", "0:1,1:1")
+                .containsKey("topic:follower.replication.throttled.replicas"));
         List<JavaTool.Result> verifies = new ArrayList<>();
         await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).pollInSameThread().untilAsserted(() -> {
             JavaTool.Result verified = tool(cluster, "--verify", "--preserve-throttles", "--reassignment-json-file",
@@ -157,11 +166,14 @@ class ReassignmentIT {
         assertThat(executed.exitCode()).as(executed.toString()).isZero();
         assertThat(executed.stdout()).contains("Successfully started partition reassignments for " + topic + "-0,"
                 + topic + "-1");
-        if (cluster.kind() == BrokerKind.KAFKA) {
-            JavaTool.Result cleared = tool(cluster, "--verify", "--reassignment-json-file", plan.toString());
-            assertThat(cleared.exitCode()).as(cleared.toString()).isZero();
-            assertThat(cleared.stdout()).contains("is completed.", "Clearing broker-level throttles");
-        }
+        assertThat(executed.stdout()).contains("Warning: You must run --verify periodically, until the "
+                + "reassignment completes, to ensure the throttle is removed.");
+        JavaTool.Result cleared = tool(cluster, "--verify", "--reassignment-json-file", plan.toString());
+        assertThat(cleared.exitCode()).as(cleared.toString()).isZero();
+        assertThat(cleared.stdout()).contains("is completed.", "Clearing broker-level throttles",
+                "Clearing topic-level throttles on topic " + topic);
+        await().atMost(TIMEOUT).pollInSameThread().untilAsserted(() -> assertThat(throttleConfigs(admin, topic))
+                .as("throttles left after a plain --verify").isEmpty());
         await().atMost(TIMEOUT).pollInSameThread().ignoreExceptions().untilAsserted(() -> {
             List<TopicPartitionInfo> partitions = ReplicationClients.partitions(admin, topic);
             assertThat(ids(partitions.get(0).replicas())).containsExactly(2, 3);
@@ -437,6 +449,29 @@ class ReassignmentIT {
         }
         assertThat(values).as("records of %s", tp).hasSize(count);
         return values;
+    }
+
+    /**
+     * The throttle configs set dynamically: {@code <broker id>:<rate key>} for each broker's own rates,
+     * {@code topic:<key>} for the topic's throttled replicas.
+     */
+    private static Map<String, String> throttleConfigs(Admin admin, String topic) throws Exception {
+        List<ConfigResource> resources = new ArrayList<>();
+        for (int id = 1; id <= ReplicationClients.NODES; id++) {
+            resources.add(new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(id)));
+        }
+        resources.add(new ConfigResource(ConfigResource.Type.TOPIC, topic));
+        Map<String, String> found = new HashMap<>();
+        admin.describeConfigs(resources).all().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).forEach((r, config) ->
+                config.entries().forEach(e -> {
+                    boolean dynamic = e.source() == ConfigEntry.ConfigSource.DYNAMIC_BROKER_CONFIG
+                            || e.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG;
+                    if (dynamic && e.name().contains(".replication.throttled.") && !e.value().isEmpty()) {
+                        found.put((r.type() == ConfigResource.Type.TOPIC ? "topic" : r.name()) + ":" + e.name(),
+                                e.value());
+                    }
+                }));
+        return found;
     }
 
     private static JavaTool.Result tool(BrokerCluster cluster, String... args) {

@@ -1,6 +1,7 @@
 package io.cairn.isr.fetcher;
 
 import io.cairn.isr.Partition;
+import io.cairn.isr.ReplicationQuota;
 import io.cairn.log.Time;
 import io.cairn.metadata.image.TopicPartition;
 import java.util.ArrayList;
@@ -39,6 +40,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     private final Function<TopicPartition, Partition> partitions;
     private final EndpointFactory endpoints;
     private final Time time;
+    private volatile ReplicationQuota quota;
     private final Map<FetcherKey, ReplicaFetcherThread> threads = new HashMap<>();
     private final Set<TopicPartition> failedPartitions = ConcurrentHashMap.newKeySet();
     private boolean closed;
@@ -58,6 +60,12 @@ public final class ReplicaFetcherManager implements AutoCloseable {
         this.partitions = partitions;
         this.endpoints = endpoints;
         this.time = time;
+        this.quota = new ReplicationQuota(time);
+    }
+
+    /** The follower side of the replication throttle that every fetcher started from now on obeys. */
+    public void useQuota(ReplicationQuota followerQuota) {
+        this.quota = followerQuota;
     }
 
     /** The network fetchers: each thread its own {@link RemoteLeaderEndpoint}. */
@@ -96,7 +104,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
             if (thread == null) {
                 thread = new ReplicaFetcherThread("ReplicaFetcherThread-" + key.fetcherId() + "-" + key.leaderId(),
                     endpoints.create(key.fetcherId(), source), partitions, failedPartitions, time,
-                    config.fetchBackoffMs(), config.fetchMaxBytes());
+                    config.fetchBackoffMs(), config.fetchMaxBytes(), quota);
                 threads.put(key, thread);
                 thread.start();
             }

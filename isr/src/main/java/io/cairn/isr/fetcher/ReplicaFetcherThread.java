@@ -1,6 +1,7 @@
 package io.cairn.isr.fetcher;
 
 import io.cairn.isr.Partition;
+import io.cairn.isr.ReplicationQuota;
 import io.cairn.isr.fetcher.LeaderEndpoint.EpochEndOffsetResult;
 import io.cairn.isr.fetcher.LeaderEndpoint.EpochRequest;
 import io.cairn.isr.fetcher.LeaderEndpoint.FetchedPartition;
@@ -56,6 +57,7 @@ public final class ReplicaFetcherThread extends Thread {
     private final Time time;
     private final long backoffMs;
     private final int fetchMaxBytes;
+    private final ReplicationQuota quota;
     private final String logPrefix;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -74,7 +76,18 @@ public final class ReplicaFetcherThread extends Thread {
      */
     public ReplicaFetcherThread(String name, LeaderEndpoint leader, Function<TopicPartition, Partition> partitions,
                                 Set<TopicPartition> failedPartitions, Time time, long backoffMs, int fetchMaxBytes) {
+        this(name, leader, partitions, failedPartitions, time, backoffMs, fetchMaxBytes, new ReplicationQuota(time));
+    }
+
+    /**
+     * As above, with the follower side of the replication throttle (KIP-73): a throttled partition that is not in
+     * sync is left out of fetches while the quota is exceeded, and every throttled partition's fetched bytes count.
+     */
+    public ReplicaFetcherThread(String name, LeaderEndpoint leader, Function<TopicPartition, Partition> partitions,
+                                Set<TopicPartition> failedPartitions, Time time, long backoffMs, int fetchMaxBytes,
+                                ReplicationQuota quota) {
         super(name);
+        this.quota = quota;
         setDaemon(true);
         this.leader = leader;
         this.partitions = partitions;
@@ -431,7 +444,7 @@ public final class ReplicaFetcherThread extends Thread {
         try {
             long now = time.milliseconds();
             states.forEach((tp, state) -> {
-                if (state.isReadyForFetch(now)) {
+                if (state.isReadyForFetch(now) && !shouldThrottle(tp, state)) {
                     Partition partition = partitions.apply(tp);
                     if (partition == null) {
                         errors.add(tp);
@@ -451,6 +464,11 @@ public final class ReplicaFetcherThread extends Thread {
         }
         processFetchRequest(request);
         return true;
+    }
+
+    /** Kafka's {@code shouldFollowerThrottle}: only replicas that have not caught up are held back. */
+    private boolean shouldThrottle(TopicPartition tp, PartitionFetchState state) {
+        return !state.isReplicaInSync() && quota.isThrottled(tp) && quota.isQuotaExceeded();
     }
 
     private void processFetchRequest(Map<TopicPartition, PartitionFetchRequest> request) {
@@ -533,6 +551,9 @@ public final class ReplicaFetcherThread extends Thread {
                     + state.fetchOffset() + ", log end offset = " + partition.logEndOffset() + ".");
             }
             int epoch = state.currentLeaderEpoch();
+            if (quota.isThrottled(tp)) {
+                quota.record(data.records().remaining());
+            }
             LogAppendInfo info = partition.appendRecordsToFollower(data.records(), epoch);
             partition.updateFollowerHighWatermark(data.highWatermark(), epoch);
             partition.maybeIncrementLogStartOffsetAsFollower(data.logStartOffset(), epoch);

@@ -3,6 +3,7 @@ package io.cairn.isr.fetcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.isr.Partition;
+import io.cairn.isr.ReplicationQuota;
 import io.cairn.isr.TestPartitions;
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.FetchDataInfo;
@@ -91,13 +92,17 @@ class ReplicaFetcherThreadTest {
 
     /** Opens both logs; {@code beforePartitions} fills them before the partitions exist (older epochs). */
     private void start(int epoch, List<Integer> isr) {
+        start(epoch, isr, new ReplicationQuota(clock));
+    }
+
+    private void start(int epoch, List<Integer> isr, ReplicationQuota quota) {
         leader = TestPartitions.create(TP, TOPIC_ID, LEADER, leaderLog, registration(LEADER, epoch, isr), p -> { },
             clock);
         follower = TestPartitions.create(TP, TOPIC_ID, FOLLOWER, followerLog, registration(LEADER, epoch, isr),
             p -> highWatermarkEvents.incrementAndGet(), clock);
         endpoint = new PartitionLeaderEndpoint(SOURCE, FOLLOWER, Map.of(TP, leader));
         thread = new ReplicaFetcherThread("ReplicaFetcherThread-0-1", endpoint, tp -> TP.equals(tp) ? follower : null,
-            ConcurrentHashMap.newKeySet(), clock, 1_000L, 1 << 20);
+            ConcurrentHashMap.newKeySet(), clock, 1_000L, 1 << 20, quota);
         // As the replica manager starts a follower: its log end with an epoch history, else its high watermark.
         long initOffset = followerLog.latestEpoch() >= 0 ? follower.logEndOffset() : follower.highWatermark();
         thread.addPartitions(Map.of(TP, new InitialFetchState(TOPIC_ID, SOURCE, epoch, initOffset)));
@@ -159,6 +164,37 @@ class ReplicaFetcherThreadTest {
         assertThat(state.lastFetchedEpoch()).isEqualTo(3);
         assertThat(state.lag()).isZero();
         assertThat(state.state()).isEqualTo(PartitionFetchState.Phase.FETCHING);
+    }
+
+    @Test
+    void aThrottledFollowerOutOfSyncFetchesNothingWhileItsQuotaIsExceeded() {
+        // Given: 15 records on the leader; the follower's replica is throttled and its quota already exceeded
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        ReplicationQuota quota = new ReplicationQuota(clock);
+        quota.updateBound(1);
+        quota.updateThrottled(TP.topic(), TP.partition() + ":" + FOLLOWER, FOLLOWER);
+        quota.record(100);
+        start(3, List.of(LEADER), quota);
+        for (int i = 0; i < 3; i++) {
+            leader.appendRecordsToLeader(batch(5, i * 10), AppendOrigin.CLIENT, 1);
+        }
+
+        // When
+        round();
+        round();
+
+        // Then: nothing fetched
+        assertThat(quota.isQuotaExceeded()).isTrue();
+        assertThat(follower.logEndOffset()).isZero();
+
+        // When: the recorded bytes age out of the quota's windows
+        clock.sleep(12_000);
+        round();
+
+        // Then: the records come, and their bytes count against the quota
+        assertThat(follower.logEndOffset()).isEqualTo(15);
+        assertThat(quota.rate()).isPositive();
     }
 
     @Test

@@ -4,6 +4,8 @@ import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.AlterConfigsRequestData;
+import io.cairn.wire.message.AlterConfigsResponseData;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
 import io.cairn.wire.message.IncrementalAlterConfigsResponseData;
 import io.cairn.wire.protocol.ApiMessage;
@@ -12,13 +14,17 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * IncrementalAlterConfigs on the controller: SET, DELETE, APPEND and SUBTRACT of topic configs (validated as
- * Kafka does, INVALID_CONFIG with Kafka's messages) and of broker or cluster-default configs (stored as given; the
- * broker validates its own keys). Stateless, thread-safe.
+ * IncrementalAlterConfigs (SET, DELETE, APPEND, SUBTRACT) and the legacy AlterConfigs (every config of a resource
+ * replaced) on the controller, as Kafka's {@code ConfigurationControlManager} with its
+ * {@code ControllerConfigurationValidator}: topic configs validated (INVALID_CONFIG with Kafka's messages, default
+ * topic resources refused, unknown topics UNKNOWN_TOPIC_OR_PARTITION), broker names checked (the forwarding broker
+ * has validated the broker keys), other resource types INVALID_REQUEST. Only changed values become records, except
+ * for brokers, where Kafka writes a record even for an unchanged value. Stateless, thread-safe.
  */
 final class ConfigCommands {
 
@@ -29,6 +35,10 @@ final class ConfigCommands {
     private static final Set<String> LIST_CONFIGS = Set.of("cleanup.policy", "leader.replication.throttled.replicas",
             "follower.replication.throttled.replicas");
 
+    /** Why a resource's change was refused. */
+    private record Failure(Errors error, String message) {
+    }
+
     private ConfigCommands() {
     }
 
@@ -37,92 +47,158 @@ final class ConfigCommands {
         IncrementalAlterConfigsResponseData response = new IncrementalAlterConfigsResponseData();
         List<ApiMessage> records = new ArrayList<>();
         for (IncrementalAlterConfigsRequestData.AlterConfigsResource resource : request.resources()) {
-            IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse result =
-                    new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
-                            .setResourceType(resource.resourceType()).setResourceName(resource.resourceName());
-            response.responses().add(result);
             List<ApiMessage> resourceRecords = new ArrayList<>();
-            Optional<String> error = alter(image, resource, resourceRecords, result);
-            if (error.isPresent()) {
-                result.setErrorMessage(error.get());
-            } else if (!request.validateOnly()) {
+            Optional<Failure> failure = checkResource(image, resource.resourceType(), resource.resourceName())
+                    .or(() -> incremental(image, resource, resourceRecords));
+            response.responses().add(new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
+                    .setResourceType(resource.resourceType()).setResourceName(resource.resourceName())
+                    .setErrorCode(failure.map(f -> f.error().code()).orElse(Errors.NONE.code()))
+                    .setErrorMessage(failure.map(Failure::message).orElse(null)));
+            if (failure.isEmpty() && !request.validateOnly()) {
                 records.addAll(resourceRecords);
             }
         }
         return new ControllerResult<>(records, response);
     }
 
-    private static Optional<String> alter(MetadataImage image,
-                                          IncrementalAlterConfigsRequestData.AlterConfigsResource resource,
-                                          List<ApiMessage> records,
-                                          IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse result) {
-        byte type = resource.resourceType();
-        String name = resource.resourceName();
-        if (type != ConfigResource.TOPIC && type != ConfigResource.BROKER) {
-            result.setErrorCode(Errors.INVALID_REQUEST.code());
-            return Optional.of("Unsupported resource type " + type);
+    static ControllerResult<AlterConfigsResponseData> alterConfigs(MetadataImage image,
+                                                                   AlterConfigsRequestData request) {
+        AlterConfigsResponseData response = new AlterConfigsResponseData();
+        List<ApiMessage> records = new ArrayList<>();
+        for (AlterConfigsRequestData.AlterConfigsResource resource : request.resources()) {
+            List<ApiMessage> resourceRecords = new ArrayList<>();
+            Optional<Failure> failure = checkResource(image, resource.resourceType(), resource.resourceName())
+                    .or(() -> replace(image, resource, resourceRecords));
+            response.responses().add(new AlterConfigsResponseData.AlterConfigsResourceResponse()
+                    .setResourceType(resource.resourceType()).setResourceName(resource.resourceName())
+                    .setErrorCode(failure.map(f -> f.error().code()).orElse(Errors.NONE.code()))
+                    .setErrorMessage(failure.map(Failure::message).orElse(null)));
+            if (failure.isEmpty() && !request.validateOnly()) {
+                records.addAll(resourceRecords);
+            }
         }
-        if (type == ConfigResource.TOPIC && image.topic(name).isEmpty()) {
-            result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-            return Optional.of("The topic '" + name + "' does not exist.");
+        return new ControllerResult<>(records, response);
+    }
+
+    /** Kafka's resource checks: the type, a topic's name and existence, a broker's id. */
+    private static Optional<Failure> checkResource(MetadataImage image, byte type, String name) {
+        if (type == ConfigResource.TOPIC) {
+            if (name.isEmpty()) {
+                return Optional.of(new Failure(Errors.INVALID_REQUEST, "Default topic resources are not allowed."));
+            }
+            Optional<String> illegal = TopicNames.validate(name);
+            if (illegal.isPresent()) {
+                return Optional.of(new Failure(Errors.INVALID_TOPIC_EXCEPTION, illegal.get()));
+            }
+            if (image.topic(name).isEmpty()) {
+                return Optional.of(new Failure(Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                        "The topic '" + name + "' does not exist."));
+            }
+            return Optional.empty();
         }
+        if (type == ConfigResource.BROKER) {
+            if (name.isEmpty()) {
+                return Optional.empty();
+            }
+            int id;
+            try {
+                id = Integer.parseInt(name);
+            } catch (NumberFormatException e) {
+                return Optional.of(new Failure(Errors.INVALID_REQUEST,
+                        "Unable to parse broker name as a base 10 number."));
+            }
+            return id < 0 ? Optional.of(new Failure(Errors.INVALID_REQUEST, "Invalid negative broker ID."))
+                    : Optional.empty();
+        }
+        return Optional.of(new Failure(Errors.INVALID_REQUEST, "Unknown resource type " + type));
+    }
+
+    private static Optional<Failure> incremental(MetadataImage image,
+                                                 IncrementalAlterConfigsRequestData.AlterConfigsResource resource,
+                                                 List<ApiMessage> records) {
         Set<String> keys = new HashSet<>();
         for (IncrementalAlterConfigsRequestData.AlterableConfig config : resource.configs()) {
             if (!keys.add(config.name())) {
-                result.setErrorCode(Errors.INVALID_REQUEST.code());
-                return Optional.of("Error due to duplicate config keys");
+                return Optional.of(new Failure(Errors.INVALID_REQUEST, "Error due to duplicate config keys"));
             }
         }
-        ConfigResource owner = new ConfigResource(type, name);
+        ConfigResource owner = new ConfigResource(resource.resourceType(), resource.resourceName());
         Map<String, String> current = image.configs(owner);
         Map<String, String> changes = new LinkedHashMap<>();
         for (IncrementalAlterConfigsRequestData.AlterableConfig config : resource.configs()) {
             String key = config.name();
             byte op = config.configOperation();
-            String next;
             if (op == SET) {
-                next = config.value();
+                changes.put(key, config.value());
             } else if (op == DELETE) {
-                next = null;
+                changes.put(key, null);
             } else if (op == APPEND || op == SUBTRACT) {
-                if (type == ConfigResource.TOPIC && !LIST_CONFIGS.contains(key)) {
-                    result.setErrorCode(Errors.INVALID_CONFIG.code());
-                    return Optional.of("Config value " + (op == APPEND ? "append" : "subtract")
-                            + " is not allowed for config key: " + key);
+                if (!LIST_CONFIGS.contains(key)) {
+                    return Optional.of(new Failure(Errors.INVALID_CONFIG, "Can't " + (op == APPEND ? "APPEND"
+                            : "SUBTRACT") + " to key " + key + " because its type is not LIST."));
                 }
-                next = listOp(current.get(key), config.value(), op == APPEND);
+                String base = current.get(key);
+                if (base == null && owner.type() == ConfigResource.TOPIC && key.equals("cleanup.policy")) {
+                    base = "delete"; // Kafka's getParts starts from the config's default
+                }
+                changes.put(key, listOp(base, config.value(), op == APPEND));
             } else {
-                result.setErrorCode(Errors.INVALID_REQUEST.code());
-                return Optional.of("Unknown config operation " + op);
+                return Optional.of(new Failure(Errors.INVALID_REQUEST, "Unknown operations type " + op));
             }
-            if (type == ConfigResource.TOPIC) {
-                Optional<String> invalid = next == null ? TopicConfigs.validate(key, "")
-                        .filter(message -> message.startsWith("Unknown")) : TopicConfigs.validate(key, next);
-                if (invalid.isPresent()) {
-                    result.setErrorCode(Errors.INVALID_CONFIG.code());
-                    return invalid;
+        }
+        return write(owner, current, changes, records);
+    }
+
+    private static Optional<Failure> replace(MetadataImage image,
+                                             AlterConfigsRequestData.AlterConfigsResource resource,
+                                             List<ApiMessage> records) {
+        ConfigResource owner = new ConfigResource(resource.resourceType(), resource.resourceName());
+        Map<String, String> current = image.configs(owner);
+        Map<String, String> changes = new LinkedHashMap<>();
+        for (AlterConfigsRequestData.AlterableConfig config : resource.configs()) {
+            if (changes.put(config.name(), config.value()) != null) {
+                return Optional.of(new Failure(Errors.INVALID_REQUEST, "Error due to duplicate config keys"));
+            }
+        }
+        for (String key : current.keySet()) {
+            changes.putIfAbsent(key, null);
+        }
+        return write(owner, current, changes, records);
+    }
+
+    /** Validates the resulting topic configs, then adds a record per change. */
+    private static Optional<Failure> write(ConfigResource owner, Map<String, String> current,
+                                           Map<String, String> changes, List<ApiMessage> records) {
+        if (owner.type() == ConfigResource.TOPIC) {
+            for (Map.Entry<String, String> change : changes.entrySet()) {
+                if (change.getValue() != null) {
+                    Optional<String> invalid = TopicConfigs.validate(change.getKey(), change.getValue());
+                    if (invalid.isPresent()) {
+                        return Optional.of(new Failure(Errors.INVALID_CONFIG, invalid.get()));
+                    }
                 }
             }
-            changes.put(key, next);
         }
-        changes.forEach((key, value) -> records.add(new ConfigRecord().setResourceType(type).setResourceName(name)
-                .setName(key).setValue(value)));
+        changes.forEach((key, value) -> {
+            if (owner.type() == ConfigResource.BROKER || !Objects.equals(current.get(key), value)) {
+                records.add(new ConfigRecord().setResourceType(owner.type()).setResourceName(owner.name())
+                        .setName(key).setValue(value));
+            }
+        });
         return Optional.empty();
     }
 
+    /** Kafka's APPEND and SUBTRACT of a list config's comma-separated items. */
     private static String listOp(String current, String value, boolean append) {
         List<String> items = new ArrayList<>();
-        if (current != null && !current.isBlank()) {
-            for (String item : current.split(",")) {
-                items.add(item.trim());
-            }
+        if (current != null && !current.isEmpty()) {
+            items.addAll(List.of(current.split(",")));
         }
         for (String item : value == null ? new String[0] : value.split(",")) {
-            String trimmed = item.trim();
-            if (append && !items.contains(trimmed)) {
-                items.add(trimmed);
+            if (append && !items.contains(item)) {
+                items.add(item);
             } else if (!append) {
-                items.remove(trimmed);
+                items.remove(item);
             }
         }
         return String.join(",", items);

@@ -14,6 +14,7 @@ import io.cairn.metadata.record.UnregisterBrokerRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AllocateProducerIdsRequestData;
 import io.cairn.wire.message.AllocateProducerIdsResponseData;
+import io.cairn.wire.message.AlterConfigsRequestData;
 import io.cairn.wire.message.AlterPartitionReassignmentsRequestData;
 import io.cairn.wire.message.AlterPartitionRequestData;
 import io.cairn.wire.message.AlterPartitionResponseData;
@@ -98,6 +99,7 @@ public final class ControllerLogic {
             case ALLOCATE_PRODUCER_IDS -> allocateProducerIds(image, (AllocateProducerIdsRequestData) request);
             case INCREMENTAL_ALTER_CONFIGS -> ConfigCommands.incrementalAlterConfigs(image,
                     (IncrementalAlterConfigsRequestData) request);
+            case ALTER_CONFIGS -> ConfigCommands.alterConfigs(image, (AlterConfigsRequestData) request);
             case ELECT_LEADERS -> LeaderCommands.electLeaders(image, (ElectLeadersRequestData) request);
             case ALTER_PARTITION_REASSIGNMENTS -> ReassignmentCommands.alter(this, image,
                     (AlterPartitionReassignmentsRequestData) request);

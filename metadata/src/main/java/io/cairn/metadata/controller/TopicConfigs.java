@@ -13,7 +13,7 @@ import java.util.TreeMap;
  */
 public final class TopicConfigs {
 
-    private enum Type { INT, LONG, DOUBLE, BOOLEAN, STRING, LIST }
+    private enum Type { INT, LONG, DOUBLE, BOOLEAN, STRING, LIST, THROTTLED_REPLICAS }
 
     private record Def(Type type, double min, double max, List<String> validValues) {
     }
@@ -52,8 +52,8 @@ public final class TopicConfigs {
         DEFS.put("compression.type", new Def(Type.STRING, 0, 0,
                 List.of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")));
         DEFS.put("message.timestamp.type", new Def(Type.STRING, 0, 0, List.of("CreateTime", "LogAppendTime")));
-        DEFS.put("leader.replication.throttled.replicas", new Def(Type.LIST, 0, 0, List.of()));
-        DEFS.put("follower.replication.throttled.replicas", new Def(Type.LIST, 0, 0, List.of()));
+        DEFS.put("leader.replication.throttled.replicas", new Def(Type.THROTTLED_REPLICAS, 0, 0, List.of()));
+        DEFS.put("follower.replication.throttled.replicas", new Def(Type.THROTTLED_REPLICAS, 0, 0, List.of()));
     }
 
     private TopicConfigs() {
@@ -96,6 +96,7 @@ public final class TopicConfigs {
             case STRING -> def.validValues().contains(trimmed) ? Optional.empty()
                     : invalid(name, value, "String must be one of: " + String.join(", ", def.validValues()));
             case LIST -> validateList(name, value, trimmed, def);
+            case THROTTLED_REPLICAS -> validateThrottledReplicas(name, value, trimmed);
         };
     }
 
@@ -126,6 +127,20 @@ public final class TopicConfigs {
         for (String item : trimmed.split(",")) {
             if (!def.validValues().contains(item.trim())) {
                 return invalid(name, value, "String must be one of: " + String.join(", ", def.validValues()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Kafka's {@code ThrottledReplicaListValidator}: {@code *}, or {@code partition:broker} items. */
+    private static Optional<String> validateThrottledReplicas(String name, String value, String trimmed) {
+        if (trimmed.equals("*")) {
+            return Optional.empty();
+        }
+        for (String item : trimmed.split(",", -1)) {
+            if (!item.trim().matches("([0-9]+:[0-9]+)?")) {
+                return invalid(name, value, name + " must be the literal '*' or a list of replicas in the following "
+                        + "format: [partitionId]:[brokerId],[partitionId]:[brokerId],...");
             }
         }
         return Optional.empty();

@@ -9,6 +9,8 @@ import io.cairn.metadata.image.TopicImage;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AllocateProducerIdsRequestData;
 import io.cairn.wire.message.AllocateProducerIdsResponseData;
+import io.cairn.wire.message.AlterConfigsRequestData;
+import io.cairn.wire.message.AlterConfigsResponseData;
 import io.cairn.wire.message.AlterPartitionRequestData;
 import io.cairn.wire.message.AlterPartitionResponseData;
 import io.cairn.wire.message.BrokerHeartbeatResponseData;
@@ -258,11 +260,61 @@ class ControllerLogicTest {
         assertThat(bad.responses().get(0).errorMessage())
                 .isEqualTo("Invalid value -5 for configuration retention.ms: Value must be at least -1");
         assertThat(notList.responses().get(0).errorMessage())
-                .isEqualTo("Config value append is not allowed for config key: retention.ms");
+                .isEqualTo("Can't APPEND to key retention.ms because its type is not LIST.");
         assertThat(missing.responses().get(0).errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
         handle(alterConfigs("t", alterable("retention.ms", (byte) 1, null)));
         assertThat(image.configs(io.cairn.metadata.image.ConfigResource.topic("t")))
                 .doesNotContainKey("retention.ms");
+    }
+
+    @Test
+    void legacyAlterConfigsReplacesEveryConfigOfTheResourceAndResourcesAreCheckedAsKafkaDoes() {
+        // Given
+        brokers(1);
+        create("t", 1, 1, Map.of("cleanup.policy", "compact", "retention.ms", "5"));
+        AlterConfigsRequestData replace = new AlterConfigsRequestData();
+        replace.resources().add(new AlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 2)
+                .setResourceName("t").setConfigs(new ArrayList<>(List.of(new AlterConfigsRequestData.AlterableConfig()
+                        .setName("segment.ms").setValue("1000")))));
+        for (String name : new String[] {"", "-1", "x"}) {
+            replace.resources().add(new AlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 4)
+                    .setResourceName(name));
+        }
+        replace.resources().add(new AlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 2)
+                .setResourceName(""));
+        replace.resources().add(new AlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 9)
+                .setResourceName("g"));
+
+        // When
+        AlterConfigsResponseData response = handle(replace);
+
+        // Then
+        assertThat(image.configs(io.cairn.metadata.image.ConfigResource.topic("t")))
+                .containsExactly(Map.entry("segment.ms", "1000"));
+        assertThat(response.responses()).extracting(r -> r.errorCode() == 0 ? "ok" : r.errorMessage())
+                .containsExactly("ok", "ok", "Invalid negative broker ID.",
+                        "Unable to parse broker name as a base 10 number.", "Default topic resources are not allowed.",
+                        "Unknown resource type 9");
+    }
+
+    @Test
+    void throttledReplicaListsAreValidatedAsKafkaDoes() {
+        // Given
+        brokers(1);
+        create("t", 1, 1, Map.of());
+
+        // When
+        IncrementalAlterConfigsResponseData all = handle(alterConfigs("t",
+                alterable("leader.replication.throttled.replicas", (byte) 0, "*")));
+        IncrementalAlterConfigsResponseData bad = handle(alterConfigs("t",
+                alterable("follower.replication.throttled.replicas", (byte) 0, "0-1")));
+
+        // Then
+        assertThat(all.responses().get(0).errorCode()).isZero();
+        assertThat(bad.responses().get(0).errorMessage()).isEqualTo("Invalid value 0-1 for configuration "
+                + "follower.replication.throttled.replicas: follower.replication.throttled.replicas must be the "
+                + "literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],"
+                + "[partitionId]:[brokerId],...");
     }
 
     private static IncrementalAlterConfigsRequestData.AlterableConfig alterable(String name, byte op, String value) {

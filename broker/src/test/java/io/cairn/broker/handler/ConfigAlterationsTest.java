@@ -1,0 +1,125 @@
+package io.cairn.broker.handler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.metadata.image.ConfigResource;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.wire.error.Errors;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ConfigAlterationsTest {
+
+    private static final byte TOPIC = ConfigResource.TOPIC;
+    private static final byte BROKER = ConfigResource.BROKER;
+    private static final String RATE = "leader.replication.throttled.rate";
+
+    private final MetadataImage image = new MetadataImage(0L, "c", 1, 1L, Map.of(), Map.of(), Map.of(),
+            Map.of(ConfigResource.broker("1"), Map.of(RATE, "10")), 0L, 0L, Map.of(), Map.of());
+    private final ConfigAlterations alterations = new ConfigAlterations(1, () -> image);
+
+    private static ConfigAlterations.Resource resource(byte type, String name, ConfigAlterations.Op... ops) {
+        return new ConfigAlterations.Resource(type, name, List.of(ops));
+    }
+
+    private static ConfigAlterations.Op set(String key, String value) {
+        return new ConfigAlterations.Op(key, ConfigAlterations.SET, value);
+    }
+
+    private ConfigAlterations.Outcome only(ConfigAlterations.Resource resource) {
+        return alterations.preprocess(List.of(resource), false, false)[0];
+    }
+
+    @Test
+    void topicsAndTheLiveBrokerKeysGoToTheController() {
+        // Then
+        assertThat(only(resource(TOPIC, "t", set("retention.ms", "1")))).isNull();
+        assertThat(only(resource(BROKER, "1", set(RATE, "1000")))).isNull();
+        assertThat(only(resource(BROKER, "", set("follower.replication.throttled.rate", "0")))).isNull();
+        assertThat(only(resource(BROKER, "1", new ConfigAlterations.Op(RATE, ConfigAlterations.DELETE, null))))
+                .isNull();
+    }
+
+    @Test
+    void kafkasRequestErrors() {
+        // When
+        ConfigAlterations.Outcome[] twice = alterations.preprocess(List.of(resource(TOPIC, "t"),
+                resource(TOPIC, "u"), resource(TOPIC, "t")), false, false);
+
+        // Then
+        assertThat(twice).extracting(o -> o == null ? null : o.message()).containsExactly(
+                "Each resource must appear at most once.", null, "Each resource must appear at most once.");
+        assertThat(only(resource(TOPIC, "t", set("a", "1"), set("a", "2"))))
+                .isEqualTo(new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Error due to duplicate config keys"));
+        assertThat(only(resource(TOPIC, "t", set("a", null), set("b", null)))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Null value not supported for : a, b"));
+        assertThat(only(resource((byte) 7, "1", set("x", "1")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Unknown resource type 7"));
+        assertThat(alterations.preprocess(List.of(resource((byte) 8, "1", set("root", "INFO"))), true, true)[0])
+                .isEqualTo(new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Unknown resource type 8"));
+        assertThat(only(resource(BROKER, "2", set(RATE, "1")))).isEqualTo(new ConfigAlterations.Outcome(
+                Errors.INVALID_REQUEST, "Unexpected broker id, expected 1, but received 2"));
+        assertThat(only(resource(BROKER, "x", set(RATE, "1")))).isEqualTo(new ConfigAlterations.Outcome(
+                Errors.INVALID_REQUEST, "Node id must be an integer, but it is: x"));
+    }
+
+    @Test
+    void brokerKeysThatCannotChangeLiveAreRefused() {
+        // Then
+        assertThat(only(resource(BROKER, "1", set("log.dirs", "/x"), set("node.id", "3")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_REQUEST,
+                        "Cannot update these configs dynamically: Set(log.dirs, node.id)"));
+        assertThat(only(resource(BROKER, "", set("num.io.threads", "4")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn applies these configs only at start, "
+                        + "set them in server.properties: Set(num.io.threads)"));
+        assertThat(only(resource(BROKER, "1", set(RATE, "fast")))).isEqualTo(new ConfigAlterations.Outcome(
+                Errors.INVALID_REQUEST, "Invalid value fast for configuration " + RATE
+                        + ": Not a number of type LONG"));
+        assertThat(only(resource(BROKER, "1", new ConfigAlterations.Op(RATE, ConfigAlterations.APPEND, "1"))))
+                .isEqualTo(new ConfigAlterations.Outcome(Errors.INVALID_CONFIG,
+                        "Config value append is not allowed for config key: " + RATE));
+    }
+
+    @Test
+    void brokerLoggersChangeLog4jLevelsOnThisBrokerOnly() {
+        // Given
+        String name = "io.cairn.test.ConfigAlterationsTest";
+        org.apache.logging.log4j.LogManager.getLogger(name);
+
+        // When
+        ConfigAlterations.Outcome set = only(resource((byte) 8, "1", set(name, "DEBUG")));
+
+        // Then
+        assertThat(set).isEqualTo(new ConfigAlterations.Outcome(Errors.NONE, null));
+        assertThat(BrokerLoggers.loggers()).containsEntry(name, "DEBUG");
+        assertThat(only(resource((byte) 8, "1", set(name, "LOUD"))).message()).isEqualTo("Cannot set the log "
+                + "level of " + name + " to LOUD as it is not a supported log level. Valid log levels are DEBUG, "
+                + "ERROR, FATAL, INFO, TRACE, WARN");
+        assertThat(only(resource((byte) 8, "1", set("no.such.logger", "INFO")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Logger no.such.logger does not exist!"));
+        assertThat(only(resource((byte) 8, "1", new ConfigAlterations.Op("root", ConfigAlterations.DELETE, null))))
+                .isEqualTo(new ConfigAlterations.Outcome(Errors.INVALID_REQUEST,
+                        "Removing the log level of the root logger is not allowed"));
+        assertThat(only(resource((byte) 8, "1", new ConfigAlterations.Op(name, ConfigAlterations.APPEND, "x"))))
+                .isEqualTo(new ConfigAlterations.Outcome(Errors.INVALID_REQUEST,
+                        "APPEND operation is not allowed for the BROKER_LOGGER resource"));
+        assertThat(only(resource((byte) 8, "2", set(name, "INFO")))).isEqualTo(new ConfigAlterations.Outcome(
+                Errors.INVALID_REQUEST, "Unexpected node id. Expected 1, but received 1"));
+        assertThat(alterations.preprocess(List.of(resource((byte) 8, "1", set(name, "TRACE"))), false, true)[0])
+                .isEqualTo(new ConfigAlterations.Outcome(Errors.NONE, null));
+        assertThat(BrokerLoggers.loggers()).containsEntry(name, "DEBUG");
+        only(resource((byte) 8, "1", new ConfigAlterations.Op(name, ConfigAlterations.DELETE, null)));
+        assertThat(BrokerLoggers.loggers()).containsEntry(name, BrokerLoggers.loggers().get("root"));
+    }
+
+    @Test
+    void theLegacyApiValidatesOnlyTheGivenConfigs() {
+        // Given: broker 1 has a dynamic rate; the legacy API replaces it
+        ConfigAlterations.Outcome[] outcomes = alterations.preprocess(List.of(resource(BROKER, "1",
+                set("follower.replication.throttled.rate", "5"))), true, false);
+
+        // Then
+        assertThat(outcomes[0]).isNull();
+    }
+}

@@ -1,0 +1,333 @@
+package io.cairn.compat.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.cairn.testkit.BrokerKind;
+import io.cairn.testkit.BrokerLogsExtension;
+import io.cairn.testkit.BrokerProcess;
+import io.cairn.testkit.CairnProcess;
+import io.cairn.testkit.JavaTool;
+import io.cairn.testkit.KafkaDistribution;
+import io.cairn.testkit.KafkaReferenceProcess;
+import io.cairn.testkit.RawKafkaClient;
+import io.cairn.wire.message.AlterConfigsRequestData;
+import io.cairn.wire.message.AlterConfigsResponseData;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.AlterConfigsOptions;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Live config changes, the same scenario on Cairn and the reference Kafka (each a broker of its own, since broker
+ * configs change): the stock {@code kafka-configs --alter --add-config / --delete-config} and {@code --describe}
+ * of a topic, a broker and the cluster default, printed as Kafka prints them; {@code Admin.incrementalAlterConfigs}
+ * APPEND and SUBTRACT on a list config, {@code validateOnly}, and Kafka's errors for an unknown key, a bad value,
+ * APPEND on a non-list key, a non-dynamic broker key and another broker's id; the legacy AlterConfigs (v2, over a raw
+ * connection) replacing a topic's configs; a lowered {@code retention.ms} deleting records without a restart; and
+ * the root logger's level changed through BROKER_LOGGER ({@code --entity-type broker-loggers}), shown in the log.
+ */
+@Timeout(300)
+@ExtendWith(BrokerLogsExtension.class)
+class AlterConfigsIT {
+
+    private static final long TIMEOUT_S = 30;
+    private static final String TOOL = "kafka.admin.ConfigCommand";
+
+    @ParameterizedTest
+    @EnumSource(BrokerKind.class)
+    void configsChangeLiveAsOnKafka(BrokerKind kind) throws Exception {
+        try (BrokerProcess broker = start(kind); Admin admin = AdminTopicsIT.admin(broker)) {
+            kafkaConfigsAltersAndDescribesATopic(broker, admin);
+            incrementalAlterConfigsAppendsSubtractsAndValidates(admin);
+            errorsAreKafkas(admin);
+            brokerAndClusterDefaultConfigs(broker, admin);
+            legacyAlterConfigsReplacesTheTopicsConfigs(broker, admin);
+            loweredRetentionDeletesRecordsWithoutRestart(broker, admin);
+            brokerLoggerLevelsChangeLive(broker);
+            assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
+        }
+    }
+
+    private static BrokerProcess start(BrokerKind kind) {
+        BrokerProcess broker = kind == BrokerKind.CAIRN
+                ? CairnProcess.builder().config("log.retention.check.interval.ms", "500").build()
+                : KafkaReferenceProcess.builder().config("log.retention.check.interval.ms", "500").build();
+        try {
+            broker.start();
+            return broker;
+        } catch (RuntimeException e) {
+            broker.close();
+            throw e;
+        }
+    }
+
+    private static void kafkaConfigsAltersAndDescribesATopic(BrokerProcess broker, Admin admin) throws Exception {
+        // Given
+        String topic = create(admin, "cfg-cli");
+
+        // When
+        JavaTool.Result added = run(broker, "--alter", "--entity-type", "topics", "--entity-name", topic,
+                "--add-config", "retention.ms=86400000,cleanup.policy=compact");
+        JavaTool.Result described = run(broker, "--describe", "--entity-type", "topics", "--entity-name", topic);
+        JavaTool.Result deleted = run(broker, "--alter", "--entity-type", "topics", "--entity-name", topic,
+                "--delete-config", "retention.ms");
+        JavaTool.Result after = run(broker, "--describe", "--entity-type", "topics", "--entity-name", topic);
+
+        // Then
+        assertThat(added.exitCode()).as("%s", added).isZero();
+        assertThat(added.stdout()).as("%s", added).contains("Completed updating config for topic " + topic + ".");
+        assertThat(described.exitCode()).as("%s", described).isZero();
+        assertThat(described.stdout().lines().toList()).as("%s", described).containsExactly(
+                "Dynamic configs for topic " + topic + " are:",
+                "  cleanup.policy=compact sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact, "
+                        + "DEFAULT_CONFIG:log.cleanup.policy=delete}",
+                "  retention.ms=86400000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=86400000}");
+        assertThat(deleted.exitCode()).as("%s", deleted).isZero();
+        assertThat(after.stdout().lines().toList()).as("%s", after).containsExactly(
+                "Dynamic configs for topic " + topic + " are:",
+                "  cleanup.policy=compact sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact, "
+                        + "DEFAULT_CONFIG:log.cleanup.policy=delete}");
+    }
+
+    private static void incrementalAlterConfigsAppendsSubtractsAndValidates(Admin admin) throws Exception {
+        // Given
+        String topic = create(admin, "cfg-list");
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        String key = "leader.replication.throttled.replicas";
+
+        // When
+        alter(admin, resource, new AlterConfigOp(new ConfigEntry(key, "0:1"), AlterConfigOp.OpType.APPEND));
+        alter(admin, resource, new AlterConfigOp(new ConfigEntry(key, "1:1,0:1"), AlterConfigOp.OpType.APPEND));
+        String appended = value(admin, resource, key);
+        alter(admin, resource, new AlterConfigOp(new ConfigEntry(key, "0:1"), AlterConfigOp.OpType.SUBTRACT));
+        String subtracted = value(admin, resource, key);
+        admin.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(new ConfigEntry("retention.ms",
+                "1234"), AlterConfigOp.OpType.SET))), new AlterConfigsOptions().validateOnly(true)).all()
+                .get(TIMEOUT_S, TimeUnit.SECONDS);
+        alter(admin, resource, new AlterConfigOp(new ConfigEntry("cleanup.policy", "compact"),
+                AlterConfigOp.OpType.APPEND));
+
+        // Then
+        assertThat(appended).isEqualTo("0:1,1:1");
+        assertThat(subtracted).isEqualTo("1:1");
+        assertThat(value(admin, resource, "retention.ms")).isEqualTo("604800000");
+        assertThat(value(admin, resource, "cleanup.policy")).isEqualTo("delete,compact");
+    }
+
+    private static void errorsAreKafkas(Admin admin) throws Exception {
+        // Given
+        String topic = create(admin, "cfg-err");
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+
+        // Then
+        assertAlterFails(admin, resource, new AlterConfigOp(new ConfigEntry("no.such.config", "1"),
+                AlterConfigOp.OpType.SET), InvalidConfigurationException.class, "Unknown topic config name: "
+                + "no.such.config");
+        assertAlterFails(admin, resource, new AlterConfigOp(new ConfigEntry("retention.ms", "abc"),
+                AlterConfigOp.OpType.SET), InvalidConfigurationException.class,
+                "Invalid value abc for configuration retention.ms: Not a number of type LONG");
+        assertAlterFails(admin, resource, new AlterConfigOp(new ConfigEntry("retention.ms", "1"),
+                AlterConfigOp.OpType.APPEND), InvalidConfigurationException.class,
+                "Can't APPEND to key retention.ms because its type is not LIST.");
+        assertAlterFails(admin, new ConfigResource(ConfigResource.Type.BROKER, "1"), new AlterConfigOp(
+                new ConfigEntry("log.dirs", "/tmp/elsewhere"), AlterConfigOp.OpType.SET),
+                InvalidRequestException.class, "Cannot update these configs dynamically: Set(log.dirs)");
+        assertAlterFails(admin, new ConfigResource(ConfigResource.Type.BROKER, ""), new AlterConfigOp(
+                new ConfigEntry("leader.replication.throttled.rate", "-1"), AlterConfigOp.OpType.SET),
+                InvalidRequestException.class,
+                "Invalid value -1 for configuration leader.replication.throttled.rate: Value must be at least 0");
+        assertThat(value(admin, resource, "retention.ms")).isEqualTo("604800000");
+    }
+
+    private static void brokerAndClusterDefaultConfigs(BrokerProcess broker, Admin admin) throws Exception {
+        // When
+        JavaTool.Result perBroker = run(broker, "--alter", "--entity-type", "brokers", "--entity-name", "1",
+                "--add-config", "leader.replication.throttled.rate=1000000");
+        JavaTool.Result clusterWide = run(broker, "--alter", "--entity-type", "brokers", "--entity-default",
+                "--add-config", "follower.replication.throttled.rate=2000000");
+        JavaTool.Result describedBroker = run(broker, "--describe", "--entity-type", "brokers", "--entity-name",
+                "1");
+        JavaTool.Result describedDefault = run(broker, "--describe", "--entity-type", "brokers", "--entity-default");
+        Config all = admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.BROKER, "1"))).all()
+                .get(TIMEOUT_S, TimeUnit.SECONDS).values().iterator().next();
+        JavaTool.Result removed = run(broker, "--alter", "--entity-type", "brokers", "--entity-name", "1",
+                "--delete-config", "leader.replication.throttled.rate");
+        JavaTool.Result removedDefault = run(broker, "--alter", "--entity-type", "brokers", "--entity-default",
+                "--delete-config", "follower.replication.throttled.rate");
+        JavaTool.Result afterRemoval = run(broker, "--describe", "--entity-type", "brokers", "--entity-name", "1");
+
+        // Then
+        assertThat(perBroker.stdout()).as("%s", perBroker).contains("Completed updating config for broker 1.");
+        assertThat(clusterWide.stdout()).as("%s", clusterWide)
+                .contains("Completed updating default config for brokers in the cluster.");
+        assertThat(describedBroker.stdout().lines().toList()).as("%s", describedBroker).containsExactly(
+                "Dynamic configs for broker 1 are:",
+                "  leader.replication.throttled.rate=1000000 sensitive=false "
+                        + "synonyms={DYNAMIC_BROKER_CONFIG:leader.replication.throttled.rate=1000000}");
+        // The reference Kafka's test setup also sets min.insync.replicas=1 as a cluster default.
+        assertThat(describedDefault.stdout().lines().filter(l -> !l.contains("min.insync.replicas")).toList())
+                .as("%s", describedDefault).containsExactly(
+                "Default configs for brokers in the cluster are:",
+                "  follower.replication.throttled.rate=2000000 sensitive=false "
+                        + "synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:follower.replication.throttled.rate=2000000}");
+        assertThat(all.get("follower.replication.throttled.rate").source())
+                .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG);
+        assertThat(removed.exitCode()).as("%s", removed).isZero();
+        assertThat(removedDefault.exitCode()).as("%s", removedDefault).isZero();
+        assertThat(afterRemoval.stdout().lines().toList()).as("%s", afterRemoval)
+                .containsExactly("Dynamic configs for broker 1 are:");
+    }
+
+    private static void legacyAlterConfigsReplacesTheTopicsConfigs(BrokerProcess broker, Admin admin)
+            throws Exception {
+        // Given
+        String topic = create(admin, "cfg-legacy");
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        alter(admin, resource, new AlterConfigOp(new ConfigEntry("retention.ms", "5000"),
+                AlterConfigOp.OpType.SET));
+
+        // When
+        AlterConfigsResponseData replaced;
+        try (RawKafkaClient raw = RawKafkaClient.connect(broker)) {
+            replaced = raw.sendAndReceive(legacy(false, topic), (short) 2, Duration.ofSeconds(TIMEOUT_S));
+            if (broker instanceof CairnProcess) {
+                // Kafka 4.1.1 sends no answer at all to a request naming a resource twice (seen in this test).
+                AlterConfigsResponseData twice = raw.sendAndReceive(legacy(true, topic, topic), (short) 2,
+                        Duration.ofSeconds(TIMEOUT_S));
+                assertThat(twice.responses()).hasSize(2).allSatisfy(r -> {
+                    assertThat(r.errorCode()).isEqualTo((short) 42);
+                    assertThat(r.errorMessage()).isEqualTo("Each resource must appear at most once.");
+                });
+            }
+        }
+
+        // Then
+        assertThat(replaced.responses()).singleElement().satisfies(r -> assertThat(r.errorCode()).isZero());
+        assertThat(value(admin, resource, "segment.ms")).isEqualTo("3600000");
+        assertThat(value(admin, resource, "retention.ms")).isEqualTo("604800000");
+    }
+
+    private static AlterConfigsRequestData legacy(boolean validateOnly, String... topics) {
+        AlterConfigsRequestData request = new AlterConfigsRequestData().setValidateOnly(validateOnly);
+        for (String topic : topics) {
+            List<AlterConfigsRequestData.AlterableConfig> configs = new ArrayList<>();
+            configs.add(new AlterConfigsRequestData.AlterableConfig().setName("segment.ms").setValue("3600000"));
+            request.resources().add(new AlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 2)
+                    .setResourceName(topic).setConfigs(configs));
+        }
+        return request;
+    }
+
+    private static void loweredRetentionDeletesRecordsWithoutRestart(BrokerProcess broker, Admin admin)
+            throws Exception {
+        // Given: 20 records of 100 KB in segments of 1 MiB, older than 1 s
+        String topic = create(admin, "cfg-retention", Map.of("segment.bytes", "1048576"));
+        TopicPartition tp = new TopicPartition(topic, 0);
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            for (int i = 0; i < 20; i++) {
+                producer.send(new ProducerRecord<>(topic, new byte[100_000])).get(TIMEOUT_S, TimeUnit.SECONDS);
+            }
+        }
+        Thread.sleep(1_100); // the records must be older than the new retention; not a synchronisation
+        assertThat(earliest(admin, tp)).isZero();
+
+        // When
+        alter(admin, new ConfigResource(ConfigResource.Type.TOPIC, topic), new AlterConfigOp(
+                new ConfigEntry("retention.ms", "1000"), AlterConfigOp.OpType.SET));
+
+        // Then
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(earliest(admin, tp)).isPositive());
+    }
+
+    private static void brokerLoggerLevelsChangeLive(BrokerProcess broker) {
+        // When
+        JavaTool.Result set = run(broker, "--alter", "--entity-type", "broker-loggers", "--entity-name", "1",
+                "--add-config", "root=WARN");
+        JavaTool.Result described = run(broker, "--describe", "--entity-type", "broker-loggers", "--entity-name",
+                "1");
+        JavaTool.Result restored = run(broker, "--alter", "--entity-type", "broker-loggers", "--entity-name", "1",
+                "--add-config", "root=INFO");
+        JavaTool.Result rootRemoved = run(broker, "--alter", "--entity-type", "broker-loggers", "--entity-name",
+                "1", "--delete-config", "root");
+
+        // Then
+        assertThat(set.stdout()).as("%s", set).contains("Completed updating config for broker-logger 1.");
+        assertThat(described.stdout().lines().toList()).as("%s", described)
+                .contains("Dynamic configs for broker-logger 1 are:", "  root=WARN sensitive=false synonyms={}");
+        assertThat(restored.exitCode()).as("%s", restored).isZero();
+        assertThat(rootRemoved.exitCode()).as("%s", rootRemoved).isNotZero();
+        assertThat(rootRemoved.stdout() + rootRemoved.stderr()).as("%s", rootRemoved)
+                .contains("Removing the log level of the root logger is not allowed");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                broker.logLinesContaining("Updated the log level of root to WARN")).isNotEmpty());
+    }
+
+    private static long earliest(Admin admin, TopicPartition tp) throws Exception {
+        return admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).partitionResult(tp)
+                .get(TIMEOUT_S, TimeUnit.SECONDS).offset();
+    }
+
+    private static String create(Admin admin, String prefix) throws Exception {
+        return create(admin, prefix, Map.of());
+    }
+
+    private static String create(Admin admin, String prefix, Map<String, String> configs) throws Exception {
+        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(configs))).all()
+                .get(TIMEOUT_S, TimeUnit.SECONDS);
+        return topic;
+    }
+
+    private static void alter(Admin admin, ConfigResource resource, AlterConfigOp op) throws Exception {
+        Map<ConfigResource, Collection<AlterConfigOp>> ops = Map.of(resource, List.of(op));
+        admin.incrementalAlterConfigs(ops).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+    }
+
+    private static void assertAlterFails(Admin admin, ConfigResource resource, AlterConfigOp op, Class<?> cause,
+                                         String message) {
+        Map<ConfigResource, Collection<AlterConfigOp>> ops = Map.of(resource, List.of(op));
+        assertThatThrownBy(() -> admin.incrementalAlterConfigs(ops).all().get(TIMEOUT_S, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(cause).hasMessage(message);
+    }
+
+    /** A config's value as DescribeConfigs reports it (the broker applies committed changes shortly after). */
+    private static String value(Admin admin, ConfigResource resource, String key) throws Exception {
+        return admin.describeConfigs(List.of(resource)).all().get(TIMEOUT_S, TimeUnit.SECONDS).get(resource)
+                .get(key).value();
+    }
+
+    private static JavaTool.Result run(BrokerProcess broker, String... args) {
+        List<String> all = new ArrayList<>(List.of("--bootstrap-server", broker.bootstrapServers()));
+        all.addAll(List.of(args));
+        return KafkaDistribution.tool(TOOL).args(all).timeout(Duration.ofSeconds(90)).build().run();
+    }
+}
