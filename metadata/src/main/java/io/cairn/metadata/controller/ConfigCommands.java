@@ -1,7 +1,9 @@
 package io.cairn.metadata.controller;
 
 import io.cairn.metadata.image.ConfigResource;
+import io.cairn.metadata.image.Features;
 import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.record.ClearElrRecord;
 import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
@@ -18,10 +20,13 @@ import java.util.Set;
 /**
  * IncrementalAlterConfigs on the controller: SET, DELETE, APPEND and SUBTRACT of topic configs (validated as
  * Kafka does, INVALID_CONFIG with Kafka's messages) and of broker or cluster-default configs (stored as given; the
- * broker validates its own keys). Stateless, thread-safe.
+ * broker validates its own keys). With eligible leader replicas enabled, a change of {@code min.insync.replicas}
+ * clears the ELRs of the topic (a broker or cluster-default change: of every topic) in the same batch, as Kafka's
+ * {@code createClearElrRecordsAsNeeded}: they were computed against the old minimum. Stateless, thread-safe.
  */
 final class ConfigCommands {
 
+    private static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
     private static final byte SET = 0;
     private static final byte DELETE = 1;
     private static final byte APPEND = 2;
@@ -49,7 +54,21 @@ final class ConfigCommands {
                 records.addAll(resourceRecords);
             }
         }
+        if (Features.elrEnabled(image)) {
+            records.addAll(clearElrRecords(records));
+        }
         return new ControllerResult<>(records, response);
+    }
+
+    private static List<ApiMessage> clearElrRecords(List<ApiMessage> records) {
+        List<ApiMessage> clears = new ArrayList<>();
+        for (ApiMessage record : records) {
+            if (record instanceof ConfigRecord config && config.name().equals(MIN_INSYNC_REPLICAS)) {
+                clears.add(new ClearElrRecord().setTopicName(config.resourceType() == ConfigResource.TOPIC
+                        ? config.resourceName() : ""));
+            }
+        }
+        return clears;
     }
 
     private static Optional<String> alter(MetadataImage image,
