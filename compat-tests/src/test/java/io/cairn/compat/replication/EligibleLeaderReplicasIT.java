@@ -37,7 +37,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and becomes an eligible leader replica), then the leader (the ISR becomes empty, the leader joins the ELR and is the
  * last known leader); the follower that went into the ELR starts again and is elected leader, a clean election
  * although it had left the ISR. Stock {@code kafka-topics --describe} prints Elr and LastKnownElr at each step, and
- * stock {@code kafka-features describe} lists the finalized levels; both kinds give the same answers.
+ * stock {@code kafka-features describe} lists the finalized levels, {@code disable} and {@code upgrade} change ELR's
+ * and an unsupported level is refused; both kinds give the same answers.
  */
 @Timeout(600)
 @ExtendWith(BrokerLogsExtension.class)
@@ -107,6 +108,19 @@ class EligibleLeaderReplicasIT {
             // Then
             assertThat(describeTopic(cluster, topic)).isEqualTo(new PartitionLine(6, "6", "4", ""));
             steps.add("6 started: " + describedLine(cluster, topic));
+
+            // When: kafka-features disables ELR, then upgrades it again (UpdateFeatures through a broker)
+            String disabled = features(cluster, 0, "disable", "--feature", "eligible.leader.replicas.version");
+            String refused = features(cluster, 1, "upgrade", "--feature", "transaction.version=7");
+            // Then
+            assertThat(describeFeatures(cluster).get("eligible.leader.replicas.version").finalized()).isEqualTo("0");
+            String upgraded = features(cluster, 0, "upgrade", "--feature", "eligible.leader.replicas.version=1");
+            assertThat(describeFeatures(cluster).get("eligible.leader.replicas.version").finalized()).isEqualTo("1");
+            assertThat(refused).contains("Could not upgrade transaction.version to 7. The update failed for all "
+                    + "features since the following feature had an error: Invalid update version 7 for feature "
+                    + "transaction.version. Local controller ", " only supports versions 0");
+            steps.add("kafka-features disable: " + disabled.trim() + " / upgrade: " + upgraded.trim()
+                    + " / refused: " + refused.trim());
             System.out.printf("%s: kafka-features describe %s%n%s: kafka-topics --describe%n  %s%n", kind,
                     described, kind, String.join("\n  ", steps));
         }
@@ -171,6 +185,16 @@ class EligibleLeaderReplicasIT {
             }
         }
         return features;
+    }
+
+    /** Runs {@code kafka-features} with {@code args}; its stdout and stderr once it exited with {@code exitCode}. */
+    private static String features(BrokerCluster cluster, int exitCode, String... args) {
+        List<String> all = new ArrayList<>(List.of("--bootstrap-server", running(cluster)));
+        all.addAll(Arrays.asList(args));
+        JavaTool.Result result = KafkaDistribution.tool(FEATURES).args(all).timeout(Duration.ofSeconds(90)).build()
+                .run();
+        assertThat(result.exitCode()).as("kafka-features %s: %s", all, result).isEqualTo(exitCode);
+        return result.stdout() + result.stderr();
     }
 
     private static String running(BrokerCluster cluster) {

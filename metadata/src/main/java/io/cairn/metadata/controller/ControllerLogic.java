@@ -32,6 +32,7 @@ import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
 import io.cairn.wire.message.ListPartitionReassignmentsRequestData;
 import io.cairn.wire.message.UnregisterBrokerRequestData;
 import io.cairn.wire.message.UnregisterBrokerResponseData;
+import io.cairn.wire.message.UpdateFeaturesRequestData;
 import io.cairn.wire.protocol.ApiMessage;
 import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
@@ -124,6 +125,8 @@ public final class ControllerLogic {
                     (AlterPartitionReassignmentsRequestData) request);
             case LIST_PARTITION_REASSIGNMENTS -> ReassignmentCommands.list(image,
                     (ListPartitionReassignmentsRequestData) request);
+            case UPDATE_FEATURES -> FeatureCommands.updateFeatures(image, (UpdateFeaturesRequestData) request,
+                    settings.nodeId());
             default -> throw new IllegalArgumentException("Not a controller command: " + key);
         };
     }
