@@ -149,11 +149,13 @@ final class BrokerMetadata implements AutoCloseable {
 
     /**
      * Registers this broker with the advertised listeners (ports resolved by {@code boundPort} when configured as 0)
-     * and heartbeats until the controller unfences it; then keeps heartbeating every broker.heartbeat.interval.ms.
+     * and the broker epoch its last clean shutdown recorded ({@code previousBrokerEpoch}, -1 after an unclean one:
+     * the controller then takes it out of every ELR, KIP-966), and heartbeats until the controller unfences it; then
+     * keeps heartbeating every broker.heartbeat.interval.ms.
      *
      * @throws IOException when the broker is not registered and unfenced within {@code timeoutMs}
      */
-    synchronized void register(ToIntFunction<String> boundPortOfListener, long timeoutMs)
+    synchronized void register(ToIntFunction<String> boundPortOfListener, long previousBrokerEpoch, long timeoutMs)
             throws IOException, InterruptedException {
         List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
         for (Endpoint endpoint : config.advertisedListeners()) {
@@ -167,7 +169,7 @@ final class BrokerMetadata implements AutoCloseable {
         }
         BrokerRegistrationRequestData request = new BrokerRegistrationRequestData().setBrokerId(config.nodeId())
                 .setClusterId(node.clusterId()).setIncarnationId(incarnationId).setListeners(listeners)
-                .setRack(config.brokerRack());
+                .setRack(config.brokerRack()).setPreviousBrokerEpoch(previousBrokerEpoch);
         registration = request;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         awaitController(deadline);

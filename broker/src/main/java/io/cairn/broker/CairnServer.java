@@ -36,6 +36,7 @@ import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
 import io.cairn.broker.handler.TopicConfigDefaults;
+import io.cairn.broker.handler.UpdateFeaturesHandler;
 import io.cairn.broker.handler.WriteTxnMarkersHandler;
 import io.cairn.broker.metrics.BrokerMetrics;
 import io.cairn.broker.metrics.BrokerState;
@@ -175,12 +176,12 @@ public final class CairnServer implements AutoCloseable {
             // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
             // Partitions are opened once the registration has committed: the image has caught up by then.
             if (config.advertisedListeners().stream().allMatch(endpoint -> endpoint.port() != 0)) {
-                metadata.register(socketServer::boundPort, REGISTRATION_TIMEOUT_MS);
+                metadata.register(socketServer::boundPort, previousBrokerEpoch(), REGISTRATION_TIMEOUT_MS);
                 replicaManager.start(metadata.node());
                 socketServer.start();
             } else {
                 socketServer.start();
-                metadata.register(socketServer::boundPort, REGISTRATION_TIMEOUT_MS);
+                metadata.register(socketServer::boundPort, previousBrokerEpoch(), REGISTRATION_TIMEOUT_MS);
                 replicaManager.start(metadata.node());
             }
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
@@ -257,6 +258,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DeleteTopicsHandler(node));
         handlers.add(new CreatePartitionsHandler(node));
         handlers.add(new ElectLeadersHandler(node));
+        handlers.add(new UpdateFeaturesHandler(node));
         handlers.add(new AlterPartitionReassignmentsHandler(node));
         handlers.add(new ListPartitionReassignmentsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
@@ -293,8 +295,24 @@ public final class CairnServer implements AutoCloseable {
         return List.copyOf(handlers);
     }
 
+    /**
+     * The broker epoch of the last clean shutdown when every log dir recorded the same one (Kafka's
+     * {@code readBrokerEpochFromCleanShutdownFiles}), else -1: an unclean shutdown of any dir counts for the broker.
+     */
+    private long previousBrokerEpoch() {
+        long epoch = logManagers.isEmpty() ? -1L : logManagers.get(0).previousBrokerEpoch();
+        for (LogManager manager : logManagers) {
+            if (manager.previousBrokerEpoch() != epoch) {
+                return -1L;
+            }
+        }
+        return epoch;
+    }
+
     private HandlerRegistry registryFor(Endpoint endpoint) {
-        return HandlerRegistry.forListener(handlers, config.isControllerListener(endpoint.listenerName()));
+        MetadataNode node = metadata.node();
+        return HandlerRegistry.forListener(handlers, config.isControllerListener(endpoint.listenerName()),
+                node::currentImage);
     }
 
     private void createLogDirs() {
@@ -382,9 +400,10 @@ public final class CairnServer implements AutoCloseable {
         if (replicaManager != null) {
             replicaManager.close();
         }
+        long brokerEpoch = metadata == null ? -1L : metadata.brokerEpoch();
         for (LogManager manager : logManagers) {
             try {
-                manager.close();
+                manager.close(brokerEpoch);
             } catch (RuntimeException e) {
                 LOGGER.error("{}Cannot close the logs of {}", logPrefix, manager.logDir(), e);
             }

@@ -69,21 +69,33 @@ class ApiVersionsIT {
             assertThat(body.errorCode()).isEqualTo(Errors.NONE.code());
             // ApiVersions plus the APIs CairnServer registers (Produce, Fetch, ListOffsets, Metadata, the group
             // APIs 8-16, CreateTopics, DeleteTopics, InitProducerId, OffsetForLeaderEpoch, DescribeConfigs,
-            // CreatePartitions, DeleteGroups, ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments,
-            // WriteTxnMarkers, OffsetDelete, DescribeQuorum, DescribeCluster, DescribeProducers,
-            // DescribeTopicPartitions).
+            // AlterConfigs, CreatePartitions, DeleteGroups, ElectLeaders, IncrementalAlterConfigs,
+            // AlterPartitionReassignments, ListPartitionReassignments, WriteTxnMarkers, OffsetDelete, DescribeQuorum,
+            // UpdateFeatures, DescribeCluster, DescribeProducers, DescribeTopicPartitions).
             assertThat(body.apiKeys()).extracting(ApiVersionsResponseData.ApiVersion::apiKey).containsExactly(
                     (short) 0, (short) 1, (short) 2, (short) 3, (short) 8, (short) 9, (short) 10, (short) 11,
                     (short) 12, (short) 13, (short) 14, (short) 15, (short) 16, (short) 18, (short) 19, (short) 20,
-                    (short) 22, (short) 23, (short) 27, (short) 32, (short) 37, (short) 42, (short) 43,
-                    (short) 45, (short) 46, (short) 47, (short) 55, (short) 60, (short) 61, (short) 75);
+                    (short) 22, (short) 23, (short) 27, (short) 32, (short) 33, (short) 37, (short) 42, (short) 43,
+                    (short) 44, (short) 45, (short) 46, (short) 47, (short) 55, (short) 57, (short) 60, (short) 61,
+                    (short) 75);
             ApiVersionsResponseData.ApiVersion apiVersions = body.apiKeys().find(ApiKeys.API_VERSIONS.id);
             assertThat(apiVersions.minVersion()).isEqualTo((short) 0);
             assertThat(apiVersions.maxVersion()).isEqualTo((short) 4);
             assertThat(body.throttleTimeMs()).isZero();
-            assertThat(body.supportedFeatures()).isEmpty();
-            assertThat(body.finalizedFeatures()).isEmpty();
-            assertThat(body.finalizedFeaturesEpoch()).isEqualTo(-1L);
+            // Features from v3 (KIP-584): a v3 client is not sent ranges starting at 0 (KAFKA-17011)
+            if (version < 3) {
+                assertThat(body.supportedFeatures()).isEmpty();
+                assertThat(body.finalizedFeatures()).isEmpty();
+                assertThat(body.finalizedFeaturesEpoch()).isEqualTo(-1L);
+            } else {
+                assertThat(body.supportedFeatures()).extracting(f -> f.name() + ":" + f.minVersion() + "-"
+                        + f.maxVersion()).containsExactlyInAnyOrderElementsOf(version == 3
+                        ? List.of("metadata.version:27-27")
+                        : List.of("metadata.version:27-27", "eligible.leader.replicas.version:0-1"));
+                assertThat(body.finalizedFeatures()).extracting(f -> f.name() + ":" + f.maxVersionLevel())
+                        .containsExactlyInAnyOrder("metadata.version:27", "eligible.leader.replicas.version:1");
+                assertThat(body.finalizedFeaturesEpoch()).isPositive();
+            }
             assertThat(body.zkMigrationReady()).isFalse();
         }
     }

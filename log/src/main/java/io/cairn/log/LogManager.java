@@ -7,6 +7,7 @@ import io.cairn.wire.protocol.Uuid;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,15 +19,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.logging.log4j.Logger;
 
 /**
  * Owns every partition log of one log directory (Kafka's {@code LogManager}): loads them at start, creating and
  * deleting partitions, the clean-shutdown marker ({@code .kafka_cleanshutdown}, written after every log closed
- * cleanly and removed once the next start has read it), the shared bounds on open file handles and mapped
- * indexes, and the background work: retention and time-based flush, each pass bounded to one partition at a time
- * and never holding a partition's lock across I/O it does not need.
+ * cleanly with the broker epoch of the shutdown as Kafka writes it, {@code {"version":0,"brokerEpoch":N}}, and
+ * removed once the next start has read it; KIP-966 registers with that epoch), the shared bounds on open file
+ * handles and mapped indexes, and the background work: retention and time-based flush, each pass bounded to one
+ * partition at a time and never holding a partition's lock across I/O it does not need.
  *
  * <p>Thread-safety: thread-safe; the partition map is concurrent and each partition log is itself thread-safe.
  */
@@ -35,6 +39,7 @@ public final class LogManager implements Closeable {
     public static final String CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
     /** The metadata quorum's directory, which may share a log directory with partitions; never a partition. */
     public static final String METADATA_DIR = "__cluster_metadata-0";
+    private static final Pattern BROKER_EPOCH = Pattern.compile("\"brokerEpoch\"\\s*:\\s*(-?\\d+)");
     private static final Logger LOGGER = org.apache.logging.log4j.LogManager.getLogger(LogManager.class);
 
     private final Path logDir;
@@ -43,6 +48,7 @@ public final class LogManager implements Closeable {
     private final ScheduledExecutorService scheduler;
     private final Map<String, PartitionLog> logs = new ConcurrentHashMap<>();
     private final boolean hadCleanShutdown;
+    private final long previousBrokerEpoch;
     private final LogCleaner cleaner;
     private volatile boolean closed;
 
@@ -92,6 +98,7 @@ public final class LogManager implements Closeable {
             new OpenResources(options.maxMappedIndexes()), executor);
         Path marker = logDir.resolve(CLEAN_SHUTDOWN_FILE);
         this.hadCleanShutdown = Files.exists(marker);
+        this.previousBrokerEpoch = hadCleanShutdown ? brokerEpochOf(marker) : -1L;
         if (options.retentionCheckMs() > 0) {
             executor.scheduleWithFixedDelay(this::runRetentionSafely, options.retentionCheckMs(),
                 options.retentionCheckMs(), TimeUnit.MILLISECONDS);
@@ -153,6 +160,11 @@ public final class LogManager implements Closeable {
 
     public boolean hadCleanShutdown() {
         return hadCleanShutdown;
+    }
+
+    /** The broker epoch the last clean shutdown recorded, -1 after an unclean one (or none recorded). */
+    public long previousBrokerEpoch() {
+        return previousBrokerEpoch;
     }
 
     public Path logDir() {
@@ -252,9 +264,25 @@ public final class LogManager implements Closeable {
         }
     }
 
-    /** Closes every log cleanly, then writes the clean-shutdown marker. */
+    /** Kafka's {@code CleanShutdownFileHandler} content: the broker epoch, -1 when absent or unreadable. */
+    private static long brokerEpochOf(Path marker) {
+        try {
+            Matcher matcher = BROKER_EPOCH.matcher(Files.readString(marker, StandardCharsets.UTF_8));
+            return matcher.find() ? Long.parseLong(matcher.group(1)) : -1L;
+        } catch (IOException | NumberFormatException e) {
+            LOGGER.warn("Cannot read the broker epoch of {}: {}", marker, e.toString());
+            return -1L;
+        }
+    }
+
+    /** Closes every log cleanly, then writes the clean-shutdown marker without a broker epoch (-1). */
     @Override
     public void close() {
+        close(-1L);
+    }
+
+    /** Closes every log cleanly, then writes the clean-shutdown marker with the broker's epoch. */
+    public void close(long brokerEpoch) {
         if (closed) {
             return;
         }
@@ -269,7 +297,8 @@ public final class LogManager implements Closeable {
         for (PartitionLog log : logs.values()) {
             log.close();
         }
-        io.cairn.log.io.CheckpointFile.write(env.layer(), logDir.resolve(CLEAN_SHUTDOWN_FILE), "");
+        io.cairn.log.io.CheckpointFile.write(env.layer(), logDir.resolve(CLEAN_SHUTDOWN_FILE),
+            "{\"version\":0,\"brokerEpoch\":" + brokerEpoch + "}");
         LOGGER.info("Closed {} partition log(s) in {} cleanly", logs.size(), logDir);
     }
 }

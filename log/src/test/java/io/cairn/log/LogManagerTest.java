@@ -42,6 +42,26 @@ class LogManagerTest {
     }
 
     @Test
+    void theCleanShutdownMarkerShouldCarryTheBrokerEpochAsKafkaWritesIt() throws Exception {
+        // Given
+        LogManager first = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
+
+        // When
+        first.close(42L);
+        String marker = Files.readString(tmp.resolve(LogManager.CLEAN_SHUTDOWN_FILE));
+        LogManager second = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
+        LogManager afterCrash = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
+
+        // Then: KIP-966 registers with it; a start without the marker (a crash) has none
+        assertThat(first.previousBrokerEpoch()).isEqualTo(-1L);
+        assertThat(marker).isEqualTo("{\"version\":0,\"brokerEpoch\":42}");
+        assertThat(second.previousBrokerEpoch()).isEqualTo(42L);
+        assertThat(afterCrash.previousBrokerEpoch()).isEqualTo(-1L);
+        second.close();
+        afterCrash.close();
+    }
+
+    @Test
     void theManagersCleanerShouldCompactTheDirtiestCompactedPartition() {
         // Given
         LogManager manager = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());

@@ -223,7 +223,8 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
                 Integer.parseInt(props.getProperty("num.partitions", "1")),
                 Boolean.parseBoolean(props.getProperty("unclean.leader.election.enable", "false")),
                 Boolean.parseBoolean(props.getProperty("delete.topic.enable", "true")), 1000,
-                leaderImbalanceCheckIntervalMs(props), uncleanLeaderElectionIntervalMs(props));
+                leaderImbalanceCheckIntervalMs(props), uncleanLeaderElectionIntervalMs(props),
+                Integer.parseInt(props.getProperty("min.insync.replicas", "1").trim()));
         MetadataConfig config = new MetadataConfig(roles, nodeId, voters, bootstrapServers, bind, advertised,
                 controllerListenerNames, metadataLogDir, logDirs,
                 settings, Long.parseLong(props.getProperty("controller.quorum.election.timeout.ms", "1000")),

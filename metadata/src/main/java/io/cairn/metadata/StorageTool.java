@@ -1,15 +1,19 @@
 package io.cairn.metadata;
 
+import io.cairn.metadata.image.Features;
 import io.cairn.wire.protocol.Uuid;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -21,7 +25,10 @@ import org.apache.logging.log4j.Logger;
  * {@code controller.quorum.voters}) needs its initial voter set, as Kafka's tool asks: {@code --standalone} makes it
  * the only voter, at its controller listener; {@code --initial-controllers id@host:port:directoryId,...} names every
  * voter, and this node's entry gives its metadata dir's directory id. The set is written as {@link BootstrapVoters}.
- * Stateless, thread-safe.
+ * The feature levels of the new cluster (Kafka 4.1's defaults within what Cairn supports, see
+ * {@link io.cairn.metadata.image.Features}) are written as {@link BootstrapFeatures}; {@code --feature name=level}
+ * ({@code -f}, repeatable) overrides one, and {@code --release-version} ({@code -r}) accepts only the release whose
+ * metadata.version Cairn implements, 4.1 (or 4.1-IV1). Stateless, thread-safe.
  */
 public final class StorageTool {
 
@@ -45,7 +52,8 @@ public final class StorageTool {
     public static int run(String[] args, PrintStream out) throws IOException {
         if (args.length == 0) {
             out.println("usage: cairn-storage (random-uuid | format --cluster-id ID --config FILE "
-                    + "[--ignore-formatted] [--standalone | --initial-controllers id@host:port:dirId,...])");
+                    + "[--ignore-formatted] [--standalone | --initial-controllers id@host:port:dirId,...] "
+                    + "[--release-version 4.1] [--feature name=level ...])");
             return 1;
         }
         if (args[0].equals("random-uuid")) {
@@ -61,6 +69,7 @@ public final class StorageTool {
         boolean standalone = false;
         boolean noInitialControllers = false;
         String initialControllers = null;
+        Map<String, Short> features = new LinkedHashMap<>();
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
                 case "--cluster-id", "-t" -> clusterId = value(args, ++i);
@@ -69,15 +78,41 @@ public final class StorageTool {
                 case "--standalone", "-s" -> standalone = true;
                 case "--initial-controllers", "-I" -> initialControllers = value(args, ++i);
                 case "--no-initial-controllers", "-N" -> noInitialControllers = true;
+                case "--feature", "-f" -> feature(value(args, ++i), features);
+                case "--release-version", "-r" -> releaseVersion(value(args, ++i));
                 default -> throw new IllegalArgumentException("Unknown argument " + args[i]);
             }
         }
         if (clusterId == null || config == null) {
             throw new IllegalArgumentException("format needs --cluster-id and --config");
         }
+        Map<String, Short> levels = BootstrapFeatures.withOverrides(features);
         MetadataConfig metadata = MetadataConfig.load(config);
         return format(metadata, clusterId, ignoreFormatted,
-                initialVoters(metadata, standalone, initialControllers, noInitialControllers), out);
+                initialVoters(metadata, standalone, initialControllers, noInitialControllers), levels, out);
+    }
+
+    /** One {@code --feature name=level}, as Kafka's tool parses it. */
+    private static void feature(String text, Map<String, Short> features) {
+        int eq = text.indexOf('=');
+        if (eq <= 0) {
+            throw new IllegalArgumentException("Can't parse feature=level string " + text + ": equals sign not found.");
+        }
+        String name = text.substring(0, eq).trim();
+        try {
+            features.put(name, Short.parseShort(text.substring(eq + 1).trim()));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("Can't parse feature=level string " + text + ": unable to parse "
+                    + text.substring(eq + 1).trim() + " as a short.", e);
+        }
+    }
+
+    /** Cairn implements metadata.version 4.1-IV1 only; any other release would be finalized untruthfully. */
+    private static void releaseVersion(String release) {
+        if (!release.equals("4.1") && !release.equals("4.1-IV1")) {
+            throw new IllegalArgumentException("Unsupported release version " + release + ": Cairn implements "
+                    + "metadata.version 4.1-IV1 (release 4.1) only");
+        }
     }
 
     private static String value(String[] args, int index) {
@@ -169,11 +204,12 @@ public final class StorageTool {
     /** Formats every directory of the node; returns the exit code. */
     public static int format(MetadataConfig config, String clusterId, boolean ignoreFormatted, PrintStream out)
             throws IOException {
-        return format(config, clusterId, ignoreFormatted, Optional.empty(), out);
+        return format(config, clusterId, ignoreFormatted, Optional.empty(), Features.bootstrapLevels(), out);
     }
 
     private static int format(MetadataConfig config, String clusterId, boolean ignoreFormatted,
-                              Optional<InitialVoters> initialVoters, PrintStream out) throws IOException {
+                              Optional<InitialVoters> initialVoters, Map<String, Short> features, PrintStream out)
+            throws IOException {
         Uuid.fromString(clusterId);
         Set<Path> dirs = new LinkedHashSet<>();
         dirs.add(config.metadataLogDir());
@@ -202,6 +238,10 @@ public final class StorageTool {
             if (metadataDir && initialVoters.isPresent()) {
                 BootstrapVoters.write(dir, initialVoters.get().voters());
                 out.println("Bootstrap voters of " + dir + ": " + initialVoters.get().voters());
+            }
+            if (metadataDir) {
+                BootstrapFeatures.write(dir, features);
+                out.println("Bootstrap feature levels of " + dir + ": " + new TreeMap<>(features));
             }
             new MetaProperties(clusterId, config.nodeId(), directoryId).write(dir);
             out.println("Formatting " + dir + " with cluster.id " + clusterId + " and node.id " + config.nodeId());

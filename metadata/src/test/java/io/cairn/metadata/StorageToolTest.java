@@ -193,4 +193,31 @@ class StorageToolTest {
         assertThatThrownBy(() -> MetadataConfig.from(Map.of("process.roles", "broker", "node.id", "1")))
                 .hasMessageContaining("controller.quorum.voters or controller.quorum.bootstrap.servers");
     }
+
+    @Test
+    void formatWritesTheBootstrapFeatureLevelsWithKafkasFeatureAndReleaseVersionFlags() throws Exception {
+        // Given
+        String clusterId = MetaProperties.randomUuid().toString();
+
+        // When: ELR turned off at format time
+        int code = run("format", "-t", clusterId, "-c", properties().toString(), "--release-version", "4.1",
+                "--feature", "eligible.leader.replicas.version=0");
+
+        // Then: only the metadata dir holds them; a dir without the file gets Cairn's defaults
+        assertThat(code).isZero();
+        assertThat(BootstrapFeatures.read(dir.resolve("meta"))).containsEntry("metadata.version", (short) 27)
+                .containsEntry("eligible.leader.replicas.version", (short) 0);
+        assertThat(Files.exists(dir.resolve("a").resolve(BootstrapFeatures.FILE_NAME))).isFalse();
+        assertThat(BootstrapFeatures.read(dir.resolve("a")))
+                .containsEntry("eligible.leader.replicas.version", (short) 1);
+        String config = properties().toString();
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-r", "3.9"))
+                .hasMessageContaining("Unsupported release version 3.9");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-f", "share.version=1"))
+                .hasMessageContaining("Unknown feature share.version");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-f", "transaction.version=2"))
+                .hasMessageContaining("does not support level 2");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-f", "group.version"))
+                .hasMessageContaining("equals sign not found");
+    }
 }

@@ -2,23 +2,31 @@ package io.cairn.broker.handler;
 
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
+import io.cairn.metadata.image.Features;
+import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.ApiVersionsRequestData;
 import io.cairn.wire.message.ApiVersionsResponseData;
 import io.cairn.wire.message.ApiVersionsResponseData.ApiVersion;
+import io.cairn.wire.message.ApiVersionsResponseData.FinalizedFeatureKey;
+import io.cairn.wire.message.ApiVersionsResponseData.SupportedFeatureKey;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
  * ApiVersions v0-v4 as Kafka answers it: the table of the listener's {@link HandlerRegistry}, throttle time 0, and
  * from v3 the client software name and version validated (invalid: INVALID_REQUEST with an empty table, Kafka's
- * {@code ApiVersionsRequest.isValid}) and recorded on the connection. Features are not published yet: the supported
- * and finalized feature lists are empty and the finalized epoch is -1.
+ * {@code ApiVersionsRequest.isValid}) and recorded on the connection, and the features (KIP-584): the ranges this
+ * node supports ({@link Features#advertised()}; to a v3 request without those whose lowest level is 0, as Kafka's
+ * fix of KAFKA-17011 does for older clients), the levels finalized in the current metadata image (each as min and
+ * max level) and, as their epoch, the image's offset, or -1 before any feature is finalized.
  *
- * <p>Immutable and thread-safe.
+ * <p>Immutable and thread-safe: each response reads the image once (a volatile read, no lock).
  */
 final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequestData, ApiVersionsResponseData> {
 
@@ -30,9 +38,11 @@ final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequestData, Api
             Pattern.compile("[a-zA-Z0-9](?:[a-zA-Z0-9\\-.]*[a-zA-Z0-9])?");
 
     private final List<ApiVersion> table;
+    private final Supplier<MetadataImage> image;
 
-    ApiVersionsHandler(List<ApiVersion> table) {
+    ApiVersionsHandler(List<ApiVersion> table, Supplier<MetadataImage> image) {
         this.table = List.copyOf(table);
+        this.image = image;
     }
 
     @Override
@@ -65,12 +75,31 @@ final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequestData, Api
             ctx.connection().registerClientSoftware(new ClientConnection.ClientSoftware(
                     request.clientSoftwareName(), request.clientSoftwareVersion()));
         }
-        return completedFuture(new ApiVersionsResponseData()
+        ApiVersionsResponseData response = new ApiVersionsResponseData()
                 .setErrorCode(Errors.NONE.code())
                 .setApiKeys(apiVersions())
                 .setThrottleTimeMs(0)
                 .setFinalizedFeaturesEpoch(-1L)
-                .setZkMigrationReady(false));
+                .setZkMigrationReady(false);
+        if (ctx.apiVersion() >= 3) {
+            addFeatures(response, image.get(), ctx.apiVersion() >= 4);
+        }
+        return completedFuture(response);
+    }
+
+    private static void addFeatures(ApiVersionsResponseData response, MetadataImage image, boolean levelZero) {
+        Features.advertised().forEach((name, range) -> {
+            if (levelZero || range.min() > 0) {
+                response.supportedFeatures().add(new SupportedFeatureKey().setName(name)
+                        .setMinVersion(range.min()).setMaxVersion(range.max()));
+            }
+        });
+        if (image.features().isEmpty()) {
+            return;
+        }
+        new TreeMap<>(image.features()).forEach((name, level) -> response.finalizedFeatures()
+                .add(new FinalizedFeatureKey().setName(name).setMinVersionLevel(level).setMaxVersionLevel(level)));
+        response.setFinalizedFeaturesEpoch(image.offset());
     }
 
     private static boolean validSoftware(ApiVersionsRequestData request) {

@@ -122,7 +122,8 @@ public final class DescribeTopicPartitionsHandler
         DescribeTopicPartitionsResponsePartition result = new DescribeTopicPartitionsResponsePartition()
                 .setPartitionIndex(index).setLeaderEpoch(partition.leaderEpoch())
                 .setReplicaNodes(new ArrayList<>(partition.replicas())).setIsrNodes(new ArrayList<>(partition.isr()))
-                .setEligibleLeaderReplicas(new ArrayList<>()).setLastKnownElr(new ArrayList<>())
+                .setEligibleLeaderReplicas(new ArrayList<>(partition.elr()))
+                .setLastKnownElr(new ArrayList<>(partition.lastKnownElr()))
                 .setOfflineReplicas(ClusterView.offlineReplicas(image, partition, listener));
         if (ClusterView.aliveEndpoint(image, partition.leader(), listener).isEmpty()) {
             Errors error = image.broker(partition.leader()).isPresent() ? Errors.LISTENER_NOT_FOUND

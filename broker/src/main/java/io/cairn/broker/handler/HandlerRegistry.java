@@ -1,11 +1,13 @@
 package io.cairn.broker.handler;
 
+import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.ApiVersionsResponseData;
 import io.cairn.wire.message.ApiVersionsResponseData.ApiVersion;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The handlers one listener serves, in an array indexed by API key, and the ApiVersions table derived from exactly
@@ -33,6 +35,15 @@ public final class HandlerRegistry {
      */
     public static HandlerRegistry forListener(List<? extends ApiHandler<?, ?>> apiHandlers,
             boolean controllerListener) {
+        return forListener(apiHandlers, controllerListener, () -> MetadataImage.EMPTY);
+    }
+
+    /**
+     * As {@link #forListener(List, boolean)}, with ApiVersions publishing the features finalized in {@code image}
+     * (the node's current metadata image).
+     */
+    public static HandlerRegistry forListener(List<? extends ApiHandler<?, ?>> apiHandlers,
+            boolean controllerListener, Supplier<MetadataImage> image) {
         List<ApiHandler<?, ?>> selected = new ArrayList<>();
         for (ApiHandler<?, ?> handler : apiHandlers) {
             ApiKey key = handler.apiKey();
@@ -46,7 +57,7 @@ public final class HandlerRegistry {
             table.add(versionOf(handler.apiKey(), handler.advertisedMinVersion(), handler.maxVersion()));
         }
         table.sort(Comparator.comparingInt(ApiVersion::apiKey));
-        ApiVersionsHandler apiVersions = new ApiVersionsHandler(table);
+        ApiVersionsHandler apiVersions = new ApiVersionsHandler(table, image);
         selected.add(apiVersions);
         int size = 0;
         for (ApiHandler<?, ?> handler : selected) {

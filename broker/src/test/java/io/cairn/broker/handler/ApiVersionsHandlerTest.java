@@ -2,6 +2,10 @@ package io.cairn.broker.handler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.metadata.image.Features;
+import io.cairn.metadata.image.MetadataDelta;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.record.FeatureLevelRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.ApiVersionsRequestData;
@@ -76,10 +80,44 @@ class ApiVersionsHandlerTest {
         assertThat(handle((short) 3, "a", "b").apiKeys().get(0).maxVersion()).isEqualTo((short) 4);
     }
 
+    @Test
+    void shouldPublishSupportedAndFinalizedFeaturesAsKafkasBroker() {
+        // Given: an image at offset 41 with Cairn's bootstrap levels finalized
+        MetadataImage image = new MetadataDelta(MetadataImage.EMPTY).replayAll(List.of(
+                new FeatureLevelRecord().setName(Features.METADATA_VERSION).setFeatureLevel((short) 27),
+                new FeatureLevelRecord().setName(Features.ELIGIBLE_LEADER_REPLICAS_VERSION)
+                        .setFeatureLevel((short) 1))).apply(41L);
+        ApiVersionsHandler withFeatures = (ApiVersionsHandler) HandlerRegistry.forListener(List.of(), false,
+                () -> image).handler(ApiKey.API_VERSIONS.id());
+
+        // When
+        ApiVersionsResponseData v4 = handle(withFeatures, (short) 4, "a", "b");
+        ApiVersionsResponseData v3 = handle(withFeatures, (short) 3, "a", "b");
+        ApiVersionsResponseData v2 = handle(withFeatures, (short) 2, "a", "b");
+
+        // Then: level-0 features are never finalized; a v3 client is not sent ranges starting at 0 (KAFKA-17011)
+        assertThat(v4.supportedFeatures()).extracting(f -> f.name() + ":" + f.minVersion() + "-" + f.maxVersion())
+                .containsExactly("metadata.version:27-27", "eligible.leader.replicas.version:0-1");
+        assertThat(v4.finalizedFeatures()).extracting(f -> f.name() + ":" + f.minVersionLevel() + "-"
+                + f.maxVersionLevel())
+                .containsExactly("eligible.leader.replicas.version:1-1", "metadata.version:27-27");
+        assertThat(v4.finalizedFeaturesEpoch()).isEqualTo(41L);
+        assertThat(v3.supportedFeatures()).extracting(ApiVersionsResponseData.SupportedFeatureKey::name)
+                .containsExactly("metadata.version");
+        assertThat(v3.finalizedFeatures()).hasSize(2);
+        assertThat(v2.supportedFeatures()).isEmpty();
+        assertThat(v2.finalizedFeaturesEpoch()).isEqualTo(-1L);
+    }
+
     private ApiVersionsResponseData handle(short version, String name, String softwareVersion) {
+        return handle(handler, version, name, softwareVersion);
+    }
+
+    private ApiVersionsResponseData handle(ApiVersionsHandler target, short version, String name,
+                                           String softwareVersion) {
         RequestContext ctx = new RequestContext(new RequestHeaderData().setRequestApiKey((short) 18)
                 .setRequestApiVersion(version), ApiKey.API_VERSIONS, connection);
-        return handler.handle(ctx, new ApiVersionsRequestData().setClientSoftwareName(name)
+        return target.handle(ctx, new ApiVersionsRequestData().setClientSoftwareName(name)
                 .setClientSoftwareVersion(softwareVersion)).toCompletableFuture().join();
     }
 }

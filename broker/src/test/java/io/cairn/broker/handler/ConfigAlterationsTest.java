@@ -16,7 +16,7 @@ class ConfigAlterationsTest {
     private static final String RATE = "leader.replication.throttled.rate";
 
     private final MetadataImage image = new MetadataImage(0L, "c", 1, 1L, Map.of(), Map.of(), Map.of(),
-            Map.of(ConfigResource.broker("1"), Map.of(RATE, "10")), 0L, 0L, Map.of(), Map.of());
+            Map.of(ConfigResource.broker("1"), Map.of(RATE, "10")), 0L, 0L, Map.of(), Map.of(), Map.of());
     private final ConfigAlterations alterations = new ConfigAlterations(1, () -> image);
 
     private static ConfigAlterations.Resource resource(byte type, String name, ConfigAlterations.Op... ops) {

@@ -36,7 +36,7 @@ final class AlterPartitionCommands {
     private AlterPartitionCommands() {
     }
 
-    static ControllerResult<AlterPartitionResponseData> alterPartition(MetadataImage image,
+    static ControllerResult<AlterPartitionResponseData> alterPartition(ControllerLogic logic, MetadataImage image,
                                                                        AlterPartitionRequestData request) {
         AlterPartitionResponseData response = new AlterPartitionResponseData();
         Optional<BrokerRegistration> requester = image.broker(request.brokerId());
@@ -60,14 +60,15 @@ final class AlterPartitionCommands {
                     result.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());
                     continue;
                 }
-                alterOne(image, request.brokerId(), topic.get(), data, result).ifPresent(records::add);
+                alterOne(logic, image, request.brokerId(), topic.get(), data, result).ifPresent(records::add);
             }
         }
         return new ControllerResult<>(records, response);
     }
 
-    private static Optional<PartitionChangeRecord> alterOne(MetadataImage image, int brokerId, TopicImage topic,
-            AlterPartitionRequestData.PartitionData data, AlterPartitionResponseData.PartitionData result) {
+    private static Optional<PartitionChangeRecord> alterOne(ControllerLogic logic, MetadataImage image, int brokerId,
+            TopicImage topic, AlterPartitionRequestData.PartitionData data,
+            AlterPartitionResponseData.PartitionData result) {
         Optional<PartitionRegistration> found = topic.partition(data.partitionIndex());
         List<AlterPartitionRequestData.BrokerState> newIsr = newIsrWithEpochs(data);
         Errors error = found.isEmpty() ? Errors.UNKNOWN_TOPIC_OR_PARTITION
@@ -79,11 +80,15 @@ final class AlterPartitionCommands {
         PartitionRegistration p = found.get();
         List<Integer> targetIsr = new ArrayList<>();
         newIsr.forEach(state -> targetIsr.add(state.brokerId()));
-        Optional<PartitionChangeRecord> change = Optional.empty();
+        // The leader is a member of the validated ISR and usable, so the change keeps it and only moves members
+        // between the ISR and the eligible leader replicas. A reassignment is completed afterwards, by
+        // ControllerLogic.alterPartition, so it is left out here.
+        PartitionRegistration withoutReassignment = new PartitionRegistration(p.replicas(), p.isr(), p.leader(),
+                p.leaderEpoch(), p.partitionEpoch(), List.of(), List.of(), p.elr(), p.lastKnownElr());
+        Optional<PartitionChangeRecord> change = logic.withElr(new PartitionChange(topic.id(), data.partitionIndex(),
+                withoutReassignment, LeaderCommands.usable(image)), image, topic).isr(targetIsr).build();
         int partitionEpoch = p.partitionEpoch();
-        if (!targetIsr.equals(p.isr())) {
-            change = Optional.of(new PartitionChangeRecord().setTopicId(topic.id())
-                    .setPartitionId(data.partitionIndex()).setIsr(List.copyOf(targetIsr)));
+        if (change.isPresent()) {
             partitionEpoch++;
             LOGGER.debug("Node {} has altered ISR for {}-{} to {}.", brokerId, topic.name(), data.partitionIndex(),
                     targetIsr);

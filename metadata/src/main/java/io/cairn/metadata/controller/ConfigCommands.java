@@ -1,7 +1,9 @@
 package io.cairn.metadata.controller;
 
 import io.cairn.metadata.image.ConfigResource;
+import io.cairn.metadata.image.Features;
 import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.record.ClearElrRecord;
 import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AlterConfigsRequestData;
@@ -24,7 +26,10 @@ import java.util.Set;
  * {@code ControllerConfigurationValidator}: topic configs validated (INVALID_CONFIG with Kafka's messages, default
  * topic resources refused, unknown topics UNKNOWN_TOPIC_OR_PARTITION), broker names checked (the forwarding broker
  * has validated the broker keys), other resource types INVALID_REQUEST. Only changed values become records, except
- * for brokers, where Kafka writes a record even for an unchanged value. Stateless, thread-safe.
+ * for brokers, where Kafka writes a record even for an unchanged value. With eligible leader replicas enabled, a
+ * change of {@code min.insync.replicas} clears the ELRs of the topic (a broker or cluster-default change: of every
+ * topic) in the same batch, as Kafka's {@code createClearElrRecordsAsNeeded}: they were computed against the old
+ * minimum. Stateless, thread-safe.
  */
 final class ConfigCommands {
 
@@ -32,6 +37,7 @@ final class ConfigCommands {
     private static final byte DELETE = 1;
     private static final byte APPEND = 2;
     private static final byte SUBTRACT = 3;
+    private static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
     private static final Set<String> LIST_CONFIGS = Set.of("cleanup.policy", "leader.replication.throttled.replicas",
             "follower.replication.throttled.replicas");
 
@@ -58,6 +64,9 @@ final class ConfigCommands {
                 records.addAll(resourceRecords);
             }
         }
+        if (Features.elrEnabled(image)) {
+            records.addAll(clearElrRecords(records));
+        }
         return new ControllerResult<>(records, response);
     }
 
@@ -77,7 +86,21 @@ final class ConfigCommands {
                 records.addAll(resourceRecords);
             }
         }
+        if (Features.elrEnabled(image)) {
+            records.addAll(clearElrRecords(records));
+        }
         return new ControllerResult<>(records, response);
+    }
+
+    private static List<ApiMessage> clearElrRecords(List<ApiMessage> records) {
+        List<ApiMessage> clears = new ArrayList<>();
+        for (ApiMessage record : records) {
+            if (record instanceof ConfigRecord config && config.name().equals(MIN_INSYNC_REPLICAS)) {
+                clears.add(new ClearElrRecord().setTopicName(config.resourceType() == ConfigResource.TOPIC
+                        ? config.resourceName() : ""));
+            }
+        }
+        return clears;
     }
 
     /** Kafka's resource checks: the type, a topic's name and existence, a broker's id. */

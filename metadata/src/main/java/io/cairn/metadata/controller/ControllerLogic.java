@@ -2,11 +2,13 @@ package io.cairn.metadata.controller;
 
 import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.ConfigResource;
+import io.cairn.metadata.image.Features;
 import io.cairn.metadata.image.MetadataDelta;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.record.BrokerRegistrationChangeRecord;
+import io.cairn.metadata.record.FeatureLevelRecord;
 import io.cairn.metadata.record.PartitionChangeRecord;
 import io.cairn.metadata.record.ProducerIdsRecord;
 import io.cairn.metadata.record.RegisterBrokerRecord;
@@ -31,12 +33,14 @@ import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
 import io.cairn.wire.message.ListPartitionReassignmentsRequestData;
 import io.cairn.wire.message.UnregisterBrokerRequestData;
 import io.cairn.wire.message.UnregisterBrokerResponseData;
+import io.cairn.wire.message.UpdateFeaturesRequestData;
 import io.cairn.wire.protocol.ApiMessage;
 import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.IntPredicate;
 import java.util.function.Supplier;
 
@@ -53,11 +57,19 @@ public final class ControllerLogic {
     /** Kafka's message for a request over that bound (answered with POLICY_VIOLATION). */
     static final String TOO_LARGE = "Unable to perform excessively large batch operation.";
 
+    private static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
+
     private final ControllerSettings settings;
     private final TopicCommands topics;
+    private final Map<String, Short> bootstrapFeatures;
 
     public ControllerLogic(ControllerSettings settings) {
         this(settings, TopicCommands::randomTopicId);
+    }
+
+    /** With random topic ids and the given bootstrap feature levels. */
+    public ControllerLogic(ControllerSettings settings, Map<String, Short> bootstrapFeatures) {
+        this(settings, TopicCommands::randomTopicId, bootstrapFeatures);
     }
 
     /**
@@ -66,8 +78,18 @@ public final class ControllerLogic {
      *                 records, so replaying the log never calls it
      */
     public ControllerLogic(ControllerSettings settings, Supplier<Uuid> topicIds) {
+        this(settings, topicIds, Features.bootstrapLevels());
+    }
+
+    /**
+     * @param bootstrapFeatures the feature levels a new cluster finalizes (from {@code cairn-storage format}),
+     *                          validated by {@link Features#invalidLevel}
+     */
+    public ControllerLogic(ControllerSettings settings, Supplier<Uuid> topicIds,
+                           Map<String, Short> bootstrapFeatures) {
         this.settings = settings;
         this.topics = new TopicCommands(settings, topicIds);
+        this.bootstrapFeatures = new TreeMap<>(bootstrapFeatures);
     }
 
     public ControllerSettings settings() {
@@ -100,11 +122,13 @@ public final class ControllerLogic {
             case INCREMENTAL_ALTER_CONFIGS -> ConfigCommands.incrementalAlterConfigs(image,
                     (IncrementalAlterConfigsRequestData) request);
             case ALTER_CONFIGS -> ConfigCommands.alterConfigs(image, (AlterConfigsRequestData) request);
-            case ELECT_LEADERS -> LeaderCommands.electLeaders(image, (ElectLeadersRequestData) request);
+            case ELECT_LEADERS -> LeaderCommands.electLeaders(this, image, (ElectLeadersRequestData) request);
             case ALTER_PARTITION_REASSIGNMENTS -> ReassignmentCommands.alter(this, image,
                     (AlterPartitionReassignmentsRequestData) request);
             case LIST_PARTITION_REASSIGNMENTS -> ReassignmentCommands.list(image,
                     (ListPartitionReassignmentsRequestData) request);
+            case UPDATE_FEATURES -> FeatureCommands.updateFeatures(image, (UpdateFeaturesRequestData) request,
+                    settings.nodeId());
             default -> throw new IllegalArgumentException("Not a controller command: " + key);
         };
     }
@@ -117,7 +141,8 @@ public final class ControllerLogic {
      */
     public ControllerResult<AlterPartitionResponseData> alterPartition(MetadataImage image,
                                                                        AlterPartitionRequestData request) {
-        ControllerResult<AlterPartitionResponseData> decided = AlterPartitionCommands.alterPartition(image, request);
+        ControllerResult<AlterPartitionResponseData> decided = AlterPartitionCommands.alterPartition(this, image,
+                request);
         List<ApiMessage> records = ReassignmentCommands.completeReassignments(this, image, decided.records());
         if (records.equals(decided.records())) {
             return decided;
@@ -160,9 +185,11 @@ public final class ControllerLogic {
         records.add(new RegisterBrokerRecord().setBrokerId(request.brokerId())
                 .setIncarnationId(request.incarnationId()).setBrokerEpoch(epoch).setEndpoints(endpoints)
                 .setRack(request.rack()).setFenced(true));
-        // The new registration is fenced: leaderships of the previous incarnation move to other ISR members.
+        // The new registration is fenced: leaderships of the previous incarnation move to other ISR members. A broker
+        // that does not name the epoch it shut down cleanly at shut down uncleanly (KIP-966): it leaves the ELRs too.
+        boolean uncleanShutdown = existing.isEmpty() || request.previousBrokerEpoch() != existing.get().epoch();
         MetadataImage next = apply(image, records);
-        records.addAll(rebalanceAll(next, request.brokerId()));
+        records.addAll(rebalanceAll(next, request.brokerId(), uncleanShutdown ? request.brokerId() : -1));
         return new ControllerResult<>(records, response.setBrokerEpoch(epoch));
     }
 
@@ -228,6 +255,23 @@ public final class ControllerLogic {
         return records;
     }
 
+    /**
+     * The records finalizing the bootstrap feature levels of a new cluster (Kafka's bootstrap metadata): one
+     * {@code FeatureLevelRecord} per feature above level 0, or nothing once {@code metadata.version} is finalized.
+     */
+    public List<ApiMessage> bootstrapFeatures(MetadataImage image) {
+        if (image.featureLevel(Features.METADATA_VERSION) > 0) {
+            return List.of();
+        }
+        List<ApiMessage> records = new ArrayList<>();
+        bootstrapFeatures.forEach((name, level) -> {
+            if (level > 0) {
+                records.add(new FeatureLevelRecord().setName(name).setFeatureLevel(level));
+            }
+        });
+        return records;
+    }
+
     /** Hands out the next block of producer ids. */
     public ControllerResult<AllocateProducerIdsResponseData> allocateProducerIds(MetadataImage image,
             AllocateProducerIdsRequestData request) {
@@ -250,7 +294,7 @@ public final class ControllerLogic {
      * preferred replica can take over.
      */
     public List<ApiMessage> balanceLeaders(MetadataImage image) {
-        return LeaderCommands.balanceLeaders(image, LeaderCommands.MAX_ELECTIONS_PER_IMBALANCE);
+        return LeaderCommands.balanceLeaders(this, image, LeaderCommands.MAX_ELECTIONS_PER_IMBALANCE);
     }
 
     /**
@@ -273,22 +317,58 @@ public final class ControllerLogic {
      * {@code leaving} (or -1) as leaving the ISR.
      */
     public List<ApiMessage> rebalanceAll(MetadataImage image, int leaving) {
+        return rebalanceAll(image, leaving, -1);
+    }
+
+    /**
+     * As {@link #rebalanceAll(MetadataImage, int)}, where {@code uncleanShutdown} (or -1) registered again after an
+     * unclean shutdown and leaves every ISR and ELR.
+     */
+    public List<ApiMessage> rebalanceAll(MetadataImage image, int leaving, int uncleanShutdown) {
         IntPredicate usable = id -> image.broker(id).map(BrokerRegistration::usable).orElse(false);
+        boolean elr = Features.elrEnabled(image);
         List<ApiMessage> records = new ArrayList<>();
         image.topicsById().values().stream().sorted((a, b) -> a.name().compareTo(b.name())).forEach(topic -> {
             boolean unclean = uncleanElection(image, topic);
+            int minIsr = minInsyncReplicas(image, topic);
             topic.partitions().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
                 PartitionRegistration p = e.getValue();
-                boolean concerned = p.replicas().contains(leaving) || p.leader() == PartitionRegistration.NO_LEADER
-                        || !usable.test(p.leader());
+                boolean concerned = p.replicas().contains(leaving) || p.replicas().contains(uncleanShutdown)
+                        || p.leader() == PartitionRegistration.NO_LEADER || !usable.test(p.leader());
                 if (concerned) {
                     Optional<PartitionChangeRecord> change = PartitionElection.rebalance(topic.id(), e.getKey(), p,
-                            usable, leaving, unclean);
+                            usable, leaving, uncleanShutdown, unclean, elr, minIsr);
                     change.ifPresent(records::add);
                 }
             });
         });
         return ReassignmentCommands.completeReassignments(this, image, records);
+    }
+
+    /**
+     * Kafka's {@code getTopicEffectiveMinIsr}: the topic's {@code min.insync.replicas}, else the cluster default,
+     * else this controller's, at most the replication factor.
+     */
+    int minInsyncReplicas(MetadataImage image, TopicImage topic) {
+        String value = image.configs(ConfigResource.topic(topic.name())).get(MIN_INSYNC_REPLICAS);
+        if (value == null) {
+            value = image.configs(ConfigResource.broker("")).get(MIN_INSYNC_REPLICAS);
+        }
+        int minIsr = settings.minInsyncReplicas();
+        if (value != null) {
+            try {
+                minIsr = Integer.parseInt(value.trim());
+            } catch (NumberFormatException e) {
+                minIsr = settings.minInsyncReplicas();
+            }
+        }
+        PartitionRegistration first = topic.partitions().get(0);
+        return first == null ? minIsr : Math.min(minIsr, first.replicas().size());
+    }
+
+    /** {@code change} with this image's eligible leader replicas setting and the topic's min.insync.replicas. */
+    PartitionChange withElr(PartitionChange change, MetadataImage image, TopicImage topic) {
+        return change.eligibleLeaderReplicas(Features.elrEnabled(image), minInsyncReplicas(image, topic));
     }
 
     boolean uncleanElection(MetadataImage image, TopicImage topic) {

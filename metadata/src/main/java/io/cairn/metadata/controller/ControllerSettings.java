@@ -17,11 +17,14 @@ package io.cairn.metadata.controller;
  * @param uncleanLeaderElectionIntervalMs unclean.leader.election.interval.ms (300000): how often the active
  *                                        controller elects leaders for leaderless partitions of topics that allow
  *                                        unclean election
+ * @param minInsyncReplicas               min.insync.replicas of this node (1): the default of topics without the
+ *                                        config and without a cluster default, for eligible leader replicas
  */
 public record ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short defaultReplicationFactor,
                                  int defaultNumPartitions, boolean uncleanLeaderElectionEnable,
                                  boolean deleteTopicEnable, int producerIdBlockSize,
-                                 long leaderImbalanceCheckIntervalMs, long uncleanLeaderElectionIntervalMs) {
+                                 long leaderImbalanceCheckIntervalMs, long uncleanLeaderElectionIntervalMs,
+                                 int minInsyncReplicas) {
 
     /** Kafka's leader.imbalance.check.interval.seconds default, in ms. */
     public static final long DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS = 300_000L;
@@ -34,7 +37,7 @@ public record ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short 
                               boolean deleteTopicEnable, int producerIdBlockSize) {
         this(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
                 uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize,
-                DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS, DEFAULT_UNCLEAN_LEADER_ELECTION_INTERVAL_MS);
+                DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS, DEFAULT_UNCLEAN_LEADER_ELECTION_INTERVAL_MS, 1);
     }
 
     /** Kafka's defaults for the given node. */
@@ -45,20 +48,27 @@ public record ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short 
     public ControllerSettings withBrokerSessionTimeoutMs(long timeoutMs) {
         return new ControllerSettings(nodeId, timeoutMs, defaultReplicationFactor, defaultNumPartitions,
                 uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs,
-                uncleanLeaderElectionIntervalMs);
+                uncleanLeaderElectionIntervalMs, minInsyncReplicas);
     }
 
     /** With leader balancing every {@code intervalMs}, or never when it is -1. */
     public ControllerSettings withLeaderImbalanceCheckIntervalMs(long intervalMs) {
         return new ControllerSettings(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
                 uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, intervalMs,
-                uncleanLeaderElectionIntervalMs);
+                uncleanLeaderElectionIntervalMs, minInsyncReplicas);
     }
 
     /** With the unclean election check every {@code intervalMs}. */
     public ControllerSettings withUncleanLeaderElectionIntervalMs(long intervalMs) {
         return new ControllerSettings(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
                 uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs,
-                intervalMs);
+                intervalMs, minInsyncReplicas);
+    }
+
+    /** With this node's min.insync.replicas. */
+    public ControllerSettings withMinInsyncReplicas(int value) {
+        return new ControllerSettings(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
+                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs,
+                uncleanLeaderElectionIntervalMs, value);
     }
 }

@@ -43,7 +43,7 @@ final class LeaderCommands {
      * ElectLeaders. An unknown election type fails the whole request with INVALID_REQUEST (Kafka throws
      * InvalidRequestException); with {@code topicPartitions} null, partitions that need no election are left out.
      */
-    static ControllerResult<ElectLeadersResponseData> electLeaders(MetadataImage image,
+    static ControllerResult<ElectLeadersResponseData> electLeaders(ControllerLogic logic, MetadataImage image,
                                                                    ElectLeadersRequestData request) {
         ElectLeadersResponseData response = new ElectLeadersResponseData();
         byte type = request.electionType();
@@ -56,7 +56,7 @@ final class LeaderCommands {
                 ReplicaElectionResult topicResult = new ReplicaElectionResult().setTopic(topic.name());
                 response.replicaElectionResults().add(topicResult);
                 topic.partitions().keySet().stream().sorted().forEach(index -> {
-                    PartitionResult result = electLeader(image, topic.name(), index, type, records);
+                    PartitionResult result = electLeader(logic, image, topic.name(), index, type, records);
                     if (result.errorCode() != Errors.ELECTION_NOT_NEEDED.code()) {
                         topicResult.partitionResult().add(result);
                     }
@@ -67,7 +67,7 @@ final class LeaderCommands {
                 ReplicaElectionResult topicResult = new ReplicaElectionResult().setTopic(topic.topic());
                 response.replicaElectionResults().add(topicResult);
                 for (int index : topic.partitions()) {
-                    topicResult.partitionResult().add(electLeader(image, topic.topic(), index, type, records));
+                    topicResult.partitionResult().add(electLeader(logic, image, topic.topic(), index, type, records));
                 }
             }
         }
@@ -93,8 +93,8 @@ final class LeaderCommands {
         return response;
     }
 
-    private static PartitionResult electLeader(MetadataImage image, String topicName, int index, byte type,
-                                               List<ApiMessage> records) {
+    private static PartitionResult electLeader(ControllerLogic logic, MetadataImage image, String topicName,
+                                               int index, byte type, List<ApiMessage> records) {
         PartitionResult result = new PartitionResult().setPartitionId(index);
         Optional<TopicImage> topic = image.topic(topicName);
         if (topic.isEmpty()) {
@@ -108,7 +108,8 @@ final class LeaderCommands {
         if (type == PREFERRED && p.leader() == p.preferredLeader() || type == UNCLEAN && p.hasLeader()) {
             return fail(result, Errors.ELECTION_NOT_NEEDED, Errors.ELECTION_NOT_NEEDED.message());
         }
-        Optional<PartitionChangeRecord> change = new PartitionChange(topic.get().id(), index, p, usable(image))
+        Optional<PartitionChangeRecord> change = logic.withElr(new PartitionChange(topic.get().id(), index, p,
+                usable(image)), image, topic.get())
                 .election(type == PREFERRED ? PartitionChange.Election.PREFERRED : PartitionChange.Election.UNCLEAN)
                 .build();
         if (change.isEmpty()) {
@@ -155,7 +156,7 @@ final class LeaderCommands {
                     return records;
                 }
                 if (!e.getValue().hasLeader()) {
-                    new PartitionChange(topic.id(), e.getKey(), e.getValue(), usable)
+                    logic.withElr(new PartitionChange(topic.id(), e.getKey(), e.getValue(), usable), image, topic)
                             .election(PartitionChange.Election.UNCLEAN).build().ifPresent(records::add);
                 }
             }
@@ -168,7 +169,7 @@ final class LeaderCommands {
      * whose preferred replica is in the ISR and usable, at most {@code maxElections} of them, in topic-name and
      * partition order.
      */
-    static List<ApiMessage> balanceLeaders(MetadataImage image, int maxElections) {
+    static List<ApiMessage> balanceLeaders(ControllerLogic logic, MetadataImage image, int maxElections) {
         IntPredicate usable = usable(image);
         List<ApiMessage> records = new ArrayList<>();
         for (TopicImage topic : image.topicsById().values().stream().sorted(Comparator.comparing(TopicImage::name))
@@ -180,7 +181,7 @@ final class LeaderCommands {
                 }
                 PartitionRegistration p = e.getValue();
                 if (p.leader() != p.preferredLeader()) {
-                    new PartitionChange(topic.id(), e.getKey(), p, usable)
+                    logic.withElr(new PartitionChange(topic.id(), e.getKey(), p, usable), image, topic)
                             .election(PartitionChange.Election.PREFERRED).build().ifPresent(records::add);
                 }
             }

@@ -9,10 +9,12 @@ import java.util.Optional;
 import java.util.function.IntPredicate;
 
 /**
- * Computes the change of one partition when brokers leave (fenced, shutting down) or come back: removes a leaving
- * broker from the ISR (never emptying it, as Kafka without ELR keeps the last member), and elects a new leader
- * from the ISR in replica order when the current one is gone, or — only with unclean election — from any usable
- * replica, which becomes the sole ISR member. The leader is always an ISR member or {@code -1}. Stateless,
+ * Computes the change of one partition when brokers leave (fenced, shutting down, registered again) or come back,
+ * as Kafka's {@code generateLeaderAndIsrUpdates}: the leaving broker leaves the ISR, and a leader is elected by
+ * {@link PartitionChange}'s rules when the current one is gone — from the ISR in replica order, from the eligible
+ * leader replicas when the ISR is empty, or, only with unclean election, from any usable replica, which becomes the
+ * sole ISR member. Without eligible leader replicas the ISR is never emptied (the last member stays); with them it
+ * may be, and the members that leave it while it is below {@code min.insync.replicas} join the ELR. Stateless,
  * thread-safe.
  */
 public final class PartitionElection {
@@ -21,7 +23,8 @@ public final class PartitionElection {
     }
 
     /**
-     * The record bringing the partition in line with broker availability, or empty when nothing changes.
+     * The record bringing the partition in line with broker availability, without eligible leader replicas, or
+     * empty when nothing changes.
      *
      * @param topicId   the topic id
      * @param index     the partition index
@@ -32,43 +35,30 @@ public final class PartitionElection {
      */
     public static Optional<PartitionChangeRecord> rebalance(Uuid topicId, int index, PartitionRegistration current,
                                                             IntPredicate usable, int leaving, boolean unclean) {
+        return rebalance(topicId, index, current, usable, leaving, -1, unclean, false, 1);
+    }
+
+    /**
+     * As {@link #rebalance(Uuid, int, PartitionRegistration, IntPredicate, int, boolean)}, with eligible leader
+     * replicas when {@code elr} (KIP-966) and a broker that registered again after an unclean shutdown.
+     *
+     * @param uncleanShutdown a broker that shut down uncleanly: it leaves the ISR and the ELR; or -1
+     * @param elr             whether eligible leader replicas are enabled
+     * @param minIsr          the topic's effective min.insync.replicas
+     */
+    public static Optional<PartitionChangeRecord> rebalance(Uuid topicId, int index, PartitionRegistration current,
+                                                            IntPredicate usable, int leaving, int uncleanShutdown,
+                                                            boolean unclean, boolean elr, int minIsr) {
         List<Integer> isr = new ArrayList<>(current.isr());
-        if (leaving >= 0 && isr.contains(leaving) && isr.size() > 1) {
-            isr.remove(Integer.valueOf(leaving));
+        isr.remove(Integer.valueOf(leaving));
+        isr.remove(Integer.valueOf(uncleanShutdown));
+        PartitionChange change = new PartitionChange(topicId, index, current, id -> id != leaving && usable.test(id))
+                .isr(isr)
+                .election(unclean ? PartitionChange.Election.UNCLEAN : PartitionChange.Election.ONLINE)
+                .eligibleLeaderReplicas(elr, minIsr);
+        if (uncleanShutdown >= 0) {
+            change.uncleanShutdown(uncleanShutdown);
         }
-        int leader = current.leader();
-        boolean leaderOk = leader != PartitionRegistration.NO_LEADER && leader != leaving && usable.test(leader)
-                && isr.contains(leader);
-        if (!leaderOk) {
-            leader = PartitionRegistration.NO_LEADER;
-            for (int replica : current.replicas()) {
-                if (replica != leaving && isr.contains(replica) && usable.test(replica)) {
-                    leader = replica;
-                    break;
-                }
-            }
-            if (leader == PartitionRegistration.NO_LEADER && unclean) {
-                for (int replica : current.replicas()) {
-                    if (replica != leaving && usable.test(replica)) {
-                        leader = replica;
-                        isr = new ArrayList<>(List.of(replica));
-                        break;
-                    }
-                }
-            }
-        }
-        boolean isrChanged = !isr.equals(current.isr());
-        boolean leaderChanged = leader != current.leader();
-        if (!isrChanged && !leaderChanged) {
-            return Optional.empty();
-        }
-        PartitionChangeRecord record = new PartitionChangeRecord().setTopicId(topicId).setPartitionId(index);
-        if (isrChanged) {
-            record.setIsr(List.copyOf(isr));
-        }
-        if (leaderChanged) {
-            record.setLeader(leader);
-        }
-        return Optional.of(record);
+        return change.build();
     }
 }

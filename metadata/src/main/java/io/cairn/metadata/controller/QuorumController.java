@@ -184,6 +184,11 @@ public final class QuorumController implements AutoCloseable {
             lastContactMs.clear();
             LOGGER.info("Active controller {} ready in term {} at offset {}", logic.settings().nodeId(), term,
                     pending.offset());
+            List<ApiMessage> features = logic.bootstrapFeatures(pending);
+            if (!features.isEmpty()) {
+                LOGGER.info("Finalizing the bootstrap feature levels: {}", features);
+                appendAndComplete(features, null, null, () -> { }, null);
+            }
             while (!deferred.isEmpty() && ready) {
                 Deferred d = deferred.poll();
                 handle(d.requestId(), d.request(), d.future());

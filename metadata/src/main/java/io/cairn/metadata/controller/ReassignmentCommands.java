@@ -92,8 +92,8 @@ final class ReassignmentCommands {
                     + target.partitionIndex() + ".");
         }
         boolean unclean = logic.uncleanElection(image, topic.get());
-        PartitionChange change = new PartitionChange(topic.get().id(), target.partitionIndex(), partition.get(),
-                LeaderCommands.usable(image));
+        PartitionChange change = logic.withElr(new PartitionChange(topic.get().id(), target.partitionIndex(),
+                partition.get(), LeaderCommands.usable(image)), image, topic.get());
         Optional<Failure> failure = target.replicas() == null
                 ? cancel(topicName, target.partitionIndex(), partition.get(), unclean, change)
                 : change(image, partition.get(), target.replicas(), allowRfChange, change);
@@ -259,8 +259,9 @@ final class ReassignmentCommands {
         MetadataImage mid = ControllerLogic.apply(image, List.of(change));
         PartitionRegistration p = mid.topic(change.topicId()).flatMap(t -> t.partition(change.partitionId()))
                 .orElseThrow();
-        Optional<PartitionChangeRecord> completion = new PartitionChange(change.topicId(), change.partitionId(), p,
-                LeaderCommands.usable(mid)).election(logic.uncleanElection(mid, topic.get())
+        Optional<PartitionChangeRecord> completion = logic.withElr(new PartitionChange(change.topicId(),
+                change.partitionId(), p, LeaderCommands.usable(mid)), mid, topic.get())
+                .election(logic.uncleanElection(mid, topic.get())
                         ? PartitionChange.Election.UNCLEAN : PartitionChange.Election.ONLINE).build();
         if (completion.isEmpty()) {
             return change;
@@ -271,6 +272,9 @@ final class ReassignmentCommands {
                 .setLeader(c.leader() != -2 ? c.leader() : change.leader())
                 .setReplicas(c.replicas() != null ? c.replicas() : change.replicas())
                 .setRemovingReplicas(c.removingReplicas() != null ? c.removingReplicas() : change.removingReplicas())
-                .setAddingReplicas(c.addingReplicas() != null ? c.addingReplicas() : change.addingReplicas());
+                .setAddingReplicas(c.addingReplicas() != null ? c.addingReplicas() : change.addingReplicas())
+                .setEligibleLeaderReplicas(c.eligibleLeaderReplicas() != null ? c.eligibleLeaderReplicas()
+                        : change.eligibleLeaderReplicas())
+                .setLastKnownElr(c.lastKnownElr() != null ? c.lastKnownElr() : change.lastKnownElr());
     }
 }

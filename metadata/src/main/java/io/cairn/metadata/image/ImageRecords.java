@@ -5,6 +5,7 @@ import io.cairn.metadata.record.BrokerRegistrationChangeRecord;
 import io.cairn.metadata.record.ClusterIdRecord;
 import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.metadata.record.ControllerChangeRecord;
+import io.cairn.metadata.record.FeatureLevelRecord;
 import io.cairn.metadata.record.PartitionRecord;
 import io.cairn.metadata.record.ProducerIdsRecord;
 import io.cairn.metadata.record.RegisterBrokerRecord;
@@ -35,6 +36,8 @@ public final class ImageRecords {
             records.add(new ControllerChangeRecord().setControllerId(image.controllerId())
                     .setTerm(image.controllerTerm()));
         }
+        image.features().entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .forEach(f -> records.add(new FeatureLevelRecord().setName(f.getKey()).setFeatureLevel(f.getValue())));
         image.brokers().values().stream().sorted(Comparator.comparingInt(BrokerRegistration::id))
                 .forEach(b -> addBroker(records, b));
         image.topicsById().values().stream().sorted(Comparator.comparing(TopicImage::name))
@@ -85,6 +88,8 @@ public final class ImageRecords {
                         .setLeader(e.getValue().leader()).setLeaderEpoch(e.getValue().leaderEpoch())
                         .setPartitionEpoch(e.getValue().partitionEpoch())
                         .setRemovingReplicas(e.getValue().removingReplicas())
-                        .setAddingReplicas(e.getValue().addingReplicas())));
+                        .setAddingReplicas(e.getValue().addingReplicas())
+                        .setEligibleLeaderReplicas(e.getValue().elr())
+                        .setLastKnownElr(e.getValue().lastKnownElr())));
     }
 }

@@ -17,12 +17,13 @@ import java.util.Set;
  * @param aclsChanged        true when an ACL was added or removed
  * @param scramChanged       true when a SCRAM credential was set or removed
  * @param controllerChanged  true when a new controller became active (or the cluster id was set)
+ * @param featuresChanged    true when a feature level was finalized or changed
  */
 public record MetadataChanges(Set<String> createdTopics, List<TopicImage> deletedTopics,
                               Map<TopicPartition, PartitionRegistration> changedPartitions,
                               Set<Integer> changedBrokers, Set<ConfigResource> changedConfigs,
                               boolean producerIdsChanged, boolean aclsChanged, boolean scramChanged,
-                              boolean controllerChanged) {
+                              boolean controllerChanged, boolean featuresChanged) {
 
     public MetadataChanges {
         createdTopics = Set.copyOf(createdTopics);
@@ -35,6 +36,6 @@ public record MetadataChanges(Set<String> createdTopics, List<TopicImage> delete
     public boolean isEmpty() {
         return createdTopics.isEmpty() && deletedTopics.isEmpty() && changedPartitions.isEmpty()
                 && changedBrokers.isEmpty() && changedConfigs.isEmpty() && !producerIdsChanged && !aclsChanged
-                && !scramChanged && !controllerChanged;
+                && !scramChanged && !controllerChanged && !featuresChanged;
     }
 }

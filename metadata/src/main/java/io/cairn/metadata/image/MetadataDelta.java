@@ -4,7 +4,9 @@ import io.cairn.metadata.record.AccessControlEntryRecord;
 import io.cairn.metadata.record.BrokerRegistrationChangeRecord;
 import io.cairn.metadata.record.ClusterIdRecord;
 import io.cairn.metadata.record.ConfigRecord;
+import io.cairn.metadata.record.ClearElrRecord;
 import io.cairn.metadata.record.ControllerChangeRecord;
+import io.cairn.metadata.record.FeatureLevelRecord;
 import io.cairn.metadata.record.PartitionChangeRecord;
 import io.cairn.metadata.record.PartitionRecord;
 import io.cairn.metadata.record.ProducerIdsRecord;
@@ -50,6 +52,7 @@ public final class MetadataDelta {
     private Map<ConfigResource, Map<String, String>> configs;
     private Map<Uuid, AclEntry> acls;
     private Map<String, Map<Byte, ScramCredential>> scram;
+    private Map<String, Short> features;
     private final Map<Uuid, Map<Integer, PartitionRegistration>> touchedPartitions = new HashMap<>();
 
     private final Set<String> createdTopics = new LinkedHashSet<>();
@@ -61,6 +64,7 @@ public final class MetadataDelta {
     private boolean aclsChanged;
     private boolean scramChanged;
     private boolean controllerChanged;
+    private boolean featuresChanged;
 
     public MetadataDelta(MetadataImage base) {
         this.base = base;
@@ -75,6 +79,7 @@ public final class MetadataDelta {
         this.configs = base.configs();
         this.acls = base.acls();
         this.scram = base.scram();
+        this.features = base.features();
     }
 
     /** Applies every record of a batch. */
@@ -101,6 +106,8 @@ public final class MetadataDelta {
             case USER_SCRAM_CREDENTIAL -> replayScram((UserScramCredentialRecord) record);
             case REMOVE_USER_SCRAM_CREDENTIAL -> replayRemoveScram((RemoveUserScramCredentialRecord) record);
             case CONTROLLER_CHANGE -> replayControllerChange((ControllerChangeRecord) record);
+            case FEATURE_LEVEL -> replayFeatureLevel((FeatureLevelRecord) record);
+            case CLEAR_ELR -> replayClearElr((ClearElrRecord) record);
             default -> throw new IllegalStateException("Unhandled record type " + record.apiKey());
         }
         return this;
@@ -119,13 +126,13 @@ public final class MetadataDelta {
             }
         }
         return new MetadataImage(offset, clusterId, controllerId, controllerTerm, brokers, topics, topicIds,
-                configs, nextProducerId, lastBrokerEpoch, acls, scram);
+                configs, nextProducerId, lastBrokerEpoch, acls, scram, features);
     }
 
     /** What the replayed records changed. */
     public MetadataChanges changes() {
         return new MetadataChanges(createdTopics, deletedTopics, changedPartitions, changedBrokers, changedConfigs,
-                producerIdsChanged, aclsChanged, scramChanged, controllerChanged);
+                producerIdsChanged, aclsChanged, scramChanged, controllerChanged, featuresChanged);
     }
 
     private void replayClusterId(ClusterIdRecord record) {
@@ -139,6 +146,51 @@ public final class MetadataDelta {
         controllerId = record.controllerId();
         controllerTerm = record.term();
         controllerChanged = true;
+    }
+
+    private void replayFeatureLevel(FeatureLevelRecord record) {
+        Map<String, Short> next = new HashMap<>(features);
+        if (record.featureLevel() == 0) {
+            next.remove(record.name());
+        } else {
+            next.put(record.name(), record.featureLevel());
+        }
+        features = Map.copyOf(next);
+        featuresChanged = true;
+    }
+
+    /** Kafka's {@code ClearElrRecord} replay: ELR and last known ELR emptied for one topic (by name) or all. */
+    private void replayClearElr(ClearElrRecord record) {
+        if (record.topicName().isEmpty()) {
+            topicsById.values().forEach(this::clearElrs);
+        } else {
+            Uuid id = topicIds.get(record.topicName());
+            if (id != null && topicsById.containsKey(id)) {
+                clearElrs(topicsById.get(id));
+            }
+        }
+    }
+
+    private void clearElrs(TopicImage topic) {
+        Map<Integer, PartitionRegistration> partitions = touchedPartitions.containsKey(topic.id())
+                ? touchedPartitions.get(topic.id()) : topic.partitions();
+        List<Integer> indexes = new ArrayList<>();
+        partitions.forEach((index, p) -> {
+            if (!p.elr().isEmpty() || !p.lastKnownElr().isEmpty()) {
+                indexes.add(index);
+            }
+        });
+        if (indexes.isEmpty()) {
+            return;
+        }
+        Map<Integer, PartitionRegistration> mutable = partitionsOf(topic);
+        for (int index : indexes) {
+            PartitionRegistration p = mutable.get(index);
+            PartitionRegistration next = new PartitionRegistration(p.replicas(), p.isr(), p.leader(), p.leaderEpoch(),
+                    p.partitionEpoch(), p.removingReplicas(), p.addingReplicas(), List.of(), List.of());
+            mutable.put(index, next);
+            changedPartitions.put(new TopicPartition(topic.name(), index), next);
+        }
     }
 
     private void replayRegisterBroker(RegisterBrokerRecord record) {
@@ -197,7 +249,7 @@ public final class MetadataDelta {
         }
         PartitionRegistration registration = new PartitionRegistration(record.replicas(), record.isr(),
                 record.leader(), record.leaderEpoch(), record.partitionEpoch(), record.removingReplicas(),
-                record.addingReplicas());
+                record.addingReplicas(), record.eligibleLeaderReplicas(), record.lastKnownElr());
         partitionsOf(topic).put(record.partitionId(), registration);
         changedPartitions.put(new TopicPartition(topic.name(), record.partitionId()), registration);
     }
@@ -221,8 +273,11 @@ public final class MetadataDelta {
         List<Integer> removing = record.removingReplicas() == null ? current.removingReplicas()
                 : record.removingReplicas();
         List<Integer> adding = record.addingReplicas() == null ? current.addingReplicas() : record.addingReplicas();
+        List<Integer> elr = record.eligibleLeaderReplicas() == null ? current.elr()
+                : record.eligibleLeaderReplicas();
+        List<Integer> lastKnownElr = record.lastKnownElr() == null ? current.lastKnownElr() : record.lastKnownElr();
         PartitionRegistration next = new PartitionRegistration(replicas, isr, leader, leaderEpoch,
-                current.partitionEpoch() + 1, removing, adding);
+                current.partitionEpoch() + 1, removing, adding, elr, lastKnownElr);
         partitions.put(record.partitionId(), next);
         changedPartitions.put(new TopicPartition(topic.name(), record.partitionId()), next);
     }

@@ -23,16 +23,18 @@ import java.util.Optional;
  * @param lastBrokerEpoch  the highest broker epoch assigned so far
  * @param acls             ACL id to entry
  * @param scram            user to mechanism to credential
+ * @param features         finalized feature levels by name (a feature at level 0 is absent), Kafka's
+ *                         {@code FeaturesImage}
  */
 public record MetadataImage(long offset, String clusterId, int controllerId, long controllerTerm,
                             Map<Integer, BrokerRegistration> brokers, Map<Uuid, TopicImage> topicsById,
                             Map<String, Uuid> topicIds, Map<ConfigResource, Map<String, String>> configs,
                             long nextProducerId, long lastBrokerEpoch, Map<Uuid, AclEntry> acls,
-                            Map<String, Map<Byte, ScramCredential>> scram) {
+                            Map<String, Map<Byte, ScramCredential>> scram, Map<String, Short> features) {
 
     /** The image before any record. */
     public static final MetadataImage EMPTY = new MetadataImage(-1L, "", -1, 0L, Map.of(), Map.of(), Map.of(),
-            Map.of(), 0L, 0L, Map.of(), Map.of());
+            Map.of(), 0L, 0L, Map.of(), Map.of(), Map.of());
 
     public MetadataImage {
         brokers = Map.copyOf(brokers);
@@ -41,6 +43,12 @@ public record MetadataImage(long offset, String clusterId, int controllerId, lon
         configs = Map.copyOf(configs);
         acls = Map.copyOf(acls);
         scram = Map.copyOf(scram);
+        features = Map.copyOf(features);
+    }
+
+    /** The finalized level of a feature, 0 when it is not finalized. */
+    public short featureLevel(String name) {
+        return features.getOrDefault(name, (short) 0);
     }
 
     public Optional<BrokerRegistration> broker(int id) {

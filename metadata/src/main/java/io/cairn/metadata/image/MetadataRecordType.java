@@ -4,7 +4,9 @@ import io.cairn.metadata.record.AccessControlEntryRecord;
 import io.cairn.metadata.record.BrokerRegistrationChangeRecord;
 import io.cairn.metadata.record.ClusterIdRecord;
 import io.cairn.metadata.record.ConfigRecord;
+import io.cairn.metadata.record.ClearElrRecord;
 import io.cairn.metadata.record.ControllerChangeRecord;
+import io.cairn.metadata.record.FeatureLevelRecord;
 import io.cairn.metadata.record.PartitionChangeRecord;
 import io.cairn.metadata.record.PartitionRecord;
 import io.cairn.metadata.record.ProducerIdsRecord;
@@ -37,7 +39,9 @@ public enum MetadataRecordType {
     REMOVE_ACCESS_CONTROL_ENTRY(11, RemoveAccessControlEntryRecord::new),
     USER_SCRAM_CREDENTIAL(12, UserScramCredentialRecord::new),
     REMOVE_USER_SCRAM_CREDENTIAL(13, RemoveUserScramCredentialRecord::new),
-    CONTROLLER_CHANGE(14, ControllerChangeRecord::new);
+    CONTROLLER_CHANGE(14, ControllerChangeRecord::new),
+    FEATURE_LEVEL(15, FeatureLevelRecord::new),
+    CLEAR_ELR(16, ClearElrRecord::new);
 
     private static final MetadataRecordType[] BY_ID = new MetadataRecordType[values().length];
 

@@ -13,10 +13,13 @@ import java.util.List;
  * @param partitionEpoch   grows on every change of this partition
  * @param removingReplicas the replicas an ongoing reassignment removes (empty when none)
  * @param addingReplicas   the replicas an ongoing reassignment adds (empty when none)
+ * @param elr              the eligible leader replicas (KIP-966): replicas that left the ISR cleanly while it was
+ *                         below {@code min.insync.replicas}; they may lead when the ISR is empty (empty when none)
+ * @param lastKnownElr     the last leader when the ISR became empty, for balanced recovery (empty when none)
  */
 public record PartitionRegistration(List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch,
                                     int partitionEpoch, List<Integer> removingReplicas,
-                                    List<Integer> addingReplicas) {
+                                    List<Integer> addingReplicas, List<Integer> elr, List<Integer> lastKnownElr) {
 
     /** The leader id of a partition without leader. */
     public static final int NO_LEADER = -1;
@@ -26,6 +29,15 @@ public record PartitionRegistration(List<Integer> replicas, List<Integer> isr, i
         isr = List.copyOf(isr);
         removingReplicas = List.copyOf(removingReplicas);
         addingReplicas = List.copyOf(addingReplicas);
+        elr = List.copyOf(elr);
+        lastKnownElr = List.copyOf(lastKnownElr);
+    }
+
+    /** A partition without eligible leader replicas. */
+    public PartitionRegistration(List<Integer> replicas, List<Integer> isr, int leader, int leaderEpoch,
+                                 int partitionEpoch, List<Integer> removingReplicas, List<Integer> addingReplicas) {
+        this(replicas, isr, leader, leaderEpoch, partitionEpoch, removingReplicas, addingReplicas, List.of(),
+                List.of());
     }
 
     /** A partition without an ongoing reassignment. */

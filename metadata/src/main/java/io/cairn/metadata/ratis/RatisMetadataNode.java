@@ -1,5 +1,6 @@
 package io.cairn.metadata.ratis;
 
+import io.cairn.metadata.BootstrapFeatures;
 import io.cairn.metadata.BootstrapVoters;
 import io.cairn.metadata.MetaProperties;
 import io.cairn.metadata.MetadataConfig;
@@ -114,7 +115,8 @@ public final class RatisMetadataNode implements MetadataNode {
         this.stateMachine = new MetadataStateMachine(new Hooks());
         RaftProperties properties = properties(config, listener);
         this.controller = config.isController()
-                ? new QuorumController(new ControllerLogic(config.controller()), clusterId, new RatisLog(),
+                ? new QuorumController(new ControllerLogic(config.controller(),
+                        BootstrapFeatures.read(config.metadataLogDir())), clusterId, new RatisLog(),
                         stateMachine::image, EventLoop.singleThread("cairn-controller-" + config.nodeId()),
                         stateMachine::appliedResponse)
                 : null;

@@ -224,7 +224,7 @@ class LeaderCommandsTest {
                         partition(List.of(1, 2), List.of(1, 2), 2)).image();
 
         // When
-        int elections = LeaderCommands.balanceLeaders(image, 2).size();
+        int elections = LeaderCommands.balanceLeaders(new ControllerLogic(ControllerSettings.defaults(1)), image, 2).size();
 
         // Then
         assertThat(elections).isEqualTo(2);

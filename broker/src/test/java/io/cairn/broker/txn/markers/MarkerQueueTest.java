@@ -53,7 +53,7 @@ class MarkerQueueTest {
             topics.put(b, new TopicImage("b", b, Map.of(0, partition(leaderB0))));
             ids.put("b", b);
         }
-        return new MetadataImage(1L, "c", 1, 1L, brokers, topics, ids, Map.of(), 0L, 0L, Map.of(), Map.of());
+        return new MetadataImage(1L, "c", 1, 1L, brokers, topics, ids, Map.of(), 0L, 0L, Map.of(), Map.of(), Map.of());
     }
 
     private static PartitionRegistration partition(int leader) {

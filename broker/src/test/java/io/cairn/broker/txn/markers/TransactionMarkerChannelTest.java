@@ -53,7 +53,7 @@ class TransactionMarkerChannelTest {
                 Map.of(a, new TopicImage("a", a, Map.of(0, new PartitionRegistration(List.of(1, 2), List.of(1, 2),
                         leaderOfA, 0, 0))), b, new TopicImage("b", b, Map.of(0, new PartitionRegistration(
                         List.of(1, 2), List.of(1, 2), leaderOfB, 0, 0)))),
-                Map.of("a", a, "b", b), Map.of(), 0L, 0L, Map.of(), Map.of());
+                Map.of("a", a, "b", b), Map.of(), 0L, 0L, Map.of(), Map.of(), Map.of());
     }
 
     private static WriteTxnMarkersResponseData answer(WriteTxnMarkersRequestData request, Errors error) {

@@ -80,7 +80,7 @@ class TransactionVerifierTest {
         TopicImage topic = new TopicImage(TransactionVerifier.TRANSACTION_STATE_TOPIC, id,
                 Map.of(0, new PartitionRegistration(List.of(1, 2), List.of(1, 2), leader, 0, 0)));
         return new MetadataImage(1L, "c", 1, 1L, brokers, Map.of(id, topic),
-                Map.of(TransactionVerifier.TRANSACTION_STATE_TOPIC, id), Map.of(), 0L, 0L, Map.of(), Map.of());
+                Map.of(TransactionVerifier.TRANSACTION_STATE_TOPIC, id), Map.of(), 0L, 0L, Map.of(), Map.of(), Map.of());
     }
 
     private void start() {

@@ -1,0 +1,72 @@
+package io.cairn.metadata.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.metadata.image.Features;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.UpdateFeaturesRequestData;
+import io.cairn.wire.message.UpdateFeaturesResponseData;
+import io.cairn.wire.protocol.ApiMessage;
+import org.junit.jupiter.api.Test;
+
+/** UpdateFeatures on the controller with Kafka's FeatureControlManager checks and messages. */
+class FeatureCommandsTest {
+
+    private final ControllerLogic logic = new ControllerLogic(ControllerSettings.defaults(1));
+    private MetadataImage image = ControllerLogic.apply(MetadataImage.EMPTY,
+            logic.bootstrapFeatures(MetadataImage.EMPTY));
+
+    private UpdateFeaturesResponseData update(String feature, int level, int type, boolean validateOnly) {
+        UpdateFeaturesRequestData request = new UpdateFeaturesRequestData().setValidateOnly(validateOnly);
+        request.featureUpdates().add(new UpdateFeaturesRequestData.FeatureUpdateKey().setFeature(feature)
+                .setMaxVersionLevel((short) level).setUpgradeType((byte) type));
+        ControllerResult<? extends ApiMessage> result = logic.handle(image, request, b -> true);
+        image = ControllerLogic.apply(image, result.records());
+        return (UpdateFeaturesResponseData) result.response();
+    }
+
+    @Test
+    void disablingAndReenablingElrFollowsKafkasDowngradeRules() {
+        // When: a downgrade without a downgrade type
+        UpdateFeaturesResponseData refused = update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, 0, 1, false);
+        // Then
+        assertThat(refused.errorCode()).isEqualTo(Errors.INVALID_UPDATE_VERSION.code());
+        assertThat(refused.errorMessage()).isEqualTo("The update failed for all features since the following "
+                + "feature had an error: Invalid update version 0 for feature "
+                + "eligible.leader.replicas.version. Can't downgrade the version of this feature without setting "
+                + "the upgrade type to either safe or unsafe downgrade.");
+        assertThat(refused.results()).singleElement().satisfies(r -> assertThat(r.errorCode())
+                .isEqualTo(Errors.INVALID_UPDATE_VERSION.code()));
+
+        // When: a dry run, then the safe downgrade (kafka-features disable)
+        assertThat(update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, 0, 2, true).errorCode()).isZero();
+        assertThat(Features.elrEnabled(image)).isTrue();
+        assertThat(update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, 0, 2, false).errorCode()).isZero();
+        // Then
+        assertThat(Features.elrEnabled(image)).isFalse();
+        assertThat(image.features()).doesNotContainKey(Features.ELIGIBLE_LEADER_REPLICAS_VERSION);
+
+        // When: an "upgrade" typed as a downgrade, then the upgrade
+        assertThat(update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, 1, 2, false).errorMessage())
+                .endsWith("Can't downgrade to a newer version.");
+        assertThat(update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, 1, 1, false).errorCode()).isZero();
+        // Then
+        assertThat(Features.elrEnabled(image)).isTrue();
+    }
+
+    @Test
+    void unknownFeaturesLevelsOutOfRangeAndBadTypesAreRefused() {
+        assertThat(update("share.version", 1, 1, false).errorMessage()).endsWith("Invalid update version 1 for "
+                + "feature share.version. Local controller 1 does not support this feature.");
+        assertThat(update(Features.TRANSACTION_VERSION, 2, 1, false).errorMessage()).endsWith("Invalid update "
+                + "version 2 for feature transaction.version. Local controller 1 only supports versions 0");
+        assertThat(update(Features.METADATA_VERSION, 26, 2, false).errorMessage())
+                .endsWith("Local controller 1 only supports versions 27");
+        assertThat(update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, 1, 7, false).errorMessage())
+                .endsWith("The controller does not support the given upgrade type.");
+        assertThat(update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, -1, 2, false).errorMessage())
+                .endsWith("A feature version cannot be less than 0.");
+        assertThat(update(Features.METADATA_VERSION, 27, 1, false).errorCode()).isZero();
+    }
+}
