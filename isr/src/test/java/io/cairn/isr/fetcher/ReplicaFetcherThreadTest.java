@@ -72,6 +72,7 @@ class ReplicaFetcherThreadTest {
     private Partition follower;
     private PartitionLeaderEndpoint endpoint;
     private ReplicaFetcherThread thread;
+    private int fetchMaxBytes = 1 << 20;
 
     @AfterEach
     void closeLogs() {
@@ -97,7 +98,7 @@ class ReplicaFetcherThreadTest {
             p -> highWatermarkEvents.incrementAndGet(), clock);
         endpoint = new PartitionLeaderEndpoint(SOURCE, FOLLOWER, Map.of(TP, leader));
         thread = new ReplicaFetcherThread("ReplicaFetcherThread-0-1", endpoint, tp -> TP.equals(tp) ? follower : null,
-            ConcurrentHashMap.newKeySet(), clock, 1_000L, 1 << 20);
+            ConcurrentHashMap.newKeySet(), clock, 1_000L, fetchMaxBytes);
         // As the replica manager starts a follower: its log end with an epoch history, else its high watermark.
         long initOffset = followerLog.latestEpoch() >= 0 ? follower.logEndOffset() : follower.highWatermark();
         thread.addPartitions(Map.of(TP, new InitialFetchState(TOPIC_ID, SOURCE, epoch, initOffset)));
@@ -240,6 +241,34 @@ class ReplicaFetcherThreadTest {
         assertThat(follower.logEndOffset()).isEqualTo(5);
         assertThat(thread.fetchState(TP).isDelayed(nowMs.get())).isTrue();
         assertThat(thread.fetchState(TP).fetchOffset()).isEqualTo(5);
+    }
+
+    @Test
+    void theLagOfAPartitionIsTheLeadersHighWatermarkMinusTheNextFetchOffsetAfterEachAnswerAndGoesWithIt() {
+        // Given: the leader alone in the ISR has 3 batches of 5 committed; each fetch brings one batch
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        fetchMaxBytes = 1;
+        start(3, List.of(LEADER));
+        for (int i = 0; i < 3; i++) {
+            leader.appendRecordsToLeader(batch(5, i * 10), AppendOrigin.CLIENT, 1);
+        }
+        Map<TopicPartition, Long> lags = new java.util.HashMap<>();
+        thread.forEachLag(lags::put);
+        assertThat(lags).as("no answer yet").isEmpty();
+
+        // When / Then: 10, 5, then 0 behind the high watermark of 15
+        for (long expected : new long[] {10, 5, 0}) {
+            round();
+            thread.forEachLag(lags::put);
+            assertThat(lags).containsExactly(Map.entry(TP, expected));
+        }
+
+        // And: a removed partition has no lag any more
+        thread.removePartitions(Set.of(TP));
+        lags.clear();
+        thread.forEachLag(lags::put);
+        assertThat(lags).isEmpty();
     }
 
     @Test
