@@ -38,6 +38,8 @@ import io.cairn.broker.handler.WriteTxnMarkersHandler;
 import io.cairn.broker.metrics.BrokerMetrics;
 import io.cairn.broker.metrics.BrokerState;
 import io.cairn.broker.metrics.ConsumerLagCollector;
+import io.cairn.broker.metrics.FetcherLagMetrics;
+import io.cairn.broker.metrics.GroupMetadataCollector;
 import io.cairn.broker.metrics.MetricsHttpServer;
 import io.cairn.broker.metrics.PartitionLogCollector;
 import io.cairn.broker.metrics.ReplicationMetrics;
@@ -223,6 +225,8 @@ public final class CairnServer implements AutoCloseable {
         ReplicationMetrics.register(metrics, replicaManager, metadata.node(), () -> state);
         metrics.addCollector(new PartitionLogCollector(replicaManager));
         metrics.addCollector(new ConsumerLagCollector(groupCoordinator, replicaManager));
+        metrics.addCollector(new GroupMetadataCollector(groupCoordinator));
+        FetcherLagMetrics.register(metrics, replicaManager);
         // Cairn has one purgatory for every kind of delayed operation (produce, fetch, coordinator writes).
         Gauge.builder("kafka.server.delayedoperationpurgatory.numdelayedoperations", purgatory,
                 PartitionPurgatory::pendingCount).description("Delayed operations waiting in the purgatory")
