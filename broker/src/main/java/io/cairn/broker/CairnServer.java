@@ -139,13 +139,14 @@ public final class CairnServer implements AutoCloseable {
         }
         createLogDirs();
         metrics = config.metricsEnabled() ? BrokerMetrics.create() : BrokerMetrics.disabled();
-        metadata = BrokerMetadata.startNode(config);
+        metadata = BrokerMetadata.startNode(config, metrics.controllerEvents());
         try {
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
                     config.topicDefaults());
             LogConfig defaultLogConfig = LogConfigs.toLogConfig(topicDefaults);
             for (Path dir : config.logDirs()) {
-                logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, logManagerOptions(config)));
+                logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM,
+                        logManagerOptions(config).withFlushListener(metrics.logFlush())));
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults, Time.SYSTEM,
                     config.replicaLagTimeMaxMs(), metadata::brokerEpoch);
