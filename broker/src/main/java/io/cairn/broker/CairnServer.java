@@ -227,6 +227,10 @@ public final class CairnServer implements AutoCloseable {
         metrics.addCollector(new PartitionLogCollector(replicaManager));
         metrics.addCollector(new ConsumerLagCollector(groupCoordinator, replicaManager));
         metrics.addCollector(new GroupMetadataCollector(groupCoordinator));
+        // Kafka 4's group-coordinator-metrics offset-commit-count, cumulative (rate() is its offset-commit-rate).
+        Gauge.builder("kafka.server.group.coordinator.metrics.offset.commit.count", groupCoordinator,
+                GroupCoordinator::offsetCommits).description("Offsets committed by OffsetCommit since start")
+                .strongReference(true).register(metrics.registry());
         FetcherLagMetrics.register(metrics, replicaManager);
         // Cairn has one purgatory for every kind of delayed operation (produce, fetch, coordinator writes).
         Gauge.builder("kafka.server.delayedoperationpurgatory.numdelayedoperations", purgatory,

@@ -79,12 +79,14 @@ class MetricsPrometheusIT {
             "sum by (consumergroup, topic) (kafka_consumergroup_lag{job=\"$job\",instance=~\"$instance\"})";
     /**
      * Names promtool's lint dislikes but dashboards query: Kafka's JMX names and tags ({@code delayedOperation},
-     * {@code clientId}), Kafka 4's {@code group-count} and Kafka Exporter's {@code _sum}.
+     * {@code clientId}), Kafka 4's {@code group-count} and {@code offset-commit-count}, Kafka Exporter's
+     * {@code _sum}.
      */
     private static final List<String> DIALECT_NAMES = List.of("kafka_server_socket_server_metrics_connection_count",
             "kafka_server_delayedoperationpurgatory_numdelayedoperations", "kafka_consumergroup_lag_sum",
             "kafka_server_replicafetchermanager_maxlag", "kafka_server_fetcherlagmetrics_consumerlag",
-            "kafka_server_group_coordinator_metrics_group_count");
+            "kafka_server_group_coordinator_metrics_group_count",
+            "kafka_server_group_coordinator_metrics_offset_commit_count");
     /** Panels whose series only a broker that follows a partition has: checked on two nodes. */
     private static final List<String> FOLLOWER_PANELS = List.of("Follower lag per partition");
     /** Rounds of produce after the checks, so that the picture's rates and lag move. */
@@ -179,6 +181,7 @@ class MetricsPrometheusIT {
         assertThat(prometheus.value("kafka_coordinator_group_groupmetadatamanager_numoffsets")).isEqualTo(1.0);
         assertThat(prometheus.value("kafka_server_group_coordinator_metrics_group_count{protocol=\"classic\"}"))
                 .isEqualTo(1.0);
+        assertThat(prometheus.value("kafka_server_group_coordinator_metrics_offset_commit_count")).isEqualTo(1.0);
         assertThat(prometheus.value("kafka_controller_kafkacontroller_globaltopiccount")).isEqualTo(2.0);
         assertThat(prometheus.value("kafka_controller_kafkacontroller_activebrokercount")).isEqualTo(1.0);
         assertThat(prometheus.value("kafka_controller_kafkacontroller_fencedbrokercount")).isZero();
