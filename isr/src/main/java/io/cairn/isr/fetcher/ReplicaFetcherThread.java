@@ -574,8 +574,11 @@ public final class ReplicaFetcherThread extends Thread {
         }
     }
 
-    /** Under the lock: the partition's lag, unless it was removed meanwhile (one holder per partition). */
-    private void recordLag(TopicPartition tp, long lag) {
+    /**
+     * Under the lock: the partition's lag, unless it was removed meanwhile; one holder per partition, so an answer
+     * costs a map read and a volatile write.
+     */
+    void recordLag(TopicPartition tp, long lag) {
         if (!states.containsKey(tp)) {
             return;
         }

@@ -1,6 +1,7 @@
 package io.cairn.isr.fetcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.cairn.isr.Partition;
 import io.cairn.isr.TestPartitions;
@@ -18,9 +19,11 @@ import io.cairn.wire.record.CompressionType;
 import io.cairn.wire.record.RecordBatchBuilder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -253,7 +256,7 @@ class ReplicaFetcherThreadTest {
         for (int i = 0; i < 3; i++) {
             leader.appendRecordsToLeader(batch(5, i * 10), AppendOrigin.CLIENT, 1);
         }
-        Map<TopicPartition, Long> lags = new java.util.HashMap<>();
+        Map<TopicPartition, Long> lags = new HashMap<>();
         thread.forEachLag(lags::put);
         assertThat(lags).as("no answer yet").isEmpty();
 
@@ -269,6 +272,32 @@ class ReplicaFetcherThreadTest {
         lags.clear();
         thread.forEachLag(lags::put);
         assertThat(lags).isEmpty();
+    }
+
+    @Test
+    void recordingTheLagOfAnAnsweredPartitionAllocatesNothing() {
+        // Given: a fetched partition whose lag holder exists, and the JIT warmed up
+        com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assumeThat(threads.isThreadAllocatedMemorySupported()).as("per-thread allocation counter").isTrue();
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        start(3, List.of(LEADER));
+        int iterations = 200_000;
+        for (int i = 0; i < iterations; i++) {
+            thread.recordLag(TP, i);
+        }
+        long threadId = Thread.currentThread().getId();
+
+        // When
+        long before = threads.getThreadAllocatedBytes(threadId);
+        for (int i = 0; i < iterations; i++) {
+            thread.recordLag(TP, i);
+        }
+        long allocated = threads.getThreadAllocatedBytes(threadId) - before;
+
+        // Then: under a byte per answer (an object each would be megabytes)
+        assertThat(allocated).isLessThan(iterations);
     }
 
     @Test
