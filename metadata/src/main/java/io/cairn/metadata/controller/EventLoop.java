@@ -22,11 +22,6 @@ public interface EventLoop extends AutoCloseable {
     @Override
     void close();
 
-    /** A real event loop on one daemon thread with the given name. */
-    static EventLoop singleThread(String name) {
-        return singleThread(name, ControllerEventListener.NONE);
-    }
-
     /** A real event loop on one daemon thread with the given name, telling {@code listener} of each event's times. */
     static EventLoop singleThread(String name, ControllerEventListener listener) {
         ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
