@@ -5,6 +5,7 @@ import io.cairn.broker.config.ConfigException;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.controller.ControllerEventListener;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.BrokerHeartbeatRequestData;
 import io.cairn.wire.message.BrokerHeartbeatResponseData;
@@ -73,12 +74,16 @@ final class BrokerMetadata implements AutoCloseable {
         });
     }
 
-    /** Starts the metadata node of {@code config} (not yet registered: see {@link #register}). */
-    static BrokerMetadata startNode(BrokerConfig config) throws IOException {
+    /**
+     * Starts the metadata node of {@code config} (not yet registered: see {@link #register}); a controller's event
+     * loop tells {@code controllerEvents} its times.
+     */
+    static BrokerMetadata startNode(BrokerConfig config, ControllerEventListener controllerEvents)
+            throws IOException {
         MetadataConfig metadataConfig = metadataConfig(config);
         LOGGER.info("Starting the metadata node (roles {}, voters {}, metadata dir {})", metadataConfig.roles(),
                 metadataConfig.voters(), metadataConfig.metadataLogDir().toAbsolutePath().normalize());
-        return new BrokerMetadata(config, MetadataNode.start(metadataConfig));
+        return new BrokerMetadata(config, MetadataNode.start(metadataConfig, controllerEvents));
     }
 
     /**

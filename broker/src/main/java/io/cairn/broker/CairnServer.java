@@ -41,6 +41,8 @@ import io.cairn.broker.handler.WriteTxnMarkersHandler;
 import io.cairn.broker.metrics.BrokerMetrics;
 import io.cairn.broker.metrics.BrokerState;
 import io.cairn.broker.metrics.ConsumerLagCollector;
+import io.cairn.broker.metrics.FetcherLagMetrics;
+import io.cairn.broker.metrics.GroupMetadataCollector;
 import io.cairn.broker.metrics.MetricsHttpServer;
 import io.cairn.broker.metrics.PartitionLogCollector;
 import io.cairn.broker.metrics.ReplicationMetrics;
@@ -140,13 +142,14 @@ public final class CairnServer implements AutoCloseable {
         }
         createLogDirs();
         metrics = config.metricsEnabled() ? BrokerMetrics.create() : BrokerMetrics.disabled();
-        metadata = BrokerMetadata.startNode(config);
+        metadata = BrokerMetadata.startNode(config, metrics.controllerEvents());
         try {
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
                     config.topicDefaults());
             LogConfig defaultLogConfig = LogConfigs.toLogConfig(topicDefaults);
             for (Path dir : config.logDirs()) {
-                logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM, logManagerOptions(config)));
+                logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM,
+                        logManagerOptions(config).withFlushListener(metrics.logFlush())));
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults, Time.SYSTEM,
                     config.replicaLagTimeMaxMs(), metadata::brokerEpoch);
@@ -226,6 +229,12 @@ public final class CairnServer implements AutoCloseable {
         ReplicationMetrics.register(metrics, replicaManager, metadata.node(), () -> state);
         metrics.addCollector(new PartitionLogCollector(replicaManager));
         metrics.addCollector(new ConsumerLagCollector(groupCoordinator, replicaManager));
+        metrics.addCollector(new GroupMetadataCollector(groupCoordinator));
+        // Kafka 4's group-coordinator-metrics offset-commit-count, cumulative (rate() is its offset-commit-rate).
+        Gauge.builder("kafka.server.group.coordinator.metrics.offset.commit.count", groupCoordinator,
+                GroupCoordinator::offsetCommits).description("Offsets committed by OffsetCommit since start")
+                .strongReference(true).register(metrics.registry());
+        FetcherLagMetrics.register(metrics, replicaManager);
         // Cairn has one purgatory for every kind of delayed operation (produce, fetch, coordinator writes).
         Gauge.builder("kafka.server.delayedoperationpurgatory.numdelayedoperations", purgatory,
                 PartitionPurgatory::pendingCount).description("Delayed operations waiting in the purgatory")

@@ -7,16 +7,23 @@ import java.util.concurrent.ScheduledExecutorService;
 /**
  * What the partitions of one log directory share: the clock, the file layer, the bounds on open file handles and
  * index mappings, and the executor that deletes files after {@code file.delete.delay.ms} ({@code null}: delete at
- * once). Immutable; its parts are thread-safe.
+ * once), and who is told of segment flushes. Immutable; its parts are thread-safe.
  *
  * @param time      the clock
  * @param layer     how files are opened
  * @param handles   bound on open segment file handles
  * @param mappings  bound on mapped index files
  * @param scheduler background executor for delayed deletes, or {@code null}
+ * @param flushListener told of every segment flush (the broker's {@code LogFlushRateAndTimeMs})
  */
 public record LogEnvironment(Time time, FileLayer layer, OpenResources handles, OpenResources mappings,
-                             ScheduledExecutorService scheduler) {
+                             ScheduledExecutorService scheduler, LogFlushListener flushListener) {
+
+    /** An environment whose flushes nobody listens to. */
+    public LogEnvironment(Time time, FileLayer layer, OpenResources handles, OpenResources mappings,
+                          ScheduledExecutorService scheduler) {
+        this(time, layer, handles, mappings, scheduler, LogFlushListener.NONE);
+    }
 
     /** Unbounded resources on the real file system, deletes at once. */
     public static LogEnvironment of(Time time) {
@@ -25,6 +32,6 @@ public record LogEnvironment(Time time, FileLayer layer, OpenResources handles, 
     }
 
     public LogEnvironment withLayer(FileLayer newLayer) {
-        return new LogEnvironment(time, newLayer, handles, mappings, scheduler);
+        return new LogEnvironment(time, newLayer, handles, mappings, scheduler, flushListener);
     }
 }

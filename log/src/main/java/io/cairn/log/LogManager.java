@@ -64,9 +64,18 @@ public final class LogManager implements Closeable {
      * @param cleanerBackoffMs   {@code log.cleaner.backoff.ms}; {@code <= 0} disables the cleaner
      * @param cleanerIoMaxBytesPerSecond {@code log.cleaner.io.max.bytes.per.second}
      * @param layer              file layer (tests may replace it)
+     * @param flushListener      told of every segment flush
      */
     public record Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
-                          long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer) {
+                          long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer,
+                          LogFlushListener flushListener) {
+
+        /** Options whose flushes nobody listens to. */
+        public Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
+                       long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer) {
+            this(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
+                cleanerIoMaxBytesPerSecond, layer, LogFlushListener.NONE);
+        }
 
         /** Kafka's intervals; bounds that fit the default 1,048,576 descriptors and 65,530 mappings with room. */
         public static Options defaults() {
@@ -77,7 +86,13 @@ public final class LogManager implements Closeable {
         /** These options with other retention and flush intervals. */
         public Options withIntervals(long newRetentionCheckMs, long newFlushCheckMs) {
             return new Options(maxOpenHandles, maxMappedIndexes, newRetentionCheckMs, newFlushCheckMs,
-                cleanerBackoffMs, cleanerIoMaxBytesPerSecond, layer);
+                cleanerBackoffMs, cleanerIoMaxBytesPerSecond, layer, flushListener);
+        }
+
+        /** These options with {@code listener} told of every segment flush. */
+        public Options withFlushListener(LogFlushListener listener) {
+            return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
+                cleanerIoMaxBytesPerSecond, layer, listener);
         }
     }
 
@@ -95,7 +110,7 @@ public final class LogManager implements Closeable {
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.scheduler = executor;
         this.env = new LogEnvironment(time, options.layer(), new OpenResources(options.maxOpenHandles()),
-            new OpenResources(options.maxMappedIndexes()), executor);
+            new OpenResources(options.maxMappedIndexes()), executor, options.flushListener());
         Path marker = logDir.resolve(CLEAN_SHUTDOWN_FILE);
         this.hadCleanShutdown = Files.exists(marker);
         this.previousBrokerEpoch = hadCleanShutdown ? brokerEpochOf(marker) : -1L;

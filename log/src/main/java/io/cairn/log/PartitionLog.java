@@ -436,7 +436,7 @@ public final class PartitionLog implements Closeable {
         }
         for (LogSegment s : dirty) {
             try {
-                s.flush();
+                flushSegment(s);
             } catch (UncheckedIOException e) {
                 if (segments.get(s.baseOffset()) == s) {
                     throw new KafkaStorageException(logPrefix + "cannot flush " + s, e);
@@ -464,7 +464,7 @@ public final class PartitionLog implements Closeable {
      */
     private void flushRolled(LogSegment old, long newBase) {
         try {
-            old.flush();
+            flushSegment(old);
         } catch (UncheckedIOException e) {
             if (segments.get(old.baseOffset()) == old) {
                 throw new KafkaStorageException(logPrefix + "cannot flush " + old, e);
@@ -485,6 +485,16 @@ public final class PartitionLog implements Closeable {
         }
         if (!lock.isHeldByCurrentThread()) {
             enforceBudgets();
+        }
+    }
+
+    /** Flushes one segment, timed for the flush listener (Kafka's {@code LogFlushStats}). */
+    private void flushSegment(LogSegment segment) {
+        long start = env.time().nanoseconds();
+        try {
+            segment.flush();
+        } finally {
+            env.flushListener().onSegmentFlushed(env.time().nanoseconds() - start);
         }
     }
 

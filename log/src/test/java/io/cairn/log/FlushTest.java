@@ -91,6 +91,37 @@ class FlushTest {
     }
 
     @Test
+    void everySegmentFlushIsTimedForTheFlushListenerButNotAnAppendBelowFlushMessages() {
+        // Given flush.messages 2, and a file layer whose fsync takes 7 ms of the clock
+        List<Long> flushes = Collections.synchronizedList(new ArrayList<>());
+        FileLayer slowForce = (path, options) -> new DelegatingFileChannel(FileChannel.open(path, options)) {
+            @Override
+            public void force(boolean metaData) throws IOException {
+                time.sleep(7);
+                super.force(metaData);
+            }
+        };
+        LogEnvironment env = new LogEnvironment(time, slowForce, io.cairn.log.io.OpenResources.unbounded(),
+            io.cairn.log.io.OpenResources.unbounded(), null, flushes::add);
+        PartitionLog log = PartitionLog.open(tmp.resolve("t-0"), LogConfig.builder().flushMessages(2).build(), env,
+            true);
+
+        // When one append stays below flush.messages, the second reaches it, then a roll flushes the third's segment
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        int belowFlushMessages = flushes.size();
+        log.appendAsLeader(values(time.milliseconds(), "b"), 0, AppendOrigin.CLIENT);
+        int atFlushMessages = flushes.size();
+        log.appendAsLeader(values(time.milliseconds(), "c"), 0, AppendOrigin.CLIENT);
+        log.roll();
+
+        // Then one timed flush per segment flushed, each at least its fsync's 7 ms
+        assertThat(belowFlushMessages).isZero();
+        assertThat(atFlushMessages).isEqualTo(1);
+        assertThat(flushes).hasSize(2).allSatisfy(nanos -> assertThat(nanos).isGreaterThanOrEqualTo(7_000_000L));
+        log.close();
+    }
+
+    @Test
     void theFlushOfARolledSegmentRestartsTheFlushMsClock() {
         // Given flush.ms 1000 and a segment rolled (and so flushed) 900 ms after the last flush
         PartitionLog log = PartitionLog.open(tmp.resolve("r-0"), LogConfig.builder().flushMs(1000).build(),

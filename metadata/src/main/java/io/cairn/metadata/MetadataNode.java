@@ -1,5 +1,6 @@
 package io.cairn.metadata;
 
+import io.cairn.metadata.controller.ControllerEventListener;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.MetadataListener;
 import io.cairn.metadata.ratis.RatisMetadataNode;
@@ -39,6 +40,11 @@ public interface MetadataNode extends AutoCloseable {
     /** Starts the node of this configuration (formatting a sole-voter combined node on first start). */
     static MetadataNode start(MetadataConfig config) throws IOException {
         return RatisMetadataNode.start(config);
+    }
+
+    /** {@link #start(MetadataConfig)}, a controller's event loop telling {@code controllerEvents} its times. */
+    static MetadataNode start(MetadataConfig config, ControllerEventListener controllerEvents) throws IOException {
+        return RatisMetadataNode.start(config, controllerEvents);
     }
 
     /** The latest committed image; a volatile read, never blocks. */

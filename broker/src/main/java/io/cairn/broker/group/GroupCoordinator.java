@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
@@ -36,6 +37,7 @@ public final class GroupCoordinator implements AutoCloseable {
     private final int configuredPartitions;
     private final CoordinatorRuntime<GroupShard, CoordinatorRecord> runtime;
     private final MetadataListener deletions = this::onMetadataUpdate;
+    private final LongAdder offsetCommits = new LongAdder();
 
     /**
      * @param settings             group.coordinator.threads, group.coordinator.append.linger.ms and
@@ -49,7 +51,8 @@ public final class GroupCoordinator implements AutoCloseable {
         this.metadata = metadata;
         this.configuredPartitions = configuredPartitions;
         CoordinatorRuntimeConfig<GroupShard, CoordinatorRecord> kind = new CoordinatorRuntimeConfig<>(
-            "group-coordinator", TOPIC, settings, GroupRecordSerde.SERDE, ctx -> new GroupShard(ctx, config));
+            "group-coordinator", TOPIC, settings, GroupRecordSerde.SERDE,
+            ctx -> new GroupShard(ctx, config, offsetCommits));
         this.runtime = new CoordinatorRuntime<>(kind, replicaManager, purgatory,
             new SystemTimer("group-coordinator"), time);
     }
@@ -91,6 +94,11 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     public <T> CompletableFuture<T> call(String groupId, Function<GroupShard, CompletableFuture<T>> op) {
         return runtime.call(partitionFor(groupId), op);
+    }
+
+    /** Offsets OffsetCommit has written since start (Kafka's {@code offset-commit-count}); any thread. */
+    public long offsetCommits() {
+        return offsetCommits.sum();
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.logging.log4j.Logger;
 
 /**
@@ -32,11 +33,12 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
     private final ClassicGroupManager groups;
     private final OffsetManager offsets;
 
-    GroupShard(ShardContext<CoordinatorRecord> ctx, GroupConfig config) {
+    /** @param offsetCommits counts the offsets OffsetCommit writes, shared by the coordinator's shards */
+    GroupShard(ShardContext<CoordinatorRecord> ctx, GroupConfig config, LongAdder offsetCommits) {
         this.ctx = ctx;
         this.config = config;
         this.groups = new ClassicGroupManager(ctx, config);
-        this.offsets = new OffsetManager(ctx, config);
+        this.offsets = new OffsetManager(ctx, config, offsetCommits);
     }
 
     public ClassicGroupManager groups() {

@@ -32,6 +32,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
@@ -79,9 +80,13 @@ public final class OffsetManager {
     private final Map<String, TreeMap<TopicPartitionKey, CommittedOffset>> offsets = new HashMap<>();
     private final PendingTransactionalOffsets pending = new PendingTransactionalOffsets();
 
-    public OffsetManager(ShardContext<CoordinatorRecord> ctx, GroupConfig config) {
+    private final LongAdder offsetCommits;
+
+    /** @param offsetCommits counts the offsets OffsetCommit writes (Kafka's {@code offset-commit} sensor) */
+    public OffsetManager(ShardContext<CoordinatorRecord> ctx, GroupConfig config, LongAdder offsetCommits) {
         this.ctx = ctx;
         this.config = config;
+        this.offsetCommits = offsetCommits;
     }
 
     /**
@@ -132,6 +137,7 @@ public final class OffsetManager {
         if (records.isEmpty()) {
             return CompletableFuture.completedFuture(response);
         }
+        offsetCommits.add(records.size());
         return ctx.write(records, -1L, (short) -1).handle((firstOffset, failure) -> {
             if (failure != null) {
                 Errors error = commitError(failure);

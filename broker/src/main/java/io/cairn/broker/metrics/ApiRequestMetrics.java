@@ -4,7 +4,6 @@ import io.cairn.wire.error.Errors;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -18,9 +17,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 public final class ApiRequestMetrics {
 
     static final String PREFIX = "kafka.network.requestmetrics.";
-    /** Kafka's histogram percentiles (Yammer's 50th ... 999th). */
-    private static final double[] QUANTILES = {0.5, 0.75, 0.95, 0.98, 0.99, 0.999};
-    private static final double NANOS_PER_MS = 1_000_000.0;
     /** Kafka's version numbers stay far below this; a larger one is counted under the last slot's label. */
     private static final int MAX_VERSIONS = 64;
 
@@ -63,9 +59,7 @@ public final class ApiRequestMetrics {
     }
 
     private DistributionSummary summary(String name, String help) {
-        return DistributionSummary.builder(PREFIX + name).description(help).tag("request", request)
-                .publishPercentiles(QUANTILES)
-                .distributionStatisticExpiry(Duration.ofMinutes(1)).register(registry);
+        return MillisSummaries.register(registry, PREFIX + name, help, "request", request);
     }
 
     /** The {@code request} label value. */
@@ -123,6 +117,6 @@ public final class ApiRequestMetrics {
     }
 
     private static double ms(long nanos) {
-        return Math.max(0, nanos) / NANOS_PER_MS;
+        return MillisSummaries.ms(nanos);
     }
 }

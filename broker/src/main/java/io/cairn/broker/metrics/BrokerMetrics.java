@@ -10,7 +10,8 @@ import io.prometheus.metrics.model.registry.MultiCollector;
 
 /**
  * The broker's meter registry and the component meters built on it: requests ({@link RequestMetrics}), topics
- * ({@link BrokerTopicMetrics}), listeners and threads ({@link SocketServerMetrics}), plus the JVM and process
+ * ({@link BrokerTopicMetrics}), listeners and threads ({@link SocketServerMetrics}), log flushes
+ * ({@link LogFlushMetrics}), controller events ({@link ControllerEventMetrics}), plus the JVM and process
  * metrics of the Prometheus client ({@code jvm_memory_used_bytes}, {@code jvm_gc_collection_seconds},
  * {@code jvm_threads_current}, {@code process_cpu_seconds_total}, {@code process_open_fds}: the names Kafka
  * dashboards query, which Micrometer's own JVM binders do not produce) and scrape-time collectors added by the
@@ -24,6 +25,8 @@ public final class BrokerMetrics implements AutoCloseable {
     private final RequestMetrics requests;
     private final BrokerTopicMetrics topics;
     private final SocketServerMetrics socketServer;
+    private final LogFlushMetrics logFlush;
+    private final ControllerEventMetrics controllerEvents;
 
     private BrokerMetrics(PrometheusMeterRegistry registry, boolean enabled) {
         this.registry = registry;
@@ -34,6 +37,8 @@ public final class BrokerMetrics implements AutoCloseable {
         this.requests = new RequestMetrics(registry);
         this.topics = new BrokerTopicMetrics(registry);
         this.socketServer = new SocketServerMetrics(registry);
+        this.logFlush = new LogFlushMetrics(registry);
+        this.controllerEvents = new ControllerEventMetrics(registry);
     }
 
     /** The server's metrics, JVM and process metrics included. */
@@ -64,6 +69,16 @@ public final class BrokerMetrics implements AutoCloseable {
 
     public SocketServerMetrics socketServer() {
         return socketServer;
+    }
+
+    /** What the log managers tell of their segment flushes. */
+    public LogFlushMetrics logFlush() {
+        return logFlush;
+    }
+
+    /** What the controller's event loop tells of its events. */
+    public ControllerEventMetrics controllerEvents() {
+        return controllerEvents;
     }
 
     /** The registry, for components that register their own gauges. */

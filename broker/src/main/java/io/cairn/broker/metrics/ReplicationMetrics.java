@@ -4,6 +4,7 @@ import io.cairn.isr.Partition;
 import io.cairn.isr.PartitionListener;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.image.TopicPartition;
@@ -20,8 +21,10 @@ import java.util.function.Supplier;
  * metadata image: {@code kafka_server_replicamanager_partitioncount}, {@code _leadercount},
  * {@code _underreplicatedpartitions} (led here, ISR smaller than the replicas), {@code _underminisrpartitioncount}
  * and {@code _atminisrpartitioncount} (led here, ISR below or at {@code min.insync.replicas}),
- * {@code kafka_controller_kafkacontroller_activecontrollercount} and {@code _offlinepartitionscount} (partitions
- * without a leader in the image, reported by the active controller only, as Kafka does); the ISR shrink and expand
+ * {@code kafka_controller_kafkacontroller_activecontrollercount}, {@code _offlinepartitionscount} (partitions
+ * without a leader in the image), {@code _globaltopiccount}, {@code _globalpartitioncount},
+ * {@code _activebrokercount} and {@code _fencedbrokercount} (registered brokers unfenced and fenced), the last five
+ * reported by the active controller only (0 elsewhere, as Kafka's controller reports them); the ISR shrink and expand
  * counters ({@code kafka_server_replicamanager_isrshrinks_total}, {@code _isrexpands_total}), counted from the
  * partitions' ISR changes, and the broker state ({@code kafka_server_kafkaserver_brokerstate}). It also drops a
  * topic's broker-topic series when the topic's last partition leaves this broker.
@@ -58,6 +61,14 @@ public final class ReplicationMetrics implements PartitionListener {
                 () -> metadata.isActiveController() ? 1 : 0);
         gauge(registry, CONTROLLER + "offlinepartitionscount", "Partitions without leader (active controller only)",
                 () -> metadata.isActiveController() ? offlinePartitions(metadata) : 0);
+        gauge(registry, CONTROLLER + "globaltopiccount", "Topics in the metadata (active controller only)",
+                () -> metadata.isActiveController() ? metadata.currentImage().topicsById().size() : 0);
+        gauge(registry, CONTROLLER + "globalpartitioncount", "Partitions in the metadata (active controller only)",
+                () -> metadata.isActiveController() ? metadata.currentImage().partitionCount() : 0);
+        gauge(registry, CONTROLLER + "activebrokercount", "Registered unfenced brokers (active controller only)",
+                () -> metadata.isActiveController() ? brokers(metadata, false) : 0);
+        gauge(registry, CONTROLLER + "fencedbrokercount", "Registered fenced brokers (active controller only)",
+                () -> metadata.isActiveController() ? brokers(metadata, true) : 0);
         gauge(registry, "kafka.server.kafkaserver.brokerstate", "Kafka's broker state number (3: running)",
                 () -> state.get().value());
         this.isrShrinks = Counter.builder(REPLICA_MANAGER + "isrshrinks").description("ISR shrinks")
@@ -83,6 +94,16 @@ public final class ReplicationMetrics implements PartitionListener {
         int count = 0;
         for (Partition partition : replicas.allPartitions()) {
             if (condition.test(partition)) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private static int brokers(MetadataNode metadata, boolean fenced) {
+        int count = 0;
+        for (BrokerRegistration broker : metadata.currentImage().brokers().values()) {
+            if (broker.fenced() == fenced) {
                 count++;
             }
         }

@@ -20,6 +20,7 @@ import io.cairn.wire.message.TxnOffsetCommitResponseData;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,7 +37,8 @@ class OffsetManagerTransactionTest {
     Path dir;
 
     private final ClassicGroupTestShardContext ctx = new ClassicGroupTestShardContext(NOW);
-    private final OffsetManager offsets = new OffsetManager(ctx, GroupConfig.defaults());
+    private final LongAdder offsetCommits = new LongAdder();
+    private final OffsetManager offsets = new OffsetManager(ctx, GroupConfig.defaults(), offsetCommits);
 
     private static TxnOffsetCommitRequestData txnCommit(long producerId, int partition, long offset) {
         return new TxnOffsetCommitRequestData().setTransactionalId("tx").setGroupId("g").setProducerId(producerId)
@@ -113,6 +115,25 @@ class OffsetManagerTransactionTest {
     }
 
     @Test
+    void theOffsetCommitCountCountsTheOffsetsOffsetCommitWritesButNotTransactionalOnes() {
+        // When: a transactional commit of one partition, a plain one of two, a plain one refused by the group
+        commitTransactionally(7L, 0, 42L);
+        for (Errors verdict : new Errors[] {Errors.NONE, Errors.ILLEGAL_GENERATION}) {
+            offsets.commit(new OffsetCommitRequestData().setGroupId("g").setGenerationIdOrMemberEpoch(-1)
+                .setMemberId("").setTopics(List.of(new OffsetCommitRequestData.OffsetCommitRequestTopic().setName("t")
+                    .setPartitions(List.of(
+                        new OffsetCommitRequestData.OffsetCommitRequestPartition().setPartitionIndex(0)
+                            .setCommittedOffset(50L),
+                        new OffsetCommitRequestData.OffsetCommitRequestPartition().setPartitionIndex(1)
+                            .setCommittedOffset(60L))))), (short) 9, verdict, (topic, p) -> false);
+        }
+        ctx.completeWrites();
+
+        // Then: Kafka's offset-commit count, the offsets written
+        assertThat(offsetCommits.sum()).isEqualTo(2);
+    }
+
+    @Test
     void theGroupsVerdictAndUnknownPartitionsAreAnsweredWithoutAWrite() {
         // When
         TxnOffsetCommitResponseData refused = offsets.commitTransactional(txnCommit(7L, 0, 42L),
@@ -139,7 +160,7 @@ class OffsetManagerTransactionTest {
                 AppendOrigin.COORDINATOR);
             log.appendAsLeader(CoordinatorBatches.endTransactionMarker(NOW, 8L, (short) 0, 1, false), 0,
                 AppendOrigin.COORDINATOR);
-            GroupShard shard = new GroupShard(ctx, GroupConfig.defaults());
+            GroupShard shard = new GroupShard(ctx, GroupConfig.defaults(), new LongAdder());
 
             // When
             CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(),

@@ -99,6 +99,23 @@ class MeterNamingTest {
     }
 
     @Test
+    void logFlushAndControllerEventTimesShouldBeKafkasMillisecondSummaries() {
+        // When
+        metrics.logFlush().onSegmentFlushed(4_000_000L);
+        metrics.controllerEvents().onEvent(500_000L, 2_000_000L);
+
+        // Then
+        assertThat(metrics.scrape())
+                .contains("kafka_log_logflushstats_logflushrateandtimems{quantile=\"0.99\"}")
+                .contains("kafka_log_logflushstats_logflushrateandtimems_count 1")
+                .contains("kafka_log_logflushstats_logflushrateandtimems_sum 4.0")
+                .contains("kafka_controller_controllereventmanager_eventqueuetimems{quantile=\"0.5\"}")
+                .contains("kafka_controller_controllereventmanager_eventqueuetimems_sum 0.5")
+                .contains("kafka_controller_controllereventmanager_eventqueueprocessingtimems_count 1")
+                .contains("kafka_controller_controllereventmanager_eventqueueprocessingtimems_sum 2.0");
+    }
+
+    @Test
     void disabledMetricsShouldRecordAndPublishNothing() {
         // Given
         BrokerMetrics disabled = BrokerMetrics.disabled();

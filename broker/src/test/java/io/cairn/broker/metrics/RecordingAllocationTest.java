@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Recording costs no allocation on the hot path: once a topic's and an API's meters are resolved, counting a
- * produced partition, a fetched partition and a finished request allocates nothing (measured with the JVM's
+ * produced partition, a fetched partition, a finished request, a segment flush (on a produce thread with
+ * {@code flush.messages}) and a controller event allocates nothing (measured with the JVM's
  * per-thread allocation counter over many iterations after a warm-up; a single allocation per iteration would show
  * as megabytes).
  */
@@ -28,14 +29,14 @@ class RecordingAllocationTest {
         TopicMeters topic = metrics.topics().forTopic("orders");
         ApiRequestMetrics produce = metrics.requests().forApi(ApiKey.PRODUCE);
         for (int i = 0; i < ITERATIONS; i++) {
-            recordOnce(topic, produce, i);
+            recordOnce(topic, produce, metrics, i);
         }
         long threadId = Thread.currentThread().getId();
 
         // When
         long before = threads.getThreadAllocatedBytes(threadId);
         for (int i = 0; i < ITERATIONS; i++) {
-            recordOnce(topic, produce, i);
+            recordOnce(topic, produce, metrics, i);
         }
         long allocated = threads.getThreadAllocatedBytes(threadId) - before;
 
@@ -45,7 +46,7 @@ class RecordingAllocationTest {
         assertThat(allocated).as("bytes allocated by %d recordings", ITERATIONS).isLessThan(ITERATIONS);
     }
 
-    private static void recordOnce(TopicMeters topic, ApiRequestMetrics produce, int i) {
+    private static void recordOnce(TopicMeters topic, ApiRequestMetrics produce, BrokerMetrics metrics, int i) {
         topic.totalProduceRequest();
         topic.messagesIn(10, 1_000);
         topic.totalFetchRequest();
@@ -54,5 +55,7 @@ class RecordingAllocationTest {
         produce.recordError(Errors.NONE);
         produce.recordTimes(0, 1_000L + i, 2_000_000L + i, 5_000_000L, 5_100_000L, 5_200_000L + i);
         produce.recordSizes(1_100, 60);
+        metrics.logFlush().onSegmentFlushed(3_000_000L + i);
+        metrics.controllerEvents().onEvent(20_000L + i, 400_000L + i);
     }
 }

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.cairn.testkit.BrokerCluster;
+import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.CairnProcess;
+import io.cairn.testkit.FreePorts;
 import io.cairn.testkit.TestDirectories;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -52,7 +55,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>The dashboard ({@code grafana/dashboards/cairn.json}) and the alert rules ({@code grafana/alerts.yml}) are
  * proven on the same kind of run: every panel query answers with data, the lag panel with the lag the test made,
  * the rules evaluate (the health ones silent) and pass {@code promtool check rules}, and {@code promtool check
- * metrics} finds nothing in the scrape but names the Kafka dialects fix ({@link #DIALECT_NAMES}).
+ * metrics} finds nothing in the scrape but names the Kafka dialects fix ({@link #DIALECT_NAMES}). The panels that
+ * need a follower ({@link #FOLLOWER_PANELS}: a single broker follows nothing) are proven on two nodes instead, a
+ * topic of replication factor 2 between them, both scraped by one Prometheus.
  *
  * <p>Needs the {@code prometheus} binary (Debian's package, which {@code .ci/run} installs): without it the test
  * is skipped, unless {@value #REQUIRE_PROMETHEUS} is set, when it fails.
@@ -72,9 +77,18 @@ class MetricsPrometheusIT {
     /** The dashboard's lag panel, as written in the JSON. */
     private static final String LAG_PANEL =
             "sum by (consumergroup, topic) (kafka_consumergroup_lag{job=\"$job\",instance=~\"$instance\"})";
-    /** Names promtool's lint dislikes but dashboards query: Kafka's JMX names and Kafka Exporter's {@code _sum}. */
+    /**
+     * Names promtool's lint dislikes but dashboards query: Kafka's JMX names and tags ({@code delayedOperation},
+     * {@code clientId}), Kafka 4's {@code group-count} and {@code offset-commit-count}, Kafka Exporter's
+     * {@code _sum}.
+     */
     private static final List<String> DIALECT_NAMES = List.of("kafka_server_socket_server_metrics_connection_count",
-            "kafka_server_delayedoperationpurgatory_numdelayedoperations", "kafka_consumergroup_lag_sum");
+            "kafka_server_delayedoperationpurgatory_numdelayedoperations", "kafka_consumergroup_lag_sum",
+            "kafka_server_replicafetchermanager_maxlag", "kafka_server_fetcherlagmetrics_consumerlag",
+            "kafka_server_group_coordinator_metrics_group_count",
+            "kafka_server_group_coordinator_metrics_offset_commit_count");
+    /** Panels whose series only a broker that follows a partition has: checked on two nodes. */
+    private static final List<String> FOLLOWER_PANELS = List.of("Follower lag per partition");
     /** Rounds of produce after the checks, so that the picture's rates and lag move. */
     private static final int PICTURE_ROUNDS = 4;
     /** The panels of the picture: Grafana's main rows, one panel each. */
@@ -88,6 +102,7 @@ class MetricsPrometheusIT {
     private Path binary;
     private long scrapingSince;
     private CairnProcess cairn;
+    private BrokerCluster cluster;
     private PrometheusProcess prometheus;
 
     @BeforeEach
@@ -109,6 +124,9 @@ class MetricsPrometheusIT {
         }
         if (cairn != null) {
             cairn.close();
+        }
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
@@ -156,6 +174,19 @@ class MetricsPrometheusIT {
         assertThat(prometheus.value("sum(jvm_memory_used_bytes{area=\"heap\"})")).isPositive();
         assertThat(prometheus.value("process_cpu_seconds_total")).isPositive();
         assertThat(prometheus.query("jvm_threads_current")).hasSize(1);
+        assertThat(prometheus.value("kafka_server_replicafetchermanager_maxlag{clientId=\"Replica\"}")).isZero();
+        assertThat(prometheus.value("kafka_log_logflushstats_logflushrateandtimems_count")).isPositive();
+        assertThat(prometheus.value("kafka_coordinator_group_groupmetadatamanager_numgroups")).isEqualTo(1.0);
+        assertThat(prometheus.value("kafka_coordinator_group_groupmetadatamanager_numgroupsempty")).isEqualTo(1.0);
+        assertThat(prometheus.value("kafka_coordinator_group_groupmetadatamanager_numoffsets")).isEqualTo(1.0);
+        assertThat(prometheus.value("kafka_server_group_coordinator_metrics_group_count{protocol=\"classic\"}"))
+                .isEqualTo(1.0);
+        assertThat(prometheus.value("kafka_server_group_coordinator_metrics_offset_commit_count")).isEqualTo(1.0);
+        assertThat(prometheus.value("kafka_controller_kafkacontroller_globaltopiccount")).isEqualTo(2.0);
+        assertThat(prometheus.value("kafka_controller_kafkacontroller_activebrokercount")).isEqualTo(1.0);
+        assertThat(prometheus.value("kafka_controller_kafkacontroller_fencedbrokercount")).isZero();
+        assertThat(prometheus.value("kafka_controller_controllereventmanager_eventqueueprocessingtimems_count"))
+                .isPositive();
 
         // And: more records, not consumed, are the group's lag
         produce(MORE);
@@ -170,6 +201,8 @@ class MetricsPrometheusIT {
         // Given
         Path grafana = Path.of(System.getProperty(GRAFANA_DIR_PROPERTY, "../grafana"));
         List<String> panelQueries = GrafanaFiles.panelQueries(grafana.resolve("dashboards/cairn.json"));
+        List<String> followerQueries = followerPanelQueries(grafana);
+        panelQueries.removeAll(followerQueries);
         List<String> ruleQueries = GrafanaFiles.ruleExpressions(grafana.resolve("alerts.yml"));
         startCairnAndPrometheus();
         createTopic();
@@ -218,6 +251,42 @@ class MetricsPrometheusIT {
         Path png = Path.of("target", "dashboard.png");
         drawMainPanels(GrafanaFiles.panels(grafana.resolve("dashboards/cairn.json")), png);
         assertThat(ImageIO.read(png.toFile()).getWidth()).isPositive();
+    }
+
+    @Test
+    void theFollowerPanelsShouldAnswerOnTwoNodesReplicatingATopic() throws Exception {
+        // Given: two Cairn nodes, each with its own metrics port, both scraped
+        Path grafana = Path.of(System.getProperty(GRAFANA_DIR_PROPERTY, "../grafana"));
+        List<String> followerQueries = followerPanelQueries(grafana);
+        int[] metricsPorts = FreePorts.freePorts(2);
+        cluster = BrokerCluster.create(BrokerKind.CAIRN, 2, Map.of(),
+                node -> Map.of("metrics.port", Integer.toString(metricsPorts[node.nodeId() - 1])));
+        cluster.start();
+        prometheus = PrometheusProcess.start(binary, List.of(metricsPorts[0], metricsPorts[1]));
+
+        // When: a topic replicated on both gets records, which the follower copies
+        createTopic(cluster.bootstrapServers(), (short) 2);
+        produce(cluster.bootstrapServers(), FIRST);
+
+        // Then: the follower reports its lag of the partition (caught up: 0), both brokers their max lag
+        String lag = "kafka_server_fetcherlagmetrics_consumerlag{topic=\"" + TOPIC + "\",partition=\"0\"}";
+        awaitScraped(() -> {
+            assertThat(prometheus.query(lag)).singleElement().extracting(PrometheusProcess.Sample::value)
+                    .isEqualTo(0.0);
+            for (String query : followerQueries) {
+                assertThat(prometheus.query(query)).as(query).isNotEmpty();
+            }
+        });
+        assertThat(followerQueries).isNotEmpty();
+        assertThat(prometheus.query("kafka_server_replicafetchermanager_maxlag{clientId=\"Replica\"}")).hasSize(2);
+        assertThat(prometheus.value("sum(kafka_controller_kafkacontroller_activebrokercount)")).isEqualTo(2.0);
+    }
+
+    /** The queries of the {@link #FOLLOWER_PANELS}. */
+    private static List<String> followerPanelQueries(Path grafana) throws Exception {
+        return GrafanaFiles.panels(grafana.resolve("dashboards/cairn.json")).stream()
+                .filter(panel -> FOLLOWER_PANELS.contains(panel.title()))
+                .flatMap(panel -> panel.targets().stream().map(GrafanaFiles.Target::expr)).toList();
     }
 
     /** Draws the {@link #PICTURE_PANELS} from range queries over the time Prometheus has been scraping. */
@@ -285,15 +354,24 @@ class MetricsPrometheusIT {
     }
 
     private void createTopic() throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                cairn.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        createTopic(cairn.bootstrapServers(), (short) 1);
+    }
+
+    /** The test topic; {@code flush.messages=1} makes every append a Kafka flush, for the log flush series. */
+    private static void createTopic(String bootstrap, short replicationFactor) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 1, replicationFactor)
+                    .configs(Map.of("flush.messages", "1")))).all().get(30, TimeUnit.SECONDS);
         }
     }
 
     private void produce(int records) throws Exception {
+        produce(cairn.bootstrapServers(), records);
+    }
+
+    private static void produce(String bootstrap, int records) throws Exception {
         Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cairn.bootstrapServers());
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {

@@ -56,6 +56,12 @@ final class PrometheusProcess implements AutoCloseable {
 
     /** Starts {@code binary} scraping {@code http://127.0.0.1:targetPort/metrics}; returns once it is ready. */
     static PrometheusProcess start(Path binary, int targetPort) throws IOException, InterruptedException {
+        return start(binary, List.of(targetPort));
+    }
+
+    /** Starts {@code binary} scraping {@code /metrics} on each of {@code targetPorts} (one job, one instance each). */
+    static PrometheusProcess start(Path binary, List<Integer> targetPorts) throws IOException, InterruptedException {
+        String targets = String.join(", ", targetPorts.stream().map(port -> "'127.0.0.1:" + port + "'").toList());
         Path dir = TestDirectories.createTempDirectory("cairn-prometheus-");
         Path config = Files.writeString(dir.resolve("prometheus.yml"), String.join("\n",
                 "global:",
@@ -65,7 +71,7 @@ final class PrometheusProcess implements AutoCloseable {
                 "  - job_name: " + JOB,
                 "    metrics_path: /metrics",
                 "    static_configs:",
-                "      - targets: ['127.0.0.1:" + targetPort + "']",
+                "      - targets: [" + targets + "]",
                 ""), StandardCharsets.UTF_8);
         int port = FreePorts.freePort();
         List<String> command = new ArrayList<>(List.of(binary.toString(), "--config.file=" + config,

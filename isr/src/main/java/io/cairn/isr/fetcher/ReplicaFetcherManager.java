@@ -150,6 +150,34 @@ public final class ReplicaFetcherManager implements AutoCloseable {
         return null;
     }
 
+    /** Receives one fetched partition's replication lag. */
+    @FunctionalInterface
+    public interface LagConsumer {
+        /**
+         * @param clientId the fetcher thread's name ({@code ReplicaFetcherThread-<fetcherId>-<leaderId>}), Kafka's
+         *                 {@code clientId} tag of {@code FetcherLagMetrics}
+         */
+        void accept(String clientId, TopicPartition tp, long lag);
+    }
+
+    /**
+     * Calls {@code action} with the replication lag of every partition the fetchers have had an answer for (Kafka's
+     * {@code FetcherLagMetrics.ConsumerLag}): the leader's high watermark minus this replica's next fetch offset.
+     */
+    public synchronized void forEachLag(LagConsumer action) {
+        for (ReplicaFetcherThread thread : threads.values()) {
+            String clientId = thread.getName();
+            thread.forEachLag((tp, lag) -> action.accept(clientId, tp, lag));
+        }
+    }
+
+    /** The largest lag over every fetched partition, 0 when there is none (Kafka's {@code MaxLag}). */
+    public synchronized long maxLag() {
+        long[] max = {0L};
+        forEachLag((clientId, tp, lag) -> max[0] = Math.max(max[0], lag));
+        return max[0];
+    }
+
     /** Partitions given up on (a storage error, a fenced epoch) until metadata adds them again. */
     public Set<TopicPartition> failedPartitions() {
         return Set.copyOf(failedPartitions);

@@ -25,6 +25,8 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -45,7 +47,8 @@ import org.apache.logging.log4j.Logger;
  * <p>Thread-safety: the partition states are guarded by one lock, held while a response is applied, so a partition
  * removed by the manager is never appended to afterwards; the network calls of the fetch and of OffsetForLeaderEpoch
  * run outside it. Unlike Kafka's thread, an unexpected error does not end the thread: it is logged and the thread backs
- * off and goes on.
+ * off and goes on. The replication lag of each partition fetched (Kafka's {@code FetcherLagStats}) is one volatile
+ * per partition, written by this thread on every answer and read by metrics scrapes from any thread.
  */
 public final class ReplicaFetcherThread extends Thread {
 
@@ -63,6 +66,8 @@ public final class ReplicaFetcherThread extends Thread {
     private final Condition changed = lock.newCondition();
     /** In fetch order; a partition moves to the end whenever its state changes (Kafka's PartitionStates). */
     private final LinkedHashMap<TopicPartition, PartitionFetchState> states = new LinkedHashMap<>();
+    /** The lag of each partition fetched once at least (Kafka's {@code FetcherLagMetrics}); written under the lock. */
+    private final ConcurrentHashMap<TopicPartition, FetcherLag> lags = new ConcurrentHashMap<>();
     private volatile boolean running = true;
 
     /**
@@ -201,6 +206,7 @@ public final class ReplicaFetcherThread extends Thread {
             Map<TopicPartition, PartitionFetchState> removed = new LinkedHashMap<>();
             for (TopicPartition tp : toRemove) {
                 PartitionFetchState state = states.remove(tp);
+                lags.remove(tp);
                 if (state != null) {
                     removed.put(tp, state);
                 }
@@ -228,6 +234,15 @@ public final class ReplicaFetcherThread extends Thread {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Calls {@code action} with each partition's replication lag (the leader's high watermark minus this replica's
+     * fetch offset at the last answer; Kafka's {@code ConsumerLag}), for the partitions answered at least once.
+     * Any thread; the values are read without the lock.
+     */
+    public void forEachLag(BiConsumer<TopicPartition, Long> action) {
+        lags.forEach((tp, lag) -> action.accept(tp, lag.value));
     }
 
     private void moveToEnd(TopicPartition tp, PartitionFetchState state) {
@@ -259,6 +274,7 @@ public final class ReplicaFetcherThread extends Thread {
     private void markPartitionFailed(TopicPartition tp) {
         failedPartitions.add(tp);
         states.remove(tp);
+        lags.remove(tp);
         LOGGER.warn("{}Partition {} marked as failed", logPrefix, tp);
     }
 
@@ -559,6 +575,7 @@ public final class ReplicaFetcherThread extends Thread {
             partition.maybeIncrementLogStartOffsetAsFollower(data.logStartOffset(), epoch);
             long nextOffset = info.validBytes() > 0 ? info.lastOffset() + 1 : state.fetchOffset();
             long lag = Math.max(0L, data.highWatermark() - nextOffset);
+            recordLag(tp, lag);
             if ((info.validBytes() > 0 || state.lag() == PartitionFetchState.UNKNOWN_LAG) && states.containsKey(tp)) {
                 int lastEpoch = lastBatchEpoch(data.records());
                 moveToEnd(tp, PartitionFetchState.of(state.topicId(), nextOffset, lag, epoch, Phase.FETCHING,
@@ -576,6 +593,27 @@ public final class ReplicaFetcherThread extends Thread {
                 logPrefix, tp, state.fetchOffset(), e);
             markPartitionFailed(tp);
         }
+    }
+
+    /**
+     * Under the lock: the partition's lag, unless it was removed meanwhile; one holder per partition, so an answer
+     * costs a map read and a volatile write.
+     */
+    void recordLag(TopicPartition tp, long lag) {
+        if (!states.containsKey(tp)) {
+            return;
+        }
+        FetcherLag holder = lags.get(tp);
+        if (holder == null) {
+            holder = new FetcherLag();
+            lags.put(tp, holder);
+        }
+        holder.value = lag;
+    }
+
+    /** One partition's last lag; written by the fetcher thread, read by scrapes. */
+    private static final class FetcherLag {
+        private volatile long value;
     }
 
     /** The partition leader epoch of the last batch, or -1 when there is none. */

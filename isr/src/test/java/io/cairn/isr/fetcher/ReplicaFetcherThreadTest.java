@@ -1,6 +1,7 @@
 package io.cairn.isr.fetcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicationQuota;
@@ -19,9 +20,11 @@ import io.cairn.wire.record.CompressionType;
 import io.cairn.wire.record.RecordBatchBuilder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -73,6 +76,7 @@ class ReplicaFetcherThreadTest {
     private Partition follower;
     private PartitionLeaderEndpoint endpoint;
     private ReplicaFetcherThread thread;
+    private int fetchMaxBytes = 1 << 20;
 
     @AfterEach
     void closeLogs() {
@@ -102,7 +106,7 @@ class ReplicaFetcherThreadTest {
             p -> highWatermarkEvents.incrementAndGet(), clock);
         endpoint = new PartitionLeaderEndpoint(SOURCE, FOLLOWER, Map.of(TP, leader));
         thread = new ReplicaFetcherThread("ReplicaFetcherThread-0-1", endpoint, tp -> TP.equals(tp) ? follower : null,
-            ConcurrentHashMap.newKeySet(), clock, 1_000L, 1 << 20, quota);
+            ConcurrentHashMap.newKeySet(), clock, 1_000L, fetchMaxBytes, quota);
         // As the replica manager starts a follower: its log end with an epoch history, else its high watermark.
         long initOffset = followerLog.latestEpoch() >= 0 ? follower.logEndOffset() : follower.highWatermark();
         thread.addPartitions(Map.of(TP, new InitialFetchState(TOPIC_ID, SOURCE, epoch, initOffset)));
@@ -276,6 +280,60 @@ class ReplicaFetcherThreadTest {
         assertThat(follower.logEndOffset()).isEqualTo(5);
         assertThat(thread.fetchState(TP).isDelayed(nowMs.get())).isTrue();
         assertThat(thread.fetchState(TP).fetchOffset()).isEqualTo(5);
+    }
+
+    @Test
+    void theLagOfAPartitionIsTheLeadersHighWatermarkMinusTheNextFetchOffsetAfterEachAnswerAndGoesWithIt() {
+        // Given: the leader alone in the ISR has 3 batches of 5 committed; each fetch brings one batch
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        fetchMaxBytes = 1;
+        start(3, List.of(LEADER));
+        for (int i = 0; i < 3; i++) {
+            leader.appendRecordsToLeader(batch(5, i * 10), AppendOrigin.CLIENT, 1);
+        }
+        Map<TopicPartition, Long> lags = new HashMap<>();
+        thread.forEachLag(lags::put);
+        assertThat(lags).as("no answer yet").isEmpty();
+
+        // When / Then: 10, 5, then 0 behind the high watermark of 15
+        for (long expected : new long[] {10, 5, 0}) {
+            round();
+            thread.forEachLag(lags::put);
+            assertThat(lags).containsExactly(Map.entry(TP, expected));
+        }
+
+        // And: a removed partition has no lag any more
+        thread.removePartitions(Set.of(TP));
+        lags.clear();
+        thread.forEachLag(lags::put);
+        assertThat(lags).isEmpty();
+    }
+
+    @Test
+    void recordingTheLagOfAnAnsweredPartitionAllocatesNothing() {
+        // Given: a fetched partition whose lag holder exists, and the JIT warmed up
+        com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assumeThat(threads.isThreadAllocatedMemorySupported()).as("per-thread allocation counter").isTrue();
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        start(3, List.of(LEADER));
+        int iterations = 200_000;
+        for (int i = 0; i < iterations; i++) {
+            thread.recordLag(TP, i);
+        }
+        long threadId = Thread.currentThread().getId();
+
+        // When
+        long before = threads.getThreadAllocatedBytes(threadId);
+        for (int i = 0; i < iterations; i++) {
+            thread.recordLag(TP, i);
+        }
+        long allocated = threads.getThreadAllocatedBytes(threadId) - before;
+
+        // Then: under a byte per answer (an object each would be megabytes)
+        assertThat(allocated).isLessThan(iterations);
     }
 
     @Test

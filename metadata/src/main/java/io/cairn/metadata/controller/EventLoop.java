@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The single thread (or simulated scheduler) the active controller runs on, with its clock. Implementations are
  * thread-safe: tasks may be submitted from any thread and run one at a time, in submission order; tasks submitted
- * after {@link #close()} are dropped.
+ * after {@link #close()} are dropped. The real loop times each event for a {@link ControllerEventListener}.
  */
 public interface EventLoop extends AutoCloseable {
 
@@ -22,8 +22,8 @@ public interface EventLoop extends AutoCloseable {
     @Override
     void close();
 
-    /** A real event loop on one daemon thread with the given name. */
-    static EventLoop singleThread(String name) {
+    /** A real event loop on one daemon thread with the given name, telling {@code listener} of each event's times. */
+    static EventLoop singleThread(String name, ControllerEventListener listener) {
         ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, name);
             thread.setDaemon(true);
@@ -34,7 +34,7 @@ public interface EventLoop extends AutoCloseable {
             public void execute(Runnable task) {
                 if (!executor.isShutdown()) {
                     try {
-                        executor.execute(task);
+                        executor.execute(timed(task, System.nanoTime()));
                     } catch (RejectedExecutionException e) {
                         // Closed concurrently: nothing runs on a closed loop.
                     }
@@ -45,11 +45,23 @@ public interface EventLoop extends AutoCloseable {
             public void schedule(Runnable task, long delayMs) {
                 if (!executor.isShutdown()) {
                     try {
-                        executor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+                        long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMs));
+                        executor.schedule(timed(task, due), delayMs, TimeUnit.MILLISECONDS);
                     } catch (RejectedExecutionException e) {
                         // Closed concurrently: nothing runs on a closed loop.
                     }
                 }
+            }
+
+            private Runnable timed(Runnable task, long readyNanos) {
+                return () -> {
+                    long start = System.nanoTime();
+                    try {
+                        task.run();
+                    } finally {
+                        listener.onEvent(Math.max(0, start - readyNanos), System.nanoTime() - start);
+                    }
+                };
             }
 
             @Override

@@ -6,6 +6,7 @@ import io.cairn.metadata.MetaProperties;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.controller.ControllerLogic;
+import io.cairn.metadata.controller.ControllerEventListener;
 import io.cairn.metadata.controller.EventLoop;
 import io.cairn.metadata.controller.MetadataLog;
 import io.cairn.metadata.controller.QuorumController;
@@ -98,7 +99,8 @@ public final class RatisMetadataNode implements MetadataNode {
     private volatile boolean closed;
     private final QuorumDescription quorumDescription = new QuorumDescription();
 
-    private RatisMetadataNode(MetadataConfig config, String clusterId) throws IOException {
+    private RatisMetadataNode(MetadataConfig config, String clusterId, ControllerEventListener controllerEvents)
+            throws IOException {
         this.config = config;
         this.clusterId = clusterId;
         this.selfId = peerId(config.nodeId());
@@ -117,7 +119,8 @@ public final class RatisMetadataNode implements MetadataNode {
         this.controller = config.isController()
                 ? new QuorumController(new ControllerLogic(config.controller(),
                         BootstrapFeatures.read(config.metadataLogDir())), clusterId, new RatisLog(),
-                        stateMachine::image, EventLoop.singleThread("cairn-controller-" + config.nodeId()),
+                        stateMachine::image, EventLoop.singleThread("cairn-controller-" + config.nodeId(),
+                                controllerEvents),
                         stateMachine::appliedResponse)
                 : null;
         Path storageDir = config.metadataLogDir().resolve(METADATA_DIR);
@@ -140,9 +143,15 @@ public final class RatisMetadataNode implements MetadataNode {
      * controller), starts the Ratis server and, on a broker-only node, joins the group as a listener.
      */
     public static RatisMetadataNode start(MetadataConfig configured) throws IOException {
+        return start(configured, ControllerEventListener.NONE);
+    }
+
+    /** {@link #start(MetadataConfig)}, the controller's event loop telling {@code controllerEvents} its times. */
+    public static RatisMetadataNode start(MetadataConfig configured, ControllerEventListener controllerEvents)
+            throws IOException {
         MetaProperties meta = ensureFormatted(configured);
         MetadataConfig config = withFormattedVoters(configured);
-        RatisMetadataNode node = new RatisMetadataNode(config, meta.clusterId());
+        RatisMetadataNode node = new RatisMetadataNode(config, meta.clusterId(), controllerEvents);
         try {
             node.server.start();
         } catch (IOException | RuntimeException e) {

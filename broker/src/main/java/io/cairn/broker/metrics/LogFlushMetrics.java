@@ -1,0 +1,25 @@
+package io.cairn.broker.metrics;
+
+import io.cairn.log.LogFlushListener;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * Kafka's {@code kafka.log:type=LogFlushStats,name=LogFlushRateAndTimeMs}: one millisecond summary
+ * ({@code kafka_log_logflushstats_logflushrateandtimems{quantile}}, {@code _count} whose {@code rate()} is Kafka's
+ * flush rate) recording each segment flush the log module reports. Thread-safe; recording allocates nothing.
+ */
+public final class LogFlushMetrics implements LogFlushListener {
+
+    private final DistributionSummary flushTime;
+
+    LogFlushMetrics(MeterRegistry registry) {
+        this.flushTime = MillisSummaries.register(registry, "kafka.log.logflushstats.logflushrateandtimems",
+                "Milliseconds each log segment flush (fsync of its log and indexes) took");
+    }
+
+    @Override
+    public void onSegmentFlushed(long nanos) {
+        flushTime.record(MillisSummaries.ms(nanos));
+    }
+}

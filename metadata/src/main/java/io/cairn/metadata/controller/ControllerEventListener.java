@@ -1,0 +1,16 @@
+package io.cairn.metadata.controller;
+
+/**
+ * Told of every event the controller's {@link EventLoop} runs, with Kafka's {@code ControllerEventManager} split:
+ * the time the event waited in the queue ({@code EventQueueTimeMs}: from submission, or for a scheduled event from
+ * the moment it became due, to the start of its run) and the time it ran ({@code EventQueueProcessingTimeMs}).
+ * Called on the event loop's thread after each event; implementations must be thread-safe and cheap.
+ */
+@FunctionalInterface
+public interface ControllerEventListener {
+
+    /** A listener that does nothing. */
+    ControllerEventListener NONE = (queueNanos, processingNanos) -> { };
+
+    void onEvent(long queueNanos, long processingNanos);
+}
