@@ -12,6 +12,7 @@ import io.cairn.broker.handler.AutoTopicCreation;
 import io.cairn.broker.handler.CreatePartitionsHandler;
 import io.cairn.broker.handler.CreateTopicsHandler;
 import io.cairn.broker.handler.DeleteGroupsHandler;
+import io.cairn.broker.handler.DeleteRecordsHandler;
 import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
@@ -274,6 +275,7 @@ public final class CairnServer implements AutoCloseable {
         // __consumer_offsets markers go through the group coordinator, which applies its transactional offsets.
         handlers.add(new WriteTxnMarkersHandler(markers, groups::completeTransaction));
         handlers.add(new DescribeProducersHandler(replicaManager, node));
+        handlers.add(new DeleteRecordsHandler(replicaManager, node, purgatory));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
         handlers.add(new InitProducerIdHandler(new ProducerIdManager(node, config.nodeId(), Time.SYSTEM),
