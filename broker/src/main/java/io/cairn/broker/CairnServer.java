@@ -17,6 +17,7 @@ import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
+import io.cairn.broker.handler.DescribeLogDirsHandler;
 import io.cairn.broker.handler.DescribeProducersHandler;
 import io.cairn.broker.handler.DescribeQuorumHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
@@ -276,6 +277,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new WriteTxnMarkersHandler(markers, groups::completeTransaction));
         handlers.add(new DescribeProducersHandler(replicaManager, node));
         handlers.add(new DeleteRecordsHandler(replicaManager, node, purgatory));
+        handlers.add(new DescribeLogDirsHandler(replicaManager));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
         handlers.add(new InitProducerIdHandler(new ProducerIdManager(node, config.nodeId(), Time.SYSTEM),
