@@ -29,6 +29,7 @@ import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.IncrementalAlterConfigsHandler;
 import io.cairn.broker.handler.InitProducerIdHandler;
 import io.cairn.broker.handler.ListGroupsHandler;
+import io.cairn.broker.handler.ListConfigResourcesHandler;
 import io.cairn.broker.handler.ListOffsetsHandler;
 import io.cairn.broker.handler.ListPartitionReassignmentsHandler;
 import io.cairn.broker.handler.MarkerAppender;
@@ -280,6 +281,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeProducersHandler(replicaManager, node));
         handlers.add(new DeleteRecordsHandler(replicaManager, node, purgatory));
         handlers.add(new DescribeLogDirsHandler(replicaManager));
+        handlers.add(new ListConfigResourcesHandler(node));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
         handlers.add(new InitProducerIdHandler(new ProducerIdManager(node, config.nodeId(), Time.SYSTEM),
