@@ -3,6 +3,7 @@ package io.cairn.compat.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.compat.group.GroupClients;
+import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -22,6 +23,9 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -45,7 +49,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code Admin.deleteRecords} move the log start offset (-1: the high watermark), an offset beyond the high
  * watermark and a compacted topic are refused, a consumer from earliest starts at the new start offset, and
  * {@code kafka-get-offsets} ({@code org.apache.kafka.tools.GetOffsetShell}) prints the same offsets for earliest,
- * latest, max-timestamp, earliest-local (-4) and a timestamp.
+ * latest, max-timestamp, earliest-local (-4) and a timestamp; on three replicas the answer's low watermark is the
+ * followers' new log start offset, which they take from the leader's fetch responses.
  */
 @Timeout(180)
 @ExtendWith(BrokerLogsExtension.class)
@@ -113,13 +118,43 @@ class DeleteRecordsIT {
 
     @ParameterizedTest
     @MethodSource("kinds")
+    void theAnswerWaitsUntilEveryFollowerMovedItsLogStartOffset(BrokerKind kind) throws Exception {
+        // Given: three replicas in sync with ten records.
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 3, Map.of())) {
+            cluster.start();
+            String topic = GroupClients.uniqueName("delete-replicated");
+            TopicPartition p0 = new TopicPartition(topic, 0);
+            Properties props = new Properties();
+            props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            try (Admin admin = Admin.create(props)) {
+                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get(30, TimeUnit.SECONDS);
+                List<ProducerRecord<String, String>> records = new ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    records.add(new ProducerRecord<>(topic, 0, "k" + i, "v" + i));
+                }
+                produce(cluster.bootstrapServers(), records);
+
+                // When
+                long low = admin.deleteRecords(Map.of(p0, RecordsToDelete.beforeOffset(7))).lowWatermarks().get(p0)
+                        .get(60, TimeUnit.SECONDS).lowWatermark();
+
+                // Then: the low watermark is the smallest log start offset of the three replicas.
+                assertThat(low).isEqualTo(7);
+                assertThat(admin.listOffsets(Map.of(p0, OffsetSpec.earliest())).partitionResult(p0)
+                        .get(30, TimeUnit.SECONDS).offset()).isEqualTo(7);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("kinds")
     void aCompactedTopicRefusesDeleteRecordsWithPolicyViolation(BrokerKind kind) throws Exception {
         // Given
         BrokerProcess broker = kind.shared();
         String topic = GroupClients.uniqueName("delete-compacted");
         TopicPartition p0 = new TopicPartition(topic, 0);
         try (Admin admin = GroupClients.admin(broker)) {
-            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 1, (short) 1)
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
                     .configs(Map.of("cleanup.policy", "compact")))).all().get(30, TimeUnit.SECONDS);
             produce(broker, List.of(new ProducerRecord<>(topic, 0, "k", "v")));
 
@@ -180,8 +215,12 @@ class DeleteRecordsIT {
     }
 
     private static void produce(BrokerProcess broker, List<ProducerRecord<String, String>> records) {
+        produce(broker.bootstrapServers(), records);
+    }
+
+    private static void produce(String bootstrap, List<ProducerRecord<String, String>> records) {
         Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
         config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "20000");
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(),
@@ -190,7 +229,7 @@ class DeleteRecordsIT {
                 producer.send(record).get(30, TimeUnit.SECONDS);
             }
         } catch (Exception e) {
-            throw new AssertionError("Could not produce to " + broker.bootstrapServers() + ": " + e, e);
+            throw new AssertionError("Could not produce to " + bootstrap + ": " + e, e);
         }
     }
 }
