@@ -8,8 +8,12 @@ import io.cairn.compat.group.GroupClients;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
+import io.cairn.testkit.CairnProcess;
 import io.cairn.testkit.JavaTool;
 import io.cairn.testkit.KafkaDistribution;
+import io.cairn.testkit.KafkaReferenceProcess;
+import io.cairn.testkit.TestDirectories;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +39,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * DescribeLogDirs as users see it, the same scenario against Cairn and the reference Kafka: the stock
  * {@code kafka-log-dirs --describe [--topic-list]} ({@code org.apache.kafka.tools.LogDirsCommand}) prints Kafka's
  * JSON (broker, log dir, error, partitions with size, offset lag and future flag), and {@code Admin.describeLogDirs}
- * and {@code Admin.describeReplicaLogDirs} report the same log dir, sizes and the volume's space.
+ * and {@code Admin.describeReplicaLogDirs} report the same log dir, sizes and the volume's space; a broker with two
+ * {@code log.dirs} places new partitions in both and describes both.
  */
 @Timeout(180)
 @ExtendWith(BrokerLogsExtension.class)
@@ -109,6 +114,41 @@ class DescribeLogDirsIT {
             assertThat(replicaDir.getFutureReplicaLogDir()).isNull();
         }
         assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
+    }
+
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aBrokerWithTwoLogDirsSpreadsNewPartitionsAndDescribesBoth(BrokerKind kind) throws Exception {
+        // Given: two log.dirs.
+        Path root = TestDirectories.createTempDirectory("cairn-log-dirs-");
+        String first = root.resolve("first").toAbsolutePath().toString();
+        String second = root.resolve("second").toAbsolutePath().toString();
+        String dirs = first + "," + second;
+        BrokerProcess broker = kind == BrokerKind.CAIRN ? CairnProcess.builder().config("log.dirs", dirs).build()
+                : KafkaReferenceProcess.builder().config("log.dirs", dirs).build();
+        try (broker) {
+            broker.start();
+            String topic = GroupClients.createTopic(broker, "two-dirs", 4);
+            try (Admin admin = GroupClients.admin(broker)) {
+                // When
+                Map<String, LogDirDescription> described = admin.describeLogDirs(List.of(1)).allDescriptions()
+                        .get(30, TimeUnit.SECONDS).get(1);
+
+                // Then: each directory holds some of the partitions, and together all of them.
+                assertThat(described).containsOnlyKeys(first, second);
+                List<TopicPartition> all = new ArrayList<>();
+                for (LogDirDescription d : described.values()) {
+                    assertThat(d.error()).isNull();
+                    List<TopicPartition> here = d.replicaInfos().keySet().stream()
+                            .filter(tp -> tp.topic().equals(topic)).toList();
+                    assertThat(here).isNotEmpty();
+                    all.addAll(here);
+                }
+                assertThat(all).extracting(TopicPartition::partition).containsExactlyInAnyOrder(0, 1, 2, 3);
+            }
+        } finally {
+            TestDirectories.deleteRecursively(root);
+        }
     }
 
     private static void produce(BrokerProcess broker, String topic, int count) throws Exception {
