@@ -3,13 +3,11 @@ package io.cairn.broker.handler;
 import io.cairn.broker.purgatory.DelayedOperation;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.Partition;
-import io.cairn.isr.ReplicaManager;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.NotLeaderOrFollowerException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -17,8 +15,9 @@ import java.util.function.Supplier;
  * The wait of one DeleteRecords request (Kafka's {@code DelayedDeleteRecords}), a {@link DelayedOperation} in the
  * broker's {@link PartitionPurgatory} under {@link PartitionPurgatory.WakeOn#LOW_WATERMARK}: each partition deleted
  * on the leader waits until its low watermark reached the requested offset (NONE with that low watermark); one whose
- * leadership was lost gets NOT_LEADER_OR_FOLLOWER, one that left this broker UNKNOWN_TOPIC_OR_PARTITION (both with
- * low watermark -1); one still waiting at {@code timeout_ms} REQUEST_TIMED_OUT with the low watermark it had.
+ * leadership was lost gets NOT_LEADER_OR_FOLLOWER, one that left this broker (its topic deleted) meanwhile
+ * UNKNOWN_TOPIC_OR_PARTITION (both with low watermark -1); one still waiting at {@code timeout_ms}
+ * REQUEST_TIMED_OUT with the low watermark it had.
  *
  * <p>Thread-safety: the statuses are read and written under the operation's lock ({@link DelayedOperation}); the
  * response is built once, by whoever completes the operation.
@@ -28,15 +27,12 @@ import java.util.function.Supplier;
 final class DelayedDeleteRecords<S> extends DelayedOperation {
 
     private final List<Status> waiting;
-    private final ReplicaManager replicas;
     private final Supplier<S> response;
     private final CompletableFuture<S> result = new CompletableFuture<>();
 
-    private DelayedDeleteRecords(long timeoutMs, List<Status> waiting, ReplicaManager replicas,
-                                 Supplier<S> response) {
+    private DelayedDeleteRecords(long timeoutMs, List<Status> waiting, Supplier<S> response) {
         super(timeoutMs);
         this.waiting = waiting;
-        this.replicas = replicas;
         this.response = response;
     }
 
@@ -44,8 +40,8 @@ final class DelayedDeleteRecords<S> extends DelayedOperation {
      * Answers at once when no partition of {@code statuses} needs to wait (every one failed or its low watermark
      * already reached its offset), else waits in {@code purgatory}; {@code response} reads the statuses at the end.
      */
-    static <S> CompletableFuture<S> await(List<Status> statuses, long timeoutMs, ReplicaManager replicas,
-                                          PartitionPurgatory purgatory, Supplier<S> response) {
+    static <S> CompletableFuture<S> await(List<Status> statuses, long timeoutMs, PartitionPurgatory purgatory,
+                                          Supplier<S> response) {
         List<Status> waiting = new ArrayList<>();
         List<TopicPartition> keys = new ArrayList<>();
         for (Status s : statuses) {
@@ -54,7 +50,7 @@ final class DelayedDeleteRecords<S> extends DelayedOperation {
                 keys.add(s.topicPartition);
             }
         }
-        DelayedDeleteRecords<S> wait = new DelayedDeleteRecords<>(timeoutMs, waiting, replicas, response);
+        DelayedDeleteRecords<S> wait = new DelayedDeleteRecords<>(timeoutMs, waiting, response);
         if (waiting.isEmpty()) {
             wait.respond();
         } else {
@@ -76,14 +72,13 @@ final class DelayedDeleteRecords<S> extends DelayedOperation {
 
     /** Settles {@code s} when its partition reached the offset or cannot any more; true when it is settled. */
     private boolean check(Status s) {
-        Optional<Partition> partition = replicas.partition(s.topicPartition);
-        if (partition.isEmpty() || partition.get().isRemoved()) {
+        if (s.partition.isRemoved()) {
             s.settle(Errors.UNKNOWN_TOPIC_OR_PARTITION, DeleteRecordsHandler.INVALID_LOW_WATERMARK);
             return true;
         }
         long low;
         try {
-            low = partition.get().lowWatermarkIfLeader();
+            low = s.partition.lowWatermarkIfLeader();
         } catch (NotLeaderOrFollowerException e) {
             s.settle(Errors.NOT_LEADER_OR_FOLLOWER, DeleteRecordsHandler.INVALID_LOW_WATERMARK);
             return true;
@@ -116,13 +111,17 @@ final class DelayedDeleteRecords<S> extends DelayedOperation {
     /** One partition of the request: its outcome so far. Guarded by the operation's lock once it is watched. */
     static final class Status {
         private final TopicPartition topicPartition;
+        /** The partition deleted on, null when the deletion failed. */
+        private final Partition partition;
         private final long requestedOffset;
         private long lowWatermark;
         private Errors error;
         private boolean pending;
 
-        private Status(TopicPartition tp, long requestedOffset, long lowWatermark, Errors error, boolean pending) {
+        private Status(TopicPartition tp, Partition partition, long requestedOffset, long lowWatermark, Errors error,
+                       boolean pending) {
             this.topicPartition = tp;
+            this.partition = partition;
             this.requestedOffset = requestedOffset;
             this.lowWatermark = lowWatermark;
             this.error = error;
@@ -130,15 +129,15 @@ final class DelayedDeleteRecords<S> extends DelayedOperation {
         }
 
         /** Deleted on the leader: done when the low watermark already reached the offset, else it waits. */
-        static Status deleted(TopicPartition tp, long requestedOffset, long lowWatermark) {
+        static Status deleted(Partition partition, long requestedOffset, long lowWatermark) {
             boolean reached = lowWatermark >= requestedOffset;
-            return new Status(tp, requestedOffset, lowWatermark, reached ? Errors.NONE : Errors.REQUEST_TIMED_OUT,
-                    !reached);
+            return new Status(partition.topicPartition(), partition, requestedOffset, lowWatermark,
+                    reached ? Errors.NONE : Errors.REQUEST_TIMED_OUT, !reached);
         }
 
         /** Failed on the leader (low watermark -1). */
         static Status failed(TopicPartition tp, Errors error) {
-            return new Status(tp, -1L, DeleteRecordsHandler.INVALID_LOW_WATERMARK, error, false);
+            return new Status(tp, null, -1L, DeleteRecordsHandler.INVALID_LOW_WATERMARK, error, false);
         }
 
         void settle(Errors outcome, long low) {

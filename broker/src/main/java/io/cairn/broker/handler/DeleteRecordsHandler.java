@@ -82,8 +82,7 @@ public final class DeleteRecordsHandler implements ApiHandler<DeleteRecordsReque
         offsets.forEach((tp, offset) -> statuses.add(image.partition(tp).isPresent()
                 ? deleteLocally(tp, offset)
                 : DelayedDeleteRecords.Status.failed(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION)));
-        return DelayedDeleteRecords.await(statuses, request.timeoutMs(), replicas, purgatory,
-                () -> response(statuses));
+        return DelayedDeleteRecords.await(statuses, request.timeoutMs(), purgatory, () -> response(statuses));
     }
 
     /** Kafka's {@code deleteRecordsOnLocalLog} for one partition. */
@@ -92,8 +91,9 @@ public final class DeleteRecordsHandler implements ApiHandler<DeleteRecordsReque
             return DelayedDeleteRecords.Status.failed(tp, Errors.INVALID_TOPIC_EXCEPTION);
         }
         try {
-            Partition.DeleteRecordsResult result = replicas.leaderPartition(tp).deleteRecordsOnLeader(offset);
-            return DelayedDeleteRecords.Status.deleted(tp, result.requestedOffset(), result.lowWatermark());
+            Partition partition = replicas.leaderPartition(tp);
+            Partition.DeleteRecordsResult result = partition.deleteRecordsOnLeader(offset);
+            return DelayedDeleteRecords.Status.deleted(partition, result.requestedOffset(), result.lowWatermark());
         } catch (RuntimeException e) {
             Errors error = Errors.forException(e);
             if (error == Errors.UNKNOWN_SERVER_ERROR) {

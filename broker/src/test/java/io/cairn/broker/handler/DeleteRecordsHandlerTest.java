@@ -18,6 +18,7 @@ import io.cairn.wire.message.DeleteRecordsRequestData.DeleteRecordsPartition;
 import io.cairn.wire.message.DeleteRecordsRequestData.DeleteRecordsTopic;
 import io.cairn.wire.message.DeleteRecordsResponseData;
 import io.cairn.wire.message.DeleteRecordsResponseData.DeleteRecordsPartitionResult;
+import io.cairn.wire.message.DeleteTopicsRequestData;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -153,6 +154,26 @@ class DeleteRecordsHandlerTest {
         assertThat(result.errorCode()).isEqualTo(Errors.NONE.code());
         assertThat(result.lowWatermark()).isEqualTo(2);
         assertThat(purgatory.pendingCount()).isZero();
+    }
+
+    @Test
+    void deletingTheTopicAnswersAWaitingRequestAtOnce() throws Exception {
+        // Given
+        fixture.createTopicOn("doomed", new ArrayList<>(List.of(1, 2)));
+        Partition partition = fixture.partition("doomed", 0);
+        fixture.append("doomed", 0, 1L, 2L);
+        partition.updateFollowerFetchState(2, 2, 0L, 0L, partition.logEndOffset());
+        CompletableFuture<DeleteRecordsResponseData> waiting = delete("doomed", 30_000, 1);
+        assertThat(waiting).isNotDone();
+
+        // When
+        fixture.metadata().node().deleteTopics(new DeleteTopicsRequestData().setTopicNames(List.of("doomed")))
+                .get(30, TimeUnit.SECONDS);
+
+        // Then: without the timer moving.
+        DeleteRecordsPartitionResult result = only(waiting);
+        assertThat(result.errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        assertThat(result.lowWatermark()).isEqualTo(-1);
     }
 
     @Test
