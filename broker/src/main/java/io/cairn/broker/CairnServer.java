@@ -12,10 +12,12 @@ import io.cairn.broker.handler.AutoTopicCreation;
 import io.cairn.broker.handler.CreatePartitionsHandler;
 import io.cairn.broker.handler.CreateTopicsHandler;
 import io.cairn.broker.handler.DeleteGroupsHandler;
+import io.cairn.broker.handler.DeleteRecordsHandler;
 import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
+import io.cairn.broker.handler.DescribeLogDirsHandler;
 import io.cairn.broker.handler.DescribeProducersHandler;
 import io.cairn.broker.handler.DescribeQuorumHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
@@ -26,6 +28,7 @@ import io.cairn.broker.handler.GroupHandlers;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.IncrementalAlterConfigsHandler;
 import io.cairn.broker.handler.InitProducerIdHandler;
+import io.cairn.broker.handler.ListConfigResourcesHandler;
 import io.cairn.broker.handler.ListGroupsHandler;
 import io.cairn.broker.handler.ListOffsetsHandler;
 import io.cairn.broker.handler.ListPartitionReassignmentsHandler;
@@ -36,6 +39,7 @@ import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
 import io.cairn.broker.handler.TopicConfigDefaults;
+import io.cairn.broker.handler.UnregisterBrokerHandler;
 import io.cairn.broker.handler.UpdateFeaturesHandler;
 import io.cairn.broker.handler.WriteTxnMarkersHandler;
 import io.cairn.broker.metrics.BrokerMetrics;
@@ -268,6 +272,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new CreatePartitionsHandler(node));
         handlers.add(new ElectLeadersHandler(node));
         handlers.add(new UpdateFeaturesHandler(node));
+        handlers.add(new UnregisterBrokerHandler(node));
         handlers.add(new AlterPartitionReassignmentsHandler(node));
         handlers.add(new ListPartitionReassignmentsHandler(node));
         handlers.add(new DescribeTopicPartitionsHandler(node));
@@ -285,6 +290,9 @@ public final class CairnServer implements AutoCloseable {
         // __consumer_offsets markers go through the group coordinator, which applies its transactional offsets.
         handlers.add(new WriteTxnMarkersHandler(markers, groups::completeTransaction));
         handlers.add(new DescribeProducersHandler(replicaManager, node));
+        handlers.add(new DeleteRecordsHandler(replicaManager, node, purgatory));
+        handlers.add(new DescribeLogDirsHandler(replicaManager));
+        handlers.add(new ListConfigResourcesHandler(node));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
         handlers.add(new InitProducerIdHandler(new ProducerIdManager(node, config.nodeId(), Time.SYSTEM),

@@ -19,6 +19,7 @@ import io.cairn.wire.error.FencedLeaderEpochException;
 import io.cairn.wire.error.NotEnoughReplicasException;
 import io.cairn.wire.error.NotLeaderOrFollowerException;
 import io.cairn.wire.error.OffsetOutOfRangeException;
+import io.cairn.wire.error.PolicyViolationException;
 import io.cairn.wire.error.UnknownLeaderEpochException;
 import io.cairn.wire.protocol.Uuid;
 import java.nio.ByteBuffer;
@@ -58,6 +59,8 @@ public final class Partition {
     public static final int NO_EPOCH = -1;
     /** ListOffsets timestamp (v9+): the highest offset in tiered storage; -1 here, as Kafka without tiering. */
     public static final long LATEST_TIERED_TIMESTAMP = -5L;
+    /** DeleteRecords offset -1: up to the high watermark (Kafka's {@code DeleteRecordsRequest.HIGH_WATERMARK}). */
+    public static final long DELETE_TO_HIGH_WATERMARK = -1L;
 
     private final TopicPartition topicPartition;
     private final Uuid topicId;
@@ -333,6 +336,78 @@ public final class Partition {
         return Math.min(minInsyncReplicas, registration.replicas().size());
     }
 
+    /**
+     * DeleteRecords on the leader (Kafka's {@code deleteRecordsOnLeader}): moves the log start offset up to
+     * {@code offset} (-1: the high watermark) and returns the offset the request waits for with the low watermark
+     * now. A topic whose {@code cleanup.policy} lacks {@code delete} is POLICY_VIOLATION, a negative offset or one
+     * above the high watermark OFFSET_OUT_OF_RANGE; the log start offset never moves down.
+     *
+     * @throws NotLeaderOrFollowerException when this broker does not lead the partition
+     */
+    public DeleteRecordsResult deleteRecordsOnLeader(long offset) {
+        stateLock.readLock().lock();
+        try {
+            if (removed || registration.leader() != localBrokerId) {
+                throw notLeader();
+            }
+            if (!log.config().delete()) {
+                throw new PolicyViolationException("Records of partition " + topicPartition
+                    + " can not be deleted due to the configured policy");
+            }
+            long requested = offset == DELETE_TO_HIGH_WATERMARK ? highWatermark : offset;
+            if (requested < 0) {
+                throw new OffsetOutOfRangeException("The offset " + requested + " for partition " + topicPartition
+                    + " is not valid");
+            }
+            if (requested > highWatermark) {
+                throw new OffsetOutOfRangeException("Cannot increment the log start offset to " + requested
+                    + " of partition " + topicPartition + " since it is larger than the high watermark "
+                    + highWatermark);
+            }
+            if (requested > log.logStartOffset()) {
+                log.deleteRecordsBefore(requested);
+                LOGGER.info("{}Incremented log start offset to {} due to client delete records request", logPrefix,
+                    requested);
+            }
+            return new DeleteRecordsResult(requested, lowWatermark());
+        } finally {
+            stateLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * The low watermark (Kafka's {@code lowWatermarkIfLeader}): the smallest log start offset of this replica and of
+     * every other replica on a live (unfenced) broker, as their fetches reported it (-1 before a follower's first
+     * fetch).
+     *
+     * @throws NotLeaderOrFollowerException when this broker does not lead the partition
+     */
+    public long lowWatermarkIfLeader() {
+        if (removed || !isLeader()) {
+            throw notLeader();
+        }
+        return lowWatermark();
+    }
+
+    private long lowWatermark() {
+        long low = log.logStartOffset();
+        for (Map.Entry<Integer, ReplicaState> e : followers.entrySet()) {
+            long start = e.getValue().logStartOffset();
+            boolean alive = isrContext.brokers().apply(e.getKey()).map(b -> !b.fenced()).orElse(false);
+            if (alive && start < low) {
+                low = start;
+            }
+        }
+        return low;
+    }
+
+    /**
+     * What {@link #deleteRecordsOnLeader} did: the offset the log now starts at on the leader (the request's offset
+     * resolved) and the low watermark right after.
+     */
+    public record DeleteRecordsResult(long requestedOffset, long lowWatermark) {
+    }
+
     /** True when this broker leads and the committed ISR is smaller than the effective min ISR. */
     public boolean isUnderMinIsr() {
         return isLeader() && partitionState.isr().size() < effectiveMinIsr();
@@ -404,6 +479,9 @@ public final class Partition {
         maybeExpandIsr(replicaId);
         if (before == null || before.logEndOffset() != fetchOffset) {
             maybeIncrementHighWatermark(fetchTimeMs);
+        }
+        if (before == null || before.logStartOffset() != followerStartOffset) {
+            listener.onLogStartOffsetChanged(this);
         }
     }
 

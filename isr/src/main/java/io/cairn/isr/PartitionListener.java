@@ -18,6 +18,13 @@ public interface PartitionListener {
     default void onLogEndOffsetAdvanced(Partition partition) {
     }
 
+    /**
+     * A follower's fetch reported a new log start offset of its replica of {@code partition}, led here: the low
+     * watermark a DeleteRecords waits for may have moved.
+     */
+    default void onLogStartOffsetChanged(Partition partition) {
+    }
+
     /** The in-sync replica set of {@code partition} changed while its leadership stayed. */
     default void onIsrChanged(Partition partition) {
     }

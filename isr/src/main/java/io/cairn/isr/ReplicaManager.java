@@ -85,6 +85,11 @@ public final class ReplicaManager implements AutoCloseable {
         }
 
         @Override
+        public void onLogStartOffsetChanged(Partition partition) {
+            notifyListeners(partition, PartitionListener::onLogStartOffsetChanged);
+        }
+
+        @Override
         public void onIsrChanged(Partition partition) {
             notifyListeners(partition, PartitionListener::onIsrChanged);
         }
@@ -198,6 +203,11 @@ public final class ReplicaManager implements AutoCloseable {
         MetadataImage image = metadataNode.subscribe(metadataListener);
         applyImage(image);
         removeStrayLogs(image);
+    }
+
+    /** The log managers, one per {@code log.dirs} entry, in the configured order. */
+    public List<LogManager> logManagers() {
+        return logManagers;
     }
 
     /** Adds a listener told of a partition's offset, ISR and leadership changes (the purgatory, coordinators). */

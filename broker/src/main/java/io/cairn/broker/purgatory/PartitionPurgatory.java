@@ -13,11 +13,12 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The broker's one purgatory for operations that wait on partitions (Kafka's {@code ReplicaManager} purgatories):
- * delayed fetches, acks=all produce and coordinator writes watch the partitions they read or wrote, and the
- * partition events that can complete them retry exactly those operations:
+ * delayed fetches, acks=all produce, coordinator writes and DeleteRecords watch the partitions they read or wrote,
+ * and the partition events that can complete them retry exactly those operations:
  * <ul>
  *   <li>log end offset advanced: operations that read up to the log end (follower fetches);</li>
  *   <li>high watermark advanced: operations that wait for the high watermark (consumer fetches, acks=all);</li>
+ *   <li>a follower reported a new log start offset: DeleteRecords waiting for the low watermark;</li>
  *   <li>ISR changed, leadership changed or the partition left this broker: every operation on the partition.</li>
  * </ul>
  * Each operation also expires on the injected {@link Timer}; a completed operation leaves the purgatory at once.
@@ -33,7 +34,9 @@ public final class PartitionPurgatory implements PartitionListener, AutoCloseabl
         /** The leader's log end offset: follower fetches. */
         LOG_END_OFFSET,
         /** The high watermark (the last stable offset moves with it): consumers, acks=all, coordinator writes. */
-        HIGH_WATERMARK
+        HIGH_WATERMARK,
+        /** The low watermark (the replicas' smallest log start offset): DeleteRecords. */
+        LOW_WATERMARK
     }
 
     /** What an operation watches: a partition and the offset of it whose moves can complete the operation. */
@@ -86,6 +89,11 @@ public final class PartitionPurgatory implements PartitionListener, AutoCloseabl
     @Override
     public void onLogEndOffsetAdvanced(Partition partition) {
         purgatory.checkAndComplete(new Key(partition.topicPartition(), WakeOn.LOG_END_OFFSET));
+    }
+
+    @Override
+    public void onLogStartOffsetChanged(Partition partition) {
+        purgatory.checkAndComplete(new Key(partition.topicPartition(), WakeOn.LOW_WATERMARK));
     }
 
     @Override

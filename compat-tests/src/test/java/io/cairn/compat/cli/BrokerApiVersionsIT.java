@@ -113,6 +113,24 @@ class BrokerApiVersionsIT {
         assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
     }
 
+    @ParameterizedTest
+    @EnumSource(BrokerKind.class)
+    void toolShouldShowTheAdminApisWithKafkasVersionRanges(BrokerKind kind) {
+        // Given
+        BrokerProcess broker = kind.shared();
+
+        // When
+        JavaTool.Result result = runTool(broker);
+
+        // Then: Kafka 4.1.1's own ranges (DescribeLogDirs v0 was removed in 4.0).
+        assertThat(result.exitCode()).as("%s", result).isZero();
+        assertThat(result.stdout().lines().toList()).as("%s", result).contains(
+                "\tDeleteRecords(21): 0 to 2 [usable: 2],",
+                "\tDescribeLogDirs(35): 1 to 4 [usable: 4],",
+                "\tUnregisterBroker(64): 0 [usable: 0],",
+                "\tListConfigResources(74): 0 to 1 [usable: 1],");
+    }
+
     @Test
     void toolShouldShowTheTopicApisCairnServesAndTheNewGroupProtocolAsUnsupported() {
         // Given
