@@ -169,7 +169,7 @@ class TransactionMarkersIT {
                 partition.replicas().stream().map(Node::id).toList(), partition.isr().stream().map(Node::id).toList(),
                 leader, 0, 0)));
         return new MetadataImage(1L, "it", -1, 1L, brokers, Map.of(id, image), Map.of(topic, id), Map.of(), 0L, 0L,
-                Map.of(), Map.of());
+                Map.of(), Map.of(), Map.of());
     }
 
     @ParameterizedTest
