@@ -23,9 +23,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,6 +48,7 @@ import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -54,8 +57,8 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
-import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.DivisionInfo;
@@ -91,7 +94,6 @@ public final class RatisMetadataNode implements MetadataNode {
     private final ClientId selfClientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final ExecutorService routingExecutor;
-    private volatile RaftClient routingClient;
     private final Map<Integer, RaftClient> peerClients = new ConcurrentHashMap<>();
     private volatile int routeHint = -1;
     private volatile int lastFailedTarget = -1;
@@ -130,7 +132,6 @@ public final class RatisMetadataNode implements MetadataNode {
                 .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER).build();
         stateMachine.setTermSupplier(ignored -> currentTerm());
         this.clientProperties = clientProperties(config);
-        this.routingClient = newRoutingClient();
         this.routingExecutor = Executors.newCachedThreadPool(r -> {
             Thread thread = new Thread(r, "cairn-metadata-route-" + config.nodeId());
             thread.setDaemon(true);
@@ -252,13 +253,6 @@ public final class RatisMetadataNode implements MetadataNode {
         return props;
     }
 
-    private RaftClient newRoutingClient() {
-        return RaftClient.newBuilder().setProperties(clientProperties).setRaftGroup(group)
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
-                        TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-                .build();
-    }
-
     /**
      * Sends a read-only query to one voter: the last known leader, else the voters in turn. One try per call, no
      * Ratis retries (Ratis' ordered async client closes itself for good after a failure; this one is blocking):
@@ -278,9 +272,7 @@ public final class RatisMetadataNode implements MetadataNode {
             }
             target = candidates.get(Math.floorMod(attemptNo, candidates.size())).id();
         }
-        RaftClient client = peerClients.computeIfAbsent(target, id -> RaftClient.newBuilder()
-                .setProperties(clientProperties).setRaftGroup(group).setLeaderId(peerId(id))
-                .setRetryPolicy(RetryPolicies.noRetry()).build());
+        RaftClient client = peerClient(target);
         try {
             RaftClientReply reply = client.io().sendReadOnly(message);
             if (reply.getNotLeaderException() != null) {
@@ -296,14 +288,27 @@ public final class RatisMetadataNode implements MetadataNode {
         } catch (IOException | RuntimeException e) {
             routeHint = -1;
             lastFailedTarget = target;
-            if (peerClients.remove(target, client)) {
-                // A Ratis client may close itself after a failure, and calls on it then fail or hang: the next try
-                // gets a new one. Its resources are released later, off the request path and after concurrent
-                // tries on it have given up (closing waits for the channel, seconds for a dead peer).
-                CompletableFuture.delayedExecutor(2 * config.requestTimeoutMs(), TimeUnit.MILLISECONDS,
-                        routingExecutor).execute(() -> closeQuietly(client));
-            }
+            dropPeerClient(target, client);
             throw e;
+        }
+    }
+
+    /** The client that talks to voter {@code id} only, without Ratis retries (one per voter, made on first use). */
+    private RaftClient peerClient(int id) {
+        return peerClients.computeIfAbsent(id, ignored -> RaftClient.newBuilder()
+                .setProperties(clientProperties).setRaftGroup(group).setLeaderId(peerId(id))
+                .setRetryPolicy(RetryPolicies.noRetry()).build());
+    }
+
+    /**
+     * Forgets a voter's client after a failed call: a Ratis client may close itself after a failure, and calls on
+     * it then fail or hang, so the next try gets a new one. Its resources are released later, off the request path
+     * and after concurrent tries on it have given up (closing waits for the channel, seconds for a dead peer).
+     */
+    private void dropPeerClient(int id, RaftClient client) {
+        if (peerClients.remove(id, client)) {
+            CompletableFuture.delayedExecutor(2 * config.requestTimeoutMs(), TimeUnit.MILLISECONDS,
+                    routingExecutor).execute(() -> closeQuietly(client));
         }
     }
 
@@ -377,30 +382,25 @@ public final class RatisMetadataNode implements MetadataNode {
                 observers, followers);
     }
 
+    /**
+     * Adds this node to the group's listeners, retrying until the committed configuration lists it. Ratis 3.1.3's
+     * {@code Mode.ADD} merges the current listeners only into its "no change" check: the configuration it writes
+     * holds just the listeners of the request, so each broker-only node joining that way removed the earlier ones
+     * (the leader stops their log appenders and their images freeze). Instead each try reads the leader's
+     * configuration and sets it with this node added, as a compare-and-set, so a concurrent change makes the try
+     * fail and the next one starts from the new configuration.
+     */
     private void joinAsListener() {
-        List<RaftPeer> voters = group.getPeers().stream().filter(p -> !p.getId().equals(selfId)).toList();
-        SetConfigurationRequest.Arguments args = SetConfigurationRequest.Arguments.newBuilder()
-                .setServersInNewConf(voters).setListenersInNewConf(List.of(listenerPeer()))
-                .setMode(SetConfigurationRequest.Mode.ADD).build();
         routingExecutor.execute(() -> {
             for (int attempt = 1; ; attempt++) {
                 try {
-                    RaftClientReply reply = routingClient.admin().setConfiguration(args);
-                    if (reply.isSuccess() || closed) {
-                        if (reply.isSuccess()) {
-                            LOGGER.info("Node {} joined the metadata quorum as a listener", config.nodeId());
-                        }
+                    if (tryJoinAsListener()) {
+                        LOGGER.info("Node {} joined the metadata quorum as a listener", config.nodeId());
                         return;
                     }
-                    LOGGER.warn("Listener registration of node {} failed: {}", config.nodeId(), reply);
-                } catch (AlreadyClosedException e) {
-                    synchronized (this) {
-                        if (!closed) {
-                            RaftClient old = routingClient;
-                            routingClient = newRoutingClient();
-                            closeQuietly(old);
-                        }
-                    }
+                } catch (ReconfigurationInProgressException e) {
+                    LOGGER.debug("Listener registration of node {} waits for another configuration change",
+                            config.nodeId());
                 } catch (IOException | RuntimeException e) {
                     LOGGER.warn("Listener registration of node {} failed (attempt {}): {}", config.nodeId(), attempt,
                             e.toString());
@@ -416,6 +416,77 @@ public final class RatisMetadataNode implements MetadataNode {
                 }
             }
         });
+    }
+
+    /**
+     * One try of {@link #joinAsListener}: true once the leader's configuration lists this node at its listener
+     * address, false when no voter answered as the leader or the leader refused the change. The leader's group
+     * (Ratis' group info carries no configuration over the wire) holds its voters and listeners; as the voter set
+     * is static, every peer that is not a configured voter is a listener.
+     */
+    private boolean tryJoinAsListener() throws IOException {
+        Optional<Map.Entry<Integer, RaftGroup>> leader = leaderGroup();
+        if (leader.isEmpty()) {
+            return false;
+        }
+        Set<RaftPeerId> voterIds = new HashSet<>();
+        config.voters().forEach(voter -> voterIds.add(peerId(voter.id())));
+        List<RaftPeer> servers = new ArrayList<>();
+        List<RaftPeer> listeners = new ArrayList<>();
+        for (RaftPeer peer : leader.get().getValue().getPeers()) {
+            (voterIds.contains(peer.getId()) ? servers : listeners).add(peer);
+        }
+        RaftPeer self = listenerPeer();
+        if (listeners.stream().anyMatch(p -> p.getId().equals(selfId) && p.getAddress().equals(self.getAddress()))) {
+            return true;
+        }
+        List<RaftPeer> newListeners = new ArrayList<>(listeners.stream()
+                .filter(p -> !p.getId().equals(selfId)).toList());
+        newListeners.add(self);
+        SetConfigurationRequest.Arguments args = SetConfigurationRequest.Arguments.newBuilder()
+                .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+                .setServersInCurrentConf(servers).setListenersInCurrentConf(listeners)
+                .setServersInNewConf(servers).setListenersInNewConf(newListeners).build();
+        int leaderId = leader.get().getKey();
+        RaftClient client = peerClient(leaderId);
+        try {
+            RaftClientReply reply = client.admin().setConfiguration(args);
+            if (!reply.isSuccess()) {
+                LOGGER.warn("Listener registration of node {} refused by {}: {}", config.nodeId(), leaderId,
+                        reply.getException() == null ? reply : reply.getException().toString());
+            }
+            return reply.isSuccess();
+        } catch (IOException | RuntimeException e) {
+            dropPeerClient(leaderId, client);
+            throw e;
+        }
+    }
+
+    /**
+     * The group (current voters and listeners) of the voter that answers as the Raft leader, with its id, asking
+     * the known active controller first, then the others in turn; empty when none does.
+     */
+    private Optional<Map.Entry<Integer, RaftGroup>> leaderGroup() {
+        List<Integer> candidates = new ArrayList<>();
+        int known = activeControllerId;
+        if (known > 0) {
+            candidates.add(known);
+        }
+        config.voters().stream().map(MetadataConfig.QuorumVoter::id).filter(id -> id != known)
+                .forEach(candidates::add);
+        for (int id : candidates) {
+            RaftClient client = peerClient(id);
+            try {
+                GroupInfoReply info = client.getGroupManagementApi(peerId(id)).info(GROUP_ID);
+                if (info.getRoleInfoProto().getRole() == RaftPeerRole.LEADER) {
+                    return Optional.of(Map.entry(id, info.getGroup()));
+                }
+            } catch (IOException | RuntimeException e) {
+                LOGGER.debug("No group info from voter {}: {}", id, e.toString());
+                dropPeerClient(id, client);
+            }
+        }
+        return Optional.empty();
     }
 
     @Override
@@ -544,7 +615,6 @@ public final class RatisMetadataNode implements MetadataNode {
                 controller.close();
             }
             routingExecutor.shutdownNow();
-            closeQuietly(routingClient);
             peerClients.values().forEach(RatisMetadataNode::closeQuietly);
             server.close();
         } catch (IOException e) {
