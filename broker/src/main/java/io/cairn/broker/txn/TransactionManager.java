@@ -39,7 +39,7 @@ import org.apache.logging.log4j.Logger;
 public final class TransactionManager {
 
     private static final Logger LOGGER = LogManager.getLogger(TransactionManager.class);
-    /** How long the write of CompleteCommit/CompleteAbort waits before it is retried after COORDINATOR_NOT_AVAILABLE. */
+    /** How long the write of CompleteCommit/CompleteAbort waits before a retry after COORDINATOR_NOT_AVAILABLE. */
     static final long COMPLETE_RETRY_BACKOFF_MS = 100L;
     /** The bytes of tombstones written in one batch when ids expire (well under the topic's max.message.bytes). */
     static final int MAX_TOMBSTONE_BATCH_BYTES = 256 * 1024;
