@@ -100,8 +100,12 @@ public final class TransactionCoordinator implements AutoCloseable {
 
             @Override
             public void onLeadershipChanged(Partition partition) {
-                if (TOPIC.equals(partition.topic())) {
-                    execute(() -> refresh(partition.partitionIndex()));
+                if (TOPIC.equals(partition.topic()) && !closed) {
+                    try {
+                        execute(() -> refresh(partition.partitionIndex()));
+                    } catch (CoordinatorNotAvailableException e) {
+                        // Stopped meanwhile: the next coordinator loads the partition.
+                    }
                 }
             }
         });
