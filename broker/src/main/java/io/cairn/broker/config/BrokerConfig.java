@@ -1,6 +1,7 @@
 package io.cairn.broker.config;
 
 import io.cairn.broker.group.GroupConfig;
+import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.isr.RackAwareReplicaSelector;
 import java.io.IOException;
 import java.io.Reader;
@@ -61,6 +62,23 @@ public final class BrokerConfig {
     public static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
     public static final String TRANSACTION_STATE_LOG_REPLICATION_FACTOR = "transaction.state.log.replication.factor";
+    public static final String TRANSACTION_STATE_LOG_MIN_ISR = "transaction.state.log.min.isr";
+    public static final String TRANSACTION_STATE_LOG_SEGMENT_BYTES = "transaction.state.log.segment.bytes";
+    public static final String TRANSACTION_MAX_TIMEOUT_MS = "transaction.max.timeout.ms";
+    public static final String TRANSACTIONAL_ID_EXPIRATION_MS = "transactional.id.expiration.ms";
+    public static final String TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE = "transaction.state.log.load.buffer.size";
+    public static final String TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS =
+            "transaction.abort.timed.out.transaction.cleanup.interval.ms";
+    public static final String TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS =
+            "transaction.remove.expired.transaction.cleanup.interval.ms";
+    /**
+     * The keys only the transaction coordinator reads. They are parsed into {@link #transactionConfig()} but stay
+     * unknown (reported by {@link #unknownKeys()}) until {@code CairnServer} runs the coordinator, which waits for
+     * a transaction marker sender.
+     */
+    public static final Set<String> TRANSACTION_COORDINATOR_KEYS = Set.of(TRANSACTIONAL_ID_EXPIRATION_MS,
+            TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE, TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS,
+            TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS);
     public static final String GROUP_MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
     public static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String GROUP_INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
@@ -97,8 +115,9 @@ public final class BrokerConfig {
             FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS, REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
             REPLICA_LAG_TIME_MAX_MS, REPLICA_SELECTOR_CLASS, OFFSETS_TOPIC_NUM_PARTITIONS,
             OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
-            TRANSACTION_STATE_LOG_REPLICATION_FACTOR, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
-            GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, OFFSETS_RETENTION_MINUTES,
+            TRANSACTION_STATE_LOG_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_MIN_ISR,
+            TRANSACTION_STATE_LOG_SEGMENT_BYTES, TRANSACTION_MAX_TIMEOUT_MS, GROUP_MIN_SESSION_TIMEOUT_MS,
+            GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, OFFSETS_RETENTION_MINUTES,
             OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS,
             METRICS_ENABLED, METRICS_HOST, METRICS_PORT);
 
@@ -133,6 +152,7 @@ public final class BrokerConfig {
     private final boolean rackAwareReplicaSelector;
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
+    private final TransactionConfig transactionConfig;
     private final boolean metricsEnabled;
     private final String metricsHost;
     private final int metricsPort;
@@ -201,6 +221,15 @@ public final class BrokerConfig {
                 values.intValue(OFFSETS_RETENTION_MINUTES, 10_080, 1) * 60_000L,
                 values.longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS, 600_000L, 1L),
                 values.intValue(OFFSET_METADATA_MAX_BYTES, 4096, 0));
+        this.transactionConfig = new TransactionConfig(
+                values.longValue(TRANSACTIONAL_ID_EXPIRATION_MS, 604_800_000L, 1L),
+                values.intValue(TRANSACTION_MAX_TIMEOUT_MS, 900_000, 1), internalTopics.transactionPartitions(),
+                internalTopics.transactionReplication(),
+                values.intValue(TRANSACTION_STATE_LOG_SEGMENT_BYTES, 104_857_600, 1),
+                values.intValue(TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE, 5_242_880, 1),
+                values.intValue(TRANSACTION_STATE_LOG_MIN_ISR, 2, 1),
+                values.longValue(TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS, 10_000L, 1L),
+                values.longValue(TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS, 3_600_000L, 1L));
         this.metricsEnabled = values.booleanValue(METRICS_ENABLED, true);
         this.metricsHost = values.string(METRICS_HOST, "");
         this.metricsPort = values.intValue(METRICS_PORT, 9404, 0);
@@ -356,6 +385,9 @@ public final class BrokerConfig {
         values.put(SOCKET_RECEIVE_BUFFER_BYTES, Integer.toString(socketReceiveBufferBytes));
         values.put(SOCKET_REQUEST_MAX_BYTES, Integer.toString(socketRequestMaxBytes));
         values.put(SOCKET_SEND_BUFFER_BYTES, Integer.toString(socketSendBufferBytes));
+        values.put(TRANSACTION_MAX_TIMEOUT_MS, Integer.toString(transactionConfig.maxTimeoutMs()));
+        values.put(TRANSACTION_STATE_LOG_MIN_ISR, Integer.toString(transactionConfig.logMinIsr()));
+        values.put(TRANSACTION_STATE_LOG_SEGMENT_BYTES, Integer.toString(transactionConfig.logSegmentBytes()));
         replicaFetch.addTo(values);
         return values;
     }
@@ -544,6 +576,15 @@ public final class BrokerConfig {
     /** The group coordinator's settings ({@code group.*}, {@code offsets.retention.*}, ...). */
     public GroupConfig groupConfig() {
         return groupConfig;
+    }
+
+    /**
+     * The transaction coordinator's settings. transaction.max.timeout.ms (InitProducerId) and the
+     * {@code __transaction_state} topic's min.isr and segment.bytes are acted on today; the
+     * {@link #TRANSACTION_COORDINATOR_KEYS} once the coordinator runs.
+     */
+    public TransactionConfig transactionConfig() {
+        return transactionConfig;
     }
 
     /** Partitions and replication factor of the internal topics when Metadata auto-creates them. */
