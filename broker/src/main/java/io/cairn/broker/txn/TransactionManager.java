@@ -453,15 +453,15 @@ public final class TransactionManager {
 
     private void scheduleAbortTimedOut() {
         ctx.schedule("abort-timed-out", config.abortTimedOutIntervalMs(), () -> {
-            abortTimedOutTransactions();
             scheduleAbortTimedOut();
+            abortTimedOutTransactions();
         });
     }
 
     private void scheduleExpiry() {
         ctx.schedule("expire-transactional-ids", config.removeExpiredIntervalMs(), () -> {
-            expireTransactionalIds();
             scheduleExpiry();
+            expireTransactionalIds();
         });
     }
 
@@ -471,6 +471,12 @@ public final class TransactionManager {
         for (TransactionMetadata metadata : List.copyOf(transactions.values())) {
             if (metadata.state() != TransactionState.ONGOING || metadata.pendingTransitionInProgress()
                     || metadata.txnStartTimestamp() + metadata.txnTimeoutMs() >= now) {
+                continue;
+            }
+            if (metadata.producerEpoch() == Short.MAX_VALUE) {
+                // Only a failed fence leaves an ongoing transaction at this epoch; Kafka cannot fence it either.
+                LOGGER.error("Cannot abort the timed-out transaction of {}: producer {} is at the last epoch",
+                        metadata.transactionalId(), metadata.producerId());
                 continue;
             }
             TxnTransitMetadata fence = metadata.prepareFenceProducerEpoch();
