@@ -208,7 +208,7 @@ public final class TransactionCoordinator implements AutoCloseable {
 
     /**
      * ListTransactions over every shard: COORDINATOR_LOAD_IN_PROGRESS while one loads, INVALID_REGULAR_EXPRESSION
-     * for a v2 pattern that does not compile, unknown state filters reported back.
+     * for a v2 pattern that does not compile, unknown state filters reported back (and, as in Kafka, not filtering).
      */
     public CompletableFuture<ListTransactionsResponseData> list(ListTransactionsRequestData request) {
         ListTransactionsResponseData response = new ListTransactionsResponseData().setThrottleTimeMs(0);
@@ -230,9 +230,6 @@ public final class TransactionCoordinator implements AutoCloseable {
                 return CompletableFuture.completedFuture(response
                         .setErrorCode(Errors.INVALID_REGULAR_EXPRESSION.code()));
             }
-        }
-        if (!request.stateFilters().isEmpty() && states.isEmpty()) {
-            return CompletableFuture.completedFuture(response.setErrorCode(Errors.NONE.code()));
         }
         TransactionManager.ListFilter filter = new TransactionManager.ListFilter(states,
                 new HashSet<>(request.producerIdFilters()), request.durationFilter(), pattern);

@@ -404,6 +404,9 @@ public final class TransactionManager {
                     if (error == Errors.COORDINATOR_NOT_AVAILABLE) {
                         ctx.schedule("complete-" + metadata.transactionalId(), COMPLETE_RETRY_BACKOFF_MS,
                                 () -> writeComplete(metadata, complete));
+                    } else if (error == Errors.NOT_COORDINATOR) {
+                        LOGGER.info("No longer the coordinator of {}: its {} is left to the next one",
+                                metadata.transactionalId(), complete.state().stateName());
                     } else {
                         LOGGER.error("Cannot write {} of transactional id {}: {}", complete.state().stateName(),
                                 metadata.transactionalId(), error);

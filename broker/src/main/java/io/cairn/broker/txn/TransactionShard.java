@@ -33,7 +33,11 @@ final class TransactionShard implements ShardContext {
     /** Where a shard is in its life. */
     enum State { LOADING, ACTIVE, CLOSED }
 
-    /** Kafka's {@code request.timeout.ms} default: how long a write to the transaction log waits for the ISR. */
+    /**
+     * How long a write to the transaction log waits for the ISR before COORDINATOR_NOT_AVAILABLE. Kafka waits for the
+     * transaction's own timeout; {@link ShardContext#write} carries none, so Kafka's request.timeout.ms default is
+     * used for every write.
+     */
     static final long WRITE_TIMEOUT_MS = 30_000L;
 
     private final Partition partition;

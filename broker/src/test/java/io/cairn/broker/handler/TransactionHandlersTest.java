@@ -251,6 +251,8 @@ class TransactionHandlersTest {
         // When
         ListTransactionsResponseData response = call(ApiKey.LIST_TRANSACTIONS, 2, new ListTransactionsRequestData()
                 .setStateFilters(List.of("Ongoing", "Bogus")).setTransactionalIdPattern("txn-l.*"));
+        ListTransactionsResponseData onlyUnknown = call(ApiKey.LIST_TRANSACTIONS, 2,
+                new ListTransactionsRequestData().setStateFilters(List.of("Bogus")).setTransactionalIdPattern("txn-list"));
         ListTransactionsResponseData badPattern = call(ApiKey.LIST_TRANSACTIONS, 2,
                 new ListTransactionsRequestData().setTransactionalIdPattern("(["));
 
@@ -261,6 +263,8 @@ class TransactionHandlersTest {
             assertThat(s.transactionalId()).isEqualTo("txn-list");
             assertThat(s.transactionState()).isEqualTo("Ongoing");
         });
+        assertThat(onlyUnknown.transactionStates()).singleElement()
+                .satisfies(s -> assertThat(s.transactionalId()).isEqualTo("txn-list"));
         assertThat(badPattern.errorCode()).isEqualTo(Errors.INVALID_REGULAR_EXPRESSION.code());
     }
 
