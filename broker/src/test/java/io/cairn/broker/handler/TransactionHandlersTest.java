@@ -242,6 +242,34 @@ class TransactionHandlersTest {
     }
 
     @Test
+    void initProducerIdWithAProducerIdAndEpochRecoversOrIsFencedPerVersion() throws Exception {
+        // Given
+        findCoordinator("txn-kip360");
+        InitProducerIdResponseData first = init("txn-kip360");
+        InitProducerIdRequestData recover = new InitProducerIdRequestData().setTransactionalId("txn-kip360")
+                .setTransactionTimeoutMs(60_000).setProducerId(first.producerId())
+                .setProducerEpoch(first.producerEpoch());
+        InitProducerIdRequestData stale = new InitProducerIdRequestData().setTransactionalId("txn-kip360")
+                .setTransactionTimeoutMs(60_000).setProducerId(first.producerId()).setProducerEpoch((short) 40);
+
+        // When
+        InitProducerIdResponseData recovered = call(ApiKey.INIT_PRODUCER_ID, 4, recover);
+        InitProducerIdResponseData fencedV3 = call(ApiKey.INIT_PRODUCER_ID, 3, stale);
+        InitProducerIdResponseData fencedV4 = call(ApiKey.INIT_PRODUCER_ID, 4, stale);
+        InitProducerIdResponseData tooLong = call(ApiKey.INIT_PRODUCER_ID, 4, new InitProducerIdRequestData()
+                .setTransactionalId("txn-kip360").setTransactionTimeoutMs(900_001).setProducerId(-1)
+                .setProducerEpoch((short) -1));
+
+        // Then
+        assertThat(recovered.errorCode()).isZero();
+        assertThat(recovered.producerId()).isEqualTo(first.producerId());
+        assertThat(recovered.producerEpoch()).isEqualTo((short) (first.producerEpoch() + 1));
+        assertThat(fencedV3.errorCode()).isEqualTo(Errors.INVALID_PRODUCER_EPOCH.code());
+        assertThat(fencedV4.errorCode()).isEqualTo(Errors.PRODUCER_FENCED.code());
+        assertThat(tooLong.errorCode()).isEqualTo(Errors.INVALID_TRANSACTION_TIMEOUT.code());
+    }
+
+    @Test
     void listTransactionsFiltersAndReportsUnknownStates() throws Exception {
         // Given
         findCoordinator("txn-list");
