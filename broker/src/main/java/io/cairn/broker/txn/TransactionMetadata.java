@@ -161,8 +161,8 @@ public final class TransactionMetadata {
         } else {
             return Result.error(Errors.PRODUCER_FENCED);
         }
-        return Result.of(prepareTransitionTo(TransactionState.EMPTY, producerId, prevProducerId, newEpoch,
-                newLastEpoch, newTxnTimeoutMs, Set.of(), -1L, nowMs));
+        return Result.of(prepareTransitionTo(TransactionState.EMPTY, producerId, newEpoch, newLastEpoch,
+                newTxnTimeoutMs, Set.of(), -1L, nowMs));
     }
 
     /**
@@ -171,7 +171,7 @@ public final class TransactionMetadata {
      */
     TxnTransitMetadata prepareProducerIdRotation(long newProducerId, int newTxnTimeoutMs, long nowMs,
                                                  boolean recordLastEpoch) {
-        return prepareTransitionTo(TransactionState.EMPTY, newProducerId, producerId, (short) 0,
+        return prepareTransitionTo(TransactionState.EMPTY, newProducerId, (short) 0,
                 recordLastEpoch ? producerEpoch : NO_PRODUCER_EPOCH, newTxnTimeoutMs, Set.of(), -1L, nowMs);
     }
 
@@ -187,8 +187,8 @@ public final class TransactionMetadata {
                     + ": its epoch is exhausted");
         }
         short bumped = hasFailedEpochFence ? producerEpoch : (short) (producerEpoch + 1);
-        return prepareTransitionTo(TransactionState.PREPARE_EPOCH_FENCE, producerId, prevProducerId, bumped,
-                NO_PRODUCER_EPOCH, txnTimeoutMs, topicPartitions, txnStartTimestamp, txnLastUpdateTimestamp);
+        return prepareTransitionTo(TransactionState.PREPARE_EPOCH_FENCE, producerId, bumped, lastProducerEpoch,
+                txnTimeoutMs, topicPartitions, txnStartTimestamp, txnLastUpdateTimestamp);
     }
 
     /** AddPartitionsToTxn / AddOffsetsToTxn: Ongoing with the partitions added; a new transaction starts now. */
@@ -196,28 +196,28 @@ public final class TransactionMetadata {
         long start = state.isComplete() ? nowMs : txnStartTimestamp;
         Set<TopicPartition> partitions = new HashSet<>(topicPartitions);
         partitions.addAll(added);
-        return prepareTransitionTo(TransactionState.ONGOING, producerId, prevProducerId, producerEpoch,
-                lastProducerEpoch, txnTimeoutMs, partitions, start, nowMs);
+        return prepareTransitionTo(TransactionState.ONGOING, producerId, producerEpoch, lastProducerEpoch,
+                txnTimeoutMs, partitions, start, nowMs);
     }
 
     /** EndTxn (or an abort by the coordinator): PrepareCommit or PrepareAbort. */
     TxnTransitMetadata prepareAbortOrCommit(TransactionState newState, long nowMs) {
-        return prepareTransitionTo(newState, producerId, prevProducerId, producerEpoch, lastProducerEpoch,
-                txnTimeoutMs, topicPartitions, txnStartTimestamp, nowMs);
+        return prepareTransitionTo(newState, producerId, producerEpoch, lastProducerEpoch, txnTimeoutMs,
+                topicPartitions, txnStartTimestamp, nowMs);
     }
 
     /** The markers are written: CompleteCommit or CompleteAbort, without partitions. */
     TxnTransitMetadata prepareComplete(long nowMs) {
         TransactionState target = state == TransactionState.PREPARE_COMMIT ? TransactionState.COMPLETE_COMMIT
                 : TransactionState.COMPLETE_ABORT;
-        return prepareTransitionTo(target, producerId, prevProducerId, producerEpoch, lastProducerEpoch,
-                txnTimeoutMs, Set.of(), txnStartTimestamp, nowMs);
+        return prepareTransitionTo(target, producerId, producerEpoch, lastProducerEpoch, txnTimeoutMs, Set.of(),
+                txnStartTimestamp, nowMs);
     }
 
     /** The id expired: Dead, written as a tombstone. */
     TxnTransitMetadata prepareDead() {
-        return prepareTransitionTo(TransactionState.DEAD, producerId, prevProducerId, producerEpoch,
-                lastProducerEpoch, txnTimeoutMs, Set.of(), txnStartTimestamp, txnLastUpdateTimestamp);
+        return prepareTransitionTo(TransactionState.DEAD, producerId, producerEpoch, lastProducerEpoch,
+                txnTimeoutMs, Set.of(), txnStartTimestamp, txnLastUpdateTimestamp);
     }
 
     /**
@@ -235,21 +235,30 @@ public final class TransactionMetadata {
         hasFailedEpochFence = true;
     }
 
-    private TxnTransitMetadata prepareTransitionTo(TransactionState newState, long newProducerId,
-                                                   long newPrevProducerId, short newEpoch, short newLastEpoch,
-                                                   int newTimeoutMs, Set<TopicPartition> partitions,
-                                                   long newStartTimestamp, long updateTimestamp) {
+    /**
+     * Marks {@code newState} pending and returns the transition to it. As in Kafka, the transition's previous producer
+     * id is the current one: after a rotation it names the old id until the next transition, which is the window in
+     * which a producer retrying the rotation is recognised.
+     */
+    private TxnTransitMetadata prepareTransitionTo(TransactionState newState, long newProducerId, short newEpoch,
+                                                   short newLastEpoch, int newTimeoutMs,
+                                                   Set<TopicPartition> partitions, long newStartTimestamp,
+                                                   long updateTimestamp) {
         if (pendingState != null) {
             throw new IllegalStateException("Transactional id " + transactionalId + " already moves to "
                     + pendingState.stateName() + ", cannot move to " + newState.stateName());
+        }
+        if (newProducerId < 0 || (newState != TransactionState.DEAD && newEpoch < 0)) {
+            throw new IllegalArgumentException("Illegal producer id " + newProducerId + " or epoch " + newEpoch
+                    + " for " + transactionalId);
         }
         if (!newState.validPreviousStates().contains(state)) {
             throw new IllegalStateException("Transactional id " + transactionalId + " cannot move from "
                     + state.stateName() + " to " + newState.stateName());
         }
         pendingState = newState;
-        return new TxnTransitMetadata(newProducerId, newPrevProducerId, newEpoch, newLastEpoch, newTimeoutMs,
-                newState, partitions, newStartTimestamp, updateTimestamp);
+        return new TxnTransitMetadata(newProducerId, producerId, newEpoch, newLastEpoch, newTimeoutMs, newState,
+                partitions, newStartTimestamp, updateTimestamp);
     }
 
     /** Applies a transition whose record is committed. */

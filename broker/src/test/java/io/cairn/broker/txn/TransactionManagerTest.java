@@ -277,6 +277,38 @@ class TransactionManagerTest {
     }
 
     @Test
+    void theOldProducerIdIsFencedOnceTheRotatedOneMovedOn() {
+        // Given: rotated to a new producer id, which then started a transaction
+        manager.replay(new TransactionLog.Entry("t", new TxnTransitMetadata(500L, -1L, (short) 32766, (short) -1,
+                TIMEOUT_MS, TransactionState.COMPLETE_ABORT, Set.of(), START, START)));
+        InitResult rotated = init("t", Optional.of(new ProducerIdAndEpoch(500L, (short) 32766)));
+        manager.addPartitions("t", rotated.producerId(), rotated.producerEpoch(), Set.of(ORDERS_0)).join();
+
+        // When
+        InitResult stale = init("t", Optional.of(new ProducerIdAndEpoch(500L, (short) 32766)));
+
+        // Then
+        assertThat(stale.error()).isEqualTo(Errors.PRODUCER_FENCED);
+        assertThat(state("t").state()).isEqualTo(TransactionState.ONGOING);
+    }
+
+    @Test
+    void initProducerIdWhileAWriteIsInFlightGetsConcurrentTransactions() {
+        // Given
+        init("t");
+        ctx.holdWrites();
+        CompletableFuture<InitResult> first = manager.initProducerId("t", TIMEOUT_MS, Optional.empty());
+
+        // When
+        InitResult second = init("t");
+
+        // Then
+        assertThat(second.error()).isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
+        ctx.completeNextWrite();
+        assertThat(first.join()).isEqualTo(new InitResult(1000L, (short) 1, Errors.NONE));
+    }
+
+    @Test
     void aTimedOutTransactionIsFencedAndAborted() {
         // Given
         InitResult producer = ongoing("t");
