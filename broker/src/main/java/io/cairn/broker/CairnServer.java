@@ -248,7 +248,8 @@ public final class CairnServer implements AutoCloseable {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
                 internal.offsetsPartitions(), internal.offsetsReplication(), internal.transactionPartitions(),
-                internal.transactionReplication());
+                internal.transactionReplication(), config.transactionConfig().logMinIsr(),
+                config.transactionConfig().logSegmentBytes());
         List<ApiHandler<?, ?>> handlers = new ArrayList<>();
         handlers.add(new MetadataHandler(node, autoCreation));
         handlers.add(new CreateTopicsHandler(node));
@@ -273,7 +274,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
         handlers.add(new InitProducerIdHandler(new ProducerIdManager(node, config.nodeId(), Time.SYSTEM),
-                InitProducerIdHandler.DEFAULT_TRANSACTION_MAX_TIMEOUT_MS));
+                config.transactionConfig().maxTimeoutMs()));
         handlers.add(new FindCoordinatorHandler(node, groups, autoCreation));
         handlers.add(GroupHandlers.joinGroup(groups));
         handlers.add(GroupHandlers.syncGroup(groups));
