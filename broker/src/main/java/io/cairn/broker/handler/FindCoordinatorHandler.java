@@ -28,10 +28,9 @@ import org.apache.logging.log4j.Logger;
  * answer is COORDINATOR_NOT_AVAILABLE until it has a leader; v4+ answers a batch of keys one by one.
  *
  * <p>The coordinator of a transactional id is the leader of its {@code __transaction_state} partition, the topic
- * created on first use the same way. Built without a transaction coordinator, a TRANSACTION key is
- * COORDINATOR_NOT_AVAILABLE (what Kafka answers while its transaction state topic cannot be used), so a transactional
- * producer waits instead of writing without one. A SHARE key is INVALID_REQUEST as on a Kafka broker without share
- * groups, and an unknown key type INVALID_REQUEST. Thread-safe, never blocks.
+ * created on first use the same way (COORDINATOR_NOT_AVAILABLE until it has a leader). A SHARE key is
+ * INVALID_REQUEST as on a Kafka broker without share groups, and an unknown key type INVALID_REQUEST. Thread-safe,
+ * never blocks.
  */
 public final class FindCoordinatorHandler
         implements ApiHandler<FindCoordinatorRequestData, FindCoordinatorResponseData> {
@@ -47,10 +46,6 @@ public final class FindCoordinatorHandler
     private final AutoTopicCreation autoCreation;
     private final AtomicBoolean creatingOffsets = new AtomicBoolean();
     private final AtomicBoolean creatingTransactions = new AtomicBoolean();
-
-    public FindCoordinatorHandler(MetadataNode metadata, GroupCoordinator groups, AutoTopicCreation autoCreation) {
-        this(metadata, groups, null, autoCreation);
-    }
 
     /** @param transactions the transaction coordinator, whose partitions answer TRANSACTION keys */
     public FindCoordinatorHandler(MetadataNode metadata, GroupCoordinator groups, TransactionCoordinator transactions,
@@ -92,9 +87,6 @@ public final class FindCoordinatorHandler
 
     private Coordinator find(RequestContext ctx, byte keyType, String key) {
         if (keyType == TRANSACTION) {
-            if (transactions == null) {
-                return error(Errors.COORDINATOR_NOT_AVAILABLE, "This broker runs no transaction coordinator");
-            }
             if (transactions.topic().isEmpty()) {
                 createTopic(TransactionCoordinator.TOPIC, creatingTransactions);
                 return error(Errors.COORDINATOR_NOT_AVAILABLE, null);

@@ -19,9 +19,8 @@ import java.util.concurrent.CompletionStage;
  * itself and asks for a new id only when the epoch would overflow or its id is unknown (KIP-360). For a
  * transactional id the {@link TransactionCoordinator} answers (an empty id is INVALID_REQUEST, a transaction timeout
  * outside (0, {@code transaction.max.timeout.ms}] INVALID_TRANSACTION_TIMEOUT, KIP-360 recovery with the named id and
- * epoch); PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v4. Built without a transaction coordinator, the handler
- * answers a valid transactional request NOT_COORDINATOR, as Kafka does when the id's {@code __transaction_state}
- * partition is not led here. Immutable, thread-safe, never blocks.
+ * epoch; NOT_COORDINATOR when the id's {@code __transaction_state} partition is not led here); PRODUCER_FENCED is
+ * INVALID_PRODUCER_EPOCH before v4. Immutable, thread-safe, never blocks.
  */
 public final class InitProducerIdHandler implements ApiHandler<InitProducerIdRequestData, InitProducerIdResponseData> {
 
@@ -29,22 +28,9 @@ public final class InitProducerIdHandler implements ApiHandler<InitProducerIdReq
     static final long NO_PRODUCER_ID = -1L;
     /** Kafka's {@code RecordBatch.NO_PRODUCER_EPOCH}. */
     static final short NO_PRODUCER_EPOCH = -1;
-    /** Kafka's {@code transaction.max.timeout.ms} default (15 minutes). */
-    public static final int DEFAULT_TRANSACTION_MAX_TIMEOUT_MS = 900_000;
 
     private final ProducerIdManager producerIds;
-    private final int transactionMaxTimeoutMs;
     private final TransactionCoordinator transactions;
-
-    /**
-     * @param producerIds             where new producer ids come from
-     * @param transactionMaxTimeoutMs the broker's {@code transaction.max.timeout.ms}
-     */
-    public InitProducerIdHandler(ProducerIdManager producerIds, int transactionMaxTimeoutMs) {
-        this.producerIds = producerIds;
-        this.transactionMaxTimeoutMs = transactionMaxTimeoutMs;
-        this.transactions = null;
-    }
 
     /**
      * @param producerIds  where new producer ids of idempotent producers come from
@@ -52,7 +38,6 @@ public final class InitProducerIdHandler implements ApiHandler<InitProducerIdReq
      */
     public InitProducerIdHandler(ProducerIdManager producerIds, TransactionCoordinator transactions) {
         this.producerIds = producerIds;
-        this.transactionMaxTimeoutMs = transactions.config().maxTimeoutMs();
         this.transactions = transactions;
     }
 
@@ -85,23 +70,13 @@ public final class InitProducerIdHandler implements ApiHandler<InitProducerIdReq
                             .setProducerId(id).setProducerEpoch((short) 0)
                     : errorResponse(ctx, request, Errors.forException(error)));
         }
-        if (transactions != null) {
-            Optional<ProducerIdAndEpoch> expected = noId ? Optional.empty()
-                    : Optional.of(new ProducerIdAndEpoch(request.producerId(), request.producerEpoch()));
-            return transactions.initProducerId(transactionalId, request.transactionTimeoutMs(), expected)
-                    .thenApply(result -> result.error() != Errors.NONE
-                            ? errorResponse(ctx, request, result.error())
-                            : new InitProducerIdResponseData().setThrottleTimeMs(0).setErrorCode(Errors.NONE.code())
-                                    .setProducerId(result.producerId()).setProducerEpoch(result.producerEpoch()));
-        }
-        if (transactionalId.isEmpty()) {
-            return completedFuture(errorResponse(ctx, request, Errors.INVALID_REQUEST));
-        }
-        int timeoutMs = request.transactionTimeoutMs();
-        if (timeoutMs <= 0 || timeoutMs > transactionMaxTimeoutMs) {
-            return completedFuture(errorResponse(ctx, request, Errors.INVALID_TRANSACTION_TIMEOUT));
-        }
-        return completedFuture(errorResponse(ctx, request, Errors.NOT_COORDINATOR));
+        Optional<ProducerIdAndEpoch> expected = noId ? Optional.empty()
+                : Optional.of(new ProducerIdAndEpoch(request.producerId(), request.producerEpoch()));
+        return transactions.initProducerId(transactionalId, request.transactionTimeoutMs(), expected)
+                .thenApply(result -> result.error() != Errors.NONE
+                        ? errorResponse(ctx, request, result.error())
+                        : new InitProducerIdResponseData().setThrottleTimeMs(0).setErrorCode(Errors.NONE.code())
+                                .setProducerId(result.producerId()).setProducerEpoch(result.producerEpoch()));
     }
 
     @Override
