@@ -1,6 +1,7 @@
 package io.cairn.compat.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
@@ -85,6 +86,14 @@ class ReplicatedTransactionsIT {
         }
     }
 
+    private static Map<TopicPartition, Long> ends(Admin admin, Map<TopicPartition, OffsetSpec> latest,
+                                                  IsolationLevel isolation) throws Exception {
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        admin.listOffsets(latest, new ListOffsetsOptions(isolation)).all().get(30, TimeUnit.SECONDS)
+                .forEach((tp, info) -> ends.put(tp, info.offset()));
+        return ends;
+    }
+
     private static void sendToEveryPartition(KafkaProducer<String, String> producer, String topic, String value) {
         producer.beginTransaction();
         for (int p = 0; p < PARTITIONS; p++) {
@@ -100,7 +109,10 @@ class ReplicatedTransactionsIT {
         return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
     }
 
-    /** Every value a consumer with {@code isolation} reads from the beginning up to the end it may read. */
+    /**
+     * Every value a consumer with {@code isolation} reads from the beginning up to the end it may read, once the
+     * markers of the ended transactions are written (the coordinator answers EndTxn before it writes them).
+     */
     private static List<String> readToEnd(BrokerCluster cluster, Admin admin, String topic, IsolationLevel isolation)
             throws Exception {
         List<TopicPartition> partitions = new ArrayList<>();
@@ -109,9 +121,9 @@ class ReplicatedTransactionsIT {
             partitions.add(new TopicPartition(topic, p));
             latest.put(partitions.get(p), OffsetSpec.latest());
         }
-        Map<TopicPartition, Long> ends = new HashMap<>();
-        admin.listOffsets(latest, new ListOffsetsOptions(isolation)).all().get(30, TimeUnit.SECONDS)
-                .forEach((tp, info) -> ends.put(tp, info.offset()));
+        await().atMost(TIMEOUT).until(() -> ends(admin, latest, IsolationLevel.READ_COMMITTED)
+                .equals(ends(admin, latest, IsolationLevel.READ_UNCOMMITTED)));
+        Map<TopicPartition, Long> ends = ends(admin, latest, isolation);
         Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

@@ -106,6 +106,8 @@ class TransactionsIT {
             producer.beginTransaction();
             producer.send(new ProducerRecord<>(topic, 0, "k", "before")).get(30, TimeUnit.SECONDS);
             producer.commitTransaction();
+            // EndTxn is answered once the coordinator has written PrepareCommit; the marker follows (on Kafka too)
+            await().atMost(TIMEOUT).until(() -> latest(admin, partition, IsolationLevel.READ_COMMITTED) == 2);
             long stableBefore = latest(admin, partition, IsolationLevel.READ_COMMITTED);
 
             // When: a transaction is open with two records written
@@ -274,7 +276,8 @@ class TransactionsIT {
 
     /**
      * The values of every record of {@code topic} that a consumer with {@code isolation} reads from the beginning
-     * until it has reached the end its isolation level allows on every partition.
+     * until it has reached the end its isolation level allows on every partition, once the transactions on them have
+     * ended: the coordinator answers EndTxn before it writes the markers, so they may still be on their way.
      */
     static List<String> readToEnd(BrokerProcess broker, String topic, int partitions, IsolationLevel isolation)
             throws Exception {
@@ -291,6 +294,8 @@ class TransactionsIT {
                 new StringDeserializer()); Admin admin = admin(broker)) {
             Map<TopicPartition, Long> ends = new HashMap<>();
             for (TopicPartition tp : tps) {
+                await().atMost(TIMEOUT).until(() -> latest(admin, tp, IsolationLevel.READ_COMMITTED)
+                        == latest(admin, tp, IsolationLevel.READ_UNCOMMITTED));
                 ends.put(tp, latest(admin, tp, isolation));
             }
             consumer.assign(tps);
