@@ -5,6 +5,8 @@ import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.fetch.FetchService;
 import io.cairn.broker.fetch.FetchSessionCache;
 import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.broker.handler.AddOffsetsToTxnHandler;
+import io.cairn.broker.handler.AddPartitionsToTxnHandler;
 import io.cairn.broker.handler.AlterConfigsHandler;
 import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
 import io.cairn.broker.handler.ApiHandler;
@@ -21,7 +23,9 @@ import io.cairn.broker.handler.DescribeLogDirsHandler;
 import io.cairn.broker.handler.DescribeProducersHandler;
 import io.cairn.broker.handler.DescribeQuorumHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
+import io.cairn.broker.handler.DescribeTransactionsHandler;
 import io.cairn.broker.handler.ElectLeadersHandler;
+import io.cairn.broker.handler.EndTxnHandler;
 import io.cairn.broker.handler.FetchHandler;
 import io.cairn.broker.handler.FindCoordinatorHandler;
 import io.cairn.broker.handler.GroupHandlers;
@@ -32,6 +36,7 @@ import io.cairn.broker.handler.ListConfigResourcesHandler;
 import io.cairn.broker.handler.ListGroupsHandler;
 import io.cairn.broker.handler.ListOffsetsHandler;
 import io.cairn.broker.handler.ListPartitionReassignmentsHandler;
+import io.cairn.broker.handler.ListTransactionsHandler;
 import io.cairn.broker.handler.MarkerAppender;
 import io.cairn.broker.handler.MetadataHandler;
 import io.cairn.broker.handler.OffsetFetchHandler;
@@ -53,6 +58,7 @@ import io.cairn.broker.metrics.ReplicationMetrics;
 import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
+import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMarkerSender;
 import io.cairn.broker.txn.markers.TransactionMarkerChannel;
 import io.cairn.broker.txn.verification.TransactionVerifier;
@@ -104,6 +110,7 @@ public final class CairnServer implements AutoCloseable {
     private FetchService fetchService;
     private PartitionPurgatory purgatory;
     private GroupCoordinator groupCoordinator;
+    private TransactionCoordinator transactionCoordinator;
     private RequestHandlerPool requestHandlers;
     private TransactionMarkerChannel markerChannel;
     private TransactionVerifier transactionVerifier;
@@ -172,8 +179,13 @@ public final class CairnServer implements AutoCloseable {
             groupCoordinator.start();
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
             startTransactionChannels();
+            ProducerIdManager producerIds = new ProducerIdManager(metadata.node(), config.nodeId(), Time.SYSTEM);
+            transactionCoordinator = new TransactionCoordinator(replicaManager, metadata.node(), purgatory,
+                    config.transactionConfig(), Time.SYSTEM, markerChannel, producerIds::generateProducerId);
+            transactionCoordinator.start();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
-                    metrics, new TransactionServices(transactionVerifier, requestHandlers), extraHandlers);
+                    metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
+                            producerIds), extraHandlers);
             registerMetrics();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics);
             if (config.metricsEnabled()) {
@@ -223,8 +235,12 @@ public final class CairnServer implements AutoCloseable {
         return markerChannel;
     }
 
-    /** What the produce path needs for transactions: the verifier (null when disabled) and where to continue. */
-    private record TransactionServices(TransactionVerifier verifier, Executor requestHandlers) {
+    /**
+     * The transaction services the handlers use: the produce path's verifier (null when disabled) and where it
+     * continues, the coordinator and the broker's one producer id manager.
+     */
+    private record TransactionServices(TransactionVerifier verifier, Executor requestHandlers,
+                                       TransactionCoordinator coordinator, ProducerIdManager producerIds) {
     }
 
     /** The meters that read the server's components (the request and topic meters are recorded by them). */
@@ -264,7 +280,8 @@ public final class CairnServer implements AutoCloseable {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
                 internal.offsetsPartitions(), internal.offsetsReplication(), internal.transactionPartitions(),
-                internal.transactionReplication());
+                internal.transactionReplication(), config.transactionConfig().logMinIsr(),
+                config.transactionConfig().logSegmentBytes());
         List<ApiHandler<?, ?>> handlers = new ArrayList<>();
         handlers.add(new MetadataHandler(node, autoCreation));
         handlers.add(new CreateTopicsHandler(node));
@@ -295,9 +312,15 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new ListConfigResourcesHandler(node));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
-        handlers.add(new InitProducerIdHandler(new ProducerIdManager(node, config.nodeId(), Time.SYSTEM),
-                InitProducerIdHandler.DEFAULT_TRANSACTION_MAX_TIMEOUT_MS));
-        handlers.add(new FindCoordinatorHandler(node, groups, autoCreation));
+        TransactionCoordinator txn = transactions.coordinator();
+        handlers.add(new InitProducerIdHandler(transactions.producerIds(), txn));
+        handlers.add(new FindCoordinatorHandler(node, groups, txn, autoCreation));
+        handlers.add(new AddPartitionsToTxnHandler(txn, node));
+        handlers.add(new AddOffsetsToTxnHandler(txn, groups));
+        handlers.add(new EndTxnHandler(txn));
+        handlers.add(new DescribeTransactionsHandler(txn));
+        handlers.add(new ListTransactionsHandler(txn));
+        handlers.add(GroupHandlers.txnOffsetCommit(groups, node));
         handlers.add(GroupHandlers.joinGroup(groups));
         handlers.add(GroupHandlers.syncGroup(groups));
         handlers.add(GroupHandlers.heartbeat(groups));
@@ -407,6 +430,9 @@ public final class CairnServer implements AutoCloseable {
         }
         if (handlers != null) {
             closeHandlers();
+        }
+        if (transactionCoordinator != null) {
+            transactionCoordinator.close();
         }
         if (purgatory != null) {
             purgatory.close();

@@ -243,6 +243,7 @@ public final class BrokerCluster implements AutoCloseable {
         Map<String, String> defaults = new LinkedHashMap<>();
         defaults.put("num.partitions", "1");
         defaults.put("offsets.topic.num.partitions", "1");
+        defaults.put("transaction.state.log.num.partitions", "1");
         defaults.put("group.initial.rebalance.delay.ms", "0");
         return defaults;
     }

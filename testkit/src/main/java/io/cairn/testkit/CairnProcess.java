@@ -98,10 +98,14 @@ public final class CairnProcess extends AbstractBrokerProcess {
         config.put("listeners", "PLAINTEXT://" + host() + ":" + port());
         config.put("advertised.listeners", "PLAINTEXT://" + host() + ":" + port());
         config.put("log.dirs", dataDir().toString());
-        // The group coordinator's settings the reference Kafka runs with too (KafkaReferenceProcess), so that both
-        // kinds behave alike: one __consumer_offsets partition without replicas, no delay before the first join.
+        // The coordinators' settings the reference Kafka runs with too (KafkaReferenceProcess), so that both kinds
+        // behave alike: one __consumer_offsets and one __transaction_state partition without replicas, no delay
+        // before the first join.
         config.put("offsets.topic.replication.factor", "1");
         config.put("offsets.topic.num.partitions", "1");
+        config.put("transaction.state.log.replication.factor", "1");
+        config.put("transaction.state.log.min.isr", "1");
+        config.put("transaction.state.log.num.partitions", "1");
         config.put("group.initial.rebalance.delay.ms", "0");
         config.put("metrics.port", Integer.toString(metricsPort));
         config.putAll(overrides);

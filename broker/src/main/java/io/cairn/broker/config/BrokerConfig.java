@@ -2,6 +2,7 @@ package io.cairn.broker.config;
 
 import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
+import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.isr.RackAwareReplicaSelector;
 import java.io.IOException;
 import java.io.Reader;
@@ -63,6 +64,15 @@ public final class BrokerConfig {
     public static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
     public static final String TRANSACTION_STATE_LOG_REPLICATION_FACTOR = "transaction.state.log.replication.factor";
+    public static final String TRANSACTION_STATE_LOG_MIN_ISR = "transaction.state.log.min.isr";
+    public static final String TRANSACTION_STATE_LOG_SEGMENT_BYTES = "transaction.state.log.segment.bytes";
+    public static final String TRANSACTION_MAX_TIMEOUT_MS = "transaction.max.timeout.ms";
+    public static final String TRANSACTIONAL_ID_EXPIRATION_MS = "transactional.id.expiration.ms";
+    public static final String TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE = "transaction.state.log.load.buffer.size";
+    public static final String TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS =
+            "transaction.abort.timed.out.transaction.cleanup.interval.ms";
+    public static final String TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS =
+            "transaction.remove.expired.transaction.cleanup.interval.ms";
     public static final String GROUP_MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
     public static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String GROUP_INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
@@ -102,7 +112,10 @@ public final class BrokerConfig {
             FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS, REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
             REPLICA_LAG_TIME_MAX_MS, REPLICA_SELECTOR_CLASS, OFFSETS_TOPIC_NUM_PARTITIONS,
             OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
-            TRANSACTION_STATE_LOG_REPLICATION_FACTOR, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
+            TRANSACTION_STATE_LOG_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_MIN_ISR,
+            TRANSACTION_STATE_LOG_SEGMENT_BYTES, TRANSACTION_MAX_TIMEOUT_MS, TRANSACTIONAL_ID_EXPIRATION_MS,
+            TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE, TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS,
+            TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
             GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, GROUP_COORDINATOR_THREADS,
             GROUP_COORDINATOR_APPEND_LINGER_MS, OFFSETS_COMMIT_TIMEOUT_MS, OFFSETS_RETENTION_MINUTES,
             OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS,
@@ -141,6 +154,7 @@ public final class BrokerConfig {
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
     private final CoordinatorRuntimeSettings groupCoordinatorRuntime;
+    private final TransactionConfig transactionConfig;
     private final boolean metricsEnabled;
     private final String metricsHost;
     private final int metricsPort;
@@ -214,6 +228,15 @@ public final class BrokerConfig {
         this.groupCoordinatorRuntime = new CoordinatorRuntimeSettings(values.intValue(GROUP_COORDINATOR_THREADS, 4, 1),
                 values.intValue(GROUP_COORDINATOR_APPEND_LINGER_MS, 5, 0),
                 values.intValue(OFFSETS_COMMIT_TIMEOUT_MS, 5_000, 1));
+        this.transactionConfig = new TransactionConfig(
+                values.longValue(TRANSACTIONAL_ID_EXPIRATION_MS, 604_800_000L, 1L),
+                values.intValue(TRANSACTION_MAX_TIMEOUT_MS, 900_000, 1), internalTopics.transactionPartitions(),
+                internalTopics.transactionReplication(),
+                values.intValue(TRANSACTION_STATE_LOG_SEGMENT_BYTES, 104_857_600, 1),
+                values.intValue(TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE, 5_242_880, 1),
+                values.intValue(TRANSACTION_STATE_LOG_MIN_ISR, 2, 1),
+                values.longValue(TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS, 10_000L, 1L),
+                values.longValue(TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS, 3_600_000L, 1L));
         this.metricsEnabled = values.booleanValue(METRICS_ENABLED, true);
         this.metricsHost = values.string(METRICS_HOST, "");
         this.metricsPort = values.intValue(METRICS_PORT, 9404, 0);
@@ -373,6 +396,15 @@ public final class BrokerConfig {
         values.put(SOCKET_RECEIVE_BUFFER_BYTES, Integer.toString(socketReceiveBufferBytes));
         values.put(SOCKET_REQUEST_MAX_BYTES, Integer.toString(socketRequestMaxBytes));
         values.put(SOCKET_SEND_BUFFER_BYTES, Integer.toString(socketSendBufferBytes));
+        values.put(TRANSACTION_MAX_TIMEOUT_MS, Integer.toString(transactionConfig.maxTimeoutMs()));
+        values.put(TRANSACTION_STATE_LOG_MIN_ISR, Integer.toString(transactionConfig.logMinIsr()));
+        values.put(TRANSACTION_STATE_LOG_SEGMENT_BYTES, Integer.toString(transactionConfig.logSegmentBytes()));
+        values.put(TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE, Integer.toString(transactionConfig.loadBufferSize()));
+        values.put(TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS,
+                Long.toString(transactionConfig.abortTimedOutIntervalMs()));
+        values.put(TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS,
+                Long.toString(transactionConfig.removeExpiredIntervalMs()));
+        values.put(TRANSACTIONAL_ID_EXPIRATION_MS, Long.toString(transactionConfig.transactionalIdExpirationMs()));
         replicaFetch.addTo(values);
         return values;
     }
@@ -577,6 +609,11 @@ public final class BrokerConfig {
      */
     public CoordinatorRuntimeSettings groupCoordinatorRuntime() {
         return groupCoordinatorRuntime;
+    }
+
+    /** The transaction coordinator's settings. */
+    public TransactionConfig transactionConfig() {
+        return transactionConfig;
     }
 
     /** Partitions and replication factor of the internal topics when Metadata auto-creates them. */

@@ -286,7 +286,7 @@ public final class CoordinatorRuntime<S extends CoordinatorShard<R>, R> implemen
         CoordinatorLoader.LoadSummary summary;
         try {
             summary = CoordinatorLoader.load(partition.log(), partition.logEndOffset(), config.serde(),
-                shard.shard());
+                shard.shard(), config.loadChunkBytes());
         } catch (Exception e) {
             LOGGER.error("Cannot load {}: it is loaded again on its next use or leadership",
                 partition.topicPartition(), e);

@@ -107,7 +107,8 @@ final class LoadedShard<S extends CoordinatorShard<R>, R> implements ShardContex
         return partition;
     }
 
-    int leaderEpoch() {
+    @Override
+    public int leaderEpoch() {
         return leaderEpoch;
     }
 
@@ -311,6 +312,11 @@ final class LoadedShard<S extends CoordinatorShard<R>, R> implements ShardContex
         if (timeout != null) {
             timeout.cancel();
         }
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        runOnShard(task);
     }
 
     private void runOnShard(Runnable task) {

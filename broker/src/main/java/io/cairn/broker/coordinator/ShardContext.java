@@ -17,6 +17,12 @@ public interface ShardContext<R> {
     /** The partition of the internal topic this shard owns. */
     int partitionIndex();
 
+    /**
+     * The partition's leader epoch when this shard was loaded: the coordinator epoch (a transaction coordinator
+     * stamps its markers with it).
+     */
+    int leaderEpoch();
+
     /** Now, in milliseconds since the epoch (the coordinator's clock, so tests can move it). */
     long nowMs();
 
@@ -52,4 +58,11 @@ public interface ShardContext<R> {
 
     /** Cancels the pending timer with this key, if any. */
     void cancel(String key);
+
+    /**
+     * Runs {@code task} on the shard's thread, after the tasks queued before it: how work another module completes
+     * (a producer id, markers sent over the network) comes back to the state machine. Unlike timers, the task also
+     * runs after the shard is closed (it must check that itself), unless the runtime has stopped.
+     */
+    void execute(Runnable task);
 }

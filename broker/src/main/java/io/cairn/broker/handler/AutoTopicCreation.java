@@ -16,9 +16,19 @@ import java.util.Map;
  * @param offsetsReplication     offsets.topic.replication.factor
  * @param transactionPartitions  transaction.state.log.num.partitions
  * @param transactionReplication transaction.state.log.replication.factor
+ * @param transactionMinIsr      transaction.state.log.min.isr (the topic's min.insync.replicas)
+ * @param transactionSegmentBytes transaction.state.log.segment.bytes (the topic's segment.bytes)
  */
 public record AutoTopicCreation(boolean enabled, int offsetsPartitions, short offsetsReplication,
-                                int transactionPartitions, short transactionReplication) {
+                                int transactionPartitions, short transactionReplication, int transactionMinIsr,
+                                int transactionSegmentBytes) {
+
+    /** With Kafka's default min.isr (2) and segment.bytes (100 MiB) for {@code __transaction_state}. */
+    public AutoTopicCreation(boolean enabled, int offsetsPartitions, short offsetsReplication,
+                             int transactionPartitions, short transactionReplication) {
+        this(enabled, offsetsPartitions, offsetsReplication, transactionPartitions, transactionReplication, 2,
+                104_857_600);
+    }
 
     /** Kafka's defaults. */
     public static AutoTopicCreation defaults() {
@@ -38,8 +48,8 @@ public record AutoTopicCreation(boolean enabled, int offsetsPartitions, short of
             topic.setNumPartitions(transactionPartitions).setReplicationFactor(transactionReplication);
             configs.put("cleanup.policy", "compact");
             configs.put("compression.type", "uncompressed");
-            configs.put("min.insync.replicas", "2");
-            configs.put("segment.bytes", "104857600");
+            configs.put("min.insync.replicas", Integer.toString(transactionMinIsr));
+            configs.put("segment.bytes", Integer.toString(transactionSegmentBytes));
             configs.put("unclean.leader.election.enable", "false");
         }
         configs.forEach((key, value) -> topic.configs().add(new CreatableTopicConfig().setName(key).setValue(value)));

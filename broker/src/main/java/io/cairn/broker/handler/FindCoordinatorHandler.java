@@ -3,6 +3,7 @@ package io.cairn.broker.handler;
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
 import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.BrokerEndpoint;
 import io.cairn.metadata.image.MetadataImage;
@@ -26,10 +27,10 @@ import org.apache.logging.log4j.Logger;
  * exists the first request creates it (as Kafka does, whatever {@code auto.create.topics.enable} says) and the
  * answer is COORDINATOR_NOT_AVAILABLE until it has a leader; v4+ answers a batch of keys one by one.
  *
- * <p>Cairn runs no transaction coordinator yet: a TRANSACTION key is COORDINATOR_NOT_AVAILABLE (what Kafka answers
- * while its transaction state topic cannot be used), so a transactional producer waits and times out instead of
- * writing without one. A SHARE key is INVALID_REQUEST as on a Kafka broker without share groups, and an unknown key
- * type INVALID_REQUEST. Thread-safe, never blocks.
+ * <p>The coordinator of a transactional id is the leader of its {@code __transaction_state} partition, the topic
+ * created on first use the same way (COORDINATOR_NOT_AVAILABLE until it has a leader). A SHARE key is
+ * INVALID_REQUEST as on a Kafka broker without share groups, and an unknown key type INVALID_REQUEST. Thread-safe,
+ * never blocks.
  */
 public final class FindCoordinatorHandler
         implements ApiHandler<FindCoordinatorRequestData, FindCoordinatorResponseData> {
@@ -41,12 +42,17 @@ public final class FindCoordinatorHandler
 
     private final MetadataNode metadata;
     private final GroupCoordinator groups;
+    private final TransactionCoordinator transactions;
     private final AutoTopicCreation autoCreation;
-    private final AtomicBoolean creating = new AtomicBoolean();
+    private final AtomicBoolean creatingOffsets = new AtomicBoolean();
+    private final AtomicBoolean creatingTransactions = new AtomicBoolean();
 
-    public FindCoordinatorHandler(MetadataNode metadata, GroupCoordinator groups, AutoTopicCreation autoCreation) {
+    /** @param transactions the transaction coordinator, whose partitions answer TRANSACTION keys */
+    public FindCoordinatorHandler(MetadataNode metadata, GroupCoordinator groups, TransactionCoordinator transactions,
+                                  AutoTopicCreation autoCreation) {
         this.metadata = metadata;
         this.groups = groups;
+        this.transactions = transactions;
         this.autoCreation = autoCreation;
     }
 
@@ -81,7 +87,11 @@ public final class FindCoordinatorHandler
 
     private Coordinator find(RequestContext ctx, byte keyType, String key) {
         if (keyType == TRANSACTION) {
-            return error(Errors.COORDINATOR_NOT_AVAILABLE, "This broker runs no transaction coordinator");
+            if (transactions.topic().isEmpty()) {
+                createTopic(TransactionCoordinator.TOPIC, creatingTransactions);
+                return error(Errors.COORDINATOR_NOT_AVAILABLE, null);
+            }
+            return leaderOf(ctx, new TopicPartition(TransactionCoordinator.TOPIC, transactions.partitionFor(key)));
         }
         if (keyType == SHARE) {
             return error(Errors.INVALID_REQUEST, "Share groups are not enabled on this broker");
@@ -89,14 +99,16 @@ public final class FindCoordinatorHandler
         if (keyType != GROUP) {
             return error(Errors.INVALID_REQUEST, "Unknown coordinator type " + keyType);
         }
-        MetadataImage image = metadata.currentImage();
         if (groups.topic().isEmpty()) {
-            createOffsetsTopic();
+            createTopic(GroupCoordinator.TOPIC, creatingOffsets);
             return error(Errors.COORDINATOR_NOT_AVAILABLE, null);
         }
-        int partition = groups.partitionFor(key);
-        Optional<PartitionRegistration> registration = image.partition(
-            new TopicPartition(GroupCoordinator.TOPIC, partition));
+        return leaderOf(ctx, new TopicPartition(GroupCoordinator.TOPIC, groups.partitionFor(key)));
+    }
+
+    private Coordinator leaderOf(RequestContext ctx, TopicPartition partition) {
+        MetadataImage image = metadata.currentImage();
+        Optional<PartitionRegistration> registration = image.partition(partition);
         Optional<BrokerEndpoint> leader = registration.flatMap(r ->
             ClusterView.aliveEndpoint(image, r.leader(), ctx.listenerName()));
         if (leader.isEmpty()) {
@@ -111,23 +123,24 @@ public final class FindCoordinatorHandler
             .setNodeId(-1).setHost("").setPort(-1);
     }
 
-    /** Asks the controller to create {@code __consumer_offsets}, one request at a time. */
-    private void createOffsetsTopic() {
+    /** Asks the controller to create an internal topic, one request at a time. */
+    private void createTopic(String topic, AtomicBoolean creating) {
         if (!creating.compareAndSet(false, true)) {
             return;
         }
         CreateTopicsRequestData creation = new CreateTopicsRequestData().setTimeoutMs(30_000);
-        creation.topics().add(autoCreation.creatableTopic(GroupCoordinator.TOPIC));
+        creation.topics().add(autoCreation.creatableTopic(topic));
         metadata.createTopics(creation).whenComplete((response, failure) -> {
             creating.set(false);
             if (failure != null) {
-                LOGGER.info("Creation of {} failed: {}", GroupCoordinator.TOPIC, failure.toString());
+                LOGGER.info("Creation of {} failed: {}", topic, failure.toString());
                 return;
             }
             response.topics().stream().filter(t -> t.errorCode() != Errors.NONE.code()
                     && t.errorCode() != Errors.TOPIC_ALREADY_EXISTS.code())
-                .forEach(t -> LOGGER.warn("Creation of {} failed: {} {} (offsets.topic.replication.factor is {})",
-                    t.name(), Errors.forCode(t.errorCode()), t.errorMessage(), autoCreation.offsetsReplication()));
+                .forEach(t -> LOGGER.warn("Creation of {} failed: {} {} (replication factor {})", t.name(),
+                    Errors.forCode(t.errorCode()), t.errorMessage(), GroupCoordinator.TOPIC.equals(topic)
+                        ? autoCreation.offsetsReplication() : autoCreation.transactionReplication()));
         });
     }
 

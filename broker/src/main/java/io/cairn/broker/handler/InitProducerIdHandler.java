@@ -2,10 +2,13 @@ package io.cairn.broker.handler;
 
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
+import io.cairn.broker.txn.TransactionCoordinator;
+import io.cairn.broker.txn.TransactionManager.ProducerIdAndEpoch;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.InitProducerIdRequestData;
 import io.cairn.wire.message.InitProducerIdResponseData;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -14,10 +17,10 @@ import java.util.concurrent.CompletionStage;
  * but not the other (v3+) is INVALID_REQUEST. An idempotent producer ({@code transactional_id} null) always gets a
  * new producer id with epoch 0, whatever id and epoch it names: Kafka's idempotent producer bumps its epoch
  * itself and asks for a new id only when the epoch would overflow or its id is unknown (KIP-360). For a
- * transactional id: an empty one is INVALID_REQUEST, a transaction timeout outside (0,
- * {@code transaction.max.timeout.ms}] INVALID_TRANSACTION_TIMEOUT, and otherwise NOT_COORDINATOR, which Kafka
- * answers when the id's {@code __transaction_state} partition is not led here: this broker has no transaction
- * coordinator yet. Immutable, thread-safe, never blocks.
+ * transactional id the {@link TransactionCoordinator} answers (an empty id is INVALID_REQUEST, a transaction timeout
+ * outside (0, {@code transaction.max.timeout.ms}] INVALID_TRANSACTION_TIMEOUT, KIP-360 recovery with the named id and
+ * epoch; NOT_COORDINATOR when the id's {@code __transaction_state} partition is not led here); PRODUCER_FENCED is
+ * INVALID_PRODUCER_EPOCH before v4. Immutable, thread-safe, never blocks.
  */
 public final class InitProducerIdHandler implements ApiHandler<InitProducerIdRequestData, InitProducerIdResponseData> {
 
@@ -25,19 +28,17 @@ public final class InitProducerIdHandler implements ApiHandler<InitProducerIdReq
     static final long NO_PRODUCER_ID = -1L;
     /** Kafka's {@code RecordBatch.NO_PRODUCER_EPOCH}. */
     static final short NO_PRODUCER_EPOCH = -1;
-    /** Kafka's {@code transaction.max.timeout.ms} default (15 minutes). */
-    public static final int DEFAULT_TRANSACTION_MAX_TIMEOUT_MS = 900_000;
 
     private final ProducerIdManager producerIds;
-    private final int transactionMaxTimeoutMs;
+    private final TransactionCoordinator transactions;
 
     /**
-     * @param producerIds             where new producer ids come from
-     * @param transactionMaxTimeoutMs the broker's {@code transaction.max.timeout.ms}
+     * @param producerIds  where new producer ids of idempotent producers come from
+     * @param transactions the transaction coordinator, which answers transactional ids
      */
-    public InitProducerIdHandler(ProducerIdManager producerIds, int transactionMaxTimeoutMs) {
+    public InitProducerIdHandler(ProducerIdManager producerIds, TransactionCoordinator transactions) {
         this.producerIds = producerIds;
-        this.transactionMaxTimeoutMs = transactionMaxTimeoutMs;
+        this.transactions = transactions;
     }
 
     @Override
@@ -69,20 +70,20 @@ public final class InitProducerIdHandler implements ApiHandler<InitProducerIdReq
                             .setProducerId(id).setProducerEpoch((short) 0)
                     : errorResponse(ctx, request, Errors.forException(error)));
         }
-        if (transactionalId.isEmpty()) {
-            return completedFuture(errorResponse(ctx, request, Errors.INVALID_REQUEST));
-        }
-        int timeoutMs = request.transactionTimeoutMs();
-        if (timeoutMs <= 0 || timeoutMs > transactionMaxTimeoutMs) {
-            return completedFuture(errorResponse(ctx, request, Errors.INVALID_TRANSACTION_TIMEOUT));
-        }
-        return completedFuture(errorResponse(ctx, request, Errors.NOT_COORDINATOR));
+        Optional<ProducerIdAndEpoch> expected = noId ? Optional.empty()
+                : Optional.of(new ProducerIdAndEpoch(request.producerId(), request.producerEpoch()));
+        return transactions.initProducerId(transactionalId, request.transactionTimeoutMs(), expected)
+                .thenApply(result -> result.error() != Errors.NONE
+                        ? errorResponse(ctx, request, result.error())
+                        : new InitProducerIdResponseData().setThrottleTimeMs(0).setErrorCode(Errors.NONE.code())
+                                .setProducerId(result.producerId()).setProducerEpoch(result.producerEpoch()));
     }
 
     @Override
     public InitProducerIdResponseData errorResponse(RequestContext ctx, InitProducerIdRequestData request,
             Errors error) {
-        return new InitProducerIdResponseData().setThrottleTimeMs(0).setErrorCode(error.code())
+        Errors mapped = error == Errors.PRODUCER_FENCED && ctx.apiVersion() < 4 ? Errors.INVALID_PRODUCER_EPOCH : error;
+        return new InitProducerIdResponseData().setThrottleTimeMs(0).setErrorCode(mapped.code())
                 .setProducerId(NO_PRODUCER_ID).setProducerEpoch(NO_PRODUCER_EPOCH);
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
+import io.cairn.broker.txn.TransactionConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -291,6 +292,29 @@ class BrokerConfigTest {
         assertThat(set.internalTopics().offsetsPartitions()).isEqualTo(4);
         assertThat(set.internalTopics().offsetsReplication()).isEqualTo((short) 1);
         assertThat(set.unknownKeys()).isEmpty();
+    }
+
+    @Test
+    void transactionKeysHaveKafkasDefaultsAndAreKnown() {
+        // When
+        BrokerConfig defaults = BrokerConfig.fromMap(Map.of());
+        BrokerConfig set = BrokerConfig.fromMap(Map.of("transaction.max.timeout.ms", "60000",
+                "transaction.state.log.min.isr", "1", "transaction.state.log.segment.bytes", "1048576",
+                "transaction.state.log.num.partitions", "3", "transactional.id.expiration.ms", "1000",
+                "transaction.abort.timed.out.transaction.cleanup.interval.ms", "500"));
+
+        // Then
+        assertThat(defaults.transactionConfig()).isEqualTo(TransactionConfig.defaults());
+        assertThat(set.transactionConfig().maxTimeoutMs()).isEqualTo(60_000);
+        assertThat(set.transactionConfig().logMinIsr()).isEqualTo(1);
+        assertThat(set.transactionConfig().logSegmentBytes()).isEqualTo(1_048_576);
+        assertThat(set.transactionConfig().logNumPartitions()).isEqualTo(3);
+        assertThat(set.transactionConfig().transactionalIdExpirationMs()).isEqualTo(1_000L);
+        assertThat(set.transactionConfig().abortTimedOutIntervalMs()).isEqualTo(500L);
+        assertThat(set.unknownKeys()).isEmpty();
+        assertThat(set.effectiveValues()).containsEntry("transaction.max.timeout.ms", "60000")
+                .containsEntry("transactional.id.expiration.ms", "1000")
+                .containsEntry("transaction.abort.timed.out.transaction.cleanup.interval.ms", "500");
     }
 
     @Test

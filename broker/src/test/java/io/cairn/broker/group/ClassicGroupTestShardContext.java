@@ -43,6 +43,11 @@ final class ClassicGroupTestShardContext implements ShardContext<CoordinatorReco
     }
 
     @Override
+    public int leaderEpoch() {
+        return 0;
+    }
+
+    @Override
     public long nowMs() {
         return nowMs;
     }
@@ -64,6 +69,11 @@ final class ClassicGroupTestShardContext implements ShardContext<CoordinatorReco
     @Override
     public void cancel(String key) {
         timers.remove(key);
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        task.run();
     }
 
     /** Moves the clock forward, running every timer that falls due on the way (at its due time). */

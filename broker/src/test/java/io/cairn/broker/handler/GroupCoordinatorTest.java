@@ -7,6 +7,8 @@ import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.purgatory.PartitionPurgatory;
+import io.cairn.broker.txn.TransactionConfig;
+import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.log.Time;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.DeleteGroupsRequestData;
@@ -41,6 +43,7 @@ import io.cairn.wire.protocol.ApiMessage;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,9 +74,14 @@ class GroupCoordinatorTest {
     }
 
     private PartitionPurgatory purgatory;
+    /** The transaction coordinator FindCoordinator needs; it never leads a partition here. */
+    private TransactionCoordinator transactions;
 
     @AfterEach
     void stop() {
+        if (transactions != null) {
+            transactions.close();
+        }
         coordinator.close();
         if (purgatory != null) {
             purgatory.close();
@@ -103,7 +111,13 @@ class GroupCoordinatorTest {
     }
 
     private FindCoordinatorHandler findCoordinator() {
-        return new FindCoordinatorHandler(fixture.metadata().node(), coordinator,
+        if (transactions == null) {
+            transactions = new TransactionCoordinator(fixture.replicaManager(), fixture.metadata().node(), purgatory,
+                TransactionConfig.defaults(), Time.SYSTEM, (id, producerId, epoch, commit, coordinatorEpoch,
+                    partitions) -> CompletableFuture.completedFuture(null),
+                () -> CompletableFuture.failedFuture(new IllegalStateException("no producer ids here")));
+        }
+        return new FindCoordinatorHandler(fixture.metadata().node(), coordinator, transactions,
             new AutoTopicCreation(true, OFFSETS_PARTITIONS, (short) 1, 1, (short) 1));
     }
 

@@ -3,6 +3,9 @@ package io.cairn.broker.handler;
 import static io.cairn.broker.handler.MetadataFixture.context;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.broker.purgatory.PartitionPurgatory;
+import io.cairn.broker.txn.TransactionConfig;
+import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.log.Time;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
@@ -11,6 +14,7 @@ import io.cairn.wire.message.InitProducerIdResponseData;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,24 +24,36 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** InitProducerId against a real metadata node whose controller hands out the producer-id blocks. */
+/**
+ * InitProducerId against a real metadata node whose controller hands out the producer-id blocks, with a transaction
+ * coordinator that leads no {@code __transaction_state} partition.
+ */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class InitProducerIdHandlerTest {
 
     @TempDir
     static Path dir;
-    private static MetadataFixture fixture;
+    private static PartitionsFixture fixture;
+    private static PartitionPurgatory purgatory;
+    private static TransactionCoordinator transactions;
     private static InitProducerIdHandler handler;
 
     @BeforeAll
     static void start() throws Exception {
-        fixture = MetadataFixture.start(dir);
-        handler = new InitProducerIdHandler(new ProducerIdManager(fixture.node(), 1, Time.SYSTEM),
-                InitProducerIdHandler.DEFAULT_TRANSACTION_MAX_TIMEOUT_MS);
+        fixture = PartitionsFixture.start(dir);
+        purgatory = new PartitionPurgatory(fixture.replicaManager());
+        ProducerIdManager producerIds = new ProducerIdManager(fixture.metadata().node(), 1, Time.SYSTEM);
+        transactions = new TransactionCoordinator(fixture.replicaManager(), fixture.metadata().node(), purgatory,
+                TransactionConfig.defaults(), Time.SYSTEM, (id, producerId, epoch, commit, coordinatorEpoch,
+                        partitions) -> CompletableFuture.completedFuture(null), producerIds::generateProducerId);
+        transactions.start();
+        handler = new InitProducerIdHandler(producerIds, transactions);
     }
 
     @AfterAll
     static void stop() {
+        transactions.close();
+        purgatory.close();
         fixture.close();
     }
 
@@ -122,7 +138,7 @@ class InitProducerIdHandlerTest {
         long before = init(5, idempotent()).producerId();
 
         // When: a new manager, as after a restart, asks the controller for its first block
-        ProducerIdManager restarted = new ProducerIdManager(fixture.node(), 1, Time.SYSTEM);
+        ProducerIdManager restarted = new ProducerIdManager(fixture.metadata().node(), 1, Time.SYSTEM);
         long after = restarted.generateProducerId().get(30, TimeUnit.SECONDS);
 
         // Then

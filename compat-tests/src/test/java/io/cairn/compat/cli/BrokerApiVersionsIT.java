@@ -88,6 +88,28 @@ class BrokerApiVersionsIT {
 
     @ParameterizedTest
     @EnumSource(BrokerKind.class)
+    void toolShouldShowTheTransactionCoordinatorApisWithKafkasVersionRanges(BrokerKind kind) {
+        // Given
+        BrokerProcess broker = kind.shared();
+
+        // When
+        JavaTool.Result result = runTool(broker);
+
+        // Then: Kafka 4.1.1's ranges, except that Cairn serves transaction.version 1 only, so AddPartitionsToTxn
+        // and EndTxn stop at v4 where Kafka's v5 is the TV2 protocol (an epoch bump per transaction)
+        String lastTv1OrTv2 = kind == BrokerKind.CAIRN ? "4 [usable: 4]" : "5 [usable: 5]";
+        assertThat(result.exitCode()).as("%s", result).isZero();
+        assertThat(result.stdout().lines().toList()).as("%s", result).contains(
+                "\tAddPartitionsToTxn(24): 0 to " + lastTv1OrTv2 + ",",
+                "\tAddOffsetsToTxn(25): 0 to 4 [usable: 4],",
+                "\tEndTxn(26): 0 to " + lastTv1OrTv2 + ",",
+                "\tTxnOffsetCommit(28): 0 to 5 [usable: 5],",
+                "\tDescribeTransactions(65): 0 [usable: 0],",
+                "\tListTransactions(66): 0 to 2 [usable: 2],");
+    }
+
+    @ParameterizedTest
+    @EnumSource(BrokerKind.class)
     void toolShouldShowTheClassicGroupApisWithKafkasVersionRanges(BrokerKind kind) {
         // Given
         BrokerProcess broker = kind.shared();

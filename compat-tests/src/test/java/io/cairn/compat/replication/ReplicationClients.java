@@ -68,13 +68,16 @@ final class ReplicationClients {
     }
 
     /**
-     * The settings of a 3-node replicated test cluster: the group coordinator's {@code __consumer_offsets} at
-     * replication factor 3 (Kafka's default, which the single-node harness lowers), so groups survive a bounce.
+     * The settings of a 3-node replicated test cluster: the group coordinator's {@code __consumer_offsets} and the
+     * transaction coordinator's {@code __transaction_state} at replication factor 3 (with min.isr 2: Kafka's
+     * defaults, which the single-node harness lowers), so groups and transactions survive a bounce.
      */
     static Map<String, String> clusterConfig() {
         Map<String, String> config = new LinkedHashMap<>();
         config.put("offsets.topic.replication.factor", Short.toString(REPLICAS));
         config.put("default.replication.factor", Short.toString(REPLICAS));
+        config.put("transaction.state.log.replication.factor", Short.toString(REPLICAS));
+        config.put("transaction.state.log.min.isr", "2");
         return config;
     }
 
