@@ -11,9 +11,12 @@ import io.cairn.testkit.FreePorts;
 import io.cairn.testkit.TestDirectories;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -33,7 +37,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The Docker image's entry point {@code docker/launch}, run here without Docker: the image's paths are temporary
  * directories ({@code CAIRN_CONFIG_DIR}, {@code CAIRN_DATA_DIR}, {@code CAIRN_MOUNT_DIR}) and {@code CAIRN_HOME} is
- * the checkout, whose {@code broker/target} the image copies. The apache/kafka image's environment rules hold
+ * the checkout, or, for the broker, the image's {@code /opt/cairn} as {@code docker/Dockerfile}'s runtime
+ * {@code COPY} lines assemble it from the build (no sources, no Maven), started by its {@code ENTRYPOINT}. The
+ * apache/kafka image's environment rules hold
  * ({@code KAFKA_*} mapping with {@code ___}, {@code __}, {@code _}, the JVM/log4j exclusions, precedence of a mounted
  * file, the baked default, derived listeners, CLUSTER_ID formatting that tolerates a formatted directory), a
  * compose-style environment starts a broker that stock clients produce to and consume from, and
@@ -52,9 +58,11 @@ class DockerLaunchIT {
     void composeStyleEnvironmentRunsABrokerThatStockClientsUse() throws Exception {
         // Given: the variables of a typical single-node compose file, on free loopback ports
         Path work = TestDirectories.createTempDirectory("docker-launch");
+        Path entryPoint = assembleImage(work.resolve("image"));
         int[] ports = FreePorts.freePorts(3);
         String host = FreePorts.LOOPBACK;
-        Map<String, String> env = new LinkedHashMap<>(paths(work));
+        Map<String, String> env = new LinkedHashMap<>(Map.of("CAIRN_DATA_DIR", work.resolve("data").toString(),
+                "CAIRN_MOUNT_DIR", work.resolve("mnt").toString()));
         env.put("KAFKA_NODE_ID", "1");
         env.put("KAFKA_PROCESS_ROLES", "broker,controller");
         env.put("KAFKA_LISTENERS", "PLAINTEXT://" + host + ":" + ports[0] + ",CONTROLLER://" + host + ":" + ports[1]);
@@ -75,7 +83,7 @@ class DockerLaunchIT {
         // When: the image starts, is stopped, and starts again on the same volume
         for (int start = 1; start <= 2; start++) {
             Path log = work.resolve("launch-" + start + ".log");
-            Process broker = start(env, log);
+            Process broker = start(entryPoint, env, log);
             try {
                 // Then: it answers, formatted with the default CLUSTER_ID, and the stock clients work
                 await().atMost(START_TIMEOUT).pollInterval(Duration.ofMillis(250)).until(() -> {
@@ -90,7 +98,7 @@ class DockerLaunchIT {
         }
 
         // Then: the generated file follows the mapping rules and leaves out the JVM/log4j variables
-        Map<String, String> props = properties(work.resolve("config/server.properties"));
+        Map<String, String> props = properties(work.resolve("image/opt/cairn/config/server.properties"));
         assertThat(props).containsEntry("node.id", "1")
                 .containsEntry("controller.quorum.voters", "1@" + host + ":" + ports[1])
                 .containsEntry("offsets.topic.replication.factor", "1")
@@ -165,7 +173,7 @@ class DockerLaunchIT {
         env.put("CAIRN_LAUNCH_CONFIG_ONLY", "true");
 
         // When
-        Process launch = start(env, work.resolve("launch.log"));
+        Process launch = start(LAUNCH, env, work.resolve("launch.log"));
 
         // Then
         assertThat(launch.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -219,7 +227,7 @@ class DockerLaunchIT {
     private static Map<String, String> configOnly(Map<String, String> env, Path work) throws Exception {
         Map<String, String> withFlag = new LinkedHashMap<>(env);
         withFlag.put("CAIRN_LAUNCH_CONFIG_ONLY", "true");
-        Process launch = start(withFlag, work.resolve("launch.log"));
+        Process launch = start(LAUNCH, withFlag, work.resolve("launch.log"));
         assertThat(launch.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(launch.exitValue()).as(read(work.resolve("launch.log"))).isZero();
         Map<String, String> props = properties(work.resolve("config/server.properties"));
@@ -227,9 +235,65 @@ class DockerLaunchIT {
         return props;
     }
 
-    /** Starts launch with exactly these KAFKA_* variables (none inherited) and its output in {@code log}. */
-    private static Process start(Map<String, String> env, Path log) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(LAUNCH.toString()).redirectErrorStream(true)
+    /**
+     * The image's files under {@code root} as the {@code COPY} lines of the Dockerfile's runtime stage place them,
+     * their sources taken from the checkout (the build stage's {@code /src}); the {@code ENTRYPOINT} under root.
+     */
+    private static Path assembleImage(Path root) throws IOException {
+        List<String> lines = Files.readAllLines(HOME.resolve("docker/Dockerfile"), StandardCharsets.UTF_8);
+        int runtime = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith("FROM ")) {
+                runtime = i;
+            }
+        }
+        Path entryPoint = null;
+        for (String line : lines.subList(runtime, lines.size())) {
+            if (line.startsWith("COPY ")) {
+                String[] words = line.replace("--from=build ", "").split("\\s+");
+                Path target = root.resolve(words[words.length - 1].substring(1));
+                for (int i = 1; i < words.length - 1; i++) {
+                    copy(words[i].replaceFirst("^/src/", ""), target);
+                }
+            } else if (line.startsWith("ENTRYPOINT ")) {
+                entryPoint = root.resolve(line.replaceAll("^ENTRYPOINT \\[\"/(.*)\"\\]$", "$1"));
+            }
+        }
+        assertThat(entryPoint).as("the Dockerfile's ENTRYPOINT").isNotNull().isExecutable();
+        return entryPoint;
+    }
+
+    /** One source of a COPY (a file, a directory's contents, or a file name glob) into the directory target. */
+    private static void copy(String source, Path target) throws IOException {
+        Path from = HOME.resolve(source);
+        Files.createDirectories(target);
+        if (Files.isDirectory(from)) {
+            try (Stream<Path> tree = Files.walk(from)) {
+                for (Path path : (Iterable<Path>) tree::iterator) {
+                    Path to = target.resolve(from.relativize(path).toString());
+                    if (Files.isDirectory(path)) {
+                        Files.createDirectories(to);
+                    } else {
+                        Files.copy(path, to, StandardCopyOption.COPY_ATTRIBUTES);
+                    }
+                }
+            }
+            return;
+        }
+        PathMatcher glob = FileSystems.getDefault().getPathMatcher("glob:" + from.getFileName());
+        int copied = 0;
+        try (Stream<Path> files = Files.list(from.getParent())) {
+            for (Path file : (Iterable<Path>) files.filter(f -> glob.matches(f.getFileName()))::iterator) {
+                Files.copy(file, target.resolve(file.getFileName().toString()), StandardCopyOption.COPY_ATTRIBUTES);
+                copied++;
+            }
+        }
+        assertThat(copied).as("files matching COPY source %s", source).isPositive();
+    }
+
+    /** Starts a launch script with exactly these KAFKA_* variables (none inherited) and its output in {@code log}. */
+    private static Process start(Path script, Map<String, String> env, Path log) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(script.toString()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         builder.environment().keySet().removeIf(key -> key.startsWith("KAFKA_") || key.startsWith("CAIRN_")
                 || key.equals("CLUSTER_ID"));
