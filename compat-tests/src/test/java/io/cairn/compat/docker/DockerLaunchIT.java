@@ -41,7 +41,8 @@ import org.junit.jupiter.api.Timeout;
  * {@code COPY} lines assemble it from the build (no sources, no Maven), started by its {@code ENTRYPOINT}. The
  * apache/kafka image's environment rules hold
  * ({@code KAFKA_*} mapping with {@code ___}, {@code __}, {@code _}, the JVM/log4j exclusions, precedence of a mounted
- * file, the baked default, derived listeners, CLUSTER_ID formatting that tolerates a formatted directory), a
+ * file, the baked default, derived listeners, CLUSTER_ID formatting that tolerates a formatted directory,
+ * {@code KAFKA_LOG4J_ROOT_LOGLEVEL} and {@code KAFKA_LOG4J_LOGGERS}), a
  * compose-style environment starts a broker that stock clients produce to and consume from, and
  * {@code grafana/docker-compose.yml} parses and mounts only files that exist.
  */
@@ -76,7 +77,8 @@ class DockerLaunchIT {
         env.put("KAFKA_METRICS_HOST", host);
         env.put("KAFKA_METRICS_PORT", Integer.toString(ports[2]));
         env.put("KAFKA_HEAP_OPTS", "-Xmx384m");
-        env.put("KAFKA_LOG4J_LOGGERS", "kafka.request.logger=WARN");
+        env.put("KAFKA_LOG4J_ROOT_LOGLEVEL", "info");
+        env.put("KAFKA_LOG4J_LOGGERS", "io.cairn.broker.Main=WARN, kafka.request.logger=WARN");
         env.put("KAFKA_CAIRN_DOCKER___TEST__KEY", "mapped");
         String bootstrap = host + ":" + ports[0];
 
@@ -107,6 +109,11 @@ class DockerLaunchIT {
         assertThat(props.keySet()).noneMatch(key -> key.contains("heap") || key.contains("log4j"));
         assertThat(read(work.resolve("data/meta.properties"))).contains("cluster.id=" + DEFAULT_CLUSTER_ID);
         assertThat(read(work.resolve("launch-2.log"))).contains("already formatted");
+        // Then: the log4j variables set the levels (Main's INFO "started" line is gone, other INFO lines stay)
+        assertThat(read(work.resolve("image/opt/cairn/config/log4j2-docker.xml")))
+                .contains("<Logger name=\"io.cairn.broker.Main\" level=\"WARN\"/>", "<Root level=\"INFO\">");
+        assertThat(read(work.resolve("launch-1.log"))).contains("Awaiting socket connections")
+                .doesNotContain("Cairn broker started");
         TestDirectories.deleteRecursively(work);
     }
 
