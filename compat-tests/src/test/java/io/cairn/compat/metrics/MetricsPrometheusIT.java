@@ -276,10 +276,12 @@ class MetricsPrometheusIT {
             for (String query : followerQueries) {
                 assertThat(prometheus.query(query)).as(query).isNotEmpty();
             }
+            // each node is scraped on its own schedule: both must have been scraped since they started
+            assertThat(prometheus.query("kafka_server_replicafetchermanager_maxlag{clientId=\"Replica\"}"))
+                    .hasSize(2);
+            assertThat(prometheus.value("sum(kafka_controller_kafkacontroller_activebrokercount)")).isEqualTo(2.0);
         });
         assertThat(followerQueries).isNotEmpty();
-        assertThat(prometheus.query("kafka_server_replicafetchermanager_maxlag{clientId=\"Replica\"}")).hasSize(2);
-        assertThat(prometheus.value("sum(kafka_controller_kafkacontroller_activebrokercount)")).isEqualTo(2.0);
     }
 
     /** The queries of the {@link #FOLLOWER_PANELS}. */
