@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
@@ -27,6 +28,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.awaitility.core.ThrowingRunnable;
@@ -92,11 +94,31 @@ public final class GroupClients {
                     .get(TIMEOUT_S, TimeUnit.SECONDS);
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
             partitions(topic, partitions).forEach(partition -> latest.put(partition, OffsetSpec.latest()));
-            admin.listOffsets(latest).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+            awaitListOffsets(admin, latest);
         } catch (Exception e) {
             throw new AssertionError("Could not create " + topic + " on " + broker.bootstrapServers() + ": " + e, e);
         }
         return topic;
+    }
+
+    /**
+     * ListOffsets for {@code latest} until it answers: the admin client looks the topic up in its own metadata first,
+     * and a broker may not publish a topic just created to that lookup at once (Kafka under load answers it with
+     * UNKNOWN_TOPIC_OR_PARTITION for a moment, which the admin client does not retry).
+     */
+    private static void awaitListOffsets(Admin admin, Map<TopicPartition, OffsetSpec> latest) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+        while (true) {
+            try {
+                admin.listOffsets(latest).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+                return;
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
     }
 
     /** The topic's partitions {@code 0..partitions-1}. */

@@ -1,6 +1,7 @@
 package io.cairn.log.producer;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 
@@ -82,6 +83,28 @@ public final class ProducerStateEntry {
             batches.removeFirst();
         }
         lastTimestamp = batch.timestamp();
+    }
+
+    /**
+     * Puts back a batch written before the last retained one, as a restart reads it again from the log: a snapshot
+     * keeps only each producer's last batch. Ignored when it is of another epoch, not older than the last retained
+     * batch, or already retained; the oldest are dropped beyond {@value #NUM_BATCHES_TO_RETAIN}.
+     */
+    void restoreEarlier(short epoch, BatchMetadata batch) {
+        if (epoch != producerEpoch || batches.isEmpty() || batch.lastOffset() >= batches.getLast().lastOffset()) {
+            return;
+        }
+        List<BatchMetadata> restored = new ArrayList<>(batches);
+        int at = 0;
+        while (restored.get(at).lastOffset() < batch.lastOffset()) {
+            at++;
+        }
+        if (restored.get(at).lastOffset() == batch.lastOffset()) {
+            return;
+        }
+        restored.add(at, batch);
+        batches.clear();
+        batches.addAll(restored.subList(Math.max(0, restored.size() - NUM_BATCHES_TO_RETAIN), restored.size()));
     }
 
     void setEpoch(short epoch) {

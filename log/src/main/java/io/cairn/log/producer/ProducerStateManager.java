@@ -265,6 +265,25 @@ public final class ProducerStateManager {
         return ongoingTxns.isEmpty() ? markerOffset + 1 : ongoingTxns.firstKey();
     }
 
+    /**
+     * Puts a batch read from the log below the loaded snapshot back into its producer's retained batches (see
+     * {@link ProducerStateEntry#restoreEarlier}), so that a retry of it after a restart is found as a duplicate.
+     * Does nothing for a producer the snapshot does not know, a control batch or a batch without sequence.
+     */
+    public void restoreEarlierBatch(RecordBatch batch) {
+        ProducerStateEntry entry = producers.get(batch.producerId());
+        if (entry == null || batch.isControlBatch() || batch.baseSequence() < 0) {
+            return;
+        }
+        entry.restoreEarlier(batch.producerEpoch(), new BatchMetadata(batch.baseSequence(), batch.lastSequence(),
+            batch.lastOffset(), (int) (batch.lastOffset() - batch.baseOffset()), batch.maxTimestamp()));
+    }
+
+    /** Whether no producer is known. */
+    public boolean isEmpty() {
+        return producers.isEmpty();
+    }
+
     /** Forgets everything (before reloading). */
     public void clear() {
         producers.clear();

@@ -3,6 +3,7 @@ package io.cairn.log.recovery;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogEnvironment;
 import io.cairn.log.epoch.LeaderEpochCache;
+import io.cairn.log.index.OffsetIndex;
 import io.cairn.log.io.CheckpointFile;
 import io.cairn.log.producer.ProducerSnapshots;
 import io.cairn.log.producer.ProducerStateEntry;
@@ -38,6 +39,8 @@ public final class LogLoader {
     /** Per-partition checkpoint of the recovery point and the log start offset. */
     public static final String OFFSETS_CHECKPOINT = "log-offsets-checkpoint";
     private static final Logger LOGGER = LogManager.getLogger(LogLoader.class);
+    /** How far below a producer snapshot a restart reads batches back (see {@link #restoreRecentBatches}). */
+    static final int RECENT_BATCHES_WINDOW_BYTES = 1 << 20;
 
     private LogLoader() {
     }
@@ -145,6 +148,7 @@ public final class LogLoader {
             if (entries.isPresent()) {
                 producers.load(entries.get(), e.getKey());
                 replayFrom = e.getKey();
+                restoreRecentBatches(segments, replayFrom, producers);
                 break;
             }
             LOGGER.warn("Ignoring corrupt producer snapshot {}", e.getValue());
@@ -168,6 +172,65 @@ public final class LogLoader {
                 position = batch.endPosition();
             }
         }
+    }
+
+    /**
+     * A snapshot keeps one batch per producer (Kafka's format), but a producer may have up to five batches in flight
+     * when the broker stops; retried after the restart, every one but the last would fail with
+     * OUT_OF_ORDER_SEQUENCE_NUMBER, and the epoch bump the producer answers that with appends the later ones a second
+     * time. So the batches of the last {@value #RECENT_BATCHES_WINDOW_BYTES} bytes below the snapshot are read back
+     * into the producers' retained batches, and those retries are answered as the duplicates they are.
+     */
+    private static void restoreRecentBatches(ConcurrentSkipListMap<Long, LogSegment> segments, long snapshotOffset,
+                                             ProducerStateManager producers) {
+        if (producers.isEmpty()) {
+            return;
+        }
+        Map.Entry<Long, LogSegment> holding = segments.floorEntry(snapshotOffset);
+        List<LogSegment> window = new ArrayList<>();
+        int startPosition = 0;
+        long budget = RECENT_BATCHES_WINDOW_BYTES;
+        for (LogSegment segment : segments.headMap(snapshotOffset, false).descendingMap().values()) {
+            window.add(0, segment);
+            int end = holding != null && holding.getValue() == segment
+                ? segment.offsetIndex().lookup(snapshotOffset).position() : segment.size();
+            if (end >= budget) {
+                startPosition = batchPositionAtOrBefore(segment, (int) (end - budget));
+                break;
+            }
+            budget -= end;
+        }
+        for (int i = 0; i < window.size(); i++) {
+            LogSegment segment = window.get(i);
+            int position = i == 0 ? startPosition : 0;
+            int end = segment.size();
+            FileBatch batch;
+            while ((batch = segment.log().batchAt(position, end)) != null && batch.lastOffset() < snapshotOffset) {
+                if (batch.producerId() >= 0) {
+                    producers.restoreEarlierBatch(batch.view());
+                }
+                position = batch.endPosition();
+            }
+        }
+    }
+
+    /** The position of the last indexed batch at or before {@code position} in {@code segment}, or 0. */
+    private static int batchPositionAtOrBefore(LogSegment segment, int position) {
+        OffsetIndex index = segment.offsetIndex();
+        int low = 0;
+        int high = index.entries() - 1;
+        int found = 0;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            int at = index.entry(mid).position();
+            if (at <= position) {
+                found = at;
+                low = mid + 1;
+            } else {
+                high = mid - 1;
+            }
+        }
+        return found;
     }
 
     private static void cleanLeftovers(Path dir) throws IOException {

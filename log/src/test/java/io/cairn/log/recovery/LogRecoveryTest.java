@@ -11,6 +11,7 @@ import io.cairn.log.LogInvariants;
 import io.cairn.log.MockTime;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.TestBatches;
+import io.cairn.log.producer.ProducerStateEntry;
 import io.cairn.log.segment.LogSegment;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -164,5 +165,35 @@ class LogRecoveryTest {
             AppendOrigin.CLIENT).duplicate()).isTrue();
         assertThat(unclean.appendAsLeader(TestBatches.idempotent(9L, (short) 0, 3, time.milliseconds(), "d"), 0,
             AppendOrigin.CLIENT).firstOffset()).isEqualTo(3);
+    }
+
+    @Test
+    void everyRetainedBatchOfAProducerShouldStillBeADuplicateAfterRestart() {
+        // Given: five in-flight batches appended, none acknowledged (a broker stopped before it answered)
+        PartitionLog log = open(true);
+        log.appendAsLeader(values(time.milliseconds(), "other"), 0, AppendOrigin.CLIENT);
+        List<LogAppendInfo> originals = new ArrayList<>();
+        for (int i = 0; i < ProducerStateEntry.NUM_BATCHES_TO_RETAIN; i++) {
+            originals.add(log.appendAsLeader(TestBatches.idempotent(9L, (short) 0, 2 * i, time.milliseconds(),
+                "a" + i, "b" + i), 0, AppendOrigin.CLIENT));
+        }
+        log.close();
+        opened.remove(log);
+
+        for (boolean clean : new boolean[] {true, false}) {
+            PartitionLog reopened = open(clean);
+
+            // When: the producer retries each of them, oldest first, after the restart
+            // Then: each is answered as the duplicate it is, at its original offsets; nothing is appended again
+            for (int i = 0; i < originals.size(); i++) {
+                LogAppendInfo retry = reopened.appendAsLeader(TestBatches.idempotent(9L, (short) 0, 2 * i,
+                    time.milliseconds(), "a" + i, "b" + i), 0, AppendOrigin.CLIENT);
+                assertThat(retry.duplicate()).as("clean %s, batch %d", clean, i).isTrue();
+                assertThat(retry.firstOffset()).isEqualTo(originals.get(i).firstOffset());
+            }
+            assertThat(reopened.logEndOffset()).isEqualTo(11);
+            reopened.closeWithoutFlush();
+            opened.remove(reopened);
+        }
     }
 }
