@@ -3,6 +3,7 @@ package io.cairn.compat.txn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -52,7 +54,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * A Kafka Streams word count with {@code exactly_once_v2} ({@link WordCountApp}: a count store with its changelog
  * and a repartition topic) against each broker kind, restarted twice while its input keeps arriving: a clean close
  * and a new instance with the same application id, then a SIGKILL of that instance (run in its own JVM) mid-stream
- * and a third instance on its state directory. A read_committed reader of the output must see, for every word,
+ * and a third instance on its state directory. On one node and on 3. A read_committed reader of the output must see, for every word,
  * exactly the counts 1, 2, ..., n where n is how often the word was sent: a duplicate would repeat or skip a count,
  * a lost update would stop short.
  */
@@ -73,32 +75,56 @@ class StreamsExactlyOnceIT {
 
     @ParameterizedTest
     @MethodSource("kinds")
-    void wordCountSurvivesACleanRestartAndAHardKillWithExactCounts(BrokerKind kind) throws Exception {
-        // Given
+    void wordCountSurvivesACleanRestartAndAHardKillWithExactCountsOnOneNode(BrokerKind kind) throws Exception {
         BrokerProcess broker = kind.shared();
+        cleanRestartThenHardKill(broker.bootstrapServers(), (short) 1);
+        assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
+    }
+
+    /**
+     * The same on 3 nodes: the internal topics Streams creates (changelog, repartition) take the brokers'
+     * default.replication.factor 3, {@code __transaction_state} and {@code __consumer_offsets} are at 3 with
+     * min.isr 2, so markers and offsets go to other brokers.
+     */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void wordCountSurvivesACleanRestartAndAHardKillWithExactCountsOnThreeNodes(BrokerKind kind) throws Exception {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("offsets.topic.replication.factor", "3");
+        config.put("default.replication.factor", "3");
+        config.put("transaction.state.log.replication.factor", "3");
+        config.put("transaction.state.log.min.isr", "2");
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 3, config)) {
+            cluster.start();
+            cleanRestartThenHardKill(cluster.bootstrapServers(), (short) 3);
+        }
+    }
+
+    private static void cleanRestartThenHardKill(String bootstrapServers, short replication) throws Exception {
+        // Given
         String applicationId = "wordcount-" + UUID.randomUUID().toString().substring(0, 8);
         String input = applicationId + "-lines";
         String output = applicationId + "-counts";
-        createTopics(broker, input, output);
+        createTopics(bootstrapServers, replication, input, output);
         Path stateDir = TestDirectories.createTempDirectory("cairn-streams-");
-        try (Feeder feeder = new Feeder(broker, input);
-             OutputReader counts = new OutputReader(broker, output)) {
+        try (Feeder feeder = new Feeder(bootstrapServers, input);
+             OutputReader counts = new OutputReader(bootstrapServers, output)) {
             feeder.start();
 
             // When: instance 1 runs, commits some counts and is closed cleanly
-            try (KafkaStreams first = startInProcess(broker, applicationId, stateDir, input, output)) {
+            try (KafkaStreams first = startInProcess(bootstrapServers, applicationId, stateDir, input, output)) {
                 counts.awaitAtLeast(PROGRESS_PER_INSTANCE);
             }
             // instance 2 (its own JVM, same state dir) commits more counts and is SIGKILLed mid-stream
             long before = counts.records();
-            ChildInstance second = ChildInstance.start(broker, applicationId, stateDir, input, output);
+            ChildInstance second = ChildInstance.start(bootstrapServers, applicationId, stateDir, input, output);
             try {
                 counts.awaitAtLeast(before + PROGRESS_PER_INSTANCE);
             } finally {
                 second.kill();
             }
             // instance 3 takes over the killed one's state dir; the input stops once it has made progress too
-            try (KafkaStreams third = startInProcess(broker, applicationId, stateDir, input, output)) {
+            try (KafkaStreams third = startInProcess(bootstrapServers, applicationId, stateDir, input, output)) {
                 counts.awaitAtLeast(counts.records() + PROGRESS_PER_INSTANCE);
                 Map<String, Long> sent = feeder.stopAndCount();
 
@@ -110,7 +136,6 @@ class StreamsExactlyOnceIT {
         } finally {
             TestDirectories.deleteRecursively(stateDir);
         }
-        assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
     }
 
     private static Map<String, List<Long>> consecutiveCounts(Map<String, Long> sent) {
@@ -119,22 +144,23 @@ class StreamsExactlyOnceIT {
         return expected;
     }
 
-    private static KafkaStreams startInProcess(BrokerProcess broker, String applicationId, Path stateDir,
+    private static KafkaStreams startInProcess(String bootstrapServers, String applicationId, Path stateDir,
                                                String input, String output) {
         KafkaStreams streams = new KafkaStreams(WordCountApp.topology(input, output),
-                WordCountApp.config(broker.bootstrapServers(), applicationId, stateDir.toString()));
+                WordCountApp.config(bootstrapServers, applicationId, stateDir.toString()));
         streams.start();
         await().atMost(TIMEOUT).until(() -> streams.state() == KafkaStreams.State.RUNNING);
         return streams;
     }
 
-    private static void createTopics(BrokerProcess broker, String... topics) throws Exception {
+    private static void createTopics(String bootstrapServers, short replication, String... topics)
+            throws Exception {
         Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         try (Admin admin = Admin.create(props)) {
             List<NewTopic> newTopics = new ArrayList<>();
             for (String topic : topics) {
-                newTopics.add(new NewTopic(topic, PARTITIONS, (short) 1));
+                newTopics.add(new NewTopic(topic, PARTITIONS, replication));
             }
             admin.createTopics(newTopics).all().get(60, TimeUnit.SECONDS);
         }
@@ -157,9 +183,9 @@ class StreamsExactlyOnceIT {
         private final AtomicReference<Exception> failure = new AtomicReference<>();
         private final Thread thread = new Thread(this::run, "word-feeder");
 
-        Feeder(BrokerProcess broker, String topic) {
+        Feeder(String bootstrapServers, String topic) {
             Map<String, Object> props = new HashMap<>();
-            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
             props.put(ProducerConfig.ACKS_CONFIG, "all");
             props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
             this.producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
@@ -219,9 +245,9 @@ class StreamsExactlyOnceIT {
         private final Map<String, List<Long>> values = new TreeMap<>();
         private long records;
 
-        OutputReader(BrokerProcess broker, String topic) {
+        OutputReader(String bootstrapServers, String topic) {
             Map<String, Object> props = new HashMap<>();
-            props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+            props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
             props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
             props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
             this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new LongDeserializer());
@@ -287,12 +313,12 @@ class StreamsExactlyOnceIT {
             this.dir = dir;
         }
 
-        static ChildInstance start(BrokerProcess broker, String applicationId, Path stateDir, String input,
+        static ChildInstance start(String bootstrapServers, String applicationId, Path stateDir, String input,
                                    String output) throws IOException, InterruptedException {
             Path dir = TestDirectories.createTempDirectory("cairn-streams-child-");
             Path stdout = dir.resolve("stdout");
             Process process = new ProcessBuilder(JavaTool.javaExecutable(), "-cp",
-                    System.getProperty("java.class.path"), WordCountApp.class.getName(), broker.bootstrapServers(),
+                    System.getProperty("java.class.path"), WordCountApp.class.getName(), bootstrapServers,
                     applicationId, stateDir.toString(), input, output)
                     .redirectOutput(stdout.toFile())
                     .redirectError(dir.resolve("stderr").toFile())
