@@ -148,9 +148,14 @@ class StreamsExactlyOnceIT {
                                                String input, String output) {
         KafkaStreams streams = new KafkaStreams(WordCountApp.topology(input, output),
                 WordCountApp.config(bootstrapServers, applicationId, stateDir.toString()));
-        streams.start();
-        await().atMost(TIMEOUT).until(() -> streams.state() == KafkaStreams.State.RUNNING);
-        return streams;
+        try {
+            streams.start();
+            await().atMost(TIMEOUT).until(() -> streams.state() == KafkaStreams.State.RUNNING);
+            return streams;
+        } catch (RuntimeException | AssertionError e) {
+            streams.close(Duration.ofSeconds(10));
+            throw e;
+        }
     }
 
     private static void createTopics(String bootstrapServers, short replication, String... topics)
