@@ -60,7 +60,8 @@ final class LeaderAppender {
         try {
             for (int at = toAppend.position(); at < toAppend.limit(); ) {
                 RecordBatch batch = RecordBatch.of(toAppend, at);
-                BatchMetadata duplicate = log.producers().checkLeaderAppend(batch);
+                BatchMetadata duplicate = log.producers().checkLeaderAppend(batch,
+                    origin == AppendOrigin.CLIENT);
                 if (duplicate != null) {
                     return PartitionLog.duplicateInfo(duplicate, log.logStartOffset());
                 }

@@ -11,7 +11,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.FeatureUpdate;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.UpdateFeaturesOptions;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -25,7 +28,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * transaction's records, EndTxn and, on the coordinator, PrepareCommit), median and p99 (nearest rank), after a warm-up
  * of 100 transactions that is not counted.
  *
- * <p>Arguments: {@code [--kafka] [--brokers N] [--transactions N] [--records R] [--config key=value]...}.
+ * <p>The client speaks the transaction protocol the cluster's {@code transaction.version} feature allows: 2 (KIP-890
+ * part 2, Kafka 4.1's default) or 1 (AddPartitionsToTxn from the client; the first one of a transaction meets
+ * CONCURRENT_TRANSACTIONS while the previous one still writes its markers, and the client retries it after 20 ms).
+ * {@code --transaction-version V} sets the feature first (UpdateFeatures), so that both kinds are compared on one
+ * protocol.
+ *
+ * <p>Arguments: {@code [--kafka] [--brokers N] [--transactions N] [--records R] [--config key=value]...
+ * [--transaction-version V]}.
  * Single-threaded.
  */
 public final class TransactionBench {
@@ -41,6 +51,7 @@ public final class TransactionBench {
         int brokers = 1;
         int transactions = 2000;
         int records = 10;
+        short transactionVersion = -1;
         Map<String, String> config = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -48,12 +59,13 @@ public final class TransactionBench {
                 case "--brokers" -> brokers = Integer.parseInt(args[++i]);
                 case "--transactions" -> transactions = Integer.parseInt(args[++i]);
                 case "--records" -> records = Integer.parseInt(args[++i]);
+                case "--transaction-version" -> transactionVersion = Short.parseShort(args[++i]);
                 case "--config" -> {
                     String[] pair = args[++i].split("=", 2);
                     config.put(pair[0], pair.length > 1 ? pair[1] : "");
                 }
                 default -> throw new IllegalArgumentException("Unknown option " + args[i] + "; usage: [--kafka] "
-                        + "[--brokers N] [--transactions N] [--records R] [--config key=value]...");
+                        + "[--brokers N] [--transactions N] [--records R] [--config key=value]... [--transaction-version V]");
             }
         }
         short replication = (short) Math.min(3, brokers);
@@ -61,12 +73,12 @@ public final class TransactionBench {
         config.putIfAbsent("transaction.state.log.min.isr", Integer.toString(Math.min(2, replication)));
         try (BrokerCluster cluster = BrokerCluster.create(kind, brokers, config)) {
             cluster.start();
-            run(cluster, kind, replication, transactions, records);
+            run(cluster, kind, replication, transactions, records, transactionVersion);
         }
     }
 
-    private static void run(BrokerCluster cluster, BrokerKind kind, short replication, int transactions, int records)
-            throws Exception {
+    private static void run(BrokerCluster cluster, BrokerKind kind, short replication, int transactions, int records,
+                            short transactionVersion) throws Exception {
         String topic = "txn-bench-" + System.currentTimeMillis();
         Map<String, Object> adminProps = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                 cluster.bootstrapServers());
@@ -74,6 +86,7 @@ public final class TransactionBench {
             admin.createTopics(List.of(new NewTopic(topic, 1, replication)
                     .configs(Map.of("min.insync.replicas", Integer.toString(Math.min(2, replication))))))
                     .all().get(60, TimeUnit.SECONDS);
+            transactionVersion = transactionVersion(admin, transactionVersion);
         }
         Map<String, Object> props = new HashMap<>();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
@@ -94,14 +107,33 @@ public final class TransactionBench {
             long elapsed = System.nanoTime() - start;
             Collections.sort(commitNanos);
             System.out.printf("%s: %d node(s), topic of 1 partition at replication factor %d, one transactional "
-                            + "producer (acks=all), %d transactions of %d records of %d bytes after %d warm-up ones%n",
-                    kind, cluster.nodes().size(), replication, transactions, records, RECORD_BYTES, WARM_UP);
+                            + "producer (acks=all), %d transactions of %d records of %d bytes after %d warm-up ones, "
+                            + "transaction.version %d%n", kind, cluster.nodes().size(), replication, transactions,
+                    records, RECORD_BYTES, WARM_UP, transactionVersion);
             System.out.printf("transactions/s: %.1f (records/s %.1f)%n", transactions * 1e9 / elapsed,
                     (double) transactions * records * 1e9 / elapsed);
             System.out.printf("commitTransaction latency: median %.2f ms, p99 %.2f ms, max %.2f ms%n",
                     ms(rank(commitNanos, 0.50)), ms(rank(commitNanos, 0.99)), ms(commitNanos.get(
                             commitNanos.size() - 1)));
         }
+    }
+
+    /**
+     * The cluster's finalized {@code transaction.version} (0 when it finalizes none), after setting it to
+     * {@code wanted} unless that is negative or the client would speak the same protocol already (below 2 both).
+     */
+    private static short transactionVersion(Admin admin, short wanted) throws Exception {
+        FinalizedVersionRange range = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS)
+                .finalizedFeatures().get("transaction.version");
+        short level = range == null ? 0 : range.maxVersionLevel();
+        if (wanted < 0 || (wanted < 2) == (level < 2)) {
+            return level;
+        }
+        FeatureUpdate.UpgradeType type = wanted < level ? FeatureUpdate.UpgradeType.SAFE_DOWNGRADE
+                : FeatureUpdate.UpgradeType.UPGRADE;
+        admin.updateFeatures(Map.of("transaction.version", new FeatureUpdate(wanted, type)),
+                new UpdateFeaturesOptions()).all().get(30, TimeUnit.SECONDS);
+        return wanted;
     }
 
     /** One transaction; returns how long its commit took, in nanoseconds. */

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
-import io.cairn.testkit.ClusterNode;
 import io.cairn.testkit.FaultProxy;
 import io.cairn.testkit.FreePorts;
 import java.util.ArrayList;
@@ -66,7 +65,8 @@ class NetworkPartitionIT {
             Map<String, String> config = new LinkedHashMap<>(ReplicationClients.clusterConfig());
             config.put("replica.lag.time.max.ms", "5000");
             try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES, config,
-                    node -> listeners(node, replication[node.nodeId() - 1], proxies.get(node.nodeId() - 1).port()));
+                    node -> ReplicationClients.proxiedReplicationListener(node, replication[node.nodeId() - 1],
+                            proxies.get(node.nodeId() - 1).port()));
                  Admin admin = ReplicationClients.startAndConnect(cluster);
                  KafkaProducer<String, String> acksAll = producer(cluster, "all");
                  KafkaProducer<String, String> acksOne = producer(cluster, "1")) {
@@ -102,17 +102,6 @@ class NetworkPartitionIT {
         } finally {
             proxies.forEach(FaultProxy::close);
         }
-    }
-
-    private static Map<String, String> listeners(ClusterNode node, int replicationPort, int proxyPort) {
-        Map<String, String> config = new HashMap<>();
-        config.put("listeners", "PLAINTEXT://" + HOST + ":" + node.clientPort() + ",REPLICATION://" + HOST + ":"
-                + replicationPort + ",CONTROLLER://" + HOST + ":" + node.controllerPort());
-        config.put("advertised.listeners", "PLAINTEXT://" + HOST + ":" + node.clientPort() + ",REPLICATION://"
-                + HOST + ":" + proxyPort);
-        config.put("inter.broker.listener.name", "REPLICATION");
-        config.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,REPLICATION:PLAINTEXT");
-        return config;
     }
 
     /** A producer that does not retry, so a refused produce surfaces as the error the leader answered. */

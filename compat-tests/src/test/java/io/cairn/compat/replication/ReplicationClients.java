@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
+import io.cairn.testkit.ClusterNode;
+import io.cairn.testkit.FreePorts;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
@@ -78,6 +80,23 @@ final class ReplicationClients {
         config.put("default.replication.factor", Short.toString(REPLICAS));
         config.put("transaction.state.log.replication.factor", Short.toString(REPLICAS));
         config.put("transaction.state.log.min.isr", "2");
+        return config;
+    }
+
+    /**
+     * The listeners of a node whose inter-broker traffic (follower fetches, transaction markers) goes through a
+     * testkit {@code FaultProxy}: {@code inter.broker.listener.name=REPLICATION} bound on {@code replicationPort} and
+     * advertised at {@code proxyPort}; the client (PLAINTEXT) and CONTROLLER listeners are reached directly.
+     */
+    static Map<String, String> proxiedReplicationListener(ClusterNode node, int replicationPort, int proxyPort) {
+        String host = FreePorts.LOOPBACK;
+        Map<String, String> config = new HashMap<>();
+        config.put("listeners", "PLAINTEXT://" + host + ":" + node.clientPort() + ",REPLICATION://" + host + ":"
+                + replicationPort + ",CONTROLLER://" + host + ":" + node.controllerPort());
+        config.put("advertised.listeners", "PLAINTEXT://" + host + ":" + node.clientPort() + ",REPLICATION://"
+                + host + ":" + proxyPort);
+        config.put("inter.broker.listener.name", "REPLICATION");
+        config.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,REPLICATION:PLAINTEXT");
         return config;
     }
 

@@ -88,7 +88,11 @@ public final class ProducerStateManager {
 
     /**
      * Checks a leader append of the idempotent or transactional batch at {@code at}: returns the metadata of the
-     * batch it duplicates, or {@code null} when it is new.
+     * batch it duplicates, or {@code null} when it is new. As Kafka's {@code ProducerAppendInfo}, only a client's
+     * batches have their sequence checked (and duplicates found): a coordinator writes its transactional batches
+     * (TxnOffsetCommit's offsets) without a sequence, at whatever epoch the producer has now.
+     *
+     * @param clientAppend whether a client's Produce appends the batch, rather than a coordinator
      *
      * @throws InvalidProducerEpochException when the epoch is older than the producer's
      * @throws OutOfOrderSequenceException   when the sequence does not follow
@@ -96,7 +100,7 @@ public final class ProducerStateManager {
      *                                       older coordinator epoch than the producer's last marker (Kafka's
      *                                       {@code ProducerAppendInfo.checkCoordinatorEpoch}: a zombie coordinator)
      */
-    public BatchMetadata checkLeaderAppend(RecordBatch batch) {
+    public BatchMetadata checkLeaderAppend(RecordBatch batch, boolean clientAppend) {
         long pid = batch.producerId();
         if (pid < 0) {
             return null;
@@ -112,6 +116,9 @@ public final class ProducerStateManager {
         }
         if (batch.isControlBatch()) {
             checkCoordinatorEpoch(batch, entry);
+            return null;
+        }
+        if (!clientAppend) {
             return null;
         }
         int firstSeq = batch.baseSequence();

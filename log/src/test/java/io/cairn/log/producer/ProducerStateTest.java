@@ -77,6 +77,32 @@ class ProducerStateTest {
     }
 
     @Test
+    void aCoordinatorsTransactionalBatchesShouldHaveNoSequenceChecked() {
+        // Given: TxnOffsetCommit's offsets, which a group coordinator writes at a fixed sequence (Kafka: 0)
+        PartitionLog log = open(LogConfig.defaults());
+        log.appendAsLeader(TestBatches.transactional(7L, (short) 0, 0, time.milliseconds(), "o1"), 0,
+            AppendOrigin.COORDINATOR);
+        LogAppendInfo sameSequence = log.appendAsLeader(TestBatches.transactional(7L, (short) 0, 0,
+            time.milliseconds(), "o2"), 0, AppendOrigin.COORDINATOR);
+        log.appendAsLeader(TestBatches.marker(7L, (short) 0, true, time.milliseconds()), 0,
+            AppendOrigin.COORDINATOR);
+
+        // When: the producer's epoch was bumped (a new instance's InitProducerId) and it commits offsets again
+        LogAppendInfo bumped = log.appendAsLeader(TestBatches.transactional(7L, (short) 1, 3, time.milliseconds(),
+            "o3"), 0, AppendOrigin.COORDINATOR);
+
+        // Then: appended, not taken for duplicates or out of order (Kafka checks the sequences of clients' batches
+        // only); an older epoch is still fenced
+        assertThat(sameSequence.duplicate()).isFalse();
+        assertThat(sameSequence.firstOffset()).isEqualTo(1);
+        assertThat(bumped.firstOffset()).isEqualTo(3);
+        assertThatThrownBy(() -> log.appendAsLeader(TestBatches.transactional(7L, (short) 0, 0,
+            time.milliseconds(), "zombie"), 0, AppendOrigin.COORDINATOR))
+            .isInstanceOf(InvalidProducerEpochException.class);
+        log.close();
+    }
+
+    @Test
     void abortedTransactionsShouldBoundTheLastStableOffsetAndReachTheTxnIndex() {
         // Given
         PartitionLog log = open(LogConfig.defaults());
