@@ -4,6 +4,8 @@ import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.isr.RackAwareReplicaSelector;
+import io.cairn.metadata.config.ConfigKey;
+import io.cairn.metadata.config.ConfigTable;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -25,9 +27,11 @@ import java.util.TreeSet;
 /**
  * The broker's configuration, read from a {@code server.properties} file with Kafka's key names and Kafka's
  * defaults (except {@code log.dirs}, which defaults to {@code ./data}). Every value is parsed and validated when the
- * object is built, so a bad value fails startup with one {@link ConfigException} naming the key.
+ * object is built, so a bad value fails startup with one {@link ConfigException} naming the key and the rule: first
+ * every key of {@link ConfigTable} against its type and rule, then the rules between keys.
  *
- * <p>Keys Cairn does not know are accepted and reported by {@link #unknownKeys()} (Kafka logs them once at WARN).
+ * <p>Keys neither Kafka nor Cairn knows are accepted and reported by {@link #unknownKeys()} (Kafka logs each at
+ * WARN); Kafka's keys that Cairn accepts without acting on them by {@link #notActedOnKeys()}.
  * Immutable and thread-safe.
  */
 public final class BrokerConfig {
@@ -94,36 +98,8 @@ public final class BrokerConfig {
     /** Cairn's own: the port of the Prometheus endpoint, 9404 as Strimzi's; 0 picks a free one. */
     public static final String METRICS_PORT = "metrics.port";
 
-    /** Keys the metadata node reads itself ({@code MetadataConfig}); known here so they are not reported. */
-    private static final Set<String> METADATA_KEYS = Set.of("metadata.log.dir", "broker.session.timeout.ms",
-            "default.replication.factor", "num.partitions", "unclean.leader.election.enable", "delete.topic.enable",
-            "auto.leader.rebalance.enable", "leader.imbalance.check.interval.seconds",
-            "unclean.leader.election.interval.ms",
-            "controller.quorum.election.timeout.ms", "controller.quorum.request.timeout.ms",
-            "metadata.listener.host", "metadata.listener.port", "metadata.snapshot.entries");
-
-    /** Every key this class reads; anything else in the file is reported as unknown. */
-    private static final Set<String> KNOWN_KEYS = Set.of(LISTENERS, ADVERTISED_LISTENERS,
-            ListenerProtocols.KEY, CONTROLLER_LISTENER_NAMES, NODE_ID, PROCESS_ROLES, LOG_DIRS, LOG_DIR,
-            SOCKET_REQUEST_MAX_BYTES, SOCKET_SEND_BUFFER_BYTES, SOCKET_RECEIVE_BUFFER_BYTES,
-            SOCKET_LISTEN_BACKLOG_SIZE, NUM_NETWORK_THREADS, NUM_IO_THREADS, QUEUED_MAX_REQUESTS,
-            QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, CONTROLLER_QUORUM_VOTERS,
-            CONTROLLER_QUORUM_BOOTSTRAP_SERVERS, BROKER_RACK, AUTO_CREATE_TOPICS_ENABLE, BROKER_HEARTBEAT_INTERVAL_MS,
-            FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS, REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
-            REPLICA_LAG_TIME_MAX_MS, REPLICA_SELECTOR_CLASS, OFFSETS_TOPIC_NUM_PARTITIONS,
-            OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
-            TRANSACTION_STATE_LOG_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_MIN_ISR,
-            TRANSACTION_STATE_LOG_SEGMENT_BYTES, TRANSACTION_MAX_TIMEOUT_MS, TRANSACTIONAL_ID_EXPIRATION_MS,
-            TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE, TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS,
-            TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
-            GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, GROUP_COORDINATOR_THREADS,
-            GROUP_COORDINATOR_APPEND_LINGER_MS, OFFSETS_COMMIT_TIMEOUT_MS, OFFSETS_RETENTION_MINUTES,
-            OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS,
-            METRICS_ENABLED, METRICS_HOST, METRICS_PORT, TRANSACTION_PARTITION_VERIFICATION_ENABLE);
-
     private final Map<String, String> originals;
     private final Map<String, String> topicDefaults;
-    private final Map<String, String> topicDefaultSources;
     private final long logRetentionCheckIntervalMs;
     private final long logFlushSchedulerIntervalMs;
     private final long logFlushIntervalMessages;
@@ -162,6 +138,7 @@ public final class BrokerConfig {
 
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
+        checkAgainstTable(props);
         ValueParser values = new ValueParser(props);
         this.nodeId = values.intValue(NODE_ID, 1, 0);
         this.processRoles = ProcessRole.parse(PROCESS_ROLES, values.string(PROCESS_ROLES, "broker,controller"));
@@ -199,7 +176,6 @@ public final class BrokerConfig {
         this.transactionPartitionVerificationEnable = values.booleanValue(TRANSACTION_PARTITION_VERIFICATION_ENABLE,
                 true);
         this.topicDefaults = LogDefaults.topicDefaults(props);
-        this.topicDefaultSources = LogDefaults.topicDefaultSources(props);
         this.logRetentionCheckIntervalMs = values.longValue(LOG_RETENTION_CHECK_INTERVAL_MS, 300_000L, 1L);
         this.logFlushSchedulerIntervalMs = values.longValue(LOG_FLUSH_SCHEDULER_INTERVAL_MS, Long.MAX_VALUE,
                 Long.MIN_VALUE);
@@ -336,14 +312,37 @@ public final class BrokerConfig {
         return List.copyOf(dirs);
     }
 
-    /** Keys present in the file or overrides that Cairn does not read, sorted. */
+    /**
+     * Every value set for a key of {@link ConfigTable} must have the key's type and pass its rule, as Kafka's
+     * {@code ConfigDef} checks them: the first that does not fails startup with Kafka's message.
+     */
+    private static void checkAgainstTable(Map<String, String> props) {
+        for (Map.Entry<String, String> e : new TreeMap<>(props).entrySet()) {
+            ConfigTable.get().broker(e.getKey()).flatMap(key -> key.validate(e.getValue())).ifPresent(message -> {
+                throw new ConfigException(message);
+            });
+        }
+    }
+
+    /** Keys present in the file or overrides that neither Kafka nor Cairn knows, sorted (Kafka WARNs each). */
     public Set<String> unknownKeys() {
-        Set<String> unknown = new TreeSet<>(originals.keySet());
-        unknown.removeAll(KNOWN_KEYS);
-        unknown.removeAll(METADATA_KEYS);
-        unknown.removeAll(ReplicaFetchSettings.KEYS);
-        unknown.removeAll(LogDefaults.brokerKeys());
+        Set<String> unknown = new TreeSet<>();
+        for (String key : originals.keySet()) {
+            if (ConfigTable.get().broker(key).isEmpty()) {
+                unknown.add(key);
+            }
+        }
         return unknown;
+    }
+
+    /** Keys present in the file or overrides that Kafka knows but Cairn does not act on, sorted. */
+    public Set<String> notActedOnKeys() {
+        Set<String> ignored = new TreeSet<>();
+        for (String key : originals.keySet()) {
+            ConfigTable.get().broker(key).filter(k -> k.support() == ConfigKey.Support.KNOWN)
+                    .ifPresent(k -> ignored.add(key));
+        }
+        return ignored;
     }
 
     /** The effective value of every known key, for the startup log (Kafka logs "KafkaConfig values:"). */
@@ -419,11 +418,6 @@ public final class BrokerConfig {
      */
     public Map<String, String> topicDefaults() {
         return topicDefaults;
-    }
-
-    /** For each of {@link #topicDefaults()}, the broker key that set it ({@code log.retention.hours}, ...). */
-    public Map<String, String> topicDefaultSources() {
-        return topicDefaultSources;
     }
 
     /** {@code metrics.enabled}: whether the Prometheus endpoint is served (default true). */

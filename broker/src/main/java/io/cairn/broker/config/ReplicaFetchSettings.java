@@ -4,7 +4,6 @@ import io.cairn.isr.fetcher.ReplicaFetcherConfig;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The follower fetchers' keys of {@code server.properties} with Kafka's defaults and checks: {@code
@@ -37,12 +36,6 @@ public record ReplicaFetchSettings(int numFetchers, int fetchMaxBytes, int fetch
     public static final String REPLICA_SOCKET_RECEIVE_BUFFER_BYTES = "replica.socket.receive.buffer.bytes";
     public static final String INTER_BROKER_LISTENER_NAME = "inter.broker.listener.name";
     public static final String SECURITY_INTER_BROKER_PROTOCOL = "security.inter.broker.protocol";
-
-    /** The keys read here. */
-    static final Set<String> KEYS = Set.of(NUM_REPLICA_FETCHERS, REPLICA_FETCH_MAX_BYTES, REPLICA_FETCH_MIN_BYTES,
-            REPLICA_FETCH_WAIT_MAX_MS, REPLICA_FETCH_BACKOFF_MS, REPLICA_FETCH_RESPONSE_MAX_BYTES,
-            REPLICA_SOCKET_TIMEOUT_MS, REPLICA_SOCKET_RECEIVE_BUFFER_BYTES, INTER_BROKER_LISTENER_NAME,
-            SECURITY_INTER_BROKER_PROTOCOL);
 
     /**
      * Reads the keys; {@code advertised} are the broker's advertised listeners, checked to hold the inter-broker
