@@ -295,7 +295,8 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeQuorumHandler(node));
         handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics(), transactions.verifier(),
                 transactions.requestHandlers()));
-        handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals()));
+        handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
+                BrokerConfig.CAIRN_DEFAULTS));
         handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId()));
         handlers.add(new AlterConfigsHandler(node, config.nodeId()));
         handlers.add(new FetchHandler(fetchService));

@@ -98,6 +98,13 @@ public final class BrokerConfig {
     /** Cairn's own: the port of the Prometheus endpoint, 9404 as Strimzi's; 0 picks a free one. */
     public static final String METRICS_PORT = "metrics.port";
 
+    /**
+     * Cairn's defaults where Kafka has none ({@code node.id}, {@code process.roles}: a single combined node starts
+     * from an empty file) or another ({@code log.dir}: {@code ./data}, not {@code /tmp/kafka-logs}).
+     */
+    public static final Map<String, String> CAIRN_DEFAULTS = Map.of(NODE_ID, "1", PROCESS_ROLES, "broker,controller",
+            LOG_DIR, "./data");
+
     private final Map<String, String> originals;
     private final Map<String, String> topicDefaults;
     private final long logRetentionCheckIntervalMs;
@@ -140,8 +147,9 @@ public final class BrokerConfig {
         this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
         checkAgainstTable(props);
         ValueParser values = new ValueParser(props);
-        this.nodeId = values.intValue(NODE_ID, 1, 0);
-        this.processRoles = ProcessRole.parse(PROCESS_ROLES, values.string(PROCESS_ROLES, "broker,controller"));
+        this.nodeId = values.intValue(NODE_ID, Integer.parseInt(CAIRN_DEFAULTS.get(NODE_ID)), 0);
+        this.processRoles = ProcessRole.parse(PROCESS_ROLES, values.string(PROCESS_ROLES,
+                CAIRN_DEFAULTS.get(PROCESS_ROLES)));
         this.controllerListenerNames = values.list(CONTROLLER_LISTENER_NAMES, "").stream()
                 .map(name -> name.toUpperCase(Locale.ROOT)).toList();
         ListenerProtocols protocols = ListenerProtocols.parse(
@@ -159,7 +167,8 @@ public final class BrokerConfig {
         validateAdvertised(advertisedAll);
         this.advertisedListeners = advertisedAll.stream()
                 .filter(l -> !controllerListenerNames.contains(l.listenerName())).toList();
-        String dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS) : values.string(LOG_DIR, "./data");
+        String dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS)
+                : values.string(LOG_DIR, CAIRN_DEFAULTS.get(LOG_DIR));
         this.logDirs = parseLogDirs(props.get(LOG_DIRS) != null ? LOG_DIRS : LOG_DIR, dirs);
         this.socketRequestMaxBytes = values.intValue(SOCKET_REQUEST_MAX_BYTES, 104857600, 1);
         this.socketSendBufferBytes = values.intValue(SOCKET_SEND_BUFFER_BYTES, 102400, -1);

@@ -28,12 +28,29 @@ final class ConfigEntries {
     static final byte STATIC_BROKER_CONFIG = 4;
     static final byte DEFAULT_CONFIG = 5;
 
+    private static final String BROKER_ID = "broker.id";
+    private static final String NODE_ID = "node.id";
+
     private final ConfigTable table = ConfigTable.get();
     private final Map<String, String> staticConfigs;
+    private final Map<String, String> defaults;
 
-    /** @param staticConfigs the broker's server.properties (and overrides) */
-    ConfigEntries(Map<String, String> staticConfigs) {
-        this.staticConfigs = Map.copyOf(staticConfigs);
+    /**
+     * @param staticConfigs the broker's server.properties (and overrides)
+     * @param cairnDefaults Cairn's defaults that differ from the table's
+     */
+    ConfigEntries(Map<String, String> staticConfigs, Map<String, String> cairnDefaults) {
+        Map<String, String> statics = new TreeMap<>(staticConfigs);
+        if (!statics.containsKey(BROKER_ID) && statics.containsKey(NODE_ID)) {
+            // Kafka's KafkaConfig sets broker.id to node.id, so it shows as a static setting
+            statics.put(BROKER_ID, statics.get(NODE_ID));
+        }
+        this.staticConfigs = Map.copyOf(statics);
+        Map<String, String> all = new TreeMap<>();
+        table.brokerKeys().stream().filter(k -> k.defaultValue() != null)
+                .forEach(k -> all.put(k.name(), k.defaultValue()));
+        all.putAll(cairnDefaults);
+        this.defaults = Map.copyOf(all);
     }
 
     /** The broker's configs for {@code dynamic} (this broker's dynamic configs) and {@code clusterDefaults}. */
@@ -49,7 +66,7 @@ final class ConfigEntries {
             Optional<ConfigKey> key = table.broker(name);
             boolean sensitive = key.map(ConfigKey::sensitive).orElse(true);
             String value = firstNonNull(dynamic.get(name), clusterDefaults.get(name), staticConfigs.get(name),
-                    key.map(ConfigKey::defaultValue).orElse(null));
+                    defaults.get(name));
             List<DescribeConfigsSynonym> synonyms = synonyms(name, table.brokerSynonyms(name), sensitive, dynamic,
                     clusterDefaults);
             entries.add(entry(name, sensitive ? null : value, sensitive, synonyms, includeSynonyms)
@@ -128,10 +145,6 @@ final class ConfigEntries {
         addFrom(all, group, dynamic, DYNAMIC_BROKER_CONFIG, sensitive);
         addFrom(all, group, clusterDefaults, DYNAMIC_DEFAULT_BROKER_CONFIG, sensitive);
         addFrom(all, group, staticConfigs, STATIC_BROKER_CONFIG, sensitive);
-        Map<String, String> defaults = new TreeMap<>();
-        for (String key : group) {
-            table.broker(key).map(ConfigKey::defaultValue).ifPresent(v -> defaults.put(key, v));
-        }
         addFrom(all, group, defaults, DEFAULT_CONFIG, sensitive);
         int first = 0;
         while (first < all.size() && !all.get(first).name().equals(name)) {

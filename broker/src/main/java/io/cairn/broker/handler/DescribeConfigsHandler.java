@@ -37,11 +37,15 @@ public final class DescribeConfigsHandler
     private final int nodeId;
     private final ConfigEntries configs;
 
-    /** @param staticConfigs the broker's server.properties (and overrides) */
-    public DescribeConfigsHandler(MetadataNode metadata, int nodeId, Map<String, String> staticConfigs) {
+    /**
+     * @param staticConfigs the broker's server.properties (and overrides)
+     * @param cairnDefaults Cairn's defaults where they differ from Kafka's ({@code BrokerConfig.CAIRN_DEFAULTS})
+     */
+    public DescribeConfigsHandler(MetadataNode metadata, int nodeId, Map<String, String> staticConfigs,
+                                  Map<String, String> cairnDefaults) {
         this.metadata = metadata;
         this.nodeId = nodeId;
-        this.configs = new ConfigEntries(staticConfigs);
+        this.configs = new ConfigEntries(staticConfigs, cairnDefaults);
     }
 
     @Override

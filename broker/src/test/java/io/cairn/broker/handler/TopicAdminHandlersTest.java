@@ -301,7 +301,8 @@ class TopicAdminHandlersTest {
                 .setResourceName("configured").setConfigurationKeys(null));
         request.resources().add(new DescribeConfigsRequestData.DescribeConfigsResource().setResourceType((byte) 2)
                 .setResourceName("absent").setConfigurationKeys(null));
-        DescribeConfigsHandler handler = new DescribeConfigsHandler(fixture.node(), 1, Map.of("num.io.threads", "8"));
+        DescribeConfigsHandler handler = new DescribeConfigsHandler(fixture.node(), 1, Map.of("num.io.threads", "8"),
+                Map.of());
 
         // When
         DescribeConfigsResponseData response = handler.handle(context(ApiKey.DESCRIBE_CONFIGS, 4), request)
