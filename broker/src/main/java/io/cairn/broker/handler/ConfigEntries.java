@@ -33,6 +33,7 @@ final class ConfigEntries {
 
     private final ConfigTable table = ConfigTable.get();
     private final Map<String, String> staticConfigs;
+    private final Map<String, String> cairnDefaults;
     private final Map<String, String> defaults;
 
     /**
@@ -46,10 +47,12 @@ final class ConfigEntries {
             statics.put(BROKER_ID, statics.get(NODE_ID));
         }
         this.staticConfigs = Map.copyOf(statics);
+        this.cairnDefaults = Map.copyOf(cairnDefaults);
+        // the DEFAULT_CONFIG synonyms: Kafka's defaults, or Cairn's where Kafka has one too (a key Kafka requires
+        // has no default synonym, as on Kafka)
         Map<String, String> all = new TreeMap<>();
         table.brokerKeys().stream().filter(k -> k.defaultValue() != null)
-                .forEach(k -> all.put(k.name(), k.defaultValue()));
-        all.putAll(cairnDefaults);
+                .forEach(k -> all.put(k.name(), cairnDefaults.getOrDefault(k.name(), k.defaultValue())));
         this.defaults = Map.copyOf(all);
     }
 
@@ -66,7 +69,7 @@ final class ConfigEntries {
             Optional<ConfigKey> key = table.broker(name);
             boolean sensitive = key.map(ConfigKey::sensitive).orElse(true);
             String value = firstNonNull(dynamic.get(name), clusterDefaults.get(name), staticConfigs.get(name),
-                    defaults.get(name));
+                    cairnDefaults.get(name), defaults.get(name));
             List<DescribeConfigsSynonym> synonyms = synonyms(name, table.brokerSynonyms(name), sensitive, dynamic,
                     clusterDefaults);
             entries.add(entry(name, sensitive ? null : value, sensitive, synonyms, includeSynonyms)

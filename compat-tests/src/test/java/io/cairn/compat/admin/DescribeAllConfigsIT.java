@@ -47,6 +47,8 @@ class DescribeAllConfigsIT {
             Map.entry("listener.security.protocol.map", "topology: Kafka's test node maps its CONTROLLER listener"),
             Map.entry("listeners", "topology: Kafka's node also listens on its CONTROLLER listener"),
             Map.entry("process.roles", "topology: set explicitly for Kafka (Cairn's default is the same value)"),
+            // Cairn's own default: its log directory is ./data when neither log.dirs nor log.dir is set.
+            Map.entry("log.dir", "Cairn's default is ./data, Kafka's /tmp/kafka-logs (both unused: log.dirs is set)"),
             // Kafka's kafka-storage format writes min.insync.replicas=1 as a cluster default (a ConfigRecord in the
             // bootstrap metadata), so Kafka shows a DYNAMIC_DEFAULT_BROKER_CONFIG synonym; Cairn's format writes none.
             Map.entry("min.insync.replicas", "Kafka's storage format sets it as a cluster default"),

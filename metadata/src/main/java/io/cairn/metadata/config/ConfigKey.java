@@ -101,7 +101,7 @@ public record ConfigKey(Scope scope, String name, ConfigType type, String defaul
         } catch (IllegalArgumentException e) {
             return Optional.of(invalid(value, e.getMessage()));
         }
-        return rule.check(name, parsed).map(reason -> invalid(value, reason));
+        return rule.check(name, parsed).map(v -> invalid(String.valueOf(v.value()), v.reason()));
     }
 
     private String invalid(String value, String reason) {

@@ -12,7 +12,16 @@ import java.util.Optional;
  */
 public final class ConfigRule {
 
-    private enum Kind { NONE, AT_LEAST, BETWEEN, BETWEEN_OR, ONE_OF, ONE_OF_CI, EACH_OF, NON_NULL, REPLICAS }
+    private enum Kind { NONE, AT_LEAST, BETWEEN, BETWEEN_OR, ONE_OF, ONE_OF_CI, EACH_OF, NON_NULL, NON_EMPTY, REPLICAS }
+
+    /**
+     * A failed check: Kafka names the typed value (a list item, {@code -1.0} for a DOUBLE) and the reason.
+     *
+     * @param value  the value the message shows
+     * @param reason why it fails
+     */
+    record Violation(Object value, String reason) {
+    }
 
     static final ConfigRule NONE = new ConfigRule(Kind.NONE, "", "", "", List.of());
 
@@ -48,6 +57,9 @@ public final class ConfigRule {
                 default -> throw new IllegalStateException("unknown rule " + text + " of " + key);
             };
         }
+        if (text.equals("non-empty")) {
+            return new ConfigRule(Kind.NON_EMPTY, "", "", "", List.of());
+        }
         if (text.equals("non-null")) {
             return new ConfigRule(Kind.NON_NULL, "", "", "", List.of());
         }
@@ -65,31 +77,36 @@ public final class ConfigRule {
     }
 
     /** Why {@code parsed} (the typed value: Number, String or List of String) fails the rule, or empty. */
-    Optional<String> check(String name, Object parsed) {
+    Optional<Violation> check(String name, Object parsed) {
         return switch (kind) {
             case NONE -> Optional.empty();
-            case AT_LEAST -> below((Number) parsed, min) ? Optional.of("Value must be at least " + min)
+            case AT_LEAST -> below((Number) parsed, min) ? violation(parsed, "Value must be at least " + min)
                     : Optional.empty();
             case BETWEEN -> between((Number) parsed);
             case BETWEEN_OR -> ((Number) parsed).doubleValue() == Double.parseDouble(or) ? Optional.empty()
-                    : between((Number) parsed).map(reason -> "Value must be in [" + min + ",...," + max + "] or "
-                    + or);
+                    : between((Number) parsed).map(v -> new Violation(parsed, "Value must be between " + min + " and "
+                    + max + " or equal to " + or));
             case ONE_OF -> values.contains((String) parsed) ? Optional.empty()
-                    : Optional.of("String must be one of: " + String.join(", ", values));
+                    : violation(parsed, "String must be one of: " + String.join(", ", values));
             case ONE_OF_CI -> oneOfIgnoringCase((String) parsed) ? Optional.empty()
-                    : Optional.of("String must be one of (case insensitive): " + String.join(", ", values));
+                    : violation(parsed, "String must be one of (case insensitive): " + String.join(", ", values));
             case EACH_OF -> eachOf(parsed);
-            case NON_NULL -> parsed == null ? Optional.of("entry must be non null") : Optional.empty();
+            case NON_NULL -> parsed == null ? violation(null, "entry must be non null") : Optional.empty();
+            case NON_EMPTY -> "".equals(parsed) ? violation(parsed, "String must be non-empty") : Optional.empty();
             case REPLICAS -> replicas(name, parsed);
         };
     }
 
-    private Optional<String> between(Number value) {
+    private static Optional<Violation> violation(Object value, String reason) {
+        return Optional.of(new Violation(value, reason));
+    }
+
+    private Optional<Violation> between(Number value) {
         if (below(value, min)) {
-            return Optional.of("Value must be at least " + min);
+            return violation(value, "Value must be at least " + min);
         }
         if (value.doubleValue() > Double.parseDouble(max)) {
-            return Optional.of("Value must be no more than " + max);
+            return violation(value, "Value must be no more than " + max);
         }
         return Optional.empty();
     }
@@ -103,10 +120,10 @@ public final class ConfigRule {
     }
 
     @SuppressWarnings("unchecked")
-    private Optional<String> eachOf(Object parsed) {
+    private Optional<Violation> eachOf(Object parsed) {
         for (String item : (List<String>) parsed) {
             if (!values.contains(item)) {
-                return Optional.of("String must be one of: " + String.join(", ", values));
+                return violation(item, "String must be one of: " + String.join(", ", values));
             }
         }
         return Optional.empty();
@@ -114,15 +131,15 @@ public final class ConfigRule {
 
     /** Kafka's throttled-replicas rule: {@code *}, or {@code partition:broker} items. */
     @SuppressWarnings("unchecked")
-    private static Optional<String> replicas(String name, Object parsed) {
+    private static Optional<Violation> replicas(String name, Object parsed) {
         List<String> items = new ArrayList<>((List<String>) parsed);
         if (items.size() == 1 && items.get(0).equals("*")) {
             return Optional.empty();
         }
         for (String item : items) {
             if (!item.matches("([0-9]+:[0-9]+)?")) {
-                return Optional.of(name + " must be the literal '*' or a list of replicas in the following format: "
-                        + "[partitionId]:[brokerId],[partitionId]:[brokerId],...");
+                return violation(items, name + " must be the literal '*' or a list of replicas in the following "
+                        + "format: [partitionId]:[brokerId],[partitionId]:[brokerId],...");
             }
         }
         return Optional.empty();
