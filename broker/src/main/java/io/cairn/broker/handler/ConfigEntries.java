@@ -49,9 +49,9 @@ final class ConfigEntries {
         this.staticConfigs = Map.copyOf(statics);
         this.cairnDefaults = Map.copyOf(cairnDefaults);
         // the DEFAULT_CONFIG synonyms: Kafka's defaults, or Cairn's where Kafka has one too (a key Kafka requires
-        // has no default synonym, as on Kafka)
+        // has no default synonym, as on Kafka, nor has a dynamic-only key, which is outside KafkaConfig)
         Map<String, String> all = new TreeMap<>();
-        table.brokerKeys().stream().filter(k -> k.defaultValue() != null)
+        table.brokerKeys().stream().filter(k -> k.defaultValue() != null && k.mode() != ConfigKey.Mode.DYNAMIC_ONLY)
                 .forEach(k -> all.put(k.name(), cairnDefaults.getOrDefault(k.name(), k.defaultValue())));
         this.defaults = Map.copyOf(all);
     }
@@ -66,16 +66,11 @@ final class ConfigEntries {
                 .forEach(k -> names.add(k.name()));
         List<DescribeConfigsResourceResult> entries = new ArrayList<>();
         for (String name : names) {
-            Optional<ConfigKey> key = table.broker(name);
-            boolean sensitive = key.map(ConfigKey::sensitive).orElse(true);
             String value = firstNonNull(dynamic.get(name), clusterDefaults.get(name), staticConfigs.get(name),
                     cairnDefaults.get(name), defaults.get(name));
-            List<DescribeConfigsSynonym> synonyms = synonyms(name, table.brokerSynonyms(name), sensitive, dynamic,
-                    clusterDefaults);
-            entries.add(entry(name, sensitive ? null : value, sensitive, synonyms, includeSynonyms)
-                    .setReadOnly(key.map(ConfigKey::readOnly).orElse(true))
-                    .setConfigType(key.map(k -> k.type().id()).orElse((byte) 0))
-                    .setDocumentation(includeDocumentation ? key.map(ConfigKey::documentation).orElse(null) : null));
+            List<DescribeConfigsSynonym> synonyms = synonyms(name, table.brokerSynonyms(name), sensitive(name),
+                    dynamic, clusterDefaults);
+            entries.add(brokerEntry(name, value, synonyms, includeSynonyms, includeDocumentation));
         }
         return entries;
     }
@@ -85,16 +80,28 @@ final class ConfigEntries {
                                                         boolean includeDocumentation) {
         List<DescribeConfigsResourceResult> entries = new ArrayList<>();
         new TreeMap<>(clusterDefaults).forEach((name, value) -> {
-            Optional<ConfigKey> key = table.broker(name);
-            boolean sensitive = key.map(ConfigKey::sensitive).orElse(true);
-            List<DescribeConfigsSynonym> synonyms = synonyms(name, table.brokerSynonyms(name), sensitive, Map.of(),
-                    clusterDefaults).stream().filter(s -> s.source() == DYNAMIC_DEFAULT_BROKER_CONFIG).toList();
-            entries.add(entry(name, sensitive ? null : value, sensitive, synonyms, includeSynonyms)
-                    .setReadOnly(key.map(ConfigKey::readOnly).orElse(true))
-                    .setConfigType(key.map(k -> k.type().id()).orElse((byte) 0))
-                    .setDocumentation(includeDocumentation ? key.map(ConfigKey::documentation).orElse(null) : null));
+            List<DescribeConfigsSynonym> synonyms = synonyms(name, table.brokerSynonyms(name), sensitive(name),
+                    Map.of(), clusterDefaults).stream().filter(s -> s.source() == DYNAMIC_DEFAULT_BROKER_CONFIG)
+                    .toList();
+            entries.add(brokerEntry(name, value, synonyms, includeSynonyms, includeDocumentation));
         });
         return entries;
+    }
+
+    /** Kafka's {@code maybeSensitive}: a password, or a key whose type is unknown. */
+    private boolean sensitive(String name) {
+        return table.broker(name).map(ConfigKey::sensitive).orElse(true);
+    }
+
+    /** A broker entry: read-only unless dynamic, Kafka's type (UNKNOWN for a key outside the table). */
+    private DescribeConfigsResourceResult brokerEntry(String name, String value, List<DescribeConfigsSynonym> synonyms,
+                                                      boolean includeSynonyms, boolean includeDocumentation) {
+        Optional<ConfigKey> key = table.broker(name);
+        boolean sensitive = sensitive(name);
+        return entry(name, sensitive ? null : value, sensitive, synonyms, includeSynonyms)
+                .setReadOnly(key.map(ConfigKey::readOnly).orElse(true))
+                .setConfigType(key.map(k -> k.type().id()).orElse((byte) 0))
+                .setDocumentation(includeDocumentation ? key.map(ConfigKey::documentation).orElse(null) : null);
     }
 
     /**

@@ -12,6 +12,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.server.config.ConfigSynonym;
+import org.apache.kafka.server.config.ServerTopicConfigSynonyms;
 import org.apache.kafka.server.config.AbstractKafkaConfig;
 import org.apache.kafka.storage.internals.log.LogConfig;
 import org.junit.jupiter.api.Test;
@@ -19,8 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The config table against Kafka 4.1.1's own ConfigDefs (loaded from the test classpath): every broker key of
  * {@code KafkaConfig} and every topic key of {@code LogConfig} is in the table with Kafka's type, default, importance
- * and internal flag, the table has no Kafka key Kafka lacks, and for a set of bad values per key Cairn's check fails
- * exactly when Kafka's does, with Kafka's message.
+ * and internal flag, every topic key has Kafka's broker synonyms, the table has no Kafka key Kafka lacks, and for a
+ * set of bad values per key Cairn's check fails exactly when Kafka's does, with Kafka's message.
  */
 class ConfigTableTest {
 
@@ -92,6 +94,23 @@ class ConfigTableTest {
 
         // Then
         assertThat(mismatches).isEmpty();
+    }
+
+    @Test
+    void everyTopicKeysBrokerSynonymsAreKafkasInOrderWithTheirUnits() {
+        // Given
+        Map<String, List<ConfigSynonym>> kafka = ServerTopicConfigSynonyms.ALL_TOPIC_CONFIG_SYNONYMS;
+
+        // When
+        Map<String, List<String>> theirs = new TreeMap<>();
+        kafka.forEach((topic, synonyms) -> theirs.put(topic, synonyms.stream()
+                .map(s -> s.name() + "*" + s.converter().apply("1")).toList()));
+        Map<String, List<String>> ours = new TreeMap<>();
+        table.topicKeys().stream().filter(k -> !k.synonyms().isEmpty()).forEach(k -> ours.put(k.name(),
+                k.synonyms().stream().map(s -> s.brokerKey() + "*" + s.factor()).toList()));
+
+        // Then
+        assertThat(ours).isEqualTo(theirs);
     }
 
     @Test
