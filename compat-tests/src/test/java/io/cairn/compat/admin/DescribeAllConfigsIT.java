@@ -15,7 +15,11 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.DescribeConfigsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -24,7 +28,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The stock {@code kafka-configs --describe --all} of a topic and of broker 1, on the reference Kafka 4.1.1 and on
  * Cairn started with the same settings, compared line by line: every line must be Kafka's, except the keys of
  * {@link #KNOWN_DIFFERENCES}, each with its reason. Addresses and directories are masked first, since the two
- * processes listen on different ports and write to different directories. The differing lines are printed.
+ * processes listen on different ports and write to different directories. The differing lines are printed. What the
+ * tool does not print (type, read-only, sensitive, documentation present) is compared through the Admin API.
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
@@ -79,6 +84,16 @@ class DescribeAllConfigsIT {
             List<String> brokerLines = unexpected(kafkaBroker, cairnBroker, "broker");
             assertThat(topicLines).as("topic lines that differ").isEmpty();
             assertThat(brokerLines).as("broker lines that differ").isEmpty();
+            for (ConfigResource resource : List.of(new ConfigResource(ConfigResource.Type.TOPIC, TOPIC),
+                    new ConfigResource(ConfigResource.Type.BROKER, "1"))) {
+                Map<String, String> kafkaFlags = flags(kafka, resource);
+                Map<String, String> cairnFlags = flags(cairn, resource);
+                KNOWN_DIFFERENCES.keySet().forEach(key -> {
+                    kafkaFlags.remove(key);
+                    cairnFlags.remove(key);
+                });
+                assertThat(cairnFlags).as("type, read-only, sensitive of %s", resource).isEqualTo(kafkaFlags);
+            }
         }
     }
 
@@ -110,6 +125,23 @@ class DescribeAllConfigsIT {
     private static void createTopic(BrokerProcess broker) throws Exception {
         try (Admin admin = AdminTopicsIT.admin(broker)) {
             admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * What the tool does not print, from Admin.describeConfigs with documentation: each key's type, read-only and
+     * sensitive flags, and whether it has documentation.
+     */
+    private static Map<String, String> flags(BrokerProcess broker, ConfigResource resource) throws Exception {
+        try (Admin admin = AdminTopicsIT.admin(broker)) {
+            Config config = admin.describeConfigs(List.of(resource), new DescribeConfigsOptions()
+                    .includeDocumentation(true)).all().get(TIMEOUT_S, TimeUnit.SECONDS).get(resource);
+            Map<String, String> flags = new TreeMap<>();
+            for (ConfigEntry entry : config.entries()) {
+                flags.put(entry.name(), entry.type() + " readOnly=" + entry.isReadOnly() + " sensitive="
+                        + entry.isSensitive() + " documented=" + (entry.documentation() != null));
+            }
+            return flags;
         }
     }
 
