@@ -155,7 +155,7 @@ public final class BrokerConfig {
         ListenerProtocols protocols = ListenerProtocols.parse(
                 values.string(ListenerProtocols.KEY, ListenerProtocols.DEFAULT),
                 props.containsKey(ListenerProtocols.KEY), controllerListenerNames);
-        this.listeners = parseListeners(LISTENERS, values.string(LISTENERS, "PLAINTEXT://:9092"), protocols);
+        this.listeners = parseListeners(LISTENERS, values.string(LISTENERS), protocols);
         if (listeners.isEmpty()) {
             throw ConfigException.invalid(LISTENERS, props.get(LISTENERS), "at least one listener is required");
         }
@@ -170,61 +170,59 @@ public final class BrokerConfig {
         String dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS)
                 : values.string(LOG_DIR, CAIRN_DEFAULTS.get(LOG_DIR));
         this.logDirs = parseLogDirs(props.get(LOG_DIRS) != null ? LOG_DIRS : LOG_DIR, dirs);
-        this.socketRequestMaxBytes = values.intValue(SOCKET_REQUEST_MAX_BYTES, 104857600, 1);
-        this.socketSendBufferBytes = values.intValue(SOCKET_SEND_BUFFER_BYTES, 102400, -1);
-        this.socketReceiveBufferBytes = values.intValue(SOCKET_RECEIVE_BUFFER_BYTES, 102400, -1);
-        this.socketListenBacklogSize = values.intValue(SOCKET_LISTEN_BACKLOG_SIZE, 50, 1);
-        this.numNetworkThreads = values.intValue(NUM_NETWORK_THREADS, 3, 1);
-        this.numIoThreads = values.intValue(NUM_IO_THREADS, 8, 1);
-        this.queuedMaxRequests = values.intValue(QUEUED_MAX_REQUESTS, 500, 1);
-        this.queuedMaxRequestBytes = values.longValue(QUEUED_MAX_REQUEST_BYTES, -1L, -1L);
-        this.connectionsMaxIdleMs = values.longValue(CONNECTIONS_MAX_IDLE_MS, 600000L, -1L);
-        String rack = values.string(BROKER_RACK, "");
+        this.socketRequestMaxBytes = values.intValue(SOCKET_REQUEST_MAX_BYTES, 1);
+        this.socketSendBufferBytes = values.intValue(SOCKET_SEND_BUFFER_BYTES, -1);
+        this.socketReceiveBufferBytes = values.intValue(SOCKET_RECEIVE_BUFFER_BYTES, -1);
+        this.socketListenBacklogSize = values.intValue(SOCKET_LISTEN_BACKLOG_SIZE, 1);
+        this.numNetworkThreads = values.intValue(NUM_NETWORK_THREADS, 1);
+        this.numIoThreads = values.intValue(NUM_IO_THREADS, 1);
+        this.queuedMaxRequests = values.intValue(QUEUED_MAX_REQUESTS, 1);
+        this.queuedMaxRequestBytes = values.longValue(QUEUED_MAX_REQUEST_BYTES, -1L);
+        this.connectionsMaxIdleMs = values.longValue(CONNECTIONS_MAX_IDLE_MS, -1L);
+        String rack = values.string(BROKER_RACK);
         this.brokerRack = rack.isEmpty() ? null : rack;
-        this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE, true);
-        this.transactionPartitionVerificationEnable = values.booleanValue(TRANSACTION_PARTITION_VERIFICATION_ENABLE,
-                true);
+        this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE);
+        this.transactionPartitionVerificationEnable = values.booleanValue(TRANSACTION_PARTITION_VERIFICATION_ENABLE);
         this.topicDefaults = LogDefaults.topicDefaults(props);
-        this.logRetentionCheckIntervalMs = values.longValue(LOG_RETENTION_CHECK_INTERVAL_MS, 300_000L, 1L);
-        this.logFlushSchedulerIntervalMs = values.longValue(LOG_FLUSH_SCHEDULER_INTERVAL_MS, Long.MAX_VALUE,
-                Long.MIN_VALUE);
-        this.logFlushIntervalMessages = values.longValue(LOG_FLUSH_INTERVAL_MESSAGES, Long.MAX_VALUE, 1L);
+        this.logRetentionCheckIntervalMs = values.longValue(LOG_RETENTION_CHECK_INTERVAL_MS, 1L);
+        this.logFlushSchedulerIntervalMs = values.longValue(LOG_FLUSH_SCHEDULER_INTERVAL_MS, Long.MIN_VALUE);
+        this.logFlushIntervalMessages = values.longValue(LOG_FLUSH_INTERVAL_MESSAGES, 1L);
         if (props.get(LOG_FLUSH_INTERVAL_MS) != null) {
             values.longValue(LOG_FLUSH_INTERVAL_MS, Long.MAX_VALUE, 0L);
         }
-        this.brokerHeartbeatIntervalMs = values.longValue(BROKER_HEARTBEAT_INTERVAL_MS, 2000L, 1L);
-        this.fetchMaxBytes = values.intValue(FETCH_MAX_BYTES, 57_671_680, 1024);
-        this.fetchSessionCacheSlots = values.intValue(FETCH_SESSION_CACHE_SLOTS, 1000, 0);
+        this.brokerHeartbeatIntervalMs = values.longValue(BROKER_HEARTBEAT_INTERVAL_MS, 1L);
+        this.fetchMaxBytes = values.intValue(FETCH_MAX_BYTES, 1024);
+        this.fetchSessionCacheSlots = values.intValue(FETCH_SESSION_CACHE_SLOTS, 0);
         this.replicaHighWatermarkCheckpointIntervalMs = values.longValue(
                 REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, 5000L, 1L);
-        this.replicaLagTimeMaxMs = values.longValue(REPLICA_LAG_TIME_MAX_MS, 30_000L, 1L);
-        this.rackAwareReplicaSelector = parseReplicaSelector(values.string(REPLICA_SELECTOR_CLASS, ""));
-        this.internalTopics = new InternalTopicDefaults(values.intValue(OFFSETS_TOPIC_NUM_PARTITIONS, 50, 1),
-                (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 3, 1),
-                values.intValue(TRANSACTION_STATE_LOG_NUM_PARTITIONS, 50, 1),
-                (short) values.intValue(TRANSACTION_STATE_LOG_REPLICATION_FACTOR, 3, 1));
-        this.groupConfig = new GroupConfig(values.intValue(GROUP_MIN_SESSION_TIMEOUT_MS, 6_000, 0),
-                values.intValue(GROUP_MAX_SESSION_TIMEOUT_MS, 1_800_000, 0),
-                values.intValue(GROUP_INITIAL_REBALANCE_DELAY_MS, 3_000, 0),
-                values.intValue(GROUP_MAX_SIZE, Integer.MAX_VALUE, 1),
-                values.intValue(OFFSETS_RETENTION_MINUTES, 10_080, 1) * 60_000L,
-                values.longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS, 600_000L, 1L),
-                values.intValue(OFFSET_METADATA_MAX_BYTES, 4096, 0));
-        this.groupCoordinatorRuntime = new CoordinatorRuntimeSettings(values.intValue(GROUP_COORDINATOR_THREADS, 4, 1),
-                values.intValue(GROUP_COORDINATOR_APPEND_LINGER_MS, 5, 0),
-                values.intValue(OFFSETS_COMMIT_TIMEOUT_MS, 5_000, 1));
+        this.replicaLagTimeMaxMs = values.longValue(REPLICA_LAG_TIME_MAX_MS, 1L);
+        this.rackAwareReplicaSelector = parseReplicaSelector(values.string(REPLICA_SELECTOR_CLASS));
+        this.internalTopics = new InternalTopicDefaults(values.intValue(OFFSETS_TOPIC_NUM_PARTITIONS, 1),
+                (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 1),
+                values.intValue(TRANSACTION_STATE_LOG_NUM_PARTITIONS, 1),
+                (short) values.intValue(TRANSACTION_STATE_LOG_REPLICATION_FACTOR, 1));
+        this.groupConfig = new GroupConfig(values.intValue(GROUP_MIN_SESSION_TIMEOUT_MS, 0),
+                values.intValue(GROUP_MAX_SESSION_TIMEOUT_MS, 0),
+                values.intValue(GROUP_INITIAL_REBALANCE_DELAY_MS, 0),
+                values.intValue(GROUP_MAX_SIZE, 1),
+                values.intValue(OFFSETS_RETENTION_MINUTES, 1) * 60_000L,
+                values.longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS, 1L),
+                values.intValue(OFFSET_METADATA_MAX_BYTES, 0));
+        this.groupCoordinatorRuntime = new CoordinatorRuntimeSettings(values.intValue(GROUP_COORDINATOR_THREADS, 1),
+                values.intValue(GROUP_COORDINATOR_APPEND_LINGER_MS, 0),
+                values.intValue(OFFSETS_COMMIT_TIMEOUT_MS, 1));
         this.transactionConfig = new TransactionConfig(
-                values.longValue(TRANSACTIONAL_ID_EXPIRATION_MS, 604_800_000L, 1L),
-                values.intValue(TRANSACTION_MAX_TIMEOUT_MS, 900_000, 1), internalTopics.transactionPartitions(),
+                values.longValue(TRANSACTIONAL_ID_EXPIRATION_MS, 1L),
+                values.intValue(TRANSACTION_MAX_TIMEOUT_MS, 1), internalTopics.transactionPartitions(),
                 internalTopics.transactionReplication(),
-                values.intValue(TRANSACTION_STATE_LOG_SEGMENT_BYTES, 104_857_600, 1),
-                values.intValue(TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE, 5_242_880, 1),
-                values.intValue(TRANSACTION_STATE_LOG_MIN_ISR, 2, 1),
-                values.longValue(TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS, 10_000L, 1L),
-                values.longValue(TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS, 3_600_000L, 1L));
-        this.metricsEnabled = values.booleanValue(METRICS_ENABLED, true);
-        this.metricsHost = values.string(METRICS_HOST, "");
-        this.metricsPort = values.intValue(METRICS_PORT, 9404, 0);
+                values.intValue(TRANSACTION_STATE_LOG_SEGMENT_BYTES, 1),
+                values.intValue(TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE, 1),
+                values.intValue(TRANSACTION_STATE_LOG_MIN_ISR, 1),
+                values.longValue(TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS, 1L),
+                values.longValue(TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS, 1L));
+        this.metricsEnabled = values.booleanValue(METRICS_ENABLED);
+        this.metricsHost = values.string(METRICS_HOST);
+        this.metricsPort = values.intValue(METRICS_PORT, 0);
         if (metricsPort > 65535) {
             throw ConfigException.invalid(METRICS_PORT, props.get(METRICS_PORT), "must be at most 65535");
         }

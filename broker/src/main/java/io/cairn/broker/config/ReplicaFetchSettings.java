@@ -58,19 +58,19 @@ public record ReplicaFetchSettings(int numFetchers, int fetchMaxBytes, int fetch
                     + "options based on currently configured listeners are "
                     + String.join(",", advertised.stream().map(Endpoint::listenerName).toList()));
         }
-        int waitMaxMs = values.intValue(REPLICA_FETCH_WAIT_MAX_MS, 500, 0);
-        int socketTimeoutMs = values.intValue(REPLICA_SOCKET_TIMEOUT_MS, 30_000, 0);
+        int waitMaxMs = values.intValue(REPLICA_FETCH_WAIT_MAX_MS, 0);
+        int socketTimeoutMs = values.intValue(REPLICA_SOCKET_TIMEOUT_MS, 0);
         if (waitMaxMs > socketTimeoutMs) {
             throw ConfigException.invalid(REPLICA_SOCKET_TIMEOUT_MS, socketTimeoutMs, REPLICA_SOCKET_TIMEOUT_MS
                     + " should always be at least " + REPLICA_FETCH_WAIT_MAX_MS
                     + " to prevent unnecessary socket timeouts");
         }
-        return new ReplicaFetchSettings(values.intValue(NUM_REPLICA_FETCHERS, 1, 1),
-                values.intValue(REPLICA_FETCH_MAX_BYTES, 1_048_576, 0),
-                values.intValue(REPLICA_FETCH_MIN_BYTES, 1, 0), waitMaxMs,
-                values.longValue(REPLICA_FETCH_BACKOFF_MS, 1_000L, 0L),
-                values.intValue(REPLICA_FETCH_RESPONSE_MAX_BYTES, 10_485_760, 0), socketTimeoutMs,
-                values.intValue(REPLICA_SOCKET_RECEIVE_BUFFER_BYTES, 65_536, -1),
+        return new ReplicaFetchSettings(values.intValue(NUM_REPLICA_FETCHERS, 1),
+                values.intValue(REPLICA_FETCH_MAX_BYTES, 0),
+                values.intValue(REPLICA_FETCH_MIN_BYTES, 0), waitMaxMs,
+                values.longValue(REPLICA_FETCH_BACKOFF_MS, 0L),
+                values.intValue(REPLICA_FETCH_RESPONSE_MAX_BYTES, 0), socketTimeoutMs,
+                values.intValue(REPLICA_SOCKET_RECEIVE_BUFFER_BYTES, -1),
                 name);
     }
 
