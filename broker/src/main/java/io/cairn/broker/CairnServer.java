@@ -145,11 +145,9 @@ public final class CairnServer implements AutoCloseable {
         for (String unknown : config.unknownKeys()) {
             LOGGER.warn("The configuration '{}' was supplied but isn't a known config.", unknown);
         }
-        if (config.originals().containsKey(BrokerConfig.QUEUED_MAX_REQUESTS)) {
-            // Accepted so Kafka's files start Cairn, but not acted on: say so rather than ignore it silently.
-            LOGGER.warn("The configuration '{}' is accepted but not enforced by Cairn: the request-handler queue holds "
-                    + "at most one request per connection, and queued.max.request.bytes bounds their bytes.",
-                    BrokerConfig.QUEUED_MAX_REQUESTS);
+        if (!config.notActedOnKeys().isEmpty()) {
+            LOGGER.info("{}These configurations are Kafka's but Cairn accepts them without acting on them: {}",
+                    logPrefix, String.join(", ", config.notActedOnKeys()));
         }
         createLogDirs();
         metrics = config.metricsEnabled() ? BrokerMetrics.create() : BrokerMetrics.disabled();
@@ -297,8 +295,8 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeQuorumHandler(node));
         handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics(), transactions.verifier(),
                 transactions.requestHandlers()));
-        handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.effectiveValues(),
-                config.originals().keySet(), config.topicDefaults(), config.topicDefaultSources()));
+        handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
+                BrokerConfig.CAIRN_DEFAULTS));
         handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId()));
         handlers.add(new AlterConfigsHandler(node, config.nodeId()));
         handlers.add(new FetchHandler(fetchService));

@@ -1,5 +1,6 @@
 package io.cairn.metadata;
 
+import io.cairn.metadata.config.ConfigTable;
 import io.cairn.metadata.controller.ControllerSettings;
 import java.io.IOException;
 import java.io.Reader;
@@ -15,7 +16,9 @@ import java.util.Properties;
 import java.util.Set;
 
 /**
- * The metadata settings of a node, read from {@code server.properties} with Kafka's key names:
+ * The metadata settings of a node, read from {@code server.properties} with Kafka's key names, types, rules and
+ * defaults ({@link ConfigTable}; a value that fails its key's rule is an IllegalArgumentException with Kafka's
+ * message):
  * {@code process.roles}, {@code node.id}, {@code controller.quorum.voters} or
  * {@code controller.quorum.bootstrap.servers} (KIP-853: then the voters come from the storage formatted with
  * {@code --standalone} or {@code --initial-controllers}, see {@link BootstrapVoters}),
@@ -176,6 +179,11 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
     public static MetadataConfig from(Map<?, ?> source) {
         Properties props = new Properties();
         props.putAll(source);
+        for (String key : props.stringPropertyNames()) {
+            ConfigTable.get().broker(key).flatMap(k -> k.validate(props.getProperty(key))).ifPresent(message -> {
+                throw new IllegalArgumentException(message);
+            });
+        }
         Set<String> roles = new LinkedHashSet<>();
         for (String role : list(props.getProperty("process.roles", "broker,controller"))) {
             String normalized = role.toLowerCase(Locale.ROOT);
@@ -218,48 +226,38 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
         String metadataDir = props.getProperty("metadata.log.dir");
         Path metadataLogDir = metadataDir == null || metadataDir.isBlank() ? logDirs.get(0) : Path.of(metadataDir);
         ControllerSettings settings = new ControllerSettings(nodeId,
-                Long.parseLong(props.getProperty("broker.session.timeout.ms", "9000")),
-                Short.parseShort(props.getProperty("default.replication.factor", "1")),
-                Integer.parseInt(props.getProperty("num.partitions", "1")),
-                Boolean.parseBoolean(props.getProperty("unclean.leader.election.enable", "false")),
-                Boolean.parseBoolean(props.getProperty("delete.topic.enable", "true")), 1000,
+                Long.parseLong(setting(props, "broker.session.timeout.ms")),
+                Short.parseShort(setting(props, "default.replication.factor")),
+                Integer.parseInt(setting(props, "num.partitions")),
+                Boolean.parseBoolean(setting(props, "unclean.leader.election.enable")),
+                Boolean.parseBoolean(setting(props, "delete.topic.enable")), 1000,
                 leaderImbalanceCheckIntervalMs(props), uncleanLeaderElectionIntervalMs(props),
-                Integer.parseInt(props.getProperty("min.insync.replicas", "1").trim()));
+                Integer.parseInt(setting(props, "min.insync.replicas")));
         MetadataConfig config = new MetadataConfig(roles, nodeId, voters, bootstrapServers, bind, advertised,
                 controllerListenerNames, metadataLogDir, logDirs,
-                settings, Long.parseLong(props.getProperty("controller.quorum.election.timeout.ms", "1000")),
-                Long.parseLong(props.getProperty("controller.quorum.request.timeout.ms", "2000")),
-                props.getProperty("metadata.listener.host", "localhost"),
-                Integer.parseInt(props.getProperty("metadata.listener.port", "-1")),
-                Long.parseLong(props.getProperty("metadata.snapshot.entries", "10000")));
+                settings, Long.parseLong(setting(props, "controller.quorum.election.timeout.ms")),
+                Long.parseLong(setting(props, "controller.quorum.request.timeout.ms")),
+                setting(props, "metadata.listener.host"),
+                Integer.parseInt(setting(props, "metadata.listener.port")),
+                Long.parseLong(setting(props, "metadata.snapshot.entries")));
         config.validateVoters();
         return config;
     }
 
     /**
-     * {@code leader.imbalance.check.interval.seconds} (300, at least 1, as Kafka) in ms when
+     * {@code leader.imbalance.check.interval.seconds} (300, at least 1 as the table checks) in ms when
      * {@code auto.leader.rebalance.enable} (true), else -1.
      */
     private static long leaderImbalanceCheckIntervalMs(Properties props) {
-        if (!Boolean.parseBoolean(props.getProperty("auto.leader.rebalance.enable", "true").trim())) {
+        if (!Boolean.parseBoolean(setting(props, "auto.leader.rebalance.enable"))) {
             return -1;
         }
-        long seconds = Long.parseLong(props.getProperty("leader.imbalance.check.interval.seconds", "300").trim());
-        if (seconds < 1) {
-            throw new IllegalArgumentException("Invalid value " + seconds
-                    + " for configuration leader.imbalance.check.interval.seconds: Value must be at least 1");
-        }
-        return seconds * 1000;
+        return Long.parseLong(setting(props, "leader.imbalance.check.interval.seconds")) * 1000;
     }
 
-    /** {@code unclean.leader.election.interval.ms} (300000, at least 1, as Kafka). */
+    /** {@code unclean.leader.election.interval.ms} (300000, at least 1 as the table checks). */
     private static long uncleanLeaderElectionIntervalMs(Properties props) {
-        long ms = Long.parseLong(props.getProperty("unclean.leader.election.interval.ms", "300000").trim());
-        if (ms < 1) {
-            throw new IllegalArgumentException("Invalid value " + ms
-                    + " for configuration unclean.leader.election.interval.ms: Value must be at least 1");
-        }
-        return ms;
+        return Long.parseLong(setting(props, "unclean.leader.election.interval.ms"));
     }
 
     /** The first entry of a listeners list whose name is a controller listener name, or null. */
@@ -283,6 +281,12 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
             }
         }
         return null;
+    }
+
+    /** The value of {@code key}, trimmed, or its default from {@link ConfigTable}. */
+    private static String setting(Properties props, String key) {
+        String value = props.getProperty(key);
+        return value == null ? ConfigTable.get().broker(key).orElseThrow().defaultValue() : value.trim();
     }
 
     private static String required(Properties props, String key) {

@@ -4,6 +4,8 @@ import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.isr.RackAwareReplicaSelector;
+import io.cairn.metadata.config.ConfigKey;
+import io.cairn.metadata.config.ConfigTable;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -25,9 +27,11 @@ import java.util.TreeSet;
 /**
  * The broker's configuration, read from a {@code server.properties} file with Kafka's key names and Kafka's
  * defaults (except {@code log.dirs}, which defaults to {@code ./data}). Every value is parsed and validated when the
- * object is built, so a bad value fails startup with one {@link ConfigException} naming the key.
+ * object is built, so a bad value fails startup with one {@link ConfigException} naming the key and the rule: first
+ * every key of {@link ConfigTable} against its type and rule, then the rules between keys.
  *
- * <p>Keys Cairn does not know are accepted and reported by {@link #unknownKeys()} (Kafka logs them once at WARN).
+ * <p>Keys neither Kafka nor Cairn knows are accepted and reported by {@link #unknownKeys()} (Kafka logs each at
+ * WARN); Kafka's keys that Cairn accepts without acting on them by {@link #notActedOnKeys()}.
  * Immutable and thread-safe.
  */
 public final class BrokerConfig {
@@ -94,36 +98,15 @@ public final class BrokerConfig {
     /** Cairn's own: the port of the Prometheus endpoint, 9404 as Strimzi's; 0 picks a free one. */
     public static final String METRICS_PORT = "metrics.port";
 
-    /** Keys the metadata node reads itself ({@code MetadataConfig}); known here so they are not reported. */
-    private static final Set<String> METADATA_KEYS = Set.of("metadata.log.dir", "broker.session.timeout.ms",
-            "default.replication.factor", "num.partitions", "unclean.leader.election.enable", "delete.topic.enable",
-            "auto.leader.rebalance.enable", "leader.imbalance.check.interval.seconds",
-            "unclean.leader.election.interval.ms",
-            "controller.quorum.election.timeout.ms", "controller.quorum.request.timeout.ms",
-            "metadata.listener.host", "metadata.listener.port", "metadata.snapshot.entries");
-
-    /** Every key this class reads; anything else in the file is reported as unknown. */
-    private static final Set<String> KNOWN_KEYS = Set.of(LISTENERS, ADVERTISED_LISTENERS,
-            ListenerProtocols.KEY, CONTROLLER_LISTENER_NAMES, NODE_ID, PROCESS_ROLES, LOG_DIRS, LOG_DIR,
-            SOCKET_REQUEST_MAX_BYTES, SOCKET_SEND_BUFFER_BYTES, SOCKET_RECEIVE_BUFFER_BYTES,
-            SOCKET_LISTEN_BACKLOG_SIZE, NUM_NETWORK_THREADS, NUM_IO_THREADS, QUEUED_MAX_REQUESTS,
-            QUEUED_MAX_REQUEST_BYTES, CONNECTIONS_MAX_IDLE_MS, CONTROLLER_QUORUM_VOTERS,
-            CONTROLLER_QUORUM_BOOTSTRAP_SERVERS, BROKER_RACK, AUTO_CREATE_TOPICS_ENABLE, BROKER_HEARTBEAT_INTERVAL_MS,
-            FETCH_MAX_BYTES, FETCH_SESSION_CACHE_SLOTS, REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
-            REPLICA_LAG_TIME_MAX_MS, REPLICA_SELECTOR_CLASS, OFFSETS_TOPIC_NUM_PARTITIONS,
-            OFFSETS_TOPIC_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_NUM_PARTITIONS,
-            TRANSACTION_STATE_LOG_REPLICATION_FACTOR, TRANSACTION_STATE_LOG_MIN_ISR,
-            TRANSACTION_STATE_LOG_SEGMENT_BYTES, TRANSACTION_MAX_TIMEOUT_MS, TRANSACTIONAL_ID_EXPIRATION_MS,
-            TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE, TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS,
-            TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS,
-            GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE, GROUP_COORDINATOR_THREADS,
-            GROUP_COORDINATOR_APPEND_LINGER_MS, OFFSETS_COMMIT_TIMEOUT_MS, OFFSETS_RETENTION_MINUTES,
-            OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES, LOG_RETENTION_CHECK_INTERVAL_MS,
-            METRICS_ENABLED, METRICS_HOST, METRICS_PORT, TRANSACTION_PARTITION_VERIFICATION_ENABLE);
+    /**
+     * Cairn's defaults where Kafka has none ({@code node.id}, {@code process.roles}: a single combined node starts
+     * from an empty file) or another ({@code log.dir}: {@code ./data}, not {@code /tmp/kafka-logs}).
+     */
+    public static final Map<String, String> CAIRN_DEFAULTS = Map.of(NODE_ID, "1", PROCESS_ROLES, "broker,controller",
+            LOG_DIR, "./data");
 
     private final Map<String, String> originals;
     private final Map<String, String> topicDefaults;
-    private final Map<String, String> topicDefaultSources;
     private final long logRetentionCheckIntervalMs;
     private final long logFlushSchedulerIntervalMs;
     private final long logFlushIntervalMessages;
@@ -162,15 +145,17 @@ public final class BrokerConfig {
 
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
+        checkAgainstTable(props);
         ValueParser values = new ValueParser(props);
-        this.nodeId = values.intValue(NODE_ID, 1, 0);
-        this.processRoles = ProcessRole.parse(PROCESS_ROLES, values.string(PROCESS_ROLES, "broker,controller"));
+        this.nodeId = values.intValue(NODE_ID, Integer.parseInt(CAIRN_DEFAULTS.get(NODE_ID)), 0);
+        this.processRoles = ProcessRole.parse(PROCESS_ROLES, values.string(PROCESS_ROLES,
+                CAIRN_DEFAULTS.get(PROCESS_ROLES)));
         this.controllerListenerNames = values.list(CONTROLLER_LISTENER_NAMES, "").stream()
                 .map(name -> name.toUpperCase(Locale.ROOT)).toList();
         ListenerProtocols protocols = ListenerProtocols.parse(
                 values.string(ListenerProtocols.KEY, ListenerProtocols.DEFAULT),
                 props.containsKey(ListenerProtocols.KEY), controllerListenerNames);
-        this.listeners = parseListeners(LISTENERS, values.string(LISTENERS, "PLAINTEXT://:9092"), protocols);
+        this.listeners = parseListeners(LISTENERS, values.string(LISTENERS), protocols);
         if (listeners.isEmpty()) {
             throw ConfigException.invalid(LISTENERS, props.get(LISTENERS), "at least one listener is required");
         }
@@ -182,64 +167,62 @@ public final class BrokerConfig {
         validateAdvertised(advertisedAll);
         this.advertisedListeners = advertisedAll.stream()
                 .filter(l -> !controllerListenerNames.contains(l.listenerName())).toList();
-        String dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS) : values.string(LOG_DIR, "./data");
+        String dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS)
+                : values.string(LOG_DIR, CAIRN_DEFAULTS.get(LOG_DIR));
         this.logDirs = parseLogDirs(props.get(LOG_DIRS) != null ? LOG_DIRS : LOG_DIR, dirs);
-        this.socketRequestMaxBytes = values.intValue(SOCKET_REQUEST_MAX_BYTES, 104857600, 1);
-        this.socketSendBufferBytes = values.intValue(SOCKET_SEND_BUFFER_BYTES, 102400, -1);
-        this.socketReceiveBufferBytes = values.intValue(SOCKET_RECEIVE_BUFFER_BYTES, 102400, -1);
-        this.socketListenBacklogSize = values.intValue(SOCKET_LISTEN_BACKLOG_SIZE, 50, 1);
-        this.numNetworkThreads = values.intValue(NUM_NETWORK_THREADS, 3, 1);
-        this.numIoThreads = values.intValue(NUM_IO_THREADS, 8, 1);
-        this.queuedMaxRequests = values.intValue(QUEUED_MAX_REQUESTS, 500, 1);
-        this.queuedMaxRequestBytes = values.longValue(QUEUED_MAX_REQUEST_BYTES, -1L, -1L);
-        this.connectionsMaxIdleMs = values.longValue(CONNECTIONS_MAX_IDLE_MS, 600000L, -1L);
-        String rack = values.string(BROKER_RACK, "");
+        this.socketRequestMaxBytes = values.intValue(SOCKET_REQUEST_MAX_BYTES, 1);
+        this.socketSendBufferBytes = values.intValue(SOCKET_SEND_BUFFER_BYTES, -1);
+        this.socketReceiveBufferBytes = values.intValue(SOCKET_RECEIVE_BUFFER_BYTES, -1);
+        this.socketListenBacklogSize = values.intValue(SOCKET_LISTEN_BACKLOG_SIZE, 1);
+        this.numNetworkThreads = values.intValue(NUM_NETWORK_THREADS, 1);
+        this.numIoThreads = values.intValue(NUM_IO_THREADS, 1);
+        this.queuedMaxRequests = values.intValue(QUEUED_MAX_REQUESTS, 1);
+        this.queuedMaxRequestBytes = values.longValue(QUEUED_MAX_REQUEST_BYTES, -1L);
+        this.connectionsMaxIdleMs = values.longValue(CONNECTIONS_MAX_IDLE_MS, -1L);
+        String rack = values.string(BROKER_RACK);
         this.brokerRack = rack.isEmpty() ? null : rack;
-        this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE, true);
-        this.transactionPartitionVerificationEnable = values.booleanValue(TRANSACTION_PARTITION_VERIFICATION_ENABLE,
-                true);
+        this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE);
+        this.transactionPartitionVerificationEnable = values.booleanValue(TRANSACTION_PARTITION_VERIFICATION_ENABLE);
         this.topicDefaults = LogDefaults.topicDefaults(props);
-        this.topicDefaultSources = LogDefaults.topicDefaultSources(props);
-        this.logRetentionCheckIntervalMs = values.longValue(LOG_RETENTION_CHECK_INTERVAL_MS, 300_000L, 1L);
-        this.logFlushSchedulerIntervalMs = values.longValue(LOG_FLUSH_SCHEDULER_INTERVAL_MS, Long.MAX_VALUE,
-                Long.MIN_VALUE);
-        this.logFlushIntervalMessages = values.longValue(LOG_FLUSH_INTERVAL_MESSAGES, Long.MAX_VALUE, 1L);
+        this.logRetentionCheckIntervalMs = values.longValue(LOG_RETENTION_CHECK_INTERVAL_MS, 1L);
+        this.logFlushSchedulerIntervalMs = values.longValue(LOG_FLUSH_SCHEDULER_INTERVAL_MS, Long.MIN_VALUE);
+        this.logFlushIntervalMessages = values.longValue(LOG_FLUSH_INTERVAL_MESSAGES, 1L);
         if (props.get(LOG_FLUSH_INTERVAL_MS) != null) {
             values.longValue(LOG_FLUSH_INTERVAL_MS, Long.MAX_VALUE, 0L);
         }
-        this.brokerHeartbeatIntervalMs = values.longValue(BROKER_HEARTBEAT_INTERVAL_MS, 2000L, 1L);
-        this.fetchMaxBytes = values.intValue(FETCH_MAX_BYTES, 57_671_680, 1024);
-        this.fetchSessionCacheSlots = values.intValue(FETCH_SESSION_CACHE_SLOTS, 1000, 0);
+        this.brokerHeartbeatIntervalMs = values.longValue(BROKER_HEARTBEAT_INTERVAL_MS, 1L);
+        this.fetchMaxBytes = values.intValue(FETCH_MAX_BYTES, 1024);
+        this.fetchSessionCacheSlots = values.intValue(FETCH_SESSION_CACHE_SLOTS, 0);
         this.replicaHighWatermarkCheckpointIntervalMs = values.longValue(
                 REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, 5000L, 1L);
-        this.replicaLagTimeMaxMs = values.longValue(REPLICA_LAG_TIME_MAX_MS, 30_000L, 1L);
-        this.rackAwareReplicaSelector = parseReplicaSelector(values.string(REPLICA_SELECTOR_CLASS, ""));
-        this.internalTopics = new InternalTopicDefaults(values.intValue(OFFSETS_TOPIC_NUM_PARTITIONS, 50, 1),
-                (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 3, 1),
-                values.intValue(TRANSACTION_STATE_LOG_NUM_PARTITIONS, 50, 1),
-                (short) values.intValue(TRANSACTION_STATE_LOG_REPLICATION_FACTOR, 3, 1));
-        this.groupConfig = new GroupConfig(values.intValue(GROUP_MIN_SESSION_TIMEOUT_MS, 6_000, 0),
-                values.intValue(GROUP_MAX_SESSION_TIMEOUT_MS, 1_800_000, 0),
-                values.intValue(GROUP_INITIAL_REBALANCE_DELAY_MS, 3_000, 0),
-                values.intValue(GROUP_MAX_SIZE, Integer.MAX_VALUE, 1),
-                values.intValue(OFFSETS_RETENTION_MINUTES, 10_080, 1) * 60_000L,
-                values.longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS, 600_000L, 1L),
-                values.intValue(OFFSET_METADATA_MAX_BYTES, 4096, 0));
-        this.groupCoordinatorRuntime = new CoordinatorRuntimeSettings(values.intValue(GROUP_COORDINATOR_THREADS, 4, 1),
-                values.intValue(GROUP_COORDINATOR_APPEND_LINGER_MS, 5, 0),
-                values.intValue(OFFSETS_COMMIT_TIMEOUT_MS, 5_000, 1));
+        this.replicaLagTimeMaxMs = values.longValue(REPLICA_LAG_TIME_MAX_MS, 1L);
+        this.rackAwareReplicaSelector = parseReplicaSelector(values.string(REPLICA_SELECTOR_CLASS));
+        this.internalTopics = new InternalTopicDefaults(values.intValue(OFFSETS_TOPIC_NUM_PARTITIONS, 1),
+                (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 1),
+                values.intValue(TRANSACTION_STATE_LOG_NUM_PARTITIONS, 1),
+                (short) values.intValue(TRANSACTION_STATE_LOG_REPLICATION_FACTOR, 1));
+        this.groupConfig = new GroupConfig(values.intValue(GROUP_MIN_SESSION_TIMEOUT_MS, 0),
+                values.intValue(GROUP_MAX_SESSION_TIMEOUT_MS, 0),
+                values.intValue(GROUP_INITIAL_REBALANCE_DELAY_MS, 0),
+                values.intValue(GROUP_MAX_SIZE, 1),
+                values.intValue(OFFSETS_RETENTION_MINUTES, 1) * 60_000L,
+                values.longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS, 1L),
+                values.intValue(OFFSET_METADATA_MAX_BYTES, 0));
+        this.groupCoordinatorRuntime = new CoordinatorRuntimeSettings(values.intValue(GROUP_COORDINATOR_THREADS, 1),
+                values.intValue(GROUP_COORDINATOR_APPEND_LINGER_MS, 0),
+                values.intValue(OFFSETS_COMMIT_TIMEOUT_MS, 1));
         this.transactionConfig = new TransactionConfig(
-                values.longValue(TRANSACTIONAL_ID_EXPIRATION_MS, 604_800_000L, 1L),
-                values.intValue(TRANSACTION_MAX_TIMEOUT_MS, 900_000, 1), internalTopics.transactionPartitions(),
+                values.longValue(TRANSACTIONAL_ID_EXPIRATION_MS, 1L),
+                values.intValue(TRANSACTION_MAX_TIMEOUT_MS, 1), internalTopics.transactionPartitions(),
                 internalTopics.transactionReplication(),
-                values.intValue(TRANSACTION_STATE_LOG_SEGMENT_BYTES, 104_857_600, 1),
-                values.intValue(TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE, 5_242_880, 1),
-                values.intValue(TRANSACTION_STATE_LOG_MIN_ISR, 2, 1),
-                values.longValue(TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS, 10_000L, 1L),
-                values.longValue(TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS, 3_600_000L, 1L));
-        this.metricsEnabled = values.booleanValue(METRICS_ENABLED, true);
-        this.metricsHost = values.string(METRICS_HOST, "");
-        this.metricsPort = values.intValue(METRICS_PORT, 9404, 0);
+                values.intValue(TRANSACTION_STATE_LOG_SEGMENT_BYTES, 1),
+                values.intValue(TRANSACTION_STATE_LOG_LOAD_BUFFER_SIZE, 1),
+                values.intValue(TRANSACTION_STATE_LOG_MIN_ISR, 1),
+                values.longValue(TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS, 1L),
+                values.longValue(TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS, 1L));
+        this.metricsEnabled = values.booleanValue(METRICS_ENABLED);
+        this.metricsHost = values.string(METRICS_HOST);
+        this.metricsPort = values.intValue(METRICS_PORT, 0);
         if (metricsPort > 65535) {
             throw ConfigException.invalid(METRICS_PORT, props.get(METRICS_PORT), "must be at most 65535");
         }
@@ -336,14 +319,37 @@ public final class BrokerConfig {
         return List.copyOf(dirs);
     }
 
-    /** Keys present in the file or overrides that Cairn does not read, sorted. */
+    /**
+     * Every value set for a key of {@link ConfigTable} must have the key's type and pass its rule, as Kafka's
+     * {@code ConfigDef} checks them: the first that does not fails startup with Kafka's message.
+     */
+    private static void checkAgainstTable(Map<String, String> props) {
+        for (Map.Entry<String, String> e : new TreeMap<>(props).entrySet()) {
+            ConfigTable.get().broker(e.getKey()).flatMap(key -> key.validate(e.getValue())).ifPresent(message -> {
+                throw new ConfigException(message);
+            });
+        }
+    }
+
+    /** Keys present in the file or overrides that neither Kafka nor Cairn knows, sorted (Kafka WARNs each). */
     public Set<String> unknownKeys() {
-        Set<String> unknown = new TreeSet<>(originals.keySet());
-        unknown.removeAll(KNOWN_KEYS);
-        unknown.removeAll(METADATA_KEYS);
-        unknown.removeAll(ReplicaFetchSettings.KEYS);
-        unknown.removeAll(LogDefaults.brokerKeys());
+        Set<String> unknown = new TreeSet<>();
+        for (String key : originals.keySet()) {
+            if (ConfigTable.get().broker(key).isEmpty()) {
+                unknown.add(key);
+            }
+        }
         return unknown;
+    }
+
+    /** Keys present in the file or overrides that Kafka knows but Cairn does not act on, sorted. */
+    public Set<String> notActedOnKeys() {
+        Set<String> ignored = new TreeSet<>();
+        for (String key : originals.keySet()) {
+            ConfigTable.get().broker(key).filter(k -> k.support() == ConfigKey.Support.KNOWN)
+                    .ifPresent(k -> ignored.add(key));
+        }
+        return ignored;
     }
 
     /** The effective value of every known key, for the startup log (Kafka logs "KafkaConfig values:"). */
@@ -419,11 +425,6 @@ public final class BrokerConfig {
      */
     public Map<String, String> topicDefaults() {
         return topicDefaults;
-    }
-
-    /** For each of {@link #topicDefaults()}, the broker key that set it ({@code log.retention.hours}, ...). */
-    public Map<String, String> topicDefaultSources() {
-        return topicDefaultSources;
     }
 
     /** {@code metrics.enabled}: whether the Prometheus endpoint is served (default true). */

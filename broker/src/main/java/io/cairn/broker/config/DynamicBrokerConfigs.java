@@ -1,6 +1,8 @@
 package io.cairn.broker.config;
 
 import io.cairn.isr.ReplicationQuota;
+import io.cairn.metadata.config.ConfigKey;
+import io.cairn.metadata.config.ConfigTable;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -9,12 +11,12 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The broker configs that may change at run time (KIP-226 dynamic configs, per broker or cluster-wide), as one
- * table: the keys Cairn applies live, and the rest of the keys Kafka's {@code DynamicBrokerConfig} lets change,
- * which Cairn refuses rather than store without honouring them. Validates a broker resource's resulting dynamic
- * configs as Kafka's {@code DynamicBrokerConfig.validateConfigs} does: a key that is not dynamic gets
- * INVALID_REQUEST with Kafka's "Cannot update these configs dynamically: Set(...)", a bad value INVALID_REQUEST with
- * Kafka's {@code ConfigException} text. Stateless, thread-safe.
+ * The broker configs that may change at run time (KIP-226 dynamic configs, per broker or cluster-wide): the keys
+ * Cairn applies live, and the rest of the keys Kafka's {@code DynamicBrokerConfig} lets change (the dynamic rows of
+ * {@link ConfigTable}), which Cairn refuses rather than store without honouring them. Validates a broker
+ * resource's resulting dynamic configs as Kafka's {@code DynamicBrokerConfig.validateConfigs} does: a key that is not
+ * dynamic gets INVALID_REQUEST with Kafka's "Cannot update these configs dynamically: Set(...)", a bad value
+ * INVALID_REQUEST with Kafka's {@code ConfigException} text (the table's type and rule). Stateless, thread-safe.
  */
 public final class DynamicBrokerConfigs {
 
@@ -23,38 +25,12 @@ public final class DynamicBrokerConfigs {
     /** KIP-73: the bytes per second a follower fetches for throttled partitions (Long.MAX_VALUE when unset). */
     public static final String FOLLOWER_REPLICATION_THROTTLED_RATE = ReplicationQuota.FOLLOWER_RATE;
 
-    /** The keys Cairn applies without a restart; each is a LONG of at least 0. */
+    /** The keys Cairn applies without a restart; the table gives their type and rule. */
     private static final Set<String> LIVE = Set.of(LEADER_REPLICATION_THROTTLED_RATE,
             FOLLOWER_REPLICATION_THROTTLED_RATE);
 
-    /** Dynamic in Kafka 4.1 but applied only at start by Cairn. */
-    private static final Set<String> KAFKA_DYNAMIC = Set.of(
-            // log cleaner
-            "log.cleaner.threads", "log.cleaner.io.max.bytes.per.second", "log.cleaner.dedupe.buffer.size",
-            "log.cleaner.io.buffer.size", "log.cleaner.io.buffer.load.factor", "log.cleaner.backoff.ms",
-            // the broker defaults of topic configs
-            "log.segment.bytes", "log.roll.ms", "log.roll.hours", "log.roll.jitter.ms", "log.roll.jitter.hours",
-            "log.index.size.max.bytes", "log.flush.interval.messages", "log.flush.interval.ms",
-            "log.retention.bytes", "log.retention.ms", "log.retention.minutes", "log.retention.hours",
-            "message.max.bytes", "log.index.interval.bytes", "log.cleaner.delete.retention.ms",
-            "log.cleaner.min.compaction.lag.ms", "log.cleaner.max.compaction.lag.ms", "log.segment.delete.delay.ms",
-            "log.cleaner.min.cleanable.ratio", "log.cleanup.policy", "unclean.leader.election.enable",
-            "min.insync.replicas", "compression.type", "compression.gzip.level", "compression.lz4.level",
-            "compression.zstd.level", "log.preallocate", "log.message.timestamp.type",
-            "log.message.timestamp.before.max.ms", "log.message.timestamp.after.max.ms",
-            "log.local.retention.ms", "log.local.retention.bytes",
-            // thread pools
-            "num.io.threads", "num.replica.fetchers", "num.recovery.threads.per.data.dir", "background.threads",
-            "num.network.threads",
-            // listeners and connections
-            "listeners", "advertised.listeners", "listener.security.protocol.map", "max.connections",
-            "max.connections.per.ip", "max.connections.per.ip.overrides", "max.connection.creation.rate",
-            "metric.reporters", "producer.id.expiration.ms", "transaction.partition.verification.enable",
-            "replica.alter.log.dirs.io.max.bytes.per.second");
-
-    /** Prefixes of Kafka's dynamic security, per-listener and remote-log keys. */
-    private static final List<String> KAFKA_DYNAMIC_PREFIXES = List.of("ssl.", "sasl.", "listener.name.",
-            "remote.log.");
+    /** Prefixes of Kafka's dynamic per-listener keys ({@code listener.name.<listener>.ssl.keystore.location}). */
+    private static final List<String> KAFKA_DYNAMIC_PREFIXES = List.of("listener.name.");
 
     /** A refused change: {@code invalidRequest} selects INVALID_REQUEST, else INVALID_CONFIG. */
     public record Refusal(boolean invalidRequest, String message) {
@@ -79,7 +55,8 @@ public final class DynamicBrokerConfigs {
             if (LIVE.contains(key)) {
                 continue;
             }
-            if (KAFKA_DYNAMIC.contains(key) || KAFKA_DYNAMIC_PREFIXES.stream().anyMatch(key::startsWith)) {
+            if (ConfigTable.get().broker(key).filter(ConfigKey::dynamic).isPresent()
+                    || KAFKA_DYNAMIC_PREFIXES.stream().anyMatch(key::startsWith)) {
                 notLive.add(key);
             } else {
                 notDynamic.add(key);
@@ -94,24 +71,12 @@ public final class DynamicBrokerConfigs {
                     + "server.properties: " + scalaSet(notLive)));
         }
         for (Map.Entry<String, String> e : new TreeMap<>(props).entrySet()) {
-            Optional<String> invalid = invalidRate(e.getKey(), e.getValue());
+            Optional<String> invalid = ConfigTable.get().broker(e.getKey()).orElseThrow().validate(e.getValue());
             if (invalid.isPresent()) {
                 return Optional.of(new Refusal(true, invalid.get()));
             }
         }
         return Optional.empty();
-    }
-
-    private static Optional<String> invalidRate(String key, String value) {
-        long rate;
-        try {
-            rate = Long.parseLong(value.trim());
-        } catch (NumberFormatException e) {
-            return Optional.of("Invalid value " + value + " for configuration " + key
-                    + ": Not a number of type LONG");
-        }
-        return rate < 0 ? Optional.of("Invalid value " + value + " for configuration " + key
-                + ": Value must be at least 0") : Optional.empty();
     }
 
     private static String scalaSet(Set<String> keys) {

@@ -4,7 +4,6 @@ import io.cairn.isr.fetcher.ReplicaFetcherConfig;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The follower fetchers' keys of {@code server.properties} with Kafka's defaults and checks: {@code
@@ -38,12 +37,6 @@ public record ReplicaFetchSettings(int numFetchers, int fetchMaxBytes, int fetch
     public static final String INTER_BROKER_LISTENER_NAME = "inter.broker.listener.name";
     public static final String SECURITY_INTER_BROKER_PROTOCOL = "security.inter.broker.protocol";
 
-    /** The keys read here. */
-    static final Set<String> KEYS = Set.of(NUM_REPLICA_FETCHERS, REPLICA_FETCH_MAX_BYTES, REPLICA_FETCH_MIN_BYTES,
-            REPLICA_FETCH_WAIT_MAX_MS, REPLICA_FETCH_BACKOFF_MS, REPLICA_FETCH_RESPONSE_MAX_BYTES,
-            REPLICA_SOCKET_TIMEOUT_MS, REPLICA_SOCKET_RECEIVE_BUFFER_BYTES, INTER_BROKER_LISTENER_NAME,
-            SECURITY_INTER_BROKER_PROTOCOL);
-
     /**
      * Reads the keys; {@code advertised} are the broker's advertised listeners, checked to hold the inter-broker
      * listener when {@code broker} (Kafka's check).
@@ -65,19 +58,19 @@ public record ReplicaFetchSettings(int numFetchers, int fetchMaxBytes, int fetch
                     + "options based on currently configured listeners are "
                     + String.join(",", advertised.stream().map(Endpoint::listenerName).toList()));
         }
-        int waitMaxMs = values.intValue(REPLICA_FETCH_WAIT_MAX_MS, 500, 0);
-        int socketTimeoutMs = values.intValue(REPLICA_SOCKET_TIMEOUT_MS, 30_000, 0);
+        int waitMaxMs = values.intValue(REPLICA_FETCH_WAIT_MAX_MS, 0);
+        int socketTimeoutMs = values.intValue(REPLICA_SOCKET_TIMEOUT_MS, 0);
         if (waitMaxMs > socketTimeoutMs) {
             throw ConfigException.invalid(REPLICA_SOCKET_TIMEOUT_MS, socketTimeoutMs, REPLICA_SOCKET_TIMEOUT_MS
                     + " should always be at least " + REPLICA_FETCH_WAIT_MAX_MS
                     + " to prevent unnecessary socket timeouts");
         }
-        return new ReplicaFetchSettings(values.intValue(NUM_REPLICA_FETCHERS, 1, 1),
-                values.intValue(REPLICA_FETCH_MAX_BYTES, 1_048_576, 0),
-                values.intValue(REPLICA_FETCH_MIN_BYTES, 1, 0), waitMaxMs,
-                values.longValue(REPLICA_FETCH_BACKOFF_MS, 1_000L, 0L),
-                values.intValue(REPLICA_FETCH_RESPONSE_MAX_BYTES, 10_485_760, 0), socketTimeoutMs,
-                values.intValue(REPLICA_SOCKET_RECEIVE_BUFFER_BYTES, 65_536, -1),
+        return new ReplicaFetchSettings(values.intValue(NUM_REPLICA_FETCHERS, 1),
+                values.intValue(REPLICA_FETCH_MAX_BYTES, 0),
+                values.intValue(REPLICA_FETCH_MIN_BYTES, 0), waitMaxMs,
+                values.longValue(REPLICA_FETCH_BACKOFF_MS, 0L),
+                values.intValue(REPLICA_FETCH_RESPONSE_MAX_BYTES, 0), socketTimeoutMs,
+                values.intValue(REPLICA_SOCKET_RECEIVE_BUFFER_BYTES, -1),
                 name);
     }
 

@@ -1,12 +1,15 @@
 package io.cairn.broker.config;
 
+import io.cairn.metadata.config.ConfigKey;
+import io.cairn.metadata.config.ConfigTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * Typed reads of raw {@code server.properties} strings with Kafka's messages for bad values.
+ * Typed reads of raw {@code server.properties} strings with Kafka's messages for bad values; a key read without an
+ * explicit default takes its default from {@link ConfigTable}.
  *
  * <p>Not thread-safe; used once while a {@link BrokerConfig} is built.
  */
@@ -16,6 +19,29 @@ final class ValueParser {
 
     ValueParser(Map<String, String> props) {
         this.props = props;
+    }
+
+    /** The table's default of {@code key} ({@code ""} for a null default). */
+    private static String tableDefault(String key) {
+        ConfigKey row = ConfigTable.get().broker(key).orElseThrow(() -> new IllegalStateException(key
+                + " is not in the config table"));
+        return row.defaultValue() == null ? "" : row.defaultValue();
+    }
+
+    String string(String key) {
+        return string(key, tableDefault(key));
+    }
+
+    int intValue(String key, int min) {
+        return intValue(key, Integer.parseInt(tableDefault(key)), min);
+    }
+
+    long longValue(String key, long min) {
+        return longValue(key, Long.parseLong(tableDefault(key)), min);
+    }
+
+    boolean booleanValue(String key) {
+        return booleanValue(key, Boolean.parseBoolean(tableDefault(key)));
     }
 
     String string(String key, String defaultValue) {

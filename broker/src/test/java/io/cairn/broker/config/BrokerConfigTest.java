@@ -97,7 +97,8 @@ class BrokerConfigTest {
                 "log.cleaner.threads", "10"));
 
         // Then
-        assertThat(config.unknownKeys()).containsExactly("foo", "log.cleaner.threads");
+        assertThat(config.unknownKeys()).containsExactly("foo");
+        assertThat(config.notActedOnKeys()).containsExactly("log.cleaner.threads");
     }
 
     @Test
@@ -125,9 +126,7 @@ class BrokerConfigTest {
         // Then: Kafka's KafkaConfig.logFlushIntervalMs
         assertThat(schedulerOnly.logFlushSchedulerIntervalMs()).isEqualTo(250);
         assertThat(schedulerOnly.topicDefaults()).containsEntry("flush.ms", "250");
-        assertThat(schedulerOnly.topicDefaultSources()).containsEntry("flush.ms", "log.flush.scheduler.interval.ms");
         assertThat(both.topicDefaults()).containsEntry("flush.ms", "900").containsEntry("flush.messages", "7");
-        assertThat(both.topicDefaultSources()).containsEntry("flush.ms", "log.flush.interval.ms");
         assertThat(both.effectiveValues()).containsEntry("log.flush.interval.ms", "900")
                 .containsEntry("log.flush.interval.messages", "7");
         assertThat(neither.logFlushSchedulerIntervalMs()).isEqualTo(Long.MAX_VALUE);
@@ -196,7 +195,7 @@ class BrokerConfigTest {
     void shouldRejectANonNumericInteger() {
         assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("socket.request.max.bytes", "lots")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("Invalid value lots for configuration socket.request.max.bytes: not a number");
+                .hasMessage("Invalid value lots for configuration socket.request.max.bytes: Not a number of type INT");
     }
 
     @Test
@@ -407,5 +406,38 @@ class BrokerConfigTest {
         assertThat(set.effectiveValues()).containsEntry("metrics.port", "0");
         assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("metrics.port", "65536")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("metrics.port");
+    }
+
+    @Test
+    void aValueThatFailsItsKeysRuleFailsStartupNamingTheKeyAndTheRule() {
+        // When / Then: log.cleaner.threads is not acted on, but its value is still checked as Kafka checks it
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("log.cleaner.threads", "-1")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value -1 for configuration log.cleaner.threads: Value must be at least 0");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("log.message.timestamp.type", "Now")))
+                .isInstanceOf(ConfigException.class).hasMessage("Invalid value Now for configuration "
+                        + "log.message.timestamp.type: String must be one of: CreateTime, LogAppendTime");
+    }
+
+    @Test
+    void kafkasKeysThatCairnDoesNotActOnAreReportedApartFromUnknownOnes() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("log.cleaner.threads", "2", "queued.max.requests", "10",
+                "num.io.threads", "4", "no.such.key", "1"));
+
+        // Then
+        assertThat(config.notActedOnKeys()).containsExactly("log.cleaner.threads", "queued.max.requests");
+        assertThat(config.unknownKeys()).containsExactly("no.such.key");
+    }
+
+    @Test
+    void minutesWinOverHoursAndJitterMsOverJitterHoursAsInKafka() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("log.retention.hours", "1", "log.retention.minutes", "5",
+                "log.roll.jitter.hours", "2", "log.roll.jitter.ms", "700", "log.roll.hours", "3"));
+
+        // Then
+        assertThat(config.topicDefaults()).containsEntry("retention.ms", "300000")
+                .containsEntry("segment.jitter.ms", "700").containsEntry("segment.ms", "10800000");
     }
 }

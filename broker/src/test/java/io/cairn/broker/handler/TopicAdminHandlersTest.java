@@ -302,7 +302,7 @@ class TopicAdminHandlersTest {
         request.resources().add(new DescribeConfigsRequestData.DescribeConfigsResource().setResourceType((byte) 2)
                 .setResourceName("absent").setConfigurationKeys(null));
         DescribeConfigsHandler handler = new DescribeConfigsHandler(fixture.node(), 1, Map.of("num.io.threads", "8"),
-                java.util.Set.of());
+                Map.of());
 
         // When
         DescribeConfigsResponseData response = handler.handle(context(ApiKey.DESCRIBE_CONFIGS, 4), request)
@@ -314,11 +314,11 @@ class TopicAdminHandlersTest {
         assertThat(found.configs()).filteredOn(c -> c.name().equals("cleanup.policy")).singleElement()
                 .satisfies(c -> {
                     assertThat(c.value()).isEqualTo("compact");
-                    assertThat(c.configSource()).isEqualTo(DescribeConfigsHandler.TOPIC_CONFIG);
+                    assertThat(c.configSource()).isEqualTo(ConfigEntries.TOPIC_CONFIG);
                     assertThat(c.synonyms()).hasSize(2);
                 });
         assertThat(found.configs()).filteredOn(c -> c.name().equals("retention.ms")).singleElement()
-                .satisfies(c -> assertThat(c.configSource()).isEqualTo(DescribeConfigsHandler.DEFAULT_CONFIG));
+                .satisfies(c -> assertThat(c.configSource()).isEqualTo(ConfigEntries.DEFAULT_CONFIG));
         assertThat(response.results().get(1).errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
         MetadataFixture.roundTrip(response, ApiKey.DESCRIBE_CONFIGS, 1, true);
     }
