@@ -5,6 +5,9 @@ import io.cairn.log.FetchDataInfo;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.UnexpectedAppendOffsetException;
 import io.cairn.log.epoch.EpochEntry;
+import io.cairn.wire.record.RecordBatches;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.List;
 
@@ -73,6 +76,13 @@ final class FutureLogSync {
         ByteBuffer records;
         try (FetchDataInfo info = current.read(fetchOffset, maxBytes, Long.MAX_VALUE, true)) {
             records = info.records().readBytes();
+        }
+        // A read cut by maxBytes ends in a partial batch, which the next step reads whole.
+        ByteBuf view = Unpooled.wrappedBuffer(records.duplicate());
+        try {
+            records.limit(RecordBatches.of(view).sizeOfCompleteBatches());
+        } finally {
+            view.release();
         }
         if (!records.hasRemaining()) {
             return 0;

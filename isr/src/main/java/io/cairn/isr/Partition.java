@@ -855,6 +855,12 @@ public final class Partition {
         return future == null ? -1L : log.logEndOffset() - future.logEndOffset();
     }
 
+    /** Roughly how many bytes the future log is behind the current one (their sizes' difference), or -1. */
+    long futureLogBytesBehind() {
+        PartitionLog future = futureLog;
+        return future == null ? -1L : log.size() - future.size();
+    }
+
     /**
      * One copy step of the move: the future log gives up what the current log no longer has, then takes the current
      * log's next batches, up to {@code maxBytes}. Returns the bytes copied; -1 when there is no move (any more).

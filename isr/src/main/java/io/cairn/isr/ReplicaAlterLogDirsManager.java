@@ -19,7 +19,7 @@ import org.apache.logging.log4j.Logger;
  * time, the greatest by topic then partition (Kafka moves one replica at a time per thread so that each finishes
  * sooner): a copy step of up to {@code maxBytes} from the current log into the future log
  * ({@link Partition#copyToFutureLog}), counted by the {@code replica.alter.log.dirs.io.max.bytes.per.second} quota;
- * once a step reads less than {@code maxBytes} (the copy is near the log end) it tries the swap
+ * once the future log is within about {@code maxBytes} of the current one it tries the swap
  * ({@link Partition#maybeReplaceCurrentWithFutureLog}), and a swapped partition leaves the thread. While the quota
  * is exceeded, or after a failed step, the thread waits {@code backoffMs} ({@code replica.fetch.backoff.ms}).
  *
@@ -107,7 +107,8 @@ final class ReplicaAlterLogDirsManager implements AutoCloseable {
                 return true;
             }
             quota.record(copied);
-            if (copied < maxBytes && partition.maybeReplaceCurrentWithFutureLog(MAX_SWAP_STEPS, maxBytes,
+            if (partition.futureLogBytesBehind() <= maxBytes
+                    && partition.maybeReplaceCurrentWithFutureLog(MAX_SWAP_STEPS, maxBytes,
                     (current, future) -> swapper.swap(partition, current, future))) {
                 moving.remove(tp);
                 swapper.afterSwap(partition);
