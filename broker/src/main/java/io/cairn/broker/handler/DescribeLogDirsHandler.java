@@ -28,11 +28,12 @@ import org.apache.logging.log4j.Logger;
  * DescribeLogDirs v1-4 (Kafka 4.1.1's range), as Kafka's {@code handleDescribeLogDirsRequest} and
  * {@code ReplicaManager.describeLogDirs}: one result per {@code log.dirs} entry with its absolute path, and for the
  * partitions asked for (null topics: every log) that have a log in it, the log's size in bytes, its offset lag (the
- * high watermark minus the log end offset, at least 0) and, from v4, the volume's total and usable bytes (Long.MAX_VALUE when the file system reports a negative
- * size, as Kafka). A directory that cannot be read is KAFKA_STORAGE_ERROR. Topics without a matching partition in a
- * directory are left out. A replica moving into a directory (AlterReplicaLogDirs) is listed there too, as a future
- * replica ({@code is_future_key} true) whose lag is how far its log end offset is behind the current log's (-1 when
- * the partition is not hosted any more), as Kafka's {@code getLogEndOffsetLag}.
+ * high watermark minus the log end offset, at least 0) and, from v4, the volume's total and usable bytes
+ * (Long.MAX_VALUE when the file system reports a negative size, as Kafka). A directory that cannot be read is
+ * KAFKA_STORAGE_ERROR. Topics without a matching partition in a directory are left out. A replica moving into a
+ * directory (AlterReplicaLogDirs) is listed there too, as a future replica ({@code is_future_key} true) whose lag is
+ * how far its log end offset is behind the current log's (-1 when the partition is not hosted any more), as Kafka's
+ * {@code getLogEndOffsetLag}.
  *
  * <p>Stateless and thread-safe; runs on a request-handler thread (it asks the file system for the volumes' space).
  */
