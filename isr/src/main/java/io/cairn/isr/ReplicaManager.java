@@ -281,8 +281,8 @@ public final class ReplicaManager implements AutoCloseable {
     public Partition leaderPartition(TopicPartition tp) {
         Partition p = partition(tp).orElse(null);
         if (p == null) {
-            MetadataNode current = node;
-            if (current != null && current.currentImage().partition(tp).isPresent()) {
+            MetadataNode metadata = node;
+            if (metadata != null && metadata.currentImage().partition(tp).isPresent()) {
                 throw new NotLeaderOrFollowerException("Broker " + brokerId + " does not host " + tp);
             }
             throw new UnknownTopicOrPartitionException("This server does not host this topic-partition.");
@@ -439,10 +439,11 @@ public final class ReplicaManager implements AutoCloseable {
     /**
      * AlterReplicaLogDirs (Kafka's {@code ReplicaManager.alterReplicaLogDirs}): for each partition, the log directory
      * (an absolute path of {@code log.dirs}) its replica on this broker should live in. A move to another directory
-     * cancels a move in progress to a third one; the directory is remembered for a partition not created yet, which
-     * answers REPLICA_NOT_AVAILABLE; a hosted partition outside that directory gets a future log there and starts
-     * moving. Errors: INVALID_TOPIC_EXCEPTION when the future log's name would exceed 255 characters,
-     * LOG_DIR_NOT_FOUND for a path that is not a log directory, KAFKA_STORAGE_ERROR when the disk fails.
+     * cancels a move in progress to a third one; the directory is remembered for a partition of the metadata image
+     * not created here yet, which answers REPLICA_NOT_AVAILABLE (as does one the image does not have); a hosted
+     * partition outside that directory gets a future log there and starts moving. Errors: INVALID_TOPIC_EXCEPTION
+     * when the future log's name would exceed 255 characters, LOG_DIR_NOT_FOUND for a path that is not a log
+     * directory, KAFKA_STORAGE_ERROR when the disk fails.
      */
     public Map<TopicPartition, Errors> alterReplicaLogDirs(Map<TopicPartition, String> partitionDirs) {
         Map<TopicPartition, Errors> results = new HashMap<>();
@@ -468,7 +469,11 @@ public final class ReplicaManager implements AutoCloseable {
             if (p != null && p.futureLog().filter(f -> !managerOf(f).equals(target)).isPresent()) {
                 cancelMove(p);
             }
-            preferredLogDirs.put(tp, target);
+            MetadataNode metadata = node;
+            if (metadata != null && metadata.currentImage().partition(tp).isPresent()) {
+                // Only partitions of the metadata image: what requests can make this map hold stays bounded.
+                preferredLogDirs.put(tp, target);
+            }
             if (p == null || p.isRemoved()) {
                 LOGGER.warn("Unable to alter log dirs for {}: this broker hosts no replica of it yet", tp);
                 return Errors.REPLICA_NOT_AVAILABLE;
@@ -552,6 +557,7 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     private void remove(TopicPartition tp, Uuid topicId) {
+        preferredLogDirs.remove(tp);
         Partition p = partitions.get(tp);
         if (p == null || !p.topicId().equals(topicId)) {
             return;
