@@ -931,21 +931,27 @@ public final class Partition {
      * As {@link #read(long, int, int, FetchIsolation, boolean)}; with {@code fetchOnlyFromLeader} false a follower
      * replica reads too (a consumer's fetch, KIP-392): with its own log start and end offsets, up to its own high
      * watermark (learnt from the leader, so possibly behind it: an offset between the two reads nothing) and last
-     * stable offset; NOT_LEADER_OR_FOLLOWER once the partition left this broker.
+     * stable offset; NOT_LEADER_OR_FOLLOWER once the partition left this broker. Holds the read side of the state
+     * lock (re-entered from {@link #fetchRecords}), so a log swap of a replica move never happens under it.
      */
     public LogReadResult read(long fetchOffset, int currentLeaderEpoch, int maxBytes, FetchIsolation isolation,
                               boolean minOneMessage, boolean fetchOnlyFromLeader) {
-        checkReadable(currentLeaderEpoch, fetchOnlyFromLeader);
-        long hw = highWatermark;
-        long lso = lastStableOffset();
-        long start = log.logStartOffset();
-        long end = log.logEndOffset();
-        FetchDataInfo info = switch (isolation) {
-            case LOG_END -> log.read(fetchOffset, maxBytes, Long.MAX_VALUE, minOneMessage);
-            case HIGH_WATERMARK -> log.read(fetchOffset, maxBytes, hw, minOneMessage);
-            case TXN_COMMITTED -> log.readCommitted(fetchOffset, maxBytes, lso, minOneMessage);
-        };
-        return new LogReadResult(info, hw, lso, start, end, null);
+        stateLock.readLock().lock();
+        try {
+            checkReadable(currentLeaderEpoch, fetchOnlyFromLeader);
+            long hw = highWatermark;
+            long lso = lastStableOffset();
+            long start = log.logStartOffset();
+            long end = log.logEndOffset();
+            FetchDataInfo info = switch (isolation) {
+                case LOG_END -> log.read(fetchOffset, maxBytes, Long.MAX_VALUE, minOneMessage);
+                case HIGH_WATERMARK -> log.read(fetchOffset, maxBytes, hw, minOneMessage);
+                case TXN_COMMITTED -> log.readCommitted(fetchOffset, maxBytes, lso, minOneMessage);
+            };
+            return new LogReadResult(info, hw, lso, start, end, null);
+        } finally {
+            stateLock.readLock().unlock();
+        }
     }
 
     /**
