@@ -80,11 +80,6 @@ final class ReplicaAlterLogDirsManager implements AutoCloseable {
         moverOf(tp).remove(tp);
     }
 
-    /** Whether {@code tp} is being moved. */
-    boolean isMoving(TopicPartition tp) {
-        return moverOf(tp).contains(tp);
-    }
-
     /** Stops every thread, each after its current step. */
     @Override
     public void close() {
@@ -155,15 +150,6 @@ final class ReplicaAlterLogDirsManager implements AutoCloseable {
             lock.lock();
             try {
                 moving.remove(tp);
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        boolean contains(TopicPartition tp) {
-            lock.lock();
-            try {
-                return moving.contains(tp);
             } finally {
                 lock.unlock();
             }

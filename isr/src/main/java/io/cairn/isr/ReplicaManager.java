@@ -281,8 +281,8 @@ public final class ReplicaManager implements AutoCloseable {
     public Partition leaderPartition(TopicPartition tp) {
         Partition p = partition(tp).orElse(null);
         if (p == null) {
-            MetadataNode metadata = node;
-            if (metadata != null && metadata.currentImage().partition(tp).isPresent()) {
+            MetadataNode current = node;
+            if (current != null && current.currentImage().partition(tp).isPresent()) {
                 throw new NotLeaderOrFollowerException("Broker " + brokerId + " does not host " + tp);
             }
             throw new UnknownTopicOrPartitionException("This server does not host this topic-partition.");
@@ -503,7 +503,7 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
-    /** A partition created at start whose future log survived a restart goes on moving into it. */
+    /** A newly hosted partition whose future log survived a restart goes on moving into it. */
     private void resumeMove(Partition p) {
         synchronized (moveLock) {
             LogManager current = managerOf(p.log());
@@ -524,13 +524,8 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
-    /** Whether {@code tp} is moving between log directories. */
-    public boolean isMovingLogDir(TopicPartition tp) {
-        return alterLogDirs.isMoving(tp);
-    }
-
     /** The log manager whose directory holds {@code log} (a current or a future log). */
-    public LogManager managerOf(PartitionLog log) {
+    private LogManager managerOf(PartitionLog log) {
         Path parent = log.dir().getParent();
         for (LogManager manager : logManagers) {
             if (manager.logDir().equals(parent)) {
@@ -557,6 +552,13 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     private void remove(TopicPartition tp, Uuid topicId) {
+        synchronized (moveLock) {
+            removeLocked(tp, topicId);
+        }
+    }
+
+    /** Under {@link #moveLock}, so that no move starts on a partition being removed. */
+    private void removeLocked(TopicPartition tp, Uuid topicId) {
         preferredLogDirs.remove(tp);
         Partition p = partitions.get(tp);
         if (p == null || !p.topicId().equals(topicId)) {
@@ -568,11 +570,14 @@ public final class ReplicaManager implements AutoCloseable {
         p.close();
         p.removeFutureLog();
         fanOut.onLeadershipChanged(p);
+        // Future logs first: a restart that finds a future log without its log takes it for a swap cut short.
+        for (LogManager manager : logManagers) {
+            manager.deleteFutureLog(tp.topic(), tp.partition());
+        }
         for (LogManager manager : logManagers) {
             if (manager.getLog(tp.topic(), tp.partition()).isPresent()) {
                 manager.deleteLog(tp.topic(), tp.partition());
             }
-            manager.deleteFutureLog(tp.topic(), tp.partition());
         }
         LOGGER.info("Removed partition {} (topic id {}) and deleted its log", tp, topicId);
     }
