@@ -5,7 +5,6 @@ import io.cairn.isr.fetcher.ReplicaFetcherConfig;
 import io.cairn.isr.fetcher.ReplicaFetcherManager;
 import io.cairn.isr.fetcher.SourceBroker;
 import io.cairn.log.LogConfig;
-import io.cairn.log.LogDirNames;
 import io.cairn.log.LogManager;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
@@ -23,7 +22,6 @@ import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.NotLeaderOrFollowerException;
 import io.cairn.wire.error.UnknownTopicOrPartitionException;
 import io.cairn.wire.protocol.Uuid;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -63,25 +61,15 @@ import org.apache.logging.log4j.Logger;
  * task drops followers that lag more than {@code replica.lag.time.max.ms}, every half of it, on
  * {@code cairn-isr-expiration} (Kafka's {@code isr-expiration} task).
  *
- * <p>Replica moves between log directories (AlterReplicaLogDirs, KIP-113, Kafka's {@code alterReplicaLogDirs}):
- * a move creates the partition's future log in the target directory and hands the partition to the
- * {@link ReplicaAlterLogDirsManager}, whose threads copy and then swap it in: the old log's directory is renamed
- * {@code -delete} (fsynced) first, the future one renamed into place second, so a restart finds either both logs
- * (the move resumes from the future log's end) or only the future log, which is then complete and becomes the log.
- * A directory named for a partition not created yet is remembered as its preferred directory (Kafka's
- * {@code maybeUpdatePreferredLogDir}). The copy is throttled by the broker's (or the cluster default's)
- * {@code replica.alter.log.dirs.io.max.bytes.per.second}.
+ * <p>Replica moves between log directories (AlterReplicaLogDirs, KIP-113) are {@link LogDirMoves}'s: a partition
+ * created here resumes a move a restart interrupted, and one without a log takes the future log a swap left.
  *
  * <p>Thread-safety: thread-safe; partitions live in a concurrent map and are created at most once; checkpoint writes
- * are serialised by this object's monitor, move requests by their own lock.
+ * are serialised by this object's monitor; removals of partitions run under the moves' lock.
  */
 public final class ReplicaManager implements AutoCloseable {
 
     private static final Logger LOGGER = org.apache.logging.log4j.LogManager.getLogger(ReplicaManager.class);
-    /** Bytes per copy step of a replica move: Kafka's {@code replica.fetch.max.bytes} default. */
-    private static final int ALTER_LOG_DIRS_FETCH_BYTES = 1024 * 1024;
-    /** Back-off of a throttled or failed replica move: Kafka's {@code replica.fetch.backoff.ms} default. */
-    private static final long ALTER_LOG_DIRS_BACKOFF_MS = 1000L;
 
     private final int brokerId;
     private final List<LogManager> logManagers;
@@ -150,13 +138,8 @@ public final class ReplicaManager implements AutoCloseable {
     /** KIP-73: what this broker sends to throttled followers, and what it fetches for throttled partitions. */
     private final ReplicationQuota leaderQuota;
     private final ReplicationQuota followerQuota;
-    /** What the replica moves between log directories copy (all of it, unlike the KIP-73 throttles). */
-    private final ReplicationQuota alterLogDirsQuota;
-    /** The threads of the replica moves between log directories. */
-    private final ReplicaAlterLogDirsManager alterLogDirs;
-    /** Log directories named by AlterReplicaLogDirs for partitions not created yet; guarded by {@link #moveLock}. */
-    private final Map<TopicPartition, LogManager> preferredLogDirs = new ConcurrentHashMap<>();
-    private final Object moveLock = new Object();
+    /** The replica moves between log directories (AlterReplicaLogDirs). */
+    private final LogDirMoves moves;
     /** The leader epoch each followed partition's fetcher was (re)started for; guarded by itself. */
     private final Map<TopicPartition, Integer> fetchedEpochs = new HashMap<>();
 
@@ -196,9 +179,8 @@ public final class ReplicaManager implements AutoCloseable {
         this.brokerEpoch = brokerEpoch;
         this.leaderQuota = new ReplicationQuota(time);
         this.followerQuota = new ReplicationQuota(time);
-        this.alterLogDirsQuota = new ReplicationQuota(time);
-        this.alterLogDirs = new ReplicaAlterLogDirsManager(this.logManagers.size(), partitions::get,
-            alterLogDirsQuota, new LogDirSwapper(), ALTER_LOG_DIRS_FETCH_BYTES, ALTER_LOG_DIRS_BACKOFF_MS);
+        this.moves = new LogDirMoves(this.logManagers, partitions::get, this::partition, this::isInImage,
+            this::checkpointHighWatermarks, new ReplicationQuota(time));
     }
 
     /** The leader side of the replication throttle (bytes sent to out-of-sync throttled followers). */
@@ -213,7 +195,7 @@ public final class ReplicaManager implements AutoCloseable {
 
     /** The throttle of replica moves between log directories. */
     public ReplicationQuota alterLogDirsQuota() {
-        return alterLogDirsQuota;
+        return moves.quota();
     }
 
     /**
@@ -381,7 +363,7 @@ public final class ReplicaManager implements AutoCloseable {
             return created;
         });
         if (isNew[0]) {
-            resumeMove(p);
+            moves.resume(p);
         }
         if (!p.topicId().equals(topic.id())) {
             // A topic of the same name was deleted and created again: its old partition goes first.
@@ -411,18 +393,11 @@ public final class ReplicaManager implements AutoCloseable {
                 return log;
             }
         }
-        for (LogManager manager : logManagers) {
-            Optional<PartitionLog> future = manager.getFutureLog(tp.topic(), tp.partition());
-            if (future.isPresent() && future.get().topicId().map(topicId::equals).orElse(true)) {
-                // A move stopped between retiring the old log and renaming the future one: the future is complete.
-                LOGGER.info("Completing the move of {} into {}: its future log becomes its log", tp,
-                    manager.logDir());
-                PartitionLog promoted = manager.promoteFutureLog(tp.topic(), tp.partition(), config);
-                promoted.updateConfig(config);
-                return promoted;
-            }
+        Optional<PartitionLog> moved = moves.completeCutShortSwap(tp, topicId, config);
+        if (moved.isPresent()) {
+            return moved.get();
         }
-        LogManager target = preferredLogDirs.remove(tp);
+        LogManager target = moves.takePreferredLogDir(tp);
         if (target == null) {
             target = logManagers.get(0);
             for (LogManager manager : logManagers) {
@@ -434,138 +409,24 @@ public final class ReplicaManager implements AutoCloseable {
         return target.getOrCreateLog(tp.topic(), tp.partition(), config, topicId);
     }
 
-    // ----- replica moves between log directories ----------------------------------------------------------------
-
     /**
-     * AlterReplicaLogDirs (Kafka's {@code ReplicaManager.alterReplicaLogDirs}): for each partition, the log directory
-     * (an absolute path of {@code log.dirs}) its replica on this broker should live in. A move to another directory
-     * cancels a move in progress to a third one; the directory is remembered for a partition of the metadata image
-     * not created here yet, which answers REPLICA_NOT_AVAILABLE (as does one the image does not have); a hosted
-     * partition outside that directory gets a future log there and starts moving. Errors: INVALID_TOPIC_EXCEPTION
-     * when the future log's name would exceed 255 characters, LOG_DIR_NOT_FOUND for a path that is not a log
-     * directory, KAFKA_STORAGE_ERROR when the disk fails.
+     * AlterReplicaLogDirs (Kafka's {@code ReplicaManager.alterReplicaLogDirs}): see {@link LogDirMoves#alter}.
      */
     public Map<TopicPartition, Errors> alterReplicaLogDirs(Map<TopicPartition, String> partitionDirs) {
-        Map<TopicPartition, Errors> results = new HashMap<>();
-        synchronized (moveLock) {
-            partitionDirs.forEach((tp, dir) -> results.put(tp, alterReplicaLogDir(tp, dir)));
-        }
-        return results;
-    }
-
-    private Errors alterReplicaLogDir(TopicPartition tp, String dir) {
-        if (LogDirNames.futureDirNameLength(tp.topic(), tp.partition()) > LogDirNames.MAX_NAME_LENGTH) {
-            LOGGER.warn("Unable to alter log dirs for {}: the topic name is too long", tp);
-            return Errors.INVALID_TOPIC_EXCEPTION;
-        }
-        LogManager target = logManagers.stream()
-            .filter(m -> m.logDir().toAbsolutePath().toString().equals(dir)).findFirst().orElse(null);
-        if (target == null) {
-            LOGGER.warn("Unable to alter log dirs for {}: failed to find log directory {}", tp, dir);
-            return Errors.LOG_DIR_NOT_FOUND;
-        }
-        try {
-            Partition p = partition(tp).orElse(null);
-            if (p != null && p.futureLog().filter(f -> !managerOf(f).equals(target)).isPresent()) {
-                cancelMove(p);
-            }
-            MetadataNode metadata = node;
-            if (metadata != null && metadata.currentImage().partition(tp).isPresent()) {
-                // Only partitions of the metadata image: what requests can make this map hold stays bounded.
-                preferredLogDirs.put(tp, target);
-            }
-            if (p == null || p.isRemoved()) {
-                LOGGER.warn("Unable to alter log dirs for {}: this broker hosts no replica of it yet", tp);
-                return Errors.REPLICA_NOT_AVAILABLE;
-            }
-            if (!managerOf(p.log()).equals(target) && p.futureLog().isEmpty()) {
-                PartitionLog current = p.log();
-                PartitionLog future = target.createFutureLog(tp.topic(), tp.partition(), current.config(),
-                    p.topicId(), current.logStartOffset());
-                p.setFutureLog(future);
-                alterLogDirs.add(tp);
-                LOGGER.info("Moving {} from {} to {}", tp, current.dir().getParent(), target.logDir());
-            }
-            return Errors.NONE;
-        } catch (RuntimeException e) {
-            LOGGER.warn("Unable to alter log dirs for {}", tp, e);
-            return Errors.forException(e);
-        }
-    }
-
-    /** Stops the partition's move and deletes its future log. */
-    private void cancelMove(Partition p) {
-        alterLogDirs.remove(p.topicPartition());
-        PartitionLog future = p.removeFutureLog();
-        if (future != null) {
-            managerOf(future).deleteFutureLog(p.topic(), p.partitionIndex());
-            LOGGER.info("Cancelled the move of {} to {}", p.topicPartition(), future.dir().getParent());
-        }
-    }
-
-    /** A newly hosted partition whose future log survived a restart goes on moving into it. */
-    private void resumeMove(Partition p) {
-        synchronized (moveLock) {
-            LogManager current = managerOf(p.log());
-            for (LogManager manager : logManagers) {
-                PartitionLog future = manager.getFutureLog(p.topic(), p.partitionIndex()).orElse(null);
-                if (future == null || p.futureLog().isPresent()) {
-                    continue;
-                }
-                if (manager.equals(current) || !future.topicId().map(p.topicId()::equals).orElse(true)) {
-                    manager.deleteFutureLog(p.topic(), p.partitionIndex());
-                    continue;
-                }
-                p.setFutureLog(future);
-                alterLogDirs.add(p.topicPartition());
-                LOGGER.info("Resuming the move of {} into {} at offset {}", p.topicPartition(), manager.logDir(),
-                    future.logEndOffset());
-            }
-        }
-    }
-
-    /** The log manager whose directory holds {@code log} (a current or a future log). */
-    private LogManager managerOf(PartitionLog log) {
-        Path parent = log.dir().getParent();
-        for (LogManager manager : logManagers) {
-            if (manager.logDir().equals(parent)) {
-                return manager;
-            }
-        }
-        throw new IllegalStateException(log.dir() + " is in no log directory");
-    }
-
-    /** The log directories' half of a swap: the old copy retired first, then the future log renamed into place. */
-    private final class LogDirSwapper implements ReplicaAlterLogDirsManager.Swapper {
-
-        @Override
-        public PartitionLog swap(Partition partition, PartitionLog current, PartitionLog future) {
-            managerOf(current).deleteLog(partition.topic(), partition.partitionIndex());
-            return managerOf(future).promoteFutureLog(partition.topic(), partition.partitionIndex(),
-                current.config());
-        }
-
-        @Override
-        public void afterSwap(Partition partition) {
-            checkpointHighWatermarks();
-        }
+        return moves.alter(partitionDirs);
     }
 
     private void remove(TopicPartition tp, Uuid topicId) {
-        synchronized (moveLock) {
-            removeLocked(tp, topicId);
-        }
+        moves.whileNoMoveStarts(() -> removeLocked(tp, topicId));
     }
 
-    /** Under {@link #moveLock}, so that no move starts on a partition being removed. */
     private void removeLocked(TopicPartition tp, Uuid topicId) {
-        preferredLogDirs.remove(tp);
+        moves.forget(tp);
         Partition p = partitions.get(tp);
         if (p == null || !p.topicId().equals(topicId)) {
             return;
         }
         stopFetcher(tp);
-        alterLogDirs.remove(tp);
         partitions.remove(tp, p);
         p.close();
         p.removeFutureLog();
@@ -582,6 +443,12 @@ public final class ReplicaManager implements AutoCloseable {
         LOGGER.info("Removed partition {} (topic id {}) and deleted its log", tp, topicId);
     }
 
+    /** Whether the current metadata image has {@code tp}. */
+    private boolean isInImage(TopicPartition tp) {
+        MetadataNode current = node;
+        return current != null && current.currentImage().partition(tp).isPresent();
+    }
+
     /** A topic's throttled replicas, or this broker's (or the cluster default's) throttle rates. */
     private void updateQuotas(MetadataImage image, ConfigResource resource) {
         Map<String, String> configs = image.configs(resource);
@@ -595,7 +462,7 @@ public final class ReplicaManager implements AutoCloseable {
             Map<String, String> cluster = image.configs(ConfigResource.broker(""));
             leaderQuota.updateBound(ReplicationQuota.boundOf(mine, cluster, ReplicationQuota.LEADER_RATE));
             followerQuota.updateBound(ReplicationQuota.boundOf(mine, cluster, ReplicationQuota.FOLLOWER_RATE));
-            alterLogDirsQuota.updateBound(ReplicationQuota.boundOf(mine, cluster,
+            moves.quota().updateBound(ReplicationQuota.boundOf(mine, cluster,
                 ReplicationQuota.ALTER_LOG_DIRS_RATE));
         }
     }
@@ -875,7 +742,7 @@ public final class ReplicaManager implements AutoCloseable {
         }
         closed = true;
         closeFetchers();
-        alterLogDirs.close();
+        moves.close();
         MetadataNode current = node;
         if (current != null) {
             current.unsubscribe(metadataListener);
