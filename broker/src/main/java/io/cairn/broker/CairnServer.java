@@ -9,6 +9,7 @@ import io.cairn.broker.handler.AddOffsetsToTxnHandler;
 import io.cairn.broker.handler.AddPartitionsToTxnHandler;
 import io.cairn.broker.handler.AlterConfigsHandler;
 import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
+import io.cairn.broker.handler.AlterReplicaLogDirsHandler;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
 import io.cairn.broker.handler.CreatePartitionsHandler;
@@ -307,6 +308,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeProducersHandler(replicaManager, node));
         handlers.add(new DeleteRecordsHandler(replicaManager, node, purgatory));
         handlers.add(new DescribeLogDirsHandler(replicaManager));
+        handlers.add(new AlterReplicaLogDirsHandler(replicaManager));
         handlers.add(new ListConfigResourcesHandler(node));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));

@@ -33,6 +33,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BinaryOperator;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -49,6 +50,11 @@ import org.apache.logging.log4j.Logger;
  * <p>Thread-safety: thread-safe. Appends and reads hold the read side of {@link #stateLock}, leadership changes
  * the write side, so an append never runs under a stale leader epoch. The high watermark is volatile and only
  * grows while this broker leads.
+ *
+ * <p>A replica move between log directories (AlterReplicaLogDirs, Kafka's future replica) gives the partition a
+ * {@link #futureLog()} that its mover thread fills from the current log ({@link #copyToFutureLog}) and then swaps in
+ * under the write side of {@link #stateLock} ({@link #maybeReplaceCurrentWithFutureLog}), so no append, read or
+ * truncation sees the swap half done.
  */
 public final class Partition {
 
@@ -65,7 +71,10 @@ public final class Partition {
     private final TopicPartition topicPartition;
     private final Uuid topicId;
     private final int localBrokerId;
-    private final PartitionLog log;
+    /** Replaced only by {@link #maybeReplaceCurrentWithFutureLog}, under the write side of {@link #stateLock}. */
+    private volatile PartitionLog log;
+    /** The log a move into another log directory is writing; written under {@link #stateLock} by the move. */
+    private volatile PartitionLog futureLog;
     private final PartitionListener listener;
     private final ReentrantReadWriteLock stateLock = new ReentrantReadWriteLock();
     private final Time time;
@@ -811,6 +820,103 @@ public final class Partition {
         removed = true;
     }
 
+    // ----- replica move between log directories (Kafka's future replica) ---------------------------------------
+
+    /** The future log of a move in progress, if any. */
+    public Optional<PartitionLog> futureLog() {
+        return Optional.ofNullable(futureLog);
+    }
+
+    /** Starts a move: {@code future} (of another log directory) becomes the future log. */
+    void setFutureLog(PartitionLog future) {
+        stateLock.writeLock().lock();
+        try {
+            futureLog = future;
+        } finally {
+            stateLock.writeLock().unlock();
+        }
+    }
+
+    /** Ends a move without swapping (cancelled, or the partition leaves); returns the future log it had. */
+    PartitionLog removeFutureLog() {
+        stateLock.writeLock().lock();
+        try {
+            PartitionLog future = futureLog;
+            futureLog = null;
+            return future;
+        } finally {
+            stateLock.writeLock().unlock();
+        }
+    }
+
+    /** How far the future log is behind the current one (Kafka's DescribeLogDirs lag of a future log), or -1. */
+    public long futureLogLag() {
+        PartitionLog future = futureLog;
+        return future == null ? -1L : log.logEndOffset() - future.logEndOffset();
+    }
+
+    /** Roughly how many bytes the future log is behind the current one (their sizes' difference), or -1. */
+    long futureLogBytesBehind() {
+        PartitionLog future = futureLog;
+        return future == null ? -1L : log.size() - future.size();
+    }
+
+    /**
+     * One copy step of the move: the future log gives up what the current log no longer has, then takes the current
+     * log's next batches, up to {@code maxBytes}. Returns the bytes copied; -1 when there is no move (any more).
+     */
+    int copyToFutureLog(int maxBytes) {
+        stateLock.readLock().lock();
+        try {
+            PartitionLog future = futureLog;
+            return future == null || removed ? -1 : FutureLogSync.copyOnce(log, future, maxBytes);
+        } finally {
+            stateLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Swaps the future log in when it catches up within {@code maxSteps} copy steps of {@code maxBytes} (Kafka's
+     * {@code maybeReplaceCurrentWithFutureReplica}, with the last steps taken here). Under the write side of the
+     * state lock, so appends wait (for at most those steps): the future copies the rest, must then end where the
+     * current log ends in the same epoch, takes the current log start offset, is fsynced, and {@code swap} retires
+     * the current log and opens the future one in its place (see {@link ReplicaManager}); the high watermark carries
+     * over. Returns whether the swap happened.
+     */
+    boolean maybeReplaceCurrentWithFutureLog(int maxSteps, int maxBytes, BinaryOperator<PartitionLog> swap) {
+        stateLock.writeLock().lock();
+        try {
+            PartitionLog future = futureLog;
+            if (future == null || removed) {
+                return false;
+            }
+            // The current log cannot grow while the write lock is held: each step brings the future closer.
+            int steps = 0;
+            while (FutureLogSync.copyOnce(log, future, maxBytes) > 0) {
+                if (++steps >= maxSteps) {
+                    return false;
+                }
+            }
+            if (!FutureLogSync.caughtUp(log, future)) {
+                return false;
+            }
+            if (log.logStartOffset() > future.logStartOffset()) {
+                future.deleteRecordsBefore(log.logStartOffset());
+            }
+            future.flush(future.logEndOffset());
+            PartitionLog replaced = log;
+            log = swap.apply(replaced, future);
+            futureLog = null;
+            log.updateHighWatermark(highWatermark);
+            LOGGER.info("{}Replaced the log in {} with its future log, now in {} (log end offset {})", logPrefix,
+                replaced.dir().getParent(), log.dir().getParent(), log.logEndOffset());
+        } finally {
+            stateLock.writeLock().unlock();
+        }
+        listener.onLogEndOffsetAdvanced(this);
+        return true;
+    }
+
     /**
      * Reads from {@code fetchOffset} up to what {@code isolation} allows, as leader, after the leader-epoch check. An
      * offset below the log start or beyond the log end is OFFSET_OUT_OF_RANGE; an offset between the high watermark
@@ -825,21 +931,27 @@ public final class Partition {
      * As {@link #read(long, int, int, FetchIsolation, boolean)}; with {@code fetchOnlyFromLeader} false a follower
      * replica reads too (a consumer's fetch, KIP-392): with its own log start and end offsets, up to its own high
      * watermark (learnt from the leader, so possibly behind it: an offset between the two reads nothing) and last
-     * stable offset; NOT_LEADER_OR_FOLLOWER once the partition left this broker.
+     * stable offset; NOT_LEADER_OR_FOLLOWER once the partition left this broker. Holds the read side of the state
+     * lock (re-entered from {@link #fetchRecords}), so a log swap of a replica move never happens under it.
      */
     public LogReadResult read(long fetchOffset, int currentLeaderEpoch, int maxBytes, FetchIsolation isolation,
                               boolean minOneMessage, boolean fetchOnlyFromLeader) {
-        checkReadable(currentLeaderEpoch, fetchOnlyFromLeader);
-        long hw = highWatermark;
-        long lso = lastStableOffset();
-        long start = log.logStartOffset();
-        long end = log.logEndOffset();
-        FetchDataInfo info = switch (isolation) {
-            case LOG_END -> log.read(fetchOffset, maxBytes, Long.MAX_VALUE, minOneMessage);
-            case HIGH_WATERMARK -> log.read(fetchOffset, maxBytes, hw, minOneMessage);
-            case TXN_COMMITTED -> log.readCommitted(fetchOffset, maxBytes, lso, minOneMessage);
-        };
-        return new LogReadResult(info, hw, lso, start, end, null);
+        stateLock.readLock().lock();
+        try {
+            checkReadable(currentLeaderEpoch, fetchOnlyFromLeader);
+            long hw = highWatermark;
+            long lso = lastStableOffset();
+            long start = log.logStartOffset();
+            long end = log.logEndOffset();
+            FetchDataInfo info = switch (isolation) {
+                case LOG_END -> log.read(fetchOffset, maxBytes, Long.MAX_VALUE, minOneMessage);
+                case HIGH_WATERMARK -> log.read(fetchOffset, maxBytes, hw, minOneMessage);
+                case TXN_COMMITTED -> log.readCommitted(fetchOffset, maxBytes, lso, minOneMessage);
+            };
+            return new LogReadResult(info, hw, lso, start, end, null);
+        } finally {
+            stateLock.readLock().unlock();
+        }
     }
 
     /**

@@ -18,6 +18,7 @@ import io.cairn.metadata.image.MetadataUpdate;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.NotLeaderOrFollowerException;
 import io.cairn.wire.error.UnknownTopicOrPartitionException;
 import io.cairn.wire.protocol.Uuid;
@@ -60,8 +61,11 @@ import org.apache.logging.log4j.Logger;
  * task drops followers that lag more than {@code replica.lag.time.max.ms}, every half of it, on
  * {@code cairn-isr-expiration} (Kafka's {@code isr-expiration} task).
  *
+ * <p>Replica moves between log directories (AlterReplicaLogDirs, KIP-113) are {@link LogDirMoves}'s: a partition
+ * created here resumes a move a restart interrupted, and one without a log takes the future log a swap left.
+ *
  * <p>Thread-safety: thread-safe; partitions live in a concurrent map and are created at most once; checkpoint writes
- * are serialised by this object's monitor.
+ * are serialised by this object's monitor; removals of partitions run under the moves' lock.
  */
 public final class ReplicaManager implements AutoCloseable {
 
@@ -134,6 +138,8 @@ public final class ReplicaManager implements AutoCloseable {
     /** KIP-73: what this broker sends to throttled followers, and what it fetches for throttled partitions. */
     private final ReplicationQuota leaderQuota;
     private final ReplicationQuota followerQuota;
+    /** The replica moves between log directories (AlterReplicaLogDirs). */
+    private final LogDirMoves moves;
     /** The leader epoch each followed partition's fetcher was (re)started for; guarded by itself. */
     private final Map<TopicPartition, Integer> fetchedEpochs = new HashMap<>();
 
@@ -173,6 +179,8 @@ public final class ReplicaManager implements AutoCloseable {
         this.brokerEpoch = brokerEpoch;
         this.leaderQuota = new ReplicationQuota(time);
         this.followerQuota = new ReplicationQuota(time);
+        this.moves = new LogDirMoves(this.logManagers, partitions::get, this::partition, this::isInImage,
+            this::checkpointHighWatermarks, new ReplicationQuota(time));
     }
 
     /** The leader side of the replication throttle (bytes sent to out-of-sync throttled followers). */
@@ -183,6 +191,11 @@ public final class ReplicaManager implements AutoCloseable {
     /** The follower side of the replication throttle (bytes fetched for throttled partitions). */
     public ReplicationQuota followerQuota() {
         return followerQuota;
+    }
+
+    /** The throttle of replica moves between log directories. */
+    public ReplicationQuota alterLogDirsQuota() {
+        return moves.quota();
     }
 
     /**
@@ -336,7 +349,9 @@ public final class ReplicaManager implements AutoCloseable {
 
     /** Creates (or finds) the partition and applies {@code reg} to it. */
     private Partition host(MetadataImage image, TopicImage topic, TopicPartition tp, PartitionRegistration reg) {
+        boolean[] isNew = new boolean[1];
         Partition p = partitions.computeIfAbsent(tp, k -> {
+            isNew[0] = true;
             Map<String, String> configs = effectiveConfigs(image, tp.topic());
             PartitionLog log = openLog(tp, topic.id(), logConfig(tp.topic(), configs));
             Partition created = new Partition(tp, topic.id(), brokerId, log, reg,
@@ -347,6 +362,9 @@ public final class ReplicaManager implements AutoCloseable {
             }
             return created;
         });
+        if (isNew[0]) {
+            moves.resume(p);
+        }
         if (!p.topicId().equals(topic.id())) {
             // A topic of the same name was deleted and created again: its old partition goes first.
             remove(tp, p.topicId());
@@ -375,16 +393,35 @@ public final class ReplicaManager implements AutoCloseable {
                 return log;
             }
         }
-        LogManager target = logManagers.get(0);
-        for (LogManager manager : logManagers) {
-            if (manager.allLogs().size() < target.allLogs().size()) {
-                target = manager;
+        Optional<PartitionLog> moved = moves.completeCutShortSwap(tp, topicId, config);
+        if (moved.isPresent()) {
+            return moved.get();
+        }
+        LogManager target = moves.takePreferredLogDir(tp);
+        if (target == null) {
+            target = logManagers.get(0);
+            for (LogManager manager : logManagers) {
+                if (manager.allLogs().size() < target.allLogs().size()) {
+                    target = manager;
+                }
             }
         }
         return target.getOrCreateLog(tp.topic(), tp.partition(), config, topicId);
     }
 
+    /**
+     * AlterReplicaLogDirs (Kafka's {@code ReplicaManager.alterReplicaLogDirs}): see {@link LogDirMoves#alter}.
+     */
+    public Map<TopicPartition, Errors> alterReplicaLogDirs(Map<TopicPartition, String> partitionDirs) {
+        return moves.alter(partitionDirs);
+    }
+
     private void remove(TopicPartition tp, Uuid topicId) {
+        moves.whileNoMoveStarts(() -> removeLocked(tp, topicId));
+    }
+
+    private void removeLocked(TopicPartition tp, Uuid topicId) {
+        moves.forget(tp);
         Partition p = partitions.get(tp);
         if (p == null || !p.topicId().equals(topicId)) {
             return;
@@ -392,13 +429,24 @@ public final class ReplicaManager implements AutoCloseable {
         stopFetcher(tp);
         partitions.remove(tp, p);
         p.close();
+        p.removeFutureLog();
         fanOut.onLeadershipChanged(p);
+        // Future logs first: a restart that finds a future log without its log takes it for a swap cut short.
+        for (LogManager manager : logManagers) {
+            manager.deleteFutureLog(tp.topic(), tp.partition());
+        }
         for (LogManager manager : logManagers) {
             if (manager.getLog(tp.topic(), tp.partition()).isPresent()) {
                 manager.deleteLog(tp.topic(), tp.partition());
             }
         }
         LOGGER.info("Removed partition {} (topic id {}) and deleted its log", tp, topicId);
+    }
+
+    /** Whether the current metadata image has {@code tp}. */
+    private boolean isInImage(TopicPartition tp) {
+        MetadataNode current = node;
+        return current != null && current.currentImage().partition(tp).isPresent();
     }
 
     /** A topic's throttled replicas, or this broker's (or the cluster default's) throttle rates. */
@@ -414,6 +462,8 @@ public final class ReplicaManager implements AutoCloseable {
             Map<String, String> cluster = image.configs(ConfigResource.broker(""));
             leaderQuota.updateBound(ReplicationQuota.boundOf(mine, cluster, ReplicationQuota.LEADER_RATE));
             followerQuota.updateBound(ReplicationQuota.boundOf(mine, cluster, ReplicationQuota.FOLLOWER_RATE));
+            moves.quota().updateBound(ReplicationQuota.boundOf(mine, cluster,
+                ReplicationQuota.ALTER_LOG_DIRS_RATE));
         }
     }
 
@@ -424,6 +474,7 @@ public final class ReplicaManager implements AutoCloseable {
         for (Partition p : partitions.values()) {
             if (p.topic().equals(topicName)) {
                 p.log().updateConfig(config);
+                p.futureLog().ifPresent(future -> future.updateConfig(config));
                 p.setMinInsyncReplicas(minIsr);
             }
         }
@@ -451,6 +502,14 @@ public final class ReplicaManager implements AutoCloseable {
                     LOGGER.info("Deleting stray log {} (not hosted in metadata image at offset {})", log.dir(),
                         image.offset());
                     manager.deleteLog(log.topic(), log.partition());
+                }
+            }
+            for (PartitionLog future : manager.allFutureLogs()) {
+                Partition hosted = partitions.get(new TopicPartition(future.topic(), future.partition()));
+                if (hosted == null || hosted.futureLog().orElse(null) != future) {
+                    LOGGER.info("Deleting stray future log {} (no move of it in metadata image at offset {})",
+                        future.dir(), image.offset());
+                    manager.deleteFutureLog(future.topic(), future.partition());
                 }
             }
         }
@@ -683,6 +742,7 @@ public final class ReplicaManager implements AutoCloseable {
         }
         closed = true;
         closeFetchers();
+        moves.close();
         MetadataNode current = node;
         if (current != null) {
             current.unsubscribe(metadataListener);

@@ -27,6 +27,8 @@ public final class ReplicationQuota {
     public static final String FOLLOWER_RATE = "follower.replication.throttled.rate";
     public static final String LEADER_REPLICAS = "leader.replication.throttled.replicas";
     public static final String FOLLOWER_REPLICAS = "follower.replication.throttled.replicas";
+    /** The bound of replica moves between log directories, all partitions (Kafka's AlterLogDirsReplication quota). */
+    public static final String ALTER_LOG_DIRS_RATE = "replica.alter.log.dirs.io.max.bytes.per.second";
 
     /** Kafka's {@code replication.quota.window.num} default. */
     static final int SAMPLES = 11;

@@ -32,6 +32,12 @@ import org.apache.logging.log4j.Logger;
  * handles and mapped indexes, and the background work: retention and time-based flush, each pass bounded to one
  * partition at a time and never holding a partition's lock across I/O it does not need.
  *
+ * <p>It also holds the directory's future logs ({@code <topic>-<partition>.<id>-future}, Kafka's
+ * {@code LogManager.futureLogs}): the copies a replica move into this directory writes. They are loaded at start like
+ * the others, but neither cleaned nor retained nor flushed by time: the move owns them until
+ * {@link #promoteFutureLog} renames one into place. Directories of deleted logs ({@code -delete}) left by a crash
+ * are removed at start.
+ *
  * <p>Thread-safety: thread-safe; the partition map is concurrent and each partition log is itself thread-safe.
  */
 public final class LogManager implements Closeable {
@@ -47,6 +53,8 @@ public final class LogManager implements Closeable {
     private final LogEnvironment env;
     private final ScheduledExecutorService scheduler;
     private final Map<String, PartitionLog> logs = new ConcurrentHashMap<>();
+    /** Future logs (KIP-113): copies of a partition of another log directory that will replace it; by partition. */
+    private final Map<String, PartitionLog> futureLogs = new ConcurrentHashMap<>();
     private final boolean hadCleanShutdown;
     private final long previousBrokerEpoch;
     private final LogCleaner cleaner;
@@ -144,12 +152,19 @@ public final class LogManager implements Closeable {
         long start = env.time().milliseconds();
         List<Path> dirs = new ArrayList<>();
         try (Stream<Path> children = Files.list(logDir)) {
-            children.filter(Files::isDirectory).filter(LogManager::isPartitionDir).forEach(dirs::add);
+            children.filter(Files::isDirectory).forEach(dirs::add);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + logDir, e);
         }
         for (Path dir : dirs) {
-            logs.put(dir.getFileName().toString(), PartitionLog.open(dir, defaultConfig, env, hadCleanShutdown));
+            String name = dir.getFileName().toString();
+            if (isPartitionDir(dir)) {
+                logs.put(name, PartitionLog.open(dir, defaultConfig, env, hadCleanShutdown));
+            } else if (LogDirNames.isFuture(name)) {
+                loadFutureLog(dir);
+            } else if (name.endsWith(LogDirNames.DELETE_SUFFIX)) {
+                scheduler.execute(() -> deleteTree(dir));
+            }
         }
         try {
             Files.deleteIfExists(logDir.resolve(CLEAN_SHUTDOWN_FILE));
@@ -160,17 +175,20 @@ public final class LogManager implements Closeable {
             env.time().milliseconds() - start, hadCleanShutdown ? "clean" : "unclean");
     }
 
+    private void loadFutureLog(Path dir) {
+        PartitionLog log = PartitionLog.open(dir, defaultConfig, env, hadCleanShutdown);
+        PartitionLog first = futureLogs.putIfAbsent(key(log.topic(), log.partition()), log);
+        if (first != null) {
+            LOGGER.warn("Deleting {}: {} is already a future log of the same partition", dir, first.dir());
+            retire(log);
+        } else {
+            LOGGER.info("Loaded future log {} (log end offset {})", dir, log.logEndOffset());
+        }
+    }
+
     private static boolean isPartitionDir(Path dir) {
         String name = dir.getFileName().toString();
-        int dash = name.lastIndexOf('-');
-        if (dash <= 0 || name.endsWith("-delete") || name.equals(METADATA_DIR)) {
-            return false;
-        }
-        try {
-            return Integer.parseInt(name.substring(dash + 1)) >= 0;
-        } catch (NumberFormatException e) {
-            return false;
-        }
+        return !name.equals(METADATA_DIR) && LogDirNames.isPartitionDir(name);
     }
 
     public boolean hadCleanShutdown() {
@@ -214,21 +232,103 @@ public final class LogManager implements Closeable {
         return new ArrayList<>(logs.values());
     }
 
-    /** Closes and removes a partition's directory (topic deletion, reassignment away). */
+    /** Closes and removes a partition's directory (topic deletion, reassignment away, a move's old copy). */
     public void deleteLog(String topic, int partition) {
         PartitionLog log = logs.remove(key(topic, partition));
-        if (log == null) {
-            return;
+        if (log != null) {
+            retire(log);
         }
+    }
+
+    /** The future log of the partition in this directory, if any. */
+    public Optional<PartitionLog> getFutureLog(String topic, int partition) {
+        return Optional.ofNullable(futureLogs.get(key(topic, partition)));
+    }
+
+    /** Every future log of this directory (a snapshot). */
+    public List<PartitionLog> allFutureLogs() {
+        return new ArrayList<>(futureLogs.values());
+    }
+
+    /**
+     * Creates an empty future log of the partition starting at {@code logStartOffset}, with the topic id, in a new
+     * {@code <topic>-<partition>.<id>-future} directory; the existing one when there is one.
+     */
+    public PartitionLog createFutureLog(String topic, int partition, LogConfig config, Uuid topicId,
+                                        long logStartOffset) {
+        return futureLogs.computeIfAbsent(key(topic, partition), k -> {
+            PartitionLog log = PartitionLog.open(logDir.resolve(LogDirNames.futureDirName(topic, partition)), config,
+                env, true);
+            log.truncateFullyAndStartAt(logStartOffset);
+            if (topicId != null) {
+                log.writeTopicId(topicId);
+            }
+            LOGGER.info("Created future log {} starting at offset {}", log.dir(), logStartOffset);
+            return log;
+        });
+    }
+
+    /** Closes and removes the partition's future log (a move cancelled, or the partition left the broker). */
+    public void deleteFutureLog(String topic, int partition) {
+        PartitionLog log = futureLogs.remove(key(topic, partition));
+        if (log != null) {
+            retire(log);
+        }
+    }
+
+    /**
+     * Makes the partition's future log its log in this directory (Kafka's {@code replaceCurrentWithFutureLog}, this
+     * directory's half): closes it cleanly (producer snapshot, everything fsynced), renames its directory to
+     * {@code <topic>-<partition>}, fsyncs this directory and opens it again. The caller has already removed the old
+     * log of the other directory, so that no restart ever finds two logs of the partition.
+     */
+    public PartitionLog promoteFutureLog(String topic, int partition, LogConfig config) {
+        String name = key(topic, partition);
+        PartitionLog future = futureLogs.remove(name);
+        if (future == null) {
+            throw new IllegalStateException("no future log of " + name + " in " + logDir);
+        }
+        if (logs.containsKey(name)) {
+            futureLogs.put(name, future);
+            throw new IllegalStateException(name + " already has a log in " + logDir);
+        }
+        future.close();
+        Path target = logDir.resolve(name);
+        try {
+            Files.move(future.dir(), target, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            fsyncDirectory(logDir);
+        } catch (IOException e) {
+            throw new io.cairn.wire.error.KafkaStorageException("cannot rename " + future.dir() + " to " + target, e);
+        }
+        PartitionLog promoted = PartitionLog.open(target, config, env, true);
+        logs.put(name, promoted);
+        LOGGER.info("Promoted future log {} to {}", future.dir(), target);
+        return promoted;
+    }
+
+    /** Closes {@code log}, renames its directory to {@code ...-delete} (fsynced) and deletes it in the background. */
+    private void retire(PartitionLog log) {
         log.close();
         Path dir = log.dir();
-        Path renamed = dir.resolveSibling(dir.getFileName() + "." + Long.toHexString(System.nanoTime()) + "-delete");
+        Path renamed = dir.resolveSibling(LogDirNames.partitionNameOf(dir.getFileName().toString()) + "."
+            + Long.toHexString(System.nanoTime()) + LogDirNames.DELETE_SUFFIX);
         try {
             Files.move(dir, renamed);
+            fsyncDirectory(logDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot rename " + dir, e);
         }
         scheduler.execute(() -> deleteTree(renamed));
+    }
+
+    /** Makes a rename in {@code dir} durable (Kafka's {@code Utils.flushDir}); a file system that refuses is logged. */
+    private static void fsyncDirectory(Path dir) {
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(dir,
+                java.nio.file.StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException e) {
+            LOGGER.warn("Cannot fsync directory {}: {}", dir, e.toString());
+        }
     }
 
     private static void deleteTree(Path dir) {
@@ -310,6 +410,9 @@ public final class LogManager implements Closeable {
             Thread.currentThread().interrupt();
         }
         for (PartitionLog log : logs.values()) {
+            log.close();
+        }
+        for (PartitionLog log : futureLogs.values()) {
             log.close();
         }
         io.cairn.log.io.CheckpointFile.write(env.layer(), logDir.resolve(CLEAN_SHUTDOWN_FILE),

@@ -75,7 +75,7 @@ public final class PartitionLog implements Closeable {
                          LeaderEpochCache epochs, ProducerStateManager producers) {
         this.producers = producers;
         this.dir = dir;
-        String name = dir.getFileName().toString();
+        String name = LogDirNames.partitionNameOf(dir.getFileName().toString());
         int dash = name.lastIndexOf('-');
         this.topic = dash > 0 ? name.substring(0, dash) : name;
         this.partition = dash > 0 ? parsePartition(name.substring(dash + 1)) : 0;
@@ -90,7 +90,8 @@ public final class PartitionLog implements Closeable {
         this.groupCommit = new GroupCommit(loaded.logEndOffset());
         this.appender = new LeaderAppender(this);
         this.lastFlushMs = env.time().milliseconds();
-        this.logPrefix = "[PartitionLog partition=" + name + " dir=" + dir.getParent() + "] ";
+        this.logPrefix = "[PartitionLog partition=" + name + (LogDirNames.isFuture(dir.getFileName().toString())
+            ? " future" : "") + " dir=" + dir.getParent() + "] ";
     }
 
     private static int parsePartition(String text) {

@@ -40,6 +40,8 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
     private final String classpath;
     private final List<String> jvmArgs;
     private final Map<String, String> overrides;
+    /** Set by the first start; written and read by the thread that starts the process. */
+    private boolean formatted;
 
     private KafkaReferenceProcess(Builder builder, int[] ports) {
         super("kafka", ports[0], builder.startTimeout, builder.stopTimeout);
@@ -82,9 +84,11 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
     void beforeStart() {
         Path properties = writeServerProperties();
         KafkaDistribution.writeLog4jConfig(workDir().resolve("log4j2.properties"), "INFO", "SYSTEM_OUT");
-        if (!Files.exists(dataDir().resolve("meta.properties"))) {
+        // A restart keeps the storage, also when log.dirs was configured away from dataDir().
+        if (!formatted && !Files.exists(dataDir().resolve("meta.properties"))) {
             format(properties);
         }
+        formatted = true;
     }
 
     @Override

@@ -28,10 +28,12 @@ import org.apache.logging.log4j.Logger;
  * DescribeLogDirs v1-4 (Kafka 4.1.1's range), as Kafka's {@code handleDescribeLogDirsRequest} and
  * {@code ReplicaManager.describeLogDirs}: one result per {@code log.dirs} entry with its absolute path, and for the
  * partitions asked for (null topics: every log) that have a log in it, the log's size in bytes, its offset lag (the
- * high watermark minus the log end offset, at least 0; Cairn has no future logs, so {@code is_future_key} is always
- * false) and, from v4, the volume's total and usable bytes (Long.MAX_VALUE when the file system reports a negative
- * size, as Kafka). A directory that cannot be read is KAFKA_STORAGE_ERROR. Topics without a matching partition in a
- * directory are left out.
+ * high watermark minus the log end offset, at least 0) and, from v4, the volume's total and usable bytes
+ * (Long.MAX_VALUE when the file system reports a negative size, as Kafka). A directory that cannot be read is
+ * KAFKA_STORAGE_ERROR. Topics without a matching partition in a directory are left out. A replica moving into a
+ * directory (AlterReplicaLogDirs) is listed there too, as a future replica ({@code is_future_key} true) whose lag is
+ * how far its log end offset is behind the current log's (-1 when the partition is not hosted any more), as Kafka's
+ * {@code getLogEndOffsetLag}.
  *
  * <p>Stateless and thread-safe; runs on a request-handler thread (it asks the file system for the volumes' space).
  */
@@ -39,6 +41,9 @@ public final class DescribeLogDirsHandler
         implements ApiHandler<DescribeLogDirsRequestData, DescribeLogDirsResponseData> {
 
     private static final Logger LOGGER = org.apache.logging.log4j.LogManager.getLogger(DescribeLogDirsHandler.class);
+
+    /** Kafka's {@code DescribeLogDirsResponse.INVALID_OFFSET_LAG}: the lag is not known. */
+    static final long INVALID_OFFSET_LAG = -1L;
 
     private final ReplicaManager replicas;
 
@@ -76,12 +81,13 @@ public final class DescribeLogDirsHandler
         DescribeLogDirsResponseData response = new DescribeLogDirsResponseData().setThrottleTimeMs(0)
                 .setErrorCode(Errors.NONE.code());
         for (LogManager manager : replicas.logManagers()) {
-            response.results().add(describe(manager, wanted));
+            response.results().add(describe(replicas, manager, wanted));
         }
         return CompletableFuture.completedFuture(response);
     }
 
-    private static DescribeLogDirsResult describe(LogManager manager, Set<TopicPartition> wanted) {
+    private static DescribeLogDirsResult describe(ReplicaManager replicas, LogManager manager,
+                                                  Set<TopicPartition> wanted) {
         String path = manager.logDir().toAbsolutePath().toString();
         DescribeLogDirsResult result = new DescribeLogDirsResult().setLogDir(path);
         try {
@@ -93,17 +99,25 @@ public final class DescribeLogDirsHandler
         }
         Map<String, DescribeLogDirsTopic> topics = new TreeMap<>();
         for (PartitionLog log : manager.allLogs()) {
-            if (wanted != null && !wanted.contains(new TopicPartition(log.topic(), log.partition()))) {
-                continue;
-            }
-            topics.computeIfAbsent(log.topic(), name -> new DescribeLogDirsTopic().setName(name)).partitions()
-                    .add(new DescribeLogDirsPartition().setPartitionIndex(log.partition())
-                            .setPartitionSize(log.size())
-                            .setOffsetLag(Math.max(0L, log.highWatermark() - log.logEndOffset()))
-                            .setIsFutureKey(false));
+            add(topics, wanted, log, Math.max(0L, log.highWatermark() - log.logEndOffset()), false);
+        }
+        for (PartitionLog future : manager.allFutureLogs()) {
+            long lag = replicas.partition(new TopicPartition(future.topic(), future.partition()))
+                    .map(p -> p.logEndOffset() - future.logEndOffset()).orElse(INVALID_OFFSET_LAG);
+            add(topics, wanted, future, lag, true);
         }
         result.setTopics(new ArrayList<>(topics.values()));
         return result.setErrorCode(Errors.NONE.code());
+    }
+
+    private static void add(Map<String, DescribeLogDirsTopic> topics, Set<TopicPartition> wanted, PartitionLog log,
+                            long offsetLag, boolean future) {
+        if (wanted != null && !wanted.contains(new TopicPartition(log.topic(), log.partition()))) {
+            return;
+        }
+        topics.computeIfAbsent(log.topic(), name -> new DescribeLogDirsTopic().setName(name)).partitions()
+                .add(new DescribeLogDirsPartition().setPartitionIndex(log.partition()).setPartitionSize(log.size())
+                        .setOffsetLag(offsetLag).setIsFutureKey(future));
     }
 
     /** Kafka's {@code adjustForLargeFileSystems}: a file system too large for a long reports a negative size. */

@@ -90,4 +90,26 @@ class DescribeLogDirsHandlerTest {
         assertThat(result.topics().get(0).partitions()).extracting(DescribeLogDirsPartition::partitionIndex)
                 .containsExactly(0);
     }
+
+    @Test
+    void aFutureLogIsListedAsAFutureReplicaWithItsLagBehindTheCurrentLog() throws Exception {
+        // Given: a move's future log of sized-0 that has copied nothing yet
+        io.cairn.log.PartitionLog current = fixture.partition("sized", 0).log();
+        fixture.logs().createFutureLog("sized", 0, current.config(), null, current.logStartOffset());
+        try {
+            // When
+            DescribeLogDirsResult result = only(new DescribeLogDirsRequestData().setTopics(null));
+
+            // Then
+            List<DescribeLogDirsPartition> sized = result.topics().stream().filter(t -> t.name().equals("sized"))
+                    .findFirst().orElseThrow().partitions();
+            assertThat(sized).extracting(DescribeLogDirsPartition::isFutureKey).containsExactlyInAnyOrder(false, true);
+            DescribeLogDirsPartition future = sized.stream().filter(DescribeLogDirsPartition::isFutureKey)
+                    .findFirst().orElseThrow();
+            assertThat(future.partitionIndex()).isZero();
+            assertThat(future.offsetLag()).isEqualTo(current.logEndOffset()).isPositive();
+        } finally {
+            fixture.logs().deleteFutureLog("sized", 0);
+        }
+    }
 }

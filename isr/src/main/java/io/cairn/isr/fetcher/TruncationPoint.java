@@ -8,9 +8,10 @@ import java.util.List;
  * Where a follower truncates to, given its leader's answer for an epoch (an OffsetForLeaderEpoch result or the
  * diverging epoch of a fetch response): Kafka's {@code AbstractFetcherThread.getOffsetTruncationState} over the
  * follower's epoch history, kept to its offset (with truncation on fetch the next fetch's diverging epoch finishes
- * what one answer leaves). Stateless.
+ * what one answer leaves); the future-log copy of a replica move uses the same rule against the current log.
+ * Stateless.
  */
-final class TruncationPoint {
+public final class TruncationPoint {
 
     private TruncationPoint() {
     }
@@ -27,7 +28,7 @@ final class TruncationPoint {
      * @param leaderEpoch     the leader's epoch, or {@link EpochEndOffset#UNDEFINED_EPOCH}
      * @param leaderEndOffset the leader's end offset of that epoch, or {@link EpochEndOffset#UNDEFINED_EPOCH_OFFSET}
      */
-    static long offset(long fetchOffset, long logEndOffset, List<EpochEntry> history, int leaderEpoch,
+    public static long offset(long fetchOffset, long logEndOffset, List<EpochEntry> history, int leaderEpoch,
                        long leaderEndOffset) {
         if (leaderEndOffset == EpochEndOffset.UNDEFINED_EPOCH_OFFSET) {
             return fetchOffset;
@@ -51,7 +52,7 @@ final class TruncationPoint {
      * the whole history is itself, ending where the history starts; null for an epoch newer than the history, or no
      * history. The returned entry's {@code startOffset} holds the end offset.
      */
-    static EpochEntry endOffsetForEpoch(List<EpochEntry> history, int epoch, long logEndOffset) {
+    public static EpochEntry endOffsetForEpoch(List<EpochEntry> history, int epoch, long logEndOffset) {
         if (history.isEmpty() || epoch < 0) {
             return null;
         }
