@@ -24,10 +24,12 @@ public final class DynamicBrokerConfigs {
     public static final String LEADER_REPLICATION_THROTTLED_RATE = ReplicationQuota.LEADER_RATE;
     /** KIP-73: the bytes per second a follower fetches for throttled partitions (Long.MAX_VALUE when unset). */
     public static final String FOLLOWER_REPLICATION_THROTTLED_RATE = ReplicationQuota.FOLLOWER_RATE;
+    /** The bytes per second replica moves between log directories copy (Long.MAX_VALUE when unset). */
+    public static final String ALTER_LOG_DIRS_RATE = ReplicationQuota.ALTER_LOG_DIRS_RATE;
 
     /** The keys Cairn applies without a restart; the table gives their type and rule. */
     private static final Set<String> LIVE = Set.of(LEADER_REPLICATION_THROTTLED_RATE,
-            FOLLOWER_REPLICATION_THROTTLED_RATE);
+            FOLLOWER_REPLICATION_THROTTLED_RATE, ALTER_LOG_DIRS_RATE);
 
     /** Prefixes of Kafka's dynamic per-listener keys ({@code listener.name.<listener>.ssl.keystore.location}). */
     private static final List<String> KAFKA_DYNAMIC_PREFIXES = List.of("listener.name.");
