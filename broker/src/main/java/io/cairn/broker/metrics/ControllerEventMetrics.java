@@ -1,8 +1,6 @@
 package io.cairn.broker.metrics;
 
 import io.cairn.metadata.controller.ControllerEventListener;
-import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * Kafka's {@code kafka.controller:type=ControllerEventManager} times of the controller's event loop, as millisecond
@@ -14,13 +12,13 @@ public final class ControllerEventMetrics implements ControllerEventListener {
 
     private static final String PREFIX = "kafka.controller.controllereventmanager.";
 
-    private final DistributionSummary queueTime;
-    private final DistributionSummary processingTime;
+    private final MillisSummary queueTime;
+    private final MillisSummary processingTime;
 
-    ControllerEventMetrics(MeterRegistry registry) {
-        this.queueTime = MillisSummaries.register(registry, PREFIX + "eventqueuetimems",
+    ControllerEventMetrics(MillisSummaries summaries) {
+        this.queueTime = summaries.register(PREFIX + "eventqueuetimems",
                 "Milliseconds controller events waited in the event queue");
-        this.processingTime = MillisSummaries.register(registry, PREFIX + "eventqueueprocessingtimems",
+        this.processingTime = summaries.register(PREFIX + "eventqueueprocessingtimems",
                 "Milliseconds the controller took to process an event");
     }
 
