@@ -43,7 +43,7 @@ public final class BrokerMetrics implements AutoCloseable {
         this.topics = new BrokerTopicMetrics(registry);
         this.socketServer = new SocketServerMetrics(registry);
         this.logFlush = new LogFlushMetrics(summaries);
-        this.controllerEvents = new ControllerEventMetrics(summaries);
+        this.controllerEvents = new ControllerEventMetrics(registry, summaries);
     }
 
     /** The server's metrics, JVM and process metrics included. */

@@ -20,7 +20,6 @@ import io.cairn.wire.message.TxnOffsetCommitResponseData;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,8 +36,8 @@ class OffsetManagerTransactionTest {
     Path dir;
 
     private final ClassicGroupTestShardContext ctx = new ClassicGroupTestShardContext(NOW);
-    private final LongAdder offsetCommits = new LongAdder();
-    private final OffsetManager offsets = new OffsetManager(ctx, GroupConfig.defaults(), offsetCommits);
+    private final GroupCounters counters = new GroupCounters();
+    private final OffsetManager offsets = new OffsetManager(ctx, GroupConfig.defaults(), counters);
 
     private static TxnOffsetCommitRequestData txnCommit(long producerId, int partition, long offset) {
         return new TxnOffsetCommitRequestData().setTransactionalId("tx").setGroupId("g").setProducerId(producerId)
@@ -130,7 +129,7 @@ class OffsetManagerTransactionTest {
         ctx.completeWrites();
 
         // Then: Kafka's offset-commit count, the offsets written
-        assertThat(offsetCommits.sum()).isEqualTo(2);
+        assertThat(counters.offsetCommits()).isEqualTo(2);
     }
 
     @Test
@@ -160,7 +159,7 @@ class OffsetManagerTransactionTest {
                 AppendOrigin.COORDINATOR);
             log.appendAsLeader(CoordinatorBatches.endTransactionMarker(NOW, 8L, (short) 0, 1, false), 0,
                 AppendOrigin.COORDINATOR);
-            GroupShard shard = new GroupShard(ctx, GroupConfig.defaults(), new LongAdder());
+            GroupShard shard = new GroupShard(ctx, GroupConfig.defaults(), new GroupCounters());
 
             // When
             CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(),
