@@ -3,6 +3,7 @@ package io.cairn.log.cleaner;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
 import io.cairn.log.segment.LogSegment;
+import io.cairn.wire.error.KafkaStorageException;
 import java.io.Closeable;
 import java.util.Collection;
 import java.util.Comparator;
@@ -20,9 +21,10 @@ import org.apache.logging.log4j.Logger;
 /**
  * The background cleaner (Kafka's {@code LogCleaner}): every {@code log.cleaner.backoff.ms} it picks the
  * compacted partition with the highest dirty ratio at or above its {@code min.cleanable.dirty.ratio} and cleans
- * it, one partition at a time, its I/O bounded by a {@link Throttler}. A partition whose cleaning fails is marked
- * uncleanable and skipped from then on, as Kafka's {@code LogCleanerManager} does, so one broken log cannot hold the
- * cleaner; {@link #stats()} tells what Kafka's cleaner gauges tell.
+ * it, one partition at a time, its I/O bounded by a {@link Throttler}. A partition whose cleaning fails (other than
+ * by a storage error, which is its directory's) is marked uncleanable and skipped from then on, as Kafka's
+ * {@code LogCleanerManager} does, so one broken log cannot hold the cleaner; {@link #stats()} tells what Kafka's
+ * cleaner gauges tell.
  *
  * <p>Thread-safety: thread-safe; one cleaner thread, so a partition is never cleaned twice at once. The statistics
  * are written by that thread (volatile) and read by any.
@@ -113,6 +115,10 @@ public final class LogCleaner implements Closeable {
         Optional<Cleaner.CleanResult> result;
         try {
             result = cleaner.cleanIfNeeded(log);
+        } catch (KafkaStorageException e) {
+            // Kafka's rule: a storage failure is the directory's problem, not the partition's; tried again later
+            LOGGER.warn("Cannot clean {}: {}", log.dir(), e.getMessage());
+            return Optional.empty();
         } catch (RuntimeException e) {
             LOGGER.error("Unexpected exception when cleaning {}; marking it uncleanable", log.dir(), e);
             uncleanable.add(log);
