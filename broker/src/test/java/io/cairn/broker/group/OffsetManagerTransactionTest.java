@@ -13,6 +13,8 @@ import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.OffsetCommitRequestData;
+import io.cairn.wire.message.OffsetDeleteRequestData;
+import io.cairn.wire.message.OffsetDeleteResponseData;
 import io.cairn.wire.message.TxnOffsetCommitRequestData;
 import io.cairn.wire.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition;
 import io.cairn.wire.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic;
@@ -130,6 +132,31 @@ class OffsetManagerTransactionTest {
 
         // Then: Kafka's offset-commit count, the offsets written
         assertThat(counters.offsetCommits()).isEqualTo(2);
+    }
+
+    @Test
+    void theOffsetDeletionCountCountsTheOffsetsOffsetDeleteRemoves() {
+        // Given: offsets of partitions 0 and 1
+        offsets.commit(new OffsetCommitRequestData().setGroupId("g").setGenerationIdOrMemberEpoch(-1)
+            .setMemberId("").setTopics(List.of(new OffsetCommitRequestData.OffsetCommitRequestTopic().setName("t")
+                .setPartitions(List.of(
+                    new OffsetCommitRequestData.OffsetCommitRequestPartition().setPartitionIndex(0)
+                        .setCommittedOffset(50L),
+                    new OffsetCommitRequestData.OffsetCommitRequestPartition().setPartitionIndex(1)
+                        .setCommittedOffset(60L))))), (short) 9, Errors.NONE, (topic, p) -> false);
+        ctx.completeWrites();
+
+        // When: OffsetDelete of partition 0 and of a partition without an offset
+        CompletableFuture<OffsetDeleteResponseData> deleted = offsets.delete(new OffsetDeleteRequestData()
+            .setGroupId("g").setTopics(List.of(new OffsetDeleteRequestData.OffsetDeleteRequestTopic().setName("t")
+                .setPartitions(List.of(new OffsetDeleteRequestData.OffsetDeleteRequestPartition().setPartitionIndex(0),
+                    new OffsetDeleteRequestData.OffsetDeleteRequestPartition().setPartitionIndex(5))))),
+            (group, topic) -> Errors.NONE);
+        ctx.completeWrites();
+
+        // Then: Kafka's offset-deletion count, the offsets removed
+        assertThat(deleted.join().errorCode()).isZero();
+        assertThat(counters.offsetDeletions()).isEqualTo(1);
     }
 
     @Test
