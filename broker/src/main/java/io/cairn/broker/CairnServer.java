@@ -52,10 +52,13 @@ import io.cairn.broker.metrics.BrokerMetrics;
 import io.cairn.broker.metrics.BrokerState;
 import io.cairn.broker.metrics.ConsumerLagCollector;
 import io.cairn.broker.metrics.FetcherLagMetrics;
+import io.cairn.broker.metrics.GroupCoordinatorMetrics;
 import io.cairn.broker.metrics.GroupMetadataCollector;
+import io.cairn.broker.metrics.LogCleanerMetrics;
 import io.cairn.broker.metrics.MetricsHttpServer;
 import io.cairn.broker.metrics.PartitionLogCollector;
 import io.cairn.broker.metrics.ReplicationMetrics;
+import io.cairn.broker.metrics.TransactionCoordinatorMetrics;
 import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
@@ -249,10 +252,9 @@ public final class CairnServer implements AutoCloseable {
         metrics.addCollector(new PartitionLogCollector(replicaManager));
         metrics.addCollector(new ConsumerLagCollector(groupCoordinator, replicaManager));
         metrics.addCollector(new GroupMetadataCollector(groupCoordinator));
-        // Kafka 4's group-coordinator-metrics offset-commit-count, cumulative (rate() is its offset-commit-rate).
-        Gauge.builder("kafka.server.group.coordinator.metrics.offset.commit.count", groupCoordinator,
-                GroupCoordinator::offsetCommits).description("Offsets committed by OffsetCommit since start")
-                .strongReference(true).register(metrics.registry());
+        GroupCoordinatorMetrics.register(metrics, groupCoordinator);
+        TransactionCoordinatorMetrics.register(metrics, transactionCoordinator, markerChannel);
+        LogCleanerMetrics.register(metrics, logManagers);
         FetcherLagMetrics.register(metrics, replicaManager);
         // Cairn has one purgatory for every kind of delayed operation (produce, fetch, coordinator writes).
         Gauge.builder("kafka.server.delayedoperationpurgatory.numdelayedoperations", purgatory,

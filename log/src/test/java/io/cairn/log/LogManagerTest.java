@@ -83,6 +83,33 @@ class LogManagerTest {
     }
 
     @Test
+    void theCleanersStatsShouldTellTheLastLookAndPassAsKafkasGaugesDo() {
+        // Given
+        LogManager manager = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
+        LogConfig compacted = LogConfig.builder().cleanupPolicy("compact").segmentBytes(500).fileDeleteDelayMs(0)
+            .build();
+        PartitionLog log = manager.getOrCreateLog("compacted", 0, compacted, null);
+        for (int i = 0; i < 50; i++) {
+            log.appendAsLeader(TestBatches.keyed(time.milliseconds(), "k", "v" + i), 0, AppendOrigin.CLIENT);
+        }
+        log.roll();
+        manager.cleaner().cleanDirtiest();
+        time.sleep(250);
+
+        // When
+        var stats = manager.cleaner().stats();
+
+        // Then: everything was dirty; the pass kept one record of 50
+        assertThat(stats.maxDirtyPercent()).isEqualTo(100);
+        assertThat(stats.recopyPercent()).isBetween(1, 20);
+        assertThat(stats.timeSinceLastRunMs()).isEqualTo(250);
+        assertThat(stats.uncleanablePartitions()).isZero();
+        assertThat(stats.uncleanableBytes()).isZero();
+        assertThat(stats.dead()).isFalse();
+        manager.close();
+    }
+
+    @Test
     void startWithoutMarkerShouldRecoverAndDeleteLogShouldRemoveTheDirectory() {
         // Given
         LogManager first = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -70,6 +71,8 @@ public final class CoordinatorRuntime<S extends CoordinatorShard<R>, R> implemen
     private final Map<Integer, Slot> slots = new ConcurrentHashMap<>();
     /** Written by {@link #close}, read by every caller. */
     private volatile boolean closed;
+    /** Told each load's milliseconds (metrics); set once at start-up, read on the loader thread. */
+    private volatile LongConsumer loadTimes = ms -> { };
 
     /**
      * @param purgatory where writes wait for the high watermark
@@ -303,10 +306,16 @@ public final class CoordinatorRuntime<S extends CoordinatorShard<R>, R> implemen
                 return;
             }
             shard.activate();
+            loadTimes.accept(summary.elapsedMs());
             LOGGER.info("Loaded {} (leader epoch {}): {} record(s) and {} transaction marker(s) in {} ms",
                 partition.topicPartition(), shard.leaderEpoch(), summary.records(), summary.markers(),
                 summary.elapsedMs());
         });
+    }
+
+    /** Tells {@code listener} the milliseconds of every partition load from now on (Kafka's partition-load-time). */
+    public void onPartitionLoaded(LongConsumer listener) {
+        loadTimes = listener;
     }
 
     private NotCoordinatorException notCoordinator(int index) {

@@ -54,10 +54,13 @@ public final class ClassicGroupManager {
     private final GroupConfig config;
     private final Map<String, ClassicGroup> groups = new HashMap<>();
     private final Set<String> timerKeys = new HashSet<>();
+    private final GroupCounters counters;
 
-    public ClassicGroupManager(ShardContext<CoordinatorRecord> ctx, GroupConfig config) {
+    /** @param counters counts the rebalances completed, shared by the coordinator's shards */
+    public ClassicGroupManager(ShardContext<CoordinatorRecord> ctx, GroupConfig config, GroupCounters counters) {
         this.ctx = ctx;
         this.config = config;
+        this.counters = counters;
     }
 
     // ---------------------------------------------------------------------------------------------- JoinGroup
@@ -736,6 +739,7 @@ public final class ClassicGroupManager {
                     member.setAssignment(assignment.get(member.memberId()));
                 }
                 group.transitionTo(ClassicGroupState.STABLE, ctx.nowMs());
+                counters.rebalanceCompleted();
                 LOGGER.debug("Stored the assignment of group {} generation {}", groupId, generation);
                 propagateAssignment(group, Errors.NONE);
             }

@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 
 /**
  * The group coordinator (Kafka's {@code GroupCoordinatorService}): a {@link CoordinatorRuntime} over
@@ -37,7 +37,7 @@ public final class GroupCoordinator implements AutoCloseable {
     private final int configuredPartitions;
     private final CoordinatorRuntime<GroupShard, CoordinatorRecord> runtime;
     private final MetadataListener deletions = this::onMetadataUpdate;
-    private final LongAdder offsetCommits = new LongAdder();
+    private final GroupCounters counters = new GroupCounters();
 
     /**
      * @param settings             group.coordinator.threads, group.coordinator.append.linger.ms and
@@ -52,7 +52,7 @@ public final class GroupCoordinator implements AutoCloseable {
         this.configuredPartitions = configuredPartitions;
         CoordinatorRuntimeConfig<GroupShard, CoordinatorRecord> kind = new CoordinatorRuntimeConfig<>(
             "group-coordinator", TOPIC, settings, GroupRecordSerde.SERDE,
-            ctx -> new GroupShard(ctx, config, offsetCommits));
+            ctx -> new GroupShard(ctx, config, counters));
         this.runtime = new CoordinatorRuntime<>(kind, replicaManager, purgatory,
             new SystemTimer("group-coordinator"), time);
     }
@@ -96,9 +96,14 @@ public final class GroupCoordinator implements AutoCloseable {
         return runtime.call(partitionFor(groupId), op);
     }
 
-    /** Offsets OffsetCommit has written since start (Kafka's {@code offset-commit-count}); any thread. */
-    public long offsetCommits() {
-        return offsetCommits.sum();
+    /** Tells {@code listener} the milliseconds of every {@code __consumer_offsets} partition load (metrics). */
+    public void onPartitionLoaded(LongConsumer listener) {
+        runtime.onPartitionLoaded(listener);
+    }
+
+    /** The coordinator's cumulative counts (Kafka's group-coordinator-metrics); any thread. */
+    public GroupCounters counters() {
+        return counters;
     }
 
     /**

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.logging.log4j.Logger;
 
 /**
@@ -32,13 +31,15 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
     private final GroupConfig config;
     private final ClassicGroupManager groups;
     private final OffsetManager offsets;
+    private final GroupCounters counters;
 
-    /** @param offsetCommits counts the offsets OffsetCommit writes, shared by the coordinator's shards */
-    GroupShard(ShardContext<CoordinatorRecord> ctx, GroupConfig config, LongAdder offsetCommits) {
+    /** @param counters counts commits, expirations, deletions and rebalances, shared by the coordinator's shards */
+    GroupShard(ShardContext<CoordinatorRecord> ctx, GroupConfig config, GroupCounters counters) {
         this.ctx = ctx;
         this.config = config;
-        this.groups = new ClassicGroupManager(ctx, config);
-        this.offsets = new OffsetManager(ctx, config, offsetCommits);
+        this.counters = counters;
+        this.groups = new ClassicGroupManager(ctx, config, counters);
+        this.offsets = new OffsetManager(ctx, config, counters);
     }
 
     public ClassicGroupManager groups() {
@@ -114,6 +115,7 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
                     failure.toString());
                 return;
             }
+            counters.offsetsExpired(expired.values().stream().mapToInt(List::size).sum());
             List<CoordinatorRecord> tombstones = new ArrayList<>();
             for (String groupId : expired.keySet()) {
                 if (!offsets.hasOffsets(groupId) && !offsets.hasOpenTransaction(groupId)

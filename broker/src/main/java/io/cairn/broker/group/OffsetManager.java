@@ -32,7 +32,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
@@ -80,13 +79,13 @@ public final class OffsetManager {
     private final Map<String, TreeMap<TopicPartitionKey, CommittedOffset>> offsets = new HashMap<>();
     private final PendingTransactionalOffsets pending = new PendingTransactionalOffsets();
 
-    private final LongAdder offsetCommits;
+    private final GroupCounters counters;
 
-    /** @param offsetCommits counts the offsets OffsetCommit writes (Kafka's {@code offset-commit} sensor) */
-    public OffsetManager(ShardContext<CoordinatorRecord> ctx, GroupConfig config, LongAdder offsetCommits) {
+    /** @param counters counts the offsets OffsetCommit writes and OffsetDelete removes, shared by the shards */
+    public OffsetManager(ShardContext<CoordinatorRecord> ctx, GroupConfig config, GroupCounters counters) {
         this.ctx = ctx;
         this.config = config;
-        this.offsetCommits = offsetCommits;
+        this.counters = counters;
     }
 
     /**
@@ -137,7 +136,7 @@ public final class OffsetManager {
         if (records.isEmpty()) {
             return CompletableFuture.completedFuture(response);
         }
-        offsetCommits.add(records.size());
+        counters.offsetsCommitted(records.size());
         return ctx.write(records, -1L, (short) -1).handle((firstOffset, failure) -> {
             if (failure != null) {
                 Errors error = commitError(failure);
@@ -357,6 +356,7 @@ public final class OffsetManager {
                 return new OffsetDeleteResponseData().setErrorCode(commitError(failure).code());
             }
             deleted.forEach(key -> remove(groupId, key));
+            counters.offsetsDeleted(deleted.size());
             return response;
         });
     }

@@ -2,7 +2,6 @@ package io.cairn.broker.metrics;
 
 import io.cairn.wire.error.Errors;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -21,21 +20,23 @@ public final class ApiRequestMetrics {
     private static final int MAX_VERSIONS = 64;
 
     private final MeterRegistry registry;
+    private final MillisSummaries summaries;
     private final String request;
     private final AtomicReferenceArray<Counter> byVersion = new AtomicReferenceArray<>(MAX_VERSIONS);
     private final AtomicReferenceArray<Counter> byError;
-    private final DistributionSummary requestQueueTime;
-    private final DistributionSummary localTime;
-    private final DistributionSummary remoteTime;
-    private final DistributionSummary throttleTime;
-    private final DistributionSummary responseQueueTime;
-    private final DistributionSummary responseSendTime;
-    private final DistributionSummary totalTime;
-    private final DistributionSummary requestBytes;
-    private final DistributionSummary responseBytes;
+    private final MillisSummary requestQueueTime;
+    private final MillisSummary localTime;
+    private final MillisSummary remoteTime;
+    private final MillisSummary throttleTime;
+    private final MillisSummary responseQueueTime;
+    private final MillisSummary responseSendTime;
+    private final MillisSummary totalTime;
+    private final MillisSummary requestBytes;
+    private final MillisSummary responseBytes;
 
-    ApiRequestMetrics(MeterRegistry registry, String request) {
+    ApiRequestMetrics(MeterRegistry registry, MillisSummaries summaries, String request) {
         this.registry = registry;
+        this.summaries = summaries;
         this.request = request;
         this.byError = new AtomicReferenceArray<>(maxErrorCode() + 2);
         this.requestQueueTime = summary("requestqueuetimems", "Milliseconds until a handler thread took the request");
@@ -58,8 +59,8 @@ public final class ApiRequestMetrics {
         return max;
     }
 
-    private DistributionSummary summary(String name, String help) {
-        return MillisSummaries.register(registry, PREFIX + name, help, "request", request);
+    private MillisSummary summary(String name, String help) {
+        return summaries.register(PREFIX + name, help, "request", request);
     }
 
     /** The {@code request} label value. */

@@ -22,6 +22,7 @@ import io.prometheus.metrics.model.registry.MultiCollector;
 public final class BrokerMetrics implements AutoCloseable {
 
     private final PrometheusMeterRegistry registry;
+    private final MillisSummaries summaries;
     private final RequestMetrics requests;
     private final BrokerTopicMetrics topics;
     private final SocketServerMetrics socketServer;
@@ -34,11 +35,15 @@ public final class BrokerMetrics implements AutoCloseable {
             // Every meter registered from here on is Micrometer's no-op meter: recording costs a virtual call.
             registry.config().meterFilter(MeterFilter.deny());
         }
-        this.requests = new RequestMetrics(registry);
+        this.summaries = new MillisSummaries(registry.config().clock(), enabled);
+        if (enabled) {
+            registry.getPrometheusRegistry().register(summaries);
+        }
+        this.requests = new RequestMetrics(registry, summaries);
         this.topics = new BrokerTopicMetrics(registry);
         this.socketServer = new SocketServerMetrics(registry);
-        this.logFlush = new LogFlushMetrics(registry);
-        this.controllerEvents = new ControllerEventMetrics(registry);
+        this.logFlush = new LogFlushMetrics(summaries);
+        this.controllerEvents = new ControllerEventMetrics(registry, summaries);
     }
 
     /** The server's metrics, JVM and process metrics included. */

@@ -1,8 +1,6 @@
 package io.cairn.broker.metrics;
 
 import io.cairn.log.LogFlushListener;
-import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * Kafka's {@code kafka.log:type=LogFlushStats,name=LogFlushRateAndTimeMs}: one millisecond summary
@@ -11,10 +9,10 @@ import io.micrometer.core.instrument.MeterRegistry;
  */
 public final class LogFlushMetrics implements LogFlushListener {
 
-    private final DistributionSummary flushTime;
+    private final MillisSummary flushTime;
 
-    LogFlushMetrics(MeterRegistry registry) {
-        this.flushTime = MillisSummaries.register(registry, "kafka.log.logflushstats.logflushrateandtimems",
+    LogFlushMetrics(MillisSummaries summaries) {
+        this.flushTime = summaries.register("kafka.log.logflushstats.logflushrateandtimems",
                 "Milliseconds each log segment flush (fsync of its log and indexes) took");
     }
 

@@ -19,19 +19,21 @@ public final class RequestMetrics {
     public static final String FETCH_FOLLOWER = "FetchFollower";
 
     private final MeterRegistry registry;
+    private final MillisSummaries summaries;
     private final AtomicReferenceArray<ApiRequestMetrics> byApiKey;
     private final ApiRequestMetrics fetchConsumer;
     private final ApiRequestMetrics fetchFollower;
 
-    RequestMetrics(MeterRegistry registry) {
+    RequestMetrics(MeterRegistry registry, MillisSummaries summaries) {
         this.registry = registry;
+        this.summaries = summaries;
         int maxId = 0;
         for (ApiKey key : ApiKey.values()) {
             maxId = Math.max(maxId, key.id());
         }
         this.byApiKey = new AtomicReferenceArray<>(maxId + 1);
-        this.fetchConsumer = new ApiRequestMetrics(registry, FETCH_CONSUMER);
-        this.fetchFollower = new ApiRequestMetrics(registry, FETCH_FOLLOWER);
+        this.fetchConsumer = new ApiRequestMetrics(registry, summaries, FETCH_CONSUMER);
+        this.fetchFollower = new ApiRequestMetrics(registry, summaries, FETCH_FOLLOWER);
     }
 
     /** The meters of {@code key} ({@code request} = Kafka's api name, e.g. {@code Produce}). */
@@ -41,7 +43,7 @@ public final class RequestMetrics {
             synchronized (this) {
                 metrics = byApiKey.get(key.id());
                 if (metrics == null) {
-                    metrics = new ApiRequestMetrics(registry, key.messageName());
+                    metrics = new ApiRequestMetrics(registry, summaries, key.messageName());
                     byApiKey.set(key.id(), metrics);
                 }
             }

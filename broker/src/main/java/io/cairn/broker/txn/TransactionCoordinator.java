@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -218,6 +219,11 @@ public final class TransactionCoordinator implements AutoCloseable {
     private <T> CompletableFuture<T> call(String transactionalId,
                                           Function<TransactionManager, CompletableFuture<T>> op) {
         return runtime.call(partitionFor(transactionalId), shard -> op.apply(shard.manager()));
+    }
+
+    /** Tells {@code listener} the milliseconds of every {@code __transaction_state} partition load (metrics). */
+    public void onPartitionLoaded(LongConsumer listener) {
+        runtime.onPartitionLoaded(listener);
     }
 
     @Override

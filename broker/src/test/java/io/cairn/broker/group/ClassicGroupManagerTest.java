@@ -40,11 +40,21 @@ class ClassicGroupManagerTest {
     private static final short SYNC_V = 5;
 
     private final ClassicGroupTestShardContext ctx = new ClassicGroupTestShardContext(1_700_000_000_000L);
+    private final GroupCounters counters = new GroupCounters();
     private ClassicGroupManager manager = newManager(10);
 
     private ClassicGroupManager newManager(int maxGroupSize) {
         return new ClassicGroupManager(ctx, new GroupConfig(6_000, 300_000, INITIAL_DELAY_MS, maxGroupSize,
-                7L * 24 * 3600 * 1000, 600_000L, 4096));
+                7L * 24 * 3600 * 1000, 600_000L, 4096), counters);
+    }
+
+    @Test
+    void aRebalanceShouldCountAsCompletedOnceTheAssignmentIsStored() {
+        // When
+        stableGroupOfTwo();
+
+        // Then: Kafka's group-completed-rebalance-count
+        assertThat(counters.completedRebalances()).isEqualTo(1);
     }
 
     // ------------------------------------------------------------------------------------------ helpers
@@ -965,7 +975,7 @@ class ClassicGroupManagerTest {
         List<String> ids = stableGroupOfTwo();
         GroupMetadataValue stored = groupValue(ctx.allWrites().get(ctx.allWrites().size() - 1));
         ClassicGroupTestShardContext otherCtx = new ClassicGroupTestShardContext(ctx.nowMs());
-        ClassicGroupManager loaded = new ClassicGroupManager(otherCtx, GroupConfig.defaults());
+        ClassicGroupManager loaded = new ClassicGroupManager(otherCtx, GroupConfig.defaults(), new GroupCounters());
 
         // When
         loaded.replay(GROUP, stored);
@@ -1169,7 +1179,7 @@ class ClassicGroupManagerTest {
     void withoutInitialDelayALoneMemberIsAnsweredOnTheNextTimerTick() {
         // Given
         ClassicGroupManager noDelay = new ClassicGroupManager(ctx, new GroupConfig(6_000, 300_000, 0, 10,
-                7L * 24 * 3600 * 1000, 600_000L, 4096));
+                7L * 24 * 3600 * 1000, 600_000L, 4096), new GroupCounters());
         ClientInfo client = new ClientInfo("client-a", "/127.0.0.1");
         String id = done(noDelay.join(client, joinRequest(""), JOIN_V)).memberId();
 

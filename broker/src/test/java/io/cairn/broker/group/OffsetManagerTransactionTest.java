@@ -13,6 +13,8 @@ import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.OffsetCommitRequestData;
+import io.cairn.wire.message.OffsetDeleteRequestData;
+import io.cairn.wire.message.OffsetDeleteResponseData;
 import io.cairn.wire.message.TxnOffsetCommitRequestData;
 import io.cairn.wire.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition;
 import io.cairn.wire.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic;
@@ -20,7 +22,6 @@ import io.cairn.wire.message.TxnOffsetCommitResponseData;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,8 +38,8 @@ class OffsetManagerTransactionTest {
     Path dir;
 
     private final ClassicGroupTestShardContext ctx = new ClassicGroupTestShardContext(NOW);
-    private final LongAdder offsetCommits = new LongAdder();
-    private final OffsetManager offsets = new OffsetManager(ctx, GroupConfig.defaults(), offsetCommits);
+    private final GroupCounters counters = new GroupCounters();
+    private final OffsetManager offsets = new OffsetManager(ctx, GroupConfig.defaults(), counters);
 
     private static TxnOffsetCommitRequestData txnCommit(long producerId, int partition, long offset) {
         return new TxnOffsetCommitRequestData().setTransactionalId("tx").setGroupId("g").setProducerId(producerId)
@@ -130,7 +131,32 @@ class OffsetManagerTransactionTest {
         ctx.completeWrites();
 
         // Then: Kafka's offset-commit count, the offsets written
-        assertThat(offsetCommits.sum()).isEqualTo(2);
+        assertThat(counters.offsetCommits()).isEqualTo(2);
+    }
+
+    @Test
+    void theOffsetDeletionCountCountsTheOffsetsOffsetDeleteRemoves() {
+        // Given: offsets of partitions 0 and 1
+        offsets.commit(new OffsetCommitRequestData().setGroupId("g").setGenerationIdOrMemberEpoch(-1)
+            .setMemberId("").setTopics(List.of(new OffsetCommitRequestData.OffsetCommitRequestTopic().setName("t")
+                .setPartitions(List.of(
+                    new OffsetCommitRequestData.OffsetCommitRequestPartition().setPartitionIndex(0)
+                        .setCommittedOffset(50L),
+                    new OffsetCommitRequestData.OffsetCommitRequestPartition().setPartitionIndex(1)
+                        .setCommittedOffset(60L))))), (short) 9, Errors.NONE, (topic, p) -> false);
+        ctx.completeWrites();
+
+        // When: OffsetDelete of partition 0 and of a partition without an offset
+        CompletableFuture<OffsetDeleteResponseData> deleted = offsets.delete(new OffsetDeleteRequestData()
+            .setGroupId("g").setTopics(List.of(new OffsetDeleteRequestData.OffsetDeleteRequestTopic().setName("t")
+                .setPartitions(List.of(new OffsetDeleteRequestData.OffsetDeleteRequestPartition().setPartitionIndex(0),
+                    new OffsetDeleteRequestData.OffsetDeleteRequestPartition().setPartitionIndex(5))))),
+            (group, topic) -> Errors.NONE);
+        ctx.completeWrites();
+
+        // Then: Kafka's offset-deletion count, the offsets removed
+        assertThat(deleted.join().errorCode()).isZero();
+        assertThat(counters.offsetDeletions()).isEqualTo(1);
     }
 
     @Test
@@ -160,7 +186,7 @@ class OffsetManagerTransactionTest {
                 AppendOrigin.COORDINATOR);
             log.appendAsLeader(CoordinatorBatches.endTransactionMarker(NOW, 8L, (short) 0, 1, false), 0,
                 AppendOrigin.COORDINATOR);
-            GroupShard shard = new GroupShard(ctx, GroupConfig.defaults(), new LongAdder());
+            GroupShard shard = new GroupShard(ctx, GroupConfig.defaults(), new GroupCounters());
 
             // When
             CoordinatorLoader.LoadSummary summary = CoordinatorLoader.load(log, log.logEndOffset(),

@@ -116,6 +116,18 @@ class MeterNamingTest {
     }
 
     @Test
+    void metadataCommitLatencyShouldBeKafkasRaftAverageAndMaximum() {
+        // When
+        metrics.controllerEvents().onCommitted(2_000_000L);
+        metrics.controllerEvents().onCommitted(6_000_000L);
+
+        // Then
+        assertThat(metrics.scrape())
+                .contains("kafka_server_raftmetrics_commit_latency_avg 4.0")
+                .contains("kafka_server_raftmetrics_commit_latency_max 6.0");
+    }
+
+    @Test
     void disabledMetricsShouldRecordAndPublishNothing() {
         // Given
         BrokerMetrics disabled = BrokerMetrics.disabled();

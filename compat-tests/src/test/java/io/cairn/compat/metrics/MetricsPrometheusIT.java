@@ -79,14 +79,20 @@ class MetricsPrometheusIT {
             "sum by (consumergroup, topic) (kafka_consumergroup_lag{job=\"$job\",instance=~\"$instance\"})";
     /**
      * Names promtool's lint dislikes but dashboards query: Kafka's JMX names and tags ({@code delayedOperation},
-     * {@code clientId}), Kafka 4's {@code group-count} and {@code offset-commit-count}, Kafka Exporter's
-     * {@code _sum}.
+     * {@code clientId}, {@code logDirectory}, {@code time-since-last-run-ms}), Kafka 4's {@code group-count},
+     * {@code offset-commit-count} and the other {@code -count} meters, Kafka Exporter's {@code _sum}.
      */
     private static final List<String> DIALECT_NAMES = List.of("kafka_server_socket_server_metrics_connection_count",
             "kafka_server_delayedoperationpurgatory_numdelayedoperations", "kafka_consumergroup_lag_sum",
             "kafka_server_replicafetchermanager_maxlag", "kafka_server_fetcherlagmetrics_consumerlag",
             "kafka_server_group_coordinator_metrics_group_count",
-            "kafka_server_group_coordinator_metrics_offset_commit_count");
+            "kafka_server_group_coordinator_metrics_offset_commit_count",
+            "kafka_server_group_coordinator_metrics_offset_expiration_count",
+            "kafka_server_group_coordinator_metrics_offset_deletion_count",
+            "kafka_server_group_coordinator_metrics_group_completed_rebalance_count",
+            "kafka_server_transaction_coordinator_metrics_transaction_count",
+            "kafka_log_logcleanermanager_time_since_last_run_ms", "kafka_log_logcleanermanager_uncleanable_bytes",
+            "kafka_log_logcleanermanager_uncleanable_partitions_count");
     /** Panels whose series only a broker that follows a partition has: checked on two nodes. */
     private static final List<String> FOLLOWER_PANELS = List.of("Follower lag per partition");
     /** Rounds of produce after the checks, so that the picture's rates and lag move. */
@@ -97,7 +103,8 @@ class MetricsPrometheusIT {
             "Consumer lag per group and topic", "Heap used", "CPU");
     /** Alert rules that must not fire on a healthy single broker. */
     private static final List<String> HEALTH_RULES = List.of("up{", "underreplicatedpartitions",
-            "underminisrpartitioncount", "offlinepartitionscount", "activecontrollercount", "brokerstate");
+            "underminisrpartitioncount", "offlinepartitionscount", "activecontrollercount", "brokerstate",
+            "deadthreadcount", "uncleanable_partitions_count");
 
     private Path binary;
     private long scrapingSince;
@@ -187,6 +194,17 @@ class MetricsPrometheusIT {
         assertThat(prometheus.value("kafka_controller_kafkacontroller_fencedbrokercount")).isZero();
         assertThat(prometheus.value("kafka_controller_controllereventmanager_eventqueueprocessingtimems_count"))
                 .isPositive();
+        assertThat(prometheus.value("kafka_server_group_coordinator_metrics_group_completed_rebalance_count"))
+                .isGreaterThanOrEqualTo(1.0);
+        assertThat(prometheus.value("kafka_server_group_coordinator_metrics_offset_expiration_count")).isZero();
+        assertThat(prometheus.query("kafka_server_raftmetrics_commit_latency_max")).hasSize(1);
+        assertThat(prometheus.value("kafka_log_logcleanermanager_uncleanable_partitions_count")).isZero();
+        assertThat(prometheus.value("kafka_log_logcleaner_deadthreadcount")).isZero();
+        assertThat(prometheus.query("kafka_log_logcleanermanager_time_since_last_run_ms")).hasSize(1);
+        assertThat(prometheus.value("kafka_coordinator_transaction_transactionmarkerchannelmanager_"
+                + "unknowndestinationqueuesize")).isZero();
+        assertThat(prometheus.value("kafka_server_transaction_coordinator_metrics_transaction_count"
+                + "{state=\"Ongoing\"}")).isZero();
 
         // And: more records, not consumed, are the group's lag
         produce(MORE);

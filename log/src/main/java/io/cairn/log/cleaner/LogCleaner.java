@@ -2,12 +2,17 @@ package io.cairn.log.cleaner;
 
 import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
+import io.cairn.log.segment.LogSegment;
+import io.cairn.wire.error.KafkaStorageException;
 import java.io.Closeable;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
@@ -16,17 +21,44 @@ import org.apache.logging.log4j.Logger;
 /**
  * The background cleaner (Kafka's {@code LogCleaner}): every {@code log.cleaner.backoff.ms} it picks the
  * compacted partition with the highest dirty ratio at or above its {@code min.cleanable.dirty.ratio} and cleans
- * it, one partition at a time, its I/O bounded by a {@link Throttler}.
+ * it, one partition at a time, its I/O bounded by a {@link Throttler}. A partition whose cleaning fails (other than
+ * by a storage error, which is its directory's) is marked uncleanable and skipped from then on, as Kafka's
+ * {@code LogCleanerManager} does, so one broken log cannot hold the cleaner; {@link #stats()} tells what Kafka's
+ * cleaner gauges tell.
  *
- * <p>Thread-safety: thread-safe; one cleaner thread, so a partition is never cleaned twice at once.
+ * <p>Thread-safety: thread-safe; one cleaner thread, so a partition is never cleaned twice at once. The statistics
+ * are written by that thread (volatile) and read by any.
  */
 public final class LogCleaner implements Closeable {
 
     private static final Logger LOGGER = LogManager.getLogger(LogCleaner.class);
 
     private final Supplier<Collection<PartitionLog>> logs;
+    private final Time time;
     private final Cleaner cleaner;
     private final ScheduledExecutorService executor;
+    private final Set<PartitionLog> uncleanable = ConcurrentHashMap.newKeySet();
+    private volatile ScheduledFuture<?> task;
+    /** When the cleaner last looked for work (Kafka's {@code timeOfLastRun}; creation time before the first look). */
+    private volatile long lastRunMs;
+    /** The dirty ratio of the dirtiest cleanable partition at the last look, 0 when none was cleanable. */
+    private volatile double maxDirtyRatio;
+    /** The last pass, or null before the first one. */
+    private volatile LastClean lastClean;
+
+    /** What the last cleaning pass read, wrote, and how long it took. */
+    private record LastClean(long bytesRead, long bytesWritten, long elapsedMs) {
+    }
+
+    /**
+     * Kafka's cleaner gauges. {@code maxDirtyPercent}: the dirtiest cleanable partition's dirty share at the last
+     * look for work; {@code recopyPercent} and {@code cleanTimeMs}: the last pass's bytes written per byte read and
+     * its duration (0 before the first pass); {@code uncleanablePartitions} and {@code uncleanableBytes}: partitions
+     * whose cleaning failed and their dirty bytes; {@code dead}: the cleaner thread has stopped.
+     */
+    public record Stats(long timeSinceLastRunMs, int maxDirtyPercent, int recopyPercent, long cleanTimeMs,
+                        int uncleanablePartitions, long uncleanableBytes, boolean dead) {
+    }
 
     /**
      * @param logs                 the partitions to consider
@@ -35,6 +67,8 @@ public final class LogCleaner implements Closeable {
      */
     public LogCleaner(Supplier<Collection<PartitionLog>> logs, Time time, double ioMaxBytesPerSecond) {
         this.logs = logs;
+        this.time = time;
+        this.lastRunMs = time.milliseconds();
         this.cleaner = new Cleaner(new Throttler(ioMaxBytesPerSecond, time));
         this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "cairn-log-cleaner");
@@ -45,7 +79,7 @@ public final class LogCleaner implements Closeable {
 
     /** Starts cleaning every {@code backoffMs}. */
     public void start(long backoffMs) {
-        executor.scheduleWithFixedDelay(() -> {
+        task = executor.scheduleWithFixedDelay(() -> {
             try {
                 cleanDirtiest();
             } catch (RuntimeException e) {
@@ -54,11 +88,17 @@ public final class LogCleaner implements Closeable {
         }, backoffMs, backoffMs, TimeUnit.MILLISECONDS);
     }
 
-    /** Cleans the dirtiest eligible partition, if any. */
+    /** Cleans the dirtiest eligible partition, if any; one whose cleaning fails is marked uncleanable. */
     public Optional<Cleaner.CleanResult> cleanDirtiest() {
+        lastRunMs = time.milliseconds();
+        Collection<PartitionLog> all = logs.get();
+        uncleanable.retainAll(all);
         PartitionLog dirtiest = null;
         double best = -1;
-        for (PartitionLog log : logs.get()) {
+        for (PartitionLog log : all) {
+            if (uncleanable.contains(log)) {
+                continue;
+            }
             Optional<Cleaner.Cleanable> target = Cleaner.cleanable(log);
             if (target.isPresent() && target.get().dirtyRatio() >= log.config().minCleanableDirtyRatio()
                 && target.get().dirtyRatio() > best) {
@@ -66,7 +106,45 @@ public final class LogCleaner implements Closeable {
                 dirtiest = log;
             }
         }
-        return dirtiest == null ? Optional.empty() : cleaner.cleanIfNeeded(dirtiest);
+        maxDirtyRatio = Math.max(0, best);
+        return dirtiest == null ? Optional.empty() : clean(dirtiest);
+    }
+
+    private Optional<Cleaner.CleanResult> clean(PartitionLog log) {
+        long start = time.nanoseconds();
+        Optional<Cleaner.CleanResult> result;
+        try {
+            result = cleaner.cleanIfNeeded(log);
+        } catch (KafkaStorageException e) {
+            // Kafka's rule: a storage failure is the directory's problem, not the partition's; tried again later
+            LOGGER.warn("Cannot clean {}: {}", log.dir(), e.getMessage());
+            return Optional.empty();
+        } catch (RuntimeException e) {
+            LOGGER.error("Unexpected exception when cleaning {}; marking it uncleanable", log.dir(), e);
+            uncleanable.add(log);
+            return Optional.empty();
+        }
+        result.ifPresent(r -> lastClean = new LastClean(r.bytesRead(), r.bytesWritten(),
+                (time.nanoseconds() - start) / 1_000_000));
+        return result;
+    }
+
+    /** Kafka's cleaner gauges now. */
+    public Stats stats() {
+        long uncleanableBytes = 0;
+        for (PartitionLog log : uncleanable) {
+            Optional<Cleaner.Cleanable> target = Cleaner.cleanable(log);
+            if (target.isPresent()) {
+                long size = target.get().segments().stream().mapToLong(LogSegment::size).sum();
+                uncleanableBytes += Math.round(size * target.get().dirtyRatio());
+            }
+        }
+        LastClean last = lastClean;
+        int recopy = last == null || last.bytesRead() == 0 ? 0 : (int) (100 * last.bytesWritten() / last.bytesRead());
+        ScheduledFuture<?> running = task;
+        return new Stats(Math.max(0, time.milliseconds() - lastRunMs), (int) (100 * maxDirtyRatio), recopy,
+                last == null ? 0 : last.elapsedMs(), uncleanable.size(), uncleanableBytes,
+                running != null && running.isDone());
     }
 
     /** Cleans every eligible partition once, dirtiest first. */

@@ -100,11 +100,14 @@ public final class RatisMetadataNode implements MetadataNode {
     private volatile int activeControllerId = -1;
     private volatile boolean closed;
     private final QuorumDescription quorumDescription = new QuorumDescription();
+    /** Told each controller event's times and each append's commit latency. */
+    private final ControllerEventListener controllerEvents;
 
     private RatisMetadataNode(MetadataConfig config, String clusterId, ControllerEventListener controllerEvents)
             throws IOException {
         this.config = config;
         this.clusterId = clusterId;
+        this.controllerEvents = controllerEvents;
         this.selfId = peerId(config.nodeId());
         List<RaftPeer> peers = new ArrayList<>();
         for (MetadataConfig.QuorumVoter voter : config.voters()) {
@@ -644,6 +647,7 @@ public final class RatisMetadataNode implements MetadataNode {
                     .setGroupId(GROUP_ID).setCallId(callIds.incrementAndGet()).setMessage(message)
                     .setType(RaftClientRequest.writeRequestType()).build();
             CompletableFuture<RaftClientReply> sent;
+            long submitted = System.nanoTime();
             try {
                 sent = server.submitClientRequestAsync(request);
             } catch (IOException e) {
@@ -653,6 +657,7 @@ public final class RatisMetadataNode implements MetadataNode {
                 if (!reply.isSuccess()) {
                     throw new IllegalStateException("Metadata append failed", reply.getException());
                 }
+                controllerEvents.onCommitted(System.nanoTime() - submitted);
                 return reply.getLogIndex();
             });
         }

@@ -83,6 +83,8 @@ final class MarkerQueue {
         final TopicPartition partition;
         long notBeforeMs;
         boolean inFlight;
+        /** The last routing found no leader with an inter-broker endpoint (Kafka's unknown destination). */
+        boolean noDestination;
 
         Marker(Txn txn, TopicPartition partition) {
             this.txn = txn;
@@ -158,6 +160,7 @@ final class MarkerQueue {
             int leader = registration.get().leader();
             Optional<BrokerEndpoint> endpoint = leader < 0 ? Optional.empty()
                 : image.broker(leader).flatMap(b -> b.endpoint(listenerName));
+            marker.noDestination = endpoint.isEmpty();
             if (endpoint.isEmpty()) {
                 marker.notBeforeMs = nowMs + backoffMs;
                 continue;
@@ -292,6 +295,17 @@ final class MarkerQueue {
     /** Partition markers admitted and not yet written. */
     int size() {
         return markers.size();
+    }
+
+    /** Markers whose last routing found no leader to send them to (Kafka's UnknownDestinationQueueSize). */
+    int unknownDestinations() {
+        int count = 0;
+        for (Marker marker : markers) {
+            if (marker.noDestination) {
+                count++;
+            }
+        }
+        return count;
     }
 
     /** Calls waiting for room. */

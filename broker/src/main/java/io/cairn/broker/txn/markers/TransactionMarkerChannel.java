@@ -159,6 +159,16 @@ public final class TransactionMarkerChannel implements TransactionMarkerSender, 
         }
     }
 
+    /** Queued markers whose partition had no reachable leader when last routed (metrics). */
+    public int unknownDestinationMarkers() {
+        lock.lock();
+        try {
+            return queue.unknownDestinations();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Partition markers queued and not yet written (tests, metrics). */
     public int queuedMarkers() {
         lock.lock();

@@ -172,8 +172,10 @@ class MarkerQueueTest {
         assertThat(sends).isEmpty();
         assertThat(queue.size()).isEqualTo(2);
         assertThat(queue.nextReadyMs(0L)).isEqualTo(BACKOFF);
+        assertThat(queue.unknownDestinations()).isEqualTo(2);
         List<MarkerQueue.Send> later = queue.drain(image(1, 1, null), BACKOFF);
         assertThat(describe(later)).containsExactly("1@host1:9001 10/0 a-0 a-1");
+        assertThat(queue.unknownDestinations()).isZero();
     }
 
     @Test
