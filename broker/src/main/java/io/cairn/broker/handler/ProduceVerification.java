@@ -16,9 +16,12 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The transaction verification of one produce request (KIP-890 part 1, Kafka's
  * {@code ReplicaManager.maybeStartTransactionVerificationForPartitions} and its {@code postVerificationCallback}):
- * when the request has a transactional id and {@code transaction.partition.verification.enable} is on, each
+ * when the request has a transactional id and {@code transaction.partition.verification.enable} is on, or the request
+ * is Produce v12+ (the producer's transaction.version 2, KIP-890 part 2, which sends no AddPartitionsToTxn), each
  * transactional partition asks its leader log for a verification guard; those whose transaction is not yet ongoing
- * there are verified with the coordinator ({@link TransactionVerifier}), and the append then carries the guard. A
+ * there are verified with the coordinator, or for v12+ added to the transaction by it ({@link TransactionVerifier}),
+ * and the append then carries the guard. A write of a finished transaction's epoch is thereby refused: the
+ * coordinator's epoch moved on with the commit or abort. A
  * partition that is not verified fails with Kafka's produce error: INVALID_TXN_STATE ("Partition was not added to the
  * transaction"); NOT_ENOUGH_REPLICAS ("Unable to verify the partition has been added to the transaction. Underlying
  * error: X") for the coordinator's retriable CONCURRENT_TRANSACTIONS, NETWORK_EXCEPTION, COORDINATOR_LOAD_IN_PROGRESS,
@@ -30,6 +33,8 @@ final class ProduceVerification {
 
     /** Produce v11+ clients understand TRANSACTION_ABORTABLE (Kafka's {@code genericErrorSupported}). */
     private static final short ABORTABLE_VERSION = 11;
+    /** Produce v12+ has the leader add the partition to the transaction (Kafka's {@code addPartition}). */
+    private static final short ADD_PARTITION_VERSION = 12;
     private static final Set<Errors> UNVERIFIABLE = Set.of(Errors.CONCURRENT_TRANSACTIONS, Errors.NETWORK_EXCEPTION,
             Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR);
 
@@ -38,11 +43,12 @@ final class ProduceVerification {
 
     /**
      * Starts the verification of {@code partitions}; completes once every partition has its guard or its error.
-     * {@code verifier} is null when verification is disabled: nothing is checked, as in Kafka.
+     * Without a {@code verifier}, or with verification disabled before v12, nothing is checked, as in Kafka.
      */
     static CompletableFuture<Void> start(TransactionVerifier verifier, ReplicaManager replicas, String transactionalId,
                                          short version, List<ProducePartition> partitions, List<Scan> scans) {
-        if (verifier == null || transactionalId == null) {
+        boolean add = version >= ADD_PARTITION_VERSION;
+        if (verifier == null || transactionalId == null || (!add && !verifier.verificationEnabled())) {
             return CompletableFuture.completedFuture(null);
         }
         Map<TopicPartition, ProducePartition> toVerify = new LinkedHashMap<>();
@@ -71,8 +77,8 @@ final class ProduceVerification {
         if (toVerify.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        return verifier.verify(transactionalId, producerId, producerEpoch, toVerify.keySet(),
-                version >= ABORTABLE_VERSION).thenAccept(errors -> errors.forEach((tp, error) -> {
+        return verifier.verifyOrAdd(transactionalId, producerId, producerEpoch, toVerify.keySet(),
+                version >= ABORTABLE_VERSION, add).thenAccept(errors -> errors.forEach((tp, error) -> {
                     ProducePartition p = toVerify.get(tp);
                     if (p != null && error != Errors.NONE) {
                         fail(p, error);

@@ -59,8 +59,8 @@ class FeatureCommandsTest {
     void unknownFeaturesLevelsOutOfRangeAndBadTypesAreRefused() {
         assertThat(update("share.version", 1, 1, false).errorMessage()).endsWith("Invalid update version 1 for "
                 + "feature share.version. Local controller 1 does not support this feature.");
-        assertThat(update(Features.TRANSACTION_VERSION, 2, 1, false).errorMessage()).endsWith("Invalid update "
-                + "version 2 for feature transaction.version. Local controller 1 only supports versions 0");
+        assertThat(update(Features.TRANSACTION_VERSION, 3, 1, false).errorMessage()).endsWith("Invalid update "
+                + "version 3 for feature transaction.version. Local controller 1 only supports versions 0-2");
         assertThat(update(Features.METADATA_VERSION, 26, 2, false).errorMessage())
                 .endsWith("Local controller 1 only supports versions 27");
         assertThat(update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, 1, 7, false).errorMessage())
