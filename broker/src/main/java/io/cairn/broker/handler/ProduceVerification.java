@@ -65,7 +65,7 @@ final class ProduceVerification {
             TopicPartition tp = new TopicPartition(p.topic(), p.index());
             try {
                 VerificationGuard guard = replicas.leaderPartition(tp).maybeStartTransactionVerification(producerId,
-                        scan.baseSequence(), producerEpoch);
+                        scan.baseSequence(), producerEpoch, add);
                 p.verifyWith(guard);
                 if (guard != VerificationGuard.SENTINEL) {
                     toVerify.put(tp, p);
