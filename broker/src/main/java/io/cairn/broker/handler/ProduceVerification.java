@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The transaction verification of one produce request (KIP-890 part 1, Kafka's
@@ -27,6 +28,8 @@ import java.util.concurrent.CompletableFuture;
  * error: X") for the coordinator's retriable CONCURRENT_TRANSACTIONS, NETWORK_EXCEPTION, COORDINATOR_LOAD_IN_PROGRESS,
  * COORDINATOR_NOT_AVAILABLE and NOT_COORDINATOR, which older clients do not retry correctly; any other as itself.
  *
+ * An add that meets CONCURRENT_TRANSACTIONS is retried by the leader for Kafka's 100 ms and then answered as such.
+ *
  * <p>Stateless; called on a request-handler thread. The returned stage completes on the verifier's thread.
  */
 final class ProduceVerification {
@@ -35,6 +38,13 @@ final class ProduceVerification {
     private static final short ABORTABLE_VERSION = 11;
     /** Produce v12+ has the leader add the partition to the transaction (Kafka's {@code addPartition}). */
     private static final short ADD_PARTITION_VERSION = 12;
+    /**
+     * An add that meets CONCURRENT_TRANSACTIONS (the producer's previous transaction still writes its markers) is
+     * retried by the leader after Kafka's {@code add.partitions.to.txn.retry.backoff.ms} default, 20 ms, until its
+     * {@code add.partitions.to.txn.retry.backoff.max.ms} default, 100 ms, has passed: 5 retries.
+     */
+    static final long ADD_RETRY_BACKOFF_MS = 20L;
+    static final int ADD_RETRIES = 5;
     private static final Set<Errors> UNVERIFIABLE = Set.of(Errors.CONCURRENT_TRANSACTIONS, Errors.NETWORK_EXCEPTION,
             Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR);
 
@@ -71,23 +81,51 @@ final class ProduceVerification {
                     toVerify.put(tp, p);
                 }
             } catch (ApiException e) {
-                fail(p, Errors.forException(e));
+                fail(p, Errors.forException(e), false);
             }
         }
         if (toVerify.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        return verifier.verifyOrAdd(transactionalId, producerId, producerEpoch, toVerify.keySet(),
-                version >= ABORTABLE_VERSION, add).thenAccept(errors -> errors.forEach((tp, error) -> {
-                    ProducePartition p = toVerify.get(tp);
-                    if (p != null && error != Errors.NONE) {
-                        fail(p, error);
-                    }
-                }));
+        Request request = new Request(verifier, transactionalId, producerId, producerEpoch,
+                version >= ABORTABLE_VERSION, add);
+        return request.send(toVerify, add ? ADD_RETRIES : 0);
     }
 
-    private static void fail(ProducePartition p, Errors error) {
-        if (error == Errors.INVALID_TXN_STATE) {
+    /** One producer's verification or add, retried while the coordinator is still completing its last transaction. */
+    private record Request(TransactionVerifier verifier, String transactionalId, long producerId, short producerEpoch,
+                           boolean abortableSupported, boolean add) {
+
+        CompletableFuture<Void> send(Map<TopicPartition, ProducePartition> partitions, int retriesLeft) {
+            return verifier.verifyOrAdd(transactionalId, producerId, producerEpoch, partitions.keySet(),
+                    abortableSupported, add).thenCompose(errors -> {
+                        Map<TopicPartition, ProducePartition> retry = new LinkedHashMap<>();
+                        errors.forEach((tp, error) -> {
+                            ProducePartition p = partitions.get(tp);
+                            if (p == null || error == Errors.NONE) {
+                                return;
+                            }
+                            if (error == Errors.CONCURRENT_TRANSACTIONS && retriesLeft > 0) {
+                                retry.put(tp, p);
+                            } else {
+                                fail(p, error, add);
+                            }
+                        });
+                        if (retry.isEmpty()) {
+                            return CompletableFuture.completedFuture(null);
+                        }
+                        return CompletableFuture.supplyAsync(() -> retry, CompletableFuture.delayedExecutor(
+                                ADD_RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS, Runnable::run))
+                                .thenCompose(again -> send(again, retriesLeft - 1));
+                    });
+        }
+    }
+
+    private static void fail(ProducePartition p, Errors error, boolean add) {
+        if (add && error == Errors.CONCURRENT_TRANSACTIONS) {
+            // Kafka 4.1 hands a TV2 producer CONCURRENT_TRANSACTIONS itself, which it retries.
+            p.fail(error);
+        } else if (error == Errors.INVALID_TXN_STATE) {
             p.fail(error, ProducePartition.INVALID_OFFSET, "Partition was not added to the transaction", List.of());
         } else if (UNVERIFIABLE.contains(error)) {
             p.fail(Errors.NOT_ENOUGH_REPLICAS, ProducePartition.INVALID_OFFSET, "Unable to verify the partition has "
