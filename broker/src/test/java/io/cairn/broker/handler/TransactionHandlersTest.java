@@ -195,7 +195,8 @@ class TransactionHandlersTest {
                 new AddPartitionsToTxnRequestData().setTransactions(List.of(new AddPartitionsToTxnTransaction()
                         .setTransactionalId("txn-tv2").setProducerId(producer.producerId())
                         .setProducerEpoch(producer.producerEpoch()).setVerifyOnly(false)
-                        .setTopics(List.of(new AddPartitionsToTxnTopic().setName("orders").setPartitions(List.of(0)))))));
+                        .setTopics(List.of(new AddPartitionsToTxnTopic().setName("orders")
+                                .setPartitions(List.of(0)))))));
 
         // When
         EndTxnResponseData ended = call(ApiKey.END_TXN, 5, new EndTxnRequestData().setTransactionalId("txn-tv2")
