@@ -215,8 +215,9 @@ public final class CairnServer implements AutoCloseable {
     }
 
     /**
-     * The inter-broker clients of transactions: the marker channel (for the transaction coordinator) and, with
-     * {@code transaction.partition.verification.enable}, the produce path's verifier.
+     * The inter-broker clients of transactions: the marker channel (for the transaction coordinator) and the produce
+     * path's verifier, which verifies with {@code transaction.partition.verification.enable} and adds partitions for
+     * transaction.version 2 producers in any case.
      */
     private void startTransactionChannels() {
         MetadataNode node = metadata.node();
@@ -225,11 +226,9 @@ public final class CairnServer implements AutoCloseable {
                 new TransactionMarkerChannel.Config(listener, MARKER_RETRY_BACKOFF_MS, MAX_QUEUED_MARKERS,
                         (int) MarkerAppender.DEFAULT_TIMEOUT_MS + INTER_BROKER_SOCKET_MARGIN_MS));
         markerChannel.start();
-        if (config.transactionPartitionVerificationEnable()) {
-            transactionVerifier = TransactionVerifier.create(config.nodeId(), node::currentImage, listener,
-                    (int) MarkerAppender.DEFAULT_TIMEOUT_MS);
-            transactionVerifier.start();
-        }
+        transactionVerifier = TransactionVerifier.create(config.nodeId(), node::currentImage, listener,
+                (int) MarkerAppender.DEFAULT_TIMEOUT_MS, config.transactionPartitionVerificationEnable());
+        transactionVerifier.start();
     }
 
     /** The marker channel the transaction coordinator writes markers with. */
@@ -238,7 +237,7 @@ public final class CairnServer implements AutoCloseable {
     }
 
     /**
-     * The transaction services the handlers use: the produce path's verifier (null when disabled) and where it
+     * The transaction services the handlers use: the produce path's verifier and where it
      * continues, the coordinator and the broker's one producer id manager.
      */
     private record TransactionServices(TransactionVerifier verifier, Executor requestHandlers,
@@ -322,7 +321,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new EndTxnHandler(txn));
         handlers.add(new DescribeTransactionsHandler(txn));
         handlers.add(new ListTransactionsHandler(txn));
-        handlers.add(GroupHandlers.txnOffsetCommit(groups, node));
+        handlers.add(GroupHandlers.txnOffsetCommit(groups, node, transactions.verifier()));
         handlers.add(GroupHandlers.joinGroup(groups));
         handlers.add(GroupHandlers.syncGroup(groups));
         handlers.add(GroupHandlers.heartbeat(groups));

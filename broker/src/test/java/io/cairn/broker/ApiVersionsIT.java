@@ -94,9 +94,11 @@ class ApiVersionsIT {
                 assertThat(body.supportedFeatures()).extracting(f -> f.name() + ":" + f.minVersion() + "-"
                         + f.maxVersion()).containsExactlyInAnyOrderElementsOf(version == 3
                         ? List.of("metadata.version:27-27")
-                        : List.of("metadata.version:27-27", "eligible.leader.replicas.version:0-1"));
+                        : List.of("metadata.version:27-27", "eligible.leader.replicas.version:0-1",
+                                "transaction.version:0-2"));
                 assertThat(body.finalizedFeatures()).extracting(f -> f.name() + ":" + f.maxVersionLevel())
-                        .containsExactlyInAnyOrder("metadata.version:27", "eligible.leader.replicas.version:1");
+                        .containsExactlyInAnyOrder("metadata.version:27", "eligible.leader.replicas.version:1",
+                                "transaction.version:2");
                 assertThat(body.finalizedFeaturesEpoch()).isPositive();
             }
             assertThat(body.zkMigrationReady()).isFalse();

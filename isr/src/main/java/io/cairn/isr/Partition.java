@@ -307,12 +307,18 @@ public final class Partition {
      * this broker does not lead.
      */
     public VerificationGuard maybeStartTransactionVerification(long producerId, int sequence, short epoch) {
+        return maybeStartTransactionVerification(producerId, sequence, epoch, false);
+    }
+
+    /** As above; {@code supportsEpochBump}: the producer speaks transaction.version 2 (Produce v12+). */
+    public VerificationGuard maybeStartTransactionVerification(long producerId, int sequence, short epoch,
+                                                               boolean supportsEpochBump) {
         stateLock.readLock().lock();
         try {
             if (registration.leader() != localBrokerId) {
                 throw notLeader();
             }
-            return log.maybeStartTransactionVerification(producerId, sequence, epoch);
+            return log.maybeStartTransactionVerification(producerId, sequence, epoch, supportsEpochBump);
         } finally {
             stateLock.readLock().unlock();
         }

@@ -816,9 +816,16 @@ public final class PartitionLog implements Closeable {
      * {@code UnifiedLog.maybeStartTransactionVerification}).
      */
     public VerificationGuard maybeStartTransactionVerification(long producerId, int sequence, short epoch) {
+        return maybeStartTransactionVerification(producerId, sequence, epoch, false);
+    }
+
+    /** As above; {@code supportsEpochBump}: the producer speaks transaction.version 2 (Produce v12+). */
+    public VerificationGuard maybeStartTransactionVerification(long producerId, int sequence, short epoch,
+                                                               boolean supportsEpochBump) {
         lock.lock();
         try {
-            return producers.maybeStartVerification(producerId, sequence, epoch, env.time().milliseconds());
+            return producers.maybeStartVerification(producerId, sequence, epoch, env.time().milliseconds(),
+                    supportsEpochBump);
         } finally {
             lock.unlock();
         }

@@ -215,8 +215,8 @@ class StorageToolTest {
                 .hasMessageContaining("Unsupported release version 3.9");
         assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-f", "share.version=1"))
                 .hasMessageContaining("Unknown feature share.version");
-        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-f", "transaction.version=2"))
-                .hasMessageContaining("does not support level 2");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-f", "transaction.version=3"))
+                .hasMessageContaining("does not support level 3");
         assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-f", "group.version"))
                 .hasMessageContaining("equals sign not found");
     }

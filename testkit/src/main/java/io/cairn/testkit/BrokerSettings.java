@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * The settings every broker process takes, shared by {@link CairnProcess.Builder} and
- * {@link KafkaReferenceProcess.Builder}: JVM options, {@code server.properties} overrides and the start and stop
- * timeouts. Not thread-safe.
+ * {@link KafkaReferenceProcess.Builder}: JVM options, {@code server.properties} overrides, the feature levels the
+ * storage is formatted with and the start and stop timeouts. Not thread-safe.
  *
  * @param <B> the concrete builder, returned by every setter so calls chain
  */
@@ -17,6 +17,7 @@ public abstract class BrokerSettings<B extends BrokerSettings<B>> {
 
     final List<String> jvmArgs;
     final Map<String, String> overrides = new LinkedHashMap<>();
+    final List<String> formatFeatures = new ArrayList<>();
     Duration startTimeout;
     Duration stopTimeout = Duration.ofSeconds(30);
 
@@ -37,6 +38,15 @@ public abstract class BrokerSettings<B extends BrokerSettings<B>> {
     /** Sets one {@code server.properties} key, overriding the harness's value if it writes one. */
     public B config(String key, String value) {
         overrides.put(key, value);
+        return self();
+    }
+
+    /**
+     * Formats the storage before the first start with {@code --feature name=level} (e.g. {@code
+     * transaction.version=0}), as {@code kafka-storage format} and {@code cairn-storage format} take it.
+     */
+    public B formatFeature(String nameAndLevel) {
+        formatFeatures.add(nameAndLevel);
         return self();
     }
 

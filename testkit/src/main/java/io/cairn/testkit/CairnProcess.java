@@ -37,6 +37,7 @@ public final class CairnProcess extends AbstractBrokerProcess {
     private final List<String> jvmArgs;
     private final Map<String, String> overrides;
     private final String verbatimProperties;
+    private final List<String> formatFeatures;
     private final int metricsPort;
 
     private CairnProcess(Builder builder) {
@@ -46,6 +47,7 @@ public final class CairnProcess extends AbstractBrokerProcess {
         this.jvmArgs = List.copyOf(builder.jvmArgs);
         this.overrides = new LinkedHashMap<>(builder.overrides);
         this.verbatimProperties = builder.verbatimProperties;
+        this.formatFeatures = List.copyOf(builder.formatFeatures);
         this.metricsPort = otherFreePort(port());
     }
 
@@ -112,6 +114,35 @@ public final class CairnProcess extends AbstractBrokerProcess {
         StringBuilder text = new StringBuilder("# Written by cairn-testkit CairnProcess\n");
         config.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
         writeProperties(text.toString());
+        if (!formatFeatures.isEmpty() && !Files.exists(dataDir().resolve("meta.properties"))) {
+            format();
+        }
+    }
+
+    /**
+     * {@code cairn-storage format} with the requested feature levels, before the first start. A node without
+     * {@code controller.quorum.voters} picks its own quorum port at each start; the storage tool wants the voters
+     * named, so it reads a copy of the properties that names this node at a free port (nothing of it is stored).
+     */
+    private void format() {
+        Path formatProperties = workDir().resolve("format.properties");
+        try {
+            String text = Files.readString(serverProperties(), StandardCharsets.UTF_8);
+            if (!text.contains("controller.quorum.voters") && !text.contains("controller.quorum.bootstrap.servers")) {
+                text += "controller.quorum.voters=" + NODE_ID + "@" + host() + ":" + otherFreePort(port()) + "\n";
+            }
+            Files.writeString(formatProperties, text, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write " + formatProperties, e);
+        }
+        List<String> args = new ArrayList<>(List.of("format", "--cluster-id", KafkaReferenceProcess.randomClusterId(),
+                "--config", formatProperties.toString()));
+        formatFeatures.forEach(f -> args.addAll(List.of("--feature", f)));
+        JavaTool.Result result = JavaTool.builder("io.cairn.metadata.StorageTool").classpath(jar.toString())
+                .args(args).timeout(Duration.ofSeconds(60)).build().run();
+        if (result.exitCode() != 0) {
+            throw new IllegalStateException("Formatting the Cairn storage in " + dataDir() + " failed: " + result);
+        }
     }
 
     private void writeProperties(String text) {

@@ -40,6 +40,7 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
     private final String classpath;
     private final List<String> jvmArgs;
     private final Map<String, String> overrides;
+    private final List<String> formatFeatures;
     /** Set by the first start; written and read by the thread that starts the process. */
     private boolean formatted;
 
@@ -52,6 +53,7 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
         this.classpath = builder.classpath != null ? builder.classpath : KafkaDistribution.classpath();
         this.jvmArgs = List.copyOf(builder.jvmArgs);
         this.overrides = Map.copyOf(builder.overrides);
+        this.formatFeatures = List.copyOf(builder.formatFeatures);
     }
 
     /** A reference Kafka with default settings; not yet started. */
@@ -138,8 +140,11 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
     }
 
     private void format(Path properties) {
+        List<String> args = new ArrayList<>(List.of("format", "--cluster-id", clusterId, "--config",
+                properties.toString()));
+        formatFeatures.forEach(f -> args.addAll(List.of("--feature", f)));
         JavaTool.Result result = KafkaDistribution.tool(STORAGE_TOOL)
-                .args("format", "--cluster-id", clusterId, "--config", properties.toString())
+                .args(args)
                 .timeout(Duration.ofMinutes(2))
                 .build()
                 .run();

@@ -46,7 +46,7 @@ public final class AddOffsetsToTxnHandler implements ApiHandler<AddOffsetsToTxnR
                                                                AddOffsetsToTxnRequestData request) {
         TopicPartition offsets = new TopicPartition(GroupCoordinator.TOPIC, groups.partitionFor(request.groupId()));
         return coordinator.addPartitions(request.transactionalId(), request.producerId(), request.producerEpoch(),
-                Set.of(offsets)).thenApply(error -> errorResponse(ctx, request, error));
+                Set.of(offsets), (short) 0).thenApply(error -> errorResponse(ctx, request, error));
     }
 
     @Override

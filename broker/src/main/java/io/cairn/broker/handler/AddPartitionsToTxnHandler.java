@@ -1,6 +1,7 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.txn.TransactionCoordinator;
+import io.cairn.broker.txn.TransactionMetadata;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.TopicPartition;
@@ -23,12 +24,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * AddPartitionsToTxn v0-v4 (Kafka's {@code handleAddPartitionsToTxnRequest}). v0-v3 come from producers: one
- * transaction, its partitions added. v4 comes from brokers and batches transactions; one with {@code verify_only}
- * is only checked (KIP-890 part 1: is each partition in the ongoing transaction). A partition that does not exist is
- * UNKNOWN_TOPIC_OR_PARTITION and the others of its transaction OPERATION_NOT_ATTEMPTED; otherwise every partition of
- * a transaction gets the coordinator's answer. PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2. v5 is
- * transaction.version 2 (partitions added by the produce path), which Cairn does not serve. Immutable, thread-safe.
+ * AddPartitionsToTxn v0-v5 (Kafka's {@code handleAddPartitionsToTxnRequest}). v0-v3 come from producers: one
+ * transaction, its partitions added (the client's transaction.version 0). v4+ come from brokers and batch transactions;
+ * one with {@code verify_only} is only checked (KIP-890 part 1: is each partition in the ongoing transaction), one
+ * without is added for the producer at transaction.version 2 (KIP-890 part 2: the partition's leader adds it when the
+ * produce arrives); v5 is v4 for coordinators that may answer TRANSACTION_ABORTABLE. A partition that does not exist is
+ * UNKNOWN_TOPIC_OR_PARTITION and the others of its transaction OPERATION_NOT_ATTEMPTED; otherwise every partition of a
+ * transaction gets the coordinator's answer. PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2. Immutable,
+ * thread-safe.
  */
 public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitionsToTxnRequestData,
         AddPartitionsToTxnResponseData> {
@@ -53,7 +56,7 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
 
     @Override
     public short maxVersion() {
-        return 4;
+        return 5;
     }
 
     @Override
@@ -104,7 +107,9 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
         if (verifyOnly) {
             return coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, partitions);
         }
-        return coordinator.addPartitions(transactionalId, producerId, producerEpoch, partitions).thenApply(error -> {
+        short clientVersion = version >= 4 ? TransactionMetadata.TV_2 : 0;
+        return coordinator.addPartitions(transactionalId, producerId, producerEpoch, partitions, clientVersion)
+                .thenApply(error -> {
             Errors mapped = TransactionErrors.forVersion(error, version);
             Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
             partitions.forEach(tp -> errors.put(tp, mapped));

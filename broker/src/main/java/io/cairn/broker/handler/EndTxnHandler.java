@@ -1,6 +1,7 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.txn.TransactionCoordinator;
+import io.cairn.broker.txn.TransactionMetadata;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.EndTxnRequestData;
@@ -8,10 +9,11 @@ import io.cairn.wire.message.EndTxnResponseData;
 import java.util.concurrent.CompletionStage;
 
 /**
- * EndTxn v0-v4 (Kafka's {@code handleEndTxnRequest} at transaction.version 1): commits or aborts the producer's
- * transaction; the answer comes once PrepareCommit/PrepareAbort is written, the markers follow. v5 is
- * transaction.version 2 (an epoch bump on every commit, the new producer id and epoch in the answer), which Cairn
- * does not serve. PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2. Immutable, thread-safe.
+ * EndTxn v0-v5 (Kafka's {@code handleEndTxnRequest}): commits or aborts the producer's transaction; the answer comes
+ * once PrepareCommit/PrepareAbort is written, the markers follow. v5 is the client's transaction.version 2 (KIP-890
+ * part 2: the epoch goes up on every commit and abort, and the answer names the producer id and epoch of the next
+ * transaction), v0-v4 its transaction.version 0. PRODUCER_FENCED is INVALID_PRODUCER_EPOCH before v2. Immutable,
+ * thread-safe.
  */
 public final class EndTxnHandler implements ApiHandler<EndTxnRequestData, EndTxnResponseData> {
 
@@ -33,13 +35,15 @@ public final class EndTxnHandler implements ApiHandler<EndTxnRequestData, EndTxn
 
     @Override
     public short maxVersion() {
-        return 4;
+        return 5;
     }
 
     @Override
     public CompletionStage<EndTxnResponseData> handle(RequestContext ctx, EndTxnRequestData request) {
+        short clientVersion = ctx.apiVersion() >= 5 ? TransactionMetadata.TV_2 : 0;
         return coordinator.endTransaction(request.transactionalId(), request.producerId(), request.producerEpoch(),
-                request.committed()).thenApply(error -> errorResponse(ctx, request, error));
+                request.committed(), clientVersion).thenApply(result -> errorResponse(ctx, request, result.error())
+                        .setProducerId(result.producerId()).setProducerEpoch(result.producerEpoch()));
     }
 
     @Override

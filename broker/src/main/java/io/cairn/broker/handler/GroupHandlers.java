@@ -3,6 +3,7 @@ package io.cairn.broker.handler;
 import io.cairn.broker.group.ClientInfo;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.group.GroupShard;
+import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
@@ -120,6 +121,15 @@ public final class GroupHandlers {
                         .map(t -> !t.partitions().containsKey(partition)).orElse(true));
             },
             (ctx, request, error) -> txnOffsetCommitError(request, error));
+    }
+
+    /**
+     * TxnOffsetCommit v0-v5 where v5 first adds the group's offsets partition to the producer's transaction through
+     * {@code verifier} (KIP-890 part 2, {@link TxnOffsetCommitHandler}).
+     */
+    public static ApiHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData> txnOffsetCommit(
+            GroupCoordinator coordinator, MetadataNode metadata, TransactionVerifier verifier) {
+        return new TxnOffsetCommitHandler(txnOffsetCommit(coordinator, metadata), coordinator, verifier);
     }
 
     /** Kafka's TxnOffsetCommitRequest.getErrorResponse: every partition carries the error. */

@@ -58,8 +58,8 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
 
     /**
      * A handler whose acks=all requests wait in {@code purgatory}; appends count in {@code topicMetrics}. Transactional
-     * batches are verified by {@code verifier} (null: {@code transaction.partition.verification.enable=false}), and
-     * appended once verified on {@code requestHandlers}.
+     * batches are verified (or, v12+, added to their transaction) by {@code verifier} (null: neither), and appended
+     * once verified on {@code requestHandlers}.
      */
     public ProduceHandler(ReplicaManager replicas, MetadataNode metadata, PartitionPurgatory purgatory,
             BrokerTopicMetrics topicMetrics, TransactionVerifier verifier, Executor requestHandlers) {

@@ -9,6 +9,7 @@ import io.cairn.broker.purgatory.SystemTimer;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.Features;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
@@ -72,7 +73,8 @@ public final class TransactionCoordinator implements AutoCloseable {
         CoordinatorRuntimeSettings settings = new CoordinatorRuntimeSettings(THREADS, 0, WRITE_TIMEOUT_MS);
         CoordinatorRuntimeConfig<TransactionShard, CoordinatorRecord> kind = new CoordinatorRuntimeConfig<>(
                 "txn-coordinator", TOPIC, settings, TransactionLogSerde.INSTANCE,
-                ctx -> new TransactionShard(ctx, config, markers, producerIds), config.loadBufferSize());
+                ctx -> new TransactionShard(ctx, config, markers, producerIds, this::transactionVersion),
+                config.loadBufferSize());
         this.runtime = new CoordinatorRuntime<>(kind, replicaManager, purgatory, new SystemTimer("txn-coordinator"),
                 time);
     }
@@ -85,6 +87,11 @@ public final class TransactionCoordinator implements AutoCloseable {
     /** The settings. */
     public TransactionConfig config() {
         return config;
+    }
+
+    /** The finalized transaction.version (KIP-890): 2 bumps the epoch per transaction and adds from produce. */
+    public short transactionVersion() {
+        return Features.transactionVersion(metadata.currentImage());
     }
 
     /** The topic's image, if it exists. */
@@ -124,14 +131,17 @@ public final class TransactionCoordinator implements AutoCloseable {
                 .exceptionally(failure -> TransactionManager.InitResult.error(Errors.forException(failure)));
     }
 
-    /** AddPartitionsToTxn (v0-3, and v4+ without verify_only) and AddOffsetsToTxn: one error for all partitions. */
+    /**
+     * AddPartitionsToTxn (v0-3 at the client's transaction.version 0, v4+ without verify_only at 2: a broker adds
+     * them for the producer) and AddOffsetsToTxn (0): one error for all partitions.
+     */
     public CompletableFuture<Errors> addPartitions(String transactionalId, long producerId, short producerEpoch,
-                                                   Set<TopicPartition> partitions) {
+                                                   Set<TopicPartition> partitions, short clientVersion) {
         if (transactionalId == null || transactionalId.isEmpty()) {
             return CompletableFuture.completedFuture(Errors.INVALID_REQUEST);
         }
-        return call(transactionalId, m -> m.addPartitions(transactionalId, producerId, producerEpoch, partitions))
-                .exceptionally(Errors::forException);
+        return call(transactionalId, m -> m.addPartitions(transactionalId, producerId, producerEpoch, partitions,
+                clientVersion)).exceptionally(Errors::forException);
     }
 
     /** AddPartitionsToTxn v4+ with verify_only: an error per partition. */
@@ -151,14 +161,15 @@ public final class TransactionCoordinator implements AutoCloseable {
         return result;
     }
 
-    /** EndTxn (transaction.version 1). */
-    public CompletableFuture<Errors> endTransaction(String transactionalId, long producerId, short producerEpoch,
-                                                    boolean commit) {
+    /** EndTxn; {@code clientVersion} 2 (EndTxn v5) bumps the epoch and names the next producer id and epoch. */
+    public CompletableFuture<TransactionManager.EndResult> endTransaction(String transactionalId, long producerId,
+            short producerEpoch, boolean commit, short clientVersion) {
         if (transactionalId == null || transactionalId.isEmpty()) {
-            return CompletableFuture.completedFuture(Errors.INVALID_REQUEST);
+            return CompletableFuture.completedFuture(TransactionManager.EndResult.error(Errors.INVALID_REQUEST));
         }
-        return call(transactionalId, m -> m.endTransaction(transactionalId, producerId, producerEpoch, commit))
-                .exceptionally(Errors::forException);
+        return call(transactionalId, m -> m.endTransaction(transactionalId, producerId, producerEpoch, commit,
+                clientVersion)).exceptionally(failure -> TransactionManager.EndResult.error(
+                        Errors.forException(failure)));
     }
 
     /** DescribeTransactions of one id. */

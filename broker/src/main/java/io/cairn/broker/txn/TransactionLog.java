@@ -32,11 +32,12 @@ import java.util.TreeMap;
  *   a null value: the transactional id expired (Dead)
  * </pre>
  *
- * <p>Cairn writes value version 0, what Kafka writes while {@code transaction.version} 0 is finalized (Cairn
- * finalizes no features), with the partitions of an Empty state as null, and reads versions 0 and 1. Batches are
- * magic 2, uncompressed (Kafka enforces no compression on this topic), without producer (the coordinator runtime
- * writes them, {@link TransactionLogSerde} encodes the records). Partitions are written
- * grouped by topic in topic and partition order.
+ * <p>Cairn writes what Kafka 4.1 writes: value version 0 while {@code transaction.version} 0 is finalized, version 1
+ * (with the client's transaction.version tagged; the previous and next producer ids are left at their defaults, as
+ * Kafka leaves them) from transaction.version 1; the partitions of an Empty state as null. It reads versions 0 and 1.
+ * Batches are magic 2, uncompressed (Kafka enforces no compression on this topic), without producer (the coordinator
+ * runtime writes them, {@link TransactionLogSerde} encodes the records). Partitions are written grouped by topic in
+ * topic and partition order.
  *
  * <p>Thread-safety: stateless, thread-safe.
  */
@@ -44,7 +45,7 @@ public final class TransactionLog {
 
     /** The record type of a transactional id's state (Kafka's {@code CoordinatorRecordType.TRANSACTION_LOG}). */
     public static final short TRANSACTION_LOG_KEY = 0;
-    /** The value version Cairn writes. */
+    /** The value version written while transaction.version 0 is finalized. */
     public static final short VALUE_VERSION = 0;
 
     private static final int PREFIX_BYTES = 2;
@@ -56,11 +57,21 @@ public final class TransactionLog {
     public record Entry(String transactionalId, TxnTransitMetadata state) {
     }
 
-    /** The record of {@code transit} for {@code transactionalId}: a tombstone when it is Dead. */
+    /** Kafka's {@code TransactionVersion.transactionLogValueVersion}: 1 from transaction.version 1, else 0. */
+    public static short valueVersion(short transactionVersion) {
+        return transactionVersion >= 1 ? (short) 1 : VALUE_VERSION;
+    }
+
+    /** The record of {@code transit} for {@code transactionalId} at value version 0. */
     public static CoordinatorRecord record(String transactionalId, TxnTransitMetadata transit) {
+        return record(transactionalId, transit, VALUE_VERSION);
+    }
+
+    /** The record of {@code transit} for {@code transactionalId}: a tombstone when it is Dead. */
+    public static CoordinatorRecord record(String transactionalId, TxnTransitMetadata transit, short valueVersion) {
         TransactionLogKey key = new TransactionLogKey().setTransactionalId(transactionalId);
         if (transit.state() == TransactionState.DEAD) {
-            return new CoordinatorRecord(key, TRANSACTION_LOG_KEY, null, VALUE_VERSION);
+            return new CoordinatorRecord(key, TRANSACTION_LOG_KEY, null, valueVersion);
         }
         if (transit.state() == TransactionState.EMPTY && !transit.topicPartitions().isEmpty()) {
             throw new IllegalStateException("An Empty transaction has no partitions: " + transit);
@@ -78,7 +89,10 @@ public final class TransactionLog {
                 .setTransactionStatus(transit.state().id()).setTransactionPartitions(partitions)
                 .setTransactionLastUpdateTimestampMs(transit.txnLastUpdateTimestamp())
                 .setTransactionStartTimestampMs(transit.txnStartTimestamp());
-        return new CoordinatorRecord(key, TRANSACTION_LOG_KEY, value, VALUE_VERSION);
+        if (valueVersion >= 1) {
+            value.setClientTransactionVersion(transit.clientTransactionVersion());
+        }
+        return new CoordinatorRecord(key, TRANSACTION_LOG_KEY, value, valueVersion);
     }
 
     private static Map<String, List<Integer>> byTopic(Set<TopicPartition> partitions) {
@@ -186,9 +200,10 @@ public final class TransactionLog {
                 }
             }
         }
-        return new TxnTransitMetadata(value.producerId(), value.previousProducerId(), value.producerEpoch(),
-                TransactionMetadata.NO_PRODUCER_EPOCH, value.transactionTimeoutMs(), state, partitions,
-                value.transactionStartTimestampMs(), value.transactionLastUpdateTimestampMs());
+        return new TxnTransitMetadata(value.producerId(), value.previousProducerId(), value.nextProducerId(),
+                value.producerEpoch(), TransactionMetadata.NO_PRODUCER_EPOCH, value.transactionTimeoutMs(), state,
+                partitions, value.transactionStartTimestampMs(), value.transactionLastUpdateTimestampMs(),
+                value.clientTransactionVersion());
     }
 
     private static byte[] prefixed(short prefix, short version, ApiMessage message) {

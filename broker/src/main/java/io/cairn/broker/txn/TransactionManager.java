@@ -24,13 +24,15 @@ import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
 /**
- * The transactional ids of one {@code __transaction_state} partition and the rules of Kafka's
- * {@code TransactionCoordinator} for them at transaction.version 1: InitProducerId (epoch bump, fencing of an
- * ongoing transaction, KIP-360 recovery with the producer's id and epoch, a new producer id when the epoch is
- * exhausted), AddPartitionsToTxn and its KIP-890 verification, EndTxn (PrepareCommit/PrepareAbort written, markers
- * sent through the {@link TransactionMarkerSender}, then CompleteCommit/CompleteAbort written), the abort of
- * timed-out transactions, the expiry of idle ids, DescribeTransactions and ListTransactions. The shard's plumbing
- * (the partition's writes, timers, the thread) is behind {@link ShardContext}.
+ * The transactional ids of one {@code __transaction_state} partition and the rules of Kafka's {@code
+ * TransactionCoordinator} for them: InitProducerId (epoch bump, fencing of an ongoing transaction, KIP-360 recovery
+ * with the producer's id and epoch, a new producer id when the epoch is exhausted), AddPartitionsToTxn and its KIP-890
+ * verification, EndTxn (PrepareCommit/PrepareAbort written, markers sent through the {@link TransactionMarkerSender},
+ * then CompleteCommit/CompleteAbort written; at the client's transaction.version 2, KIP-890 part 2, every commit and
+ * abort bumps the epoch and an exhausted one rotates to a new producer id), the abort of timed-out transactions, the
+ * expiry of idle ids, DescribeTransactions and ListTransactions. Records are written at the value version of the
+ * finalized transaction.version, which also decides how the coordinator aborts. The shard's plumbing (the partition's
+ * writes, timers, the thread) is behind {@link ShardContext}.
  *
  * <p>Thread-safety: not thread-safe; every method runs on the shard's coordinator thread, and so do the completions
  * it chains ({@link ShardContext#write} completes there; producer ids and markers complete elsewhere and are moved
@@ -50,6 +52,7 @@ public final class TransactionManager {
     private final TransactionMarkerSender markers;
     private final Supplier<CompletableFuture<Long>> producerIds;
     private final Executor coordinatorThread;
+    private final Supplier<Short> transactionVersion;
     private final Map<String, TransactionMetadata> transactions = new HashMap<>();
     private boolean closed;
 
@@ -62,7 +65,17 @@ public final class TransactionManager {
     public TransactionManager(ShardContext<CoordinatorRecord> ctx, int coordinatorEpoch, TransactionConfig config,
                               TransactionMarkerSender markers, Supplier<CompletableFuture<Long>> producerIds,
                               Executor coordinatorThread) {
+        this(ctx, coordinatorEpoch, config, markers, producerIds, coordinatorThread, () -> (short) 0);
+    }
+
+    /**
+     * @param transactionVersion the finalized transaction.version (read at each write and coordinator abort)
+     */
+    public TransactionManager(ShardContext<CoordinatorRecord> ctx, int coordinatorEpoch, TransactionConfig config,
+                              TransactionMarkerSender markers, Supplier<CompletableFuture<Long>> producerIds,
+                              Executor coordinatorThread, Supplier<Short> transactionVersion) {
         this.ctx = ctx;
+        this.transactionVersion = transactionVersion;
         this.coordinatorEpoch = coordinatorEpoch;
         this.config = config;
         this.markers = markers;
@@ -75,6 +88,14 @@ public final class TransactionManager {
 
         static InitResult error(Errors error) {
             return new InitResult(TransactionMetadata.NO_PRODUCER_ID, TransactionMetadata.NO_PRODUCER_EPOCH, error);
+        }
+    }
+
+    /** The result of EndTxn: the error, and the producer id and epoch to use next (EndTxn v5). Immutable. */
+    public record EndResult(Errors error, long producerId, short producerEpoch) {
+
+        static EndResult error(Errors error) {
+            return new EndResult(error, TransactionMetadata.NO_PRODUCER_ID, TransactionMetadata.NO_PRODUCER_EPOCH);
         }
     }
 
@@ -162,9 +183,8 @@ public final class TransactionManager {
                 // The ongoing transaction is aborted with a bumped epoch, which is never handed out: the producer
                 // retries on CONCURRENT_TRANSACTIONS and gets the next bump (or a new id if that one exhausts it).
                 TxnTransitMetadata fence = metadata.prepareFenceProducerEpoch();
-                return endTransaction(transactionalId, fence.producerId(), fence.producerEpoch(), false, false)
-                        .thenApply(error -> InitResult.error(error == Errors.NONE
-                                ? Errors.CONCURRENT_TRANSACTIONS : error));
+                return abortAsCoordinator(transactionalId, fence).thenApply(error -> InitResult.error(
+                        error == Errors.NONE ? Errors.CONCURRENT_TRANSACTIONS : error));
             default:
                 throw new IllegalStateException("Transactional id " + transactionalId + " is in state "
                         + metadata.state().stateName() + ", which it never stays in");
@@ -223,44 +243,43 @@ public final class TransactionManager {
 
     private CompletableFuture<InitResult> withNewProducerId(
             Function<Long, CompletableFuture<InitResult>> then) {
-        CompletableFuture<InitResult> result = new CompletableFuture<>();
-        producerIds.get().whenComplete((id, failure) -> coordinatorThread.execute(() -> {
-            if (closed) {
-                result.complete(InitResult.error(Errors.NOT_COORDINATOR));
-            } else if (failure != null) {
-                result.complete(InitResult.error(Errors.forException(failure)));
-            } else {
-                then.apply(id).whenComplete((value, error) -> {
-                    if (error != null) {
-                        result.completeExceptionally(error);
-                    } else {
-                        result.complete(value);
-                    }
-                });
-            }
-        }));
-        return result;
+        return withProducerId(then, InitResult::error);
     }
 
     // ---- AddPartitionsToTxn, AddOffsetsToTxn
 
-    /** Adds {@code partitions} to the transaction (Kafka's {@code handleAddPartitionsToTransaction}). */
+    /** Adds {@code partitions} to the transaction of a transaction.version 0 client (AddPartitionsToTxn v0-3). */
     public CompletableFuture<Errors> addPartitions(String transactionalId, long producerId, short producerEpoch,
                                                    Set<TopicPartition> partitions) {
+        return addPartitions(transactionalId, producerId, producerEpoch, partitions, (short) 0);
+    }
+
+    /**
+     * Adds {@code partitions} to the transaction (Kafka 4.1's {@code handleAddPartitionsToTransaction});
+     * {@code clientVersion} is 2 when a broker adds them for the producer (AddPartitionsToTxn v4+).
+     */
+    public CompletableFuture<Errors> addPartitions(String transactionalId, long producerId, short producerEpoch,
+                                                   Set<TopicPartition> partitions, short clientVersion) {
         TransactionMetadata metadata = transactions.get(transactionalId);
-        if (metadata == null || metadata.producerId() != producerId) {
+        if (metadata == null) {
+            return done(Errors.INVALID_PRODUCER_ID_MAPPING);
+        }
+        if (metadata.pendingTransitionInProgress()) {
+            return done(Errors.CONCURRENT_TRANSACTIONS);
+        }
+        if (metadata.producerId() != producerId) {
             return done(Errors.INVALID_PRODUCER_ID_MAPPING);
         }
         if (metadata.producerEpoch() != producerEpoch) {
             return done(Errors.PRODUCER_FENCED);
         }
-        if (metadata.pendingTransitionInProgress() || isPrepare(metadata.state())) {
+        if (isPrepare(metadata.state())) {
             return done(Errors.CONCURRENT_TRANSACTIONS);
         }
         if (metadata.state() == TransactionState.ONGOING && metadata.containsAll(partitions)) {
             return done(Errors.NONE);
         }
-        return append(metadata, metadata.prepareAddPartitions(partitions, ctx.nowMs()));
+        return append(metadata, metadata.prepareAddPartitions(partitions, ctx.nowMs(), clientVersion));
     }
 
     /**
@@ -292,10 +311,33 @@ public final class TransactionManager {
 
     // ---- EndTxn
 
-    /** EndTxn from the producer (Kafka's {@code handleEndTransaction} at transaction.version 1). */
+    /** EndTxn v0-4 from the producer (Kafka's {@code handleEndTransaction} at the client's transaction.version 0). */
     public CompletableFuture<Errors> endTransaction(String transactionalId, long producerId, short producerEpoch,
                                                     boolean commit) {
         return endTransaction(transactionalId, producerId, producerEpoch, commit, true);
+    }
+
+    /**
+     * EndTxn from the producer; {@code clientVersion} 2 (EndTxn v5) bumps the epoch (Kafka 4.1's
+     * {@code handleEndTransaction}).
+     */
+    public CompletableFuture<EndResult> endTransaction(String transactionalId, long producerId, short producerEpoch,
+                                                       boolean commit, short clientVersion) {
+        if (!TransactionMetadata.supportsEpochBump(clientVersion)) {
+            return endTransaction(transactionalId, producerId, producerEpoch, commit, true)
+                    .thenApply(EndResult::error);
+        }
+        return EndTransactionV2.endTransaction(this, transactionalId, producerId, producerEpoch, commit, true,
+                null);
+    }
+
+    /** The coordinator aborts an ongoing transaction it fenced, as the finalized transaction.version says. */
+    private CompletableFuture<Errors> abortAsCoordinator(String transactionalId, TxnTransitMetadata fence) {
+        if (!TransactionMetadata.supportsEpochBump(transactionVersion.get())) {
+            return endTransaction(transactionalId, fence.producerId(), fence.producerEpoch(), false, false);
+        }
+        return EndTransactionV2.endTransaction(this, transactionalId, fence.producerId(), fence.producerEpoch(),
+                false, false, null).thenApply(EndResult::error);
     }
 
     private CompletableFuture<Errors> endTransaction(String transactionalId, long producerId, short producerEpoch,
@@ -319,7 +361,8 @@ public final class TransactionManager {
                     metadata.adoptFencedEpoch(producerEpoch);
                 }
                 TransactionState next = commit ? TransactionState.PREPARE_COMMIT : TransactionState.PREPARE_ABORT;
-                TxnTransitMetadata prepare = metadata.prepareAbortOrCommit(next, ctx.nowMs());
+                TxnTransitMetadata prepare = metadata.prepareAbortOrCommit(next, (short) 0,
+                        TransactionMetadata.NO_PRODUCER_ID, ctx.nowMs(), false);
                 return append(metadata, prepare).thenApply(error -> afterPrepare(metadata, prepare, epochFence,
                         error));
             case COMPLETE_COMMIT:
@@ -371,7 +414,7 @@ public final class TransactionManager {
     // ---- markers
 
     /** Writes the markers of the prepared transaction, then {@code complete} (CompleteCommit/CompleteAbort). */
-    private void sendMarkers(TransactionMetadata metadata, TxnTransitMetadata complete) {
+    void sendMarkers(TransactionMetadata metadata, TxnTransitMetadata complete) {
         boolean commit = complete.state() == TransactionState.COMPLETE_COMMIT;
         Collection<TopicPartition> partitions = metadata.topicPartitions();
         markers.writeMarkers(metadata.transactionalId(), metadata.producerId(), metadata.producerEpoch(), commit,
@@ -389,7 +432,7 @@ public final class TransactionManager {
     }
 
     private void writeComplete(TransactionMetadata metadata, TxnTransitMetadata complete) {
-        ctx.write(List.of(TransactionLog.record(metadata.transactionalId(), complete))).whenComplete(
+        ctx.write(List.of(record(metadata, complete))).whenComplete(
                 (ignored, failure) -> {
                     if (closed || transactions.get(metadata.transactionalId()) != metadata) {
                         return;
@@ -417,8 +460,8 @@ public final class TransactionManager {
     // ---- writes
 
     /** Kafka's {@code appendTransactionToLog}: writes the transition and applies it once committed. */
-    private CompletableFuture<Errors> append(TransactionMetadata metadata, TxnTransitMetadata transit) {
-        return ctx.write(List.of(TransactionLog.record(metadata.transactionalId(), transit))).handle(
+    CompletableFuture<Errors> append(TransactionMetadata metadata, TxnTransitMetadata transit) {
+        return ctx.write(List.of(record(metadata, transit))).handle(
                 (ignored, failure) -> {
                     if (closed || transactions.get(metadata.transactionalId()) != metadata) {
                         return Errors.NOT_COORDINATOR;
@@ -430,6 +473,46 @@ public final class TransactionManager {
                     metadata.completeTransitionTo(transit);
                     return Errors.NONE;
                 });
+    }
+
+    private CoordinatorRecord record(TransactionMetadata metadata, TxnTransitMetadata transit) {
+        return TransactionLog.record(metadata.transactionalId(), transit,
+                TransactionLog.valueVersion(transactionVersion.get()));
+    }
+
+    // ---- for EndTransactionV2 (same thread)
+
+    TransactionMetadata metadata(String transactionalId) {
+        return transactions.get(transactionalId);
+    }
+
+    long nowMs() {
+        return ctx.nowMs();
+    }
+
+    /** Runs {@code then} with a new producer id on the coordinator thread (NOT_COORDINATOR once unloaded). */
+    <T> CompletableFuture<T> withProducerId(Function<Long, CompletableFuture<T>> then, Function<Errors, T> onError) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        producerIds.get().whenComplete((id, failure) -> coordinatorThread.execute(() -> {
+            if (closed) {
+                result.complete(onError.apply(Errors.NOT_COORDINATOR));
+            } else if (failure != null) {
+                result.complete(onError.apply(Errors.forException(failure)));
+            } else {
+                then.apply(id).whenComplete((value, error) -> {
+                    if (error != null) {
+                        result.completeExceptionally(error);
+                    } else {
+                        result.complete(value);
+                    }
+                });
+            }
+        }));
+        return result;
+    }
+
+    boolean closed() {
+        return closed;
     }
 
     /** Kafka's mapping of the errors of a write to {@code __transaction_state}. */
@@ -486,7 +569,7 @@ public final class TransactionManager {
             String id = metadata.transactionalId();
             LOGGER.info("Aborting the transaction of transactional id {} (producer {}), which timed out after {} ms",
                     id, fence.producerId(), metadata.txnTimeoutMs());
-            endTransaction(id, fence.producerId(), fence.producerEpoch(), false, false).thenAccept(error -> {
+            abortAsCoordinator(id, fence).thenAccept(error -> {
                 if (error != Errors.NONE) {
                     LOGGER.info("The abort of the timed-out transaction of {} failed: {}", id, error);
                 }
@@ -509,7 +592,7 @@ public final class TransactionManager {
                 continue;
             }
             dying.put(metadata, metadata.prepareDead());
-            batch.add(TransactionLog.record(metadata.transactionalId(), dying.get(metadata)));
+            batch.add(record(metadata, dying.get(metadata)));
             bytes += 64 + 3 * metadata.transactionalId().length();
             if (bytes >= MAX_TOMBSTONE_BATCH_BYTES) {
                 writeTombstones(batch, dying);

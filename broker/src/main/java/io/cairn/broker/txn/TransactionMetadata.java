@@ -8,11 +8,13 @@ import java.util.Set;
 
 /**
  * The state of one transactional id in its coordinator (Kafka's {@code TransactionMetadata}): its producer id and
- * epoch, timeout, {@link TransactionState} and partitions, and the transition in flight. Every change is two steps:
- * a {@code prepare*} method checks that the transition is legal, marks it pending and returns the
- * {@link TxnTransitMetadata} to write; once the write is committed {@link #completeTransitionTo} applies it (or
- * {@link #abortPendingTransition} drops it when the write failed). While a transition is pending no other may
- * start, which is why requests then get CONCURRENT_TRANSACTIONS.
+ * epoch, timeout, {@link TransactionState} and partitions, and the transition in flight. Every change is two steps: a
+ * {@code prepare*} method checks that the transition is legal, marks it pending and returns the {@link
+ * TxnTransitMetadata} to write; once the write is committed {@link #completeTransitionTo} applies it (or {@link
+ * #abortPendingTransition} drops it when the write failed). While a transition is pending no other may start, which is
+ * why requests then get CONCURRENT_TRANSACTIONS. At transaction.version 2 (the client's, recorded with each transition)
+ * every commit and abort bumps the epoch, and an exhausted epoch moves to a new producer id when the transaction
+ * completes.
  *
  * <p>Thread-safety: not thread-safe; confined to the coordinator thread of its shard.
  */
@@ -22,10 +24,13 @@ public final class TransactionMetadata {
     public static final long NO_PRODUCER_ID = -1L;
     /** Kafka's {@code RecordBatch.NO_PRODUCER_EPOCH}. */
     public static final short NO_PRODUCER_EPOCH = -1;
+    /** Kafka's {@code TransactionVersion.TV_2}: an epoch bump per transaction, partitions added by the brokers. */
+    public static final short TV_2 = 2;
 
     private final String transactionalId;
     private long producerId;
     private long prevProducerId;
+    private long nextProducerId = NO_PRODUCER_ID;
     private short producerEpoch;
     private short lastProducerEpoch;
     private int txnTimeoutMs;
@@ -35,6 +40,7 @@ public final class TransactionMetadata {
     private long txnLastUpdateTimestamp;
     private TransactionState pendingState;
     private boolean hasFailedEpochFence;
+    private short clientTransactionVersion;
 
     TransactionMetadata(String transactionalId, long producerId, long prevProducerId, short producerEpoch,
                         short lastProducerEpoch, int txnTimeoutMs, TransactionState state,
@@ -55,6 +61,11 @@ public final class TransactionMetadata {
     static TransactionMetadata created(String transactionalId, long producerId, int txnTimeoutMs, long nowMs) {
         return new TransactionMetadata(transactionalId, producerId, NO_PRODUCER_ID, NO_PRODUCER_EPOCH,
                 NO_PRODUCER_EPOCH, txnTimeoutMs, TransactionState.EMPTY, Set.of(), -1L, nowMs);
+    }
+
+    /** Kafka's {@code TransactionVersion.supportsEpochBump}: transaction.version 2 or later. */
+    static boolean supportsEpochBump(short transactionVersion) {
+        return transactionVersion >= TV_2;
     }
 
     /**
@@ -85,6 +96,15 @@ public final class TransactionMetadata {
 
     short lastProducerEpoch() {
         return lastProducerEpoch;
+    }
+
+    long nextProducerId() {
+        return nextProducerId;
+    }
+
+    /** The transaction.version of the producer's last transition. */
+    short clientTransactionVersion() {
+        return clientTransactionVersion;
     }
 
     public int txnTimeoutMs() {
@@ -191,27 +211,45 @@ public final class TransactionMetadata {
                 txnTimeoutMs, topicPartitions, txnStartTimestamp, txnLastUpdateTimestamp);
     }
 
-    /** AddPartitionsToTxn / AddOffsetsToTxn: Ongoing with the partitions added; a new transaction starts now. */
-    TxnTransitMetadata prepareAddPartitions(Set<TopicPartition> added, long nowMs) {
+    /**
+     * AddPartitionsToTxn / AddOffsetsToTxn (or a broker adding a partition for the producer at transaction.version
+     * 2): Ongoing with the partitions added; a new transaction starts now.
+     */
+    TxnTransitMetadata prepareAddPartitions(Set<TopicPartition> added, long nowMs, short clientVersion) {
         long start = state.isComplete() ? nowMs : txnStartTimestamp;
         Set<TopicPartition> partitions = new HashSet<>(topicPartitions);
         partitions.addAll(added);
-        return prepareTransitionTo(TransactionState.ONGOING, producerId, producerEpoch, lastProducerEpoch,
-                txnTimeoutMs, partitions, start, nowMs);
+        return prepareTransitionTo(TransactionState.ONGOING, producerId, nextProducerId, producerEpoch,
+                lastProducerEpoch, txnTimeoutMs, partitions, start, nowMs, clientVersion);
     }
 
-    /** EndTxn (or an abort by the coordinator): PrepareCommit or PrepareAbort. */
-    TxnTransitMetadata prepareAbortOrCommit(TransactionState newState, long nowMs) {
-        return prepareTransitionTo(newState, producerId, producerEpoch, lastProducerEpoch, txnTimeoutMs,
-                topicPartitions, txnStartTimestamp, nowMs);
+    /**
+     * EndTxn (or an abort by the coordinator): PrepareCommit or PrepareAbort. At transaction.version 2 the epoch goes
+     * up by one (the markers carry it, which fences every write of the finished transaction) and
+     * {@code newNextProducerId} is the id to rotate to when that exhausts it; {@code noPartitionAdded}: an abort of a
+     * transaction no partition joined, which starts now.
+     */
+    TxnTransitMetadata prepareAbortOrCommit(TransactionState newState, short clientVersion, long newNextProducerId,
+                                            long nowMs, boolean noPartitionAdded) {
+        boolean bump = supportsEpochBump(clientVersion);
+        short newEpoch = bump ? (short) (producerEpoch + 1) : producerEpoch;
+        short newLastEpoch = bump ? producerEpoch : lastProducerEpoch;
+        long start = noPartitionAdded ? nowMs : txnStartTimestamp;
+        return prepareTransitionTo(newState, producerId, newNextProducerId, newEpoch, newLastEpoch, txnTimeoutMs,
+                topicPartitions, start, nowMs, clientVersion);
     }
 
-    /** The markers are written: CompleteCommit or CompleteAbort, without partitions. */
+    /**
+     * The markers are written: CompleteCommit or CompleteAbort, without partitions; at transaction.version 2 with a
+     * next producer id, the id rotates to it at epoch 0.
+     */
     TxnTransitMetadata prepareComplete(long nowMs) {
         TransactionState target = state == TransactionState.PREPARE_COMMIT ? TransactionState.COMPLETE_COMMIT
                 : TransactionState.COMPLETE_ABORT;
-        return prepareTransitionTo(target, producerId, producerEpoch, lastProducerEpoch, txnTimeoutMs, Set.of(),
-                txnStartTimestamp, nowMs);
+        boolean rotate = supportsEpochBump(clientTransactionVersion) && nextProducerId != NO_PRODUCER_ID;
+        return prepareTransitionTo(target, rotate ? nextProducerId : producerId, NO_PRODUCER_ID,
+                rotate ? (short) 0 : producerEpoch, lastProducerEpoch, txnTimeoutMs, Set.of(), txnStartTimestamp, nowMs,
+                clientTransactionVersion);
     }
 
     /** The id expired: Dead, written as a tombstone. */
@@ -230,6 +268,14 @@ public final class TransactionMetadata {
         lastProducerEpoch = NO_PRODUCER_EPOCH;
     }
 
+    /**
+     * The epoch fence is taken over by the abort that follows it at transaction.version 2: the pending fence is
+     * dropped and the abort bumps the epoch itself.
+     */
+    void dropPendingFence() {
+        pendingState = null;
+    }
+
     /** The write of an epoch fence failed: the next fence reuses the epoch instead of bumping it again. */
     void markFailedEpochFence() {
         hasFailedEpochFence = true;
@@ -244,6 +290,15 @@ public final class TransactionMetadata {
                                                    short newLastEpoch, int newTimeoutMs,
                                                    Set<TopicPartition> partitions, long newStartTimestamp,
                                                    long updateTimestamp) {
+        return prepareTransitionTo(newState, newProducerId, NO_PRODUCER_ID, newEpoch, newLastEpoch, newTimeoutMs,
+                partitions, newStartTimestamp, updateTimestamp, clientTransactionVersion);
+    }
+
+    private TxnTransitMetadata prepareTransitionTo(TransactionState newState, long newProducerId,
+                                                   long newNextProducerId, short newEpoch, short newLastEpoch,
+                                                   int newTimeoutMs, Set<TopicPartition> partitions,
+                                                   long newStartTimestamp, long updateTimestamp,
+                                                   short clientVersion) {
         if (pendingState != null) {
             throw new IllegalStateException("Transactional id " + transactionalId + " already moves to "
                     + pendingState.stateName() + ", cannot move to " + newState.stateName());
@@ -257,8 +312,8 @@ public final class TransactionMetadata {
                     + state.stateName() + " to " + newState.stateName());
         }
         pendingState = newState;
-        return new TxnTransitMetadata(newProducerId, producerId, newEpoch, newLastEpoch, newTimeoutMs, newState,
-                partitions, newStartTimestamp, updateTimestamp);
+        return new TxnTransitMetadata(newProducerId, producerId, newNextProducerId, newEpoch, newLastEpoch,
+                newTimeoutMs, newState, partitions, newStartTimestamp, updateTimestamp, clientVersion);
     }
 
     /** Applies a transition whose record is committed. */
@@ -273,6 +328,8 @@ public final class TransactionMetadata {
         }
         producerId = transit.producerId();
         prevProducerId = transit.prevProducerId();
+        nextProducerId = transit.nextProducerId();
+        clientTransactionVersion = transit.clientTransactionVersion();
         producerEpoch = transit.producerEpoch();
         lastProducerEpoch = transit.lastProducerEpoch();
         txnTimeoutMs = transit.txnTimeoutMs();
@@ -292,9 +349,13 @@ public final class TransactionMetadata {
 
     /** The state a record of the log describes, for loading. */
     static TransactionMetadata fromTransit(String transactionalId, TxnTransitMetadata transit) {
-        return new TransactionMetadata(transactionalId, transit.producerId(), transit.prevProducerId(),
-                transit.producerEpoch(), transit.lastProducerEpoch(), transit.txnTimeoutMs(), transit.state(),
-                transit.topicPartitions(), transit.txnStartTimestamp(), transit.txnLastUpdateTimestamp());
+        TransactionMetadata metadata = new TransactionMetadata(transactionalId, transit.producerId(),
+                transit.prevProducerId(), transit.producerEpoch(), transit.lastProducerEpoch(), transit.txnTimeoutMs(),
+                transit.state(), transit.topicPartitions(), transit.txnStartTimestamp(),
+                transit.txnLastUpdateTimestamp());
+        metadata.nextProducerId = transit.nextProducerId();
+        metadata.clientTransactionVersion = transit.clientTransactionVersion();
+        return metadata;
     }
 
     @Override

@@ -19,8 +19,9 @@ final class TransactionShard implements CoordinatorShard<CoordinatorRecord> {
     private final TransactionManager manager;
 
     TransactionShard(ShardContext<CoordinatorRecord> ctx, TransactionConfig config, TransactionMarkerSender markers,
-                     Supplier<CompletableFuture<Long>> producerIds) {
-        this.manager = new TransactionManager(ctx, ctx.leaderEpoch(), config, markers, producerIds, ctx::execute);
+                     Supplier<CompletableFuture<Long>> producerIds, Supplier<Short> transactionVersion) {
+        this.manager = new TransactionManager(ctx, ctx.leaderEpoch(), config, markers, producerIds, ctx::execute,
+                transactionVersion);
     }
 
     TransactionManager manager() {

@@ -12,11 +12,11 @@ import java.util.Set;
  *   Empty ──AddPartitions──▶ Ongoing ──EndTxn(commit)──▶ PrepareCommit ──markers──▶ CompleteCommit
  *     ▲                        │  └──EndTxn(abort)/timeout──▶ PrepareAbort ──markers──▶ CompleteAbort
  *     └──InitProducerId────────┘       (InitProducerId on Ongoing: PrepareEpochFence, never written, then PrepareAbort)
+ *   Empty / CompleteCommit / CompleteAbort ──EndTxn(abort) at transaction.version 2──▶ PrepareAbort
  *   Empty / CompleteCommit / CompleteAbort ──transactional.id.expiration.ms──▶ Dead (a tombstone)
  * </pre>
  *
- * <p>The legal previous states are those of transaction.version 1; transaction.version 2 also aborts from Empty and
- * Complete*, which Cairn does not serve. Immutable.
+ * <p>The legal previous states are Kafka 4.1's. Immutable.
  */
 public enum TransactionState {
     EMPTY((byte) 0, "Empty"),
@@ -58,7 +58,7 @@ public enum TransactionState {
             case PREPARE_EPOCH_FENCE:
                 return EnumSet.of(ONGOING);
             case PREPARE_ABORT:
-                return EnumSet.of(ONGOING, PREPARE_EPOCH_FENCE);
+                return EnumSet.of(ONGOING, PREPARE_EPOCH_FENCE, EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT);
             case COMPLETE_COMMIT:
                 return EnumSet.of(PREPARE_COMMIT);
             case COMPLETE_ABORT:

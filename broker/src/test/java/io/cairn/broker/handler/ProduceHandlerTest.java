@@ -101,7 +101,8 @@ class ProduceHandlerTest {
 
     /**
      * A transaction coordinator answering every partition by its transactional id: "verified" is in its transaction,
-     * "tx" finds the coordinator not available, any other is not in a transaction (INVALID_TXN_STATE).
+     * "tx" finds the coordinator not available, "busy" still completing its last transaction
+     * (CONCURRENT_TRANSACTIONS), any other is not in a transaction (INVALID_TXN_STATE).
      */
     private static final class FakeCoordinator implements VerificationTransport {
         @Override
@@ -111,6 +112,7 @@ class ProduceHandlerTest {
             for (AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction txn : request.transactions()) {
                 Errors error = "verified".equals(txn.transactionalId()) ? Errors.NONE
                         : "tx".equals(txn.transactionalId()) ? Errors.COORDINATOR_NOT_AVAILABLE
+                        : "busy".equals(txn.transactionalId()) ? Errors.CONCURRENT_TRANSACTIONS
                         : Errors.INVALID_TXN_STATE;
                 AddPartitionsToTxnResult result = new AddPartitionsToTxnResult()
                         .setTransactionalId(txn.transactionalId());
@@ -581,6 +583,41 @@ class ProduceHandlerTest {
                             .containsExactly("verified");
                 }));
         assertThat(partition("verified", 0).log().firstUnstableOffset()).isZero();
+    }
+
+    @Test
+    void produceV12HasTheLeaderAddThePartitionToTheTransaction() throws Exception {
+        // Given: a transaction.version 2 producer, which sends no AddPartitionsToTxn
+        transactionStateTopic();
+        createTopic("added", 1, Map.of());
+        VERIFICATIONS.clear();
+
+        // When
+        PartitionProduceResponse response = only(produce(12, request((short) -1, "added", 0,
+                transactional(23L, 0)).setTransactionalId("verified")));
+
+        // Then
+        assertThat(response.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(VERIFICATIONS).singleElement().satisfies(r -> assertThat(r.transactions()).singleElement()
+                .satisfies(t -> assertThat(t.verifyOnly()).isFalse()));
+        assertThat(partition("added", 0).log().firstUnstableOffset()).isZero();
+    }
+
+    @Test
+    void anAddThatMeetsConcurrentTransactionsIsRetriedThenAnsweredAsSuch() throws Exception {
+        // Given: the producer's previous transaction still writes its markers
+        transactionStateTopic();
+        createTopic("busy", 1, Map.of());
+        VERIFICATIONS.clear();
+
+        // When
+        PartitionProduceResponse response = only(produce(12, request((short) -1, "busy", 0, transactional(24L, 0))
+                .setTransactionalId("busy")));
+
+        // Then: Kafka 4.1's five retries, then CONCURRENT_TRANSACTIONS for the producer to retry
+        assertThat(response.errorCode()).isEqualTo(Errors.CONCURRENT_TRANSACTIONS.code());
+        assertThat(VERIFICATIONS).hasSize(1 + ProduceVerification.ADD_RETRIES);
+        assertThat(partition("busy", 0).logEndOffset()).isZero();
     }
 
     @Test

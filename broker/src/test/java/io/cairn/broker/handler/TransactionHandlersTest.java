@@ -187,6 +187,36 @@ class TransactionHandlersTest {
     }
 
     @Test
+    void atTransactionVersion2ABrokerAddsThePartitionAndEndTxnV5AnswersTheBumpedEpoch() throws Exception {
+        // Given: a partition leader adds the partition for the producer (AddPartitionsToTxn v5 without verify_only)
+        findCoordinator("txn-tv2");
+        InitProducerIdResponseData producer = init("txn-tv2");
+        AddPartitionsToTxnResponseData added = call(ApiKey.ADD_PARTITIONS_TO_TXN, 5,
+                new AddPartitionsToTxnRequestData().setTransactions(List.of(new AddPartitionsToTxnTransaction()
+                        .setTransactionalId("txn-tv2").setProducerId(producer.producerId())
+                        .setProducerEpoch(producer.producerEpoch()).setVerifyOnly(false)
+                        .setTopics(List.of(new AddPartitionsToTxnTopic().setName("orders")
+                                .setPartitions(List.of(0)))))));
+
+        // When
+        EndTxnResponseData ended = call(ApiKey.END_TXN, 5, new EndTxnRequestData().setTransactionalId("txn-tv2")
+                .setProducerId(producer.producerId()).setProducerEpoch(producer.producerEpoch()).setCommitted(true));
+
+        // Then: the next transaction's epoch, which the markers carry
+        short bumped = (short) (producer.producerEpoch() + 1);
+        assertThat(added.resultsByTransaction()).singleElement().satisfies(t -> assertThat(t.topicResults())
+                .singleElement().satisfies(topic -> assertThat(topic.resultsByPartition())
+                        .allSatisfy(p -> assertThat(p.partitionErrorCode()).isZero())));
+        assertThat(ended.errorCode()).isZero();
+        assertThat(ended.producerId()).isEqualTo(producer.producerId());
+        assertThat(ended.producerEpoch()).isEqualTo(bumped);
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(describe("txn-tv2")
+                .transactionState()).isEqualTo("CompleteCommit"));
+        assertThat(MARKERS).filteredOn(m -> m.transactionalId().equals("txn-tv2")).singleElement()
+                .satisfies(m -> assertThat(m.producerEpoch()).isEqualTo(bumped));
+    }
+
+    @Test
     void unknownPartitionsAreRejectedAndTheOthersNotAttempted() throws Exception {
         // Given
         findCoordinator("txn-unknown");

@@ -57,7 +57,7 @@ class TransactionLoadTest {
     private TransactionShard load(TestShardContext ctx, TestMarkerSender markers, int chunkBytes,
                                   CoordinatorLoader.LoadSummary[] summary) {
         TransactionShard shard = new TransactionShard(ctx, config, markers,
-                () -> CompletableFuture.completedFuture(producerIds.getAndIncrement()));
+                () -> CompletableFuture.completedFuture(producerIds.getAndIncrement()), () -> (short) 0);
         summary[0] = CoordinatorLoader.load(log, log.logEndOffset(), TransactionLogSerde.INSTANCE, shard, chunkBytes);
         shard.onLoaded();
         return shard;

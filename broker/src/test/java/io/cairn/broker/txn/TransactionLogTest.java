@@ -80,8 +80,8 @@ class TransactionLogTest {
 
         // Then
         assertThat(entry.transactionalId()).isEqualTo("tv2");
-        assertThat(entry.state()).isEqualTo(new TxnTransitMetadata(11L, 10L, (short) 3, (short) -1, 1_000,
-                TransactionState.COMPLETE_COMMIT, Set.of(), NOW - 5, NOW));
+        assertThat(entry.state()).isEqualTo(new TxnTransitMetadata(11L, 10L, 12L, (short) 3, (short) -1, 1_000,
+                TransactionState.COMPLETE_COMMIT, Set.of(), NOW - 5, NOW, (short) 2));
     }
 
     @Test
@@ -101,6 +101,25 @@ class TransactionLogTest {
                 .setTransactionStatus((byte) 3).setTransactionPartitions(List.of(
                         new TransactionLogValue.PartitionsSchema().setTopic("t").setPartitionIds(List.of(1))))
                 .setTransactionLastUpdateTimestampMs(NOW).setTransactionStartTimestampMs(NOW)));
+    }
+
+    @Test
+    void atTransactionVersion2TheValueIsVersion1WithTheClientsTransactionVersionAsKafkaWritesIt() {
+        // Given
+        TxnTransitMetadata state = new TxnTransitMetadata(1L, -1L, 9L, (short) 2, (short) 1, 5_000,
+                TransactionState.PREPARE_COMMIT, Set.of(new TopicPartition("t", 1)), NOW, NOW, (short) 2);
+
+        // When
+        CoordinatorRecord record = TransactionLog.record("x", state, TransactionLog.valueVersion((short) 2));
+
+        // Then: Kafka 4.1 writes the client's transaction.version, not the previous or next producer id
+        assertThat(record.valueVersion()).isEqualTo((short) 1);
+        assertThat(TransactionLog.valueBytes(record)).isEqualTo(MessageUtil.toVersionPrefixedBytes((short) 1,
+                new TransactionLogValue().setProducerId(1L).setProducerEpoch((short) 2).setTransactionTimeoutMs(5_000)
+                .setTransactionStatus((byte) 2).setTransactionPartitions(List.of(
+                        new TransactionLogValue.PartitionsSchema().setTopic("t").setPartitionIds(List.of(1))))
+                .setTransactionLastUpdateTimestampMs(NOW).setTransactionStartTimestampMs(NOW)
+                .setClientTransactionVersion((short) 2)));
     }
 
     @Test

@@ -95,14 +95,12 @@ class BrokerApiVersionsIT {
         // When
         JavaTool.Result result = runTool(broker);
 
-        // Then: Kafka 4.1.1's ranges, except that Cairn serves transaction.version 1 only, so AddPartitionsToTxn
-        // and EndTxn stop at v4 where Kafka's v5 is the TV2 protocol (an epoch bump per transaction)
-        String lastTv1OrTv2 = kind == BrokerKind.CAIRN ? "4 [usable: 4]" : "5 [usable: 5]";
+        // Then: Kafka 4.1.1's ranges, with v5 of AddPartitionsToTxn and EndTxn (transaction.version 2)
         assertThat(result.exitCode()).as("%s", result).isZero();
         assertThat(result.stdout().lines().toList()).as("%s", result).contains(
-                "\tAddPartitionsToTxn(24): 0 to " + lastTv1OrTv2 + ",",
+                "\tAddPartitionsToTxn(24): 0 to 5 [usable: 5],",
                 "\tAddOffsetsToTxn(25): 0 to 4 [usable: 4],",
-                "\tEndTxn(26): 0 to " + lastTv1OrTv2 + ",",
+                "\tEndTxn(26): 0 to 5 [usable: 5],",
                 "\tTxnOffsetCommit(28): 0 to 5 [usable: 5],",
                 "\tDescribeTransactions(65): 0 [usable: 0],",
                 "\tListTransactions(66): 0 to 2 [usable: 2],");

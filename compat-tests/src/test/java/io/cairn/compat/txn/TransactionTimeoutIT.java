@@ -19,7 +19,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidTxnStateException;
-import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -31,7 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * scenario against Cairn and the reference Kafka, each a broker of its own that looks for timed-out transactions
  * every {@value #CLEANUP_INTERVAL_MS} ms ({@code transaction.abort.timed.out.transaction.cleanup.interval.ms}): a
  * read_committed reader reaches the end of the partition without the aborted record, and the producer's commit then
- * fails because the abort fenced its epoch (with the error of each broker's transaction.version).
+ * fails because the abort fenced its epoch (INVALID_TXN_STATE at transaction.version 2).
  */
 @Timeout(180)
 @ExtendWith(BrokerLogsExtension.class)
@@ -78,11 +77,9 @@ class TransactionTimeoutIT {
                 assertThat(TransactionsIT.readToEnd(broker, topic, 1, IsolationLevel.READ_UNCOMMITTED))
                         .containsExactly("timed-out");
 
-                // and the producer can no longer commit: the abort bumped its epoch. Cairn speaks transaction.version
-                // 1, where the coordinator answers the old epoch with PRODUCER_FENCED (Kafka's TV1 rule); the
-                // reference Kafka 4.1.1 finalizes transaction.version 2 and answers INVALID_TXN_STATE.
-                assertThatThrownBy(producer::commitTransaction).isInstanceOf(kind == BrokerKind.CAIRN
-                        ? ProducerFencedException.class : InvalidTxnStateException.class);
+                // and the producer can no longer commit: the abort bumped its epoch. Both finalize transaction.version
+                // 2, where the old epoch's commit is taken for a retry of the finished abort: INVALID_TXN_STATE.
+                assertThatThrownBy(producer::commitTransaction).isInstanceOf(InvalidTxnStateException.class);
             }
             assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
         }

@@ -41,11 +41,14 @@ public final class ProducerStateManager {
     private static final class Verification {
         final VerificationGuard guard = new VerificationGuard();
         final long createdMs;
+        /** Started for a transaction.version 2 producer (Produce v12+), whose markers carry its next epoch. */
+        final boolean supportsEpochBump;
         int lowestSequence;
         short epoch;
 
-        Verification(long createdMs, int sequence, short epoch) {
+        Verification(long createdMs, int sequence, short epoch, boolean supportsEpochBump) {
             this.createdMs = createdMs;
+            this.supportsEpochBump = supportsEpochBump;
             this.lowestSequence = sequence;
             this.epoch = epoch;
         }
@@ -173,7 +176,7 @@ public final class ProducerStateManager {
         long maxTimestamp = batch.maxTimestamp();
         ProducerStateEntry entry = producers.computeIfAbsent(pid,
             id -> new ProducerStateEntry(id, epoch, -1, maxTimestamp, -1L));
-        if (batch.isTransactional()) {
+        if (batch.isTransactional() && !isMarkerBeforeVerifiedTransaction(batch, verifications.get(pid))) {
             // A marker ends the transaction, a data batch starts it: either way its verification is over.
             verifications.remove(pid);
         }
@@ -219,6 +222,16 @@ public final class ProducerStateManager {
         return new CompletedTxn(entry.producerId(), first, lastOffset, marker.type() == ControlRecordType.ABORT);
     }
 
+    /**
+     * Kafka 4.1's exception: at transaction.version 2 the marker of the previous transaction carries the epoch of the
+     * next one, whose first batch may already be verifying (its partition added while the markers were in flight);
+     * that marker leaves the verification in place.
+     */
+    private static boolean isMarkerBeforeVerifiedTransaction(RecordBatch batch, Verification verification) {
+        return verification != null && verification.supportsEpochBump && batch.isControlBatch()
+            && batch.producerEpoch() == verification.epoch;
+    }
+
     /** True when {@code producerId} has an open transaction here in epoch {@code epoch}. */
     public boolean hasOngoingTransaction(long producerId, short epoch) {
         ProducerStateEntry entry = producers.get(producerId);
@@ -231,11 +244,17 @@ public final class ProducerStateManager {
      * {@code maybeStartTransactionVerification}), else the guard an append must present.
      */
     public VerificationGuard maybeStartVerification(long producerId, int sequence, short epoch, long nowMs) {
+        return maybeStartVerification(producerId, sequence, epoch, nowMs, false);
+    }
+
+    /** As above; {@code supportsEpochBump}: the producer speaks transaction.version 2 (Produce v12+). */
+    public VerificationGuard maybeStartVerification(long producerId, int sequence, short epoch, long nowMs,
+                                                    boolean supportsEpochBump) {
         if (hasOngoingTransaction(producerId, epoch)) {
             return VerificationGuard.SENTINEL;
         }
         Verification verification = verifications.computeIfAbsent(producerId,
-            id -> new Verification(nowMs, sequence, epoch));
+            id -> new Verification(nowMs, sequence, epoch, supportsEpochBump));
         verification.update(sequence, epoch);
         return verification.guard;
     }

@@ -176,6 +176,25 @@ class ProducerStateTest {
     }
 
     @Test
+    void atTransactionVersion2TheMarkerOfThePreviousTransactionShouldKeepTheNextOnesGuard() {
+        // Given: Produce v12 of epoch 1 verifies while the COMMIT of epoch 0's transaction, bumped to 1, is written
+        PartitionLog log = open(LogConfig.defaults());
+        log.appendAsLeader(TestBatches.transactional(9L, (short) 0, 0, time.milliseconds(), "t0"), 0,
+            AppendOrigin.CLIENT, log.maybeStartTransactionVerification(9L, 0, (short) 0));
+        VerificationGuard guard = log.maybeStartTransactionVerification(9L, 0, (short) 1, true);
+        log.appendAsLeader(TestBatches.marker(9L, (short) 1, true, time.milliseconds()), 0,
+            AppendOrigin.COORDINATOR);
+
+        // When
+        log.appendAsLeader(TestBatches.transactional(9L, (short) 1, 0, time.milliseconds(), "t1"), 0,
+            AppendOrigin.CLIENT, guard);
+
+        // Then: Kafka 4.1's rule (a marker of the verification's own epoch does not end a TV2 verification)
+        assertThat(log.logEndOffset()).isEqualTo(3);
+        log.close();
+    }
+
+    @Test
     void aMarkerWrittenWhileABatchIsVerifiedShouldInvalidateItsGuard() {
         // Given: the coordinator aborts the transaction while the leader waits for its verification answer
         PartitionLog log = open(LogConfig.defaults());

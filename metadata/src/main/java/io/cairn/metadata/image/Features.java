@@ -12,9 +12,12 @@ import java.util.Map;
  *       client-visible behaviour is Kafka 4.1's; no older level is offered because nothing in Cairn would honour
  *       its restrictions (e.g. no ELR below 4.0-IV2).</li>
  *   <li>{@code eligible.leader.replicas.version} 0-1 (KIP-966), 1 in a new cluster as in Kafka 4.1.</li>
- *   <li>{@code transaction.version}, {@code group.version} and {@code kraft.version} stay at 0: transactions V2,
- *       the KIP-848 consumer protocol and a dynamic Raft quorum are not implemented. As Kafka's broker, a feature
- *       whose highest supported level is 0 is not listed as supported, and a level 0 is never finalized.</li>
+ *   <li>{@code transaction.version} 0-2 (KIP-890), 2 in a new cluster as in Kafka 4.1: 1 writes the flexible
+ *       transaction log value, 2 also bumps the producer epoch on every commit and abort and adds partitions from
+ *       the produce path.</li>
+ *   <li>{@code group.version} and {@code kraft.version} stay at 0: the KIP-848 consumer protocol and a dynamic
+ *       Raft quorum are not implemented. As Kafka's broker, a feature whose highest supported level is 0 is not
+ *       listed as supported, and a level 0 is never finalized.</li>
  * </ul>
  * Stateless, thread-safe.
  */
@@ -44,14 +47,14 @@ public final class Features {
         Map<String, Range> supported = new LinkedHashMap<>();
         supported.put(METADATA_VERSION, new Range(METADATA_VERSION_4_1_IV1, METADATA_VERSION_4_1_IV1));
         supported.put(ELIGIBLE_LEADER_REPLICAS_VERSION, new Range((short) 0, (short) 1));
-        supported.put(TRANSACTION_VERSION, new Range((short) 0, (short) 0));
+        supported.put(TRANSACTION_VERSION, new Range((short) 0, (short) 2));
         supported.put(GROUP_VERSION, new Range((short) 0, (short) 0));
         supported.put(KRAFT_VERSION, new Range((short) 0, (short) 0));
         SUPPORTED = Collections.unmodifiableMap(supported);
         Map<String, Short> bootstrap = new LinkedHashMap<>();
         bootstrap.put(METADATA_VERSION, METADATA_VERSION_4_1_IV1);
         bootstrap.put(ELIGIBLE_LEADER_REPLICAS_VERSION, (short) 1);
-        bootstrap.put(TRANSACTION_VERSION, (short) 0);
+        bootstrap.put(TRANSACTION_VERSION, (short) 2);
         bootstrap.put(GROUP_VERSION, (short) 0);
         bootstrap.put(KRAFT_VERSION, (short) 0);
         BOOTSTRAP = Collections.unmodifiableMap(bootstrap);
@@ -83,8 +86,8 @@ public final class Features {
 
     /**
      * Why {@code level} cannot be finalized for {@code name} given the other levels, or null when it can: an unknown
-     * feature, a level out of the supported range, or a missing dependency (ELR 1 needs metadata.version 4.0-IV2,
-     * level 24).
+     * feature, a level out of the supported range, or a missing dependency (ELR 1, transaction.version 1
+     * and 2 need metadata.version 4.0-IV2, level 24).
      */
     public static String invalidLevel(String name, short level, Map<String, Short> levels) {
         Range range = SUPPORTED.get(name);
@@ -95,11 +98,16 @@ public final class Features {
             return "Feature " + name + " does not support level " + level + " (supported: " + range.min() + "-"
                     + range.max() + ")";
         }
-        if (name.equals(ELIGIBLE_LEADER_REPLICAS_VERSION) && level >= 1
+        if ((name.equals(ELIGIBLE_LEADER_REPLICAS_VERSION) || name.equals(TRANSACTION_VERSION)) && level >= 1
                 && levels.getOrDefault(METADATA_VERSION, (short) 0) < 24) {
             return name + " could not be set to " + level + " because it depends on metadata.version level 24";
         }
         return null;
+    }
+
+    /** The finalized transaction.version of this image (0 when none is finalized). */
+    public static short transactionVersion(MetadataImage image) {
+        return image.featureLevel(TRANSACTION_VERSION);
     }
 
     /** Whether eligible leader replicas (KIP-966) are enabled in this image. */

@@ -56,11 +56,32 @@ class FeatureCommandsTest {
     }
 
     @Test
+    void transactionVersionIsFinalizedAt2AndCanBeLoweredAndRaisedAgain() {
+        // Given: a new cluster, as Kafka 4.1 formats it
+        assertThat(Features.transactionVersion(image)).isEqualTo((short) 2);
+
+        // When: kafka-features downgrade to 1, disable, then upgrade to 2
+        UpdateFeaturesResponseData lowered = update(Features.TRANSACTION_VERSION, 1, 2, false);
+        short atOne = Features.transactionVersion(image);
+        UpdateFeaturesResponseData disabled = update(Features.TRANSACTION_VERSION, 0, 2, false);
+        short atZero = Features.transactionVersion(image);
+        UpdateFeaturesResponseData raised = update(Features.TRANSACTION_VERSION, 2, 1, false);
+
+        // Then
+        assertThat(lowered.errorCode()).isZero();
+        assertThat(atOne).isEqualTo((short) 1);
+        assertThat(disabled.errorCode()).isZero();
+        assertThat(atZero).isZero();
+        assertThat(raised.errorCode()).isZero();
+        assertThat(Features.transactionVersion(image)).isEqualTo((short) 2);
+    }
+
+    @Test
     void unknownFeaturesLevelsOutOfRangeAndBadTypesAreRefused() {
         assertThat(update("share.version", 1, 1, false).errorMessage()).endsWith("Invalid update version 1 for "
                 + "feature share.version. Local controller 1 does not support this feature.");
-        assertThat(update(Features.TRANSACTION_VERSION, 2, 1, false).errorMessage()).endsWith("Invalid update "
-                + "version 2 for feature transaction.version. Local controller 1 only supports versions 0");
+        assertThat(update(Features.TRANSACTION_VERSION, 3, 1, false).errorMessage()).endsWith("Invalid update "
+                + "version 3 for feature transaction.version. Local controller 1 only supports versions 0-2");
         assertThat(update(Features.METADATA_VERSION, 26, 2, false).errorMessage())
                 .endsWith("Local controller 1 only supports versions 27");
         assertThat(update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, 1, 7, false).errorMessage())

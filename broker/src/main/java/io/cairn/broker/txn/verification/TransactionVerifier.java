@@ -34,9 +34,10 @@ import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
 /**
- * Asks transaction coordinators whether partitions are in a producer's ongoing transaction (Kafka's
- * {@code AddPartitionsToTxnManager}): AddPartitionsToTxn v4+ with {@code verify_only}, one request per coordinator
- * carrying every transaction queued for it, one request in flight per coordinator. The coordinator of a transactional
+ * Asks transaction coordinators whether partitions are in a producer's ongoing transaction, or (transaction.version
+ * 2, KIP-890 part 2: Produce v12+, TxnOffsetCommit v5) to add them to it (Kafka's {@code AddPartitionsToTxnManager}):
+ * AddPartitionsToTxn v4+, with {@code verify_only} unless adding, one request per coordinator carrying every
+ * transaction queued for it, one request in flight per coordinator. The coordinator of a transactional
  * id is the leader of its {@code __transaction_state} partition ({@code abs(hashCode) % partitions}) in the metadata
  * image, reached on the inter-broker listener; no topic, no leader or no live endpoint is COORDINATOR_NOT_AVAILABLE.
  * Outcomes, as Kafka's: the errors of the partitions not verified (an empty map: all verified); PRODUCER_FENCED
@@ -60,7 +61,8 @@ public final class TransactionVerifier implements AutoCloseable {
 
     /** One transaction waiting for its coordinator's answer. */
     private record Pending(long producerId, short producerEpoch, List<TopicPartition> partitions,
-                           boolean abortableSupported, CompletableFuture<Map<TopicPartition, Errors>> result) {
+                           boolean abortableSupported, boolean add,
+                           CompletableFuture<Map<TopicPartition, Errors>> result) {
     }
 
     /** The transactions queued for one coordinator. */
@@ -70,18 +72,22 @@ public final class TransactionVerifier implements AutoCloseable {
     private final Supplier<MetadataImage> image;
     private final String listenerName;
     private final VerificationTransport transport;
+    private final boolean verificationEnabled;
     private final Thread thread;
     /** Coordinator id → queued transactions; guarded by {@code this}. */
     private final Map<Integer, Batch> queued = new LinkedHashMap<>();
     private boolean closed;
 
-    /** A verifier over the inter-broker client; {@link #start()} it. */
+    /**
+     * A verifier over the inter-broker client; {@link #start()} it. {@code verificationEnabled}:
+     * transaction.partition.verification.enable (adding partitions for transaction.version 2 needs no setting).
+     */
     public static TransactionVerifier create(int brokerId, Supplier<MetadataImage> image, String listenerName,
-                                             int socketTimeoutMs) {
+                                             int socketTimeoutMs, boolean verificationEnabled) {
         BrokerConnections connections = new BrokerConnections("broker-" + brokerId + "-add-partitions-to-txn",
             "cairn-add-partitions-to-txn-sender", socketTimeoutMs, MAX_RESPONSE_BYTES,
             List.of(new BrokerConnection.ApiRange(ApiKey.ADD_PARTITIONS_TO_TXN, (short) 4, (short) 5)));
-        return new TransactionVerifier(image, listenerName, new VerificationTransport() {
+        return new TransactionVerifier(image, listenerName, verificationEnabled, new VerificationTransport() {
             @Override
             public AddPartitionsToTxnResponseData send(SourceBroker coordinator, AddPartitionsToTxnRequestData request)
                     throws IOException {
@@ -95,8 +101,14 @@ public final class TransactionVerifier implements AutoCloseable {
         });
     }
 
-    /** A verifier reaching coordinators through {@code transport} (tests); {@link #start()} it. */
+    /** A verifying verifier reaching coordinators through {@code transport} (tests); {@link #start()} it. */
     public TransactionVerifier(Supplier<MetadataImage> image, String listenerName, VerificationTransport transport) {
+        this(image, listenerName, true, transport);
+    }
+
+    private TransactionVerifier(Supplier<MetadataImage> image, String listenerName, boolean verificationEnabled,
+                                VerificationTransport transport) {
+        this.verificationEnabled = verificationEnabled;
         this.image = image;
         this.listenerName = listenerName;
         this.transport = transport;
@@ -108,6 +120,11 @@ public final class TransactionVerifier implements AutoCloseable {
         thread.start();
     }
 
+    /** transaction.partition.verification.enable: whether partitions are verified (adding is always done). */
+    public boolean verificationEnabled() {
+        return verificationEnabled;
+    }
+
     /**
      * Verifies that {@code partitions} are in the transaction of {@code transactionalId}; completes with the errors
      * of those that are not. {@code abortableSupported}: the producer's request is new enough (Produce v11+) to be
@@ -115,6 +132,15 @@ public final class TransactionVerifier implements AutoCloseable {
      */
     public CompletableFuture<Map<TopicPartition, Errors>> verify(String transactionalId, long producerId,
             short producerEpoch, Collection<TopicPartition> partitions, boolean abortableSupported) {
+        return verifyOrAdd(transactionalId, producerId, producerEpoch, partitions, abortableSupported, false);
+    }
+
+    /**
+     * As {@link #verify}, or with {@code add} (transaction.version 2) adds {@code partitions} to the transaction;
+     * completes with the errors of those not added.
+     */
+    public CompletableFuture<Map<TopicPartition, Errors>> verifyOrAdd(String transactionalId, long producerId,
+            short producerEpoch, Collection<TopicPartition> partitions, boolean abortableSupported, boolean add) {
         CompletableFuture<Map<TopicPartition, Errors>> result = new CompletableFuture<>();
         List<TopicPartition> tps = List.copyOf(partitions);
         Optional<SourceBroker> coordinator = coordinator(image.get(), transactionalId);
@@ -125,7 +151,7 @@ public final class TransactionVerifier implements AutoCloseable {
         synchronized (this) {
             if (!closed) {
                 enqueue(coordinator.get(), transactionalId, new Pending(producerId, producerEpoch, tps,
-                    abortableSupported, result));
+                    abortableSupported, add, result));
                 notifyAll();
                 return result;
             }
@@ -254,7 +280,7 @@ public final class TransactionVerifier implements AutoCloseable {
                 .add(tp.partition());
         }
         return new AddPartitionsToTxnTransaction().setTransactionalId(transactionalId)
-            .setProducerId(pending.producerId()).setProducerEpoch(pending.producerEpoch()).setVerifyOnly(true)
+            .setProducerId(pending.producerId()).setProducerEpoch(pending.producerEpoch()).setVerifyOnly(!pending.add())
             .setTopics(new ArrayList<>(topics.values()));
     }
 

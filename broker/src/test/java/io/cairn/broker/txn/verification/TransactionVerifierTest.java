@@ -140,6 +140,22 @@ class TransactionVerifierTest {
     }
 
     @Test
+    void anAddForATransactionVersion2ProducerIsNotVerifyOnlyAndItsFenceIsMapped() throws Exception {
+        // Given: Produce v12+ (KIP-890 part 2) has the leader add the partition
+        start();
+        CompletableFuture<Map<TopicPartition, Errors>> added = verifier.verifyOrAdd("a", 5L, (short) 2, List.of(T0),
+                true, true);
+        AddPartitionsToTxnRequestData request = requests.poll(20, TimeUnit.SECONDS);
+
+        // When: the coordinator's epoch moved on (a late write of a finished transaction)
+        answers.add(answer(request, Errors.PRODUCER_FENCED));
+
+        // Then
+        assertThat(request.transactions()).singleElement().satisfies(t -> assertThat(t.verifyOnly()).isFalse());
+        assertThat(get(added)).containsExactly(Map.entry(T0, Errors.INVALID_PRODUCER_EPOCH));
+    }
+
+    @Test
     void coordinatorErrorsAreMappedForTheProducer() throws Exception {
         // Given
         start();
