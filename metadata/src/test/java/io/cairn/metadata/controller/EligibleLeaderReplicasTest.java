@@ -257,7 +257,8 @@ class EligibleLeaderReplicasTest {
         // Then
         assertThat(first).containsExactlyInAnyOrder(
                 new FeatureLevelRecord().setName(Features.ELIGIBLE_LEADER_REPLICAS_VERSION).setFeatureLevel((short) 1),
-                new FeatureLevelRecord().setName(Features.METADATA_VERSION).setFeatureLevel((short) 27));
+                new FeatureLevelRecord().setName(Features.METADATA_VERSION).setFeatureLevel((short) 27),
+                new FeatureLevelRecord().setName(Features.TRANSACTION_VERSION).setFeatureLevel((short) 2));
         image = ControllerLogic.apply(image, first);
         assertThat(logic.bootstrapFeatures(image)).isEmpty();
         assertThat(Features.elrEnabled(image)).isTrue();
