@@ -18,17 +18,16 @@ import java.util.Set;
  * <p>Also the broker keys that set topic defaults live when changed for a broker or cluster-wide (Kafka's
  * {@code DynamicLogConfig}: the first broker synonym of each topic key, {@code log.retention.ms},
  * {@code log.segment.bytes}, {@code message.max.bytes}, ...), limited to the rows of {@link ConfigTable} that
- * are dynamic and acted on for both the broker key and its topic key. {@code min.insync.replicas} and
- * {@code unclean.leader.election.enable} are not among them: the controller acts on those (ELR, elections) and it
- * reads only topic configs.
+ * are dynamic and acted on for both the broker key and its topic key. {@code unclean.leader.election.enable} is
+ * not among them: the controller acts on it (elections) and reads only the topic's value. {@code min.insync.replicas}
+ * is: the controller reads the cluster default too and clears the ELRs when it changes.
  *
  * <p>Stateless and thread-safe.
  */
 public final class LogConfigs {
 
     /** Broker keys the controller would have to act on as well; refused as dynamic broker configs. */
-    private static final Set<String> CONTROLLER_KEYS = Set.of("min.insync.replicas",
-            "unclean.leader.election.enable");
+    private static final Set<String> CONTROLLER_KEYS = Set.of("unclean.leader.election.enable");
 
     /** Live broker key to the topic key whose default it sets. */
     private static final Map<String, String> LIVE_DEFAULTS = liveDefaults(ConfigTable.get());

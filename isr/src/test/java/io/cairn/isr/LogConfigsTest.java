@@ -27,7 +27,7 @@ class LogConfigsTest {
     }
 
     @Test
-    void onlyTheFirstSynonymOfATopicKeyActedOnIsALiveDefault() {
+    void onlyTheFirstSynonymOfATopicKeyActedOnByTheBrokerIsALiveDefault() {
         // Then
         assertThat(LogConfigs.isLiveDefault("log.retention.ms")).isTrue();
         assertThat(LogConfigs.isLiveDefault("log.cleaner.min.cleanable.ratio")).isTrue();
@@ -36,9 +36,9 @@ class LogConfigsTest {
         assertThat(LogConfigs.isLiveDefault("log.retention.hours")).isFalse();
         assertThat(LogConfigs.isLiveDefault("log.flush.scheduler.interval.ms")).isFalse();
         assertThat(LogConfigs.isLiveDefault("log.preallocate")).isFalse();
-        assertThat(LogConfigs.isLiveDefault("min.insync.replicas")).isFalse();
+        assertThat(LogConfigs.isLiveDefault("min.insync.replicas")).isTrue();
         assertThat(LogConfigs.isLiveDefault("unclean.leader.election.enable")).isFalse();
-        assertThat(LogConfigs.dynamicDefaults(Map.of("min.insync.replicas", "2", "log.retention.hours", "1"),
-                Map.of())).isEmpty();
+        assertThat(LogConfigs.dynamicDefaults(Map.of("unclean.leader.election.enable", "true",
+                "log.retention.hours", "1"), Map.of())).isEmpty();
     }
 }

@@ -50,9 +50,10 @@ class ConfigAlterationsTest {
         assertThat(only(resource(BROKER, "1", set("log.segment.bytes", "10")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Invalid value 10 for configuration "
                         + "log.segment.bytes: Value must be at least 1048576"));
-        assertThat(only(resource(BROKER, "", set("min.insync.replicas", "2")))).isEqualTo(
+        assertThat(only(resource(BROKER, "", set("unclean.leader.election.enable", "true")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn applies these configs only at start, "
-                        + "set them in server.properties: Set(min.insync.replicas)"));
+                        + "set them in server.properties: Set(unclean.leader.election.enable)"));
+        assertThat(only(resource(BROKER, "", set("min.insync.replicas", "2")))).isNull();
         assertThat(only(resource(BROKER, "", set("log.retention.hours", "1")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_REQUEST,
                         "Cannot update these configs dynamically: Set(log.retention.hours)"));
