@@ -54,7 +54,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the root logger's level changed through BROKER_LOGGER ({@code --entity-type broker-loggers}), shown in the log.
  * Dynamic broker configs as topic defaults: a cluster-wide {@code log.retention.ms} deleting old segments of a
  * topic without its own, a per-broker {@code message.max.bytes} letting a larger record in, both kept across a
- * restart and undone by {@code --delete-config}.
+ * restart and undone by {@code --delete-config}; with eligible leader replicas, a broker's own
+ * {@code min.insync.replicas} refused, the cluster default's set but not removed.
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
@@ -113,6 +114,18 @@ class AlterConfigsIT {
                 assertThat(topicLine(broker, plain, "max.message.bytes")).startsWith("max.message.bytes=2000000 "
                         + "sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:message.max.bytes=2000000");
             }
+
+            // With eligible leader replicas, min.insync.replicas is one cluster-wide value that cannot go away
+            ConfigResource node = new ConfigResource(ConfigResource.Type.BROKER, "1");
+            ConfigResource cluster = new ConfigResource(ConfigResource.Type.BROKER, "");
+            assertAlterFails(admin, node, new AlterConfigOp(new ConfigEntry("min.insync.replicas", "2"),
+                    AlterConfigOp.OpType.SET), InvalidConfigurationException.class,
+                    "Broker-level min.insync.replicas cannot be altered while ELR is enabled.");
+            alter(admin, cluster, new AlterConfigOp(new ConfigEntry("min.insync.replicas", "1"),
+                    AlterConfigOp.OpType.SET));
+            assertAlterFails(admin, cluster, new AlterConfigOp(new ConfigEntry("min.insync.replicas", ""),
+                    AlterConfigOp.OpType.DELETE), InvalidConfigurationException.class,
+                    "Cluster-level min.insync.replicas cannot be removed while ELR is enabled.");
 
             // When the broker restarts, the dynamic configs are still in force
             broker.restart();
