@@ -109,6 +109,16 @@ class AlterConfigsIT {
                         .isPositive());
                 await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(sendLarge(producer, plain))
                         .isNull());
+                JavaTool.Result defaults = run(broker, "--describe", "--entity-type", "brokers", "--entity-default");
+                assertThat(defaults.stdout().lines().filter(l -> !l.contains("min.insync.replicas")).toList())
+                        .as("%s", defaults).containsExactly("Default configs for brokers in the cluster are:",
+                        "  log.retention.ms=1000 sensitive=false "
+                                + "synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=1000}");
+                JavaTool.Result one = run(broker, "--describe", "--entity-type", "brokers", "--entity-name", "1");
+                assertThat(one.stdout().lines().toList()).as("%s", one).containsExactly(
+                        "Dynamic configs for broker 1 are:", "  message.max.bytes=2000000 sensitive=false "
+                        + "synonyms={DYNAMIC_BROKER_CONFIG:message.max.bytes=2000000, "
+                        + "DEFAULT_CONFIG:message.max.bytes=1048588}");
                 assertThat(topicLine(broker, plain, "retention.ms")).startsWith("retention.ms=1000 sensitive=false "
                         + "synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=1000");
                 assertThat(topicLine(broker, plain, "max.message.bytes")).startsWith("max.message.bytes=2000000 "
