@@ -1,9 +1,13 @@
 package io.cairn.isr;
 
 import io.cairn.log.LogConfig;
+import io.cairn.metadata.config.ConfigKey;
+import io.cairn.metadata.config.ConfigTable;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Builds a partition's {@link LogConfig} and {@code min.insync.replicas} from topic-level config names
@@ -11,11 +15,60 @@ import java.util.Map;
  * overlaid with the topic's own overrides from the metadata image. Values were validated by the controller when
  * they were set; one that does not parse keeps the default (and is logged by the caller's config view).
  *
+ * <p>Also the broker keys that set topic defaults live when changed for a broker or cluster-wide (Kafka's
+ * {@code DynamicLogConfig}: the first broker synonym of each topic key, {@code log.retention.ms},
+ * {@code log.segment.bytes}, {@code message.max.bytes}, ...), limited to the rows of {@link ConfigTable} that
+ * are dynamic and acted on for both the broker key and its topic key. {@code unclean.leader.election.enable} is
+ * not among them: the controller acts on it (elections) and reads only the topic's value. {@code min.insync.replicas}
+ * is: the controller reads the cluster default too and clears the ELRs when it changes.
+ *
  * <p>Stateless and thread-safe.
  */
 public final class LogConfigs {
 
+    /** Broker keys the controller would have to act on as well; refused as dynamic broker configs. */
+    private static final Set<String> CONTROLLER_KEYS = Set.of("unclean.leader.election.enable");
+
+    /** Live broker key to the topic key whose default it sets. */
+    private static final Map<String, String> LIVE_DEFAULTS = liveDefaults(ConfigTable.get());
+
     private LogConfigs() {
+    }
+
+    private static Map<String, String> liveDefaults(ConfigTable table) {
+        Map<String, String> live = new LinkedHashMap<>();
+        for (ConfigKey topic : table.topicKeys()) {
+            if (topic.synonyms().isEmpty() || topic.support() != ConfigKey.Support.ACTED) {
+                continue;
+            }
+            String brokerKey = topic.synonyms().get(0).brokerKey();
+            boolean brokerLive = table.broker(brokerKey)
+                    .filter(k -> k.dynamic() && k.support() == ConfigKey.Support.ACTED).isPresent();
+            if (brokerLive && !CONTROLLER_KEYS.contains(brokerKey)) {
+                live.put(brokerKey, topic.name());
+            }
+        }
+        return Map.copyOf(live);
+    }
+
+    /** Whether broker key {@code brokerKey} sets a topic default live when set per broker or cluster-wide. */
+    public static boolean isLiveDefault(String brokerKey) {
+        return LIVE_DEFAULTS.containsKey(brokerKey);
+    }
+
+    /**
+     * The topic defaults set by dynamic broker configs: topic key to value, this broker's ({@code node}) before the
+     * cluster default's ({@code cluster}); keys that are not live defaults are ignored.
+     */
+    public static Map<String, String> dynamicDefaults(Map<String, String> node, Map<String, String> cluster) {
+        Map<String, String> defaults = new HashMap<>();
+        LIVE_DEFAULTS.forEach((brokerKey, topicKey) -> {
+            String value = node.getOrDefault(brokerKey, cluster.get(brokerKey));
+            if (value != null) {
+                defaults.put(topicKey, value);
+            }
+        });
+        return defaults;
     }
 
     /** The effective topic configs: {@code defaults} with {@code overrides} on top. */

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -322,11 +323,17 @@ public final class ReplicaManager implements AutoCloseable {
                 }
             });
             updateFetchers(hosted, image);
+            boolean brokerDefaultsChanged = false;
             for (ConfigResource resource : update.changes().changedConfigs()) {
                 updateQuotas(image, resource);
                 if (resource.type() == ConfigResource.TOPIC) {
                     reconfigure(image, resource.name());
+                } else if (isMine(resource)) {
+                    brokerDefaultsChanged = true;
                 }
+            }
+            if (brokerDefaultsChanged) {
+                reconfigureAll(image);
             }
         } catch (RuntimeException e) {
             LOGGER.error("Cannot apply metadata update at offset {}", update.image().offset(), e);
@@ -456,8 +463,7 @@ public final class ReplicaManager implements AutoCloseable {
             leaderQuota.updateThrottled(resource.name(), configs.get(ReplicationQuota.LEADER_REPLICAS), brokerId);
             followerQuota.updateThrottled(resource.name(), configs.get(ReplicationQuota.FOLLOWER_REPLICAS),
                 brokerId);
-        } else if (resource.type() == ConfigResource.BROKER
-                && (resource.name().isEmpty() || resource.name().equals(Integer.toString(brokerId)))) {
+        } else if (isMine(resource)) {
             Map<String, String> mine = image.configs(ConfigResource.broker(Integer.toString(brokerId)));
             Map<String, String> cluster = image.configs(ConfigResource.broker(""));
             leaderQuota.updateBound(ReplicationQuota.boundOf(mine, cluster, ReplicationQuota.LEADER_RATE));
@@ -465,6 +471,21 @@ public final class ReplicaManager implements AutoCloseable {
             moves.quota().updateBound(ReplicationQuota.boundOf(mine, cluster,
                 ReplicationQuota.ALTER_LOG_DIRS_RATE));
         }
+    }
+
+    /** Whether {@code resource} is this broker's dynamic configs or the cluster default's. */
+    private boolean isMine(ConfigResource resource) {
+        return resource.type() == ConfigResource.BROKER
+                && (resource.name().isEmpty() || resource.name().equals(Integer.toString(brokerId)));
+    }
+
+    /** A dynamic broker config changed the topic defaults: every hosted topic takes its new effective config. */
+    private void reconfigureAll(MetadataImage image) {
+        Set<String> topics = new HashSet<>();
+        partitions.keySet().forEach(tp -> topics.add(tp.topic()));
+        topics.forEach(topic -> reconfigure(image, topic));
+        LOGGER.info("Applied the dynamic broker configs of metadata offset {} to {} topic(s)", image.offset(),
+            topics.size());
     }
 
     private void reconfigure(MetadataImage image, String topicName) {
@@ -481,7 +502,10 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     private Map<String, String> effectiveConfigs(MetadataImage image, String topicName) {
-        return LogConfigs.merge(topicDefaults, image.configs(ConfigResource.topic(topicName)));
+        Map<String, String> dynamic = LogConfigs.dynamicDefaults(
+            image.configs(ConfigResource.broker(Integer.toString(brokerId))), image.configs(ConfigResource.broker("")));
+        Map<String, String> brokerDefaults = LogConfigs.merge(topicDefaults, dynamic);
+        return LogConfigs.merge(brokerDefaults, image.configs(ConfigResource.topic(topicName)));
     }
 
     private LogConfig logConfig(String topicName, Map<String, String> configs) {

@@ -171,6 +171,63 @@ class ReplicaManagerIT {
         }
     }
 
+    private void alterBroker(String broker, String key, String value) throws Exception {
+        IncrementalAlterConfigsRequestData alter = new IncrementalAlterConfigsRequestData();
+        alter.resources().add(new IncrementalAlterConfigsRequestData.AlterConfigsResource()
+            .setResourceType((byte) 4).setResourceName(broker).setConfigs(List.of(
+                new IncrementalAlterConfigsRequestData.AlterableConfig().setName(key).setValue(value)
+                    .setConfigOperation(value == null ? (byte) 1 : (byte) 0))));
+        node.incrementalAlterConfigs(alter).get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void dynamicBrokerConfigsBecomeTheTopicDefaultsLiveAndAfterRestart() throws Exception {
+        // Given a topic without overrides and one with its own segment.bytes
+        start();
+        try {
+            createTopic("plain", 1);
+            createTopic("own", 1);
+            IncrementalAlterConfigsRequestData alter = new IncrementalAlterConfigsRequestData();
+            alter.resources().add(new IncrementalAlterConfigsRequestData.AlterConfigsResource()
+                .setResourceType((byte) 2).setResourceName("own").setConfigs(List.of(
+                    new IncrementalAlterConfigsRequestData.AlterableConfig().setName("segment.bytes")
+                        .setValue("1048576").setConfigOperation((byte) 0))));
+            node.incrementalAlterConfigs(alter).get(30, TimeUnit.SECONDS);
+            Partition plain = replicas.leaderPartition(new TopicPartition("plain", 0));
+            Partition own = replicas.leaderPartition(new TopicPartition("own", 0));
+
+            // When the cluster default and this broker set topic defaults
+            alterBroker("", "log.segment.bytes", "2097152");
+            alterBroker("", "log.retention.ms", "1000");
+            alterBroker("1", "log.retention.ms", "5000");
+
+            // Then this broker's value beats the cluster default's, and a topic override beats both
+            await().atMost(Duration.ofSeconds(10)).until(() -> plain.log().config().retentionMs() == 5000);
+            assertThat(plain.log().config().segmentBytes()).isEqualTo(2097152);
+            assertThat(own.log().config().segmentBytes()).isEqualTo(1048576);
+            assertThat(own.log().config().retentionMs()).isEqualTo(5000);
+
+            // and deleting this broker's value falls back to the cluster default
+            alterBroker("1", "log.retention.ms", null);
+            await().atMost(Duration.ofSeconds(10)).until(() -> plain.log().config().retentionMs() == 1000);
+        } finally {
+            stop();
+        }
+
+        // When the broker restarts, the dynamic defaults are in the metadata image again
+        start();
+        try {
+            Partition plain = replicas.leaderPartition(new TopicPartition("plain", 0));
+            assertThat(plain.log().config().retentionMs()).isEqualTo(1000);
+            assertThat(plain.log().config().segmentBytes()).isEqualTo(2097152);
+            alterBroker("", "log.segment.bytes", null);
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> plain.log().config().segmentBytes() == LogConfig.defaults().segmentBytes());
+        } finally {
+            stop();
+        }
+    }
+
     /** Registers and unfences broker 2, which never fetches: it keeps the high watermark of its partitions. */
     private void registerSecondBroker() throws Exception {
         List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.cairn.broker.config;
 
+import io.cairn.isr.LogConfigs;
 import io.cairn.isr.ReplicationQuota;
 import io.cairn.metadata.config.ConfigKey;
 import io.cairn.metadata.config.ConfigTable;
@@ -12,11 +13,13 @@ import java.util.TreeSet;
 
 /**
  * The broker configs that may change at run time (KIP-226 dynamic configs, per broker or cluster-wide): the keys
- * Cairn applies live, and the rest of the keys Kafka's {@code DynamicBrokerConfig} lets change (the dynamic rows of
- * {@link ConfigTable}), which Cairn refuses rather than store without honouring them. Validates a broker
- * resource's resulting dynamic configs as Kafka's {@code DynamicBrokerConfig.validateConfigs} does: a key that is not
- * dynamic gets INVALID_REQUEST with Kafka's "Cannot update these configs dynamically: Set(...)", a bad value
- * INVALID_REQUEST with Kafka's {@code ConfigException} text (the table's type and rule). Stateless, thread-safe.
+ * Cairn applies live (the replication throttle rates and the topic defaults of {@link LogConfigs#isLiveDefault},
+ * {@code log.retention.ms}, {@code log.segment.bytes}, {@code message.max.bytes}, ...), and the rest of the keys
+ * Kafka's {@code DynamicBrokerConfig} lets change (the dynamic rows of {@link ConfigTable}), which Cairn refuses
+ * rather than store without honouring them. Validates a broker resource's resulting dynamic configs as Kafka's
+ * {@code DynamicBrokerConfig.validateConfigs} does: a key that is not dynamic gets INVALID_REQUEST with Kafka's
+ * "Cannot update these configs dynamically: Set(...)", a bad value INVALID_REQUEST with Kafka's
+ * {@code ConfigException} text (the table's type and rule). Stateless, thread-safe.
  */
 public final class DynamicBrokerConfigs {
 
@@ -27,7 +30,7 @@ public final class DynamicBrokerConfigs {
     /** The bytes per second replica moves between log directories copy (Long.MAX_VALUE when unset). */
     public static final String ALTER_LOG_DIRS_RATE = ReplicationQuota.ALTER_LOG_DIRS_RATE;
 
-    /** The keys Cairn applies without a restart; the table gives their type and rule. */
+    /** The keys besides the topic defaults that Cairn applies without a restart; the table gives their rule. */
     private static final Set<String> LIVE = Set.of(LEADER_REPLICATION_THROTTLED_RATE,
             FOLLOWER_REPLICATION_THROTTLED_RATE, ALTER_LOG_DIRS_RATE);
 
@@ -43,7 +46,7 @@ public final class DynamicBrokerConfigs {
 
     /** Whether {@code key} is applied live when set for this broker or cluster-wide. */
     public static boolean isLive(String key) {
-        return LIVE.contains(key);
+        return LIVE.contains(key) || LogConfigs.isLiveDefault(key);
     }
 
     /**
@@ -54,7 +57,7 @@ public final class DynamicBrokerConfigs {
         Set<String> notDynamic = new TreeSet<>();
         Set<String> notLive = new TreeSet<>();
         for (String key : props.keySet()) {
-            if (LIVE.contains(key)) {
+            if (isLive(key)) {
                 continue;
             }
             if (ConfigTable.get().broker(key).filter(ConfigKey::dynamic).isPresent()

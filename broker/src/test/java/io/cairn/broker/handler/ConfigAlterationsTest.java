@@ -39,6 +39,24 @@ class ConfigAlterationsTest {
         assertThat(only(resource(BROKER, "", set("follower.replication.throttled.rate", "0")))).isNull();
         assertThat(only(resource(BROKER, "1", new ConfigAlterations.Op(RATE, ConfigAlterations.DELETE, null))))
                 .isNull();
+        assertThat(only(resource(BROKER, "", set("log.retention.ms", "1000"), set("log.segment.bytes",
+                "2097152"), set("log.cleanup.policy", "compact")))).isNull();
+        assertThat(only(resource(BROKER, "1", set("message.max.bytes", "2000000")))).isNull();
+    }
+
+    @Test
+    void liveTopicDefaultsAreValidatedByTheTableAndTheRestStayRefused() {
+        // Then
+        assertThat(only(resource(BROKER, "1", set("log.segment.bytes", "10")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Invalid value 10 for configuration "
+                        + "log.segment.bytes: Value must be at least 1048576"));
+        assertThat(only(resource(BROKER, "", set("unclean.leader.election.enable", "true")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn applies these configs only at start, "
+                        + "set them in server.properties: Set(unclean.leader.election.enable)"));
+        assertThat(only(resource(BROKER, "", set("min.insync.replicas", "2")))).isNull();
+        assertThat(only(resource(BROKER, "", set("log.retention.hours", "1")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_REQUEST,
+                        "Cannot update these configs dynamically: Set(log.retention.hours)"));
     }
 
     @Test

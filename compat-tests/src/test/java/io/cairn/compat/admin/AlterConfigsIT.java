@@ -37,6 +37,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -51,6 +52,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * APPEND on a non-list key, a non-dynamic broker key and another broker's id; the legacy AlterConfigs (v2, over a raw
  * connection) replacing a topic's configs; a lowered {@code retention.ms} deleting records without a restart; and
  * the root logger's level changed through BROKER_LOGGER ({@code --entity-type broker-loggers}), shown in the log.
+ * Dynamic broker configs as topic defaults: a cluster-wide {@code log.retention.ms} deleting old segments of a
+ * topic without its own, a per-broker {@code message.max.bytes} letting a larger record in, both kept across a
+ * restart and undone by {@code --delete-config}; with eligible leader replicas, a broker's own
+ * {@code min.insync.replicas} refused, the cluster default's set but not removed.
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
@@ -72,6 +77,110 @@ class AlterConfigsIT {
             brokerLoggerLevelsChangeLive(broker);
             assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(BrokerKind.class)
+    void dynamicBrokerConfigsSetTopicDefaultsLiveAndAfterRestart(BrokerKind kind) throws Exception {
+        try (BrokerProcess broker = start(kind); Admin admin = AdminTopicsIT.admin(broker)) {
+            // Given: a topic without its own retention.ms whose records are older than 1 s
+            String old = create(admin, "cfg-dyn-retention", Map.of("segment.bytes", "1048576"));
+            TopicPartition tp = new TopicPartition(old, 0);
+            String plain = create(admin, "cfg-dyn-size");
+            try (KafkaProducer<byte[], byte[]> producer = producer(broker)) {
+                for (int i = 0; i < 20; i++) {
+                    producer.send(new ProducerRecord<>(old, new byte[100_000])).get(TIMEOUT_S, TimeUnit.SECONDS);
+                }
+                Thread.sleep(1_100); // the records must be older than the new retention; not a synchronisation
+                assertThat(earliest(admin, tp)).isZero();
+                assertThat(sendLarge(producer, plain)).isInstanceOf(RecordTooLargeException.class);
+
+                // When the cluster default lowers retention and broker 1 raises message.max.bytes
+                JavaTool.Result retention = run(broker, "--alter", "--entity-type", "brokers", "--entity-default",
+                        "--add-config", "log.retention.ms=1000");
+                JavaTool.Result size = run(broker, "--alter", "--entity-type", "brokers", "--entity-name", "1",
+                        "--add-config", "message.max.bytes=2000000");
+
+                // Then old segments go and a larger record gets in, without a restart
+                assertThat(retention.stdout()).as("%s", retention)
+                        .contains("Completed updating default config for brokers in the cluster.");
+                assertThat(size.stdout()).as("%s", size).contains("Completed updating config for broker 1.");
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(earliest(admin, tp))
+                        .isPositive());
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(sendLarge(producer, plain))
+                        .isNull());
+                JavaTool.Result defaults = run(broker, "--describe", "--entity-type", "brokers", "--entity-default");
+                assertThat(defaults.stdout().lines().filter(l -> !l.contains("min.insync.replicas")).toList())
+                        .as("%s", defaults).containsExactly("Default configs for brokers in the cluster are:",
+                        "  log.retention.ms=1000 sensitive=false "
+                                + "synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=1000}");
+                JavaTool.Result one = run(broker, "--describe", "--entity-type", "brokers", "--entity-name", "1");
+                assertThat(one.stdout().lines().toList()).as("%s", one).containsExactly(
+                        "Dynamic configs for broker 1 are:", "  message.max.bytes=2000000 sensitive=false "
+                        + "synonyms={DYNAMIC_BROKER_CONFIG:message.max.bytes=2000000, "
+                        + "DEFAULT_CONFIG:message.max.bytes=1048588}");
+                assertThat(topicLine(broker, plain, "retention.ms")).startsWith("retention.ms=1000 sensitive=false "
+                        + "synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=1000");
+                assertThat(topicLine(broker, plain, "max.message.bytes")).startsWith("max.message.bytes=2000000 "
+                        + "sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:message.max.bytes=2000000");
+            }
+
+            // With eligible leader replicas, min.insync.replicas is one cluster-wide value that cannot go away
+            ConfigResource node = new ConfigResource(ConfigResource.Type.BROKER, "1");
+            ConfigResource cluster = new ConfigResource(ConfigResource.Type.BROKER, "");
+            assertAlterFails(admin, node, new AlterConfigOp(new ConfigEntry("min.insync.replicas", "2"),
+                    AlterConfigOp.OpType.SET), InvalidConfigurationException.class,
+                    "Broker-level min.insync.replicas cannot be altered while ELR is enabled.");
+            alter(admin, cluster, new AlterConfigOp(new ConfigEntry("min.insync.replicas", "1"),
+                    AlterConfigOp.OpType.SET));
+            assertAlterFails(admin, cluster, new AlterConfigOp(new ConfigEntry("min.insync.replicas", ""),
+                    AlterConfigOp.OpType.DELETE), InvalidConfigurationException.class,
+                    "Cluster-level min.insync.replicas cannot be removed while ELR is enabled.");
+
+            // When the broker restarts, the dynamic configs are still in force
+            broker.restart();
+            try (Admin again = AdminTopicsIT.admin(broker); KafkaProducer<byte[], byte[]> producer = producer(broker)) {
+                ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, plain);
+                assertThat(value(again, topic, "retention.ms")).isEqualTo("1000");
+                assertThat(sendLarge(producer, plain)).isNull();
+
+                // and deleting them restores the static defaults
+                run(broker, "--alter", "--entity-type", "brokers", "--entity-name", "1", "--delete-config",
+                        "message.max.bytes");
+                run(broker, "--alter", "--entity-type", "brokers", "--entity-default", "--delete-config",
+                        "log.retention.ms");
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(sendLarge(producer, plain))
+                        .isInstanceOf(RecordTooLargeException.class));
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+                        value(again, topic, "retention.ms")).isEqualTo("604800000"));
+                assertThat(topicLine(broker, plain, "max.message.bytes"))
+                        .doesNotContain("DYNAMIC_BROKER_CONFIG");
+            }
+        }
+    }
+
+    /** Sends a record of 1.5 MB: null when it was accepted, else the cause of the failure. */
+    private static Throwable sendLarge(KafkaProducer<byte[], byte[]> producer, String topic) throws Exception {
+        try {
+            producer.send(new ProducerRecord<>(topic, new byte[1_500_000])).get(TIMEOUT_S, TimeUnit.SECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(BrokerProcess broker) {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, "3000000");
+        return new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /** The {@code kafka-configs --describe --all} line of a topic's {@code key}, without the indent. */
+    private static String topicLine(BrokerProcess broker, String topic, String key) {
+        JavaTool.Result all = run(broker, "--describe", "--all", "--entity-type", "topics", "--entity-name", topic);
+        return all.stdout().lines().map(String::trim).filter(l -> l.startsWith(key + "=")).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + key + " in " + all));
     }
 
     private static BrokerProcess start(BrokerKind kind) {

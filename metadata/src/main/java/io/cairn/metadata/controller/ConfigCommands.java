@@ -29,7 +29,9 @@ import java.util.Set;
  * for brokers, where Kafka writes a record even for an unchanged value. With eligible leader replicas enabled, a
  * change of {@code min.insync.replicas} clears the ELRs of the topic (a broker or cluster-default change: of every
  * topic) in the same batch, as Kafka's {@code createClearElrRecordsAsNeeded}: they were computed against the old
- * minimum. Stateless, thread-safe.
+ * minimum; then a broker's own {@code min.insync.replicas} is refused, and so is removing the cluster default's
+ * (Kafka's {@code isDisallowedBrokerMinIsrTransition}, {@code isDisallowedClusterMinIsrTransition}). Stateless,
+ * thread-safe.
  */
 final class ConfigCommands {
 
@@ -169,7 +171,7 @@ final class ConfigCommands {
                 return Optional.of(new Failure(Errors.INVALID_REQUEST, "Unknown operations type " + op));
             }
         }
-        return write(owner, current, changes, records);
+        return write(owner, current, changes, records, Features.elrEnabled(image));
     }
 
     private static Optional<Failure> replace(MetadataImage image,
@@ -186,12 +188,18 @@ final class ConfigCommands {
         for (String key : current.keySet()) {
             changes.putIfAbsent(key, null);
         }
-        return write(owner, current, changes, records);
+        return write(owner, current, changes, records, Features.elrEnabled(image));
     }
 
-    /** Validates the resulting topic configs, then adds a record per change. */
+    /** Validates the resulting topic configs and the min.insync.replicas rules, then adds a record per change. */
     private static Optional<Failure> write(ConfigResource owner, Map<String, String> current,
-                                           Map<String, String> changes, List<ApiMessage> records) {
+                                           Map<String, String> changes, List<ApiMessage> records, boolean elr) {
+        if (elr && owner.type() == ConfigResource.BROKER && changes.containsKey(MIN_INSYNC_REPLICAS)) {
+            Optional<Failure> minIsr = elrMinIsrRule(owner, changes.get(MIN_INSYNC_REPLICAS));
+            if (minIsr.isPresent()) {
+                return minIsr;
+            }
+        }
         if (owner.type() == ConfigResource.TOPIC) {
             for (Map.Entry<String, String> change : changes.entrySet()) {
                 if (change.getValue() != null) {
@@ -208,6 +216,23 @@ final class ConfigCommands {
                         .setName(key).setValue(value));
             }
         });
+        return Optional.empty();
+    }
+
+    /**
+     * Kafka's rules for a broker resource's {@code min.insync.replicas} while eligible leader replicas are enabled:
+     * the ELRs follow one cluster-wide minimum, so a broker's own value is refused, and so is removing the cluster
+     * default's.
+     */
+    private static Optional<Failure> elrMinIsrRule(ConfigResource owner, String value) {
+        if (!owner.name().isEmpty()) {
+            return Optional.of(new Failure(Errors.INVALID_CONFIG, "Broker-level " + MIN_INSYNC_REPLICAS
+                    + " cannot be altered while ELR is enabled."));
+        }
+        if (value == null) {
+            return Optional.of(new Failure(Errors.INVALID_CONFIG, "Cluster-level " + MIN_INSYNC_REPLICAS
+                    + " cannot be removed while ELR is enabled."));
+        }
         return Optional.empty();
     }
 

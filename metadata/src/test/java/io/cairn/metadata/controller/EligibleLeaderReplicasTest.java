@@ -3,6 +3,7 @@ package io.cairn.metadata.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.metadata.TestRequests;
+import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.Features;
 import io.cairn.metadata.image.ImageRecords;
 import io.cairn.metadata.image.MetadataImage;
@@ -10,6 +11,7 @@ import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.record.ClearElrRecord;
 import io.cairn.metadata.record.FeatureLevelRecord;
+import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AlterPartitionRequestData;
 import io.cairn.wire.message.BrokerHeartbeatRequestData;
 import io.cairn.wire.message.BrokerRegistrationRequestData;
@@ -18,6 +20,7 @@ import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.ElectLeadersRequestData;
 import io.cairn.wire.message.ElectLeadersResponseData;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
+import io.cairn.wire.message.IncrementalAlterConfigsResponseData;
 import io.cairn.wire.protocol.ApiMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -222,6 +225,61 @@ class EligibleLeaderReplicasTest {
         run(result);
         assertThat(partition().elr()).isEmpty();
         assertThat(partition().lastKnownElr()).isEmpty();
+    }
+
+    private static IncrementalAlterConfigsRequestData brokerMinIsr(String broker, String value) {
+        IncrementalAlterConfigsRequestData request = new IncrementalAlterConfigsRequestData();
+        IncrementalAlterConfigsRequestData.AlterConfigsResource resource =
+                new IncrementalAlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 4)
+                        .setResourceName(broker);
+        resource.configs().add(new IncrementalAlterConfigsRequestData.AlterableConfig()
+                .setName("min.insync.replicas").setConfigOperation(value == null ? (byte) 1 : (byte) 0)
+                .setValue(value));
+        request.resources().add(resource);
+        return request;
+    }
+
+    private IncrementalAlterConfigsResponseData alter(IncrementalAlterConfigsRequestData request) {
+        return (IncrementalAlterConfigsResponseData) run(logic.handle(image, request, b -> true));
+    }
+
+    @Test
+    void theClusterDefaultMinInsyncReplicasClearsEveryElrAndABrokersOwnIsRefused() {
+        // Given
+        start(true);
+        run(logic.alterPartition(image, alterIsr(List.of(1))));
+        assertThat(partition().elr()).containsExactly(2, 3);
+
+        // When
+        IncrementalAlterConfigsResponseData own = alter(brokerMinIsr("1", "2"));
+        ControllerResult<? extends ApiMessage> cluster = logic.handle(image, brokerMinIsr("", "2"), b -> true);
+
+        // Then
+        assertThat(own.responses().get(0).errorCode()).isEqualTo(Errors.INVALID_CONFIG.code());
+        assertThat(own.responses().get(0).errorMessage())
+                .isEqualTo("Broker-level min.insync.replicas cannot be altered while ELR is enabled.");
+        assertThat(partition().elr()).containsExactly(2, 3);
+        assertThat(cluster.records()).anySatisfy(r -> assertThat(r).isEqualTo(new ClearElrRecord()));
+        run(cluster);
+        assertThat(partition().elr()).isEmpty();
+        assertThat(image.configs(ConfigResource.broker(""))).containsEntry("min.insync.replicas", "2");
+        IncrementalAlterConfigsResponseData removed = alter(brokerMinIsr("", null));
+        assertThat(removed.responses().get(0).errorMessage())
+                .isEqualTo("Cluster-level min.insync.replicas cannot be removed while ELR is enabled.");
+        assertThat(image.configs(ConfigResource.broker(""))).containsEntry("min.insync.replicas", "2");
+    }
+
+    @Test
+    void withoutElrABrokersOwnMinInsyncReplicasIsStored() {
+        // Given
+        start(false);
+
+        // When
+        IncrementalAlterConfigsResponseData own = alter(brokerMinIsr("1", "2"));
+
+        // Then
+        assertThat(own.responses().get(0).errorCode()).isZero();
+        assertThat(image.configs(ConfigResource.broker("1"))).containsEntry("min.insync.replicas", "2");
     }
 
     @Test
