@@ -6,6 +6,7 @@ import io.cairn.isr.Partition;
 import io.cairn.isr.PartitionListener;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.Time;
+import io.cairn.log.producer.VerificationGuard;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.CoordinatorLoadInProgressException;
 import io.cairn.wire.error.CoordinatorNotAvailableException;
@@ -48,6 +49,8 @@ import org.apache.logging.log4j.Logger;
 public final class CoordinatorRuntime<S extends CoordinatorShard<R>, R> implements AutoCloseable {
 
     private static final Logger LOGGER = LogManager.getLogger(CoordinatorRuntime.class);
+    /** The sequence of a coordinator's batches: the log keeps none for them. */
+    private static final int NO_SEQUENCE = -1;
 
     /** One partition: its executor and, confined to it, the shard of its current leadership. */
     private final class Slot {
@@ -188,6 +191,20 @@ public final class CoordinatorRuntime<S extends CoordinatorShard<R>, R> implemen
         run(slot, result, () -> forward(activeShard(slot).writeEndTransactionMarker(producerId, producerEpoch,
             coordinatorEpoch, commit), result));
         return result;
+    }
+
+    /**
+     * Starts the transaction verification of a transactional write of {@code producerId} to partition {@code index}
+     * (Kafka's {@code CoordinatorPartitionWriter.maybeStartTransactionVerification}, a coordinator batch having no
+     * sequence): the guard its {@link ShardContext#write(List, long, short, VerificationGuard)} must carry once the
+     * transaction coordinator verified it, or {@link VerificationGuard#SENTINEL} when the transaction is already
+     * ongoing in the partition. {@code supportsEpochBump}: the producer speaks transaction.version 2. Throws
+     * NOT_LEADER_OR_FOLLOWER or UNKNOWN_TOPIC_OR_PARTITION when this broker does not lead the partition. Any thread.
+     */
+    public VerificationGuard startTransactionVerification(int index, long producerId, short producerEpoch,
+                                                          boolean supportsEpochBump) {
+        return replicaManager.leaderPartition(new TopicPartition(config.topic(), index))
+            .maybeStartTransactionVerification(producerId, NO_SEQUENCE, producerEpoch, supportsEpochBump);
     }
 
     private static <T> void forward(CompletableFuture<T> from, CompletableFuture<T> to) {

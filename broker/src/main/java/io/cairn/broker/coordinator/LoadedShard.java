@@ -6,6 +6,7 @@ import io.cairn.isr.Partition;
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.LogAppendInfo;
 import io.cairn.log.Time;
+import io.cairn.log.producer.VerificationGuard;
 import io.cairn.wire.error.CoordinatorNotAvailableException;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.NotCoordinatorException;
@@ -51,14 +52,16 @@ final class LoadedShard<S extends CoordinatorShard<R>, R> implements ShardContex
     private static final class OpenBatch {
         final long producerId;
         final short producerEpoch;
+        final VerificationGuard verification;
         final List<CoordinatorBatches.Encoded> records = new ArrayList<>();
         final List<Op> ops = new ArrayList<>();
         int bytes = RecordBatch.RECORD_BATCH_OVERHEAD;
         Timer.Timeout linger;
 
-        OpenBatch(long producerId, short producerEpoch) {
+        OpenBatch(long producerId, short producerEpoch, VerificationGuard verification) {
             this.producerId = producerId;
             this.producerEpoch = producerEpoch;
+            this.verification = verification;
         }
     }
 
@@ -160,7 +163,8 @@ final class LoadedShard<S extends CoordinatorShard<R>, R> implements ShardContex
     }
 
     @Override
-    public CompletableFuture<Long> write(List<R> records, long producerId, short producerEpoch) {
+    public CompletableFuture<Long> write(List<R> records, long producerId, short producerEpoch,
+                                         VerificationGuard verification) {
         if (records.isEmpty()) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("A write needs at least one record"));
         }
@@ -188,7 +192,7 @@ final class LoadedShard<S extends CoordinatorShard<R>, R> implements ShardContex
             flush();
         }
         if (batch == null) {
-            batch = open(producerId, producerEpoch);
+            batch = open(producerId, producerEpoch, transactional ? verification : null);
         }
         CompletableFuture<Long> future = new CompletableFuture<>();
         batch.ops.add(new Op(future, batch.records.size()));
@@ -213,12 +217,12 @@ final class LoadedShard<S extends CoordinatorShard<R>, R> implements ShardContex
         ByteBuffer marker = CoordinatorBatches.endTransactionMarker(time.milliseconds(), producerId, producerEpoch,
             coordinatorEpoch, commit);
         CompletableFuture<Long> written = new CompletableFuture<>();
-        append(marker, List.of(new Op(written, 0)));
+        append(marker, List.of(new Op(written, 0)), null);
         return written.thenRun(() -> shard.replayEndTransactionMarker(producerId, producerEpoch, commit));
     }
 
-    private OpenBatch open(long producerId, short producerEpoch) {
-        OpenBatch opened = new OpenBatch(producerId, producerEpoch);
+    private OpenBatch open(long producerId, short producerEpoch, VerificationGuard verification) {
+        OpenBatch opened = new OpenBatch(producerId, producerEpoch, verification);
         if (producerId < 0 && config.settings().appendLingerMs() > 0) {
             opened.linger = timer.schedule(() -> runOnShard(() -> {
                 if (batch == opened) {
@@ -245,13 +249,13 @@ final class LoadedShard<S extends CoordinatorShard<R>, R> implements ShardContex
             open.ops.forEach(op -> op.future().completeExceptionally(e));
             return;
         }
-        append(bytes, open.ops);
+        append(bytes, open.ops, open.verification);
     }
 
-    private void append(ByteBuffer bytes, List<Op> ops) {
+    private void append(ByteBuffer bytes, List<Op> ops, VerificationGuard verification) {
         LogAppendInfo info;
         try {
-            info = partition.appendRecordsToLeader(bytes, AppendOrigin.COORDINATOR, -1);
+            info = partition.appendRecordsToLeader(bytes, AppendOrigin.COORDINATOR, -1, verification);
         } catch (RuntimeException e) {
             Throwable error = writeError(e);
             ops.forEach(op -> op.future().completeExceptionally(error));

@@ -1,5 +1,6 @@
 package io.cairn.broker.coordinator;
 
+import io.cairn.log.producer.VerificationGuard;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -48,7 +49,18 @@ public interface ShardContext<R> {
      *
      * @return the offset of the first record (the others follow it in order)
      */
-    CompletableFuture<Long> write(List<R> records, long producerId, short producerEpoch);
+    default CompletableFuture<Long> write(List<R> records, long producerId, short producerEpoch) {
+        return write(records, producerId, producerEpoch, null);
+    }
+
+    /**
+     * {@link #write(List, long, short)} of a transactional batch the transaction coordinator verified (KIP-890,
+     * {@link CoordinatorRuntime#startTransactionVerification}): the append carries {@code verification}, so it fails
+     * with {@code InvalidTxnStateException} when the producer's transaction is not ongoing in the partition and the
+     * guard is no longer the partition's (a marker ended the transaction meanwhile). Null asks for no check.
+     */
+    CompletableFuture<Long> write(List<R> records, long producerId, short producerEpoch,
+                                  VerificationGuard verification);
 
     /**
      * Runs {@code task} on the shard's thread after {@code delayMs}, replacing any pending timer with the same

@@ -7,6 +7,7 @@ import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.broker.purgatory.SystemTimer;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.Time;
+import io.cairn.log.producer.VerificationGuard;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.MetadataListener;
 import io.cairn.metadata.image.MetadataUpdate;
@@ -94,6 +95,16 @@ public final class GroupCoordinator implements AutoCloseable {
      */
     public <T> CompletableFuture<T> call(String groupId, Function<GroupShard, CompletableFuture<T>> op) {
         return runtime.call(partitionFor(groupId), op);
+    }
+
+    /**
+     * Starts verifying a transactional offset commit of {@code producerId} for {@code groupId} on the group's
+     * {@code __consumer_offsets} partition ({@link CoordinatorRuntime#startTransactionVerification}).
+     */
+    public VerificationGuard startTransactionVerification(String groupId, long producerId, short producerEpoch,
+                                                          boolean supportsEpochBump) {
+        return runtime.startTransactionVerification(partitionFor(groupId), producerId, producerEpoch,
+            supportsEpochBump);
     }
 
     /** Tells {@code listener} the milliseconds of every {@code __consumer_offsets} partition load (metrics). */

@@ -3,6 +3,7 @@ package io.cairn.broker.group;
 import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
+import io.cairn.log.producer.VerificationGuard;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.OffsetCommitRequestData;
 import io.cairn.wire.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
@@ -160,6 +161,17 @@ public final class OffsetManager {
     public CompletableFuture<TxnOffsetCommitResponseData> commitTransactional(TxnOffsetCommitRequestData request,
                                                                              Errors validation,
                                                                              BiPredicate<String, Integer> unknown) {
+        return commitTransactional(request, validation, unknown, null);
+    }
+
+    /**
+     * As above, the write carrying {@code verification}, the guard of the transaction verification of the offsets
+     * partition (KIP-890; null: none), so that a commit outside an ongoing transaction gets INVALID_TXN_STATE.
+     */
+    public CompletableFuture<TxnOffsetCommitResponseData> commitTransactional(TxnOffsetCommitRequestData request,
+                                                                             Errors validation,
+                                                                             BiPredicate<String, Integer> unknown,
+                                                                             VerificationGuard verification) {
         TxnOffsetCommitResponseData response = new TxnOffsetCommitResponseData();
         long now = ctx.nowMs();
         List<CoordinatorRecord> records = new ArrayList<>();
@@ -191,22 +203,23 @@ public final class OffsetManager {
         if (records.isEmpty()) {
             return CompletableFuture.completedFuture(response);
         }
-        return ctx.write(records, request.producerId(), request.producerEpoch()).handle((firstOffset, failure) -> {
-            if (failure != null) {
-                Errors error = txnCommitError(failure);
-                writtenResults.forEach(r -> r.setErrorCode(error.code()));
+        return ctx.write(records, request.producerId(), request.producerEpoch(), verification)
+            .handle((firstOffset, failure) -> {
+                if (failure != null) {
+                    Errors error = txnCommitError(failure);
+                    writtenResults.forEach(r -> r.setErrorCode(error.code()));
+                    return response;
+                }
+                for (int i = 0; i < written.size(); i++) {
+                    pending.put(request.producerId(), request.groupId(), written.get(i).getKey(),
+                        written.get(i).getValue().at(firstOffset + i));
+                }
                 return response;
-            }
-            for (int i = 0; i < written.size(); i++) {
-                pending.put(request.producerId(), request.groupId(), written.get(i).getKey(),
-                    written.get(i).getValue().at(firstOffset + i));
-            }
-            return response;
-        });
+            });
     }
 
     /** Kafka's {@code GroupCoordinatorService.handleOperationException} for a failed transactional commit. */
-    static Errors txnCommitError(Throwable failure) {
+    public static Errors txnCommitError(Throwable failure) {
         Errors error = Errors.forException(failure);
         switch (error) {
             case UNKNOWN_TOPIC_OR_PARTITION:

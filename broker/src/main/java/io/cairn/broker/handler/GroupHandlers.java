@@ -4,6 +4,7 @@ import io.cairn.broker.group.ClientInfo;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.group.GroupShard;
 import io.cairn.broker.txn.verification.TransactionVerifier;
+import io.cairn.log.producer.VerificationGuard;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
@@ -113,23 +114,33 @@ public final class GroupHandlers {
     public static ApiHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData> txnOffsetCommit(
             GroupCoordinator coordinator, MetadataNode metadata) {
         return new GroupApiHandler<>(ApiKey.TXN_OFFSET_COMMIT, 0, 5, coordinator, TxnOffsetCommitRequestData::groupId,
-            (shard, ctx, request) -> {
-                Errors validation = shard.groups().validateTxnOffsetCommit(request.groupId(),
-                    request.generationId(), request.memberId(), request.groupInstanceId());
-                return shard.offsets().commitTransactional(request, validation,
-                    (topic, partition) -> metadata.currentImage().topic(topic)
-                        .map(t -> !t.partitions().containsKey(partition)).orElse(true));
-            },
+            (shard, ctx, request) -> commitTxnOffsets(shard, request, metadata, null),
             (ctx, request, error) -> txnOffsetCommitError(request, error));
     }
 
     /**
-     * TxnOffsetCommit v0-v5 where v5 first adds the group's offsets partition to the producer's transaction through
-     * {@code verifier} (KIP-890 part 2, {@link TxnOffsetCommitHandler}).
+     * On the group's shard: the KIP-447 checks, then the transactional write, carrying {@code verification} (the
+     * guard of the offsets partition's transaction verification; null: none).
+     */
+    static CompletableFuture<TxnOffsetCommitResponseData> commitTxnOffsets(GroupShard shard,
+            TxnOffsetCommitRequestData request, MetadataNode metadata, VerificationGuard verification) {
+        Errors validation = shard.groups().validateTxnOffsetCommit(request.groupId(), request.generationId(),
+            request.memberId(), request.groupInstanceId());
+        return shard.offsets().commitTransactional(request, validation,
+            (topic, partition) -> metadata.currentImage().topic(topic)
+                .map(t -> !t.partitions().containsKey(partition)).orElse(true), verification);
+    }
+
+    /**
+     * TxnOffsetCommit v0-v5 verified by {@code verifier} before the write (KIP-890, {@link TxnOffsetCommitHandler}):
+     * v5 adds the group's offsets partition to the producer's transaction, v0-v4 verify it when
+     * transaction.partition.verification.enable is on.
      */
     public static ApiHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData> txnOffsetCommit(
             GroupCoordinator coordinator, MetadataNode metadata, TransactionVerifier verifier) {
-        return new TxnOffsetCommitHandler(txnOffsetCommit(coordinator, metadata), coordinator, verifier);
+        return new TxnOffsetCommitHandler(txnOffsetCommit(coordinator, metadata), coordinator,
+            (request, guard) -> coordinator.call(request.groupId(),
+                shard -> commitTxnOffsets(shard, request, metadata, guard)), verifier);
     }
 
     /** Kafka's TxnOffsetCommitRequest.getErrorResponse: every partition carries the error. */

@@ -1,8 +1,11 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.broker.group.OffsetManager;
 import io.cairn.broker.txn.verification.TransactionVerifier;
+import io.cairn.log.producer.VerificationGuard;
 import io.cairn.metadata.image.TopicPartition;
+import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.TxnOffsetCommitRequestData;
@@ -14,27 +17,46 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * TxnOffsetCommit v0-v5 with KIP-890 part 2: a v5 request comes from a producer at transaction.version 2, which sends
- * no AddOffsetsToTxn, so the group's {@code __consumer_offsets} partition is first added to its transaction through
- * the coordinator (Kafka's {@code txnOffsetCommitRequestVersionToTransactionSupportedOperation}: v5 adds), then the
- * offsets are written by the group handler ({@link GroupHandlers#txnOffsetCommit}). An add that fails answers every
- * partition with its error; the coordinator's retriable answers become COORDINATOR_NOT_AVAILABLE, which the producer
- * retries, as Kafka's group coordinator maps the produce path's NOT_ENOUGH_REPLICAS. Immutable, thread-safe.
+ * TxnOffsetCommit v0-v5 with the transaction verification of KIP-890 (Kafka's
+ * {@code GroupCoordinatorService.commitTransactionalOffsets} over {@code scheduleTransactionalWriteOperation}): before
+ * the offsets are written, the group's {@code __consumer_offsets} partition starts a verification for the producer
+ * ({@link GroupCoordinator#startTransactionVerification}); unless its transaction is already ongoing there, the
+ * transaction coordinator is asked through {@link TransactionVerifier} whether the partition is in the transaction
+ * (v0-v4, only when transaction.partition.verification.enable is on) or to add it (v5, which a producer at
+ * transaction.version 2 sends instead of AddOffsetsToTxn: Kafka's
+ * {@code txnOffsetCommitRequestVersionToTransactionSupportedOperation}), and the write carries the guard, so that a
+ * commit of a transaction the coordinator ended meanwhile gets INVALID_TXN_STATE from the log. A refused
+ * verification answers every partition with its error: TRANSACTION_ABORTABLE stays itself from v4 and is
+ * INVALID_TXN_STATE before; the coordinator's retriable answers become COORDINATOR_NOT_AVAILABLE, which the producer
+ * retries, as Kafka's group coordinator maps the produce path's NOT_ENOUGH_REPLICAS; a broker that does not lead the
+ * partition answers NOT_COORDINATOR. Immutable, thread-safe; the verified write continues on the verifier's thread
+ * and runs on the group's shard.
  */
 final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData> {
 
+    /** The write of a request on its group's shard, carrying the verification guard. */
+    @FunctionalInterface
+    interface VerifiedCommit {
+        CompletableFuture<TxnOffsetCommitResponseData> commit(TxnOffsetCommitRequestData request,
+                                                              VerificationGuard verification);
+    }
+
+    /** v4+ clients understand TRANSACTION_ABORTABLE (Kafka's {@code genericErrorSupported}). */
+    private static final short ABORTABLE_VERSION = 4;
     private static final short ADD_PARTITION_VERSION = 5;
     private static final Set<Errors> RETRIABLE = Set.of(Errors.CONCURRENT_TRANSACTIONS, Errors.NETWORK_EXCEPTION,
             Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR);
 
     private final ApiHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData> commit;
     private final GroupCoordinator groups;
+    private final VerifiedCommit verifiedCommit;
     private final TransactionVerifier verifier;
 
     TxnOffsetCommitHandler(ApiHandler<TxnOffsetCommitRequestData, TxnOffsetCommitResponseData> commit,
-                           GroupCoordinator groups, TransactionVerifier verifier) {
+                           GroupCoordinator groups, VerifiedCommit verifiedCommit, TransactionVerifier verifier) {
         this.commit = commit;
         this.groups = groups;
+        this.verifiedCommit = verifiedCommit;
         this.verifier = verifier;
     }
 
@@ -57,16 +79,29 @@ final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitRequestD
     public CompletionStage<TxnOffsetCommitResponseData> handle(RequestContext ctx,
                                                                TxnOffsetCommitRequestData request) {
         String groupId = request.groupId();
-        if (ctx.apiVersion() < ADD_PARTITION_VERSION || groupId == null || groupId.isEmpty()) {
+        boolean add = ctx.apiVersion() >= ADD_PARTITION_VERSION;
+        if (groupId == null || groupId.isEmpty() || request.transactionalId() == null
+                || (!add && !verifier.verificationEnabled())) {
             return commit.handle(ctx, request);
         }
+        VerificationGuard guard;
+        try {
+            guard = groups.startTransactionVerification(groupId, request.producerId(), request.producerEpoch(), add);
+        } catch (ApiException e) {
+            return CompletableFuture.completedFuture(errorResponse(ctx, request,
+                OffsetManager.txnCommitError(e)));
+        }
+        if (guard == VerificationGuard.SENTINEL) {
+            return verifiedCommit.commit(request, guard);
+        }
         TopicPartition offsets = new TopicPartition(GroupCoordinator.TOPIC, groups.partitionFor(groupId));
-        CompletableFuture<Map<TopicPartition, Errors>> added = verifier.verifyOrAdd(request.transactionalId(),
-                request.producerId(), request.producerEpoch(), List.of(offsets), true, true);
-        return added.thenCompose(errors -> {
+        CompletableFuture<Map<TopicPartition, Errors>> verified = verifier.verifyOrAdd(request.transactionalId(),
+                request.producerId(), request.producerEpoch(), List.of(offsets),
+                ctx.apiVersion() >= ABORTABLE_VERSION, add);
+        return verified.thenCompose(errors -> {
             Errors error = errors.getOrDefault(offsets, Errors.NONE);
             if (error == Errors.NONE) {
-                return commit.handle(ctx, request);
+                return verifiedCommit.commit(request, guard);
             }
             return CompletableFuture.completedFuture(errorResponse(ctx, request,
                     RETRIABLE.contains(error) ? Errors.COORDINATOR_NOT_AVAILABLE : error));

@@ -1,6 +1,7 @@
 package io.cairn.broker.group;
 
 import io.cairn.broker.coordinator.ShardContext;
+import io.cairn.log.producer.VerificationGuard;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -53,7 +54,8 @@ final class ClassicGroupTestShardContext implements ShardContext<CoordinatorReco
     }
 
     @Override
-    public CompletableFuture<Long> write(List<CoordinatorRecord> records, long producerId, short producerEpoch) {
+    public CompletableFuture<Long> write(List<CoordinatorRecord> records, long producerId, short producerEpoch,
+                                         VerificationGuard verification) {
         CompletableFuture<Long> future = new CompletableFuture<>();
         pendingWrites.add(new PendingWrite(List.copyOf(records), producerId, nextOffset, future));
         nextOffset += records.size();

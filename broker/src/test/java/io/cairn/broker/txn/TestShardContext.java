@@ -5,6 +5,7 @@ import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.broker.group.CoordinatorRecord;
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.PartitionLog;
+import io.cairn.log.producer.VerificationGuard;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -64,7 +65,8 @@ final class TestShardContext implements ShardContext<CoordinatorRecord> {
     }
 
     @Override
-    public CompletableFuture<Long> write(List<CoordinatorRecord> records, long producerId, short producerEpoch) {
+    public CompletableFuture<Long> write(List<CoordinatorRecord> records, long producerId, short producerEpoch,
+                                         VerificationGuard verification) {
         CompletableFuture<Long> future = new CompletableFuture<>();
         if (hold) {
             pending.add(new PendingWrite(List.copyOf(records), future));

@@ -106,7 +106,8 @@ public final class TransactionVerifier implements AutoCloseable {
         this(image, listenerName, true, transport);
     }
 
-    private TransactionVerifier(Supplier<MetadataImage> image, String listenerName, boolean verificationEnabled,
+    /** A verifier reaching coordinators through {@code transport}; {@link #start()} it. */
+    public TransactionVerifier(Supplier<MetadataImage> image, String listenerName, boolean verificationEnabled,
                                 VerificationTransport transport) {
         this.verificationEnabled = verificationEnabled;
         this.image = image;
