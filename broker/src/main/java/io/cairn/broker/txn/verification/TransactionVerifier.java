@@ -34,8 +34,9 @@ import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
 /**
- * Asks transaction coordinators whether partitions are in a producer's ongoing transaction, or (transaction.version
- * 2, KIP-890 part 2: Produce v12+, TxnOffsetCommit v5) to add them to it (Kafka's {@code AddPartitionsToTxnManager}):
+ * Asks transaction coordinators whether partitions are in a producer's ongoing transaction (KIP-890 part 1: Produce
+ * and TxnOffsetCommit v0-4), or (transaction.version 2, KIP-890 part 2: Produce v12+, TxnOffsetCommit v5) to add
+ * them to it (Kafka's {@code AddPartitionsToTxnManager}):
  * AddPartitionsToTxn v4+, with {@code verify_only} unless adding, one request per coordinator carrying every
  * transaction queued for it, one request in flight per coordinator. The coordinator of a transactional
  * id is the leader of its {@code __transaction_state} partition ({@code abs(hashCode) % partitions}) in the metadata
