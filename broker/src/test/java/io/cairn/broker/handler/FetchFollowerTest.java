@@ -122,6 +122,7 @@ class FetchFollowerTest {
         // When
         FetchResponseData held = fetch(15, request);
         quota.updateBound(Long.MAX_VALUE);
+        double rateBefore = quota.rate();
         FetchResponseData released = fetch(15, request);
 
         // Then
@@ -130,7 +131,8 @@ class FetchFollowerTest {
             assertThat(only(held).errorCode()).isEqualTo(Errors.NONE.code());
             assertThat(only(held).records().readableBytes()).isZero();
             assertThat(FetchFixture.values(only(released))).containsExactly("t-0", "t-1", "t-2");
-            assertThat(quota.rate()).isGreaterThan(100.0);
+            // the leader counts the bytes it sent (a rate over the quota's window, so compared, not a fixed figure)
+            assertThat(quota.rate()).isGreaterThan(rateBefore);
         } finally {
             FetchResponses.release(held);
             FetchResponses.release(released);
