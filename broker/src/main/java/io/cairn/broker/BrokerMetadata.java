@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -59,6 +60,8 @@ final class BrokerMetadata implements AutoCloseable {
     private volatile long brokerEpoch = -1L;
     private volatile boolean fenced = true;
     private volatile BrokerRegistrationRequestData registration;
+    /** The metadata offset the broker has acted on; unset (null) while nothing but the node's image applies it. */
+    private volatile LongSupplier appliedOffset;
     private boolean closed;
     private boolean shutDown;
 
@@ -277,10 +280,24 @@ final class BrokerMetadata implements AutoCloseable {
         }
     }
 
+    /**
+     * Makes the heartbeats report {@code offset} (the offset the partitions have applied) as this broker's metadata
+     * offset instead of the node's image offset, as Kafka's broker reports the offset its publishers have taken on.
+     */
+    public void reportAppliedOffset(LongSupplier offset) {
+        this.appliedOffset = offset;
+    }
+
+    private long currentMetadataOffset() {
+        LongSupplier applied = appliedOffset;
+        long offset = applied == null ? -1L : applied.getAsLong();
+        return offset >= 0 ? offset : node.currentImage().offset();
+    }
+
     private BrokerHeartbeatResponseData heartbeat(boolean wantFence, boolean wantShutDown)
             throws InterruptedException {
         BrokerHeartbeatRequestData request = new BrokerHeartbeatRequestData().setBrokerId(config.nodeId())
-                .setBrokerEpoch(brokerEpoch).setCurrentMetadataOffset(node.currentImage().offset())
+                .setBrokerEpoch(brokerEpoch).setCurrentMetadataOffset(currentMetadataOffset())
                 .setWantFence(wantFence).setWantShutDown(wantShutDown);
         BrokerHeartbeatResponseData response = await(node.heartbeat(request));
         if (response != null && response.errorCode() == Errors.NONE.code()) {

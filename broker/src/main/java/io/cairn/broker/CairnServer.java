@@ -166,6 +166,7 @@ public final class CairnServer implements AutoCloseable {
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults, Time.SYSTEM,
                     config.replicaLagTimeMaxMs(), metadata::brokerEpoch);
+            metadata.reportAppliedOffset(replicaManager::appliedMetadataOffset);
             replicaManager.useReplicaFetchers(config.replicaFetch().toFetcherConfig(
                     defaultLogConfig.maxMessageBytes()), config.replicaFetch().interBrokerListenerName());
             if (config.rackAwareReplicaSelector()) {

@@ -131,6 +131,8 @@ public final class ReplicaManager implements AutoCloseable {
     private volatile AlterPartitionManager alterPartitionManager;
     private volatile MetadataNode node;
     private volatile boolean closed;
+    /** The offset of the last metadata image applied to the partitions; -1 until {@link #start}. */
+    private volatile long appliedMetadataOffset = -1L;
     /** The follower fetchers; null until {@link #useReplicaFetchers} (then partitions this broker follows fetch). */
     private volatile ReplicaFetcherManager fetchers;
     private volatile String interBrokerListener;
@@ -338,6 +340,16 @@ public final class ReplicaManager implements AutoCloseable {
         } catch (RuntimeException e) {
             LOGGER.error("Cannot apply metadata update at offset {}", update.image().offset(), e);
         }
+        appliedMetadataOffset = update.image().offset();
+    }
+
+    /**
+     * The offset of the last metadata image whose leaderships and replicas the partitions have taken on: what the
+     * broker reports to the controller as its metadata offset (Kafka's published offset), so that a controlled
+     * shutdown ends only after this broker has acted on its moved leaderships. -1 before {@link #start}.
+     */
+    public long appliedMetadataOffset() {
+        return appliedMetadataOffset;
     }
 
     private void applyImage(MetadataImage image) {
@@ -351,6 +363,7 @@ public final class ReplicaManager implements AutoCloseable {
             });
         }
         updateFetchers(hosted, image);
+        appliedMetadataOffset = image.offset();
         LOGGER.info("Hosting {} partition(s) of metadata image at offset {}", partitions.size(), image.offset());
     }
 

@@ -7,6 +7,7 @@ import io.cairn.metadata.record.ControllerChangeRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.BrokerHeartbeatRequestData;
+import io.cairn.wire.message.BrokerHeartbeatResponseData;
 import io.cairn.wire.message.BrokerRegistrationRequestData;
 import io.cairn.wire.message.BrokerRegistrationResponseData;
 import io.cairn.wire.protocol.ApiMessage;
@@ -60,6 +61,11 @@ public final class QuorumController implements AutoCloseable {
     private MetadataImage pending = MetadataImage.EMPTY;
     private long readySinceMs;
     private final Map<Integer, Long> lastContactMs = new HashMap<>();
+    /**
+     * Per broker in controlled shutdown: the committed offset at which it was first seen leading nothing (Kafka's
+     * controlled shutdown offset); it is told to shut down once its heartbeat reports that offset applied.
+     */
+    private final Map<Integer, Long> shutdownOffsets = new HashMap<>();
     private final Deque<Deferred> deferred = new ArrayDeque<>();
     /** The futures of the last commands decided by this controller, by request id, in decision order. */
     private final Map<UUID, CompletableFuture<ApiMessage>> recent = new LinkedHashMap<>();
@@ -182,6 +188,7 @@ public final class QuorumController implements AutoCloseable {
             ready = true;
             readySinceMs = loop.nowMs();
             lastContactMs.clear();
+            shutdownOffsets.clear();
             LOGGER.info("Active controller {} ready in term {} at offset {}", logic.settings().nodeId(), term,
                     pending.offset());
             List<ApiMessage> features = logic.bootstrapFeatures(pending);
@@ -216,6 +223,7 @@ public final class QuorumController implements AutoCloseable {
                     ? committed.get() : pending;
             result = logic.handle(base, request, this::alive);
             noteAcceptedRegistration(request, result.response());
+            holdShutdownUntilApplied(request, result);
         } catch (RuntimeException e) {
             LOGGER.error("Controller command {} failed", request, e);
             future.completeExceptionally(Errors.UNKNOWN_SERVER_ERROR.exception(e.toString()));
@@ -318,8 +326,37 @@ public final class QuorumController implements AutoCloseable {
     private void noteAcceptedRegistration(ApiMessage request, ApiMessage response) {
         if (ApiKey.forId(request.apiKey()) == ApiKey.BROKER_REGISTRATION
                 && ((BrokerRegistrationResponseData) response).errorCode() == Errors.NONE.code()) {
-            lastContactMs.put(((BrokerRegistrationRequestData) request).brokerId(), loop.nowMs());
+            int brokerId = ((BrokerRegistrationRequestData) request).brokerId();
+            lastContactMs.put(brokerId, loop.nowMs());
+            shutdownOffsets.remove(brokerId);
         }
+    }
+
+    /**
+     * Kafka's rule for {@code shouldShutDown}: the pending image may show a broker in controlled shutdown leading
+     * nothing before those records have committed, and a committed move is only safe to stop on once the broker has
+     * applied it (else it closes its logs while it still acts as leader). So the answer stays false until the
+     * committed image shows the broker leading nothing and the heartbeat's {@code currentMetadataOffset} has reached
+     * the offset where that was first seen.
+     */
+    private void holdShutdownUntilApplied(ApiMessage request, ControllerResult<? extends ApiMessage> result) {
+        if (ApiKey.forId(request.apiKey()) != ApiKey.BROKER_HEARTBEAT
+                || !((BrokerHeartbeatResponseData) result.response()).shouldShutDown()) {
+            return;
+        }
+        BrokerHeartbeatRequestData heartbeat = (BrokerHeartbeatRequestData) request;
+        BrokerHeartbeatResponseData response = (BrokerHeartbeatResponseData) result.response();
+        int brokerId = heartbeat.brokerId();
+        MetadataImage image = committed.get();
+        boolean committedAway = result.records().isEmpty()
+                && image.broker(brokerId).map(BrokerRegistration::inControlledShutdown).orElse(false)
+                && image.leaderships(brokerId).isEmpty();
+        if (!committedAway) {
+            response.setShouldShutDown(false);
+            return;
+        }
+        long offset = shutdownOffsets.computeIfAbsent(brokerId, id -> image.offset());
+        response.setShouldShutDown(heartbeat.currentMetadataOffset() >= offset);
     }
 
     private boolean alive(int brokerId) {

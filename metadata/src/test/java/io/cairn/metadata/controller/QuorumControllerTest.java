@@ -7,6 +7,8 @@ import io.cairn.metadata.image.MetadataDelta;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.record.RegisterBrokerRecord;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.BrokerHeartbeatRequestData;
+import io.cairn.wire.message.BrokerHeartbeatResponseData;
 import io.cairn.wire.message.BrokerRegistrationRequestData;
 import io.cairn.wire.message.BrokerRegistrationResponseData;
 import io.cairn.wire.message.CreateTopicsRequestData;
@@ -102,6 +104,44 @@ class QuorumControllerTest {
         assertThat(retryResponse.brokerEpoch()).isEqualTo(firstResponse.brokerEpoch());
         assertThat(image.broker(1).orElseThrow().epoch()).isEqualTo(firstResponse.brokerEpoch());
         assertThat(registrationRecords()).isEqualTo(1);
+    }
+
+    @Test
+    void aBrokerInControlledShutdownIsToldToStopOnlyOnceItHasAppliedTheCommittedMoveOfItsLeaderships() {
+        // Given two unfenced brokers and a topic led partly by broker 2
+        QuorumController controller = leader(1, 1);
+        long[] epochs = new long[3];
+        for (int id = 1; id <= 2; id++) {
+            BrokerRegistrationResponseData registered = runTo(scheduler.now() + 20,
+                    controller.submit(UUID.randomUUID(), TestRequests.registration(id, null)),
+                    BrokerRegistrationResponseData.class);
+            epochs[id] = registered.brokerEpoch();
+            runTo(scheduler.now() + 20, controller.submit(UUID.randomUUID(), TestRequests.heartbeat(id, epochs[id])),
+                    ApiMessage.class);
+        }
+        runTo(scheduler.now() + 20, controller.submit(UUID.randomUUID(),
+                TestRequests.createTopic("t", 4, 2, Map.of())), CreateTopicsResponseData.class);
+        assertThat(image.leaderships(2)).isNotEmpty();
+        long before = image.offset();
+
+        // When broker 2 asks to shut down, then heartbeats first at its old offset and then at the committed one
+        BrokerHeartbeatResponseData asked = runTo(scheduler.now() + 20, controller.submit(UUID.randomUUID(),
+                shutdownHeartbeat(epochs[2], before)), BrokerHeartbeatResponseData.class);
+        BrokerHeartbeatResponseData behind = runTo(scheduler.now() + 20, controller.submit(UUID.randomUUID(),
+                shutdownHeartbeat(epochs[2], before)), BrokerHeartbeatResponseData.class);
+        BrokerHeartbeatResponseData caughtUp = runTo(scheduler.now() + 20, controller.submit(UUID.randomUUID(),
+                shutdownHeartbeat(epochs[2], image.offset())), BrokerHeartbeatResponseData.class);
+
+        // Then the move committed with the first answer, but only the broker that applied it is told to stop
+        assertThat(image.leaderships(2)).isEmpty();
+        assertThat(image.offset()).isGreaterThan(before);
+        assertThat(asked.shouldShutDown()).isFalse();
+        assertThat(behind.shouldShutDown()).isFalse();
+        assertThat(caughtUp.shouldShutDown()).isTrue();
+    }
+
+    private static BrokerHeartbeatRequestData shutdownHeartbeat(long epoch, long metadataOffset) {
+        return TestRequests.heartbeat(2, epoch).setWantShutDown(true).setCurrentMetadataOffset(metadataOffset);
     }
 
     @Test
