@@ -9,7 +9,6 @@ import io.cairn.log.producer.ProducerSnapshots;
 import io.cairn.log.producer.ProducerStateManager;
 import io.cairn.log.producer.VerificationGuard;
 import io.cairn.log.recovery.LogLoader;
-import io.cairn.log.segment.FileBatch;
 import io.cairn.log.segment.LogSegment;
 import io.cairn.wire.error.KafkaStorageException;
 import io.cairn.wire.error.OffsetOutOfRangeException;
@@ -642,26 +641,10 @@ public final class PartitionLog implements Closeable {
         logStartOffset = Math.min(logStartOffset, newEnd);
         groupCommit.reset(Math.min(groupCommit.flushedOffset(), newEnd));
         ProducerSnapshots.deleteAfter(dir, newEnd);
-        rebuildProducerState();
+        // From the latest producer snapshot at or below the new end, not the whole log (this runs under the log's
+        // lock, and a follower truncates with its partition and fetcher locks held too).
+        LogLoader.rebuildProducerState(dir, segments, logStartOffset, newEnd, producers);
         LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
-    }
-
-    private void rebuildProducerState() {
-        producers.clear();
-        for (LogSegment s : segments.values()) {
-            int end = s.size();
-            int position = 0;
-            while (true) {
-                FileBatch batch = s.log().batchAt(position, end);
-                if (batch == null) {
-                    break;
-                }
-                if (batch.producerId() >= 0) {
-                    producers.update(RecordBatch.of(s.log().readBatch(batch), 0));
-                }
-                position = batch.endPosition();
-            }
-        }
     }
 
     /**

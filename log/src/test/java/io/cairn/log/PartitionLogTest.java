@@ -427,6 +427,36 @@ class PartitionLogTest {
     }
 
     @Test
+    void truncateToShouldRestoreProducerStateFromTheLatestSnapshotBelowIt() {
+        // Given: producer 9's only batch in a segment that retention removed, a producer snapshot at the roll after
+        // it, and a transaction of producer 7 opened after the snapshot and aborted later
+        PartitionLog log = open(LogConfig.builder().segmentBytes(1 << 20).indexIntervalBytes(1).build());
+        log.appendAsLeader(TestBatches.idempotent(9L, (short) 0, 0, time.milliseconds(), "p9"), 0,
+            AppendOrigin.CLIENT);
+        log.roll();
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        log.deleteRecordsBefore(1);
+        log.deleteOldSegments();
+        log.appendAsLeader(TestBatches.transactional(7L, (short) 0, 0, time.milliseconds(), "t"), 0,
+            AppendOrigin.CLIENT);
+        log.appendAsLeader(values(time.milliseconds(), "b"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.marker(7L, (short) 0, false, time.milliseconds()), 0,
+            AppendOrigin.COORDINATOR);
+
+        // When: a follower's truncation below the ABORT marker
+        log.truncateTo(4);
+
+        // Then: producer 9 is still known (its state comes from the snapshot, not a rescan of what is left), the
+        // transaction is open again and holds the last stable offset, and its index entry is gone
+        assertThat(log.logStartOffset()).isEqualTo(1);
+        assertThat(log.activeProducers()).extracting(p -> p.producerId()).containsExactlyInAnyOrder(9L, 7L);
+        assertThat(log.firstUnstableOffset()).isEqualTo(2);
+        assertThat(log.segments()).allSatisfy(s -> assertThat(s.txnIndex().allAbortedTxns()).isEmpty());
+        assertThat(log.appendAsLeader(TestBatches.idempotent(9L, (short) 0, 1, time.milliseconds(), "p9b"), 0,
+            AppendOrigin.CLIENT).firstOffset()).isEqualTo(4);
+    }
+
+    @Test
     void listOffsetsShouldAnswerEarliestLatestByTimestampAndMaxTimestamp() {
         // Given
         PartitionLog log = open(LogConfig.builder().segmentBytes(150).indexIntervalBytes(1).build());

@@ -3,6 +3,7 @@ package io.cairn.log.recovery;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogEnvironment;
 import io.cairn.log.epoch.LeaderEpochCache;
+import io.cairn.log.index.AbortedTxn;
 import io.cairn.log.index.OffsetIndex;
 import io.cairn.log.io.CheckpointFile;
 import io.cairn.log.producer.ProducerSnapshots;
@@ -80,7 +81,8 @@ public final class LogLoader {
                 from = missingIndexes.first();
             }
             if (from != null) {
-                recoverFrom(dir, segments, from, epochs, config.segmentIndexBytes());
+                rebuildProducerState(dir, segments, Math.max(logStartOffset, segments.firstKey()), from, producers);
+                recoverFrom(dir, segments, from, epochs, producers, config.segmentIndexBytes());
                 recovered = true;
             }
         }
@@ -97,13 +99,21 @@ public final class LogLoader {
         logStartOffset = Math.min(Math.max(logStartOffset, segments.firstKey()), logEndOffset);
         epochs.truncateFromEnd(logEndOffset);
         epochs.truncateFromStart(logStartOffset);
+        ProducerSnapshots.deleteAfter(dir, logEndOffset);
         rebuildProducerState(dir, segments, logStartOffset, logEndOffset, producers);
         recoveryPoint = recovered ? logEndOffset : Math.min(Math.max(recoveryPoint, 0L), logEndOffset);
         return new Loaded(segments, logStartOffset, recoveryPoint, logEndOffset, recovered);
     }
 
+    /**
+     * Recovers the segments from {@code from} on, as Kafka's {@code LogSegment.recover}: {@code producers} holds the
+     * state at {@code from} and takes every recovered batch, and each transaction an ABORT marker completes is
+     * appended again to the {@code .txnindex} of the segment holding the marker, with the last stable offset of
+     * that moment (the index was reset with the others, and read_committed fetches and the cleaner rely on it).
+     */
     private static void recoverFrom(Path dir, ConcurrentSkipListMap<Long, LogSegment> segments, long from,
-                                    LeaderEpochCache epochs, int maxIndexSize) throws IOException {
+                                    LeaderEpochCache epochs, ProducerStateManager producers, int maxIndexSize)
+            throws IOException {
         LOGGER.info("Recovering {} from segment {} (unclean shutdown or missing index)", dir, from);
         List<Long> bases = new ArrayList<>(segments.tailMap(from, true).keySet());
         for (int i = 0; i < bases.size(); i++) {
@@ -112,6 +122,11 @@ public final class LogLoader {
             int truncated = segment.recover(batch -> {
                 RecordBatch view = RecordBatch.of(batch, batch.position());
                 epochs.assign(view.partitionLeaderEpoch(), view.baseOffset());
+                ProducerStateManager.CompletedTxn txn = producers.update(view);
+                if (txn != null && txn.aborted()) {
+                    segment.appendAbortedTxn(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(),
+                        producers.lastStableOffsetAfter(txn.lastOffset())));
+                }
             });
             if (i < bases.size() - 1 && truncated == 0) {
                 segment.onBecomeInactive();
@@ -134,13 +149,18 @@ public final class LogLoader {
         }
     }
 
-    private static void rebuildProducerState(Path dir, ConcurrentSkipListMap<Long, LogSegment> segments,
-                                             long logStartOffset, long logEndOffset, ProducerStateManager producers) {
-        ProducerSnapshots.deleteAfter(dir, logEndOffset);
+    /**
+     * Rebuilds {@code producers} as of {@code upTo}: the latest readable snapshot in [logStartOffset, upTo], then the
+     * batches after it below {@code upTo} (Kafka's {@code UnifiedLog.rebuildProducerState}). Used on load, before a
+     * recovery (the state at the first recovered segment) and after a follower's truncation, so none of them
+     * rescans more of the log than lies after the snapshot.
+     */
+    public static void rebuildProducerState(Path dir, ConcurrentSkipListMap<Long, LogSegment> segments,
+                                            long logStartOffset, long upTo, ProducerStateManager producers) {
         long replayFrom = logStartOffset;
         producers.clear();
         TreeMap<Long, Path> snapshots = ProducerSnapshots.list(dir);
-        for (Map.Entry<Long, Path> e : snapshots.descendingMap().entrySet()) {
+        for (Map.Entry<Long, Path> e : snapshots.headMap(upTo, true).descendingMap().entrySet()) {
             if (e.getKey() < logStartOffset) {
                 break;
             }
@@ -158,12 +178,15 @@ public final class LogLoader {
             first = segments.firstKey();
         }
         for (LogSegment segment : segments.tailMap(first, true).values()) {
+            if (segment.baseOffset() >= upTo) {
+                break;
+            }
             int end = segment.size();
             int position = replayFrom <= segment.baseOffset() ? 0 : segment.offsetIndex().lookup(replayFrom)
                 .position();
             while (true) {
                 FileBatch batch = segment.log().batchAt(position, end);
-                if (batch == null) {
+                if (batch == null || batch.baseOffset() >= upTo) {
                     break;
                 }
                 if (batch.lastOffset() >= replayFrom && batch.producerId() >= 0) {

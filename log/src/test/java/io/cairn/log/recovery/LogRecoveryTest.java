@@ -196,4 +196,113 @@ class LogRecoveryTest {
             opened.remove(reopened);
         }
     }
+
+    /** A log of committed, aborted and open transactions across three segments: [0, 4) [4, 9) [9, ...). */
+    private PartitionLog transactions(PartitionLog log) {
+        long now = time.milliseconds();
+        log.appendAsLeader(TestBatches.transactional(1L, (short) 0, 0, now, "c0"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.marker(1L, (short) 0, true, now), 0, AppendOrigin.COORDINATOR);
+        log.appendAsLeader(TestBatches.transactional(2L, (short) 0, 0, now, "x0"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.marker(2L, (short) 0, false, now), 0, AppendOrigin.COORDINATOR);
+        log.roll();
+        log.appendAsLeader(TestBatches.transactional(3L, (short) 0, 0, now, "y0"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.transactional(1L, (short) 0, 1, now, "c1"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.marker(1L, (short) 0, true, now), 0, AppendOrigin.COORDINATOR);
+        log.appendAsLeader(TestBatches.transactional(4L, (short) 0, 0, now, "z0"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(values(now, "plain"), 0, AppendOrigin.CLIENT);
+        log.roll();
+        // Transaction 3 started in the segment before; its ABORT lands here, while transaction 4 is still open.
+        log.appendAsLeader(TestBatches.marker(3L, (short) 0, false, now), 0, AppendOrigin.COORDINATOR);
+        log.appendAsLeader(TestBatches.transactional(5L, (short) 0, 0, now, "w0"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(TestBatches.marker(5L, (short) 0, false, now), 0, AppendOrigin.COORDINATOR);
+        log.appendAsLeader(TestBatches.marker(4L, (short) 0, false, now), 0, AppendOrigin.COORDINATOR);
+        log.appendAsLeader(TestBatches.transactional(6L, (short) 0, 0, now, "open"), 0, AppendOrigin.CLIENT);
+        return log;
+    }
+
+    private static List<List<io.cairn.log.index.AbortedTxn>> txnIndexes(PartitionLog log) {
+        List<List<io.cairn.log.index.AbortedTxn>> out = new ArrayList<>();
+        for (LogSegment s : log.segments()) {
+            out.add(s.txnIndex().allAbortedTxns());
+        }
+        return out;
+    }
+
+    @Test
+    void uncleanOpenShouldRebuildTheTxnIndexOfEveryRecoveredSegment() {
+        // Given: a crash (nothing flushed, recovery from the first segment)
+        LogConfig big = LogConfig.builder().segmentBytes(1 << 20).indexIntervalBytes(1).build();
+        PartitionLog before = transactions(PartitionLog.open(tmp.resolve("t-0"), big, LogEnvironment.of(time), true));
+        List<List<io.cairn.log.index.AbortedTxn>> indexed = txnIndexes(before);
+        long unstable = before.firstUnstableOffset();
+        long end = before.logEndOffset();
+        before.closeWithoutFlush();
+        LogLoader.writeOffsets(LogEnvironment.of(time), before.dir(), 0L, 0L);
+
+        // When
+        PartitionLog log = PartitionLog.open(tmp.resolve("t-0"), big, LogEnvironment.of(time), false);
+        opened.add(log);
+
+        // Then: every segment indexes the aborts whose markers it holds, with the last stable offsets of the first
+        // append, and read_committed is told of them
+        assertThat(indexed).containsExactly(
+            List.of(new io.cairn.log.index.AbortedTxn(2L, 2, 3, 4)),
+            List.of(),
+            List.of(new io.cairn.log.index.AbortedTxn(3L, 4, 9, 7), new io.cairn.log.index.AbortedTxn(5L, 10, 11, 7),
+                new io.cairn.log.index.AbortedTxn(4L, 7, 12, 13)));
+        assertThat(log.logEndOffset()).isEqualTo(end);
+        assertThat(txnIndexes(log)).isEqualTo(indexed);
+        assertThat(log.firstUnstableOffset()).isEqualTo(unstable).isEqualTo(13);
+        try (io.cairn.log.FetchDataInfo read = log.readCommitted(0, 1 << 20, 13)) {
+            assertThat(read.abortedTransactions()).extracting(io.cairn.log.index.AbortedTxn::producerId)
+                .containsExactly(2L, 3L, 5L, 4L);
+        }
+    }
+
+    @Test
+    void uncleanOpenFromALaterSegmentShouldCompleteATransactionStartedBeforeIt() {
+        // Given: the first two segments flushed (the recovery point at the third), a transaction open across them
+        LogConfig big = LogConfig.builder().segmentBytes(1 << 20).indexIntervalBytes(1).build();
+        PartitionLog before = transactions(PartitionLog.open(tmp.resolve("t-0"), big, LogEnvironment.of(time), true));
+        List<List<io.cairn.log.index.AbortedTxn>> indexed = txnIndexes(before);
+        before.closeWithoutFlush();
+        LogLoader.writeOffsets(LogEnvironment.of(time), before.dir(), 9L, 0L);
+
+        // When
+        PartitionLog log = PartitionLog.open(tmp.resolve("t-0"), big, LogEnvironment.of(time), false);
+        opened.add(log);
+
+        // Then: transactions 3 and 4, begun below the recovery point, are found aborted in the recovered segment
+        assertThat(txnIndexes(log)).isEqualTo(indexed);
+        assertThat(log.firstUnstableOffset()).isEqualTo(13);
+    }
+
+    @Test
+    void compactionAfterACrashShouldKeepOnlyCommittedValues() {
+        // Given: a committed value of k, an aborted overwrite, and a crash before anything was flushed
+        LogConfig compacted = LogConfig.builder().segmentBytes(1 << 20).cleanupPolicy("compact").build();
+        PartitionLog before = PartitionLog.open(tmp.resolve("c-0"), compacted, LogEnvironment.of(time), true);
+        long now = time.milliseconds();
+        before.appendAsLeader(TestBatches.keyed(now, "k", "committed"), 0, AppendOrigin.CLIENT);
+        before.appendAsLeader(org.apache.kafka.common.record.MemoryRecords.withTransactionalRecords(
+            org.apache.kafka.common.compress.Compression.NONE, 7L, (short) 0, 0,
+            new org.apache.kafka.common.record.SimpleRecord(now, "k".getBytes(), "aborted".getBytes())).buffer(),
+            0, AppendOrigin.CLIENT);
+        before.appendAsLeader(TestBatches.marker(7L, (short) 0, false, now), 0, AppendOrigin.COORDINATOR);
+        before.roll();
+        before.appendAsLeader(TestBatches.keyed(now, "other", "v"), 0, AppendOrigin.CLIENT);
+        before.closeWithoutFlush();
+        LogLoader.writeOffsets(LogEnvironment.of(time), before.dir(), 0L, 0L);
+        PartitionLog log = PartitionLog.open(tmp.resolve("c-0"), compacted, LogEnvironment.of(time), false);
+        opened.add(log);
+        log.updateHighWatermark(log.logEndOffset());
+
+        // When
+        io.cairn.log.cleaner.Cleaner cleaner = new io.cairn.log.cleaner.Cleaner(
+            new io.cairn.log.cleaner.Throttler(Double.MAX_VALUE, time));
+        cleaner.clean(log, io.cairn.log.cleaner.Cleaner.cleanable(log).orElseThrow());
+
+        // Then: the aborted overwrite neither survives nor supersedes the committed value
+        assertThat(LogInvariants.verify(log)).contains("0:committed").doesNotContain("1:aborted");
+    }
 }
