@@ -537,9 +537,12 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * As {@link #read}, bounded by the last stable offset, and also lists the aborted transactions whose range
-     * overlaps [fetchOffset, lastStableOffset) (read_committed; Kafka's {@code collectAbortedTxns}). An aborted
-     * transaction is indexed in the segment of its ABORT marker, so the scan starts at the fetch offset's segment.
+     * As {@link #read}, bounded by the last stable offset, and also lists the aborted transactions that overlap the
+     * records read (read_committed; Kafka's {@code addAbortedTransactions}): the bound is the offset index's first
+     * entry past the bytes read (else the next segment's base, the log end), never the last stable offset itself, so
+     * a small fetch far below a long run of aborts lists only its own. An aborted transaction is indexed in the
+     * segment of its ABORT marker, so the scan starts at the fetch's segment and goes on until an entry's last stable
+     * offset shows that no later marker can belong to a transaction begun below the bound.
      */
     public FetchDataInfo readCommitted(long fetchOffset, int maxBytes, long lastStableOffset) {
         return readCommitted(fetchOffset, maxBytes, lastStableOffset, true);
@@ -557,12 +560,20 @@ public final class PartitionLog implements Closeable {
                 List.of());
         }
         List<AbortedTxn> aborted = new ArrayList<>();
+        LogOffsetMetadata start = info.fetchOffsetMetadata();
+        LogSegment read = segments.get(start.segmentBaseOffset());
+        long upperBound = read == null ? -1L : read.offsetIndex().fetchUpperBoundOffset(
+            start.relativePositionInSegment(), info.records().length());
+        if (upperBound < 0) {
+            Long next = segments.higherKey(start.segmentBaseOffset());
+            upperBound = next != null ? next : logEndOffset();
+        }
+        upperBound = Math.min(upperBound, lastStableOffset);
         Long from = segments.floorKey(fetchOffset);
         for (LogSegment s : segments.tailMap(from == null ? segments.firstKey() : from, true).values()) {
-            if (s.baseOffset() >= lastStableOffset) {
+            if (s.txnIndex().collectAbortedTxns(fetchOffset, upperBound, aborted)) {
                 break;
             }
-            aborted.addAll(s.txnIndex().collectAbortedTxns(fetchOffset, lastStableOffset));
         }
         return new FetchDataInfo(info.fetchOffsetMetadata(), info.records(), info.firstEntryIncomplete(),
             List.copyOf(aborted));

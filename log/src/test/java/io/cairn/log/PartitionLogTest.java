@@ -457,6 +457,28 @@ class PartitionLogTest {
     }
 
     @Test
+    void readCommittedShouldListOnlyTheAbortedTransactionsOverlappingTheRecordsRead() {
+        // Given: an aborted transaction at the start, then many more aborted ones
+        PartitionLog log = open(LogConfig.builder().segmentBytes(1 << 20).indexIntervalBytes(1).build());
+        for (long pid = 1; pid <= 20; pid++) {
+            log.appendAsLeader(TestBatches.transactional(pid, (short) 0, 0, time.milliseconds(), "x" + pid), 0,
+                AppendOrigin.CLIENT);
+            log.appendAsLeader(TestBatches.marker(pid, (short) 0, false, time.milliseconds()), 0,
+                AppendOrigin.COORDINATOR);
+        }
+
+        // When: a fetch whose byte limit takes the first batch only
+        try (FetchDataInfo first = log.readCommitted(0, 1, log.logEndOffset())) {
+            // Then: the bound is the records read, not the last stable offset (Kafka's upper bound)
+            assertThat(offsetsAndValues(first.records().readBytes())).containsExactly("0:x1");
+            assertThat(first.abortedTransactions()).extracting(t -> t.producerId()).containsExactly(1L);
+        }
+        try (FetchDataInfo all = log.readCommitted(0, 1 << 20, log.logEndOffset())) {
+            assertThat(all.abortedTransactions()).hasSize(20);
+        }
+    }
+
+    @Test
     void listOffsetsShouldAnswerEarliestLatestByTimestampAndMaxTimestamp() {
         // Given
         PartitionLog log = open(LogConfig.builder().segmentBytes(150).indexIntervalBytes(1).build());

@@ -53,6 +53,29 @@ public final class OffsetIndex extends AbstractIndex {
         return slot < 0 ? new OffsetPosition(baseOffset(), 0) : entry(slot);
     }
 
+    /**
+     * An offset above every record of the {@code fetchSize} bytes read from {@code startPosition}: the offset of the
+     * first entry positioned past them, or -1 when no entry is (Kafka's {@code fetchUpperBoundOffset}; the caller then
+     * takes the next segment's base offset or the log end).
+     */
+    public synchronized long fetchUpperBoundOffset(int startPosition, int fetchSize) {
+        long end = (long) startPosition + fetchSize;
+        int low = 0;
+        int high = entries() - 1;
+        long found = -1L;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            OffsetPosition entry = entry(mid);
+            if (entry.position() > end) {
+                found = entry.offset();
+                high = mid - 1;
+            } else {
+                low = mid + 1;
+            }
+        }
+        return found;
+    }
+
     /** Appends an entry; offsets and positions must grow. */
     public synchronized void append(long offset, int position) {
         int n = entries();

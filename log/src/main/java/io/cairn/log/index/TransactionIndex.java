@@ -109,6 +109,24 @@ public final class TransactionIndex implements Closeable {
         return out;
     }
 
+    /**
+     * Adds to {@code out} the aborted transactions that overlap [fetchOffset, upperBoundOffset) and returns whether
+     * the search is complete: an entry whose last stable offset reaches the bound proves that no later segment holds
+     * the marker of a transaction that began below it (Kafka's {@code TxnIndexSearchResult.isComplete}).
+     */
+    public synchronized boolean collectAbortedTxns(long fetchOffset, long upperBoundOffset, List<AbortedTxn> out) {
+        load();
+        for (AbortedTxn txn : entries) {
+            if (txn.lastOffset() >= fetchOffset && txn.firstOffset() < upperBoundOffset) {
+                out.add(txn);
+            }
+            if (txn.lastStableOffset() >= upperBoundOffset) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Removes entries whose marker is at or after {@code offset} and rewrites the file. */
     public synchronized void truncateTo(long offset) {
         load();

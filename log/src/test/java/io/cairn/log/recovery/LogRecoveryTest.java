@@ -253,9 +253,13 @@ class LogRecoveryTest {
         assertThat(log.logEndOffset()).isEqualTo(end);
         assertThat(txnIndexes(log)).isEqualTo(indexed);
         assertThat(log.firstUnstableOffset()).isEqualTo(unstable).isEqualTo(13);
-        try (io.cairn.log.FetchDataInfo read = log.readCommitted(0, 1 << 20, 13)) {
-            assertThat(read.abortedTransactions()).extracting(io.cairn.log.index.AbortedTxn::producerId)
-                .containsExactly(2L, 3L, 5L, 4L);
+        long[][] readsAndAborts = {{0, 2}, {4, 3, 4}, {9, 3, 5, 4}};
+        for (long[] expected : readsAndAborts) {
+            try (io.cairn.log.FetchDataInfo read = log.readCommitted(expected[0], 1 << 20, 13)) {
+                assertThat(read.abortedTransactions()).as("read at %d", expected[0])
+                    .extracting(io.cairn.log.index.AbortedTxn::producerId)
+                    .containsExactlyElementsOf(java.util.Arrays.stream(expected).skip(1).boxed().toList());
+            }
         }
     }
 
