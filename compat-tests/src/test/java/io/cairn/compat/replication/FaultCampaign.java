@@ -1,0 +1,527 @@
+package io.cairn.compat.replication;
+
+import io.cairn.testkit.BrokerCluster;
+import io.cairn.testkit.BrokerKind;
+import io.cairn.testkit.BrokerProcess;
+import io.cairn.testkit.FaultProxy;
+import io.cairn.testkit.FreePorts;
+import io.cairn.testkit.faults.FaultSchedule;
+import io.cairn.testkit.faults.History;
+import io.cairn.testkit.faults.HistoryChecker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * The seeded fault campaign ({@code bin/cairn-faults}): for each seed, 3 nodes (testkit {@link BrokerCluster}, each
+ * node's REPLICATION listener behind a {@link FaultProxy}), a data topic and a transactional topic of 3 partitions at
+ * replication factor 3 with {@code min.insync.replicas=2}, and a workload that runs throughout: two idempotent
+ * acks=all producers, a transactional producer committing two transactions of three and aborting the third, a
+ * read_committed consumer of the transactional topic, a consumer group on the data topic committing its offsets,
+ * and a monitor reading those offsets back. Meanwhile the faults the seed draws ({@link FaultSchedule}: SIGKILL,
+ * SIGSTOP/SIGCONT, clean bounce or network partition of a partition's leader or follower or of the active
+ * controller) are injected one after the other; after each the run waits for every ISR to be full again. Then the
+ * topics are read to their ends and {@link HistoryChecker} reports lost, duplicated and reordered records, aborted
+ * records visible to read_committed, partial transactions and committed offsets going backwards, and the run prints
+ * each fault's unavailability (the longest time its partition went without an acknowledgement, from injection to the
+ * end of its quiet time).
+ *
+ * <p>Arguments: {@code [--kafka] [--seeds A-B | --seed S]... [--faults N] [--config key=value]...}. Exits with 1 when
+ * any run finds an anomaly or does not recover; the seed reruns the same schedule.
+ */
+public final class FaultCampaign {
+
+    private static final int PARTITIONS = 3;
+    private static final int MIN_ISR = 2;
+    private static final int RECORDS_PER_SECOND = 100;
+    private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(120);
+    private static final String HOST = FreePorts.LOOPBACK;
+
+    private final BrokerKind kind;
+    private final long seed;
+    private final FaultSchedule schedule;
+    private final Map<String, String> config;
+    private final History history = new History();
+    private final List<ConcurrentSkipListSet<Long>> ackNanos = new ArrayList<>();
+    private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
+    private final AtomicLong sequence = new AtomicLong();
+    private final List<Long> paused = new ArrayList<>();
+    private volatile boolean running = true;
+
+    private FaultCampaign(BrokerKind kind, long seed, int faults, Map<String, String> config) {
+        this.kind = kind;
+        this.seed = seed;
+        this.schedule = FaultSchedule.draw(seed, faults, PARTITIONS);
+        this.config = config;
+        for (int p = 0; p < PARTITIONS; p++) {
+            ackNanos.add(new ConcurrentSkipListSet<>());
+        }
+    }
+
+    /** One run's outcome: its findings (null when it did not get that far), its unavailability, its failure. */
+    record Result(long seed, HistoryChecker.Findings findings, Map<String, List<Long>> unavailableMs, String size,
+                  String failure) {
+
+        boolean clean() {
+            return failure == null && findings != null && findings.clean();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options = Options.parse(args);
+        List<Result> results = new ArrayList<>();
+        for (long seed : options.seeds) {
+            Result result = new FaultCampaign(options.kind, seed, options.faults, options.config).run();
+            results.add(result);
+            System.out.printf("%s seed %d: %s; %s; %s%n", options.kind, seed, result.clean() ? "OK" : "ANOMALY",
+                    result.size, result.failure != null ? "failed: " + result.failure : result.findings.summary());
+        }
+        printSummary(options.kind, results);
+        System.exit(results.stream().allMatch(Result::clean) ? 0 : 1);
+    }
+
+    private static void printSummary(BrokerKind kind, List<Result> results) {
+        Map<String, List<Long>> unavailable = new TreeMap<>();
+        for (Result r : results) {
+            r.unavailableMs.forEach((k, v) -> unavailable.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
+        }
+        long anomalies = results.stream().filter(r -> !r.clean()).count();
+        System.out.printf("%s: %d runs, %d with anomalies or failures (seeds %s)%n", kind, results.size(), anomalies,
+                results.stream().filter(r -> !r.clean()).map(r -> Long.toString(r.seed)).toList());
+        unavailable.forEach((fault, ms) -> {
+            List<Long> sorted = ms.stream().sorted().toList();
+            System.out.printf("  %-20s %3d faults: unavailable median %6d ms, max %6d ms%n", fault, sorted.size(),
+                    sorted.get((sorted.size() - 1) / 2), sorted.get(sorted.size() - 1));
+        });
+    }
+
+    private Result run() {
+        System.out.printf("%s %s%n", kind, schedule);
+        int[] replication = FreePorts.freePorts(ReplicationClients.NODES);
+        List<FaultProxy> proxies = new ArrayList<>();
+        Map<String, List<Long>> unavailable = new LinkedHashMap<>();
+        List<Thread> workers = new ArrayList<>();
+        try {
+            for (int port : replication) {
+                proxies.add(FaultProxy.start(0, HOST, port));
+            }
+            Map<String, String> settings = new LinkedHashMap<>(ReplicationClients.clusterConfig());
+            settings.put("replica.lag.time.max.ms", "5000");
+            settings.putAll(config);
+            try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES, settings,
+                    node -> ReplicationClients.proxiedReplicationListener(node, replication[node.nodeId() - 1],
+                            proxies.get(node.nodeId() - 1).port()));
+                 Admin admin = ReplicationClients.startAndConnect(cluster)) {
+                try {
+                    String data = "faults-data-" + seed;
+                    String txns = "faults-txn-" + seed;
+                    ReplicationClients.createTopic(admin, data, PARTITIONS, MIN_ISR);
+                    ReplicationClients.createTopic(admin, txns, PARTITIONS, MIN_ISR);
+                    String group = "faults-group-" + seed;
+                    workers.add(worker("producer-a", () -> produce(cluster, data, "a")));
+                    workers.add(worker("producer-b", () -> produce(cluster, data, "b")));
+                    workers.add(worker("transactions", () -> transact(cluster, txns)));
+                    workers.add(worker("read-committed", () -> readCommitted(cluster, txns)));
+                    workers.add(worker("group", () -> consumeInGroup(cluster, data, group)));
+                    workers.add(worker("offsets", () -> monitorOffsets(cluster, group)));
+                    workers.forEach(Thread::start);
+                    Thread.sleep(2_000);
+                    for (FaultSchedule.Fault fault : schedule.faults()) {
+                        inject(cluster, admin, proxies, fault, data, unavailable);
+                        ReplicationClients.awaitFullIsr(admin, List.of(data, txns));
+                    }
+                    running = false;
+                    for (Thread worker : workers) {
+                        worker.join(TimeUnit.SECONDS.toMillis(90));
+                    }
+                    ReplicationClients.awaitFullIsr(admin, List.of(data, txns));
+                    Map<Integer, List<String>> dataValues = readAll(cluster, data, "read_uncommitted");
+                    List<String> committed = new ArrayList<>();
+                    readAll(cluster, txns, "read_committed").values().forEach(committed::addAll);
+                    return new Result(seed, HistoryChecker.check(history, dataValues, committed), unavailable,
+                            history.size(), null);
+                } finally {
+                    running = false;
+                    resumePaused();
+                }
+            }
+        } catch (Throwable e) {
+            return new Result(seed, null, unavailable, history.size(), e + (errors.isEmpty() ? ""
+                    : " (client errors, e.g. " + errors.peek() + ")"));
+        } finally {
+            running = false;
+            resumePaused();
+            proxies.forEach(FaultProxy::close);
+        }
+    }
+
+    private static Thread worker(String name, Runnable body) {
+        Thread thread = new Thread(body, "faults-" + name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    /** Injects {@code fault}, heals it after its duration, and records its partition's longest gap in acks. */
+    private void inject(BrokerCluster cluster, Admin admin, List<FaultProxy> proxies, FaultSchedule.Fault fault,
+                        String data, Map<String, List<Long>> unavailable) throws Exception {
+        int nodeId = resolve(cluster, admin, fault, data);
+        BrokerProcess node = cluster.node(nodeId);
+        long injected = System.nanoTime();
+        System.out.printf("  %s on node %d%n", fault, nodeId);
+        switch (fault.kind()) {
+            case KILL -> node.kill();
+            case PAUSE -> signal(node, "STOP");
+            case BOUNCE -> node.stop();
+            case PARTITION -> proxies.get(nodeId - 1).partition();
+            default -> throw new IllegalStateException();
+        }
+        Thread.sleep(fault.durationMs());
+        switch (fault.kind()) {
+            case KILL, BOUNCE -> cluster.startNode(node);
+            case PAUSE -> signal(node, "CONT");
+            case PARTITION -> proxies.get(nodeId - 1).heal();
+            default -> throw new IllegalStateException();
+        }
+        Thread.sleep(fault.quietMs());
+        long longest = longestGap(ackNanos.get(fault.partition()), injected, System.nanoTime());
+        unavailable.computeIfAbsent(fault.name(), k -> new ArrayList<>()).add(TimeUnit.NANOSECONDS.toMillis(longest));
+    }
+
+    private int resolve(BrokerCluster cluster, Admin admin, FaultSchedule.Fault fault, String data) throws Exception {
+        if (fault.target() == FaultSchedule.Target.CONTROLLER) {
+            return cluster.activeControllerId(RECOVERY_TIMEOUT);
+        }
+        TopicPartitionInfo partition = ReplicationClients.partitions(admin, data).get(fault.partition());
+        int leader = partition.leader().id();
+        if (fault.target() == FaultSchedule.Target.LEADER) {
+            return leader;
+        }
+        List<Integer> followers = partition.replicas().stream().map(Node::id).filter(id -> id != leader).toList();
+        return followers.get(new Random(seed + fault.durationMs()).nextInt(followers.size()));
+    }
+
+    private void signal(BrokerProcess node, String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(node.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + node.pid() + " failed");
+        }
+        synchronized (paused) {
+            if (signal.equals("STOP")) {
+                paused.add(node.pid());
+            } else {
+                paused.remove(node.pid());
+            }
+        }
+    }
+
+    /** SIGCONT to every node still paused, so that a failed run's cluster can be stopped. */
+    private void resumePaused() {
+        synchronized (paused) {
+            for (long pid : paused) {
+                try {
+                    new ProcessBuilder("kill", "-CONT", Long.toString(pid)).start().waitFor();
+                } catch (Exception e) {
+                    errors.add("SIGCONT " + pid + ": " + e);
+                }
+            }
+            paused.clear();
+        }
+    }
+
+    /** The longest time in [from, to] without an acknowledgement in {@code acks} (nanoTime values). */
+    static long longestGap(ConcurrentSkipListSet<Long> acks, long from, long to) {
+        long last = from;
+        long longest = 0;
+        for (long ack : acks.subSet(from, true, to, true)) {
+            longest = Math.max(longest, ack - last);
+            last = ack;
+        }
+        return Math.max(longest, to - last);
+    }
+
+    /** Sends records round robin over the partitions at {@value #RECORDS_PER_SECOND}/s until the run ends. */
+    private void produce(BrokerCluster cluster, String topic, String name) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) RECOVERY_TIMEOUT.toMillis());
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        long[] next = new long[PARTITIONS];
+        long interval = TimeUnit.SECONDS.toNanos(1) / RECORDS_PER_SECOND;
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
+                new StringSerializer())) {
+            long due = System.nanoTime();
+            for (long i = 0; running; i++) {
+                int partition = (int) (i % PARTITIONS);
+                String value = History.dataValue(name, partition, next[partition]++);
+                producer.send(new ProducerRecord<>(topic, partition, null, value), (metadata, error) -> {
+                    if (error == null) {
+                        history.acked(value);
+                        ackNanos.get(partition).add(System.nanoTime());
+                    } else if (errors.size() < 100) {
+                        errors.add(value + ": " + error);
+                    }
+                });
+                due += interval;
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+            }
+            producer.flush();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Transactions of 3 records over the partitions: two of three committed, the third aborted. */
+    private void transact(BrokerCluster cluster, String topic) {
+        Random decisions = new Random(seed * 31 + 7);
+        KafkaProducer<String, String> producer = null;
+        try {
+            while (running) {
+                if (producer == null) {
+                    producer = transactionalProducer(cluster);
+                }
+                long txn = sequence.incrementAndGet();
+                List<String> values = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    values.add(History.txnValue(txn, i));
+                }
+                boolean commit = decisions.nextInt(3) != 0;
+                history.began(txn, values);
+                try {
+                    producer.beginTransaction();
+                    for (int i = 0; i < values.size(); i++) {
+                        producer.send(new ProducerRecord<>(topic, (int) ((txn + i) % PARTITIONS), null,
+                                values.get(i)));
+                    }
+                    if (commit) {
+                        producer.commitTransaction();
+                        history.ended(txn, History.Outcome.COMMITTED);
+                    } else {
+                        history.ended(txn, History.Outcome.ABORTED);
+                        producer.abortTransaction();
+                    }
+                } catch (ProducerFencedException | OutOfOrderSequenceException | UnsupportedVersionException
+                         | AuthorizationException | InvalidProducerEpochException e) {
+                    history.ended(txn, History.Outcome.UNKNOWN);
+                    producer.close(Duration.ZERO);
+                    producer = null;
+                } catch (KafkaException e) {
+                    // A failed or timed-out commit: its outcome is unknown until an abort is accepted.
+                    history.ended(txn, History.Outcome.UNKNOWN);
+                    try {
+                        producer.abortTransaction();
+                        history.ended(txn, History.Outcome.ABORTED);
+                    } catch (KafkaException abortFailed) {
+                        producer.close(Duration.ZERO);
+                        producer = null;
+                    }
+                }
+                Thread.sleep(20);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            errors.add("transactions: " + e);
+        } finally {
+            if (producer != null) {
+                producer.close(Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    private KafkaProducer<String, String> transactionalProducer(BrokerCluster cluster) throws InterruptedException {
+        while (running) {
+            Map<String, Object> props = new HashMap<>();
+            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "faults-" + seed);
+            props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
+            props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
+            props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+            props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+            KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
+                    new StringSerializer());
+            try {
+                producer.initTransactions();
+                return producer;
+            } catch (KafkaException e) {
+                producer.close(Duration.ZERO);
+                Thread.sleep(500);
+            }
+        }
+        throw new InterruptedException("the run ended");
+    }
+
+    /** Tails the transactional topic with read_committed while the run goes on. */
+    private void readCommitted(BrokerCluster cluster, String topic) {
+        try (KafkaConsumer<String, String> consumer = consumer(cluster, "read_committed", null)) {
+            List<TopicPartition> partitions = partitions(topic);
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            while (running) {
+                try {
+                    for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                        history.seenCommitted(record.value());
+                    }
+                } catch (KafkaException e) {
+                    errors.add("read_committed: " + e);
+                }
+            }
+        }
+    }
+
+    /** A group member on the data topic committing each poll's offsets synchronously. */
+    private void consumeInGroup(BrokerCluster cluster, String topic, String group) {
+        try (KafkaConsumer<String, String> consumer = consumer(cluster, "read_uncommitted", group)) {
+            consumer.subscribe(List.of(topic));
+            while (running) {
+                try {
+                    if (!consumer.poll(Duration.ofMillis(200)).isEmpty()) {
+                        consumer.commitSync(Duration.ofSeconds(10));
+                    }
+                } catch (KafkaException e) {
+                    errors.add("group: " + e);
+                }
+            }
+        }
+    }
+
+    /** Reads the group's committed offsets back every 500 ms. */
+    private void monitorOffsets(BrokerCluster cluster, String group) {
+        try (Admin admin = ReplicationClients.admin(cluster)) {
+            while (running) {
+                try {
+                    Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                            .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+                    long now = System.nanoTime();
+                    offsets.forEach((tp, offset) -> {
+                        if (offset != null) {
+                            history.committedOffset(tp.partition(), offset.offset(), now);
+                        }
+                    });
+                } catch (Exception e) {
+                    // unavailable while a fault lasts; the next read tries again
+                }
+                Thread.sleep(500);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Every partition's values from the log start to the end ({@code isolation} decides the end), in order. */
+    private Map<Integer, List<String>> readAll(BrokerCluster cluster, String topic, String isolation) {
+        Map<Integer, List<String>> values = new TreeMap<>();
+        try (KafkaConsumer<String, String> consumer = consumer(cluster, isolation, null)) {
+            List<TopicPartition> partitions = partitions(topic);
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(60));
+            long deadline = System.nanoTime() + RECOVERY_TIMEOUT.toNanos();
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("could not read " + topic + " to " + ends);
+                }
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                    values.computeIfAbsent(record.partition(), p -> new ArrayList<>()).add(record.value());
+                }
+            }
+        }
+        return values;
+    }
+
+    private static List<TopicPartition> partitions(String topic) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            partitions.add(new TopicPartition(topic, p));
+        }
+        return partitions;
+    }
+
+    private static KafkaConsumer<String, String> consumer(BrokerCluster cluster, String isolation, String group) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        if (group != null) {
+            props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        }
+        return new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
+    }
+
+    /** The command line. */
+    private static final class Options {
+        private BrokerKind kind = BrokerKind.CAIRN;
+        private final List<Long> seeds = new ArrayList<>();
+        private int faults = 5;
+        private final Map<String, String> config = new HashMap<>();
+
+        static Options parse(String[] args) {
+            Options options = new Options();
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--kafka" -> options.kind = BrokerKind.KAFKA;
+                    case "--seed" -> options.seeds.add(Long.parseLong(value(args, ++i)));
+                    case "--seeds" -> {
+                        String[] range = value(args, ++i).split("-", 2);
+                        long from = Long.parseLong(range[0]);
+                        long to = range.length > 1 ? Long.parseLong(range[1]) : from;
+                        for (long s = from; s <= to; s++) {
+                            options.seeds.add(s);
+                        }
+                    }
+                    case "--faults" -> options.faults = Integer.parseInt(value(args, ++i));
+                    case "--config" -> {
+                        String[] pair = value(args, ++i).split("=", 2);
+                        options.config.put(pair[0], pair.length > 1 ? pair[1] : "");
+                    }
+                    default -> throw new IllegalArgumentException("Unknown option " + args[i] + "; usage: [--kafka] "
+                            + "[--seeds A-B | --seed S]... [--faults N] [--config key=value]...");
+                }
+            }
+            if (options.seeds.isEmpty()) {
+                options.seeds.add(1L);
+            }
+            return options;
+        }
+
+        private static String value(String[] args, int i) {
+            if (i >= args.length) {
+                throw new IllegalArgumentException(args[i - 1] + " needs a value");
+            }
+            return args[i];
+        }
+    }
+}
