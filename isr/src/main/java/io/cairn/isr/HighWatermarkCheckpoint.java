@@ -14,7 +14,8 @@ import org.apache.logging.log4j.Logger;
 /**
  * The high watermarks of the partitions of one log directory, in Kafka's {@code replication-offset-checkpoint}
  * file (Kafka's {@code OffsetCheckpointFile}), so that a restarted broker answers consumers with the high watermark
- * it had instead of the log start offset. Written atomically (temp file, fsync, rename: {@link CheckpointFile}).
+ * it had instead of the log start offset. Written atomically and durably (temp file, fsync, rename, directory
+ * fsync: {@link CheckpointFile}).
  *
  * <pre>
  * 0                     version

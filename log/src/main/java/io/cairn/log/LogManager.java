@@ -296,7 +296,7 @@ public final class LogManager implements Closeable {
         Path target = logDir.resolve(name);
         try {
             Files.move(future.dir(), target, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            fsyncDirectory(logDir);
+            env.layer().fsyncDirectory(logDir);
         } catch (IOException e) {
             throw new io.cairn.wire.error.KafkaStorageException("cannot rename " + future.dir() + " to " + target, e);
         }
@@ -314,21 +314,11 @@ public final class LogManager implements Closeable {
             + Long.toHexString(System.nanoTime()) + LogDirNames.DELETE_SUFFIX);
         try {
             Files.move(dir, renamed);
-            fsyncDirectory(logDir);
+            env.layer().fsyncDirectory(logDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot rename " + dir, e);
         }
         scheduler.execute(() -> deleteTree(renamed));
-    }
-
-    /** Makes a rename in {@code dir} durable (Kafka's {@code Utils.flushDir}); a file system that refuses is logged. */
-    private static void fsyncDirectory(Path dir) {
-        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(dir,
-                java.nio.file.StandardOpenOption.READ)) {
-            channel.force(true);
-        } catch (IOException e) {
-            LOGGER.warn("Cannot fsync directory {}: {}", dir, e.toString());
-        }
     }
 
     private static void deleteTree(Path dir) {

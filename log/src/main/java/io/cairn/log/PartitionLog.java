@@ -755,7 +755,8 @@ public final class PartitionLog implements Closeable {
     /**
      * Swaps a cleaned segment in for {@code old} (compaction), under the lock: the old files are renamed
      * {@code .deleted} and removed after {@code file.delete.delay.ms}, the cleaned one's {@code .swap} files take
-     * their names. A crash in between is completed by the loader ({@code .swap} wins, {@code .deleted} goes).
+     * their names, and the directory is fsynced so the swap survives a crash (as Kafka's {@code replaceSegments}). A
+     * crash in between is completed by the loader ({@code .swap} wins, {@code .deleted} goes).
      * Returns false, changing nothing, when {@code old} is no longer in the log (retention or truncation won).
      */
     public boolean replaceSegment(LogSegment old, LogSegment cleaned) {
@@ -766,6 +767,7 @@ public final class PartitionLog implements Closeable {
             }
             old.changeFileSuffixes("", LogSegment.DELETED_SUFFIX);
             cleaned.changeFileSuffixes(LogSegment.SWAP_SUFFIX, "");
+            env.layer().fsyncDirectory(dir);
             segments.put(old.baseOffset(), cleaned);
             long delay = config.fileDeleteDelayMs();
             if (env.scheduler() == null || delay <= 0) {

@@ -2,15 +2,17 @@ package io.cairn.metadata;
 
 import java.io.IOException;
 import java.io.Reader;
-import java.io.Writer;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Optional;
 import java.util.Properties;
 
-/** The small properties files of a metadata dir: read when present, written atomically. Stateless, thread-safe. */
+/**
+ * The small properties files of a metadata dir: read when present, written atomically and durably. Stateless,
+ * thread-safe.
+ */
 final class PropertiesFiles {
 
     private PropertiesFiles() {
@@ -29,13 +31,14 @@ final class PropertiesFiles {
         return Optional.of(props);
     }
 
-    /** Writes {@code props} to {@code dir/name} through a temp file and an atomic move (creating {@code dir}). */
+    /**
+     * Writes {@code props} to {@code dir/name} durably (creating {@code dir}): a temp file, fsynced, renamed into
+     * place, the directory fsynced ({@link DurableFiles#write}).
+     */
     static void write(Path dir, String name, Properties props, String comment) throws IOException {
         Files.createDirectories(dir);
-        Path tmp = dir.resolve(name + ".tmp");
-        try (Writer writer = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-            props.store(writer, comment);
-        }
-        Files.move(tmp, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        StringWriter text = new StringWriter();
+        props.store(text, comment);
+        DurableFiles.DEFAULT.write(dir.resolve(name), text.toString().getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -127,40 +127,41 @@ public final class TransactionIndex implements Closeable {
         return false;
     }
 
-    /** Removes entries whose marker is at or after {@code offset} and rewrites the file. */
+    /**
+     * Removes the entries whose marker is at or after {@code offset}. Entries are in marker order, so the ones kept
+     * are a prefix of the file: it is truncated to their length and fsynced, never rewritten, so that no crash can
+     * leave fewer entries than are kept (Kafka's {@code TransactionIndex.truncateTo}). Bytes past the kept entries
+     * that are no entry (a torn append) go too.
+     */
     public synchronized void truncateTo(long offset) {
         load();
-        if (entries.removeIf(t -> t.lastOffset() >= offset)) {
-            rewrite();
+        int kept = 0;
+        while (kept < entries.size() && entries.get(kept).lastOffset() < offset) {
+            kept++;
         }
+        entries.subList(kept, entries.size()).clear();
+        truncateFile((long) kept * ENTRY_SIZE);
     }
 
+    /** Removes every entry: the file is truncated to nothing and fsynced (kept, as Kafka's {@code reset}). */
     public synchronized void reset() {
         load();
         entries.clear();
-        rewrite();
+        truncateFile(0);
     }
 
-    private void rewrite() {
-        try {
-            if (entries.isEmpty()) {
-                Files.deleteIfExists(file);
-                return;
-            }
-            ByteBuffer buf = ByteBuffer.allocate(ENTRY_SIZE * entries.size());
-            for (AbortedTxn t : entries) {
-                buf.putShort((short) 0).putLong(t.producerId()).putLong(t.firstOffset()).putLong(t.lastOffset())
-                    .putLong(t.lastStableOffset());
-            }
-            buf.flip();
-            try (FileChannel ch = layer.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-                while (buf.hasRemaining()) {
-                    ch.write(buf);
-                }
+    /** Shortens the file to {@code length} bytes and fsyncs it; a no-op when it is missing or not longer. */
+    private void truncateFile(long length) {
+        if (!Files.exists(file)) {
+            return;
+        }
+        try (FileChannel ch = layer.open(file, StandardOpenOption.WRITE)) {
+            if (ch.size() > length) {
+                ch.truncate(length);
+                ch.force(true);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot rewrite " + file, e);
+            throw new UncheckedIOException("cannot truncate " + file, e);
         }
     }
 

@@ -7,14 +7,14 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Small text files replaced atomically: written to {@code <name>.tmp}, fsynced, renamed over the old one, so a
- * crash leaves either the old or the new content (Kafka's {@code CheckpointFile}). Kafka's checkpoint layout is
+ * Small text files replaced atomically: written to {@code <name>.tmp}, fsynced, renamed over the old one and the
+ * directory fsynced ({@link FileLayer#atomicMove}), so a crash leaves either the old or the new content, and once
+ * {@link #write} returns, the new one (Kafka's {@code CheckpointFile}). Kafka's checkpoint layout is
  * a version line, an entry-count line, then one line per entry; {@link #writeEntries} and {@link #readEntries}
  * implement it. Stateless and thread-safe; callers serialise writes to one file.
  */
@@ -23,7 +23,7 @@ public final class CheckpointFile {
     private CheckpointFile() {
     }
 
-    /** Replaces {@code file} with {@code text}. */
+    /** Replaces {@code file} with {@code text}, durably once this returns. */
     public static void write(FileLayer layer, Path file, String text) {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try {
@@ -35,7 +35,7 @@ public final class CheckpointFile {
                 }
                 ch.force(true);
             }
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            layer.atomicMove(tmp, file);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         }

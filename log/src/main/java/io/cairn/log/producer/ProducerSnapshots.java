@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +43,10 @@ public final class ProducerSnapshots {
         return dir.resolve(String.format("%020d", offset) + SUFFIX);
     }
 
-    /** Writes the state as the snapshot at {@code offset}, atomically. */
+    /**
+     * Writes the state as the snapshot at {@code offset}, atomically and durably: a temp file, fsynced, renamed into
+     * place, the directory fsynced ({@link FileLayer#atomicMove}).
+     */
     public static void write(FileLayer layer, Path dir, long offset, ProducerStateManager state) {
         List<ProducerStateEntry> entries = new ArrayList<>(state.activeProducers());
         ByteBuffer body = ByteBuffer.allocate(4 + ENTRY_SIZE * entries.size());
@@ -72,7 +74,7 @@ public final class ProducerSnapshots {
                 }
                 ch.force(true);
             }
-            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            layer.atomicMove(tmp, target);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write producer snapshot " + target, e);
         }

@@ -6,6 +6,7 @@ import io.cairn.log.epoch.LeaderEpochCache;
 import io.cairn.log.index.AbortedTxn;
 import io.cairn.log.index.OffsetIndex;
 import io.cairn.log.io.CheckpointFile;
+import io.cairn.log.io.FileLayer;
 import io.cairn.log.producer.ProducerSnapshots;
 import io.cairn.log.producer.ProducerStateEntry;
 import io.cairn.log.producer.ProducerStateManager;
@@ -55,7 +56,7 @@ public final class LogLoader {
     public static Loaded load(Path dir, LogConfig config, LogEnvironment env, boolean hadCleanShutdown,
                               LeaderEpochCache epochs, ProducerStateManager producers) throws IOException {
         Files.createDirectories(dir);
-        cleanLeftovers(dir);
+        cleanLeftovers(dir, env.layer());
         long[] checkpoint = readOffsets(dir);
         long recoveryPoint = checkpoint[0];
         long logStartOffset = checkpoint[1];
@@ -256,7 +257,7 @@ public final class LogLoader {
         return found;
     }
 
-    private static void cleanLeftovers(Path dir) throws IOException {
+    private static void cleanLeftovers(Path dir, FileLayer layer) throws IOException {
         List<Path> swaps = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path p : (Iterable<Path>) files::iterator) {
@@ -273,8 +274,7 @@ public final class LogLoader {
             String name = swap.getFileName().toString();
             Path target = swap.resolveSibling(name.substring(0, name.length() - LogSegment.SWAP_SUFFIX.length()));
             LOGGER.info("Completing interrupted swap of {}", target);
-            Files.move(swap, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            layer.atomicMove(swap, target);
         }
     }
 

@@ -3,6 +3,7 @@ package io.cairn.log.index;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cairn.log.RecordingFileLayer;
 import io.cairn.log.io.FileLayer;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -131,5 +132,79 @@ class IndexTest {
         index.truncateTo(40);
         assertThat(new TransactionIndex(FileLayer.DEFAULT, file, 0).allAbortedTxns())
             .containsExactly(new AbortedTxn(7, 10, 20, 21));
+    }
+
+    @Test
+    void transactionIndexTruncationShouldCutTheFileToTheKeptEntriesAndFsyncItWithoutRewriting() throws Exception {
+        // Given
+        RecordingFileLayer layer = new RecordingFileLayer();
+        Path file = tmp.resolve("00000000000000000000.txnindex");
+        TransactionIndex index = new TransactionIndex(layer, file, 0);
+        index.append(new AbortedTxn(7, 10, 20, 21));
+        index.append(new AbortedTxn(8, 30, 40, 41));
+        index.append(new AbortedTxn(9, 50, 60, 61));
+        index.flush();
+        // a power cut during any write from now on leaves the file as the writes left it
+        layer.failWritesTo(file.getFileName().toString());
+        layer.clear();
+
+        // When
+        try {
+            index.truncateTo(40);
+        } catch (java.io.UncheckedIOException e) {
+            // the power cut hit a write: what the file holds now is what a restart finds
+        }
+
+        // Then: the kept entry survives; the two later ones are cut off in place and fsynced
+        assertThat(new TransactionIndex(FileLayer.DEFAULT, file, 0).allAbortedTxns())
+            .containsExactly(new AbortedTxn(7, 10, 20, 21));
+        assertThat(layer.events()).containsExactly(
+            "open 00000000000000000000.txnindex [WRITE]",
+            "truncate 00000000000000000000.txnindex 34",
+            "force 00000000000000000000.txnindex");
+    }
+
+    @Test
+    void transactionIndexResetShouldTruncateTheFileToNothingAndFsyncItThenAcceptAppendsAgain() throws Exception {
+        // Given
+        RecordingFileLayer layer = new RecordingFileLayer();
+        Path file = tmp.resolve("00000000000000000000.txnindex");
+        TransactionIndex index = new TransactionIndex(layer, file, 0);
+        index.append(new AbortedTxn(7, 10, 20, 21));
+        index.append(new AbortedTxn(8, 30, 40, 41));
+        layer.clear();
+
+        // When
+        index.reset();
+
+        // Then
+        assertThat(layer.events()).containsExactly(
+            "open 00000000000000000000.txnindex [WRITE]",
+            "truncate 00000000000000000000.txnindex 0",
+            "force 00000000000000000000.txnindex");
+        assertThat(index.allAbortedTxns()).isEmpty();
+        index.append(new AbortedTxn(9, 5, 6, 7));
+        assertThat(new TransactionIndex(FileLayer.DEFAULT, file, 0).allAbortedTxns())
+            .containsExactly(new AbortedTxn(9, 5, 6, 7));
+    }
+
+    @Test
+    void transactionIndexTruncationShouldDropATornTailEvenWhenEveryEntryIsKept() throws Exception {
+        // Given: a crash tore the third append
+        Path file = tmp.resolve("0.txnindex");
+        TransactionIndex index = new TransactionIndex(FileLayer.DEFAULT, file, 0);
+        index.append(new AbortedTxn(7, 10, 20, 21));
+        index.append(new AbortedTxn(8, 30, 40, 41));
+        Files.write(file, new byte[] {0, 0, 0, 0, 9}, java.nio.file.StandardOpenOption.APPEND);
+        TransactionIndex reopened = new TransactionIndex(FileLayer.DEFAULT, file, 0);
+
+        // When
+        reopened.truncateTo(100);
+        reopened.append(new AbortedTxn(9, 50, 60, 61));
+
+        // Then
+        assertThat(Files.size(file)).isEqualTo(3 * TransactionIndex.ENTRY_SIZE);
+        assertThat(new TransactionIndex(FileLayer.DEFAULT, file, 0).allAbortedTxns()).containsExactly(
+            new AbortedTxn(7, 10, 20, 21), new AbortedTxn(8, 30, 40, 41), new AbortedTxn(9, 50, 60, 61));
     }
 }

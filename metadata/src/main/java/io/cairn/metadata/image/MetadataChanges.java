@@ -1,11 +1,16 @@
 package io.cairn.metadata.image;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
- * What one committed batch of records changed, handed to subscribers with the images before and after.
+ * What one committed batch of records changed, handed to subscribers with the images before and after; or, when a
+ * node loads a snapshot instead of replaying the records, what differs between the two images ({@link #between}).
  * Immutable, thread-safe.
  *
  * @param createdTopics      names of the topics created
@@ -31,6 +36,59 @@ public record MetadataChanges(Set<String> createdTopics, List<TopicImage> delete
         changedPartitions = Map.copyOf(changedPartitions);
         changedBrokers = Set.copyOf(changedBrokers);
         changedConfigs = Set.copyOf(changedConfigs);
+    }
+
+    /**
+     * What differs between two images, in the terms a replay of the records between them would report: a node that
+     * loads a snapshot (a lagging listener or follower installing the leader's) publishes this, so its subscribers
+     * learn of topics deleted, partitions moved and configs changed meanwhile, not only of what exists now (Kafka
+     * publishes a snapshot's image as a delta against the previous one). A topic is identified by its id: a name
+     * reused by a new topic reads as the old topic deleted and a new one created.
+     */
+    public static MetadataChanges between(MetadataImage previous, MetadataImage next) {
+        Set<String> created = new LinkedHashSet<>();
+        Map<TopicPartition, PartitionRegistration> partitions = new LinkedHashMap<>();
+        for (TopicImage topic : next.topicsById().values()) {
+            TopicImage before = previous.topicsById().get(topic.id());
+            if (before == null) {
+                created.add(topic.name());
+            }
+            topic.partitions().forEach((index, registration) -> {
+                if (before == null || !registration.equals(before.partitions().get(index))) {
+                    partitions.put(new TopicPartition(topic.name(), index), registration);
+                }
+            });
+        }
+        List<TopicImage> deleted = new ArrayList<>();
+        for (TopicImage topic : previous.topicsById().values()) {
+            if (!next.topicsById().containsKey(topic.id())) {
+                deleted.add(topic);
+            }
+        }
+        return new MetadataChanges(created, deleted, partitions, differingKeys(previous.brokers(), next.brokers()),
+                differingKeys(previous.configs(), next.configs()),
+                previous.nextProducerId() != next.nextProducerId(), !previous.acls().equals(next.acls()),
+                !previous.scram().equals(next.scram()),
+                previous.controllerId() != next.controllerId()
+                        || previous.controllerTerm() != next.controllerTerm()
+                        || !previous.clusterId().equals(next.clusterId()),
+                !previous.features().equals(next.features()));
+    }
+
+    /** The keys present in only one map or mapped to different values. */
+    private static <K> Set<K> differingKeys(Map<K, ?> previous, Map<K, ?> next) {
+        Set<K> keys = new LinkedHashSet<>();
+        previous.forEach((key, value) -> {
+            if (!Objects.equals(value, next.get(key))) {
+                keys.add(key);
+            }
+        });
+        next.forEach((key, value) -> {
+            if (!previous.containsKey(key)) {
+                keys.add(key);
+            }
+        });
+        return keys;
     }
 
     public boolean isEmpty() {

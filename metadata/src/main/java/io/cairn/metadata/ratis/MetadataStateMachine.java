@@ -1,7 +1,9 @@
 package io.cairn.metadata.ratis;
 
+import io.cairn.metadata.DurableFiles;
 import io.cairn.metadata.controller.AppliedCommands;
 import io.cairn.metadata.image.ImageRecords;
+import io.cairn.metadata.image.MetadataChanges;
 import io.cairn.metadata.image.MetadataDelta;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.MetadataListener;
@@ -12,7 +14,9 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -37,11 +41,14 @@ import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.MD5FileUtil;
+import org.apache.ratis.util.StringUtils;
 
 /**
  * The Ratis state machine of the metadata log: each log entry is one batch of metadata records, applied to the
  * image in log order; the image is published through a volatile field and handed to subscribers with what changed.
- * Snapshots are the image written as records ({@link ImageRecords}) in Ratis' single-file snapshot layout.
+ * Snapshots are the image written as records ({@link ImageRecords}) in Ratis' single-file snapshot layout, fsynced
+ * with their directory before Ratis is told of them (it may then purge the log entries they replace); loading one
+ * publishes what differs from the image it replaces ({@link MetadataChanges#between}).
  * Read-only queries carry controller commands to the leader (see {@link RatisMetadataNode}). Thread-safe: Ratis
  * applies on one thread; snapshots and subscriptions synchronise with it on {@code this}.
  */
@@ -64,13 +71,19 @@ final class MetadataStateMachine extends BaseStateMachine {
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final List<MetadataListener> listeners = new CopyOnWriteArrayList<>();
     private final Hooks hooks;
+    private final DurableFiles files;
     private volatile MetadataImage image = MetadataImage.EMPTY;
     private volatile Function<Long, Long> termSupplier = x -> 0L;
     /** Responses of the recently applied commands; derived from the log only, empty after loading a snapshot. */
     private final AppliedCommands appliedCommands = new AppliedCommands();
 
     MetadataStateMachine(Hooks hooks) {
+        this(hooks, DurableFiles.DEFAULT);
+    }
+
+    MetadataStateMachine(Hooks hooks, DurableFiles files) {
         this.hooks = hooks;
+        this.files = files;
     }
 
     MetadataImage image() {
@@ -126,15 +139,15 @@ final class MetadataStateMachine extends BaseStateMachine {
                 throw new IOException("Not a metadata snapshot: " + file);
             }
             long offset = in.readLong();
-            MetadataDelta delta = new MetadataDelta(MetadataImage.EMPTY)
-                    .replayAll(MetadataRecords.decode(in.readAllBytes()));
-            MetadataImage loaded = delta.apply(offset);
+            MetadataImage loaded = new MetadataDelta(MetadataImage.EMPTY)
+                    .replayAll(MetadataRecords.decode(in.readAllBytes())).apply(offset);
             MetadataImage previous = image;
             image = loaded;
             updateLastAppliedTermIndex(snapshot.getTermIndex());
             LOGGER.info("Loaded metadata snapshot {} (offset {}, {} topics, {} brokers)", file.getName(), offset,
                     loaded.topicsById().size(), loaded.brokers().size());
-            publish(delta, previous, loaded);
+            // a lagging node skips the records in between: its subscribers get the difference of the two images
+            publish(MetadataChanges.between(previous, loaded), previous, loaded);
         }
     }
 
@@ -154,13 +167,13 @@ final class MetadataStateMachine extends BaseStateMachine {
             MetadataImage next = delta.apply(entry.getIndex());
             image = next;
             updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
-            publish(delta, previous, next);
+            publish(delta.changes(), previous, next);
         }
         return CompletableFuture.completedFuture(Message.EMPTY);
     }
 
-    private void publish(MetadataDelta delta, MetadataImage previous, MetadataImage next) {
-        MetadataUpdate update = new MetadataUpdate(previous, next, delta.changes());
+    private void publish(MetadataChanges changes, MetadataImage previous, MetadataImage next) {
+        MetadataUpdate update = new MetadataUpdate(previous, next, changes);
         for (MetadataListener listener : listeners) {
             try {
                 listener.onUpdate(update);
@@ -170,6 +183,11 @@ final class MetadataStateMachine extends BaseStateMachine {
         }
     }
 
+    /**
+     * Writes the image as the snapshot at the last applied index and returns that index only once the snapshot is
+     * durable: the file written to a temp file, fsynced, renamed into place and its directory fsynced, then its MD5
+     * file likewise. Ratis may purge the log entries below the index as soon as this returns.
+     */
     @Override
     public synchronized long takeSnapshot() throws IOException {
         TermIndex last = getLastAppliedTermIndex();
@@ -177,17 +195,20 @@ final class MetadataStateMachine extends BaseStateMachine {
             return -1;
         }
         MetadataImage current = image;
-        File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-        File tmp = new File(file.getPath() + ".tmp");
-        try (DataOutputStream out = new DataOutputStream(Files.newOutputStream(tmp.toPath()))) {
+        Path file = storage.getSnapshotFile(last.getTerm(), last.getIndex()).toPath();
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (DataOutputStream out = new DataOutputStream(Files.newOutputStream(tmp))) {
             out.writeInt(SNAPSHOT_MAGIC);
             out.writeLong(current.offset());
             out.write(MetadataRecords.encode(ImageRecords.of(current)));
         }
-        Files.move(tmp.toPath(), file.toPath(), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        MD5Hash digest = MD5FileUtil.computeAndSaveMd5ForFile(file);
-        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), last));
+        files.fsync(tmp);
+        MD5Hash digest = MD5FileUtil.computeMd5ForFile(tmp.toFile());
+        files.atomicMove(tmp, file);
+        // Ratis' own MD5 writer renames without fsync; a torn MD5 file would fail the next load. Its line format:
+        String md5Line = StringUtils.bytes2HexString(digest.getDigest()) + " *" + file.getFileName() + "\n";
+        files.write(MD5FileUtil.getDigestFileForFile(file.toFile()).toPath(), md5Line.getBytes(StandardCharsets.UTF_8));
+        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file, digest), last));
         LOGGER.info("Took metadata snapshot at {}", last);
         return last.getIndex();
     }
