@@ -192,7 +192,7 @@ public final class CairnServer implements AutoCloseable {
             registerMetrics();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics);
             if (config.metricsEnabled()) {
-                metricsServer = MetricsHttpServer.start(config.metricsHost(), config.metricsPort(), metrics);
+                metricsServer = startMetrics(config, metrics);
             }
             // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
             // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
@@ -371,6 +371,25 @@ public final class CairnServer implements AutoCloseable {
     /** The port a listener is bound to; useful when the config asked for port 0. */
     public synchronized int boundPort(String listenerName) {
         return socketServer.boundPort(listenerName);
+    }
+
+    /**
+     * Starts the {@code /metrics} endpoint. Kafka has no such port, so a user who did not set {@code metrics.port}
+     * never asked for its default: when that default is taken (several nodes on one host from Kafka's own files),
+     * the broker says so in one WARN line and serves everything else. An explicit {@code metrics.port} that cannot
+     * be bound stays an error.
+     */
+    private static MetricsHttpServer startMetrics(BrokerConfig config, BrokerMetrics metrics) throws IOException {
+        try {
+            return MetricsHttpServer.start(config.metricsHost(), config.metricsPort(), metrics);
+        } catch (IOException e) {
+            if (config.metricsPortSet()) {
+                throw e;
+            }
+            LOGGER.warn("{}; serving without /metrics. Set {} (0 picks a free port) to serve it", e.getMessage(),
+                    BrokerConfig.METRICS_PORT);
+            return null;
+        }
     }
 
     /** The port of the metrics endpoint; -1 when {@code metrics.enabled=false}. */

@@ -141,6 +141,7 @@ public final class BrokerConfig {
     private final boolean metricsEnabled;
     private final String metricsHost;
     private final int metricsPort;
+    private final boolean metricsPortSet;
     private final ReplicaFetchSettings replicaFetch;
 
     private BrokerConfig(Map<String, String> props) {
@@ -223,6 +224,7 @@ public final class BrokerConfig {
         this.metricsEnabled = values.booleanValue(METRICS_ENABLED);
         this.metricsHost = values.string(METRICS_HOST);
         this.metricsPort = values.intValue(METRICS_PORT, 0);
+        this.metricsPortSet = props.get(METRICS_PORT) != null && !props.get(METRICS_PORT).isBlank();
         if (metricsPort > 65535) {
             throw ConfigException.invalid(METRICS_PORT, props.get(METRICS_PORT), "must be at most 65535");
         }
@@ -440,6 +442,11 @@ public final class BrokerConfig {
     /** {@code metrics.port}: the endpoint's port (default 9404, Strimzi's); 0 picks a free port. */
     public int metricsPort() {
         return metricsPort;
+    }
+
+    /** Whether {@code metrics.port} was set, rather than left at Cairn's own default. */
+    public boolean metricsPortSet() {
+        return metricsPortSet;
     }
 
     /** {@code log.retention.check.interval.ms}: how often the retention pass runs (Kafka: 5 minutes). */
