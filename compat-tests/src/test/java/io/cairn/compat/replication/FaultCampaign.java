@@ -156,7 +156,12 @@ public final class FaultCampaign {
                     Thread.sleep(2_000);
                     for (FaultSchedule.Fault fault : schedule.faults()) {
                         inject(cluster, admin, proxies, fault, data, unavailable);
-                        ReplicationClients.awaitFullIsr(admin, List.of(data, txns));
+                        try {
+                            ReplicationClients.awaitFullIsr(admin, List.of(data, txns));
+                        } catch (Throwable stuck) {
+                            threadDumps(cluster);
+                            throw stuck;
+                        }
                     }
                     running = false;
                     for (Thread worker : workers) {
@@ -180,6 +185,28 @@ public final class FaultCampaign {
             running = false;
             resumePaused();
             proxies.forEach(FaultProxy::close);
+        }
+    }
+
+    /**
+     * Writes a thread dump of every running node (the JDK's {@code jstack}) beside its log, as
+     * {@code <log>.jstack}, so a run that did not recover shows where each broker was.
+     */
+    private static void threadDumps(BrokerCluster cluster) {
+        String jstack = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jstack").toString();
+        for (BrokerProcess node : cluster.nodes()) {
+            if (!node.isRunning()) {
+                continue;
+            }
+            java.nio.file.Path out = node.logFile().resolveSibling(node.logFile().getFileName() + ".jstack");
+            try {
+                Process dump = new ProcessBuilder(jstack, Long.toString(node.pid()))
+                        .redirectOutput(out.toFile()).redirectErrorStream(true).start();
+                dump.waitFor(30, TimeUnit.SECONDS);
+                System.out.printf("  thread dump of node %s: %s%n", node.name(), out);
+            } catch (Exception e) {
+                System.out.printf("  no thread dump of %s: %s%n", node.name(), e);
+            }
         }
     }
 
