@@ -59,6 +59,11 @@ final class BrokerMetadata implements AutoCloseable {
     /** Written by registration (start and re-registration), read by the AlterPartition sender and heartbeats. */
     private volatile long brokerEpoch = -1L;
     private volatile boolean fenced = true;
+    /**
+     * Kafka's initial catch-up: true once a heartbeat answer said {@code isCaughtUp}, i.e. this node's image reached
+     * the controller's record of this broker's registration; only then may the partitions be opened from it.
+     */
+    private volatile boolean caughtUp;
     private volatile BrokerRegistrationRequestData registration;
     /** The metadata offset the broker has acted on; unset (null) while nothing but the node's image applies it. */
     private volatile LongSupplier appliedOffset;
@@ -158,8 +163,10 @@ final class BrokerMetadata implements AutoCloseable {
     /**
      * Registers this broker with the advertised listeners (ports resolved by {@code boundPort} when configured as 0)
      * and the broker epoch its last clean shutdown recorded ({@code previousBrokerEpoch}, -1 after an unclean one:
-     * the controller then takes it out of every ELR, KIP-966), and heartbeats until the controller unfences it; then
-     * keeps heartbeating every broker.heartbeat.interval.ms.
+     * the controller then takes it out of every ELR, KIP-966), and heartbeats until the controller answers that this
+     * node's metadata has caught up with its registration ({@code isCaughtUp}, Kafka's initial catch-up) and unfences
+     * it; then keeps heartbeating every broker.heartbeat.interval.ms. On return the node's image holds every record
+     * committed before the registration, so the partitions may be opened (and stray logs deleted) from it.
      *
      * @throws IOException when the broker is not registered and unfenced within {@code timeoutMs}
      */
@@ -182,7 +189,7 @@ final class BrokerMetadata implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         awaitController(deadline);
         registerUntil(request, deadline);
-        while (fenced) {
+        while (fenced || !caughtUp) {
             BrokerHeartbeatResponseData response = heartbeat(false, false);
             if (response != null && rejectedRegistration(response.errorCode())) {
                 // A registration retried after a routing timeout may have been applied twice: the epoch we hold is
@@ -192,14 +199,14 @@ final class BrokerMetadata implements AutoCloseable {
                 registerUntil(request, deadline);
                 continue;
             }
-            if (fenced) {
-                checkDeadline(deadline, "unfenced by the controller (last heartbeat: "
+            if (fenced || !caughtUp) {
+                checkDeadline(deadline, "caught up and unfenced by the controller (last heartbeat: "
                         + (response == null ? "no answer" : response) + ")");
                 TimeUnit.MILLISECONDS.sleep(50);
             }
         }
-        LOGGER.info("Broker {} registered with epoch {} and unfenced (cluster {})", config.nodeId(), brokerEpoch,
-                node.clusterId());
+        LOGGER.info("Broker {} registered with epoch {}, caught up at metadata offset {} and unfenced (cluster {})",
+                config.nodeId(), brokerEpoch, currentMetadataOffset(), node.clusterId());
         long interval = config.brokerHeartbeatIntervalMs();
         heartbeats.scheduleWithFixedDelay(this::scheduledHeartbeat, interval, interval, TimeUnit.MILLISECONDS);
     }
@@ -302,6 +309,7 @@ final class BrokerMetadata implements AutoCloseable {
         BrokerHeartbeatResponseData response = await(node.heartbeat(request));
         if (response != null && response.errorCode() == Errors.NONE.code()) {
             fenced = response.isFenced();
+            caughtUp |= response.isCaughtUp();
         }
         return response;
     }

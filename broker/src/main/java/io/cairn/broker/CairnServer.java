@@ -196,7 +196,8 @@ public final class CairnServer implements AutoCloseable {
             }
             // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
             // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
-            // Partitions are opened once the registration has committed: the image has caught up by then.
+            // Partitions are opened (and stray logs deleted) only once the controller answered isCaughtUp: this
+            // node's image has applied the broker's own registration record, so it is not stale.
             if (config.advertisedListeners().stream().allMatch(endpoint -> endpoint.port() != 0)) {
                 metadata.register(socketServer::boundPort, previousBrokerEpoch(), REGISTRATION_TIMEOUT_MS);
                 replicaManager.start(metadata.node());

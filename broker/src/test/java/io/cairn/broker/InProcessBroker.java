@@ -3,12 +3,15 @@ package io.cairn.broker;
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.isr.ReplicaManager;
+import io.cairn.metadata.image.TopicPartition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 /**
  * A {@link CairnServer} in the test JVM on an ephemeral port of every interface (dual-stack), with its data in a
@@ -58,6 +61,26 @@ public final class InProcessBroker implements AutoCloseable {
 
     public RawConnection connect() throws java.io.IOException {
         return new RawConnection("127.0.0.1", port());
+    }
+
+    /**
+     * Waits until this broker's metadata applier hosts every partition of {@code topic} (only it opens partitions, so
+     * a raw request right after CreateTopics may otherwise get NOT_LEADER_OR_FOLLOWER, as a Kafka broker answers).
+     */
+    public void awaitHosted(String topic, int partitions) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!IntStream.range(0, partitions).allMatch(i -> replicaManager()
+                .partition(new TopicPartition(topic, i)).isPresent())) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("Partitions of " + topic + " not hosted in 30 s");
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     @Override

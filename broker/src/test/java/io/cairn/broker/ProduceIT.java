@@ -90,6 +90,7 @@ class ProduceIT {
     private static void createTopic(String name, int partitions, Map<String, String> configs) throws Exception {
         admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs))).all()
                 .get(30, TimeUnit.SECONDS);
+        broker.awaitHosted(name, partitions);
     }
 
     private static KafkaProducer<byte[], byte[]> producer(String acks, String compression) {

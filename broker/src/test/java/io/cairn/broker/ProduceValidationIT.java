@@ -88,6 +88,7 @@ class ProduceValidationIT {
 
     private static void createTopic(String name, Map<String, String> configs) throws Exception {
         admin.createTopics(List.of(new NewTopic(name, 1, (short) 1).configs(configs))).all().get(30, TimeUnit.SECONDS);
+        broker.awaitHosted(name, 1);
     }
 
     private static byte[] bytes(String text) {

@@ -52,7 +52,7 @@ final class LogDirMoves implements AutoCloseable {
     /**
      * @param logManagers              the log directories, one mover thread each
      * @param hosted                   the hosted partition of a topic partition, or null (what the movers see)
-     * @param partitions               the hosted partition, created from the current image if need be
+     * @param partitions               the hosted partition, if the metadata applier created it (never created here)
      * @param inImage                  whether the current metadata image has a partition
      * @param checkpointHighWatermarks writes the high-watermark checkpoints (after a swap)
      * @param quota                    the throttle of the copy

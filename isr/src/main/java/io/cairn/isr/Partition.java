@@ -332,7 +332,16 @@ public final class Partition {
      * shrank after the append.
      */
     public Optional<Errors> checkEnoughReplicasReachOffset(long requiredOffset) {
-        if (removed || !isLeader()) {
+        return checkEnoughReplicasReachOffset(requiredOffset, leaderEpoch());
+    }
+
+    /**
+     * As {@link #checkEnoughReplicasReachOffset(long)} for an append made in leader epoch {@code appendLeaderEpoch}:
+     * NOT_LEADER_OR_FOLLOWER as soon as the partition is in another leader epoch, even when this broker leads it
+     * again, since the new epoch's leader may have truncated the append away before this broker took over.
+     */
+    public Optional<Errors> checkEnoughReplicasReachOffset(long requiredOffset, int appendLeaderEpoch) {
+        if (removed || !isLeader() || leaderEpoch() != appendLeaderEpoch) {
             return Optional.of(Errors.NOT_LEADER_OR_FOLLOWER);
         }
         List<Integer> maximalIsr = partitionState.maximalIsr();

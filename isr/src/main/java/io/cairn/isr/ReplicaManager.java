@@ -34,8 +34,10 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -48,10 +50,14 @@ import org.apache.logging.log4j.Logger;
  * opens or creates the log of every partition whose replicas include this broker, applies leadership, ISR and
  * config changes, and deletes the logs of deleted topics. Handlers look partitions up here.
  *
- * <p>Metadata updates are applied in commit order on one thread of its own (the metadata apply thread must not
- * block on disk). A request may arrive between the commit that made this broker leader and that thread's work: a
- * lookup then applies the current image's registration itself, so a client that saw the partition in Metadata
- * never gets a spurious NOT_LEADER_OR_FOLLOWER.
+ * <p>Metadata updates are applied in commit order on one thread of its own, {@code cairn-replica-manager} (the
+ * metadata apply thread must not block on disk), and only there: the image at start, partitions created, opened,
+ * recovered, moved to another leader epoch or deleted. A request thread only looks partitions up; one that arrives
+ * between the commit that made this broker a replica and that thread's work finds no partition and answers as
+ * Kafka's {@code getPartitionOrError} does: NOT_LEADER_OR_FOLLOWER when the image knows the partition,
+ * UNKNOWN_TOPIC_OR_PARTITION otherwise (both retriable). Code that must act once a partition is hosted (the
+ * coordinators loading their partitions) listens for {@link PartitionListener#onLeadershipChanged}, which the
+ * applier fires once the partition is in the map.
  *
  * <p>The high watermarks are checkpointed per log directory ({@link HighWatermarkCheckpoint}): read at start and
  * restored into each partition as it is created, written every {@code replica.high.watermark.checkpoint.interval.ms}
@@ -203,9 +209,10 @@ public final class ReplicaManager implements AutoCloseable {
 
     /**
      * Subscribes to {@code metadataNode}, opens every hosted partition of the current image, and deletes logs on
-     * disk that belong to no hosted partition (topics deleted while this broker was down). Returns when the
-     * current image is applied. Call it once the image has caught up with the quorum (after this broker's
-     * registration committed), so that a stale image never deletes a live log.
+     * disk that belong to no hosted partition (topics deleted while this broker was down), on the applier thread
+     * before any later update. Returns when the current image is applied. Call it only once the image has caught up
+     * with the quorum (the controller answered {@code isCaughtUp}: this node applied its own registration record),
+     * so that a stale image never deletes a live log or replaces one of a topic id it does not know yet.
      */
     public void start(MetadataNode metadataNode) {
         for (LogManager manager : logManagers) {
@@ -216,9 +223,20 @@ public final class ReplicaManager implements AutoCloseable {
         isrContext = new IsrContext(replicaLagTimeMaxMs, alterPartitionManager,
             id -> metadataNode.currentImage().broker(id), epoch);
         this.node = metadataNode;
-        MetadataImage image = metadataNode.subscribe(metadataListener);
-        applyImage(image);
-        removeStrayLogs(image);
+        // Subscribing on the applier queues every later update behind the image this task applies.
+        Future<?> started = applier.submit(() -> {
+            MetadataImage image = metadataNode.subscribe(metadataListener);
+            applyImage(image);
+            removeStrayLogs(image);
+        });
+        try {
+            started.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while applying the metadata image", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("Cannot apply the metadata image", e.getCause());
+        }
     }
 
     /** The log managers, one per {@code log.dirs} entry, in the configured order. */
@@ -241,13 +259,12 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
-    /** The hosted partition, if any. */
+    /**
+     * The hosted partition, if any: one the metadata applier has created. Never creates one, so a request thread
+     * never opens, recovers or deletes a log.
+     */
     public Optional<Partition> partition(TopicPartition tp) {
-        Partition p = partitions.get(tp);
-        if (p != null) {
-            return Optional.of(p);
-        }
-        return Optional.ofNullable(catchUp(tp));
+        return Optional.ofNullable(partitions.get(tp));
     }
 
     /** The hosted partition of topic id {@code topicId}, if any. */
@@ -261,7 +278,7 @@ public final class ReplicaManager implements AutoCloseable {
 
     /**
      * The partition for a leader request: UNKNOWN_TOPIC_OR_PARTITION when the image has no such partition,
-     * NOT_LEADER_OR_FOLLOWER when this broker does not lead it.
+     * NOT_LEADER_OR_FOLLOWER when this broker does not lead it or the applier has not hosted it yet.
      */
     public Partition leaderPartition(TopicPartition tp) {
         Partition p = partition(tp).orElse(null);
@@ -282,21 +299,6 @@ public final class ReplicaManager implements AutoCloseable {
     /** Every hosted partition (a snapshot). */
     public Collection<Partition> allPartitions() {
         return List.copyOf(partitions.values());
-    }
-
-    /** Applies the current image's state of {@code tp} when the applier thread has not yet done so. */
-    private Partition catchUp(TopicPartition tp) {
-        MetadataNode current = node;
-        if (current == null || closed) {
-            return null;
-        }
-        MetadataImage image = current.currentImage();
-        TopicImage topic = image.topic(tp.topic()).orElse(null);
-        PartitionRegistration reg = topic == null ? null : topic.partitions().get(tp.partition());
-        if (reg == null || !reg.replicas().contains(brokerId)) {
-            return null;
-        }
-        return host(image, topic, tp, reg);
     }
 
     private void apply(MetadataUpdate update) {
@@ -384,6 +386,8 @@ public final class ReplicaManager implements AutoCloseable {
         });
         if (isNew[0]) {
             moves.resume(p);
+            // The partition's first leadership event fired inside the map's compute, before lookups could see it.
+            fanOut.onLeadershipChanged(p);
         }
         if (!p.topicId().equals(topic.id())) {
             // A topic of the same name was deleted and created again: its old partition goes first.

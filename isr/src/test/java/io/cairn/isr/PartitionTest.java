@@ -105,6 +105,24 @@ class PartitionTest {
     }
 
     @Test
+    void acksAllOfAnAppendInAnEarlierLeaderEpochIsNotLeaderOrFollowerEvenWhenThisBrokerLeadsAgain() {
+        // Given an acks=all append in leader epoch 0, waiting for follower 2
+        Partition p = partition(List.of(ME, 2), ME, 0, 1);
+        LogAppendInfo info = p.appendRecordsToLeader(batch(4), AppendOrigin.CLIENT, -1);
+        long required = info.lastOffset() + 1;
+        assertThat(p.checkEnoughReplicasReachOffset(required, 0)).isEmpty();
+
+        // When this broker leads again in leader epoch 2 (another leader held epoch 1) and the offset is reached
+        p.update(registration(List.of(ME, 2), ME, 2, 3));
+        p.updateFollowerFetchState(2, 4, -1L, 0L, p.logEndOffset());
+
+        // Then the old epoch's append fails (retriable) while one of the current epoch succeeds
+        assertThat(p.highWatermark()).isEqualTo(4);
+        assertThat(p.checkEnoughReplicasReachOffset(required, 0)).contains(Errors.NOT_LEADER_OR_FOLLOWER);
+        assertThat(p.checkEnoughReplicasReachOffset(required, 2)).contains(Errors.NONE);
+    }
+
+    @Test
     void acksAllWaitsUntilEveryInSyncFollowerHasTheRecords() {
         // Given
         Partition p = partition(List.of(ME, 2), ME, 0, 1);

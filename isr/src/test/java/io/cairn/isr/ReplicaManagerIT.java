@@ -17,6 +17,7 @@ import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.error.NotLeaderOrFollowerException;
 import io.cairn.wire.error.UnknownTopicOrPartitionException;
 import io.cairn.wire.message.BrokerHeartbeatRequestData;
 import io.cairn.wire.message.BrokerRegistrationRequestData;
@@ -41,7 +42,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,7 +79,8 @@ class ReplicaManagerIT {
             .setListeners(listeners)).get(30, TimeUnit.SECONDS);
         assertThat(registered.errorCode()).isEqualTo(Errors.NONE.code());
         brokerOneEpoch = registered.brokerEpoch();
-        node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(registered.brokerEpoch()))
+        node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(registered.brokerEpoch())
+            .setCurrentMetadataOffset(node.currentImage().offset()))
             .get(30, TimeUnit.SECONDS);
         logs = LogManager.start(data, LogConfig.defaults(), Time.SYSTEM, LogManager.Options.defaults());
         replicas = new ReplicaManager(1, List.of(logs), Map.of("min.insync.replicas", "1"));
@@ -95,6 +99,10 @@ class ReplicaManagerIT {
             .setNumPartitions(partitions).setReplicationFactor((short) 1));
         CreateTopicsResponseData response = node.createTopics(request).get(30, TimeUnit.SECONDS);
         assertThat(response.topics().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        // Only the replica manager's applier hosts partitions: the topic is served once it has applied it.
+        Uuid topicId = response.topics().get(0).topicId();
+        await().atMost(Duration.ofSeconds(30)).until(() -> IntStream.range(0, partitions).allMatch(i ->
+            replicas.partition(new TopicPartition(name, i)).filter(p -> p.topicId().equals(topicId)).isPresent()));
     }
 
     private void deleteTopic(String name) throws Exception {
@@ -131,8 +139,7 @@ class ReplicaManagerIT {
             // Then
             assertThat(p.isLeader()).isTrue();
             assertThat(p.highWatermark()).isEqualTo(2);
-            // orders-1 was opened by the lookup itself; orders-0 by the metadata applier, which may still be at it
-            await().atMost(Duration.ofSeconds(10)).until(() -> Files.isDirectory(dir.resolve("data/orders-0")));
+            assertThat(dir.resolve("data/orders-0")).isDirectory();
             assertThatThrownBy(() -> replicas.leaderPartition(new TopicPartition("orders", 2)))
                 .isInstanceOf(UnknownTopicOrPartitionException.class);
 
@@ -178,6 +185,63 @@ class ReplicaManagerIT {
                 new IncrementalAlterConfigsRequestData.AlterableConfig().setName(key).setValue(value)
                     .setConfigOperation(value == null ? (byte) 1 : (byte) 0))));
         node.incrementalAlterConfigs(alter).get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aRequestBeforeTheApplierHostedAPartitionGetsNotLeaderOrFollowerAndOpensNoLog() throws Exception {
+        // Given a replica manager whose applier is held inside its work on a first topic
+        start();
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> openers = new CopyOnWriteArrayList<>();
+        replicas.addListener(new PartitionListener() {
+            @Override
+            public void onHighWatermarkAdvanced(Partition partition) {
+            }
+
+            @Override
+            public void onLeadershipChanged(Partition partition) {
+                openers.add(partition.topicPartition() + "@" + Thread.currentThread().getName());
+                if (partition.topic().equals("gate")) {
+                    held.countDown();
+                    try {
+                        release.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        });
+        try {
+            for (String topic : List.of("gate", "orders")) {
+                CreateTopicsRequestData request = new CreateTopicsRequestData();
+                request.topics().add(new CreateTopicsRequestData.CreatableTopic().setName(topic)
+                    .setNumPartitions(1).setReplicationFactor((short) 1));
+                node.createTopics(request).get(30, TimeUnit.SECONDS);
+                assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
+            }
+            TopicPartition tp = new TopicPartition("orders", 0);
+            assertThat(node.currentImage().partition(tp)).isPresent();
+
+            // When a request thread looks up a partition the image has but the applier has not hosted yet
+            // Then it is NOT_LEADER_OR_FOLLOWER (retriable), an unknown one UNKNOWN_TOPIC_OR_PARTITION, and no log
+            // is opened by the request
+            assertThat(replicas.partition(tp)).isEmpty();
+            assertThatThrownBy(() -> replicas.leaderPartition(tp)).isInstanceOf(NotLeaderOrFollowerException.class);
+            assertThatThrownBy(() -> replicas.leaderPartition(new TopicPartition("nothing", 0)))
+                .isInstanceOf(UnknownTopicOrPartitionException.class);
+            assertThat(dir.resolve("data/orders-0")).doesNotExist();
+
+            // and once released, the applier opens it, on its own thread
+            release.countDown();
+            await().atMost(Duration.ofSeconds(30)).until(() -> replicas.partition(tp).isPresent());
+            assertThat(replicas.leaderPartition(tp).isLeader()).isTrue();
+            assertThat(openers).filteredOn(e -> e.startsWith("orders-0@"))
+                .isNotEmpty().allMatch(e -> e.equals("orders-0@cairn-replica-manager"));
+        } finally {
+            release.countDown();
+            stop();
+        }
     }
 
     @Test
@@ -236,7 +300,8 @@ class ReplicaManagerIT {
         BrokerRegistrationResponseData registered = node.registerBroker(new BrokerRegistrationRequestData()
             .setBrokerId(2).setClusterId(node.clusterId()).setIncarnationId(new Uuid(2, 2))
             .setListeners(listeners)).get(30, TimeUnit.SECONDS);
-        node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(2).setBrokerEpoch(registered.brokerEpoch()))
+        node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(2).setBrokerEpoch(registered.brokerEpoch())
+            .setCurrentMetadataOffset(node.currentImage().offset()))
             .get(30, TimeUnit.SECONDS);
     }
 
@@ -346,7 +411,8 @@ class ReplicaManagerIT {
             assertThat(thread.fetchState(tp).fetchOffset()).isZero();
 
             // When: broker 2 leaves the cluster: broker 1, the other in-sync replica, is elected
-            node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(brokerOneEpoch))
+            node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(brokerOneEpoch)
+            .setCurrentMetadataOffset(node.currentImage().offset()))
                 .get(30, TimeUnit.SECONDS);
             node.unregisterBroker(new UnregisterBrokerRequestData().setBrokerId(2)).get(30, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(30)).until(() -> replicas.partition(tp).map(Partition::isLeader)

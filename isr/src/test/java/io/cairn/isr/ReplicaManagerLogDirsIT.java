@@ -83,13 +83,16 @@ class ReplicaManagerLogDirsIT {
         BrokerRegistrationResponseData registered = node.registerBroker(new BrokerRegistrationRequestData()
             .setBrokerId(1).setClusterId(node.clusterId()).setIncarnationId(new Uuid(7, 7))
             .setListeners(listeners)).get(30, TimeUnit.SECONDS);
-        node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(registered.brokerEpoch()))
+        node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(registered.brokerEpoch())
+            .setCurrentMetadataOffset(node.currentImage().offset()))
             .get(30, TimeUnit.SECONDS);
         startReplicas();
         CreateTopicsRequestData request = new CreateTopicsRequestData();
         request.topics().add(new CreateTopicsRequestData.CreatableTopic().setName(TP.topic())
             .setNumPartitions(1).setReplicationFactor((short) 1));
         node.createTopics(request).get(30, TimeUnit.SECONDS);
+        // Only the replica manager's applier hosts partitions: the topic is served once it has applied it.
+        await().atMost(Duration.ofSeconds(30)).until(() -> replicas.partition(TP).isPresent());
     }
 
     private void startReplicas() {

@@ -28,8 +28,10 @@ public final class TestRequests {
                 .setListeners(listeners).setRack(rack);
     }
 
+    /** A heartbeat of a broker that has applied all the metadata (so the controller finds it caught up). */
     public static BrokerHeartbeatRequestData heartbeat(int brokerId, long epoch) {
-        return new BrokerHeartbeatRequestData().setBrokerId(brokerId).setBrokerEpoch(epoch).setWantFence(false);
+        return new BrokerHeartbeatRequestData().setBrokerId(brokerId).setBrokerEpoch(epoch).setWantFence(false)
+                .setCurrentMetadataOffset(Long.MAX_VALUE);
     }
 
     public static CreateTopicsRequestData createTopic(String name, int partitions, int replication,

@@ -15,7 +15,9 @@ import java.util.function.Supplier;
  * broker's {@link PartitionPurgatory}: it watches the high watermark of every appended partition and completes once
  * each has its outcome, or when the request's {@code timeoutMs} runs out. A partition whose high watermark covers its
  * append answers NONE (NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR shrank below {@code min.insync.replicas}
- * meanwhile), one whose leadership was lost (or that left this broker) NOT_LEADER_OR_FOLLOWER, one still waiting at
+ * meanwhile), one whose leadership was lost, whose leader epoch changed since the append (even back to this broker:
+ * the leader of the epoch in between may have truncated it) or that left this broker NOT_LEADER_OR_FOLLOWER, one
+ * still waiting at
  * the deadline REQUEST_TIMED_OUT; the offsets of the append stay in the response, as in Kafka. Whichever way it
  * completes, the operation leaves the purgatory's watch lists and timer at once.
  *
@@ -66,7 +68,8 @@ final class DelayedProduce<S> extends DelayedOperation {
             if (!p.pending()) {
                 continue;
             }
-            Optional<Errors> reached = p.partition().checkEnoughReplicasReachOffset(p.requiredOffset());
+            Optional<Errors> reached = p.partition().checkEnoughReplicasReachOffset(p.requiredOffset(),
+                    p.appendLeaderEpoch());
             if (reached.isPresent()) {
                 p.completeAcks(reached.get());
             } else {

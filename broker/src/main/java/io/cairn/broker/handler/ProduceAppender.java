@@ -97,8 +97,10 @@ final class ProduceAppender {
                 p.fail(Errors.INCONSISTENT_TOPIC_ID);
                 return;
             }
+            // Read before the append: a change of epoch in between fails the wait (retriable), never goes unseen.
+            int leaderEpoch = partition.leaderEpoch();
             LogAppendInfo info = partition.appendRecordsToLeader(batch, AppendOrigin.CLIENT, acks, p.verification());
-            p.appended(partition, info);
+            p.appended(partition, info, leaderEpoch);
             if (!info.duplicate()) {
                 meters.messagesIn(info.recordCount(), batchBytes);
             }

@@ -37,6 +37,8 @@ final class ProducePartition {
     private boolean pending = true;
     private Partition partition;
     private long requiredOffset = INVALID_OFFSET;
+    /** The leader epoch of the partition when it was appended to; acks=all succeeds only if it still holds. */
+    private int appendLeaderEpoch = -1;
     /** The transaction verification guard its append carries; null when the broker verifies nothing. */
     private VerificationGuard verification;
 
@@ -135,6 +137,11 @@ final class ProducePartition {
         return requiredOffset;
     }
 
+    /** The leader epoch the append was made in. */
+    int appendLeaderEpoch() {
+        return appendLeaderEpoch;
+    }
+
     /** Fails the partition with {@code error}, Kafka's {@code new PartitionResponse(error)}. */
     void fail(Errors error) {
         fail(error, INVALID_OFFSET, null, List.of());
@@ -148,9 +155,13 @@ final class ProducePartition {
                 .setLogStartOffset(logStartOffset).setErrorMessage(message).setRecordErrors(recordErrors);
     }
 
-    /** Records a successful append (or an exact retry of one, which Kafka answers with the original offsets). */
-    void appended(Partition target, LogAppendInfo info) {
+    /**
+     * Records a successful append (or an exact retry of one, which Kafka answers with the original offsets) made in
+     * {@code leaderEpoch} (read before it).
+     */
+    void appended(Partition target, LogAppendInfo info, int leaderEpoch) {
         this.partition = target;
+        this.appendLeaderEpoch = leaderEpoch;
         this.requiredOffset = info.lastOffset() + 1;
         // A duplicate reports the original batch's timestamp as its append time (Kafka's UnifiedLog.append).
         long appendTime = info.duplicate() ? info.maxTimestamp() : info.logAppendTime();

@@ -61,7 +61,8 @@ public final class MetadataFixture implements AutoCloseable {
         if (registered.errorCode() != Errors.NONE.code()) {
             throw new IllegalStateException("registration failed: " + registered);
         }
-        node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(registered.brokerEpoch()))
+        node.heartbeat(new BrokerHeartbeatRequestData().setBrokerId(1).setBrokerEpoch(registered.brokerEpoch())
+            .setCurrentMetadataOffset(node.currentImage().offset()))
                 .get(30, TimeUnit.SECONDS);
         return new MetadataFixture(node);
     }

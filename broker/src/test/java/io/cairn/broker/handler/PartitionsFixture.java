@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 /**
  * A {@link MetadataFixture} (broker 1 registered) plus a real log directory and {@link ReplicaManager} hosting the
@@ -80,7 +81,8 @@ public final class PartitionsFixture implements AutoCloseable {
             .setBrokerId(2).setClusterId(metadata.node().clusterId()).setIncarnationId(new Uuid(2, 2))
             .setListeners(listeners).setRack("rack-b")).get(30, TimeUnit.SECONDS);
         metadata.node().heartbeat(new BrokerHeartbeatRequestData().setBrokerId(2)
-            .setBrokerEpoch(registered.brokerEpoch())).get(30, TimeUnit.SECONDS);
+            .setBrokerEpoch(registered.brokerEpoch())
+            .setCurrentMetadataOffset(metadata.node().currentImage().offset())).get(30, TimeUnit.SECONDS);
     }
 
     /**
@@ -105,8 +107,12 @@ public final class PartitionsFixture implements AutoCloseable {
         return created.topics().get(0).topicId();
     }
 
+    /** Creates a topic of this broker alone and waits until the replica manager's applier hosts its partitions. */
     public void createTopic(String name, int partitions) throws Exception {
-        metadata.createTopic(name, partitions);
+        Uuid topicId = metadata.createTopic(name, partitions);
+        await().atMost(Duration.ofSeconds(30)).until(() -> IntStream.range(0, partitions).allMatch(i ->
+            replicaManager.partition(new TopicPartition(name, i)).filter(p -> p.topicId().equals(topicId))
+                .isPresent()));
     }
 
     public Partition partition(String topic, int index) {

@@ -56,6 +56,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -149,9 +150,12 @@ class ProduceHandlerTest {
         request.topics().add(topic);
         CreateTopicsResponseData response = fixture.node().createTopics(request).get(30, TimeUnit.SECONDS);
         assertThat(response.topics().get(0).errorCode()).as("%s", response).isZero();
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> fixture.node().currentImage().topic(name).isPresent());
-        return response.topics().get(0).topicId();
+        // Only the replica manager's applier hosts partitions: produce once it has applied the topic.
+        Uuid topicId = response.topics().get(0).topicId();
+        await().atMost(Duration.ofSeconds(10)).until(() -> IntStream.range(0, partitions)
+                .allMatch(i -> replicas.partition(new TopicPartition(name, i))
+                        .filter(p -> p.topicId().equals(topicId)).isPresent()));
+        return topicId;
     }
 
     private static ByteBuf batch(int records) {

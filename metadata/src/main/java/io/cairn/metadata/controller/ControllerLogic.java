@@ -193,9 +193,21 @@ public final class ControllerLogic {
         return new ControllerResult<>(records, response.setBrokerEpoch(epoch));
     }
 
-    /** A heartbeat: unfences a fenced broker, fences on request, and drives controlled shutdown. */
+    /** As {@link #heartbeat(MetadataImage, BrokerHeartbeatRequestData, boolean)}, the broker taken as caught up. */
     public ControllerResult<BrokerHeartbeatResponseData> heartbeat(MetadataImage image,
                                                                    BrokerHeartbeatRequestData request) {
+        return heartbeat(image, request, true);
+    }
+
+    /**
+     * A heartbeat: unfences a fenced broker, fences on request, and drives controlled shutdown. {@code caughtUp}
+     * (the active controller's judgement: the heartbeat's {@code currentMetadataOffset} reached the offset of the
+     * broker's registration record) is answered as {@code isCaughtUp}, and a fenced broker that is not caught up
+     * stays fenced, as Kafka's {@code BrokerHeartbeatManager} decides.
+     */
+    public ControllerResult<BrokerHeartbeatResponseData> heartbeat(MetadataImage image,
+                                                                   BrokerHeartbeatRequestData request,
+                                                                   boolean caughtUp) {
         BrokerHeartbeatResponseData response = new BrokerHeartbeatResponseData();
         Optional<Errors> error = checkBrokerEpoch(image, request.brokerId(), request.brokerEpoch());
         if (error.isPresent()) {
@@ -206,7 +218,7 @@ public final class ControllerLogic {
         byte fence = 0;
         if (request.wantFence() && !broker.fenced()) {
             fence = 1;
-        } else if (!request.wantFence() && broker.fenced() && !request.wantShutDown()) {
+        } else if (!request.wantFence() && broker.fenced() && !request.wantShutDown() && caughtUp) {
             fence = -1;
         }
         byte shutdown = request.wantShutDown() && !broker.inControlledShutdown() ? (byte) 1 : 0;
@@ -219,7 +231,7 @@ public final class ControllerLogic {
         }
         MetadataImage after = apply(image, records);
         BrokerRegistration updated = after.broker(broker.id()).orElseThrow();
-        response.setIsFenced(updated.fenced()).setIsCaughtUp(true)
+        response.setIsFenced(updated.fenced()).setIsCaughtUp(caughtUp)
                 .setShouldShutDown(updated.inControlledShutdown() && after.leaderships(broker.id()).isEmpty());
         return new ControllerResult<>(records, response);
     }

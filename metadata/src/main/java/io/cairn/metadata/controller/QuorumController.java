@@ -20,7 +20,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -66,6 +68,15 @@ public final class QuorumController implements AutoCloseable {
      * controlled shutdown offset); it is told to shut down once its heartbeat reports that offset applied.
      */
     private final Map<Integer, Long> shutdownOffsets = new HashMap<>();
+    /**
+     * Per broker: the offset of the entry that committed its current registration (Kafka's register broker record
+     * offset). A heartbeat is caught up once its {@code currentMetadataOffset} reaches it; a broker registered under
+     * an earlier controller is held to {@link #readyOffset} instead, which is at or after its registration. Written
+     * where an append completes, hence concurrent.
+     */
+    private final Map<Integer, Long> registrationOffsets = new ConcurrentHashMap<>();
+    /** The committed offset when this controller became ready. */
+    private long readyOffset = -1L;
     private final Deque<Deferred> deferred = new ArrayDeque<>();
     /** The futures of the last commands decided by this controller, by request id, in decision order. */
     private final Map<UUID, CompletableFuture<ApiMessage>> recent = new LinkedHashMap<>();
@@ -187,8 +198,10 @@ public final class QuorumController implements AutoCloseable {
             pending = committed.get();
             ready = true;
             readySinceMs = loop.nowMs();
+            readyOffset = pending.offset();
             lastContactMs.clear();
             shutdownOffsets.clear();
+            registrationOffsets.clear();
             LOGGER.info("Active controller {} ready in term {} at offset {}", logic.settings().nodeId(), term,
                     pending.offset());
             List<ApiMessage> features = logic.bootstrapFeatures(pending);
@@ -221,7 +234,10 @@ public final class QuorumController implements AutoCloseable {
             // Reads are answered from the committed image, as Kafka's controller reads at its last committed offset.
             MetadataImage base = ApiKey.forId(request.apiKey()) == ApiKey.LIST_PARTITION_REASSIGNMENTS
                     ? committed.get() : pending;
-            result = logic.handle(base, request, this::alive);
+            result = ApiKey.forId(request.apiKey()) == ApiKey.BROKER_HEARTBEAT
+                    ? logic.heartbeat(base, (BrokerHeartbeatRequestData) request,
+                            caughtUp((BrokerHeartbeatRequestData) request))
+                    : logic.handle(base, request, this::alive);
             noteAcceptedRegistration(request, result.response());
             holdShutdownUntilApplied(request, result);
         } catch (RuntimeException e) {
@@ -234,8 +250,27 @@ public final class QuorumController implements AutoCloseable {
             future.complete(result.response());
             return;
         }
+        if (ApiKey.forId(request.apiKey()) == ApiKey.BROKER_REGISTRATION
+                && ((BrokerRegistrationResponseData) result.response()).errorCode() == Errors.NONE.code()) {
+            int brokerId = ((BrokerRegistrationRequestData) request).brokerId();
+            // Noted before the broker learns its epoch, so its first heartbeat finds it.
+            appendAndComplete(result.records(), requestId, result.response(), index -> {
+                registrationOffsets.put(brokerId, index);
+                future.complete(result.response());
+            }, future);
+            return;
+        }
         appendAndComplete(result.records(), requestId, result.response(),
-                () -> future.complete(result.response()), future);
+                index -> future.complete(result.response()), future);
+    }
+
+    /**
+     * Kafka's caught-up rule: the broker has applied the metadata log up to its own registration record, so its image
+     * holds everything committed before it registered (no stale image opens or deletes its logs).
+     */
+    private boolean caughtUp(BrokerHeartbeatRequestData heartbeat) {
+        long registered = registrationOffsets.getOrDefault(heartbeat.brokerId(), readyOffset);
+        return heartbeat.currentMetadataOffset() >= registered;
     }
 
     /**
@@ -279,13 +314,19 @@ public final class QuorumController implements AutoCloseable {
 
     private void appendAndComplete(List<ApiMessage> records, UUID requestId, ApiMessage response, Runnable onSuccess,
                                    CompletableFuture<?> future) {
+        appendAndComplete(records, requestId, response, index -> onSuccess.run(), future);
+    }
+
+    /** Appends {@code records}; {@code onSuccess} is told the committed entry's offset. */
+    private void appendAndComplete(List<ApiMessage> records, UUID requestId, ApiMessage response,
+                                   LongConsumer onSuccess, CompletableFuture<?> future) {
         pending = ControllerLogic.apply(pending, records);
         long gen = generation;
         CompletableFuture<Long> appended = requestId == null ? log.append(term, records)
                 : log.append(term, records, requestId, response);
         appended.whenComplete((index, error) -> {
             if (error == null) {
-                onSuccess.run();
+                onSuccess.accept(index);
                 return;
             }
             if (future != null) {

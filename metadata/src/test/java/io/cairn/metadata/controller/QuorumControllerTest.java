@@ -140,6 +140,62 @@ class QuorumControllerTest {
         assertThat(caughtUp.shouldShutDown()).isTrue();
     }
 
+    @Test
+    void aBrokerIsCaughtUpAndUnfencedOnlyOnceItsMetadataOffsetReachedItsRegistrationRecord() {
+        // Given a topic created before broker 1 registers (again), and the offset of its registration's entry
+        QuorumController controller = leader(1, 1);
+        runTo(scheduler.now() + 20, controller.submit(UUID.randomUUID(),
+                TestRequests.createTopic("early", 1, 1, Map.of())), CreateTopicsResponseData.class);
+        long beforeRegistration = image.offset();
+        BrokerRegistrationResponseData registered = runTo(scheduler.now() + 20,
+                controller.submit(UUID.randomUUID(), TestRequests.registration(1, null)),
+                BrokerRegistrationResponseData.class);
+        long registrationOffset = image.offset();
+        assertThat(registrationOffset).isGreaterThan(beforeRegistration);
+
+        // When it heartbeats from an image that has not applied its registration yet, then from one that has
+        BrokerHeartbeatResponseData stale = runTo(scheduler.now() + 20, controller.submit(UUID.randomUUID(),
+                TestRequests.heartbeat(1, registered.brokerEpoch()).setCurrentMetadataOffset(beforeRegistration)),
+                BrokerHeartbeatResponseData.class);
+        boolean fencedAfterStale = image.broker(1).orElseThrow().fenced();
+        BrokerHeartbeatResponseData current = runTo(scheduler.now() + 20, controller.submit(UUID.randomUUID(),
+                TestRequests.heartbeat(1, registered.brokerEpoch()).setCurrentMetadataOffset(registrationOffset)),
+                BrokerHeartbeatResponseData.class);
+
+        // Then the stale one is neither caught up nor unfenced (so the broker opens no log from that image)
+        assertThat(stale.isCaughtUp()).isFalse();
+        assertThat(stale.isFenced()).isTrue();
+        assertThat(fencedAfterStale).isTrue();
+        assertThat(current.isCaughtUp()).isTrue();
+        assertThat(current.isFenced()).isFalse();
+        assertThat(image.broker(1).orElseThrow().fenced()).isFalse();
+    }
+
+    @Test
+    void aBrokerRegisteredUnderAnEarlierControllerIsCaughtUpAtTheOffsetTheNewOneStartedFrom() {
+        // Given broker 1 registered with controller 1, then controller 2 took over
+        QuorumController first = leader(1, 1);
+        BrokerRegistrationResponseData registered = runTo(scheduler.now() + 20,
+                first.submit(UUID.randomUUID(), TestRequests.registration(1, null)),
+                BrokerRegistrationResponseData.class);
+        long registrationOffset = image.offset();
+        first.resign();
+        QuorumController second = leader(2, 2);
+
+        // When it heartbeats at its registration's offset, then at the new controller's start
+        BrokerHeartbeatResponseData behind = runTo(scheduler.now() + 20, second.submit(UUID.randomUUID(),
+                TestRequests.heartbeat(1, registered.brokerEpoch()).setCurrentMetadataOffset(registrationOffset - 1)),
+                BrokerHeartbeatResponseData.class);
+        BrokerHeartbeatResponseData current = runTo(scheduler.now() + 20, second.submit(UUID.randomUUID(),
+                TestRequests.heartbeat(1, registered.brokerEpoch()).setCurrentMetadataOffset(image.offset())),
+                BrokerHeartbeatResponseData.class);
+
+        // Then only the second is caught up
+        assertThat(behind.isCaughtUp()).isFalse();
+        assertThat(current.isCaughtUp()).isTrue();
+        assertThat(current.isFenced()).isFalse();
+    }
+
     private static BrokerHeartbeatRequestData shutdownHeartbeat(long epoch, long metadataOffset) {
         return TestRequests.heartbeat(2, epoch).setWantShutDown(true).setCurrentMetadataOffset(metadataOffset);
     }
