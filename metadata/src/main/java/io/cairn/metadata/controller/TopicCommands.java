@@ -334,7 +334,8 @@ final class TopicCommands {
 
     /**
      * The brokers new replicas may go to, as Kafka's controller offers them to its placer: every registered broker
-     * not in controlled shutdown, fenced ones included (the placer uses those only when it must, never as leader).
+     * not in controlled shutdown, fenced ones included (the placer takes a rack's unfenced brokers first and never
+     * makes a fenced one leader).
      */
     private static List<BrokerRegistration> placementCandidates(MetadataImage image) {
         return image.brokers().values().stream().filter(b -> !b.inControlledShutdown())
