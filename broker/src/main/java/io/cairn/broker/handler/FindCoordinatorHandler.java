@@ -24,13 +24,15 @@ import org.apache.logging.log4j.Logger;
 /**
  * FindCoordinator v0-v6 (Kafka's {@code getCoordinator}): the coordinator of a group is the leader of the group's
  * {@code __consumer_offsets} partition, answered with its endpoint on the request's listener. Before the topic
- * exists the first request creates it (as Kafka does, whatever {@code auto.create.topics.enable} says) and the
- * answer is COORDINATOR_NOT_AVAILABLE until it has a leader; v4+ answers a batch of keys one by one.
+ * exists every request asks the controller to create it (as Kafka does, whatever {@code auto.create.topics.enable}
+ * says; one creation in flight at a time) and the answer is COORDINATOR_NOT_AVAILABLE, so a client retrying gets its
+ * coordinator as soon as a creation succeeds (one the controller refused, e.g. too few brokers registered, is asked
+ * again by the next request) and the partition has a live leader; v4+ answers a batch of keys one by one.
  *
  * <p>The coordinator of a transactional id is the leader of its {@code __transaction_state} partition, the topic
- * created on first use the same way (COORDINATOR_NOT_AVAILABLE until it has a leader). A SHARE key is
- * INVALID_REQUEST as on a Kafka broker without share groups, and an unknown key type INVALID_REQUEST. Thread-safe,
- * never blocks.
+ * created on first use the same way. A SHARE key is INVALID_REQUEST as on a Kafka broker without a share
+ * coordinator, and an unknown key type fails the whole request with INVALID_REQUEST. As Kafka, a v4+ key's answer
+ * carries no error message and a v0-3 answer the error's default one. Thread-safe, never blocks.
  */
 public final class FindCoordinatorHandler
         implements ApiHandler<FindCoordinatorRequestData, FindCoordinatorResponseData> {
@@ -75,13 +77,17 @@ public final class FindCoordinatorHandler
     public CompletionStage<FindCoordinatorResponseData> handle(RequestContext ctx, FindCoordinatorRequestData request) {
         FindCoordinatorResponseData response = new FindCoordinatorResponseData().setThrottleTimeMs(0);
         if (ctx.apiVersion() >= 4) {
+            if (request.keyType() != GROUP && request.keyType() != TRANSACTION && request.keyType() != SHARE) {
+                return completedFuture(errorResponse(ctx, request, Errors.INVALID_REQUEST));
+            }
             for (String key : request.coordinatorKeys()) {
                 response.coordinators().add(find(ctx, request.keyType(), key).setKey(key));
             }
             return completedFuture(response);
         }
         Coordinator found = find(ctx, request.keyType(), request.key());
-        return completedFuture(response.setErrorCode(found.errorCode()).setErrorMessage(found.errorMessage())
+        return completedFuture(response.setErrorCode(found.errorCode())
+            .setErrorMessage(Errors.forCode(found.errorCode()).message())
             .setNodeId(found.nodeId()).setHost(found.host()).setPort(found.port()));
     }
 
@@ -89,19 +95,16 @@ public final class FindCoordinatorHandler
         if (keyType == TRANSACTION) {
             if (transactions.topic().isEmpty()) {
                 createTopic(TransactionCoordinator.TOPIC, creatingTransactions);
-                return error(Errors.COORDINATOR_NOT_AVAILABLE, null);
+                return error(Errors.COORDINATOR_NOT_AVAILABLE);
             }
             return leaderOf(ctx, new TopicPartition(TransactionCoordinator.TOPIC, transactions.partitionFor(key)));
         }
-        if (keyType == SHARE) {
-            return error(Errors.INVALID_REQUEST, "Share groups are not enabled on this broker");
-        }
         if (keyType != GROUP) {
-            return error(Errors.INVALID_REQUEST, "Unknown coordinator type " + keyType);
+            return error(Errors.INVALID_REQUEST);
         }
         if (groups.topic().isEmpty()) {
             createTopic(GroupCoordinator.TOPIC, creatingOffsets);
-            return error(Errors.COORDINATOR_NOT_AVAILABLE, null);
+            return error(Errors.COORDINATOR_NOT_AVAILABLE);
         }
         return leaderOf(ctx, new TopicPartition(GroupCoordinator.TOPIC, groups.partitionFor(key)));
     }
@@ -112,15 +115,15 @@ public final class FindCoordinatorHandler
         Optional<BrokerEndpoint> leader = registration.flatMap(r ->
             ClusterView.aliveEndpoint(image, r.leader(), ctx.listenerName()));
         if (leader.isEmpty()) {
-            return error(Errors.COORDINATOR_NOT_AVAILABLE, null);
+            return error(Errors.COORDINATOR_NOT_AVAILABLE);
         }
-        return new Coordinator().setErrorCode(Errors.NONE.code()).setErrorMessage(Errors.NONE.message())
+        return new Coordinator().setErrorCode(Errors.NONE.code()).setErrorMessage(null)
             .setNodeId(registration.get().leader()).setHost(leader.get().host()).setPort(leader.get().port());
     }
 
-    private static Coordinator error(Errors error, String message) {
-        return new Coordinator().setErrorCode(error.code()).setErrorMessage(message == null ? error.message() : message)
-            .setNodeId(-1).setHost("").setPort(-1);
+    /** A key's failed answer: no node and, as Kafka's per-key answers, no message. */
+    private static Coordinator error(Errors error) {
+        return new Coordinator().setErrorCode(error.code()).setErrorMessage(null).setNodeId(-1).setHost("").setPort(-1);
     }
 
     /** Asks the controller to create an internal topic, one request at a time. */
@@ -149,7 +152,8 @@ public final class FindCoordinatorHandler
                                                      Errors error) {
         FindCoordinatorResponseData response = new FindCoordinatorResponseData().setThrottleTimeMs(0);
         if (ctx.apiVersion() >= 4) {
-            request.coordinatorKeys().forEach(key -> response.coordinators().add(error(error, null).setKey(key)));
+            request.coordinatorKeys().forEach(key -> response.coordinators().add(error(error)
+                .setErrorMessage(error.message()).setKey(key)));
             return response;
         }
         return response.setErrorCode(error.code()).setErrorMessage(error.message()).setNodeId(-1).setHost("")

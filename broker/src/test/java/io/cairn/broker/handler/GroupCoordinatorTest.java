@@ -183,6 +183,36 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void findCoordinatorAnswersCoordinatorNotAvailableAsKafkaWhileTheOffsetsTopicCannotBeCreated() throws Exception {
+        // Given offsets.topic.replication.factor 3 on a cluster of one broker
+        findCoordinator();
+        FindCoordinatorHandler handler = new FindCoordinatorHandler(fixture.metadata().node(), coordinator,
+            transactions, new AutoTopicCreation(true, OFFSETS_PARTITIONS, (short) 3, 1, (short) 3));
+        FindCoordinatorRequestData batch = new FindCoordinatorRequestData().setKeyType((byte) 0)
+            .setCoordinatorKeys(List.of("g1", "g2"));
+
+        // Then every request is COORDINATOR_NOT_AVAILABLE (no message per v4+ key, the default one before v4) and
+        // asks again, and the controller keeps refusing the topic
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(10)).until(() -> {
+            FindCoordinatorResponseData v4 = call(handler, batch, 4);
+            FindCoordinatorResponseData v3 = call(handler, new FindCoordinatorRequestData().setKey("g1"), 3);
+            return v4.coordinators().stream().allMatch(c -> c.errorCode() == Errors.COORDINATOR_NOT_AVAILABLE.code()
+                    && c.errorMessage() == null && c.nodeId() == -1)
+                && v3.errorCode() == Errors.COORDINATOR_NOT_AVAILABLE.code()
+                && "The coordinator is not available.".equals(v3.errorMessage())
+                && fixture.metadata().node().currentImage().topic(GroupCoordinator.TOPIC).isEmpty();
+        });
+        FindCoordinatorResponseData unknownType = call(handler, new FindCoordinatorRequestData().setKeyType((byte) 9)
+            .setCoordinatorKeys(List.of("a", "b")), 4);
+        assertThat(unknownType.coordinators()).as("an unknown key type fails the whole request").hasSize(2)
+            .allMatch(c -> c.errorCode() == Errors.INVALID_REQUEST.code()
+                && Errors.INVALID_REQUEST.message().equals(c.errorMessage()));
+        FindCoordinatorResponseData share = call(handler, new FindCoordinatorRequestData().setKeyType((byte) 2)
+            .setCoordinatorKeys(List.of("s")), 5);
+        assertThat(share.coordinators().get(0).errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
+    }
+
+    @Test
     void committedOffsetsAreReadBackAndSurviveReloadingTheShardFromTheLog() throws Exception {
         // Given
         fixture.createTopic("orders", 1);

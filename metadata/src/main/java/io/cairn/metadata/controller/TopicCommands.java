@@ -3,7 +3,6 @@ package io.cairn.metadata.controller;
 import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
-import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.metadata.record.PartitionRecord;
@@ -114,21 +113,26 @@ final class TopicCommands {
             int partitions = topic.numPartitions() == -1 ? settings.defaultNumPartitions() : topic.numPartitions();
             int replication = topic.replicationFactor() == -1 ? settings.defaultReplicationFactor()
                     : topic.replicationFactor();
-            if (partitions <= 0) {
-                return fail(result, Errors.INVALID_PARTITIONS,
-                        "Number of partitions was set to an invalid non-positive value.");
-            }
             if (replication <= 0) {
                 return fail(result, Errors.INVALID_REPLICATION_FACTOR,
                         "Replication factor must be larger than 0, or -1 to use the default value.");
             }
-            List<BrokerRegistration> usable = usableBrokers(image);
-            if (replication > usable.size()) {
-                return fail(result, Errors.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition "
-                        + replication + " time(s): The target replication factor of " + replication
-                        + " cannot be reached because only " + usable.size() + " broker(s) are registered.");
+            if (partitions <= 0) {
+                return fail(result, Errors.INVALID_PARTITIONS,
+                        "Number of partitions was set to an invalid non-positive value.");
             }
-            assignment = ReplicaPlacer.place(usable, 0, partitions, replication, image.partitionCount());
+            List<BrokerRegistration> candidates = placementCandidates(image);
+            Optional<String> refused = ReplicaPlacer.check(candidates, replication);
+            if (refused.isPresent()) {
+                return fail(result, Errors.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition "
+                        + replication + " time(s): " + refused.get());
+            }
+            assignment = ReplicaPlacer.place(candidates, 0, partitions, replication, image.partitionCount());
+        }
+        for (List<Integer> replicas : assignment) {
+            if (initialIsr(image, replicas).isEmpty()) {
+                return fail(result, Errors.INVALID_REPLICATION_FACTOR, noActiveReplica(replicas.size()));
+            }
         }
         Uuid topicId = topicId(image.topicsById().keySet());
         List<ApiMessage> records = new ArrayList<>();
@@ -200,20 +204,25 @@ final class TopicCommands {
         return Optional.empty();
     }
 
+    /**
+     * The first PartitionRecord of a new partition: the ISR is its active replicas (neither fenced nor in controlled
+     * shutdown, Kafka's {@code isActive}), the leader the first of them. Callers check the ISR is not empty.
+     */
     private static PartitionRecord newPartition(MetadataImage image, Uuid topicId, int index, List<Integer> replicas) {
-        List<Integer> isr = new ArrayList<>();
-        for (int replica : replicas) {
-            if (image.broker(replica).map(BrokerRegistration::usable).orElse(false)) {
-                isr.add(replica);
-            }
-        }
-        if (isr.isEmpty()) {
-            isr.addAll(replicas);
-        }
-        int leader = image.broker(isr.get(0)).map(BrokerRegistration::usable).orElse(false)
-                ? isr.get(0) : PartitionRegistration.NO_LEADER;
+        List<Integer> isr = initialIsr(image, replicas);
         return new PartitionRecord().setTopicId(topicId).setPartitionId(index).setReplicas(List.copyOf(replicas))
-                .setIsr(isr).setLeader(leader).setLeaderEpoch(0).setPartitionEpoch(0);
+                .setIsr(isr).setLeader(isr.get(0)).setLeaderEpoch(0).setPartitionEpoch(0);
+    }
+
+    private static List<Integer> initialIsr(MetadataImage image, List<Integer> replicas) {
+        return replicas.stream().filter(id -> image.broker(id).map(BrokerRegistration::usable).orElse(false))
+                .toList();
+    }
+
+    /** Kafka's refusal of a placed partition none of whose replicas is active (the placer never gives one). */
+    private static String noActiveReplica(int replication) {
+        return "Unable to replicate the partition " + replication
+                + " time(s): All brokers are currently fenced or in controlled shutdown.";
     }
 
     ControllerResult<DeleteTopicsResponseData> deleteTopics(MetadataImage image, DeleteTopicsRequestData request) {
@@ -292,12 +301,13 @@ final class TopicCommands {
                 problem = invalid.get();
             }
         }
-        List<BrokerRegistration> usable = usableBrokers(image);
-        if (problem == null && target.assignments() == null && replication > usable.size()) {
-            error = Errors.INVALID_REPLICATION_FACTOR;
-            problem = "Unable to replicate the partition " + replication + " time(s): The target replication factor"
-                    + " of " + replication + " cannot be reached because only " + usable.size()
-                    + " broker(s) are registered.";
+        List<BrokerRegistration> candidates = placementCandidates(image);
+        if (problem == null && target.assignments() == null) {
+            Optional<String> refused = ReplicaPlacer.check(candidates, replication);
+            if (refused.isPresent()) {
+                error = Errors.INVALID_REPLICATION_FACTOR;
+                problem = refused.get();
+            }
         }
         if (problem != null) {
             result.setErrorCode(error.code()).setErrorMessage(problem);
@@ -307,8 +317,13 @@ final class TopicCommands {
         if (target.assignments() != null) {
             target.assignments().forEach(a -> assignment.add(List.copyOf(a.brokerIds())));
         } else {
-            assignment.addAll(ReplicaPlacer.place(usable, current, target.count() - current, replication,
+            assignment.addAll(ReplicaPlacer.place(candidates, current, target.count() - current, replication,
                     image.partitionCount()));
+            if (assignment.stream().anyMatch(replicas -> initialIsr(image, replicas).isEmpty())) {
+                result.setErrorCode(Errors.INVALID_REPLICATION_FACTOR.code())
+                        .setErrorMessage(noActiveReplica(replication));
+                return List.of();
+            }
         }
         List<ApiMessage> records = new ArrayList<>();
         for (int i = 0; i < assignment.size(); i++) {
@@ -317,8 +332,13 @@ final class TopicCommands {
         return records;
     }
 
-    private static List<BrokerRegistration> usableBrokers(MetadataImage image) {
-        return image.brokers().values().stream().filter(BrokerRegistration::usable)
+    /**
+     * The brokers new replicas may go to, as Kafka's controller offers them to its placer: every registered broker
+     * not in controlled shutdown, fenced ones included (the placer takes a rack's unfenced brokers first and never
+     * makes a fenced one leader).
+     */
+    private static List<BrokerRegistration> placementCandidates(MetadataImage image) {
+        return image.brokers().values().stream().filter(b -> !b.inControlledShutdown())
                 .sorted(Comparator.comparingInt(BrokerRegistration::id)).toList();
     }
 
