@@ -2,6 +2,7 @@ package io.cairn.broker;
 
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.Endpoint;
+import io.cairn.broker.config.SslSettings;
 import io.cairn.broker.fetch.FetchService;
 import io.cairn.broker.fetch.FetchSessionCache;
 import io.cairn.broker.group.GroupCoordinator;
@@ -62,6 +63,7 @@ import io.cairn.broker.metrics.TransactionCoordinatorMetrics;
 import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
+import io.cairn.broker.security.SslEngineFactory;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMarkerSender;
 import io.cairn.broker.txn.markers.TransactionMarkerChannel;
@@ -69,6 +71,7 @@ import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.isr.LogConfigs;
 import io.cairn.isr.RackAwareReplicaSelector;
 import io.cairn.isr.ReplicaManager;
+import io.cairn.isr.fetcher.ClientTls;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.Time;
@@ -117,6 +120,8 @@ public final class CairnServer implements AutoCloseable {
     private TransactionCoordinator transactionCoordinator;
     private RequestHandlerPool requestHandlers;
     private TransactionMarkerChannel markerChannel;
+    /** Built on first use by {@link #interBrokerTls()}; guarded by {@code this}. */
+    private ClientTls interBrokerTls;
     private TransactionVerifier transactionVerifier;
     private SocketServer socketServer;
     private BrokerMetrics metrics;
@@ -168,7 +173,8 @@ public final class CairnServer implements AutoCloseable {
                     config.replicaLagTimeMaxMs(), metadata::brokerEpoch);
             metadata.reportAppliedOffset(replicaManager::appliedMetadataOffset);
             replicaManager.useReplicaFetchers(config.replicaFetch().toFetcherConfig(
-                    defaultLogConfig.maxMessageBytes()), config.replicaFetch().interBrokerListenerName());
+                    defaultLogConfig.maxMessageBytes()), config.replicaFetch().interBrokerListenerName(),
+                    interBrokerTls());
             if (config.rackAwareReplicaSelector()) {
                 replicaManager.useReplicaSelector(new RackAwareReplicaSelector());
             }
@@ -226,11 +232,32 @@ public final class CairnServer implements AutoCloseable {
         String listener = config.replicaFetch().interBrokerListenerName();
         markerChannel = TransactionMarkerChannel.create(config.nodeId(), node::currentImage, Time.SYSTEM,
                 new TransactionMarkerChannel.Config(listener, MARKER_RETRY_BACKOFF_MS, MAX_QUEUED_MARKERS,
-                        (int) MarkerAppender.DEFAULT_TIMEOUT_MS + INTER_BROKER_SOCKET_MARGIN_MS));
+                        (int) MarkerAppender.DEFAULT_TIMEOUT_MS + INTER_BROKER_SOCKET_MARGIN_MS), interBrokerTls());
         markerChannel.start();
         transactionVerifier = TransactionVerifier.create(config.nodeId(), node::currentImage, listener,
-                (int) MarkerAppender.DEFAULT_TIMEOUT_MS, config.transactionPartitionVerificationEnable());
+                (int) MarkerAppender.DEFAULT_TIMEOUT_MS, config.transactionPartitionVerificationEnable(),
+                interBrokerTls());
         transactionVerifier.start();
+    }
+
+    /**
+     * How the inter-broker clients (followers, marker sender, verifier) secure their connections: TLS with the
+     * inter-broker listener's {@code ssl.*} settings when it is an SSL listener (built once; a bad store fails
+     * startup naming its key), else PLAINTEXT.
+     */
+    private synchronized ClientTls interBrokerTls() {
+        if (interBrokerTls == null) {
+            SslSettings ssl = config.interBrokerSsl();
+            if (ssl == null) {
+                interBrokerTls = ClientTls.PLAINTEXT;
+            } else {
+                SslEngineFactory factory = SslEngineFactory.create(ssl);
+                interBrokerTls = factory::connectClient;
+                LOGGER.info("Inter-broker clients connect over TLS to listener {} (endpoint identification "
+                        + "'{}')", ssl.listenerName(), ssl.endpointIdentificationAlgorithm());
+            }
+        }
+        return interBrokerTls;
     }
 
     /** The marker channel the transaction coordinator writes markers with. */

@@ -1,5 +1,6 @@
 package io.cairn.isr;
 
+import io.cairn.isr.fetcher.ClientTls;
 import io.cairn.isr.fetcher.InitialFetchState;
 import io.cairn.isr.fetcher.ReplicaFetcherConfig;
 import io.cairn.isr.fetcher.ReplicaFetcherManager;
@@ -618,8 +619,17 @@ public final class ReplicaManager implements AutoCloseable {
      * {@code interBrokerListenerName}; call before {@link #start}.
      */
     public void useReplicaFetchers(ReplicaFetcherConfig config, String interBrokerListenerName) {
+        useReplicaFetchers(config, interBrokerListenerName, ClientTls.PLAINTEXT);
+    }
+
+    /**
+     * As {@link #useReplicaFetchers(ReplicaFetcherConfig, String)}, the fetchers connecting over {@code tls} (TLS
+     * when the inter-broker listener is SSL).
+     */
+    public void useReplicaFetchers(ReplicaFetcherConfig config, String interBrokerListenerName, ClientTls tls) {
         this.interBrokerListener = interBrokerListenerName;
-        this.fetchers = ReplicaFetcherManager.remote(brokerId, config, partitions::get, this::currentBrokerEpoch);
+        this.fetchers = ReplicaFetcherManager.remote(brokerId, config, partitions::get, this::currentBrokerEpoch,
+            tls);
         fetchers.useQuota(followerQuota);
     }
 

@@ -143,6 +143,8 @@ public final class BrokerConfig {
     private final int metricsPort;
     private final boolean metricsPortSet;
     private final ReplicaFetchSettings replicaFetch;
+    /** The resolved {@code ssl.*} settings of each SSL listener, by listener name. */
+    private final Map<String, SslSettings> listenerSsl;
 
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
@@ -166,6 +168,7 @@ public final class BrokerConfig {
         List<Endpoint> advertisedAll = advertised == null || advertised.isBlank() ? listeners
                 : parseListeners(ADVERTISED_LISTENERS, advertised, protocols);
         validateAdvertised(advertisedAll);
+        this.listenerSsl = securityOf(props, listeners, protocols, controllerListenerNames);
         this.advertisedListeners = advertisedAll.stream()
                 .filter(l -> !controllerListenerNames.contains(l.listenerName())).toList();
         String dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS)
@@ -261,6 +264,46 @@ public final class BrokerConfig {
         return new BrokerConfig(props);
     }
 
+    /**
+     * Checks what each listener's security protocol needs and resolves the {@code ssl.*} settings of the SSL ones:
+     * SASL listeners are refused (Cairn has no SASL yet), a controller listener must be PLAINTEXT (the metadata
+     * quorum speaks Ratis without TLS for now), and an SSL listener needs a key store.
+     */
+    private static Map<String, SslSettings> securityOf(Map<String, String> props, List<Endpoint> listeners,
+            ListenerProtocols protocols, List<String> controllerListenerNames) {
+        for (String controller : controllerListenerNames) {
+            SecurityProtocol protocol = protocols.find(controller);
+            if (protocol != null && protocol != SecurityProtocol.PLAINTEXT) {
+                throw ConfigException.invalid(ListenerProtocols.KEY, controller + ":" + protocol, "the controller "
+                        + "listener " + controller + " maps to " + protocol + ", but Cairn's metadata quorum "
+                        + "serves PLAINTEXT controller listeners only (not supported yet)");
+            }
+        }
+        Map<String, SslSettings> ssl = new LinkedHashMap<>();
+        for (Endpoint endpoint : listeners) {
+            switch (endpoint.securityProtocol()) {
+                case PLAINTEXT -> {
+                }
+                case SSL -> {
+                    SslSettings settings = SslSettings.forListener(props, endpoint.listenerName());
+                    if (!settings.hasKeystore()) {
+                        throw ConfigException.invalid(settings.keyOf(SslSettings.KEYSTORE_LOCATION), null,
+                                "the SSL listener " + endpoint.listenerName() + " needs a key store: set "
+                                + SslSettings.KEYSTORE_LOCATION + " and " + SslSettings.KEYSTORE_PASSWORD
+                                + " (or PEM " + SslSettings.KEYSTORE_KEY + " and "
+                                + SslSettings.KEYSTORE_CERTIFICATE_CHAIN + "), globally or with the prefix "
+                                + SslSettings.listenerPrefix(endpoint.listenerName()));
+                    }
+                    ssl.put(endpoint.listenerName(), settings);
+                }
+                default -> throw ConfigException.invalid(LISTENERS, endpoint, "listener "
+                        + endpoint.listenerName() + " maps to " + endpoint.securityProtocol() + " in "
+                        + ListenerProtocols.KEY + ", but Cairn does not support SASL yet (use PLAINTEXT or SSL)");
+            }
+        }
+        return Collections.unmodifiableMap(ssl);
+    }
+
     private static List<Endpoint> parseListeners(String key, String value, ListenerProtocols protocols) {
         List<Endpoint> endpoints = new ArrayList<>();
         Set<String> names = new TreeSet<>();
@@ -337,7 +380,7 @@ public final class BrokerConfig {
     public Set<String> unknownKeys() {
         Set<String> unknown = new TreeSet<>();
         for (String key : originals.keySet()) {
-            if (ConfigTable.get().broker(key).isEmpty()) {
+            if (ConfigTable.get().broker(withoutListenerPrefix(key)).isEmpty()) {
                 unknown.add(key);
             }
         }
@@ -348,10 +391,23 @@ public final class BrokerConfig {
     public Set<String> notActedOnKeys() {
         Set<String> ignored = new TreeSet<>();
         for (String key : originals.keySet()) {
-            ConfigTable.get().broker(key).filter(k -> k.support() == ConfigKey.Support.KNOWN)
+            ConfigTable.get().broker(withoutListenerPrefix(key)).filter(k -> k.support() == ConfigKey.Support.KNOWN)
                     .ifPresent(k -> ignored.add(key));
         }
         return ignored;
+    }
+
+    /**
+     * {@code listener.name.<listener>.<key>} without its prefix (Kafka's per-listener override of {@code <key>}),
+     * any other key as it is.
+     */
+    private static String withoutListenerPrefix(String key) {
+        String prefix = "listener.name.";
+        if (!key.startsWith(prefix)) {
+            return key;
+        }
+        int dot = key.indexOf('.', prefix.length());
+        return dot < 0 ? key : key.substring(dot + 1);
     }
 
     /** The effective value of every known key, for the startup log (Kafka logs "KafkaConfig values:"). */
@@ -480,6 +536,19 @@ public final class BrokerConfig {
             return listeners;
         }
         return listeners.stream().filter(endpoint -> !isControllerListener(endpoint.listenerName())).toList();
+    }
+
+    /** The resolved {@code ssl.*} settings of listener {@code listenerName}, or null when it is not an SSL one. */
+    public SslSettings sslSettings(String listenerName) {
+        return listenerSsl.get(listenerName);
+    }
+
+    /**
+     * The {@code ssl.*} settings the broker's own inter-broker clients (followers, marker sender, verifier) connect
+     * with, as Kafka's: the inter-broker listener's, overrides included; null when that listener is not SSL.
+     */
+    public SslSettings interBrokerSsl() {
+        return listenerSsl.get(replicaFetch.interBrokerListenerName());
     }
 
     public List<Endpoint> advertisedListeners() {

@@ -43,6 +43,11 @@ final class ListenerProtocols {
         return new ListenerProtocols(Map.copyOf(protocols));
     }
 
+    /** The protocol {@code listenerName} maps to, or null when the map does not name it. */
+    SecurityProtocol find(String listenerName) {
+        return protocols.get(listenerName);
+    }
+
     SecurityProtocol protocolOf(String key, String listenerName) {
         SecurityProtocol protocol = protocols.get(listenerName);
         if (protocol == null) {

@@ -1,13 +1,16 @@
 package io.cairn.broker.handler;
 
+import io.cairn.broker.security.KafkaPrincipal;
 import java.net.SocketAddress;
 
 /**
- * What the broker knows about one client connection: the listener it arrived on, the peer, and the client software
- * it announced in ApiVersions v3+ (KIP-511).
+ * What the broker knows about one client connection: the listener it arrived on, the peer, the principal it
+ * authenticated as ({@code User:ANONYMOUS} until a TLS handshake names a certificate) and the client software it
+ * announced in ApiVersions v3+ (KIP-511).
  *
- * <p>Created by the network layer when the connection opens. Thread-safe: the announced software is written by
- * the ApiVersions handler and read by any later request of the same connection (volatile field).
+ * <p>Created by the network layer when the connection opens. Thread-safe: the principal is written by the network
+ * thread when the TLS handshake completes (before the first request is read), the announced software by the
+ * ApiVersions handler, and both are read by any later request of the same connection (volatile fields).
  */
 public final class ClientConnection {
 
@@ -17,6 +20,8 @@ public final class ClientConnection {
     private final String connectionId;
     private final String listenerName;
     private final SocketAddress remoteAddress;
+    /** Written by the network thread once the TLS handshake completes, read by every request. */
+    private volatile KafkaPrincipal principal = KafkaPrincipal.ANONYMOUS;
     /** Written by ApiVersionsHandler (any thread), read by every request of this connection. */
     private volatile ClientSoftware clientSoftware = new ClientSoftware(UNKNOWN, UNKNOWN);
 
@@ -39,6 +44,16 @@ public final class ClientConnection {
         return remoteAddress;
     }
 
+    /** Who the peer authenticated as: its mapped certificate name on TLS, else {@code User:ANONYMOUS}. */
+    public KafkaPrincipal principal() {
+        return principal;
+    }
+
+    /** Records the principal the TLS handshake established (called by the network layer). */
+    public void authenticated(KafkaPrincipal value) {
+        this.principal = value;
+    }
+
     public ClientSoftware clientSoftware() {
         return clientSoftware;
     }
@@ -49,7 +64,8 @@ public final class ClientConnection {
 
     @Override
     public String toString() {
-        return connectionId + " (listener " + listenerName + ", client " + clientSoftware + ")";
+        return connectionId + " (listener " + listenerName + ", principal " + principal + ", client " + clientSoftware
+                + ")";
     }
 
     /** The {@code client_software_name} and {@code client_software_version} of ApiVersions v3+. */

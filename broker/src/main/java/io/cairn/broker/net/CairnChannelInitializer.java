@@ -3,11 +3,12 @@ package io.cairn.broker.net;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.HandlerRegistry;
-import io.netty.channel.ChannelHandlerContext;
+import io.cairn.broker.security.SslEngineFactory;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -18,9 +19,12 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Builds the pipeline of every connection accepted on one listener:
  * <pre>
- *   socket → [idle timeout] → RequestFrameDecoder → RequestDispatcher
- *   socket ← ReadGate ← ResponseEncoder ← ResponseOrderer ← RequestDispatcher
+ *   socket → [TLS → principal] → [idle timeout] → RequestFrameDecoder → RequestDispatcher
+ *   socket ← [TLS] ← ReadGate ← ResponseEncoder ← ResponseOrderer ← RequestDispatcher
  * </pre>
+ * On an SSL listener the {@link SslHandler} (a server engine of the listener's {@link SslEngineFactory}) sits next to
+ * the socket, and the {@link ResponseEncoder} seeing it copies fetched file data into buffers instead of sending
+ * file regions (TLS must encrypt the bytes, so there is no sendfile).
  *
  * <p>Thread-safe: called by the acceptor for each new channel; the connection counter is atomic.
  */
@@ -36,11 +40,13 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final RequestMemoryPool memoryPool;
     private final Executor requestHandlers;
     private final DispatcherMetrics metrics;
+    /** The listener's TLS engines, or null on a PLAINTEXT listener. */
+    private final SslEngineFactory ssl;
     private final AtomicLong connectionIndex = new AtomicLong();
 
     CairnChannelInitializer(Endpoint endpoint, HandlerRegistry registry, int maxRequestBytes,
             long connectionsMaxIdleMs, ChannelGroup channels, RequestMemoryPool memoryPool,
-            Executor requestHandlers, DispatcherMetrics metrics) {
+            Executor requestHandlers, DispatcherMetrics metrics, SslEngineFactory ssl) {
         this.endpoint = endpoint;
         this.decoder = new RequestDecoder(registry, endpoint.listenerName());
         this.maxRequestBytes = maxRequestBytes;
@@ -49,12 +55,18 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.memoryPool = memoryPool;
         this.requestHandlers = requestHandlers;
         this.metrics = metrics;
+        this.ssl = ssl;
     }
 
     @Override
     protected void initChannel(SocketChannel channel) {
         channels.add(channel);
         ChannelPipeline pipeline = channel.pipeline();
+        ClientConnection connection = newConnection(channel);
+        if (ssl != null) {
+            pipeline.addLast("ssl", new SslHandler(ssl.newServerEngine()));
+            pipeline.addLast("principal", new SslPrincipalHandler(ssl, connection));
+        }
         pipeline.addLast("readGate", new ReadGate());
         if (connectionsMaxIdleMs > 0) {
             pipeline.addLast("idle", new IdleStateHandler(0, 0, connectionsMaxIdleMs, TimeUnit.MILLISECONDS));
@@ -63,13 +75,13 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("responseEncoder", ENCODER);
         pipeline.addLast("responseOrderer", new ResponseOrderer());
         pipeline.addLast("dispatcher", new RequestDispatcher(decoder, memoryPool, requestHandlers,
-                endpoint.listenerName(), this::newConnection, metrics));
+                endpoint.listenerName(), ctx -> connection, metrics));
     }
 
     /** Kafka-style connection id: {@code localHost:localPort-remoteHost:remotePort-index}. */
-    private ClientConnection newConnection(ChannelHandlerContext ctx) {
-        SocketAddress local = ctx.channel().localAddress();
-        SocketAddress remote = ctx.channel().remoteAddress();
+    private ClientConnection newConnection(SocketChannel channel) {
+        SocketAddress local = channel.localAddress();
+        SocketAddress remote = channel.remoteAddress();
         String id = hostAndPort(local) + "-" + hostAndPort(remote) + "-" + connectionIndex.getAndIncrement();
         return new ClientConnection(id, endpoint.listenerName(), remote);
     }

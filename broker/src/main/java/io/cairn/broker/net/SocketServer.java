@@ -5,6 +5,7 @@ import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.config.SecurityProtocol;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.metrics.BrokerMetrics;
+import io.cairn.broker.security.SslEngineFactory;
 import io.cairn.log.Time;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -59,6 +60,8 @@ public final class SocketServer implements AutoCloseable {
     private final RequestMemoryPool memoryPool;
     private final Executor requestHandlers;
     private final BrokerMetrics metrics;
+    /** The TLS engines of each SSL listener, by listener name. */
+    private final Map<String, SslEngineFactory> sslFactories = new LinkedHashMap<>();
     /** The network threads, for their CPU time (the idle-percent gauge); added by the thread factory. */
     private final List<Thread> networkThreads = new CopyOnWriteArrayList<>();
     private EventLoopGroup acceptorGroup;
@@ -69,6 +72,7 @@ public final class SocketServer implements AutoCloseable {
      * @param requestHandlers runs the handlers that do not run on the network threads (the caller owns it and
      *     closes it after this server)
      * @param metrics where requests, connections and the network threads' idle time are recorded
+     * @throws io.cairn.broker.config.ConfigException when an SSL listener's stores or settings cannot be used
      */
     public SocketServer(BrokerConfig config, Function<Endpoint, HandlerRegistry> registries,
             Executor requestHandlers, BrokerMetrics metrics) {
@@ -77,6 +81,18 @@ public final class SocketServer implements AutoCloseable {
         this.registries = registries;
         this.requestHandlers = requestHandlers;
         this.memoryPool = new RequestMemoryPool(config.queuedMaxRequestBytes());
+        // Every SSL listener's stores are loaded here, before the broker registers or binds anything: a bad key store
+        // fails startup with one ConfigException naming its key.
+        for (Endpoint endpoint : config.kafkaListeners()) {
+            if (endpoint.securityProtocol() == SecurityProtocol.SSL) {
+                SslEngineFactory factory = SslEngineFactory.create(config.sslSettings(endpoint.listenerName()));
+                sslFactories.put(endpoint.listenerName(), factory);
+                LOGGER.info("Listener {} serves TLS: {}", endpoint.listenerName(), factory);
+            } else if (endpoint.securityProtocol() != SecurityProtocol.PLAINTEXT) {
+                throw new IllegalStateException("Listener " + endpoint + " uses " + endpoint.securityProtocol()
+                        + ", but Cairn serves PLAINTEXT and SSL listeners only");
+            }
+        }
     }
 
     /** Binds every listener; throws if one cannot be bound (the caller closes this server). */
@@ -91,15 +107,11 @@ public final class SocketServer implements AutoCloseable {
         }, ioFactory);
         metrics.socketServer().networkProcessorIdle(this::networkThreadsCpuNanos, config.numNetworkThreads());
         for (Endpoint endpoint : config.kafkaListeners()) {
-            bind(endpoint);
+            bind(endpoint, sslFactories.get(endpoint.listenerName()));
         }
     }
 
-    private void bind(Endpoint endpoint) throws InterruptedException {
-        if (endpoint.securityProtocol() != SecurityProtocol.PLAINTEXT) {
-            throw new IllegalStateException("Listener " + endpoint + " uses " + endpoint.securityProtocol()
-                    + ", but this version of Cairn serves PLAINTEXT listeners only");
-        }
+    private void bind(Endpoint endpoint, SslEngineFactory ssl) throws InterruptedException {
         Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class
                 : NioServerSocketChannel.class;
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -112,7 +124,7 @@ public final class SocketServer implements AutoCloseable {
                 .childHandler(new CairnChannelInitializer(endpoint, registries.apply(endpoint),
                         config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool,
                         requestHandlers, new DispatcherMetrics(metrics.requests(),
-                                metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM)));
+                                metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM), ssl));
         if (config.socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.socketSendBufferBytes());
         }
@@ -143,8 +155,8 @@ public final class SocketServer implements AutoCloseable {
         InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
         boundAddresses.put(endpoint.listenerName(), bound);
         String shownHost = endpoint.wildcardHost() ? "0.0.0.0" : endpoint.host();
-        LOGGER.info("Awaiting socket connections on {}:{} for listener {} ({}{}).", shownHost, bound.getPort(),
-                endpoint.listenerName(), epoll ? "epoll" : "nio",
+        LOGGER.info("Awaiting socket connections on {}:{} for listener {} ({}, {}{}).", shownHost, bound.getPort(),
+                endpoint.listenerName(), endpoint.securityProtocol(), epoll ? "epoll" : "nio",
                 endpoint.wildcardHost() && bound.getAddress() instanceof Inet6Address
                         ? ", dual-stack IPv4/IPv6" : "");
     }

@@ -8,17 +8,18 @@ import io.cairn.wire.protocol.ByteBufAccessor;
 import io.cairn.wire.protocol.SerializationCache;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
+import java.net.Socket;
 
 /**
  * One blocking connection to a leader broker (Kafka's {@code ReplicaFetcherBlockingSend}): sends one request and
- * reads its response before the next, on a {@link SocketChannel} in blocking mode. Connect and every read are bounded
- * by {@code replica.socket.timeout.ms}; the receive buffer is {@code replica.socket.receive.buffer.bytes}; a response
+ * reads its response before the next, on a blocking {@link Socket}, secured by {@link ClientTls} (TLS when the
+ * inter-broker listener is SSL). Connect, the TLS handshake and every read are bounded by
+ * {@code replica.socket.timeout.ms}; the receive buffer is {@code replica.socket.receive.buffer.bytes}; a response
  * larger than {@code maxResponseBytes} is refused before its body is allocated. Any failure closes the connection;
  * the next request reconnects.
  *
@@ -33,9 +34,12 @@ final class BlockingChannel implements AutoCloseable {
     private final int socketTimeoutMs;
     private final int receiveBufferBytes;
     private final int maxResponseBytes;
-    private volatile SocketChannel channel;
-    /** The channel being connected, so that {@link #close} can abort a connect that hangs. */
-    private volatile SocketChannel connecting;
+    private final ClientTls tls;
+    /** The TCP socket of the current connection (closing it fails a blocked read or write at once). */
+    private volatile Socket channel;
+    /** The socket being connected, so that {@link #close} can abort a connect or handshake that hangs. */
+    private volatile Socket connecting;
+    private volatile OutputStream out;
     private volatile boolean closed;
     private volatile DataInputStream in;
     private int correlationId;
@@ -47,15 +51,17 @@ final class BlockingChannel implements AutoCloseable {
      * @param socketTimeoutMs    connect and read timeout
      * @param receiveBufferBytes SO_RCVBUF, or -1 for the system's default
      * @param maxResponseBytes   the largest response accepted
+     * @param tls                PLAINTEXT or TLS
      */
     BlockingChannel(String host, int port, String clientId, int socketTimeoutMs, int receiveBufferBytes,
-                    int maxResponseBytes) {
+                    int maxResponseBytes, ClientTls tls) {
         this.host = host;
         this.port = port;
         this.clientId = clientId;
         this.socketTimeoutMs = socketTimeoutMs;
         this.receiveBufferBytes = receiveBufferBytes;
         this.maxResponseBytes = maxResponseBytes;
+        this.tls = tls;
     }
 
     boolean isConnected() {
@@ -70,18 +76,19 @@ final class BlockingChannel implements AutoCloseable {
         if (channel != null) {
             return;
         }
-        SocketChannel opened = SocketChannel.open();
+        Socket opened = new Socket();
         connecting = opened;
         try {
             if (receiveBufferBytes > 0) {
-                opened.socket().setReceiveBufferSize(receiveBufferBytes);
+                opened.setReceiveBufferSize(receiveBufferBytes);
             }
-            opened.socket().setTcpNoDelay(true);
-            opened.socket().setKeepAlive(true);
-            opened.socket().connect(new InetSocketAddress(host, port), socketTimeoutMs);
-            opened.socket().setSoTimeout(socketTimeoutMs);
-            InputStream stream = opened.socket().getInputStream();
-            in = new DataInputStream(stream);
+            opened.setTcpNoDelay(true);
+            opened.setKeepAlive(true);
+            opened.connect(new InetSocketAddress(host, port), socketTimeoutMs);
+            opened.setSoTimeout(socketTimeoutMs);
+            Socket secured = tls.secure(opened, host, port);
+            in = new DataInputStream(new BufferedInputStream(secured.getInputStream(), 64 * 1024));
+            out = secured.getOutputStream();
         } catch (IOException | RuntimeException e) {
             opened.close();
             throw e;
@@ -135,17 +142,15 @@ final class BlockingChannel implements AutoCloseable {
         int size = header.size(headerCache, headerVersion) + body.size(bodyCache, version);
         ByteBuf buffer = Unpooled.buffer(4 + size);
         buffer.writeInt(size);
-        ByteBufAccessor out = new ByteBufAccessor(buffer);
-        header.write(out, headerCache, headerVersion);
-        body.write(out, bodyCache, version);
-        ByteBuffer bytes = buffer.nioBuffer();
-        SocketChannel current = channel;
+        ByteBufAccessor writer = new ByteBufAccessor(buffer);
+        header.write(writer, headerCache, headerVersion);
+        body.write(writer, bodyCache, version);
+        OutputStream current = out;
         if (current == null) {
             throw new IOException("closed");
         }
-        while (bytes.hasRemaining()) {
-            current.write(bytes);
-        }
+        current.write(buffer.array(), buffer.arrayOffset() + buffer.readerIndex(), buffer.readableBytes());
+        current.flush();
     }
 
     /** Reads one size-prefixed frame; the size is checked before the body is allocated. */
@@ -165,9 +170,10 @@ final class BlockingChannel implements AutoCloseable {
 
     /** Closes the current connection, if any; the next send reconnects. */
     void disconnect() {
-        SocketChannel current = channel;
+        Socket current = channel;
         channel = null;
         in = null;
+        out = null;
         if (current != null) {
             try {
                 current.close();
@@ -181,7 +187,7 @@ final class BlockingChannel implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        SocketChannel pending = connecting;
+        Socket pending = connecting;
         if (pending != null) {
             try {
                 pending.close();

@@ -52,11 +52,18 @@ public final class BrokerConnection implements AutoCloseable {
      */
     public BrokerConnection(SourceBroker broker, String clientId, String softwareName, int socketTimeoutMs,
                             int receiveBufferBytes, int maxResponseBytes, List<ApiRange> apis) {
+        this(broker, clientId, softwareName, socketTimeoutMs, receiveBufferBytes, maxResponseBytes, apis,
+            ClientTls.PLAINTEXT);
+    }
+
+    /** As the other constructor, over {@code tls} (the inter-broker listener's security). */
+    public BrokerConnection(SourceBroker broker, String clientId, String softwareName, int socketTimeoutMs,
+                            int receiveBufferBytes, int maxResponseBytes, List<ApiRange> apis, ClientTls tls) {
         this.broker = broker;
         this.softwareName = softwareName;
         this.apis = List.copyOf(apis);
         this.channel = new BlockingChannel(broker.host(), broker.port(), clientId, socketTimeoutMs,
-            receiveBufferBytes, maxResponseBytes);
+            receiveBufferBytes, maxResponseBytes, tls);
     }
 
     public SourceBroker broker() {

@@ -18,12 +18,20 @@ public final class BrokerConnections implements AutoCloseable {
     private final int socketTimeoutMs;
     private final int maxResponseBytes;
     private final List<BrokerConnection.ApiRange> apis;
+    private final ClientTls tls;
     private final Map<Integer, BrokerConnection> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** Connections with these settings (see {@link BrokerConnection}); the OS default receive buffer. */
     public BrokerConnections(String clientId, String softwareName, int socketTimeoutMs, int maxResponseBytes,
                              List<BrokerConnection.ApiRange> apis) {
+        this(clientId, softwareName, socketTimeoutMs, maxResponseBytes, apis, ClientTls.PLAINTEXT);
+    }
+
+    /** As the other constructor, every connection over {@code tls}. */
+    public BrokerConnections(String clientId, String softwareName, int socketTimeoutMs, int maxResponseBytes,
+                             List<BrokerConnection.ApiRange> apis, ClientTls tls) {
+        this.tls = tls;
         this.clientId = clientId;
         this.softwareName = softwareName;
         this.socketTimeoutMs = socketTimeoutMs;
@@ -44,7 +52,8 @@ public final class BrokerConnections implements AutoCloseable {
             if (current != null) {
                 current.close();
             }
-            return new BrokerConnection(broker, clientId, softwareName, socketTimeoutMs, -1, maxResponseBytes, apis);
+            return new BrokerConnection(broker, clientId, softwareName, socketTimeoutMs, -1, maxResponseBytes, apis,
+                tls);
         });
         if (closed) {
             connection.close();

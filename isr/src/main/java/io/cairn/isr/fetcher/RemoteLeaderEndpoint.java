@@ -62,6 +62,12 @@ public final class RemoteLeaderEndpoint implements LeaderEndpoint {
      */
     public RemoteLeaderEndpoint(SourceBroker source, int brokerId, LongSupplier brokerEpoch,
                                 ReplicaFetcherConfig config, String clientId) {
+        this(source, brokerId, brokerEpoch, config, clientId, ClientTls.PLAINTEXT);
+    }
+
+    /** As the other constructor, connecting over {@code tls} (the inter-broker listener's security). */
+    public RemoteLeaderEndpoint(SourceBroker source, int brokerId, LongSupplier brokerEpoch,
+                                ReplicaFetcherConfig config, String clientId, ClientTls tls) {
         this.source = source;
         this.brokerId = brokerId;
         this.brokerEpoch = brokerEpoch;
@@ -70,7 +76,7 @@ public final class RemoteLeaderEndpoint implements LeaderEndpoint {
             config.socketReceiveBufferBytes(), config.maxResponseBytes(), List.of(
                 new BrokerConnection.ApiRange(ApiKey.FETCH, FETCH_MIN, FETCH_MAX),
                 new BrokerConnection.ApiRange(ApiKey.OFFSET_FOR_LEADER_EPOCH, EPOCH_MIN, EPOCH_MAX),
-                new BrokerConnection.ApiRange(ApiKey.LIST_OFFSETS, LIST_OFFSETS_MIN, LIST_OFFSETS_MAX)));
+                new BrokerConnection.ApiRange(ApiKey.LIST_OFFSETS, LIST_OFFSETS_MIN, LIST_OFFSETS_MAX)), tls);
         this.session = new FetchSessionHandler(source.id());
     }
 

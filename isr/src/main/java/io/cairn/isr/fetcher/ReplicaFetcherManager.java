@@ -72,9 +72,16 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     public static ReplicaFetcherManager remote(int brokerId, ReplicaFetcherConfig config,
                                                Function<TopicPartition, Partition> partitions,
                                                LongSupplier brokerEpoch) {
+        return remote(brokerId, config, partitions, brokerEpoch, ClientTls.PLAINTEXT);
+    }
+
+    /** As {@link #remote(int, ReplicaFetcherConfig, Function, LongSupplier)}, connecting over {@code tls}. */
+    public static ReplicaFetcherManager remote(int brokerId, ReplicaFetcherConfig config,
+                                               Function<TopicPartition, Partition> partitions,
+                                               LongSupplier brokerEpoch, ClientTls tls) {
         return new ReplicaFetcherManager(brokerId, config, partitions, (fetcherId, source) ->
             new RemoteLeaderEndpoint(source, brokerId, brokerEpoch, config,
-                "broker-" + brokerId + "-fetcher-" + fetcherId), Time.SYSTEM);
+                "broker-" + brokerId + "-fetcher-" + fetcherId, tls), Time.SYSTEM);
     }
 
     /** Kafka's fetcher id of a partition. */

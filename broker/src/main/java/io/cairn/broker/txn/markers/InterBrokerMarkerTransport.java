@@ -2,6 +2,7 @@ package io.cairn.broker.txn.markers;
 
 import io.cairn.isr.fetcher.BrokerConnection;
 import io.cairn.isr.fetcher.BrokerConnections;
+import io.cairn.isr.fetcher.ClientTls;
 import io.cairn.isr.fetcher.SourceBroker;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.WriteTxnMarkersRequestData;
@@ -25,11 +26,12 @@ final class InterBrokerMarkerTransport implements MarkerTransport {
     /**
      * @param brokerId        this broker's id (the client id is Kafka's {@code broker-<id>-txn-marker-sender})
      * @param socketTimeoutMs connect and read timeout: above the leader's acks wait, so its answer arrives
+     * @param tls             the inter-broker listener's security
      */
-    InterBrokerMarkerTransport(int brokerId, int socketTimeoutMs) {
+    InterBrokerMarkerTransport(int brokerId, int socketTimeoutMs, ClientTls tls) {
         this.connections = new BrokerConnections("broker-" + brokerId + "-txn-marker-sender",
                 "cairn-txn-marker-sender", socketTimeoutMs, MAX_RESPONSE_BYTES,
-                List.of(new BrokerConnection.ApiRange(ApiKey.WRITE_TXN_MARKERS, (short) 1, (short) 1)));
+                List.of(new BrokerConnection.ApiRange(ApiKey.WRITE_TXN_MARKERS, (short) 1, (short) 1)), tls);
     }
 
     @Override

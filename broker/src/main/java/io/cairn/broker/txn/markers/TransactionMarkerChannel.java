@@ -1,6 +1,7 @@
 package io.cairn.broker.txn.markers;
 
 import io.cairn.broker.txn.TransactionMarkerSender;
+import io.cairn.isr.fetcher.ClientTls;
 import io.cairn.log.Time;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.TopicPartition;
@@ -63,8 +64,14 @@ public final class TransactionMarkerChannel implements TransactionMarkerSender, 
     /** A channel reaching leaders over the inter-broker client; {@link #start()} it. */
     public static TransactionMarkerChannel create(int brokerId, Supplier<MetadataImage> image, Time time,
                                                   Config config) {
-        return new TransactionMarkerChannel(image, new InterBrokerMarkerTransport(brokerId, config.socketTimeoutMs()),
-            time, config);
+        return create(brokerId, image, time, config, ClientTls.PLAINTEXT);
+    }
+
+    /** As {@link #create(int, Supplier, Time, Config)}, reaching leaders over {@code tls}. */
+    public static TransactionMarkerChannel create(int brokerId, Supplier<MetadataImage> image, Time time,
+                                                  Config config, ClientTls tls) {
+        return new TransactionMarkerChannel(image, new InterBrokerMarkerTransport(brokerId, config.socketTimeoutMs(),
+            tls), time, config);
     }
 
     TransactionMarkerChannel(Supplier<MetadataImage> image, MarkerTransport transport, Time time, Config config) {

@@ -3,6 +3,7 @@ package io.cairn.broker.txn.verification;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.isr.fetcher.BrokerConnection;
 import io.cairn.isr.fetcher.BrokerConnections;
+import io.cairn.isr.fetcher.ClientTls;
 import io.cairn.isr.fetcher.SourceBroker;
 import io.cairn.metadata.image.BrokerEndpoint;
 import io.cairn.metadata.image.BrokerRegistration;
@@ -85,9 +86,15 @@ public final class TransactionVerifier implements AutoCloseable {
      */
     public static TransactionVerifier create(int brokerId, Supplier<MetadataImage> image, String listenerName,
                                              int socketTimeoutMs, boolean verificationEnabled) {
+        return create(brokerId, image, listenerName, socketTimeoutMs, verificationEnabled, ClientTls.PLAINTEXT);
+    }
+
+    /** As {@link #create(int, Supplier, String, int, boolean)}, reaching coordinators over {@code tls}. */
+    public static TransactionVerifier create(int brokerId, Supplier<MetadataImage> image, String listenerName,
+                                             int socketTimeoutMs, boolean verificationEnabled, ClientTls tls) {
         BrokerConnections connections = new BrokerConnections("broker-" + brokerId + "-add-partitions-to-txn",
             "cairn-add-partitions-to-txn-sender", socketTimeoutMs, MAX_RESPONSE_BYTES,
-            List.of(new BrokerConnection.ApiRange(ApiKey.ADD_PARTITIONS_TO_TXN, (short) 4, (short) 5)));
+            List.of(new BrokerConnection.ApiRange(ApiKey.ADD_PARTITIONS_TO_TXN, (short) 4, (short) 5)), tls);
         return new TransactionVerifier(image, listenerName, verificationEnabled, new VerificationTransport() {
             @Override
             public AddPartitionsToTxnResponseData send(SourceBroker coordinator, AddPartitionsToTxnRequestData request)

@@ -1,0 +1,145 @@
+package io.cairn.broker.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SslSettingsTest {
+
+    private static Map<String, String> sslListener(Map<String, String> extra) {
+        Map<String, String> props = new HashMap<>();
+        props.put("listeners", "PLAINTEXT://:9092,SSL://:9093,CONTROLLER://:9094");
+        props.put("controller.listener.names", "CONTROLLER");
+        props.putAll(extra);
+        return props;
+    }
+
+    @Test
+    void shouldTakeKafkasDefaultsWhenOnlyTheKeystoreIsSet() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(sslListener(Map.of("ssl.keystore.location", "/ks.jks",
+                "ssl.keystore.password", "pw")));
+
+        // Then
+        SslSettings ssl = config.sslSettings("SSL");
+        assertThat(ssl.keystoreType()).isEqualTo("JKS");
+        assertThat(ssl.truststoreType()).isEqualTo("JKS");
+        assertThat(ssl.protocol()).isEqualTo("TLSv1.3");
+        assertThat(ssl.enabledProtocols()).containsExactly("TLSv1.2", "TLSv1.3");
+        assertThat(ssl.cipherSuites()).isEmpty();
+        assertThat(ssl.clientAuth()).isEqualTo(SslSettings.ClientAuth.NONE);
+        assertThat(ssl.endpointIdentificationAlgorithm()).isEqualTo("https");
+        assertThat(ssl.principalMappingRules()).isEqualTo("DEFAULT");
+        assertThat(ssl.hasTruststore()).isFalse();
+        assertThat(config.sslSettings("PLAINTEXT")).isNull();
+        assertThat(config.interBrokerSsl()).isNull();
+        assertThat(ssl.toString()).doesNotContain("pw");
+    }
+
+    @Test
+    void shouldLetEachListenerPrefixedKeyWinOverItsGlobalKeyKeyByKey() {
+        // Given: the prefix uses the listener name in lower case, as Kafka's ListenerName.configPrefix
+        Map<String, String> props = new HashMap<>();
+        props.put("listeners", "INTERNAL://:9093,EXTERNAL://:9094");
+        props.put("listener.security.protocol.map", "INTERNAL:SSL,EXTERNAL:SSL");
+        props.put("inter.broker.listener.name", "INTERNAL");
+        props.put("ssl.keystore.location", "/global.p12");
+        props.put("ssl.keystore.password", "global");
+        props.put("ssl.keystore.type", "PKCS12");
+        props.put("ssl.client.auth", "requested");
+        props.put("listener.name.external.ssl.keystore.location", "/external.p12");
+        props.put("listener.name.external.ssl.client.auth", "required");
+        props.put("listener.name.internal.ssl.endpoint.identification.algorithm", "");
+
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(props);
+
+        // Then
+        SslSettings external = config.sslSettings("EXTERNAL");
+        assertThat(external.get(SslSettings.KEYSTORE_LOCATION)).isEqualTo("/external.p12");
+        assertThat(external.keyOf(SslSettings.KEYSTORE_LOCATION))
+                .isEqualTo("listener.name.external.ssl.keystore.location");
+        assertThat(external.get(SslSettings.KEYSTORE_PASSWORD)).isEqualTo("global");
+        assertThat(external.keyOf(SslSettings.KEYSTORE_PASSWORD)).isEqualTo("ssl.keystore.password");
+        assertThat(external.keystoreType()).isEqualTo("PKCS12");
+        assertThat(external.clientAuth()).isEqualTo(SslSettings.ClientAuth.REQUIRED);
+        assertThat(external.endpointIdentificationAlgorithm()).isEqualTo("https");
+        SslSettings internal = config.sslSettings("INTERNAL");
+        assertThat(internal.get(SslSettings.KEYSTORE_LOCATION)).isEqualTo("/global.p12");
+        assertThat(internal.clientAuth()).isEqualTo(SslSettings.ClientAuth.REQUESTED);
+        assertThat(internal.endpointIdentificationAlgorithm()).isEmpty();
+        assertThat(config.interBrokerSsl()).isSameAs(internal);
+        assertThat(config.unknownKeys()).isEmpty();
+        assertThat(config.notActedOnKeys()).isEmpty();
+    }
+
+    @Test
+    void shouldRefuseAnSslListenerWithoutAKeystoreNamingTheKey() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(sslListener(Map.of())))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Invalid value null for configuration ssl.keystore.location: the SSL "
+                        + "listener SSL needs a key store");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(sslListener(Map.of(
+                "listener.name.ssl.ssl.keystore.location", "/ks.jks"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("configuration ssl.keystore.password:")
+                .hasMessageContaining("listener.name.ssl.ssl.keystore.location");
+    }
+
+    @Test
+    void shouldApplyKafkasRulesBetweenTheStoreKeys() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(sslListener(Map.of("ssl.keystore.key", "k",
+                "ssl.keystore.certificate.chain", "c"))))
+                .hasMessageContaining("configuration ssl.keystore.type:")
+                .hasMessageContaining("only for the PEM key store type");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(sslListener(Map.of("ssl.keystore.type", "PEM",
+                "ssl.keystore.key", "k"))))
+                .hasMessageContaining("configuration ssl.keystore.certificate.chain:");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(sslListener(Map.of("ssl.keystore.type", "PEM",
+                "ssl.keystore.location", "/k.pem", "ssl.keystore.password", "secret"))))
+                .hasMessageContaining("configuration ssl.keystore.password:")
+                .hasMessageNotContaining("secret");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(sslListener(Map.of("ssl.keystore.location", "/ks.jks",
+                "ssl.keystore.password", "pw", "ssl.truststore.type", "PEM", "ssl.truststore.password", "x"))))
+                .hasMessageContaining("configuration ssl.truststore.password:");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(sslListener(Map.of("ssl.keystore.location", "/ks.jks",
+                "ssl.keystore.password", "pw", "listener.name.ssl.ssl.client.auth", "always"))))
+                .hasMessage("Invalid value always for configuration listener.name.ssl.ssl.client.auth: String must "
+                        + "be one of: required, requested, none");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(sslListener(Map.of("ssl.keystore.location", "/ks.jks",
+                "ssl.keystore.password", "pw", "ssl.engine.factory.class", "com.example.Factory"))))
+                .hasMessageContaining("configuration ssl.engine.factory.class:");
+    }
+
+    @Test
+    void shouldRefuseSaslListenersAndAnSslControllerListenerWithOneLine() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "SASL_SSL://:9093")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("configuration listeners:")
+                .hasMessageContaining("Cairn does not support SASL yet");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093",
+                "controller.listener.names", "CONTROLLER",
+                "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:SSL",
+                "ssl.keystore.location", "/ks.jks", "ssl.keystore.password", "pw")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("configuration listener.security.protocol.map:")
+                .hasMessageContaining("not supported yet");
+    }
+
+    @Test
+    void shouldResolveTheInterBrokerClientFromSecurityInterBrokerProtocol() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(sslListener(Map.of("security.inter.broker.protocol", "SSL",
+                "ssl.keystore.location", "/ks.jks", "ssl.keystore.password", "pw",
+                "ssl.cipher.suites", "TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384")));
+
+        // Then
+        assertThat(config.replicaFetch().interBrokerListenerName()).isEqualTo("SSL");
+        assertThat(config.interBrokerSsl().cipherSuites()).isEqualTo(List.of("TLS_AES_128_GCM_SHA256",
+                "TLS_AES_256_GCM_SHA384"));
+    }
+}

@@ -1,0 +1,232 @@
+package io.cairn.broker.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cairn.broker.config.ConfigException;
+import io.cairn.broker.config.SslSettings;
+import io.cairn.testkit.TestCertificates;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SslEngineFactoryTest {
+
+    @TempDir
+    static Path dir;
+    static TestCertificates certs;
+    static EventLoopGroup group;
+
+    @BeforeAll
+    static void generate() {
+        certs = TestCertificates.create(dir.resolve("certs"));
+        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    }
+
+    @AfterAll
+    static void stop() {
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private static SslSettings settings(Map<String, String> props) {
+        return SslSettings.forListener(props, "SSL");
+    }
+
+    private static Map<String, String> pkcs12Server() {
+        Map<String, String> props = new HashMap<>();
+        props.put("ssl.keystore.type", "PKCS12");
+        props.put("ssl.keystore.location", certs.brokerKeystore().toString());
+        props.put("ssl.keystore.password", certs.password());
+        props.put("ssl.truststore.type", "PKCS12");
+        props.put("ssl.truststore.location", certs.truststore().toString());
+        props.put("ssl.truststore.password", certs.password());
+        return props;
+    }
+
+    private static Map<String, String> client(boolean withCertificate) {
+        Map<String, String> props = new HashMap<>();
+        props.put("ssl.truststore.type", "PEM");
+        props.put("ssl.truststore.certificates", certs.caPemText());
+        if (withCertificate) {
+            props.put("ssl.keystore.type", "PKCS12");
+            props.put("ssl.keystore.location", certs.clientKeystore().toString());
+            props.put("ssl.keystore.password", certs.password());
+        }
+        return props;
+    }
+
+    /** Serves TLS with {@code server} on a loopback port; completes with the principal of the first handshake. */
+    private static CompletableFuture<KafkaPrincipal> serve(SslEngineFactory server, CompletableFuture<Integer> port)
+            throws InterruptedException {
+        CompletableFuture<KafkaPrincipal> principal = new CompletableFuture<>();
+        Channel channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        SslHandler ssl = new SslHandler(server.newServerEngine());
+                        ch.pipeline().addLast(ssl, new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+                                if (evt instanceof SslHandshakeCompletionEvent) {
+                                    SslHandshakeCompletionEvent done = (SslHandshakeCompletionEvent) evt;
+                                    if (done.isSuccess()) {
+                                        principal.complete(server.principal(ssl.engine().getSession()));
+                                    } else {
+                                        principal.completeExceptionally(done.cause());
+                                    }
+                                }
+                            }
+
+                            @Override
+                            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                principal.completeExceptionally(cause);
+                                ctx.close();
+                            }
+                        });
+                    }
+                }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+        port.complete(((InetSocketAddress) channel.localAddress()).getPort());
+        principal.whenComplete((p, e) -> channel.close());
+        return principal;
+    }
+
+    private static KafkaPrincipal handshake(Map<String, String> serverProps, Map<String, String> clientProps)
+            throws Exception {
+        SslEngineFactory server = SslEngineFactory.create(settings(serverProps));
+        SslEngineFactory client = SslEngineFactory.create(settings(clientProps));
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        CompletableFuture<KafkaPrincipal> principal = serve(server, port);
+        Socket plain = new Socket("127.0.0.1", port.get());
+        plain.setSoTimeout(10_000);
+        try (SSLSocket socket = client.connectClient(plain, "localhost", port.get())) {
+            // TLS 1.3 reports a refused client certificate only on the first read.
+            socket.getOutputStream().write(0);
+            return principal.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void shouldHandshakeWithAPkcs12ServerAndNameAnAnonymousClientWithoutCertificate() throws Exception {
+        assertThat(handshake(pkcs12Server(), client(false))).isEqualTo(KafkaPrincipal.ANONYMOUS);
+    }
+
+    @Test
+    void shouldNameTheClientByItsDistinguishedNameUnderMutualTls() throws Exception {
+        Map<String, String> server = pkcs12Server();
+        server.put("ssl.client.auth", "required");
+        assertThat(handshake(server, client(true)).toString()).isEqualTo("User:" + TestCertificates.CLIENT_DN);
+
+        server.put("ssl.principal.mapping.rules", "RULE:^CN=(.*?),OU=(.*?),.*$/$1@$2/L");
+        assertThat(handshake(server, client(true)).toString()).isEqualTo("User:client@cairn");
+    }
+
+    @Test
+    void shouldRefuseAClientWithoutCertificateWhenClientAuthIsRequired() {
+        Map<String, String> server = pkcs12Server();
+        server.put("ssl.client.auth", "required");
+        assertThatThrownBy(() -> handshake(server, client(false))).satisfiesAnyOf(
+                e -> assertThat(e).isInstanceOf(IOException.class),
+                e -> assertThat(e).hasRootCauseInstanceOf(javax.net.ssl.SSLException.class));
+    }
+
+    @Test
+    void shouldLoadJksAndPemKeystoresFileOrInline() throws Exception {
+        Map<String, String> jks = new HashMap<>();
+        jks.put("ssl.keystore.location", certs.brokerKeystoreJks().toString());
+        jks.put("ssl.keystore.password", certs.password());
+        jks.put("ssl.key.password", certs.password());
+        assertThat(handshake(jks, client(false))).isEqualTo(KafkaPrincipal.ANONYMOUS);
+
+        Map<String, String> pemFile = Map.of("ssl.keystore.type", "PEM",
+                "ssl.keystore.location", certs.brokerPem().toString());
+        assertThat(handshake(pemFile, client(false))).isEqualTo(KafkaPrincipal.ANONYMOUS);
+
+        // As a properties file holds it: the base64 on one line.
+        Map<String, String> pemInline = Map.of("ssl.keystore.type", "PEM",
+                "ssl.keystore.key", certs.brokerKeyPem().replace("\n", ""),
+                "ssl.keystore.certificate.chain", certs.brokerChainPem());
+        assertThat(handshake(pemInline, client(false))).isEqualTo(KafkaPrincipal.ANONYMOUS);
+    }
+
+    @Test
+    void shouldVerifyTheServerHostNameUnlessIdentificationIsDisabled() throws Exception {
+        SslEngineFactory server = SslEngineFactory.create(settings(pkcs12Server()));
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        CompletableFuture<KafkaPrincipal> principal = serve(server, port);
+        SslEngineFactory client = SslEngineFactory.create(settings(client(false)));
+        // 127.0.0.2 is not among the certificate's names (localhost, 127.0.0.1).
+        assertThatThrownBy(() -> client.connectClient(new Socket("127.0.0.1", port.get()), "127.0.0.2", port.get()))
+                .isInstanceOf(javax.net.ssl.SSLHandshakeException.class);
+        principal.cancel(true);
+
+        Map<String, String> noCheck = client(false);
+        noCheck.put("ssl.endpoint.identification.algorithm", "");
+        CompletableFuture<Integer> port2 = new CompletableFuture<>();
+        CompletableFuture<KafkaPrincipal> principal2 = serve(server, port2);
+        try (SSLSocket socket = SslEngineFactory.create(settings(noCheck))
+                .connectClient(new Socket("127.0.0.1", port2.get()), "127.0.0.2", port2.get())) {
+            socket.getOutputStream().write(0);
+            assertThat(principal2.get(10, TimeUnit.SECONDS)).isEqualTo(KafkaPrincipal.ANONYMOUS);
+        }
+    }
+
+    @Test
+    void shouldFailWithOneConfigExceptionNamingTheKeyForBadStores() {
+        Map<String, String> missing = pkcs12Server();
+        missing.put("listener.name.ssl.ssl.keystore.location", dir.resolve("nope.p12").toString());
+        assertThatThrownBy(() -> SslEngineFactory.create(settings(missing)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("configuration listener.name.ssl.ssl.keystore.location:")
+                .hasMessageContaining("does not exist");
+
+        Map<String, String> wrongPassword = pkcs12Server();
+        wrongPassword.put("ssl.keystore.password", "wrong");
+        assertThatThrownBy(() -> SslEngineFactory.create(settings(wrongPassword)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("configuration ssl.keystore.password:")
+                .hasMessageNotContaining("Invalid value wrong");
+
+        Map<String, String> wrongType = pkcs12Server();
+        wrongType.put("ssl.keystore.type", "NOPE");
+        assertThatThrownBy(() -> SslEngineFactory.create(settings(wrongType)))
+                .hasMessageContaining("configuration ssl.keystore.type:");
+
+        Map<String, String> badProtocol = pkcs12Server();
+        badProtocol.put("ssl.enabled.protocols", "TLSv9");
+        assertThatThrownBy(() -> SslEngineFactory.create(settings(badProtocol)))
+                .hasMessageContaining("configuration ssl.enabled.protocols:");
+
+        Map<String, String> badPem = Map.of("ssl.keystore.type", "PEM", "ssl.keystore.key", "garbage",
+                "ssl.keystore.certificate.chain", certs.brokerChainPem());
+        assertThatThrownBy(() -> SslEngineFactory.create(settings(badPem)))
+                .hasMessageContaining("configuration ssl.keystore.key:")
+                .hasMessageContaining("expected one PEM private key");
+
+        Map<String, String> badRules = pkcs12Server();
+        badRules.put("ssl.principal.mapping.rules", "RULE:broken");
+        assertThatThrownBy(() -> SslEngineFactory.create(settings(badRules)))
+                .hasMessageContaining("configuration ssl.principal.mapping.rules:");
+    }
+}

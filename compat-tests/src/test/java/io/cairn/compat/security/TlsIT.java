@@ -1,0 +1,323 @@
+package io.cairn.compat.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
+
+import io.cairn.compat.group.GroupClients;
+import io.cairn.testkit.BrokerCluster;
+import io.cairn.testkit.BrokerKind;
+import io.cairn.testkit.BrokerLogsExtension;
+import io.cairn.testkit.BrokerProcess;
+import io.cairn.testkit.FreePorts;
+import io.cairn.testkit.TestCertificates;
+import io.cairn.testkit.TestDirectories;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.SslConfigs;
+import org.apache.kafka.common.errors.SslAuthenticationException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * TLS listeners as Kafka serves them, on Cairn and Kafka 4.1.1 with the same configuration: one node with a
+ * PLAINTEXT listener (the harness's probe), an SSL listener (server authentication only) and an MTLS listener
+ * ({@code listener.name.mtls.ssl.client.auth=required}), all keys Kafka's; the stock Java producer and consumer over
+ * SSL, a 5 MB fetch over TLS (file data copied through the TLS engine, not sent with sendfile), mutual TLS with and
+ * without a client certificate, kcat over SSL, and a 3-node cluster whose inter-broker listener is SSL with mutual
+ * TLS replicating acks=all records with every replica in sync.
+ *
+ * <p>The certificates are made once for the class with keytool ({@link TestCertificates}).
+ */
+@Timeout(180)
+@ExtendWith(BrokerLogsExtension.class)
+class TlsIT {
+
+    private static final String REQUIRE_KCAT = "CAIRN_REQUIRE_KCAT";
+    private static final int FIVE_MB = 5 << 20;
+    private static final int RECORD_BYTES = 100 * 1024;
+
+    private static Path dir;
+    private static TestCertificates certs;
+
+    @BeforeAll
+    static void makeCertificates() {
+        dir = TestDirectories.createTempDirectory("cairn-tls-it-");
+        certs = TestCertificates.create(dir.resolve("certs"));
+    }
+
+    @AfterAll
+    static void deleteCertificates() {
+        TestDirectories.deleteRecursively(dir);
+    }
+
+    static Stream<BrokerKind> kinds() {
+        return GroupClients.kinds();
+    }
+
+    /** The broker's key and trust stores, Kafka's keys. */
+    private static Map<String, String> brokerStores() {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("ssl.keystore.type", "PKCS12");
+        config.put("ssl.keystore.location", certs.brokerKeystore().toString());
+        config.put("ssl.keystore.password", certs.password());
+        config.put("ssl.key.password", certs.password());
+        config.put("ssl.truststore.type", "PKCS12");
+        config.put("ssl.truststore.location", certs.truststore().toString());
+        config.put("ssl.truststore.password", certs.password());
+        return config;
+    }
+
+    /** A client over SSL trusting the test CA, with the client certificate when {@code withCertificate}. */
+    private static Properties sslClient(String bootstrap, boolean withCertificate) {
+        Properties props = new Properties();
+        props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SSL");
+        props.put(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PEM");
+        props.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, certs.caPem().toString());
+        if (withCertificate) {
+            props.put(SslConfigs.SSL_KEYSTORE_TYPE_CONFIG, "PKCS12");
+            props.put(SslConfigs.SSL_KEYSTORE_LOCATION_CONFIG, certs.clientKeystore().toString());
+            props.put(SslConfigs.SSL_KEYSTORE_PASSWORD_CONFIG, certs.password());
+        }
+        return props;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kinds")
+    void clientsProduceAndConsumeOverSslAndMutualTls(BrokerKind kind) throws Exception {
+        // Given: one node with PLAINTEXT, SSL and MTLS (client certificate required) listeners
+        int[] ports = FreePorts.freePorts(2);
+        String host = FreePorts.LOOPBACK;
+        String ssl = host + ":" + ports[0];
+        String mtls = host + ":" + ports[1];
+        Map<String, String> config = new LinkedHashMap<>(brokerStores());
+        config.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL");
+        config.put("listener.name.mtls.ssl.client.auth", "required");
+        config.put("offsets.topic.replication.factor", "1");
+        config.put("transaction.state.log.replication.factor", "1");
+        config.put("transaction.state.log.min.isr", "1");
+        long begin = System.nanoTime();
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 1, config, node -> Map.of(
+                "listeners", "PLAINTEXT://" + host + ":" + node.clientPort() + ",CONTROLLER://" + host + ":"
+                        + node.controllerPort() + ",SSL://" + ssl + ",MTLS://" + mtls,
+                "advertised.listeners", "PLAINTEXT://" + host + ":" + node.clientPort() + ",SSL://" + ssl
+                        + ",MTLS://" + mtls))) {
+            cluster.start();
+            BrokerProcess broker = cluster.nodes().get(0);
+            createTopic(cluster.bootstrapServers(), "tls", 1, (short) 1);
+
+            // When: the stock producer writes 5 MB over SSL and the consumer reads it back in one large fetch
+            produce(sslClient(ssl, false), "tls", FIVE_MB / RECORD_BYTES);
+            Properties consumer = sslClient(ssl, false);
+            consumer.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(2 * FIVE_MB));
+            consumer.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(2 * FIVE_MB));
+            List<byte[]> values = consume(consumer, "tls", FIVE_MB / RECORD_BYTES);
+
+            // Then
+            assertThat(values).hasSize(FIVE_MB / RECORD_BYTES).allSatisfy(v -> assertThat(v).hasSize(RECORD_BYTES));
+            assertThat(values.get(7)[0]).isEqualTo((byte) 7);
+
+            // And: mutual TLS works with the client certificate ...
+            produce(sslClient(mtls, true), "tls", 3);
+            assertThat(consume(sslClient(mtls, true), "tls", FIVE_MB / RECORD_BYTES + 3)).hasSize(
+                    FIVE_MB / RECORD_BYTES + 3);
+
+            // ... and refuses a client without one
+            Properties anonymous = sslClient(mtls, false);
+            anonymous.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+            anonymous.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+            try (Admin admin = Admin.create(anonymous)) {
+                assertThatThrownBy(() -> admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .hasCauseInstanceOf(SslAuthenticationException.class);
+            }
+
+            // And: librdkafka speaks to the SSL listener too
+            createTopic(cluster.bootstrapServers(), "kcat-tls", 1, (short) 1);
+            kcatOverSsl(ssl);
+            assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
+            System.out.printf("TlsIT %s single node: %d ms%n", kind, (System.nanoTime() - begin) / 1_000_000);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kinds")
+    void aClusterReplicatesOverAnSslInterBrokerListenerWithMutualTls(BrokerKind kind) throws Exception {
+        // Given: three nodes whose INTERNAL listener (the inter-broker one) is SSL and requires client certificates
+        int[] internalPorts = FreePorts.freePorts(3);
+        String host = FreePorts.LOOPBACK;
+        Map<String, String> config = new LinkedHashMap<>(brokerStores());
+        config.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,INTERNAL:SSL");
+        config.put("inter.broker.listener.name", "INTERNAL");
+        config.put("listener.name.internal.ssl.client.auth", "required");
+        config.put("offsets.topic.replication.factor", "3");
+        long begin = System.nanoTime();
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 3, config, node -> {
+            String internal = host + ":" + internalPorts[node.nodeId() - 1];
+            return Map.of("listeners", "PLAINTEXT://" + host + ":" + node.clientPort() + ",CONTROLLER://" + host
+                            + ":" + node.controllerPort() + ",INTERNAL://" + internal,
+                    "advertised.listeners", "PLAINTEXT://" + host + ":" + node.clientPort() + ",INTERNAL://"
+                            + internal);
+        })) {
+            cluster.start();
+            createTopic(cluster.bootstrapServers(), "replicated", 3, (short) 3);
+
+            // When: acks=all records, through the PLAINTEXT client listener
+            Properties producer = new Properties();
+            producer.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            produce(producer, "replicated", 30);
+
+            // Then: every partition has its three replicas in sync (the followers fetched over TLS)
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    cluster.bootstrapServers()))) {
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                    TopicDescription topic = admin.describeTopics(List.of("replicated")).allTopicNames()
+                            .get(10, TimeUnit.SECONDS).get("replicated");
+                    assertThat(topic.partitions()).hasSize(3)
+                            .allSatisfy(p -> assertThat(p.isr()).hasSize(3));
+                });
+            }
+            Properties consumer = new Properties();
+            consumer.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            assertThat(consume(consumer, "replicated", 30)).hasSize(30);
+            for (BrokerProcess node : cluster.nodes()) {
+                if (kind == BrokerKind.CAIRN) {
+                    assertThat(node.logLinesContaining("Inter-broker clients connect over TLS")).isNotEmpty();
+                }
+                assertThat(node.logLinesContaining("Failed authentication")).isEmpty();
+            }
+            System.out.printf("TlsIT %s 3-node SSL inter-broker: %d ms%n", kind, (System.nanoTime() - begin)
+                    / 1_000_000);
+        }
+    }
+
+    private static void createTopic(String bootstrap, String topic, int partitions, short replication)
+            throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, replication))).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** {@code count} acks=all records of {@link #RECORD_BYTES} bytes, the i-th filled with the byte i. */
+    private static void produce(Properties props, String topic, int count) throws Exception {
+        Properties producerProps = new Properties();
+        producerProps.putAll(props);
+        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerProps.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        producerProps.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps)) {
+            for (int i = 0; i < count; i++) {
+                byte[] value = new byte[RECORD_BYTES];
+                Arrays.fill(value, (byte) i);
+                producer.send(new ProducerRecord<>(topic, value));
+            }
+            producer.flush();
+        }
+    }
+
+    /** Reads {@code count} records of every partition of {@code topic} from the beginning, assigned (no group). */
+    private static List<byte[]> consume(Properties props, String topic, int count) {
+        Properties consumerProps = new Properties();
+        consumerProps.putAll(props);
+        consumerProps.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        consumerProps.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        List<byte[]> values = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (values.size() < count && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    values.add(record.value());
+                }
+            }
+        }
+        return values;
+    }
+
+    /** kcat produces and consumes over SSL, trusting the CA; skipped without kcat unless it is required. */
+    private static void kcatOverSsl(String bootstrap) throws Exception {
+        Optional<Path> kcat = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                .filter(d -> !d.isBlank()).map(d -> Paths.get(d, "kcat")).filter(Files::isExecutable).findFirst();
+        if (kcat.isEmpty()) {
+            if (System.getenv(REQUIRE_KCAT) != null) {
+                fail("kcat is not on PATH and " + REQUIRE_KCAT + " is set");
+            }
+            System.out.println("TlsIT: kcat is not on PATH; its part is skipped");
+            return;
+        }
+        List<String> ssl = List.of("-b", bootstrap, "-X", "security.protocol=ssl", "-X",
+                "ssl.ca.location=" + certs.caPem());
+        String input = "one\ntwo\nthree\n";
+        Result produced = run(kcat.get(), input, concat(ssl, "-P", "-t", "kcat-tls"));
+        assertThat(produced.exitCode()).as("%s", produced).isZero();
+        Result consumed = run(kcat.get(), "", concat(ssl, "-C", "-t", "kcat-tls", "-o", "beginning", "-c", "3",
+                "-e"));
+        assertThat(consumed.exitCode()).as("%s", consumed).isZero();
+        assertThat(consumed.stdout().lines().toList()).containsExactly("one", "two", "three");
+    }
+
+    private static List<String> concat(List<String> first, String... rest) {
+        List<String> all = new ArrayList<>(first);
+        all.addAll(List.of(rest));
+        return all;
+    }
+
+    private static Result run(Path tool, String stdin, List<String> args) throws Exception {
+        Path work = Files.createTempDirectory(dir, "kcat-");
+        Path in = Files.writeString(work.resolve("stdin"), stdin, StandardCharsets.UTF_8);
+        List<String> command = new ArrayList<>();
+        command.add(tool.toString());
+        command.addAll(args);
+        Process process = new ProcessBuilder(command).redirectInput(in.toFile())
+                .redirectOutput(work.resolve("stdout").toFile()).redirectError(work.resolve("stderr").toFile())
+                .start();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError("kcat " + command + " (pid " + process.pid() + ") did not finish: "
+                    + Files.readString(work.resolve("stderr")));
+        }
+        return new Result(command, process.exitValue(), Files.readString(work.resolve("stdout")),
+                Files.readString(work.resolve("stderr")));
+    }
+
+    private record Result(List<String> command, int exitCode, String stdout, String stderr) {
+    }
+}
