@@ -111,8 +111,10 @@ public final class ReplicaManager implements AutoCloseable {
             notifyListeners(partition, PartitionListener::onLeadershipChanged);
         }
     };
+    /** Notified each time the applier has taken on an image (request threads wait on it, bounded). */
+    private final Object applied = new Object();
     private final ExecutorService applier = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "cairn-replica-manager");
+        Thread t = new Thread(r, APPLIER_THREAD);
         t.setDaemon(true);
         return t;
     });
@@ -140,6 +142,14 @@ public final class ReplicaManager implements AutoCloseable {
     private volatile boolean closed;
     /** The offset of the last metadata image applied to the partitions; -1 until {@link #start}. */
     private volatile long appliedMetadataOffset = -1L;
+    private static final String APPLIER_THREAD = "cairn-replica-manager";
+    /**
+     * How long a leader request waits for the applier when the published image already names this broker the
+     * partition's leader: the image is published before the applier takes it on, and answering the pipelined
+     * batches of one idempotent producer NOT_LEADER_OR_FOLLOWER and then appending a later one would store them
+     * out of order.
+     */
+    static final long APPLIER_WAIT_MS = 2_000;
     /** The follower fetchers; null until {@link #useReplicaFetchers} (then partitions this broker follows fetch). */
     private volatile ReplicaFetcherManager fetchers;
     private volatile String interBrokerListener;
@@ -283,6 +293,9 @@ public final class ReplicaManager implements AutoCloseable {
      */
     public Partition leaderPartition(TopicPartition tp) {
         Partition p = partition(tp).orElse(null);
+        if ((p == null || !p.isLeader()) && awaitApplierWhereTheImageLeads(tp)) {
+            p = partition(tp).orElse(null);
+        }
         if (p == null) {
             MetadataNode current = node;
             if (current != null && current.currentImage().partition(tp).isPresent()) {
@@ -295,6 +308,45 @@ public final class ReplicaManager implements AutoCloseable {
                 + " (leader " + p.leaderId() + ")");
         }
         return p;
+    }
+
+    /**
+     * On a request thread, when the published image names this broker the leader of {@code tp} but the applier has
+     * not taken that image on yet, waits up to {@link #APPLIER_WAIT_MS} for it. Returns whether it did.
+     */
+    private boolean awaitApplierWhereTheImageLeads(TopicPartition tp) {
+        MetadataNode current = node;
+        if (current == null || closed || Thread.currentThread().getName().equals(APPLIER_THREAD)) {
+            return false;
+        }
+        MetadataImage image = current.currentImage();
+        PartitionRegistration reg = image.partition(tp).orElse(null);
+        if (reg == null || reg.leader() != brokerId) {
+            return false;
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(APPLIER_WAIT_MS);
+        synchronized (applied) {
+            while (appliedMetadataOffset < image.offset() && !closed) {
+                long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (leftMs <= 0) {
+                    return false;
+                }
+                try {
+                    applied.wait(leftMs);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private void announceApplied(long offset) {
+        synchronized (applied) {
+            appliedMetadataOffset = offset;
+            applied.notifyAll();
+        }
     }
 
     /** Every hosted partition (a snapshot). */
@@ -343,7 +395,7 @@ public final class ReplicaManager implements AutoCloseable {
         } catch (RuntimeException e) {
             LOGGER.error("Cannot apply metadata update at offset {}", update.image().offset(), e);
         }
-        appliedMetadataOffset = update.image().offset();
+        announceApplied(update.image().offset());
     }
 
     /**
@@ -366,7 +418,7 @@ public final class ReplicaManager implements AutoCloseable {
             });
         }
         updateFetchers(hosted, image);
-        appliedMetadataOffset = image.offset();
+        announceApplied(image.offset());
         LOGGER.info("Hosting {} partition(s) of metadata image at offset {}", partitions.size(), image.offset());
     }
 
