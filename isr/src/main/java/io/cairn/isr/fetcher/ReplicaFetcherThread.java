@@ -18,7 +18,6 @@ import io.cairn.wire.error.InvalidRecordException;
 import io.cairn.wire.error.NotLeaderOrFollowerException;
 import io.cairn.wire.error.UnknownLeaderEpochException;
 import io.cairn.wire.error.UnknownTopicOrPartitionException;
-import io.cairn.wire.protocol.Uuid;
 import io.cairn.wire.record.RecordBatch;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
@@ -45,10 +44,12 @@ import org.apache.logging.log4j.Logger;
  * other errors back off for {@code replica.fetch.backoff.ms}.
  *
  * <p>Thread-safety: the partition states are guarded by one lock, held while a response is applied, so a partition
- * removed by the manager is never appended to afterwards; the network calls of the fetch and of OffsetForLeaderEpoch
- * run outside it. Unlike Kafka's thread, an unexpected error does not end the thread: it is logged and the thread backs
- * off and goes on. The replication lag of each partition fetched (Kafka's {@code FetcherLagStats}) is one volatile
- * per partition, written by this thread on every answer and read by metrics scrapes from any thread.
+ * removed by the manager is never appended to afterwards; the network calls (Fetch, OffsetForLeaderEpoch and the
+ * ListOffsets of an out-of-range partition) run outside it, so the metadata applier adding or removing partitions never
+ * waits for a leader that does not answer. Unlike Kafka's thread, an unexpected error does not end the thread: it is
+ * logged and the thread backs off and goes on. The replication lag of each partition fetched (Kafka's
+ * {@code FetcherLagStats}) is one volatile per partition, written by this thread on every answer and read by metrics
+ * scrapes from any thread.
  */
 public final class ReplicaFetcherThread extends Thread {
 
@@ -501,6 +502,7 @@ public final class ReplicaFetcherThread extends Thread {
         }
         Set<TopicPartition> errors = new HashSet<>();
         Map<TopicPartition, EpochEndOffsetResult> diverging = new LinkedHashMap<>();
+        Map<TopicPartition, PartitionFetchState> outOfRange = new LinkedHashMap<>();
         lock.lock();
         try {
             response.forEach((tp, data) -> {
@@ -511,7 +513,11 @@ public final class ReplicaFetcherThread extends Thread {
                         || !state.isReadyForFetch(time.milliseconds())) {
                     return;
                 }
-                processPartition(tp, state, asked, data, errors, diverging);
+                if (data.error() == Errors.OFFSET_OUT_OF_RANGE) {
+                    outOfRange.put(tp, state);
+                } else {
+                    processPartition(tp, state, asked, data, errors, diverging);
+                }
             });
         } finally {
             lock.unlock();
@@ -519,6 +525,11 @@ public final class ReplicaFetcherThread extends Thread {
         if (!diverging.isEmpty()) {
             truncateOnFetchResponse(diverging);
         }
+        outOfRange.forEach((tp, state) -> {
+            if (!handleOutOfRange(tp, state)) {
+                errors.add(tp);
+            }
+        });
         delayPartitions(errors);
     }
 
@@ -532,11 +543,6 @@ public final class ReplicaFetcherThread extends Thread {
                         data.divergingEpoch().endOffset()));
                 } else {
                     appendFetched(tp, state, data, errors);
-                }
-            }
-            case OFFSET_OUT_OF_RANGE -> {
-                if (!handleOutOfRange(tp, state, asked.currentLeaderEpoch())) {
-                    errors.add(tp);
                 }
             }
             case FENCED_LEADER_EPOCH -> {
@@ -628,56 +634,106 @@ public final class ReplicaFetcherThread extends Thread {
     }
 
     /**
-     * OFFSET_OUT_OF_RANGE (Kafka's {@code handleOutOfRangeError}): true when the partition has a new fetch state, or
-     * was fenced in its current epoch (then failed); false for a retriable error.
+     * OFFSET_OUT_OF_RANGE (Kafka's {@code handleOutOfRangeError}): true when the partition has a new fetch state, was
+     * fenced in its current epoch (then failed), or changed while the leader's offsets were asked (the answer is then
+     * dropped); false for a retriable error.
+     *
+     * <p>The leader's offsets are asked without the lock, as the fetch itself is: a leader that stops answering
+     * blocks this thread for up to {@code replica.socket.timeout.ms}, and the metadata applier adding or removing
+     * partitions of this thread must not wait for that. The answer is applied under the lock only if the partition's
+     * state is still the one that was out of range.
      */
-    private boolean handleOutOfRange(TopicPartition tp, PartitionFetchState state, int requestEpoch) {
+    private boolean handleOutOfRange(TopicPartition tp, PartitionFetchState state) {
+        LeaderOffsets offsets;
         try {
-            PartitionFetchState next = fetchOffsetAndTruncate(tp, state.topicId(), state.currentLeaderEpoch());
-            moveToEnd(tp, next);
-            LOGGER.info("{}Current offset {} for partition {} is out of range, which typically implies a leader "
-                + "change. Reset fetch offset to {}", logPrefix, state.fetchOffset(), tp, next.fetchOffset());
-            return true;
+            offsets = leaderOffsets(tp, state.currentLeaderEpoch());
         } catch (FencedLeaderEpochException e) {
-            return onPartitionFenced(tp, requestEpoch);
+            lock.lock();
+            try {
+                return states.get(tp) != state || onPartitionFenced(tp, state.currentLeaderEpoch());
+            } finally {
+                lock.unlock();
+            }
         } catch (UnknownTopicOrPartitionException | UnknownLeaderEpochException | NotLeaderOrFollowerException e) {
             LOGGER.info("{}Could not fetch offset for {} due to error: {}", logPrefix, tp, e.getMessage());
             return false;
         } catch (RuntimeException e) {
-            LOGGER.error("{}Error getting offset for partition {}", logPrefix, tp, e);
+            if (running) {
+                LOGGER.error("{}Error getting offset for partition {}", logPrefix, tp, e);
+            }
             return false;
+        }
+        lock.lock();
+        try {
+            if (states.get(tp) != state) {
+                LOGGER.debug("{}Partition {} changed while its leader's offsets were asked; dropping the answer",
+                    logPrefix, tp);
+                return true;
+            }
+            PartitionFetchState next = resetFetchState(tp, state, offsets);
+            if (next == null) {
+                return false;
+            }
+            moveToEnd(tp, next);
+            LOGGER.info("{}Current offset {} for partition {} is out of range, which typically implies a leader "
+                + "change. Reset fetch offset to {}", logPrefix, state.fetchOffset(), tp, next.fetchOffset());
+            return true;
+        } catch (RuntimeException e) {
+            LOGGER.error("{}Error resetting the fetch offset of partition {}", logPrefix, tp, e);
+            markPartitionFailed(tp);
+            return true;
+        } finally {
+            lock.unlock();
         }
     }
 
-    /**
-     * Kafka's {@code fetchOffsetAndTruncate}: a leader whose log ends before ours (an unclean election) makes us
-     * truncate to its end; otherwise we fetch from our end, or, when that is below the leader's log start offset,
-     * start an empty log at the leader's log start.
-     */
-    private PartitionFetchState fetchOffsetAndTruncate(TopicPartition tp, Uuid topicId, int currentLeaderEpoch) {
-        Partition partition = partitionOrThrow(tp);
-        long replicaEnd = partition.logEndOffset();
+    /** The leader's latest offset and, unless its log ends before ours, its earliest; network calls, no lock. */
+    private LeaderOffsets leaderOffsets(TopicPartition tp, int currentLeaderEpoch) {
+        long replicaEnd = partitionOrThrow(tp).logEndOffset();
         OffsetAndEpoch latest = leader.fetchLatestOffset(tp, currentLeaderEpoch);
-        if (latest.offset() < replicaEnd) {
+        OffsetAndEpoch earliest = latest.offset() < replicaEnd ? null
+            : leader.fetchEarliestOffset(tp, currentLeaderEpoch);
+        return new LeaderOffsets(latest.offset(), earliest == null ? -1L : earliest.offset());
+    }
+
+    /** The leader's log offsets asked for an out-of-range partition; {@code earliest} is -1 when not asked. */
+    private record LeaderOffsets(long latest, long earliest) {
+    }
+
+    /**
+     * Under the lock, Kafka's {@code fetchOffsetAndTruncate} with the leader's answer: a leader whose log ends before
+     * ours (an unclean election) makes us truncate to its end; otherwise we fetch from our end, or, when that is below
+     * the leader's log start offset, start an empty log at the leader's log start. Null when the answer no longer
+     * fits our log (retried after a back-off).
+     */
+    private PartitionFetchState resetFetchState(TopicPartition tp, PartitionFetchState state, LeaderOffsets leaderAt) {
+        Partition partition = partitionOrThrow(tp);
+        int currentLeaderEpoch = state.currentLeaderEpoch();
+        long replicaEnd = partition.logEndOffset();
+        if (leaderAt.latest() < replicaEnd) {
             LOGGER.warn("{}Reset fetch offset for partition {} from {} to current leader's latest offset {}",
-                logPrefix, tp, replicaEnd, latest.offset());
-            partition.truncateAsFollower(latest.offset(), currentLeaderEpoch);
-            return PartitionFetchState.of(topicId, latest.offset(), 0L, currentLeaderEpoch, Phase.FETCHING,
+                logPrefix, tp, replicaEnd, leaderAt.latest());
+            partition.truncateAsFollower(leaderAt.latest(), currentLeaderEpoch);
+            return PartitionFetchState.of(state.topicId(), leaderAt.latest(), 0L, currentLeaderEpoch, Phase.FETCHING,
                 latestEpoch(tp));
         }
-        OffsetAndEpoch earliest = leader.fetchEarliestOffset(tp, currentLeaderEpoch);
-        long offsetToFetch = Math.max(earliest.offset(), replicaEnd);
-        if (earliest.offset() > replicaEnd) {
+        if (leaderAt.earliest() < 0) {
+            // Our log end moved below the leader's latest meanwhile (only this thread appends, so it should not have):
+            // ask again after a back-off.
+            return null;
+        }
+        long offsetToFetch = Math.max(leaderAt.earliest(), replicaEnd);
+        if (leaderAt.earliest() > replicaEnd) {
             LOGGER.warn("{}Truncate fully and reset fetch offset for partition {} from {} to the current leader's "
                 + "start offset {} because the local replica's end offset is smaller than the current leader's start "
-                + "offset", logPrefix, tp, replicaEnd, earliest.offset());
-            partition.truncateFullyAndStartAtAsFollower(earliest.offset(), currentLeaderEpoch);
+                + "offset", logPrefix, tp, replicaEnd, leaderAt.earliest());
+            partition.truncateFullyAndStartAtAsFollower(leaderAt.earliest(), currentLeaderEpoch);
         } else {
             LOGGER.info("{}Reset fetch offset for partition {} from {} to the current local replica's end offset {}",
                 logPrefix, tp, replicaEnd, offsetToFetch);
         }
-        return PartitionFetchState.of(topicId, offsetToFetch, latest.offset() - offsetToFetch, currentLeaderEpoch,
-            Phase.FETCHING, latestEpoch(tp));
+        return PartitionFetchState.of(state.topicId(), offsetToFetch, leaderAt.latest() - offsetToFetch,
+            currentLeaderEpoch, Phase.FETCHING, latestEpoch(tp));
     }
 
     private Partition partitionOrThrow(TopicPartition tp) {

@@ -17,8 +17,8 @@ import java.util.function.Consumer;
 /**
  * A deterministic in-memory leader: each call is answered at once by a real leader {@link Partition} (its
  * {@code fetchRecords}, {@code lastOffsetForLeaderEpoch} and {@code fetchOffsetForTimestamp}), as the broker's
- * handlers would answer it, with the follower's replica id. A hook runs while a fetch is "out" (before it is
- * answered), to change the world mid-fetch.
+ * handlers would answer it, with the follower's replica id. Hooks run while a fetch or a ListOffsets call is "out"
+ * (before it is answered), to change the world mid-call.
  */
 final class PartitionLeaderEndpoint implements LeaderEndpoint {
 
@@ -26,6 +26,7 @@ final class PartitionLeaderEndpoint implements LeaderEndpoint {
     private final int replicaId;
     private final Map<TopicPartition, Partition> leaders;
     private Consumer<Map<TopicPartition, PartitionFetchRequest>> duringFetch = request -> { };
+    private Consumer<TopicPartition> duringListOffsets = tp -> { };
     private int fetches;
 
     PartitionLeaderEndpoint(SourceBroker source, int replicaId, Map<TopicPartition, Partition> leaders) {
@@ -36,6 +37,11 @@ final class PartitionLeaderEndpoint implements LeaderEndpoint {
 
     void duringFetch(Consumer<Map<TopicPartition, PartitionFetchRequest>> hook) {
         this.duringFetch = hook;
+    }
+
+    /** A hook run while a ListOffsets call is "out", before it is answered. */
+    void duringListOffsets(Consumer<TopicPartition> hook) {
+        this.duringListOffsets = hook;
     }
 
     int fetches() {
@@ -96,6 +102,7 @@ final class PartitionLeaderEndpoint implements LeaderEndpoint {
     }
 
     private OffsetAndEpoch listOffset(TopicPartition tp, int currentLeaderEpoch, long timestamp) {
+        duringListOffsets.accept(tp);
         TimestampAndOffset found = leaders.get(tp).fetchOffsetForTimestamp(timestamp, null, currentLeaderEpoch)
             .orElseThrow();
         return new OffsetAndEpoch(found.offset(), found.leaderEpoch());

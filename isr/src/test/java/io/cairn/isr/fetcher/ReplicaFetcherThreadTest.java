@@ -28,7 +28,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -257,6 +259,75 @@ class ReplicaFetcherThreadTest {
         assertThat(follower.highWatermark()).isEqualTo(10);
         assertThat(follower.logStartOffset()).isEqualTo(7);
         assertThat(thread.fetchState(TP).fetchOffset()).isEqualTo(10);
+    }
+
+    @Test
+    void theMetadataApplierRemovesAPartitionWhileItsLeadersOffsetsAreAskedAndTheAnswerIsDropped() throws Exception {
+        // Given: the leader's log starts at 7; the follower, empty, is out of range at 0
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        start(3, List.of(LEADER));
+        leader.appendRecordsToLeader(batch(5, 0), AppendOrigin.CLIENT, 1);
+        leader.appendRecordsToLeader(batch(5, 20), AppendOrigin.CLIENT, 1);
+        leaderLog.deleteRecordsBefore(7);
+
+        // When: while the ListOffsets call is out (a leader that does not answer blocks it for the socket timeout),
+        // another thread (the metadata applier) removes the partition from this fetcher
+        CompletableFuture<Map<TopicPartition, PartitionFetchState>> removed = new CompletableFuture<>();
+        endpoint.duringListOffsets(tp -> {
+            if (!removed.isDone()) {
+                CompletableFuture.runAsync(() -> removed.complete(thread.removePartitions(Set.of(TP))));
+                try {
+                    removed.get(5, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    removed.completeExceptionally(e);
+                }
+            }
+        });
+        round();
+
+        // Then: the removal did not wait for the leader's answer, and the answer changed nothing
+        assertThat(removed).succeedsWithin(0, TimeUnit.SECONDS)
+            .satisfies(states -> assertThat(states).containsOnlyKeys(TP));
+        assertThat(thread.fetchState(TP)).isNull();
+        assertThat(follower.logStartOffset()).isZero();
+        assertThat(follower.logEndOffset()).isZero();
+    }
+
+    @Test
+    void aPartitionReAddedInANewEpochWhileItsLeadersOffsetsAreAskedKeepsItsNewState() {
+        // Given: as above, out of range at 0
+        leaderLog = open("leader");
+        followerLog = open("follower");
+        start(3, List.of(LEADER));
+        leader.appendRecordsToLeader(batch(5, 0), AppendOrigin.CLIENT, 1);
+        leader.appendRecordsToLeader(batch(5, 20), AppendOrigin.CLIENT, 1);
+        leaderLog.deleteRecordsBefore(7);
+
+        // When: the partition is re-added in epoch 4 while the ListOffsets of epoch 3 is out
+        AtomicInteger calls = new AtomicInteger();
+        CompletableFuture<Void> added = new CompletableFuture<>();
+        endpoint.duringListOffsets(tp -> {
+            if (calls.getAndIncrement() == 0) {
+                CompletableFuture.runAsync(() -> {
+                    thread.addPartitions(Map.of(TP, new InitialFetchState(TOPIC_ID, SOURCE, 4, 0L)));
+                    added.complete(null);
+                });
+                try {
+                    added.get(5, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    added.completeExceptionally(e);
+                }
+            }
+        });
+        round();
+
+        // Then: the re-add did not wait for the leader's answer, the epoch-3 answer was dropped, and the partition
+        // starts over in epoch 4 from its initial offset
+        assertThat(added).succeedsWithin(0, TimeUnit.SECONDS);
+        assertThat(thread.fetchState(TP).currentLeaderEpoch()).isEqualTo(4);
+        assertThat(thread.fetchState(TP).fetchOffset()).isZero();
+        assertThat(follower.logEndOffset()).isZero();
     }
 
     @Test
