@@ -113,9 +113,12 @@ public final class ReplicaManager implements AutoCloseable {
     };
     /** Notified each time the applier has taken on an image (request threads wait on it, bounded). */
     private final Object applied = new Object();
+    /** The applier's thread, once its executor made it; a request on it never waits for itself. */
+    private volatile Thread applierThread;
     private final ExecutorService applier = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, APPLIER_THREAD);
         t.setDaemon(true);
+        applierThread = t;
         return t;
     });
     private final MetadataListener metadataListener =
@@ -316,7 +319,7 @@ public final class ReplicaManager implements AutoCloseable {
      */
     private boolean awaitApplierWhereTheImageLeads(TopicPartition tp) {
         MetadataNode current = node;
-        if (current == null || closed || Thread.currentThread().getName().equals(APPLIER_THREAD)) {
+        if (current == null || closed || Thread.currentThread() == applierThread) {
             return false;
         }
         MetadataImage image = current.currentImage();
