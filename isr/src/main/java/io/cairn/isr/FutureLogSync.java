@@ -5,6 +5,7 @@ import io.cairn.log.FetchDataInfo;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.UnexpectedAppendOffsetException;
 import io.cairn.log.epoch.EpochEntry;
+import io.cairn.log.epoch.LeaderEpochCache;
 import io.cairn.wire.record.RecordBatches;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -59,8 +60,9 @@ final class FutureLogSync {
 
     /** The current log's end of {@code epoch} (its latest epoch and log end when it has none newer). */
     private static EpochEntry endOffsetForEpoch(List<EpochEntry> history, int epoch, long logEndOffset) {
-        EpochEntry answer = TruncationPoint.endOffsetForEpoch(history, epoch, logEndOffset);
-        return answer != null ? answer : new EpochEntry(history.get(history.size() - 1).epoch(), logEndOffset);
+        EpochEntry answer = LeaderEpochCache.endOffsetFor(history, epoch, logEndOffset);
+        return !answer.equals(LeaderEpochCache.UNDEFINED) ? answer
+            : new EpochEntry(history.get(history.size() - 1).epoch(), logEndOffset);
     }
 
     /**

@@ -10,6 +10,7 @@ import io.cairn.log.Time;
 import io.cairn.log.TimestampAndOffset;
 import io.cairn.log.UnexpectedAppendOffsetException;
 import io.cairn.log.epoch.EpochEntry;
+import io.cairn.log.epoch.LeaderEpochCache;
 import io.cairn.log.producer.VerificationGuard;
 import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.PartitionRegistration;
@@ -1187,8 +1188,8 @@ public final class Partition {
     }
 
     /**
-     * OffsetForLeaderEpoch (Kafka's {@code Partition.lastOffsetForLeaderEpoch} over its leader-epoch cache, see
-     * {@link #epochHistory}), after the leader-epoch check:
+     * OffsetForLeaderEpoch (Kafka's {@code Partition.lastOffsetForLeaderEpoch}): {@link LeaderEpochCache#endOffsetFor}
+     * over the leader's history ({@link #epochHistory}), after the leader-epoch check:
      * <ul>
      *   <li>the latest epoch of the history: that epoch and the log end offset;</li>
      *   <li>an older epoch: the largest epoch at most {@code leaderEpoch} and the start of the next one;</li>
@@ -1201,25 +1202,8 @@ public final class Partition {
         stateLock.readLock().lock();
         try {
             checkLeaderEpoch(currentLeaderEpoch, requireLeader);
-            List<EpochEntry> entries = epochHistory();
-            long logEndOffset = log.logEndOffset();
-            EpochEndOffset undefined = new EpochEndOffset(EpochEndOffset.UNDEFINED_EPOCH,
-                EpochEndOffset.UNDEFINED_EPOCH_OFFSET);
-            if (leaderEpoch == EpochEndOffset.UNDEFINED_EPOCH || entries.isEmpty()) {
-                return undefined;
-            }
-            if (entries.get(entries.size() - 1).epoch() == leaderEpoch) {
-                return new EpochEndOffset(leaderEpoch, logEndOffset);
-            }
-            EpochEntry floor = null;
-            for (EpochEntry entry : entries) {
-                if (entry.epoch() > leaderEpoch) {
-                    return floor == null ? new EpochEndOffset(leaderEpoch, entry.startOffset())
-                        : new EpochEndOffset(floor.epoch(), entry.startOffset());
-                }
-                floor = entry;
-            }
-            return undefined;
+            EpochEntry end = LeaderEpochCache.endOffsetFor(epochHistory(), leaderEpoch, log.logEndOffset());
+            return new EpochEndOffset(end.epoch(), end.startOffset());
         } finally {
             stateLock.readLock().unlock();
         }

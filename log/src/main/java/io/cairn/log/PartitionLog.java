@@ -216,11 +216,6 @@ public final class PartitionLog implements Closeable {
         return epochs.epochEntries();
     }
 
-    /** OffsetForLeaderEpoch: the largest epoch at most {@code epoch} and where it ends. */
-    public EpochEntry endOffsetForEpoch(int epoch) {
-        return epochs.endOffsetFor(epoch, logEndOffset());
-    }
-
     /** The first offset of the oldest open transaction, or -1. */
     public long firstUnstableOffset() {
         lock.lock();

@@ -2,6 +2,7 @@ package io.cairn.isr.fetcher;
 
 import io.cairn.isr.EpochEndOffset;
 import io.cairn.log.epoch.EpochEntry;
+import io.cairn.log.epoch.LeaderEpochCache;
 import java.util.List;
 
 /**
@@ -36,36 +37,13 @@ public final class TruncationPoint {
         if (leaderEpoch == EpochEndOffset.UNDEFINED_EPOCH) {
             return Math.min(leaderEndOffset, logEndOffset);
         }
-        EpochEntry local = endOffsetForEpoch(history, leaderEpoch, logEndOffset);
-        if (local == null) {
+        EpochEntry local = LeaderEpochCache.endOffsetFor(history, leaderEpoch, logEndOffset);
+        if (local.equals(LeaderEpochCache.UNDEFINED)) {
             return Math.min(leaderEndOffset, logEndOffset);
         }
         if (local.epoch() != leaderEpoch) {
             return Math.min(local.startOffset(), logEndOffset);
         }
         return Math.min(Math.min(local.startOffset(), leaderEndOffset), logEndOffset);
-    }
-
-    /**
-     * Kafka's {@code LeaderEpochFileCache.endOffsetFor} over {@code history}: the largest epoch at most
-     * {@code epoch} with the start of the next epoch as its end (the log end for the latest); an epoch older than
-     * the whole history is itself, ending where the history starts; null for an epoch newer than the history, or no
-     * history. The returned entry's {@code startOffset} holds the end offset.
-     */
-    public static EpochEntry endOffsetForEpoch(List<EpochEntry> history, int epoch, long logEndOffset) {
-        if (history.isEmpty() || epoch < 0) {
-            return null;
-        }
-        if (history.get(history.size() - 1).epoch() == epoch) {
-            return new EpochEntry(epoch, logEndOffset);
-        }
-        EpochEntry floor = null;
-        for (EpochEntry entry : history) {
-            if (entry.epoch() > epoch) {
-                return new EpochEntry(floor == null ? epoch : floor.epoch(), entry.startOffset());
-            }
-            floor = entry;
-        }
-        return null;
     }
 }

@@ -6,21 +6,12 @@ import io.cairn.log.epoch.EpochEntry;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Kafka's truncation offsets ({@code getOffsetTruncationState}) and epoch end offsets, case by case. */
+/** Kafka's truncation offsets ({@code getOffsetTruncationState}), case by case. */
 class TruncationPointTest {
 
     /** A follower with epoch 2 from offset 10 and epoch 5 from 30, its log ending at 42. */
     private static final List<EpochEntry> HISTORY = List.of(new EpochEntry(2, 10), new EpochEntry(5, 30));
     private static final long END = 42;
-
-    @Test
-    void endOffsetForEpochFollowsKafkasLeaderEpochCache() {
-        assertThat(TruncationPoint.endOffsetForEpoch(HISTORY, 5, END)).isEqualTo(new EpochEntry(5, 42));
-        assertThat(TruncationPoint.endOffsetForEpoch(HISTORY, 4, END)).isEqualTo(new EpochEntry(2, 30));
-        assertThat(TruncationPoint.endOffsetForEpoch(HISTORY, 1, END)).isEqualTo(new EpochEntry(1, 10));
-        assertThat(TruncationPoint.endOffsetForEpoch(HISTORY, 6, END)).isNull();
-        assertThat(TruncationPoint.endOffsetForEpoch(List.of(), 1, END)).isNull();
-    }
 
     @Test
     void theLeadersAnswerIsMetWithTheFollowersHistoryAndNeverPassesItsLogEnd() {

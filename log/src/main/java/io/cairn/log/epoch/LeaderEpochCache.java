@@ -72,22 +72,41 @@ public final class LeaderEpochCache {
         return epoch;
     }
 
-    /**
-     * Kafka's OffsetForLeaderEpoch answer: for {@code requested}, the largest epoch at most it and the offset where
-     * the next epoch starts (or {@code logEndOffset} for the latest); (-1, -1) when none is known.
-     */
+    /** The answer for an epoch the history does not know: epoch -1 and offset -1 (Kafka's UNDEFINED_EPOCH(_OFFSET)). */
+    public static final EpochEntry UNDEFINED = new EpochEntry(-1, -1L);
+
+    /** {@link #endOffsetFor(List, int, long)} over this cache's history. */
     public synchronized EpochEntry endOffsetFor(int requested, long logEndOffset) {
-        if (entries.isEmpty() || requested < entries.get(0).epoch()) {
-            return new EpochEntry(-1, -1L);
+        return endOffsetFor(entries, requested, logEndOffset);
+    }
+
+    /**
+     * The one end-offset-for-leader-epoch lookup (Kafka's {@code LeaderEpochFileCache.endOffsetFor}), over any epoch
+     * history in offset order (a log's cache, a leader's history with its current epoch, a follower's or a future
+     * log's), with the returned entry's {@code startOffset} holding the end offset:
+     * <ul>
+     *   <li>the latest epoch: that epoch and {@code logEndOffset};</li>
+     *   <li>an older epoch: the largest epoch at most {@code requested} and the start of the next one;</li>
+     *   <li>an epoch older than the whole history: {@code requested} itself and the start of the first entry (the
+     *       data before it has been removed; a follower replicates from there);</li>
+     *   <li>-1, an epoch newer than the history, or an empty history: {@link #UNDEFINED}.</li>
+     * </ul>
+     */
+    public static EpochEntry endOffsetFor(List<EpochEntry> history, int requested, long logEndOffset) {
+        if (requested < 0 || history.isEmpty()) {
+            return UNDEFINED;
         }
-        for (int i = entries.size() - 1; i >= 0; i--) {
-            EpochEntry e = entries.get(i);
-            if (e.epoch() <= requested) {
-                long end = i == entries.size() - 1 ? logEndOffset : entries.get(i + 1).startOffset();
-                return new EpochEntry(e.epoch(), end);
+        if (history.get(history.size() - 1).epoch() == requested) {
+            return new EpochEntry(requested, logEndOffset);
+        }
+        EpochEntry floor = null;
+        for (EpochEntry entry : history) {
+            if (entry.epoch() > requested) {
+                return new EpochEntry(floor == null ? requested : floor.epoch(), entry.startOffset());
             }
+            floor = entry;
         }
-        return new EpochEntry(-1, -1L);
+        return UNDEFINED;
     }
 
     /** Drops epochs that start at or after {@code endOffset} (log truncation). */
