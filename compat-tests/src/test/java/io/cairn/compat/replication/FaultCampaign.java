@@ -428,14 +428,21 @@ public final class FaultCampaign {
         }
     }
 
-    /** A group member on the data topic committing each poll's offsets synchronously. */
+    /** A group member on the data topic committing its positions after each poll synchronously (each ack kept). */
     private void consumeInGroup(BrokerCluster cluster, String topic, String group) {
         try (KafkaConsumer<String, String> consumer = consumer(cluster, "read_uncommitted", group)) {
             consumer.subscribe(List.of(topic));
             while (running) {
                 try {
                     if (!consumer.poll(Duration.ofMillis(200)).isEmpty()) {
-                        consumer.commitSync(Duration.ofSeconds(10));
+                        Map<TopicPartition, OffsetAndMetadata> positions = new HashMap<>();
+                        for (TopicPartition tp : consumer.assignment()) {
+                            positions.put(tp, new OffsetAndMetadata(consumer.position(tp)));
+                        }
+                        consumer.commitSync(positions, Duration.ofSeconds(10));
+                        long acknowledged = System.nanoTime();
+                        positions.forEach((tp, offset) -> history.acknowledgedCommit(tp.partition(),
+                            offset.offset(), acknowledged));
                     }
                 } catch (KafkaException e) {
                     errors.add("group: " + e);
@@ -449,9 +456,9 @@ public final class FaultCampaign {
         try (Admin admin = ReplicationClients.admin(cluster)) {
             while (running) {
                 try {
+                    long now = System.nanoTime();
                     Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
                             .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
-                    long now = System.nanoTime();
                     offsets.forEach((tp, offset) -> {
                         if (offset != null) {
                             history.committedOffset(tp.partition(), offset.offset(), now);

@@ -10,7 +10,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * What a fault run's workload saw, recorded as it happened, for {@link HistoryChecker}: the records the idempotent
  * producers had acknowledged (value {@code producer:partition:sequence}), every transaction with its values
  * ({@code t<id>:<i>}) and what its producer was told of its end, the records a read_committed consumer saw while
- * the faults went on, and the group's committed offsets as they were read back.
+ * the faults went on, the offsets the group member's {@code commitSync} acknowledged, and the group's committed
+ * offsets as they were read back.
  *
  * <p>Thread-safe: producers' callbacks, consumers and monitors record from their own threads.
  */
@@ -26,7 +27,10 @@ public final class History {
         UNKNOWN
     }
 
-    /** A group's committed offset of a partition, read at {@code nanos}. */
+    /**
+     * A group's committed offset of a partition: acknowledged by {@code commitSync} returning at {@code nanos}, or
+     * read back by a request sent at {@code nanos}.
+     */
     public record CommittedOffset(int partition, long offset, long nanos) {
     }
 
@@ -35,6 +39,7 @@ public final class History {
     private final Map<Long, Outcome> outcomes = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<String> seenCommitted = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<CommittedOffset> committedOffsets = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<CommittedOffset> acknowledgedCommits = new ConcurrentLinkedQueue<>();
 
     /** The data value of record {@code sequence} of {@code producer} to {@code partition}. */
     public static String dataValue(String producer, int partition, long sequence) {
@@ -66,9 +71,14 @@ public final class History {
         seenCommitted.add(value);
     }
 
-    /** The group's committed offset of {@code partition}, as read back now. */
+    /** The group's committed offset of {@code partition}, as read back by a request sent at {@code nanos}. */
     public void committedOffset(int partition, long offset, long nanos) {
         committedOffsets.add(new CommittedOffset(partition, offset, nanos));
+    }
+
+    /** A {@code commitSync} of {@code offset} for {@code partition} returned at {@code nanos}: it must stay. */
+    public void acknowledgedCommit(int partition, long offset, long nanos) {
+        acknowledgedCommits.add(new CommittedOffset(partition, offset, nanos));
     }
 
     public List<String> ackedValues() {
@@ -90,6 +100,10 @@ public final class History {
 
     public List<CommittedOffset> committedOffsets() {
         return new ArrayList<>(committedOffsets);
+    }
+
+    public List<CommittedOffset> acknowledgedCommits() {
+        return new ArrayList<>(acknowledgedCommits);
     }
 
     /** How many data records were acknowledged and how many transactions were committed, as the run's size. */

@@ -25,8 +25,16 @@ class HistoryCheckerTest {
         history.ended(1, committedTxn(1, 2));
         history.began(2, List.of(txnValue(2, 0)));
         history.ended(2, History.Outcome.ABORTED);
-        history.committedOffset(0, 5, 1);
-        history.committedOffset(0, 7, 2);
+        history.acknowledgedCommit(0, 5, 1);
+        history.committedOffset(0, 5, 2);
+        history.acknowledgedCommit(0, 7, 3);
+        history.committedOffset(0, 7, 4);
+        // A read may show a commit not acknowledged (yet, or ever) and a later read the acknowledged one
+        history.committedOffset(0, 9, 5);
+        history.committedOffset(0, 7, 6);
+        // A read sent before the acknowledgement of 12 may still show 7
+        history.committedOffset(0, 7, 7);
+        history.acknowledgedCommit(0, 12, 8);
 
         // When
         HistoryChecker.Findings findings = HistoryChecker.check(history,
@@ -40,7 +48,8 @@ class HistoryCheckerTest {
     @Test
     void everyKindOfAnomalyShouldBeFoundAndCounted() {
         // Given: a lost ack, a duplicate, a reorder, an aborted record visible (at the end and while running), a
-        // committed transaction half visible and another not at all, and a committed offset going back
+        // committed transaction half visible and another not at all, and a committed offset read back below an
+        // acknowledged commit
         history.acked(dataValue("a", 0, 0));
         history.acked(dataValue("a", 0, 1));
         history.acked(dataValue("a", 0, 2));
@@ -52,7 +61,7 @@ class HistoryCheckerTest {
         history.ended(5, committedTxn(5, 1));
         history.ended(6, History.Outcome.UNKNOWN);
         history.began(6, List.of(txnValue(6, 0)));
-        history.committedOffset(1, 9, 1);
+        history.acknowledgedCommit(1, 9, 1);
         history.committedOffset(1, 4, 2);
 
         // When
