@@ -2,6 +2,7 @@ package io.cairn.broker;
 
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.Endpoint;
+import io.cairn.broker.config.SaslSettings;
 import io.cairn.broker.config.SslSettings;
 import io.cairn.broker.fetch.FetchService;
 import io.cairn.broker.fetch.FetchSessionCache;
@@ -45,6 +46,8 @@ import io.cairn.broker.handler.OffsetFetchHandler;
 import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.handler.ProducerIdManager;
+import io.cairn.broker.handler.SaslAuthenticateHandler;
+import io.cairn.broker.handler.SaslHandshakeHandler;
 import io.cairn.broker.handler.TopicConfigDefaults;
 import io.cairn.broker.handler.UnregisterBrokerHandler;
 import io.cairn.broker.handler.UpdateFeaturesHandler;
@@ -71,6 +74,7 @@ import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.isr.LogConfigs;
 import io.cairn.isr.RackAwareReplicaSelector;
 import io.cairn.isr.ReplicaManager;
+import io.cairn.isr.fetcher.ClientSasl;
 import io.cairn.isr.fetcher.ClientTls;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
@@ -242,8 +246,8 @@ public final class CairnServer implements AutoCloseable {
 
     /**
      * How the inter-broker clients (followers, marker sender, verifier) secure their connections: TLS with the
-     * inter-broker listener's {@code ssl.*} settings when it is an SSL listener (built once; a bad store fails
-     * startup naming its key), else PLAINTEXT.
+     * inter-broker listener's {@code ssl.*} settings when it is an SSL or SASL_SSL listener (built once; a bad store
+     * fails startup naming its key), else PLAINTEXT; then SASL on a SASL_PLAINTEXT or SASL_SSL listener.
      */
     private synchronized ClientTls interBrokerTls() {
         if (interBrokerTls == null) {
@@ -255,6 +259,11 @@ public final class CairnServer implements AutoCloseable {
                 interBrokerTls = factory::connectClient;
                 LOGGER.info("Inter-broker clients connect over TLS to listener {} (endpoint identification "
                         + "'{}')", ssl.listenerName(), ssl.endpointIdentificationAlgorithm());
+            }
+            SaslSettings.ClientCredentials sasl = config.interBrokerSasl();
+            if (sasl != null) {
+                interBrokerTls = new ClientSasl(interBrokerTls, sasl.mechanism(), sasl.username(), sasl.password());
+                LOGGER.info("Inter-broker clients authenticate with SASL/{}", sasl);
             }
         }
         return interBrokerTls;
@@ -324,6 +333,8 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeClusterHandler(node));
         handlers.add(new DescribeQuorumHandler(node));
+        handlers.add(new SaslHandshakeHandler());
+        handlers.add(new SaslAuthenticateHandler());
         handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics(), transactions.verifier(),
                 transactions.requestHandlers()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),

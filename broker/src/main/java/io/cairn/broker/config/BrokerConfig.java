@@ -145,6 +145,10 @@ public final class BrokerConfig {
     private final ReplicaFetchSettings replicaFetch;
     /** The resolved {@code ssl.*} settings of each SSL listener, by listener name. */
     private final Map<String, SslSettings> listenerSsl;
+    /** The resolved SASL settings of each SASL_PLAINTEXT or SASL_SSL listener, by listener name. */
+    private final Map<String, SaslSettings> listenerSasl;
+    /** The credentials the inter-broker clients authenticate with, or null when that listener is not SASL. */
+    private final SaslSettings.ClientCredentials interBrokerSasl;
 
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
@@ -169,6 +173,7 @@ public final class BrokerConfig {
                 : parseListeners(ADVERTISED_LISTENERS, advertised, protocols);
         validateAdvertised(advertisedAll);
         this.listenerSsl = securityOf(props, listeners, protocols, controllerListenerNames);
+        this.listenerSasl = saslOf(props, listeners);
         this.advertisedListeners = advertisedAll.stream()
                 .filter(l -> !controllerListenerNames.contains(l.listenerName())).toList();
         String dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS)
@@ -233,6 +238,8 @@ public final class BrokerConfig {
         }
         this.replicaFetch = ReplicaFetchSettings.parse(props, values, advertisedListeners,
                 processRoles.contains(ProcessRole.BROKER));
+        this.interBrokerSasl = SaslSettings.interBrokerClient(props,
+                listenerSasl.get(replicaFetch.interBrokerListenerName()));
         if (groupConfig.minSessionTimeoutMs() > groupConfig.maxSessionTimeoutMs()) {
             throw ConfigException.invalid(GROUP_MIN_SESSION_TIMEOUT_MS, props.get(GROUP_MIN_SESSION_TIMEOUT_MS),
                     "must not be larger than " + GROUP_MAX_SESSION_TIMEOUT_MS + " (" + groupConfig.maxSessionTimeoutMs()
@@ -266,8 +273,8 @@ public final class BrokerConfig {
 
     /**
      * Checks what each listener's security protocol needs and resolves the {@code ssl.*} settings of the SSL ones:
-     * SASL listeners are refused (Cairn has no SASL yet), a controller listener must be PLAINTEXT (the metadata
-     * quorum speaks Ratis without TLS for now), and an SSL listener needs a key store.
+     * a controller listener must be PLAINTEXT (the metadata quorum speaks Ratis without TLS for now), and an SSL or
+     * SASL_SSL listener needs a key store.
      */
     private static Map<String, SslSettings> securityOf(Map<String, String> props, List<Endpoint> listeners,
             ListenerProtocols protocols, List<String> controllerListenerNames) {
@@ -282,13 +289,14 @@ public final class BrokerConfig {
         Map<String, SslSettings> ssl = new LinkedHashMap<>();
         for (Endpoint endpoint : listeners) {
             switch (endpoint.securityProtocol()) {
-                case PLAINTEXT -> {
+                case PLAINTEXT, SASL_PLAINTEXT -> {
                 }
-                case SSL -> {
+                case SSL, SASL_SSL -> {
                     SslSettings settings = SslSettings.forListener(props, endpoint.listenerName());
                     if (!settings.hasKeystore()) {
                         throw ConfigException.invalid(settings.keyOf(SslSettings.KEYSTORE_LOCATION), null,
-                                "the SSL listener " + endpoint.listenerName() + " needs a key store: set "
+                                "the " + endpoint.securityProtocol() + " listener " + endpoint.listenerName()
+                                + " needs a key store: set "
                                 + SslSettings.KEYSTORE_LOCATION + " and " + SslSettings.KEYSTORE_PASSWORD
                                 + " (or PEM " + SslSettings.KEYSTORE_KEY + " and "
                                 + SslSettings.KEYSTORE_CERTIFICATE_CHAIN + "), globally or with the prefix "
@@ -296,12 +304,23 @@ public final class BrokerConfig {
                     }
                     ssl.put(endpoint.listenerName(), settings);
                 }
-                default -> throw ConfigException.invalid(LISTENERS, endpoint, "listener "
-                        + endpoint.listenerName() + " maps to " + endpoint.securityProtocol() + " in "
-                        + ListenerProtocols.KEY + ", but Cairn does not support SASL yet (use PLAINTEXT or SSL)");
+                default -> throw new IllegalStateException("Unknown security protocol "
+                        + endpoint.securityProtocol());
             }
         }
         return Collections.unmodifiableMap(ssl);
+    }
+
+    /** The {@link SaslSettings} of every SASL_PLAINTEXT and SASL_SSL listener. */
+    private static Map<String, SaslSettings> saslOf(Map<String, String> props, List<Endpoint> listeners) {
+        Map<String, SaslSettings> sasl = new LinkedHashMap<>();
+        for (Endpoint endpoint : listeners) {
+            SecurityProtocol protocol = endpoint.securityProtocol();
+            if (protocol == SecurityProtocol.SASL_PLAINTEXT || protocol == SecurityProtocol.SASL_SSL) {
+                sasl.put(endpoint.listenerName(), SaslSettings.forListener(props, endpoint.listenerName()));
+            }
+        }
+        return Collections.unmodifiableMap(sasl);
     }
 
     private static List<Endpoint> parseListeners(String key, String value, ListenerProtocols protocols) {
@@ -407,7 +426,16 @@ public final class BrokerConfig {
             return key;
         }
         int dot = key.indexOf('.', prefix.length());
-        return dot < 0 ? key : key.substring(dot + 1);
+        if (dot < 0) {
+            return key;
+        }
+        String rest = key.substring(dot + 1);
+        // listener.name.<l>.<mechanism>.sasl.jaas.config (and other per-mechanism SASL keys): strip the mechanism too.
+        int mechanismDot = rest.indexOf('.');
+        if (!rest.startsWith("sasl.") && mechanismDot > 0 && rest.startsWith("sasl.", mechanismDot + 1)) {
+            return rest.substring(mechanismDot + 1);
+        }
+        return rest;
     }
 
     /** The effective value of every known key, for the startup log (Kafka logs "KafkaConfig values:"). */
@@ -541,6 +569,20 @@ public final class BrokerConfig {
     /** The resolved {@code ssl.*} settings of listener {@code listenerName}, or null when it is not an SSL one. */
     public SslSettings sslSettings(String listenerName) {
         return listenerSsl.get(listenerName);
+    }
+
+    /**
+     * The SASL mechanism and credentials the inter-broker clients authenticate with ({@code
+     * sasl.mechanism.inter.broker.protocol}, the inter-broker listener's JAAS {@code username}/{@code password}), or
+     * null when the inter-broker listener is not a SASL one.
+     */
+    public SaslSettings.ClientCredentials interBrokerSasl() {
+        return interBrokerSasl;
+    }
+
+    /** The resolved SASL settings of listener {@code listenerName}, or null when it is not a SASL one. */
+    public SaslSettings saslSettings(String listenerName) {
+        return listenerSasl.get(listenerName);
     }
 
     /**

@@ -5,12 +5,13 @@ import java.net.SocketAddress;
 
 /**
  * What the broker knows about one client connection: the listener it arrived on, the peer, the principal it
- * authenticated as ({@code User:ANONYMOUS} until a TLS handshake names a certificate) and the client software it
- * announced in ApiVersions v3+ (KIP-511).
+ * authenticated as ({@code User:ANONYMOUS} until a TLS handshake names a certificate or SASL names a user) and the
+ * client software it announced in ApiVersions v3+ (KIP-511).
  *
  * <p>Created by the network layer when the connection opens. Thread-safe: the principal is written by the network
- * thread when the TLS handshake completes (before the first request is read), the announced software by the
- * ApiVersions handler, and both are read by any later request of the same connection (volatile fields).
+ * thread when the TLS handshake or the SASL exchange completes (before the first request is dispatched), the
+ * announced software by the ApiVersions handler, and both are read by any later request of the same connection
+ * (volatile fields).
  */
 public final class ClientConnection {
 
@@ -44,12 +45,15 @@ public final class ClientConnection {
         return remoteAddress;
     }
 
-    /** Who the peer authenticated as: its mapped certificate name on TLS, else {@code User:ANONYMOUS}. */
+    /**
+     * Who the peer authenticated as: {@code User:<name>} after SASL, its mapped certificate name on TLS, else
+     * {@code User:ANONYMOUS}.
+     */
     public KafkaPrincipal principal() {
         return principal;
     }
 
-    /** Records the principal the TLS handshake established (called by the network layer). */
+    /** Records the principal the TLS handshake or SASL exchange established (called by the network layer). */
     public void authenticated(KafkaPrincipal value) {
         this.principal = value;
     }

@@ -1,8 +1,10 @@
 package io.cairn.broker.net;
 
 import io.cairn.broker.config.Endpoint;
+import io.cairn.broker.config.SaslSettings;
 import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.HandlerRegistry;
+import io.cairn.broker.security.SaslServers;
 import io.cairn.broker.security.SslEngineFactory;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -19,12 +21,13 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Builds the pipeline of every connection accepted on one listener:
  * <pre>
- *   socket → [TLS → principal] → [idle timeout] → RequestFrameDecoder → RequestDispatcher
- *   socket ← [TLS] ← ReadGate ← ResponseEncoder ← ResponseOrderer ← RequestDispatcher
+ *   socket → [TLS → principal] → [idle timeout] → RequestFrameDecoder → [SASL] → RequestDispatcher
+ *   socket ← [TLS] ← ReadGate ← ResponseEncoder ← [SASL] ← ResponseOrderer ← RequestDispatcher
  * </pre>
  * On an SSL listener the {@link SslHandler} (a server engine of the listener's {@link SslEngineFactory}) sits next to
  * the socket, and the {@link ResponseEncoder} seeing it copies fetched file data into buffers instead of sending
- * file regions (TLS must encrypt the bytes, so there is no sendfile).
+ * file regions (TLS must encrypt the bytes, so there is no sendfile). On a SASL listener the
+ * {@link SaslServerAuthenticator} answers everything until the client has authenticated, then leaves the pipeline.
  *
  * <p>Thread-safe: called by the acceptor for each new channel; the connection counter is atomic.
  */
@@ -42,11 +45,14 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final DispatcherMetrics metrics;
     /** The listener's TLS engines, or null on a PLAINTEXT listener. */
     private final SslEngineFactory ssl;
+    /** The listener's SASL settings, or null when it is not a SASL listener. */
+    private final SaslSettings sasl;
+    private final SaslServers saslServers;
     private final AtomicLong connectionIndex = new AtomicLong();
 
     CairnChannelInitializer(Endpoint endpoint, HandlerRegistry registry, int maxRequestBytes,
             long connectionsMaxIdleMs, ChannelGroup channels, RequestMemoryPool memoryPool,
-            Executor requestHandlers, DispatcherMetrics metrics, SslEngineFactory ssl) {
+            Executor requestHandlers, DispatcherMetrics metrics, SslEngineFactory ssl, SaslSettings sasl) {
         this.endpoint = endpoint;
         this.decoder = new RequestDecoder(registry, endpoint.listenerName());
         this.maxRequestBytes = maxRequestBytes;
@@ -56,6 +62,8 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.requestHandlers = requestHandlers;
         this.metrics = metrics;
         this.ssl = ssl;
+        this.sasl = sasl;
+        this.saslServers = sasl == null ? null : new SaslServers(sasl);
     }
 
     @Override
@@ -71,8 +79,16 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         if (connectionsMaxIdleMs > 0) {
             pipeline.addLast("idle", new IdleStateHandler(0, 0, connectionsMaxIdleMs, TimeUnit.MILLISECONDS));
         }
-        pipeline.addLast("frameDecoder", new RequestFrameDecoder(maxRequestBytes, endpoint.listenerName(), memoryPool));
+        RequestFrameDecoder frameDecoder = new RequestFrameDecoder(maxRequestBytes, endpoint.listenerName(),
+                memoryPool);
+        pipeline.addLast("frameDecoder", frameDecoder);
         pipeline.addLast("responseEncoder", ENCODER);
+        if (sasl != null) {
+            frameDecoder.maxRequestBytes(Math.min(sasl.maxReceiveSize(), maxRequestBytes),
+                    SaslSettings.MAX_RECEIVE_SIZE + " (before SASL authentication)");
+            pipeline.addLast("sasl", new SaslServerAuthenticator(sasl, decoder, connection, memoryPool,
+                    requestHandlers, frameDecoder, maxRequestBytes, saslServers));
+        }
         pipeline.addLast("responseOrderer", new ResponseOrderer());
         pipeline.addLast("dispatcher", new RequestDispatcher(decoder, memoryPool, requestHandlers,
                 endpoint.listenerName(), ctx -> connection, metrics));

@@ -18,6 +18,8 @@ final class ReadGate extends ChannelOutboundHandlerAdapter {
 
     static final int DISPATCHER = 1;
     static final int MEMORY = 2;
+    /** A SASL token being evaluated off the event loop, or a failed authentication waiting to close. */
+    static final int SASL = 4;
 
     private Channel channel;
     private int reasons;

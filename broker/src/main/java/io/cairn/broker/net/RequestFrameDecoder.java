@@ -24,7 +24,12 @@ final class RequestFrameDecoder extends ByteToMessageDecoder {
     private static final Logger LOGGER = LogManager.getLogger(RequestFrameDecoder.class);
     private static final int SIZE_PREFIX_BYTES = 4;
 
-    private final int maxRequestBytes;
+    static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
+
+    /** The largest frame accepted now; lowered to sasl.server.max.receive.size until SASL completes. */
+    private int maxRequestBytes;
+    /** The key that sets {@link #maxRequestBytes}, for the log line. */
+    private String limitKey = SOCKET_REQUEST_MAX_BYTES;
     private final String listenerName;
     private final RequestMemoryPool memoryPool;
     /** Set once the stream is known to be bad: everything after is discarded while the channel closes. */
@@ -36,6 +41,12 @@ final class RequestFrameDecoder extends ByteToMessageDecoder {
         this.maxRequestBytes = maxRequestBytes;
         this.listenerName = listenerName;
         this.memoryPool = memoryPool;
+    }
+
+    /** Changes the frame bound (called on the event loop, by the SASL authenticator). */
+    void maxRequestBytes(int value, String key) {
+        this.maxRequestBytes = value;
+        this.limitKey = key;
     }
 
     @Override
@@ -51,10 +62,10 @@ final class RequestFrameDecoder extends ByteToMessageDecoder {
         if (size < 0 || size > maxRequestBytes) {
             failed = true;
             LOGGER.warn("Closing connection from {} on listener {}: invalid request size {} ({}; "
-                    + "socket.request.max.bytes={}, first bytes {}). A TLS ClientHello or an HTTP request read as "
+                    + "{}={}, first bytes {}). A TLS ClientHello or an HTTP request read as "
                     + "a Kafka size prefix looks like a huge or negative size: is the client using the right "
                     + "protocol for this listener?", ctx.channel().remoteAddress(), listenerName, size,
-                    size < 0 ? "negative" : "larger than the maximum", maxRequestBytes, describePrefix(in));
+                    size < 0 ? "negative" : "larger than the maximum", limitKey, maxRequestBytes, describePrefix(in));
             in.skipBytes(in.readableBytes());
             ctx.close();
             return;

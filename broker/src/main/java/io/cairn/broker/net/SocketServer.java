@@ -84,13 +84,15 @@ public final class SocketServer implements AutoCloseable {
         // Every SSL listener's stores are loaded here, before the broker registers or binds anything: a bad key store
         // fails startup with one ConfigException naming its key.
         for (Endpoint endpoint : config.kafkaListeners()) {
-            if (endpoint.securityProtocol() == SecurityProtocol.SSL) {
+            SecurityProtocol protocol = endpoint.securityProtocol();
+            if (protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL) {
                 SslEngineFactory factory = SslEngineFactory.create(config.sslSettings(endpoint.listenerName()));
                 sslFactories.put(endpoint.listenerName(), factory);
                 LOGGER.info("Listener {} serves TLS: {}", endpoint.listenerName(), factory);
-            } else if (endpoint.securityProtocol() != SecurityProtocol.PLAINTEXT) {
-                throw new IllegalStateException("Listener " + endpoint + " uses " + endpoint.securityProtocol()
-                        + ", but Cairn serves PLAINTEXT and SSL listeners only");
+            }
+            if (config.saslSettings(endpoint.listenerName()) != null) {
+                LOGGER.info("Listener {} authenticates with SASL: {}", endpoint.listenerName(),
+                        config.saslSettings(endpoint.listenerName()));
             }
         }
     }
@@ -124,7 +126,8 @@ public final class SocketServer implements AutoCloseable {
                 .childHandler(new CairnChannelInitializer(endpoint, registries.apply(endpoint),
                         config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool,
                         requestHandlers, new DispatcherMetrics(metrics.requests(),
-                                metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM), ssl));
+                                metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM), ssl,
+                        config.saslSettings(endpoint.listenerName())));
         if (config.socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.socketSendBufferBytes());
         }

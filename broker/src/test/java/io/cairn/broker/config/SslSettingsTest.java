@@ -116,11 +116,11 @@ class SslSettingsTest {
     }
 
     @Test
-    void shouldRefuseSaslListenersAndAnSslControllerListenerWithOneLine() {
+    void shouldRefuseASaslSslListenerWithoutKeyStoreAndAnSslControllerListenerWithOneLine() {
         assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "SASL_SSL://:9093")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("configuration listeners:")
-                .hasMessageContaining("Cairn does not support SASL yet");
+                .hasMessageContaining("configuration ssl.keystore.location:")
+                .hasMessageContaining("the SASL_SSL listener SASL_SSL needs a key store");
         assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093",
                 "controller.listener.names", "CONTROLLER",
                 "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:SSL",

@@ -46,6 +46,7 @@ class BrokerApiVersionsIT {
         assertThat(result.stdout().lines().toList()).as("%s", result)
                 .contains(broker.host() + ":" + broker.port() + " (id: 1 rack: null isFenced: false) -> (")
                 .contains("\tApiVersions(18): 0 to 4 [usable: 4],")
+                .contains("\tSaslHandshake(17): 0 to 1 [usable: 1],", "\tSaslAuthenticate(36): 0 to 2 [usable: 2],")
                 .endsWith(")");
     }
 

@@ -1,0 +1,33 @@
+package io.cairn.broker.security;
+
+/**
+ * The server side of one SASL mechanism's exchange on one connection (the part of
+ * {@code javax.security.sasl.SaslServer} Kafka's authenticator uses): each client token in, the server's token
+ * out, until {@link #complete()}.
+ *
+ * <p>Not thread-safe: one connection's tokens are evaluated one after another (possibly on different threads, each
+ * call happening-after the previous one).
+ */
+public interface SaslServer {
+
+    /** The mechanism name, e.g. {@code PLAIN}. */
+    String mechanism();
+
+    /**
+     * Evaluates the client's next token.
+     *
+     * @return the server's reply token (empty when there is nothing to send)
+     * @throws SaslAuthenticationException when the client failed to authenticate; the message goes to the client
+     */
+    byte[] evaluateResponse(byte[] clientToken) throws SaslAuthenticationException;
+
+    boolean complete();
+
+    /** The authenticated user name; only once {@link #complete()}. */
+    String authorizationId();
+
+    /** True when evaluating a token costs enough CPU (SCRAM's PBKDF2) that it must not run on a network thread. */
+    default boolean expensive() {
+        return false;
+    }
+}

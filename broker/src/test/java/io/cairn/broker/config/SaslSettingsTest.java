@@ -1,0 +1,113 @@
+package io.cairn.broker.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Kafka's SASL listener keys, resolved per listener. */
+class SaslSettingsTest {
+
+    private static final String JAAS = "org.apache.kafka.common.security.plain.PlainLoginModule required "
+            + "user_alice=\"alice-secret\";";
+
+    private static Map<String, String> saslListener(Map<String, String> extra) {
+        Map<String, String> props = new HashMap<>();
+        props.put("listeners", "PLAINTEXT://:9092,SASL_PLAINTEXT://:9094");
+        props.putAll(extra);
+        return props;
+    }
+
+    @Test
+    void resolvesMechanismsJaasAndBoundsWithKafkaDefaults() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms", "PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config", JAAS)));
+
+        // Then
+        SaslSettings sasl = config.saslSettings("SASL_PLAINTEXT");
+        assertThat(sasl.enabledMechanisms()).containsExactly("PLAIN");
+        assertThat(sasl.jaasOf("PLAIN").option("user_alice")).isEqualTo("alice-secret");
+        assertThat(sasl.maxReceiveSize()).isEqualTo(524288);
+        assertThat(sasl.failedAuthenticationDelayMs()).isEqualTo(100);
+        assertThat(sasl.toString()).doesNotContain("alice-secret");
+        assertThat(config.saslSettings("PLAINTEXT")).isNull();
+        assertThat(config.unknownKeys()).isEmpty();
+        assertThat(config.notActedOnKeys()).isEmpty();
+    }
+
+    @Test
+    void aListenerPrefixedMechanismListWins() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms", "GSSAPI",
+                "listener.name.sasl_plaintext.sasl.enabled.mechanisms", "PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config", JAAS,
+                "sasl.server.max.receive.size", "1000", "connection.failed.authentication.delay.ms", "0")));
+
+        // Then
+        assertThat(config.saslSettings("SASL_PLAINTEXT").enabledMechanisms()).containsExactly("PLAIN");
+        assertThat(config.saslSettings("SASL_PLAINTEXT").maxReceiveSize()).isEqualTo(1000);
+        assertThat(config.saslSettings("SASL_PLAINTEXT").failedAuthenticationDelayMs()).isZero();
+    }
+
+    @Test
+    void refusesGssapiWhichIsKafkaDefaultWithOneLine() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(saslListener(Map.of())))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("configuration sasl.enabled.mechanisms:")
+                .hasMessageContaining("enables GSSAPI, which Cairn does not support (Kerberos is not implemented)");
+    }
+
+    @Test
+    void refusesAMechanismWithoutJaasConfigAndIgnoresABareSaslJaasConfigAsKafkaDoes() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms", "PLAIN",
+                "sasl.jaas.config", JAAS))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("configuration listener.name.sasl_plaintext.plain.sasl.jaas.config:")
+                .hasMessageContaining("ignores an unprefixed sasl.jaas.config");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms", "PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config", "x.M required user_a=\"b\""))))
+                .hasMessageContaining("must end with ';'")
+                .hasMessageNotContaining("user_a");
+    }
+
+    @Test
+    void theInterBrokerClientTakesTheMechanismAndTheListenersJaasUsernameAndPassword() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms", "PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config", "org.apache.kafka.common.security.plain."
+                        + "PlainLoginModule required username=\"admin\" password=\"admin-secret\" "
+                        + "user_admin=\"admin-secret\";",
+                "security.inter.broker.protocol", "SASL_PLAINTEXT", "sasl.mechanism.inter.broker.protocol", "PLAIN")));
+
+        // Then
+        SaslSettings.ClientCredentials client = config.interBrokerSasl();
+        assertThat(client.mechanism()).isEqualTo("PLAIN");
+        assertThat(client.username()).isEqualTo("admin");
+        assertThat(client.password()).isEqualTo("admin-secret");
+        assertThat(client.toString()).doesNotContain("admin-secret");
+    }
+
+    @Test
+    void refusesAnInterBrokerMechanismTheListenerDoesNotEnableOrAJaasWithoutTheBrokersCredentials() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms", "PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config", JAAS,
+                "security.inter.broker.protocol", "SASL_PLAINTEXT"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("configuration sasl.mechanism.inter.broker.protocol:")
+                .hasMessageContaining("must be included in sasl.enabled.mechanisms");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms", "PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config", JAAS,
+                "security.inter.broker.protocol", "SASL_PLAINTEXT", "sasl.mechanism.inter.broker.protocol", "PLAIN"))))
+                .hasMessageContaining("needs the broker's own username and password");
+    }
+
+    @Test
+    void refusesScramWhichIsNotImplementedYet() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms",
+                "SCRAM-SHA-256"))))
+                .hasMessageContaining("enables SCRAM-SHA-256, which Cairn does not support (SCRAM is not implemented");
+    }
+}

@@ -1,0 +1,319 @@
+package io.cairn.compat.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
+
+import io.cairn.compat.group.GroupClients;
+import io.cairn.testkit.BrokerCluster;
+import io.cairn.testkit.BrokerKind;
+import io.cairn.testkit.BrokerLogsExtension;
+import io.cairn.testkit.BrokerProcess;
+import io.cairn.testkit.FreePorts;
+import io.cairn.testkit.TestCertificates;
+import io.cairn.testkit.TestDirectories;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.SslConfigs;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * SASL listeners as Kafka serves them, on Cairn and Kafka 4.1.1 with the same configuration: one node with a
+ * PLAINTEXT listener (the harness's probe), a SASL_PLAINTEXT and a SASL_SSL listener offering PLAIN with users from
+ * the listener's {@code PlainLoginModule} JAAS config, all keys Kafka's. The stock Java producer and consumer
+ * authenticate over both, a wrong password and an unknown user fail with the same
+ * {@link SaslAuthenticationException}, and kcat (librdkafka) authenticates with PLAIN too. A 3-node cluster whose
+ * inter-broker listener is SASL_PLAINTEXT (PLAIN, the broker's own user from the listener's JAAS config) replicates
+ * acks=all records with every replica in sync.
+ */
+@Timeout(180)
+@ExtendWith(BrokerLogsExtension.class)
+class SaslIT {
+
+    private static final String REQUIRE_KCAT = "CAIRN_REQUIRE_KCAT";
+    private static final String PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule";
+    private static final String BROKER_JAAS = PLAIN_MODULE + " required username=\"admin\" password=\"admin-secret\""
+            + " user_admin=\"admin-secret\" user_alice=\"alice-secret\";";
+
+    private static Path dir;
+    private static TestCertificates certs;
+
+    @BeforeAll
+    static void makeCertificates() {
+        dir = TestDirectories.createTempDirectory("cairn-sasl-it-");
+        certs = TestCertificates.create(dir.resolve("certs"));
+    }
+
+    @AfterAll
+    static void deleteCertificates() {
+        TestDirectories.deleteRecursively(dir);
+    }
+
+    static Stream<BrokerKind> kinds() {
+        return GroupClients.kinds();
+    }
+
+    /** A PLAIN client of {@code protocol} (SASL_PLAINTEXT or SASL_SSL, trusting the test CA). */
+    private static Properties client(String bootstrap, String protocol, String user, String password) {
+        Properties props = new Properties();
+        props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, protocol);
+        props.put(SaslConfigs.SASL_MECHANISM, "PLAIN");
+        props.put(SaslConfigs.SASL_JAAS_CONFIG, PLAIN_MODULE + " required username=\"" + user + "\" password=\""
+                + password + "\";");
+        if (protocol.equals("SASL_SSL")) {
+            props.put(SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PEM");
+            props.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, certs.caPem().toString());
+        }
+        return props;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kinds")
+    void clientsAuthenticateWithPlainOverSaslPlaintextAndSaslSsl(BrokerKind kind) throws Exception {
+        // Given: one node with PLAINTEXT, SASL_PLAINTEXT and SASL_SSL listeners offering PLAIN
+        int[] ports = FreePorts.freePorts(2);
+        String host = FreePorts.LOOPBACK;
+        String saslPlaintext = host + ":" + ports[0];
+        String saslSsl = host + ":" + ports[1];
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("ssl.keystore.type", "PKCS12");
+        config.put("ssl.keystore.location", certs.brokerKeystore().toString());
+        config.put("ssl.keystore.password", certs.password());
+        config.put("ssl.key.password", certs.password());
+        config.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,"
+                + "SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL");
+        config.put("sasl.enabled.mechanisms", "PLAIN");
+        config.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", BROKER_JAAS);
+        config.put("listener.name.sasl_ssl.plain.sasl.jaas.config", BROKER_JAAS);
+        config.put("offsets.topic.replication.factor", "1");
+        config.put("transaction.state.log.replication.factor", "1");
+        config.put("transaction.state.log.min.isr", "1");
+        long begin = System.nanoTime();
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 1, config, node -> Map.of(
+                "listeners", "PLAINTEXT://" + host + ":" + node.clientPort() + ",CONTROLLER://" + host + ":"
+                        + node.controllerPort() + ",SASL_PLAINTEXT://" + saslPlaintext + ",SASL_SSL://" + saslSsl,
+                "advertised.listeners", "PLAINTEXT://" + host + ":" + node.clientPort() + ",SASL_PLAINTEXT://"
+                        + saslPlaintext + ",SASL_SSL://" + saslSsl))) {
+            cluster.start();
+            BrokerProcess broker = cluster.nodes().get(0);
+            createTopic(cluster.bootstrapServers(), "sasl", 1, (short) 1);
+
+            // When: alice produces over SASL_PLAINTEXT and SASL_SSL, and reads everything back over both
+            produce(client(saslPlaintext, "SASL_PLAINTEXT", "alice", "alice-secret"), "sasl", "plaintext-", 10);
+            produce(client(saslSsl, "SASL_SSL", "alice", "alice-secret"), "sasl", "ssl-", 10);
+            List<String> overPlaintext = consume(client(saslPlaintext, "SASL_PLAINTEXT", "alice", "alice-secret"),
+                    "sasl", 20);
+            List<String> overSsl = consume(client(saslSsl, "SASL_SSL", "admin", "admin-secret"), "sasl", 20);
+
+            // Then
+            assertThat(overPlaintext).hasSize(20).startsWith("plaintext-0").endsWith("ssl-9");
+            assertThat(overSsl).isEqualTo(overPlaintext);
+
+            // And: a wrong password and an unknown user fail alike, with Kafka's message
+            for (Properties bad : List.of(client(saslPlaintext, "SASL_PLAINTEXT", "alice", "wrong"),
+                    client(saslPlaintext, "SASL_PLAINTEXT", "mallory", "alice-secret"),
+                    client(saslSsl, "SASL_SSL", "alice", "wrong"))) {
+                bad.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+                bad.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+                try (Admin admin = Admin.create(bad)) {
+                    assertThatThrownBy(() -> admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS))
+                            .isInstanceOf(ExecutionException.class)
+                            .cause().isInstanceOf(SaslAuthenticationException.class)
+                            .hasMessageContaining("Invalid username or password");
+                }
+            }
+
+            // And: librdkafka authenticates with PLAIN too
+            createTopic(cluster.bootstrapServers(), "kcat-sasl", 1, (short) 1);
+            kcat(saslPlaintext);
+            assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
+            System.out.printf("SaslIT %s PLAIN: %d ms%n", kind, (System.nanoTime() - begin) / 1_000_000);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kinds")
+    void aClusterReplicatesOverASaslPlaintextInterBrokerListener(BrokerKind kind) throws Exception {
+        // Given: three nodes whose INTERNAL listener (the inter-broker one) is SASL_PLAINTEXT with PLAIN
+        int[] internalPorts = FreePorts.freePorts(3);
+        String host = FreePorts.LOOPBACK;
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("listener.security.protocol.map",
+                "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,INTERNAL:SASL_PLAINTEXT");
+        config.put("inter.broker.listener.name", "INTERNAL");
+        config.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
+        config.put("listener.name.internal.sasl.enabled.mechanisms", "PLAIN");
+        config.put("listener.name.internal.plain.sasl.jaas.config", PLAIN_MODULE + " required username=\"broker\""
+                + " password=\"broker-secret\" user_broker=\"broker-secret\";");
+        config.put("offsets.topic.replication.factor", "3");
+        long begin = System.nanoTime();
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 3, config, node -> {
+            String internal = host + ":" + internalPorts[node.nodeId() - 1];
+            return Map.of("listeners", "PLAINTEXT://" + host + ":" + node.clientPort() + ",CONTROLLER://" + host
+                            + ":" + node.controllerPort() + ",INTERNAL://" + internal,
+                    "advertised.listeners", "PLAINTEXT://" + host + ":" + node.clientPort() + ",INTERNAL://"
+                            + internal);
+        })) {
+            cluster.start();
+            createTopic(cluster.bootstrapServers(), "replicated", 3, (short) 3);
+            Properties plaintext = new Properties();
+            plaintext.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+
+            // When: acks=all records, through the PLAINTEXT client listener
+            produce(plaintext, "replicated", "r-", 30);
+
+            // Then: every partition has its three replicas in sync (the followers authenticated and fetched)
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    cluster.bootstrapServers()))) {
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                    TopicDescription topic = admin.describeTopics(List.of("replicated")).allTopicNames()
+                            .get(10, TimeUnit.SECONDS).get("replicated");
+                    assertThat(topic.partitions()).hasSize(3)
+                            .allSatisfy(p -> assertThat(p.isr()).hasSize(3));
+                });
+            }
+            assertThat(consume(plaintext, "replicated", 30)).hasSize(30);
+            for (BrokerProcess node : cluster.nodes()) {
+                if (kind == BrokerKind.CAIRN) {
+                    assertThat(node.logLinesContaining("Inter-broker clients authenticate with SASL/PLAIN"))
+                            .isNotEmpty();
+                }
+                assertThat(node.logLinesContaining("Failed authentication")).isEmpty();
+            }
+            System.out.printf("SaslIT %s 3-node SASL_PLAINTEXT inter-broker: %d ms%n", kind,
+                    (System.nanoTime() - begin) / 1_000_000);
+        }
+    }
+
+    private static void createTopic(String bootstrap, String topic, int partitions, short replication)
+            throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, replication))).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void produce(Properties props, String topic, String prefix, int count) throws Exception {
+        Properties producerProps = new Properties();
+        producerProps.putAll(props);
+        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+        producerProps.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        producerProps.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps)) {
+            for (int i = 0; i < count; i++) {
+                producer.send(new ProducerRecord<>(topic, prefix + i)).get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Reads {@code count} records of {@code topic} from the beginning, assigned (no group). */
+    private static List<String> consume(Properties props, String topic, int count) {
+        Properties consumerProps = new Properties();
+        consumerProps.putAll(props);
+        consumerProps.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        consumerProps.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (values.size() < count && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
+                    values.add(record.value());
+                }
+            }
+        }
+        return values;
+    }
+
+    /** kcat produces and consumes with SASL/PLAIN; skipped without kcat unless it is required. */
+    private static void kcat(String bootstrap) throws Exception {
+        Optional<Path> kcat = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                .filter(d -> !d.isBlank()).map(d -> Paths.get(d, "kcat")).filter(Files::isExecutable).findFirst();
+        if (kcat.isEmpty()) {
+            if (System.getenv(REQUIRE_KCAT) != null) {
+                fail("kcat is not on PATH and " + REQUIRE_KCAT + " is set");
+            }
+            System.out.println("SaslIT: kcat is not on PATH; its part is skipped");
+            return;
+        }
+        List<String> sasl = List.of("-b", bootstrap, "-X", "security.protocol=sasl_plaintext", "-X",
+                "sasl.mechanism=PLAIN", "-X", "sasl.username=alice", "-X", "sasl.password=alice-secret");
+        Result produced = run(kcat.get(), "one\ntwo\nthree\n", concat(sasl, "-P", "-t", "kcat-sasl"));
+        assertThat(produced.exitCode()).as("%s", produced).isZero();
+        Result consumed = run(kcat.get(), "", concat(sasl, "-C", "-t", "kcat-sasl", "-o", "beginning", "-c", "3",
+                "-e"));
+        assertThat(consumed.exitCode()).as("%s", consumed).isZero();
+        assertThat(consumed.stdout().lines().toList()).containsExactly("one", "two", "three");
+        List<String> wrong = List.of("-b", bootstrap, "-X", "security.protocol=sasl_plaintext", "-X",
+                "sasl.mechanism=PLAIN", "-X", "sasl.username=alice", "-X", "sasl.password=wrong", "-L", "-m", "10");
+        Result refused = run(kcat.get(), "", wrong);
+        assertThat(refused.exitCode()).as("%s", refused).isNotZero();
+        assertThat(refused.stderr()).as("%s", refused).contains("Authentication failed");
+    }
+
+    private static List<String> concat(List<String> first, String... rest) {
+        List<String> all = new ArrayList<>(first);
+        all.addAll(List.of(rest));
+        return all;
+    }
+
+    private static Result run(Path tool, String stdin, List<String> args) throws Exception {
+        Path work = Files.createTempDirectory(dir, "kcat-");
+        Path in = Files.writeString(work.resolve("stdin"), stdin, StandardCharsets.UTF_8);
+        List<String> command = new ArrayList<>();
+        command.add(tool.toString());
+        command.addAll(args);
+        Process process = new ProcessBuilder(command).redirectInput(in.toFile())
+                .redirectOutput(work.resolve("stdout").toFile()).redirectError(work.resolve("stderr").toFile())
+                .start();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError("kcat " + command + " (pid " + process.pid() + ") did not finish: "
+                    + Files.readString(work.resolve("stderr")));
+        }
+        return new Result(command, process.exitValue(), Files.readString(work.resolve("stdout")),
+                Files.readString(work.resolve("stderr")));
+    }
+
+    private record Result(List<String> command, int exitCode, String stdout, String stderr) {
+    }
+}
