@@ -1,5 +1,7 @@
 package io.cairn.broker;
 
+import static org.awaitility.Awaitility.await;
+
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.isr.ReplicaManager;
@@ -7,10 +9,10 @@ import io.cairn.metadata.image.TopicPartition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 /**
@@ -68,19 +70,9 @@ public final class InProcessBroker implements AutoCloseable {
      * a raw request right after CreateTopics may otherwise get NOT_LEADER_OR_FOLLOWER, as a Kafka broker answers).
      */
     public void awaitHosted(String topic, int partitions) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!IntStream.range(0, partitions).allMatch(i -> replicaManager()
-                .partition(new TopicPartition(topic, i)).isPresent())) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("Partitions of " + topic + " not hosted in 30 s");
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
+        await("partitions of " + topic + " hosted").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
+                .until(() -> IntStream.range(0, partitions).allMatch(i -> replicaManager()
+                        .partition(new TopicPartition(topic, i)).isPresent()));
     }
 
     @Override

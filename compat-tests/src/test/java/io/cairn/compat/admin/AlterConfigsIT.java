@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -41,8 +42,6 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Live config changes, the same scenario on Cairn and the reference Kafka (each a broker of its own, since broker
@@ -64,8 +63,7 @@ class AlterConfigsIT {
     private static final long TIMEOUT_S = 30;
     private static final String TOOL = "kafka.admin.ConfigCommand";
 
-    @ParameterizedTest
-    @EnumSource(BrokerKind.class)
+    @KafkaHalfInFaults
     void configsChangeLiveAsOnKafka(BrokerKind kind) throws Exception {
         try (BrokerProcess broker = start(kind); Admin admin = AdminTopicsIT.admin(broker)) {
             kafkaConfigsAltersAndDescribesATopic(broker, admin);
@@ -79,8 +77,7 @@ class AlterConfigsIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(BrokerKind.class)
+    @KafkaHalfInFaults
     void dynamicBrokerConfigsSetTopicDefaultsLiveAndAfterRestart(BrokerKind kind) throws Exception {
         try (BrokerProcess broker = start(kind); Admin admin = AdminTopicsIT.admin(broker)) {
             // Given: a topic without its own retention.ms whose records are older than 1 s

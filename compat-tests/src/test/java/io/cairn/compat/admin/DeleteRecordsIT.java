@@ -3,6 +3,7 @@ package io.cairn.compat.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.compat.group.GroupClients;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
@@ -116,8 +117,7 @@ class DeleteRecordsIT {
         assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
     }
 
-    @ParameterizedTest
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void theAnswerWaitsUntilEveryFollowerMovedItsLogStartOffset(BrokerKind kind) throws Exception {
         // Given: three replicas in sync with ten records.
         try (BrokerCluster cluster = BrokerCluster.create(kind, 3, Map.of())) {

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.QuorumInfo;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -84,6 +85,7 @@ class DescribeQuorumIT {
         }
     }
 
+    @Tag("faults")
     @ParameterizedTest
     @EnumSource(BrokerKind.class)
     void threeVotersCatchUpAndAKilledLeaderIsReplacedInALaterEpoch(BrokerKind kind) throws Exception {

@@ -12,6 +12,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
+@Tag("faults")
 class TopicsSurviveRestartIT {
 
     @Test

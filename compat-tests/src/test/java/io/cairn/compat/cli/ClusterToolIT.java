@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.compat.group.GroupClients;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
@@ -62,8 +63,7 @@ class ClusterToolIT {
         assertThat(unknown.stderr()).as("%s", unknown).contains("BrokerIdNotRegisteredException");
     }
 
-    @ParameterizedTest
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void unregisterRemovesAStoppedBrokersRegistration(BrokerKind kind) throws Exception {
         // Given: three nodes, the third stopped (fenced once its session expires, still registered).
         try (BrokerCluster cluster = BrokerCluster.create(kind, 3, Map.of())) {

@@ -7,6 +7,7 @@ import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +20,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
+@Tag("faults")
 class ActiveControllerIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);

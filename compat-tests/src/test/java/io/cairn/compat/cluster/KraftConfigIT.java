@@ -3,6 +3,7 @@ package io.cairn.compat.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.ApiVersionsProbe;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
@@ -43,8 +44,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Kafka's own KRaft configuration starts Cairn unchanged: the sample single-node {@code server.properties} of Kafka
@@ -95,8 +94,7 @@ class KraftConfigIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(BrokerKind.class)
+    @KafkaHalfInFaults
     void threeCombinedNodesWithStaticVotersFormAQuorumAndServeClients(BrokerKind kind) throws Exception {
         // Given: Kafka's documented static quorum (controller.quorum.voters), each node formatted with one cluster id
         try (BrokerCluster cluster = BrokerCluster.create(kind, 3, Map.of())) {

@@ -25,6 +25,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,6 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
+@Tag("faults")
 class PipelinedProduceRestartIT {
 
     private static final Logger LOGGER = LogManager.getLogger(PipelinedProduceRestartIT.class);

@@ -51,6 +51,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -172,6 +173,7 @@ class TransactionMarkersIT {
                 Map.of(), Map.of(), Map.of());
     }
 
+    @Tag("faults")
     @ParameterizedTest
     @MethodSource("io.cairn.compat.data.DataClients#kinds")
     void aCommitMarkerFollowsThePartitionToItsNewLeaderWhenTheOldOneDies(BrokerKind kind) throws Exception {

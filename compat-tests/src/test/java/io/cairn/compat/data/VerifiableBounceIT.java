@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Timeout(600)
 @ExtendWith(BrokerLogsExtension.class)
+@Tag("faults")
 class VerifiableBounceIT {
 
     private static final Duration PROGRESS_TIMEOUT = Duration.ofSeconds(90);

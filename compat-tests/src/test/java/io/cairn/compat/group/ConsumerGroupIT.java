@@ -38,6 +38,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.awaitility.core.ThrowingRunnable;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -108,6 +109,7 @@ class ConsumerGroupIT {
         noLeaks(broker);
     }
 
+    @Tag("faults")
     @ParameterizedTest
     @MethodSource("io.cairn.compat.group.GroupClients#kinds")
     void aNewMemberResumesAfterTheCommittedOffsetsAlsoAfterABrokerRestart(BrokerKind kind) throws Exception {
@@ -300,6 +302,7 @@ class ConsumerGroupIT {
         noLeaks(broker);
     }
 
+    @Tag("faults")
     @ParameterizedTest
     @MethodSource("io.cairn.compat.group.GroupClients#kinds")
     void aGroupKeepsItsMembersPartitionsAndOffsetsAcrossABrokerRestart(BrokerKind kind) throws Exception {
@@ -346,6 +349,7 @@ class ConsumerGroupIT {
         }
     }
 
+    @Tag("faults")
     @ParameterizedTest
     @MethodSource("io.cairn.compat.group.GroupClients#kinds")
     void deletedGroupsDeletedOffsetsAndAlteredOffsetsStaySoAfterABrokerKill(BrokerKind kind) throws Exception {

@@ -106,19 +106,12 @@ public final class GroupClients {
      * and a broker may not publish a topic just created to that lookup at once (Kafka under load answers it with
      * UNKNOWN_TOPIC_OR_PARTITION for a moment, which the admin client does not retry).
      */
-    private static void awaitListOffsets(Admin admin, Map<TopicPartition, OffsetSpec> latest) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
-        while (true) {
-            try {
-                admin.listOffsets(latest).all().get(TIMEOUT_S, TimeUnit.SECONDS);
-                return;
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(100);
-            }
-        }
+    private static void awaitListOffsets(Admin admin, Map<TopicPartition, OffsetSpec> latest) {
+        await("ListOffsets of " + latest.keySet()).atMost(Duration.ofSeconds(TIMEOUT_S))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100))
+                .ignoreExceptionsMatching(e -> e instanceof ExecutionException
+                        && e.getCause() instanceof UnknownTopicOrPartitionException)
+                .until(() -> admin.listOffsets(latest).all().get(TIMEOUT_S, TimeUnit.SECONDS) != null);
     }
 
     /** The topic's partitions {@code 0..partitions-1}. */

@@ -2,6 +2,7 @@ package io.cairn.compat.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -29,8 +29,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Kafka's production layout with more than one broker-only node: nodes 1-3 are the voters (and brokers), nodes 4
@@ -45,12 +43,7 @@ class BrokerOnlyNodesIT {
     private static final int NODES = 5;
     private static final int VOTERS = 3;
 
-    static Stream<BrokerKind> kinds() {
-        return ReplicationClients.kinds();
-    }
-
-    @ParameterizedTest
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void everyBrokerOnlyNodeFollowsTheMetadataOfTopicsCreatedAfterItJoined(BrokerKind kind) throws Exception {
         // Given three voters and two broker-only nodes, all running
         try (BrokerCluster cluster = BrokerCluster.create(kind, NODES, Map.of(), node -> layout(kind, node));

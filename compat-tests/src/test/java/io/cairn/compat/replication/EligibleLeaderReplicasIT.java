@@ -24,6 +24,7 @@ import org.apache.kafka.clients.admin.FeatureMetadata;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,6 +43,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Timeout(600)
 @ExtendWith(BrokerLogsExtension.class)
+@Tag("faults")
 class EligibleLeaderReplicasIT {
 
     private static final String TOPICS = "org.apache.kafka.tools.TopicCommand";

@@ -3,6 +3,7 @@ package io.cairn.compat.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
@@ -35,8 +36,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Fetch from the closest replica (KIP-392) on a three-node cluster whose nodes sit in racks r1, r2 and r3, with
@@ -57,12 +56,7 @@ class FetchFromFollowerIT {
     private static final short FETCH_BEFORE_RACK = 10;
     private static final Duration TIMEOUT = ReplicationClients.STATE_TIMEOUT;
 
-    static List<BrokerKind> kinds() {
-        return ReplicationClients.kinds().toList();
-    }
-
-    @ParameterizedTest
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void aConsumerInRackR2ReadsEveryRecordFromTheFollowerInR2(BrokerKind kind) throws Exception {
         Map<String, String> config = ReplicationClients.clusterConfig();
         config.put("replica.selector.class", "org.apache.kafka.common.replica.RackAwareReplicaSelector");

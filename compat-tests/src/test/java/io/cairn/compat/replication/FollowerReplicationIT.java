@@ -34,6 +34,7 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -51,6 +52,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Timeout(600)
 @ExtendWith(BrokerLogsExtension.class)
+@Tag("faults")
 class FollowerReplicationIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(90);

@@ -3,6 +3,7 @@ package io.cairn.compat.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
@@ -52,8 +53,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Partition reassignments that move data, on a three-node cluster, the same on Cairn and the reference Kafka:
@@ -93,12 +92,7 @@ class ReassignmentIT {
     private static final int AFTER_COMPLETION = 100;
     private static final Pattern PROPOSED = Pattern.compile("\"partition\":(\\d+),\"replicas\":\\[([\\d,]*)]");
 
-    static Stream<BrokerKind> kinds() {
-        return ReplicationClients.kinds();
-    }
-
-    @ParameterizedTest
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void reassignmentsMoveDataCompleteAndCancel(BrokerKind kind) throws Exception {
         // Given: every node's REPLICATION listener behind a proxy (healed until the cancel case)
         int[] replication = FreePorts.freePorts(ReplicationClients.NODES);

@@ -3,6 +3,7 @@ package io.cairn.compat.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
@@ -12,7 +13,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -28,8 +28,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Transactions on 3 nodes with the stock Java producer, against each kind: a replicated {@code __transaction_state}
@@ -44,12 +42,7 @@ class ReplicatedTransactionsIT {
     private static final int PARTITIONS = 3;
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-    static Stream<BrokerKind> kinds() {
-        return ReplicationClients.kinds();
-    }
-
-    @ParameterizedTest
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void transactionsAcrossPartitionsOfEveryBrokerCommitAndAbortOnEveryLeader(BrokerKind kind) throws Exception {
         // Given
         try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES,

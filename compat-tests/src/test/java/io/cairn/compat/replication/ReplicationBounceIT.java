@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,6 +44,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Timeout(1800)
 @ExtendWith(BrokerLogsExtension.class)
+@Tag("faults")
 class ReplicationBounceIT {
 
     private static final int PARTITIONS = 3;

@@ -3,7 +3,7 @@ package io.cairn.compat.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.cairn.compat.group.GroupClients;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
@@ -40,8 +40,6 @@ import org.apache.kafka.common.errors.NoReassignmentInProgressException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Operating a three-node cluster with Kafka's own tools and admin client, the same on Cairn and the reference Kafka:
@@ -64,10 +62,6 @@ class ReplicationOpsIT {
     private static final String LAG = "600000";
     private static final String ELECTION_TOOL = "org.apache.kafka.tools.LeaderElectionCommand";
     private static final String REASSIGN_TOOL = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand";
-
-    static List<BrokerKind> kinds() {
-        return GroupClients.kinds().toList();
-    }
 
     private static Admin admin(BrokerCluster cluster) {
         Properties props = new Properties();
@@ -123,8 +117,7 @@ class ReplicationOpsIT {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void preferredLeaderElectionControlledShutdownAndReassignments(BrokerKind kind) throws Exception {
         // Given: no automatic balancing, and a session long enough that only a controlled shutdown moves leaders
         try (BrokerCluster cluster = BrokerCluster.create(kind, 3, Map.of("auto.leader.rebalance.enable", "false",
@@ -265,8 +258,7 @@ class ReplicationOpsIT {
         });
     }
 
-    @ParameterizedTest
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void theControllerMovesLeadershipBackToThePreferredReplicaByItself(BrokerKind kind) throws Exception {
         // Given: balancing every second (Kafka's minimum)
         try (BrokerCluster cluster = BrokerCluster.create(kind, 3,

@@ -2,6 +2,7 @@ package io.cairn.compat.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
@@ -13,13 +14,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.Node;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Kafka's stock {@code kafka-topics} ({@code TopicCommand}) on a replicated topic of a 3-node cluster: {@code
@@ -37,12 +35,7 @@ class ReplicationToolsIT {
     private static final Pattern PARTITION_LINE = Pattern.compile("Partition: (\\d+)\\s+Leader: (-?\\d+|none)\\s+"
             + "Replicas: ([\\d,]*)\\s+Isr: ([\\d,]*)");
 
-    static Stream<BrokerKind> kinds() {
-        return ReplicationClients.kinds();
-    }
-
-    @ParameterizedTest
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void describeShowsLeaderReplicasIsrAndUnderReplicatedPartitionsFollowAStoppedFollower(BrokerKind kind)
             throws Exception {
         // Given

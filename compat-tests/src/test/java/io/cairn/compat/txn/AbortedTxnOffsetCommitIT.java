@@ -16,6 +16,7 @@ import io.cairn.wire.message.TxnOffsetCommitResponseData;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
@@ -27,6 +28,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,12 +46,25 @@ import org.junit.jupiter.params.provider.MethodSource;
 class AbortedTxnOffsetCommitIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    /** One broker per kind and transaction.version, shared by that pair's cases (own topic, id and group each). */
+    private static final Map<String, BrokerProcess> BROKERS = new ConcurrentHashMap<>();
 
     static Stream<Arguments> cases() {
         return TransactionsIT.kinds().flatMap(kind -> Stream.of(
                 Arguments.of(kind, 0, 3, Errors.INVALID_TXN_STATE),
                 Arguments.of(kind, 0, 4, Errors.TRANSACTION_ABORTABLE),
                 Arguments.of(kind, 2, 5, Errors.INVALID_PRODUCER_EPOCH)));
+    }
+
+    @AfterAll
+    static void stopBrokers() {
+        BROKERS.values().forEach(BrokerProcess::close);
+        BROKERS.clear();
+    }
+
+    private static BrokerProcess broker(BrokerKind kind, int transactionVersion) {
+        return BROKERS.computeIfAbsent(kind + " transaction.version=" + transactionVersion,
+                key -> start(kind, transactionVersion));
     }
 
     private static BrokerProcess start(BrokerKind kind, int transactionVersion) {
@@ -71,40 +86,39 @@ class AbortedTxnOffsetCommitIT {
                                                 Errors expected) throws Exception {
         // Given: a transaction that wrote a record and offsets of the group, then aborted, its markers written
         // (before that the offsets partition still has the transaction open, and a commit would join it)
-        try (BrokerProcess broker = start(kind, transactionVersion)) {
-            String topic = TransactionsIT.createTopic(broker, "aborted-offsets", 1);
-            TopicPartition partition = new TopicPartition(topic, 0);
-            String transactionalId = TransactionsIT.unique("aborted-offsets");
-            String group = TransactionsIT.unique("aborted-offsets-group");
-            try (KafkaProducer<String, String> producer = TransactionsIT.transactionalProducer(broker,
-                    transactionalId); Admin admin = TransactionsIT.admin(broker);
-                 RawKafkaClient raw = RawKafkaClient.connect(broker)) {
-                producer.initTransactions();
-                producer.beginTransaction();
-                producer.send(new ProducerRecord<>(topic, 0, "k", "aborted")).get(30, TimeUnit.SECONDS);
-                producer.sendOffsetsToTransaction(Map.of(partition, new OffsetAndMetadata(1L)),
-                        new ConsumerGroupMetadata(group));
-                TransactionDescription open = admin.describeTransactions(List.of(transactionalId))
-                        .description(transactionalId).get(30, TimeUnit.SECONDS);
-                producer.abortTransaction();
-                await().atMost(TIMEOUT).until(() -> admin.describeTransactions(List.of(transactionalId))
-                        .description(transactionalId).get(30, TimeUnit.SECONDS).state()
-                        == TransactionState.COMPLETE_ABORT);
+        BrokerProcess broker = broker(kind, transactionVersion);
+        String topic = TransactionsIT.createTopic(broker, "aborted-offsets", 1);
+        TopicPartition partition = new TopicPartition(topic, 0);
+        String transactionalId = TransactionsIT.unique("aborted-offsets");
+        String group = TransactionsIT.unique("aborted-offsets-group");
+        try (KafkaProducer<String, String> producer = TransactionsIT.transactionalProducer(broker,
+                transactionalId); Admin admin = TransactionsIT.admin(broker);
+             RawKafkaClient raw = RawKafkaClient.connect(broker)) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(topic, 0, "k", "aborted")).get(30, TimeUnit.SECONDS);
+            producer.sendOffsetsToTransaction(Map.of(partition, new OffsetAndMetadata(1L)),
+                    new ConsumerGroupMetadata(group));
+            TransactionDescription open = admin.describeTransactions(List.of(transactionalId))
+                    .description(transactionalId).get(30, TimeUnit.SECONDS);
+            producer.abortTransaction();
+            await().atMost(TIMEOUT).until(() -> admin.describeTransactions(List.of(transactionalId))
+                    .description(transactionalId).get(30, TimeUnit.SECONDS).state()
+                    == TransactionState.COMPLETE_ABORT);
 
-                // When: a TxnOffsetCommit of that transaction arrives now
-                TxnOffsetCommitResponseData response = raw.sendAndReceive(lateCommit(topic, transactionalId, group,
-                        open.producerId(), (short) open.producerEpoch()), (short) version, TIMEOUT);
+            // When: a TxnOffsetCommit of that transaction arrives now
+            TxnOffsetCommitResponseData response = raw.sendAndReceive(lateCommit(topic, transactionalId, group,
+                    open.producerId(), (short) open.producerEpoch()), (short) version, TIMEOUT);
 
-                // Then
-                Errors error = Errors.forCode(response.topics().get(0).partitions().get(0).errorCode());
-                System.out.printf("%s transaction.version=%d: TxnOffsetCommit v%d of an aborted transaction "
-                        + "answered %s%n", kind, transactionVersion, version, error);
-                assertThat(error).isEqualTo(expected);
-                assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
-                        .get(30, TimeUnit.SECONDS).get(partition)).isNull();
-            }
-            assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
+            // Then
+            Errors error = Errors.forCode(response.topics().get(0).partitions().get(0).errorCode());
+            System.out.printf("%s transaction.version=%d: TxnOffsetCommit v%d of an aborted transaction "
+                    + "answered %s%n", kind, transactionVersion, version, error);
+            assertThat(error).isEqualTo(expected);
+            assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS).get(partition)).isNull();
         }
+        assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
     }
 
     private static TxnOffsetCommitRequestData lateCommit(String topic, String transactionalId, String group,

@@ -45,6 +45,7 @@ import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -60,6 +61,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Timeout(360)
 @ExtendWith(BrokerLogsExtension.class)
+@Tag("faults")
 class StreamsExactlyOnceIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(120);

@@ -20,6 +20,7 @@ import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Runs a durable writer in a child JVM, kills it with SIGKILL at a random moment, and after each kill checks that
  * every append the child reported is present and identical, no corrupt batch is returned, and appending goes on.
  */
+@Tag("faults")
 class CrashRecoveryIT {
 
     /** The issue asks for at least 50 rounds. */

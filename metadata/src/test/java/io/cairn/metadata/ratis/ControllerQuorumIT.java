@@ -26,6 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * failover time, no committed change lost, brokers keep their sessions, a fenced broker's leaderships move.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
+@Tag("faults")
 class ControllerQuorumIT {
 
     private static final Logger LOGGER = LogManager.getLogger(ControllerQuorumIT.class);
