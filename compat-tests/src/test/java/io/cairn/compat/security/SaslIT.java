@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.compat.group.GroupClients;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
@@ -168,8 +169,7 @@ class SaslIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void aClusterReplicatesOverASaslPlaintextInterBrokerListener(BrokerKind kind) throws Exception {
         // Given: three nodes whose INTERNAL listener (the inter-broker one) is SASL_PLAINTEXT with PLAIN
         int[] internalPorts = FreePorts.freePorts(3);

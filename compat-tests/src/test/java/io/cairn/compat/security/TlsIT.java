@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.compat.group.GroupClients;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
@@ -174,8 +175,7 @@ class TlsIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void aClusterReplicatesOverAnSslInterBrokerListenerWithMutualTls(BrokerKind kind) throws Exception {
         // Given: three nodes whose INTERNAL listener (the inter-broker one) is SSL and requires client certificates
         int[] internalPorts = FreePorts.freePorts(3);
