@@ -54,9 +54,6 @@ class DescribeAllConfigsIT {
             Map.entry("process.roles", "topology: set explicitly for Kafka (Cairn's default is the same value)"),
             // Cairn's own default: its log directory is ./data when neither log.dirs nor log.dir is set.
             Map.entry("log.dir", "Cairn's default is ./data, Kafka's /tmp/kafka-logs (both unused: log.dirs is set)"),
-            // Kafka's kafka-storage format writes min.insync.replicas=1 as a cluster default (a ConfigRecord in the
-            // bootstrap metadata), so Kafka shows a DYNAMIC_DEFAULT_BROKER_CONFIG synonym; Cairn's format writes none.
-            Map.entry("min.insync.replicas", "Kafka's storage format sets it as a cluster default"),
             // Cairn's own keys, which Kafka does not have.
             Map.entry("metrics.enabled", "Cairn's own key (the Prometheus endpoint)"),
             Map.entry("metrics.host", "Cairn's own key (the Prometheus endpoint)"),

@@ -220,6 +220,29 @@ final class ConfigCommands {
     }
 
     /**
+     * Kafka's {@code maybeGenerateElrSafetyRecords}: the config records that make enabling eligible leader replicas
+     * safe, written ahead of the feature record that enables them. A cluster-level {@code min.insync.replicas} with
+     * {@code staticMinInsyncReplicas} (the active controller's own setting) when there is none, and the removal of
+     * every broker-level one. Nothing when both already hold.
+     */
+    static List<ApiMessage> elrSafetyRecords(MetadataImage image, int staticMinInsyncReplicas) {
+        List<ApiMessage> records = new ArrayList<>();
+        ConfigResource cluster = ConfigResource.broker("");
+        if (!image.configs(cluster).containsKey(MIN_INSYNC_REPLICAS)) {
+            records.add(new ConfigRecord().setResourceType(ConfigResource.BROKER).setResourceName("")
+                    .setName(MIN_INSYNC_REPLICAS).setValue(Integer.toString(staticMinInsyncReplicas)));
+        }
+        image.configs().forEach((resource, values) -> {
+            if (resource.type() == ConfigResource.BROKER && !resource.name().isEmpty()
+                    && values.containsKey(MIN_INSYNC_REPLICAS)) {
+                records.add(new ConfigRecord().setResourceType(ConfigResource.BROKER)
+                        .setResourceName(resource.name()).setName(MIN_INSYNC_REPLICAS).setValue(null));
+            }
+        });
+        return records;
+    }
+
+    /**
      * Kafka's rules for a broker resource's {@code min.insync.replicas} while eligible leader replicas are enabled:
      * the ELRs follow one cluster-wide minimum, so a broker's own value is refused, and so is removing the cluster
      * default's.

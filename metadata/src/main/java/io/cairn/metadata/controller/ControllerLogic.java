@@ -128,7 +128,7 @@ public final class ControllerLogic {
             case LIST_PARTITION_REASSIGNMENTS -> ReassignmentCommands.list(image,
                     (ListPartitionReassignmentsRequestData) request);
             case UPDATE_FEATURES -> FeatureCommands.updateFeatures(image, (UpdateFeaturesRequestData) request,
-                    settings.nodeId());
+                    settings.nodeId(), settings.minInsyncReplicas());
             default -> throw new IllegalArgumentException("Not a controller command: " + key);
         };
     }
@@ -276,6 +276,11 @@ public final class ControllerLogic {
             return List.of();
         }
         List<ApiMessage> records = new ArrayList<>();
+        if (bootstrapFeatures.getOrDefault(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, (short) 0) > 0) {
+            // As Kafka's controller bootstraps a cluster with ELR enabled: a cluster-level min.insync.replicas
+            // first, so topics report it as a dynamic cluster default (DYNAMIC_DEFAULT_BROKER_CONFIG).
+            records.addAll(ConfigCommands.elrSafetyRecords(image, settings.minInsyncReplicas()));
+        }
         bootstrapFeatures.forEach((name, level) -> {
             if (level > 0) {
                 records.add(new FeatureLevelRecord().setName(name).setFeatureLevel(level));

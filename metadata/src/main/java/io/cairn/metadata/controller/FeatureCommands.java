@@ -24,7 +24,8 @@ import org.apache.logging.log4j.Logger;
  * 0 removes the feature), none with {@code validateOnly}. Disabling eligible leader replicas leaves the ELRs to be
  * cleared by each partition's next change, as Kafka 4.1. The answer carries the top-level outcome and, for each
  * feature, its code with the code's default message (the codec drops the per-feature results of a v2 response).
- * Expects the upgrade type of v1+ (the broker converts v0's AllowDowngrade). Stateless, thread-safe.
+ * Expects the upgrade type of v1+ (the broker converts v0's AllowDowngrade). Enabling eligible leader replicas writes
+ * the safety configs of {@link ConfigCommands#elrSafetyRecords} first, as Kafka does. Stateless, thread-safe.
  */
 final class FeatureCommands {
 
@@ -36,8 +37,12 @@ final class FeatureCommands {
     private FeatureCommands() {
     }
 
+    /**
+     * @param staticMinInsyncReplicas the active controller's own {@code min.insync.replicas}: the cluster-level value
+     *                                written when an update enables eligible leader replicas and there is none
+     */
     static ControllerResult<UpdateFeaturesResponseData> updateFeatures(MetadataImage image,
-            UpdateFeaturesRequestData request, int nodeId) {
+            UpdateFeaturesRequestData request, int nodeId, int staticMinInsyncReplicas) {
         Map<String, Short> proposed = new HashMap<>(image.features());
         request.featureUpdates().forEach(u -> proposed.put(u.feature(), (short) Math.max(u.maxVersionLevel(), 0)));
         List<ApiMessage> records = new ArrayList<>();
@@ -60,6 +65,17 @@ final class FeatureCommands {
                     .setFeature(update.feature()).setErrorCode(code.code()).setErrorMessage(featureMessage));
         }
         boolean apply = error == null && !request.validateOnly();
+        if (apply && proposed.getOrDefault(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, (short) 0) > 0
+                && request.featureUpdates().stream().anyMatch(u -> u.feature()
+                        .equals(Features.ELIGIBLE_LEADER_REPLICAS_VERSION) && u.maxVersionLevel() > 0)) {
+            // Kafka's ConfigurationControlManager.updateFeatures: the ELR safety configs ahead of the feature record.
+            List<ApiMessage> safety = ConfigCommands.elrSafetyRecords(image, staticMinInsyncReplicas);
+            if (!safety.isEmpty()) {
+                LOGGER.info("Enabling eligible leader replicas with the config records {}", safety);
+            }
+            safety.addAll(records);
+            records = safety;
+        }
         return new ControllerResult<>(apply ? records : List.of(), response);
     }
 

@@ -10,6 +10,7 @@ import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.record.ClearElrRecord;
+import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.metadata.record.FeatureLevelRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AlterPartitionRequestData;
@@ -312,8 +313,11 @@ class EligibleLeaderReplicasTest {
         // Given
         List<ApiMessage> first = logic.bootstrapFeatures(image);
 
-        // Then
+        // Then: with the cluster-level min.insync.replicas that makes enabling ELR safe, as Kafka's controller
         assertThat(first).containsExactlyInAnyOrder(
+                new ConfigRecord().setResourceType(ConfigResource.BROKER).setResourceName("")
+                        .setName("min.insync.replicas")
+                        .setValue(Integer.toString(logic.settings().minInsyncReplicas())),
                 new FeatureLevelRecord().setName(Features.ELIGIBLE_LEADER_REPLICAS_VERSION).setFeatureLevel((short) 1),
                 new FeatureLevelRecord().setName(Features.METADATA_VERSION).setFeatureLevel((short) 27),
                 new FeatureLevelRecord().setName(Features.TRANSACTION_VERSION).setFeatureLevel((short) 2));

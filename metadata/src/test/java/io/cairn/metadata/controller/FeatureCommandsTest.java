@@ -2,12 +2,18 @@ package io.cairn.metadata.controller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.Features;
 import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.record.ConfigRecord;
+import io.cairn.metadata.record.FeatureLevelRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.UpdateFeaturesRequestData;
 import io.cairn.wire.message.UpdateFeaturesResponseData;
 import io.cairn.wire.protocol.ApiMessage;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** UpdateFeatures on the controller with Kafka's FeatureControlManager checks and messages. */
@@ -89,5 +95,65 @@ class FeatureCommandsTest {
         assertThat(update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, -1, 2, false).errorMessage())
                 .endsWith("A feature version cannot be less than 0.");
         assertThat(update(Features.METADATA_VERSION, 27, 1, false).errorCode()).isZero();
+    }
+
+    @Test
+    void aNewClusterWithElrHasTheControllersMinInsyncReplicasAsItsClusterLevelConfig() {
+        // Given: a controller whose own min.insync.replicas is 2, bootstrapping a new 4.1 cluster (ELR on)
+        ControllerLogic controller = new ControllerLogic(ControllerSettings.defaults(1).withMinInsyncReplicas(2));
+
+        // When
+        List<ApiMessage> records = controller.bootstrapFeatures(MetadataImage.EMPTY);
+
+        // Then: the cluster-level config first, as Kafka's controller writes it, so topics report it as a dynamic
+        // cluster default
+        assertThat(records.get(0)).isEqualTo(new ConfigRecord().setResourceType(ConfigResource.BROKER)
+                .setResourceName("").setName("min.insync.replicas").setValue("2"));
+        assertThat(records.subList(1, records.size())).allMatch(r -> r instanceof FeatureLevelRecord);
+        MetadataImage bootstrapped = ControllerLogic.apply(MetadataImage.EMPTY, records);
+        assertThat(bootstrapped.configs(ConfigResource.broker(""))).containsEntry("min.insync.replicas", "2");
+        assertThat(Features.elrEnabled(bootstrapped)).isTrue();
+    }
+
+    @Test
+    void aNewClusterWithoutElrWritesNoClusterLevelMinInsyncReplicas() {
+        // Given
+        Map<String, Short> levels = new HashMap<>(Features.bootstrapLevels());
+        levels.put(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, (short) 0);
+        ControllerLogic controller = new ControllerLogic(ControllerSettings.defaults(1), levels);
+
+        // When
+        MetadataImage bootstrapped = ControllerLogic.apply(MetadataImage.EMPTY,
+                controller.bootstrapFeatures(MetadataImage.EMPTY));
+
+        // Then
+        assertThat(bootstrapped.configs(ConfigResource.broker(""))).isEmpty();
+    }
+
+    @Test
+    void enablingElrSetsTheClusterLevelMinInsyncReplicasAndRemovesEveryBrokerLevelOne() {
+        // Given: ELR disabled, no cluster-level value, and brokers 1 and 7 with their own min.insync.replicas
+        assertThat(update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, 0, 2, false).errorCode()).isZero();
+        image = ControllerLogic.apply(image, List.of(
+                new ConfigRecord().setResourceType(ConfigResource.BROKER).setResourceName("")
+                        .setName("min.insync.replicas").setValue(null),
+                new ConfigRecord().setResourceType(ConfigResource.BROKER).setResourceName("1")
+                        .setName("min.insync.replicas").setValue("3"),
+                new ConfigRecord().setResourceType(ConfigResource.BROKER).setResourceName("7")
+                        .setName("min.insync.replicas").setValue("2"),
+                new ConfigRecord().setResourceType(ConfigResource.BROKER).setResourceName("7")
+                        .setName("message.max.bytes").setValue("2000")));
+        assertThat(image.configs(ConfigResource.broker(""))).doesNotContainKey("min.insync.replicas");
+
+        // When: a dry run, then kafka-features upgrade
+        assertThat(update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, 1, 1, true).errorCode()).isZero();
+        assertThat(image.configs(ConfigResource.broker("1"))).containsKey("min.insync.replicas");
+        assertThat(update(Features.ELIGIBLE_LEADER_REPLICAS_VERSION, 1, 1, false).errorCode()).isZero();
+
+        // Then: the controller's own value (1) cluster-wide, no broker-level value left, other keys kept
+        assertThat(Features.elrEnabled(image)).isTrue();
+        assertThat(image.configs(ConfigResource.broker(""))).containsEntry("min.insync.replicas", "1");
+        assertThat(image.configs(ConfigResource.broker("1"))).doesNotContainKey("min.insync.replicas");
+        assertThat(image.configs(ConfigResource.broker("7"))).containsOnlyKeys("message.max.bytes");
     }
 }
