@@ -21,12 +21,14 @@ import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -279,8 +281,12 @@ class ControllerSimulationTest {
         /** As a leader, shrink the ISR to the reachable replicas or expand it back, from a possibly stale view. */
         void alterIsr(int broker, long epoch) {
             MetadataImage view = images.get(1 + scheduler.random().nextInt(NODES));
-            for (TopicImage topic : view.topicsById().values()) {
-                topic.partitions().forEach((index, p) -> {
+            // In a fixed order: the image's maps iterate in an order that differs from one JVM to the next, and
+            // each partition draws from the seeded random
+            List<TopicImage> topics = view.topicsById().values().stream()
+                    .sorted(Comparator.comparing(TopicImage::name)).toList();
+            for (TopicImage topic : topics) {
+                new TreeMap<>(topic.partitions()).forEach((index, p) -> {
                     if (p.leader() != broker || chance() > 0.3) {
                         return;
                     }
