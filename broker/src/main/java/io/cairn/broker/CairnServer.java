@@ -1,6 +1,7 @@
 package io.cairn.broker;
 
 import io.cairn.broker.config.BrokerConfig;
+import io.cairn.broker.config.DynamicThreadPools;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.config.SaslSettings;
 import io.cairn.broker.config.SslSettings;
@@ -123,6 +124,7 @@ public final class CairnServer implements AutoCloseable {
     private GroupCoordinator groupCoordinator;
     private TransactionCoordinator transactionCoordinator;
     private RequestHandlerPool requestHandlers;
+    private DynamicThreadPools threadPools;
     private TransactionMarkerChannel markerChannel;
     /** Built on first use by {@link #interBrokerTls()}; guarded by {@code this}. */
     private ClientTls interBrokerTls;
@@ -191,6 +193,12 @@ public final class CairnServer implements AutoCloseable {
                     purgatory);
             groupCoordinator.start();
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
+            threadPools = new DynamicThreadPools(config.nodeId(), Map.of(
+                    DynamicThreadPools.NUM_IO_THREADS, config.numIoThreads(),
+                    DynamicThreadPools.NUM_REPLICA_FETCHERS, config.replicaFetch().numFetchers()), Map.of(
+                    DynamicThreadPools.NUM_IO_THREADS, requestHandlers::resize,
+                    DynamicThreadPools.NUM_REPLICA_FETCHERS, replicaManager::resizeFetcherThreadPool));
+            metadata.node().subscribe(threadPools);
             startTransactionChannels();
             ProducerIdManager producerIds = new ProducerIdManager(metadata.node(), config.nodeId(), Time.SYSTEM);
             transactionCoordinator = new TransactionCoordinator(replicaManager, metadata.node(), purgatory,
@@ -198,7 +206,7 @@ public final class CairnServer implements AutoCloseable {
             transactionCoordinator.start();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
-                            producerIds), extraHandlers);
+                            producerIds), threadPools, extraHandlers);
             registerMetrics();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics);
             if (config.metricsEnabled()) {
@@ -217,6 +225,8 @@ public final class CairnServer implements AutoCloseable {
                 metadata.register(socketServer::boundPort, previousBrokerEpoch(), REGISTRATION_TIMEOUT_MS);
                 replicaManager.start(metadata.node());
             }
+            // The pool sizes kept in metadata (dynamic num.io.threads, num.replica.fetchers) from the caught-up image.
+            threadPools.apply(metadata.node().currentImage());
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
             replicaManager.startIsrExpiration();
             state = BrokerState.RUNNING;
@@ -284,7 +294,7 @@ public final class CairnServer implements AutoCloseable {
 
     /** The meters that read the server's components (the request and topic meters are recorded by them). */
     private void registerMetrics() {
-        metrics.socketServer().requestHandlerIdle(requestHandlers::busyNanos, requestHandlers.threadCount());
+        metrics.socketServer().requestHandlerIdle(requestHandlers::busyNanos, requestHandlers::threadCount);
         ReplicationMetrics.register(metrics, replicaManager, metadata.node(), () -> state);
         metrics.addCollector(new PartitionLogCollector(replicaManager));
         metrics.addCollector(new ConsumerLagCollector(groupCoordinator, replicaManager));
@@ -314,6 +324,7 @@ public final class CairnServer implements AutoCloseable {
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    PartitionPurgatory purgatory, GroupCoordinator groups,
                                                    BrokerMetrics metrics, TransactionServices transactions,
+                                                   DynamicThreadPools threadPools,
                                                    List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
@@ -339,8 +350,8 @@ public final class CairnServer implements AutoCloseable {
                 transactions.requestHandlers()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
                 BrokerConfig.CAIRN_DEFAULTS));
-        handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId()));
-        handlers.add(new AlterConfigsHandler(node, config.nodeId()));
+        handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), threadPools));
+        handlers.add(new AlterConfigsHandler(node, config.nodeId(), threadPools));
         handlers.add(new FetchHandler(fetchService));
         MarkerAppender markers = new MarkerAppender(replicaManager, purgatory, Time.SYSTEM,
                 MarkerAppender.DEFAULT_TIMEOUT_MS);
@@ -484,6 +495,10 @@ public final class CairnServer implements AutoCloseable {
         }
         if (transactionVerifier != null) {
             transactionVerifier.close();
+        }
+        if (threadPools != null) {
+            metadata.node().unsubscribe(threadPools);
+            threadPools.close();
         }
         if (requestHandlers != null) {
             requestHandlers.close();

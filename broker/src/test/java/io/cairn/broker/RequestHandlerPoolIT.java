@@ -16,12 +16,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -135,6 +140,66 @@ class RequestHandlerPoolIT {
             assertThat(newThreads(before, "cairn-network-thread")).isZero();
             assertThat(newThreads(before, "cairn-acceptor")).isZero();
         });
+    }
+
+    @Test
+    void numIoThreadsChangesLiveWithinKafkasBoundsAndAfterARestart() throws Exception {
+        // Given
+        Set<Thread> before = Set.copyOf(Thread.getAllStackTraces().keySet());
+        InProcessBroker broker = InProcessBroker.start(dataDir, Map.of("num.io.threads", "3"));
+        ConfigResource one = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        try (Admin admin = admin(broker)) {
+            // When: doubled, as kafka-configs --alter --entity-type brokers --entity-name 1 does it
+            setIoThreads(admin, one, "6");
+
+            // Then
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(newThreads(before, HANDLER_THREAD_PREFIX)).isEqualTo(6));
+
+            // When: more than double, then down to 2 (not below half: 3)
+            ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> setIoThreads(admin, one, "13"));
+            setIoThreads(admin, one, "3");
+
+            // Then: Kafka's refusal, and the surplus threads end once idle
+            assertThat(refused.getCause()).isInstanceOf(InvalidRequestException.class).hasMessage("Dynamic thread "
+                    + "count update validation failed for num.io.threads=13, value should not be greater than "
+                    + "double the current value 6");
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(newThreads(before, HANDLER_THREAD_PREFIX)).isEqualTo(3));
+            setIoThreads(admin, new ConfigResource(ConfigResource.Type.BROKER, ""), "5");
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(newThreads(before, HANDLER_THREAD_PREFIX)).isEqualTo(3));
+            admin.incrementalAlterConfigs(Map.of(one, List.of(new AlterConfigOp(new ConfigEntry("num.io.threads",
+                    ""), AlterConfigOp.OpType.DELETE)))).all().get(30, TimeUnit.SECONDS);
+            // Then: without its own value the broker takes the cluster default's
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(newThreads(before, HANDLER_THREAD_PREFIX)).isEqualTo(5));
+        } finally {
+            broker.close();
+        }
+
+        // When: the broker restarts from its server.properties' 3
+        await().atMost(Duration.ofSeconds(5)).until(() -> newThreads(before, HANDLER_THREAD_PREFIX) == 0);
+        broker = InProcessBroker.start(dataDir, Map.of("num.io.threads", "3"));
+        try {
+            // Then: the cluster default kept in metadata sizes the pool again
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(newThreads(before, HANDLER_THREAD_PREFIX)).isEqualTo(5));
+        } finally {
+            broker.close();
+        }
+    }
+
+    private static void setIoThreads(Admin admin, ConfigResource resource, String value) throws Exception {
+        admin.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(new ConfigEntry("num.io.threads",
+                value), AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+    }
+
+    private static Admin admin(InProcessBroker broker) {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + broker.port());
+        return Admin.create(props);
     }
 
     /** The live threads named {@code namePrefix}... that are not in {@code before}. */

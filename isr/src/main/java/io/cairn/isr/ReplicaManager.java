@@ -696,6 +696,17 @@ public final class ReplicaManager implements AutoCloseable {
         fetchers.useQuota(followerQuota);
     }
 
+    /**
+     * Changes {@code num.replica.fetchers} live (a dynamic broker config, Kafka's {@code resizeFetcherThreadPool});
+     * nothing when this broker has no fetchers.
+     */
+    public void resizeFetcherThreadPool(int newSize) {
+        ReplicaFetcherManager current = fetchers;
+        if (current != null) {
+            current.resizeThreadPool(newSize);
+        }
+    }
+
     /** Chooses preferred read replicas for consumers with {@code selector} ({@code replica.selector.class}). */
     public void useReplicaSelector(RackAwareReplicaSelector selector) {
         this.replicaSelector = selector;

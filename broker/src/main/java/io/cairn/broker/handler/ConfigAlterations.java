@@ -1,6 +1,7 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.config.DynamicBrokerConfigs;
+import io.cairn.broker.config.DynamicThreadPools;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.error.Errors;
@@ -19,8 +20,9 @@ import java.util.function.Supplier;
  * Kafka's {@code ConfigAdminManager.preprocess}: a resource named twice, a key named twice in a resource, a null
  * value (other than for DELETE) and an unknown resource type are INVALID_REQUEST; a broker resource must name this
  * broker or be the cluster default ({@code ""}), and its resulting dynamic configs must pass
- * {@link DynamicBrokerConfigs#validate}. BROKER_LOGGER (IncrementalAlterConfigs only) is answered here
- * ({@link BrokerLoggers}). Topic resources are left to the controller. Stateless, thread-safe.
+ * {@link DynamicBrokerConfigs#validate} and the thread-count checks of {@link DynamicThreadPools#validate}.
+ * BROKER_LOGGER (IncrementalAlterConfigs only) is answered here ({@link BrokerLoggers}). Topic resources are left to
+ * the controller. Stateless, thread-safe.
  */
 final class ConfigAlterations {
 
@@ -45,10 +47,13 @@ final class ConfigAlterations {
 
     private final int nodeId;
     private final Supplier<MetadataImage> image;
+    private final DynamicThreadPools threadPools;
 
-    ConfigAlterations(int nodeId, Supplier<MetadataImage> image) {
+    /** @param threadPools the pools the broker resizes live, whose checks a change must pass; null for none */
+    ConfigAlterations(int nodeId, Supplier<MetadataImage> image, DynamicThreadPools threadPools) {
         this.nodeId = nodeId;
         this.image = image;
+        this.threadPools = threadPools;
     }
 
     /**
@@ -154,7 +159,13 @@ final class ConfigAlterations {
                 }
             }
         }
-        return DynamicBrokerConfigs.validate(props).map(refusal -> new Outcome(refusal.invalidRequest()
-                ? Errors.INVALID_REQUEST : Errors.INVALID_CONFIG, refusal.message())).orElse(null);
+        Optional<Outcome> refused = DynamicBrokerConfigs.validate(props).map(refusal -> new Outcome(
+                refusal.invalidRequest() ? Errors.INVALID_REQUEST : Errors.INVALID_CONFIG, refusal.message()));
+        if (refused.isEmpty() && threadPools != null) {
+            // Kafka's DynamicThreadPool.validateReconfiguration, through validateBrokerConfigChange: INVALID_REQUEST
+            refused = threadPools.validate(resource.name(), props, image.get())
+                    .map(message -> new Outcome(Errors.INVALID_REQUEST, message));
+        }
+        return refused.orElse(null);
     }
 }

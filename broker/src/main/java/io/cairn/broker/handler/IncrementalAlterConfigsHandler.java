@@ -2,6 +2,7 @@ package io.cairn.broker.handler;
 
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
+import io.cairn.broker.config.DynamicThreadPools;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
@@ -28,8 +29,13 @@ public final class IncrementalAlterConfigsHandler
     private final ConfigAlterations alterations;
 
     public IncrementalAlterConfigsHandler(MetadataNode metadata, int nodeId) {
+        this(metadata, nodeId, null);
+    }
+
+    /** @param threadPools the pools the broker resizes live, whose checks a broker change must pass; null for none */
+    public IncrementalAlterConfigsHandler(MetadataNode metadata, int nodeId, DynamicThreadPools threadPools) {
         this.metadata = metadata;
-        this.alterations = new ConfigAlterations(nodeId, metadata::currentImage);
+        this.alterations = new ConfigAlterations(nodeId, metadata::currentImage, threadPools);
     }
 
     @Override

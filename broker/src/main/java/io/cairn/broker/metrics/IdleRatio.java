@@ -1,6 +1,7 @@
 package io.cairn.broker.metrics;
 
 import io.micrometer.core.instrument.Clock;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -14,15 +15,16 @@ final class IdleRatio {
 
     private final Clock clock;
     private final LongSupplier busyNanos;
-    private final int threads;
+    private final IntSupplier threads;
     private long lastWallNanos;
     private long lastBusyNanos;
     private double lastRatio = 1.0;
 
-    IdleRatio(Clock clock, LongSupplier busyNanos, int threads) {
+    /** @param threads the number of threads now (read at each sample: a pool may be resized live) */
+    IdleRatio(Clock clock, LongSupplier busyNanos, IntSupplier threads) {
         this.clock = clock;
         this.busyNanos = busyNanos;
-        this.threads = Math.max(1, threads);
+        this.threads = threads;
         this.lastWallNanos = clock.monotonicTime();
         this.lastBusyNanos = busyNanos.getAsLong();
     }
@@ -31,7 +33,7 @@ final class IdleRatio {
     synchronized double read() {
         long wall = clock.monotonicTime();
         long busy = busyNanos.getAsLong();
-        long elapsed = (wall - lastWallNanos) * threads;
+        long elapsed = (wall - lastWallNanos) * Math.max(1, threads.getAsInt());
         if (elapsed > 0) {
             lastRatio = Math.min(1.0, Math.max(0.0, 1.0 - (double) (busy - lastBusyNanos) / elapsed));
             lastWallNanos = wall;

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -36,7 +37,7 @@ public final class SocketServerMetrics {
 
     /** Publishes the network threads' idle fraction from their accumulated busy (CPU) time. */
     public void networkProcessorIdle(LongSupplier busyNanos, int threads) {
-        IdleRatio ratio = new IdleRatio(registry.config().clock(), busyNanos, threads);
+        IdleRatio ratio = new IdleRatio(registry.config().clock(), busyNanos, () -> threads);
         // Strong: the gauge is the only holder of the ratio (Micrometer keeps gauge objects weakly by default).
         Gauge.builder("kafka.network.socketserver.networkprocessoravgidle.percent", ratio, IdleRatio::read)
                 .description("Idle fraction of the network threads since the last scrape").strongReference(true)
@@ -44,7 +45,7 @@ public final class SocketServerMetrics {
     }
 
     /** Publishes the request-handler threads' idle fraction from the time they spent running requests. */
-    public void requestHandlerIdle(LongSupplier busyNanos, int threads) {
+    public void requestHandlerIdle(LongSupplier busyNanos, IntSupplier threads) {
         IdleRatio ratio = new IdleRatio(registry.config().clock(), busyNanos, threads);
         Gauge.builder("kafka.server.kafkarequesthandlerpool.requesthandleravgidle.percent", ratio, IdleRatio::read)
                 .description("Idle fraction of the request-handler threads since the last scrape")

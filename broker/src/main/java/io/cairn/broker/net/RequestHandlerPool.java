@@ -20,6 +20,9 @@ import org.apache.logging.log4j.Logger;
  * <p>The time the threads spend running requests is summed ({@link #busyNanos()}: Kafka's
  * {@code RequestHandlerAvgIdlePercent} is the rest).
  *
+ * <p>{@link #resize} changes the number of threads live (a dynamic {@code num.io.threads}, as Kafka's
+ * {@code resizeThreadPool}): new threads start at once, surplus ones end when they finish their current request.
+ *
  * <p>Thread-safe. Closed by the server after its listeners: requests already queued still run, then the threads end.
  */
 public final class RequestHandlerPool implements Executor, AutoCloseable {
@@ -28,7 +31,7 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
     private static final long CLOSE_TIMEOUT_MS = 10_000;
 
     private final ThreadPoolExecutor threads;
-    private final int numIoThreads;
+    private volatile int numIoThreads;
     private final LongAdder busyNanos = new LongAdder();
 
     public RequestHandlerPool(int numIoThreads) {
@@ -64,6 +67,27 @@ public final class RequestHandlerPool implements Executor, AutoCloseable {
     /** {@code num.io.threads}. */
     public int threadCount() {
         return numIoThreads;
+    }
+
+    /** Changes the number of threads to {@code newSize} (at least 1). */
+    public synchronized void resize(int newSize) {
+        if (newSize < 1) {
+            throw new IllegalArgumentException("num.io.threads must be at least 1, not " + newSize);
+        }
+        int oldSize = numIoThreads;
+        if (newSize == oldSize) {
+            return;
+        }
+        if (newSize > oldSize) {
+            threads.setMaximumPoolSize(newSize);
+            threads.setCorePoolSize(newSize);
+            threads.prestartAllCoreThreads();
+        } else {
+            threads.setCorePoolSize(newSize);
+            threads.setMaximumPoolSize(newSize);
+        }
+        numIoThreads = newSize;
+        LOGGER.info("Resized the request handler pool from {} to {} threads", oldSize, newSize);
     }
 
     /** Runs {@code task} on a request-handler thread; throws {@code RejectedExecutionException} once closed. */

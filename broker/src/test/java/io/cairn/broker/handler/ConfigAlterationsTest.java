@@ -17,7 +17,7 @@ class ConfigAlterationsTest {
 
     private final MetadataImage image = new MetadataImage(0L, "c", 1, 1L, Map.of(), Map.of(), Map.of(),
             Map.of(ConfigResource.broker("1"), Map.of(RATE, "10")), 0L, 0L, Map.of(), Map.of(), Map.of());
-    private final ConfigAlterations alterations = new ConfigAlterations(1, () -> image);
+    private final ConfigAlterations alterations = new ConfigAlterations(1, () -> image, null);
 
     private static ConfigAlterations.Resource resource(byte type, String name, ConfigAlterations.Op... ops) {
         return new ConfigAlterations.Resource(type, name, List.of(ops));
@@ -88,9 +88,9 @@ class ConfigAlterationsTest {
         assertThat(only(resource(BROKER, "1", set("log.dirs", "/x"), set("node.id", "3")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_REQUEST,
                         "Cannot update these configs dynamically: Set(log.dirs, node.id)"));
-        assertThat(only(resource(BROKER, "", set("num.io.threads", "4")))).isEqualTo(
+        assertThat(only(resource(BROKER, "", set("log.cleaner.threads", "4")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn applies these configs only at start, "
-                        + "set them in server.properties: Set(num.io.threads)"));
+                        + "set them in server.properties: Set(log.cleaner.threads)"));
         assertThat(only(resource(BROKER, "1", set(RATE, "fast")))).isEqualTo(new ConfigAlterations.Outcome(
                 Errors.INVALID_REQUEST, "Invalid value fast for configuration " + RATE
                         + ": Not a number of type LONG"));

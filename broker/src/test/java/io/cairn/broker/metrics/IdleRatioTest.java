@@ -16,7 +16,7 @@ class IdleRatioTest {
     @Test
     void idleShouldBeTheShareOfThreadTimeNotBusySinceThePreviousRead() {
         // Given: two threads, 1 s of wall time, 0.5 s busy in all
-        IdleRatio ratio = new IdleRatio(clock, busyNanos::get, 2);
+        IdleRatio ratio = new IdleRatio(clock, busyNanos::get, () -> 2);
         clock.add(1, TimeUnit.SECONDS);
         busyNanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(500));
 
@@ -30,7 +30,7 @@ class IdleRatioTest {
     @Test
     void eachReadShouldCoverOnlyTheTimeSinceThePreviousOne() {
         // Given
-        IdleRatio ratio = new IdleRatio(clock, busyNanos::get, 1);
+        IdleRatio ratio = new IdleRatio(clock, busyNanos::get, () -> 1);
         clock.add(1, TimeUnit.SECONDS);
         busyNanos.addAndGet(TimeUnit.SECONDS.toNanos(1));
         assertThat(ratio.read()).isZero();
@@ -46,7 +46,7 @@ class IdleRatioTest {
     @Test
     void aReadWithNoTimePassedShouldRepeatThePreviousAnswer() {
         // Given
-        IdleRatio ratio = new IdleRatio(clock, busyNanos::get, 1);
+        IdleRatio ratio = new IdleRatio(clock, busyNanos::get, () -> 1);
         clock.add(1, TimeUnit.SECONDS);
         busyNanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(250));
         double first = ratio.read();

@@ -84,7 +84,7 @@ class MeterNamingTest {
         // Given
         SocketServerMetrics.ListenerMeters listener = metrics.socketServer().forListener("PLAINTEXT");
         metrics.socketServer().networkProcessorIdle(() -> 0L, 3);
-        metrics.socketServer().requestHandlerIdle(() -> 0L, 8);
+        metrics.socketServer().requestHandlerIdle(() -> 0L, () -> 8);
 
         // When
         listener.connectionOpened();

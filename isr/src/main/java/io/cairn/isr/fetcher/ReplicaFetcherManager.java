@@ -43,6 +43,8 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     private volatile ReplicationQuota quota;
     private final Map<FetcherKey, ReplicaFetcherThread> threads = new HashMap<>();
     private final Set<TopicPartition> failedPartitions = ConcurrentHashMap.newKeySet();
+    /** {@code num.replica.fetchers}, changed by {@link #resizeThreadPool}. */
+    private int numFetchers;
     private boolean closed;
 
     /**
@@ -61,6 +63,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
         this.endpoints = endpoints;
         this.time = time;
         this.quota = new ReplicationQuota(time);
+        this.numFetchers = config.numFetchers();
     }
 
     /** The follower side of the replication throttle that every fetcher started from now on obeys. */
@@ -85,9 +88,43 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     }
 
     /** Kafka's fetcher id of a partition. */
-    int fetcherId(TopicPartition tp) {
+    synchronized int fetcherId(TopicPartition tp) {
         int hash = 31 * tp.topic().hashCode() + tp.partition();
-        return (hash == Integer.MIN_VALUE ? 0 : Math.abs(hash)) % config.numFetchers();
+        return (hash == Integer.MIN_VALUE ? 0 : Math.abs(hash)) % numFetchers;
+    }
+
+    /** The number of fetcher threads per leader broker ({@code num.replica.fetchers} now). */
+    public synchronized int numFetchers() {
+        return numFetchers;
+    }
+
+    /**
+     * Changes {@code num.replica.fetchers} live (Kafka's {@code AbstractFetcherManager.resizeThreadPool}): every
+     * partition is taken off its thread with its fetch position and leader epoch, the threads stop, and the
+     * partitions are added again over {@code newSize} threads per leader, each where {@link #fetcherId} now puts it.
+     */
+    public synchronized void resizeThreadPool(int newSize) {
+        if (newSize < 1) {
+            throw new IllegalArgumentException("num.replica.fetchers must be at least 1, not " + newSize);
+        }
+        if (closed || newSize == numFetchers) {
+            return;
+        }
+        Map<TopicPartition, InitialFetchState> moved = new LinkedHashMap<>();
+        List<ReplicaFetcherThread> stopped = new ArrayList<>(threads.values());
+        for (ReplicaFetcherThread thread : stopped) {
+            thread.initiateShutdown();
+            thread.removePartitions(thread.partitions()).forEach((tp, state) -> moved.put(tp,
+                new InitialFetchState(state.topicId(), thread.sourceBroker(), state.currentLeaderEpoch(),
+                    state.fetchOffset())));
+        }
+        stopped.forEach(ReplicaFetcherThread::shutdown);
+        threads.clear();
+        int oldSize = numFetchers;
+        numFetchers = newSize;
+        LOGGER.info("[ReplicaFetcherManager on broker {}] Resized the fetcher thread pool from {} to {} threads per "
+            + "leader; moving {} partition(s)", brokerId, oldSize, newSize, moved.size());
+        addFetcherForPartitions(moved);
     }
 
     /**

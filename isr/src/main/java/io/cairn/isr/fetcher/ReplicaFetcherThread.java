@@ -218,6 +218,16 @@ public final class ReplicaFetcherThread extends Thread {
         }
     }
 
+    /** The partitions this thread fetches now. */
+    public Set<TopicPartition> partitions() {
+        lock.lock();
+        try {
+            return Set.copyOf(states.keySet());
+        } finally {
+            lock.unlock();
+        }
+    }
+
     public int partitionCount() {
         lock.lock();
         try {

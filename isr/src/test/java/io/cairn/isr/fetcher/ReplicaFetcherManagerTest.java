@@ -115,6 +115,43 @@ class ReplicaFetcherManagerTest {
         assertThat(second.isAlive()).isFalse();
     }
 
+    @Test
+    void resizingTheThreadPoolMovesEveryPartitionWithItsLeaderEpochToItsFetcherOfTheNewSize() {
+        // Given: 6 partitions of broker 2 over 2 threads
+        Map<TopicPartition, InitialFetchState> initial = new HashMap<>();
+        for (int p = 0; p < 6; p++) {
+            initial.put(new TopicPartition("orders", p), follow(new TopicPartition("orders", p), TWO));
+        }
+        manager.addFetcherForPartitions(initial);
+        ReplicaFetcherThread before = manager.fetcher(new TopicPartition("orders", 0));
+
+        // When: num.replica.fetchers goes to 3
+        manager.resizeThreadPool(3);
+
+        // Then: each partition on Kafka's fetcher of 3 threads, in its leader epoch, the old threads stopped
+        assertThat(manager.numFetchers()).isEqualTo(3);
+        assertThat(before.isAlive()).isFalse();
+        Set<String> names = new java.util.TreeSet<>();
+        for (int p = 0; p < 6; p++) {
+            TopicPartition tp = new TopicPartition("orders", p);
+            int expected = Math.abs(31 * "orders".hashCode() + p) % 3;
+            assertThat(manager.fetcher(tp).getName()).isEqualTo("ReplicaFetcherThread-" + expected + "-2");
+            assertThat(manager.fetcher(tp).fetchState(tp).currentLeaderEpoch()).isEqualTo(5);
+            assertThat(manager.fetcher(tp).sourceBroker()).isEqualTo(TWO);
+            names.add(manager.fetcher(tp).getName());
+        }
+        assertThat(names).hasSize(3);
+
+        // When: back to 1
+        manager.resizeThreadPool(1);
+
+        // Then
+        for (int p = 0; p < 6; p++) {
+            assertThat(manager.fetcher(new TopicPartition("orders", p)).getName())
+                .isEqualTo("ReplicaFetcherThread-0-2");
+        }
+    }
+
     /** A leader with nothing to send: each fetch takes a moment, as a long poll would, and returns nothing. */
     private record IdleLeader(SourceBroker sourceBroker) implements LeaderEndpoint {
 

@@ -1,0 +1,78 @@
+package io.cairn.broker.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.metadata.image.ConfigResource;
+import io.cairn.metadata.image.MetadataImage;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** Kafka's DynamicThreadPool: sizes from this broker's, the cluster default's or the static value, Kafka's checks. */
+class DynamicThreadPoolsTest {
+
+    private final List<String> resized = new CopyOnWriteArrayList<>();
+    private final DynamicThreadPools pools = new DynamicThreadPools(1,
+            Map.of(DynamicThreadPools.NUM_IO_THREADS, 8, DynamicThreadPools.NUM_REPLICA_FETCHERS, 1),
+            Map.of(DynamicThreadPools.NUM_IO_THREADS, n -> resized.add("io=" + n),
+                    DynamicThreadPools.NUM_REPLICA_FETCHERS, n -> resized.add("fetchers=" + n)));
+
+    private static MetadataImage image(Map<String, String> broker1, Map<String, String> cluster) {
+        return new MetadataImage(1L, "c", 1, 1L, Map.of(), Map.of(), Map.of(),
+                Map.of(ConfigResource.broker("1"), broker1, ConfigResource.broker(""), cluster), 0L, 0L, Map.of(),
+                Map.of(), Map.of());
+    }
+
+    @Test
+    void aChangeIsCheckedAgainstTheSizeNowWithKafkasMessages() {
+        // Given
+        MetadataImage none = image(Map.of(), Map.of());
+
+        // Then
+        assertThat(pools.validate("1", Map.of("num.io.threads", "16"), none)).isEmpty();
+        assertThat(pools.validate("1", Map.of("num.io.threads", "4"), none)).isEmpty();
+        assertThat(pools.validate("1", Map.of("num.io.threads", "17"), none)).contains("Dynamic thread count "
+                + "update validation failed for num.io.threads=17, value should not be greater than double the "
+                + "current value 8");
+        assertThat(pools.validate("1", Map.of("num.io.threads", "3"), none)).contains("Dynamic thread count "
+                + "update validation failed for num.io.threads=3, value should be at least half the current value 8");
+        assertThat(pools.validate("", Map.of("num.replica.fetchers", "0"), none)).contains("Dynamic thread count "
+                + "update validation failed for num.replica.fetchers=0, value should be at least 1");
+        // This broker's own value wins over a cluster default, so the default's change does not reach it.
+        assertThat(pools.validate("", Map.of("num.io.threads", "100"), image(Map.of("num.io.threads", "8"),
+                Map.of()))).isEmpty();
+    }
+
+    @Test
+    void theBrokersValueWinsOverTheClusterDefaultWhichWinsOverTheStaticOne() {
+        // When: a cluster default
+        pools.apply(image(Map.of(), Map.of("num.io.threads", "12", "num.replica.fetchers", "2")));
+
+        // Then
+        assertThat(resized).containsExactlyInAnyOrder("io=12", "fetchers=2");
+        assertThat(pools.currentSize("num.io.threads")).isEqualTo(12);
+
+        // When: this broker's own value, then nothing left
+        resized.clear();
+        pools.apply(image(Map.of("num.io.threads", "6"), Map.of("num.io.threads", "12", "num.replica.fetchers",
+                "2")));
+        assertThat(resized).containsExactly("io=6");
+        resized.clear();
+        pools.apply(image(Map.of(), Map.of()));
+
+        // Then
+        assertThat(resized).containsExactlyInAnyOrder("io=8", "fetchers=1");
+        assertThat(pools.currentSize("num.io.threads")).isEqualTo(8);
+    }
+
+    @Test
+    void aCommittedSizeOutsideKafkasBoundsIsNotApplied() {
+        // When: a value another broker accepted against its own sizes
+        pools.apply(image(Map.of("num.io.threads", "64"), Map.of()));
+
+        // Then
+        assertThat(resized).isEmpty();
+        assertThat(pools.currentSize("num.io.threads")).isEqualTo(8);
+    }
+}
