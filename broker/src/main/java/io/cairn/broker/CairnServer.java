@@ -67,7 +67,9 @@ import io.cairn.broker.metrics.TransactionCoordinatorMetrics;
 import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
+import io.cairn.broker.security.Authorizer;
 import io.cairn.broker.security.SslEngineFactory;
+import io.cairn.broker.security.StandardAclAuthorizer;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMarkerSender;
 import io.cairn.broker.txn.markers.TransactionMarkerChannel;
@@ -117,6 +119,8 @@ public final class CairnServer implements AutoCloseable {
     private final String logPrefix;
     private List<ApiHandler<?, ?>> handlers = List.of();
     private BrokerMetadata metadata;
+    /** The standard authorizer when {@code authorizer.class.name} selects it, else null. */
+    private StandardAclAuthorizer aclAuthorizer;
     private final List<LogManager> logManagers = new ArrayList<>();
     private ReplicaManager replicaManager;
     private FetchService fetchService;
@@ -168,6 +172,13 @@ public final class CairnServer implements AutoCloseable {
         metrics = config.metricsEnabled() ? BrokerMetrics.create() : BrokerMetrics.disabled();
         metadata = BrokerMetadata.startNode(config, metrics.controllerEvents());
         try {
+            if (config.authorizer() != null) {
+                aclAuthorizer = new StandardAclAuthorizer(config.authorizer().superUsers(),
+                        config.authorizer().allowEveryoneIfNoAclFound());
+                aclAuthorizer.load(metadata.node().subscribe(aclAuthorizer));
+                LOGGER.warn("{}{} is set, but no API checks ACLs yet: every request is still allowed", logPrefix,
+                        BrokerConfig.AUTHORIZER_CLASS_NAME);
+            }
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
                     config.topicDefaults());
             LogConfig defaultLogConfig = LogConfigs.toLogConfig(topicDefaults);
@@ -404,7 +415,7 @@ public final class CairnServer implements AutoCloseable {
     private HandlerRegistry registryFor(Endpoint endpoint) {
         MetadataNode node = metadata.node();
         return HandlerRegistry.forListener(handlers, config.isControllerListener(endpoint.listenerName()),
-                node::currentImage);
+                node::currentImage).withAuthorizer(aclAuthorizer == null ? Authorizer.NONE : aclAuthorizer);
     }
 
     private void createLogDirs() {
@@ -495,6 +506,9 @@ public final class CairnServer implements AutoCloseable {
         }
         if (transactionVerifier != null) {
             transactionVerifier.close();
+        }
+        if (aclAuthorizer != null) {
+            metadata.node().unsubscribe(aclAuthorizer);
         }
         if (threadPools != null) {
             metadata.node().unsubscribe(threadPools);

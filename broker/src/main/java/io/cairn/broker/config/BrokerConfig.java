@@ -92,6 +92,12 @@ public final class BrokerConfig {
     public static final String LOG_FLUSH_INTERVAL_MESSAGES = "log.flush.interval.messages";
     public static final String LOG_FLUSH_INTERVAL_MS = "log.flush.interval.ms";
     /** Cairn's own: whether metrics are recorded and served (Kafka needs a JMX exporter agent for them). */
+    public static final String AUTHORIZER_CLASS_NAME = "authorizer.class.name";
+    /** The one authorizer Cairn has, named as Kafka names its own (KRaft's standard authorizer). */
+    public static final String STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
+    /** The standard authorizer's own keys (not in Kafka's broker ConfigDef, so not in the config table). */
+    public static final String SUPER_USERS = "super.users";
+    public static final String ALLOW_EVERYONE_IF_NO_ACL_FOUND = "allow.everyone.if.no.acl.found";
     public static final String METRICS_ENABLED = "metrics.enabled";
     /** Cairn's own: the host the Prometheus endpoint binds, empty for every interface (as a listener's host). */
     public static final String METRICS_HOST = "metrics.host";
@@ -149,6 +155,8 @@ public final class BrokerConfig {
     private final Map<String, SaslSettings> listenerSasl;
     /** The credentials the inter-broker clients authenticate with, or null when that listener is not SASL. */
     private final SaslSettings.ClientCredentials interBrokerSasl;
+    /** The standard authorizer's settings, or null without {@code authorizer.class.name}. */
+    private final AuthorizerSettings authorizer;
 
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
@@ -240,6 +248,7 @@ public final class BrokerConfig {
                 processRoles.contains(ProcessRole.BROKER));
         this.interBrokerSasl = SaslSettings.interBrokerClient(props,
                 listenerSasl.get(replicaFetch.interBrokerListenerName()));
+        this.authorizer = AuthorizerSettings.parse(props);
         if (groupConfig.minSessionTimeoutMs() > groupConfig.maxSessionTimeoutMs()) {
             throw ConfigException.invalid(GROUP_MIN_SESSION_TIMEOUT_MS, props.get(GROUP_MIN_SESSION_TIMEOUT_MS),
                     "must not be larger than " + GROUP_MAX_SESSION_TIMEOUT_MS + " (" + groupConfig.maxSessionTimeoutMs()
@@ -399,7 +408,9 @@ public final class BrokerConfig {
     public Set<String> unknownKeys() {
         Set<String> unknown = new TreeSet<>();
         for (String key : originals.keySet()) {
-            if (ConfigTable.get().broker(withoutListenerPrefix(key)).isEmpty()) {
+            boolean authorizerKey = key.equals(SUPER_USERS) || key.equals(ALLOW_EVERYONE_IF_NO_ACL_FOUND);
+            if (ConfigTable.get().broker(withoutListenerPrefix(key)).isEmpty()
+                    && !(authorizer != null && authorizerKey)) {
                 unknown.add(key);
             }
         }
@@ -669,6 +680,11 @@ public final class BrokerConfig {
      */
     public boolean transactionPartitionVerificationEnable() {
         return transactionPartitionVerificationEnable;
+    }
+
+    /** The authorizer's settings, or null when {@code authorizer.class.name} is empty (every request allowed). */
+    public AuthorizerSettings authorizer() {
+        return authorizer;
     }
 
     /** auto.create.topics.enable (Kafka default true). */

@@ -1,5 +1,6 @@
 package io.cairn.broker.handler;
 
+import io.cairn.broker.security.Authorizer;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.ApiVersionsResponseData;
@@ -20,10 +21,23 @@ public final class HandlerRegistry {
     /** Kafka's api keys are small and dense (0..~90); a plain array lookup is the whole dispatch. */
     private final ApiHandler<?, ?>[] handlers;
     private final ApiVersionsHandler apiVersionsHandler;
+    private final Authorizer authorizer;
 
-    private HandlerRegistry(ApiHandler<?, ?>[] handlers, ApiVersionsHandler apiVersionsHandler) {
+    private HandlerRegistry(ApiHandler<?, ?>[] handlers, ApiVersionsHandler apiVersionsHandler,
+            Authorizer authorizer) {
         this.handlers = handlers;
         this.apiVersionsHandler = apiVersionsHandler;
+        this.authorizer = authorizer;
+    }
+
+    /** This registry with requests authorized by {@code value} (the broker's authorizer). */
+    public HandlerRegistry withAuthorizer(Authorizer value) {
+        return new HandlerRegistry(handlers, apiVersionsHandler, value);
+    }
+
+    /** The authorizer every request of the listener is checked with ({@link Authorizer#NONE} when none is set). */
+    public Authorizer authorizer() {
+        return authorizer;
     }
 
     /**
@@ -73,7 +87,7 @@ public final class HandlerRegistry {
             }
             array[id] = handler;
         }
-        return new HandlerRegistry(array, apiVersions);
+        return new HandlerRegistry(array, apiVersions, Authorizer.NONE);
     }
 
     private static void validate(ApiHandler<?, ?> handler) {

@@ -1,7 +1,12 @@
 package io.cairn.broker.handler;
 
+import io.cairn.broker.security.Authorizer;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.RequestHeaderData;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
  * Everything about one request that is not its body: the decoded header and the connection it came on.
@@ -11,8 +16,39 @@ import io.cairn.wire.message.RequestHeaderData;
  * @param header the decoded request header
  * @param apiKey the API of the request
  * @param connection the client connection the request arrived on
+ * @param authorizer the broker's authorizer ({@link Authorizer#NONE} without {@code authorizer.class.name})
  */
-public record RequestContext(RequestHeaderData header, ApiKey apiKey, ClientConnection connection) {
+public record RequestContext(RequestHeaderData header, ApiKey apiKey, ClientConnection connection,
+                             Authorizer authorizer) {
+
+    /** A request on a broker without an authorizer (every action allowed). */
+    public RequestContext(RequestHeaderData header, ApiKey apiKey, ClientConnection connection) {
+        this(header, apiKey, connection, Authorizer.NONE);
+    }
+
+    /** Whether the connection's principal may perform {@code operation} on the resource (Kafka's authHelper). */
+    public boolean authorize(AclOperation operation, AclResourceType resourceType, String resourceName) {
+        return authorizer.authorize(connection.principal(), clientHost(), operation, resourceType, resourceName);
+    }
+
+    /** Whether the connection's principal may perform {@code operation} on the cluster. */
+    public boolean authorizeCluster(AclOperation operation) {
+        return authorize(operation, AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME);
+    }
+
+    /** Whether the connection's principal may perform {@code operation} on some resource of the type. */
+    public boolean authorizeByResourceType(AclOperation operation, AclResourceType resourceType) {
+        return authorizer.authorizeByResourceType(connection.principal(), clientHost(), operation, resourceType);
+    }
+
+    /** The client's IP address as ACL hosts name it ({@code InetAddress.getHostAddress}). */
+    public String clientHost() {
+        SocketAddress remote = connection.remoteAddress();
+        if (remote instanceof InetSocketAddress && ((InetSocketAddress) remote).getAddress() != null) {
+            return ((InetSocketAddress) remote).getAddress().getHostAddress();
+        }
+        return String.valueOf(remote);
+    }
 
     public short apiVersion() {
         return header.requestApiVersion();

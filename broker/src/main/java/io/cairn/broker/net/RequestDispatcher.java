@@ -138,7 +138,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                     decoder.registry().unsupportedApiVersionsResponse()));
             return;
         }
-        RequestContext context = new RequestContext(request.header(), request.apiKey(), connection);
+        RequestContext context = new RequestContext(request.header(), request.apiKey(), connection,
+                decoder.registry().authorizer());
         RequestTimes times = new RequestTimes(metrics.time(), apiMetrics,
                 metrics.requests().fetchSplit(request.apiKey(), request.apiVersion(), request.body()), reservedBytes);
         times.recordRequest(request.apiVersion());

@@ -139,7 +139,8 @@ final class SaslServerAuthenticator extends ChannelInboundHandlerAdapter {
     }
 
     private void onHandshakeOrVersions(DecodedRequest request) {
-        RequestContext context = new RequestContext(request.header(), request.apiKey(), connection);
+        RequestContext context = new RequestContext(request.header(), request.apiKey(), connection,
+                decoder.registry().authorizer());
         if (request.apiKey() == ApiKey.API_VERSIONS) {
             if (state != State.HANDSHAKE_OR_VERSIONS) {
                 closeNow("unexpected ApiVersions request received during SASL authentication state " + state);
@@ -178,7 +179,8 @@ final class SaslServerAuthenticator extends ChannelInboundHandlerAdapter {
     @SuppressWarnings("unchecked")
     private void onAuthenticate(DecodedRequest request) {
         if (request.apiKey() != ApiKey.SASL_AUTHENTICATE) {
-            RequestContext context = new RequestContext(request.header(), request.apiKey(), connection);
+            RequestContext context = new RequestContext(request.header(), request.apiKey(), connection,
+                decoder.registry().authorizer());
             ApiMessage error = ((ApiHandler<ApiMessage, ApiMessage>) request.handler()).errorResponse(context,
                     request.body(), Errors.ILLEGAL_SASL_STATE);
             fail("Unexpected Kafka request of type " + request.apiKey().messageName()

@@ -389,6 +389,37 @@ class BrokerConfigTest {
     }
 
     @Test
+    void authorizerIsKafkasStandardAuthorizerWithItsSuperUsersAndDefaultRule() {
+        // When
+        BrokerConfig unset = BrokerConfig.fromMap(Map.of());
+        BrokerConfig standard = BrokerConfig.fromMap(Map.of("authorizer.class.name",
+                "org.apache.kafka.metadata.authorizer.StandardAuthorizer", "super.users", " User:admin ;;User:ops",
+                "allow.everyone.if.no.acl.found", "true"));
+
+        // Then
+        assertThat(unset.authorizer()).isNull();
+        assertThat(standard.authorizer().superUsers()).containsExactly("User:admin", "User:ops");
+        assertThat(standard.authorizer().allowEveryoneIfNoAclFound()).isTrue();
+        assertThat(standard.unknownKeys()).isEmpty();
+        assertThat(BrokerConfig.fromMap(Map.of("authorizer.class.name",
+                "org.apache.kafka.metadata.authorizer.StandardAuthorizer")).authorizer().allowEveryoneIfNoAclFound())
+                .isFalse();
+    }
+
+    @Test
+    void anyOtherAuthorizerClassOrAMalformedSuperUserFailsTheConfigInOneLine() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("authorizer.class.name", "kafka.security.Custom")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Invalid value kafka.security.Custom for configuration authorizer.class.name:")
+                .hasMessageContaining("org.apache.kafka.metadata.authorizer.StandardAuthorizer")
+                .hasMessageNotContaining("\n");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("authorizer.class.name",
+                "org.apache.kafka.metadata.authorizer.StandardAuthorizer", "super.users", "admin")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("super.users");
+    }
+
+    @Test
     void metricsEndpointDefaultsToStrimzisPortOnEveryInterfaceAndCanBeMovedOrTurnedOff() {
         // When
         BrokerConfig defaults = BrokerConfig.fromMap(Map.of());
