@@ -15,11 +15,14 @@ import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
 import io.cairn.broker.handler.AlterReplicaLogDirsHandler;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
+import io.cairn.broker.handler.CreateAclsHandler;
 import io.cairn.broker.handler.CreatePartitionsHandler;
 import io.cairn.broker.handler.CreateTopicsHandler;
+import io.cairn.broker.handler.DeleteAclsHandler;
 import io.cairn.broker.handler.DeleteGroupsHandler;
 import io.cairn.broker.handler.DeleteRecordsHandler;
 import io.cairn.broker.handler.DeleteTopicsHandler;
+import io.cairn.broker.handler.DescribeAclsHandler;
 import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
@@ -176,8 +179,8 @@ public final class CairnServer implements AutoCloseable {
                 aclAuthorizer = new StandardAclAuthorizer(config.authorizer().superUsers(),
                         config.authorizer().allowEveryoneIfNoAclFound());
                 aclAuthorizer.load(metadata.node().subscribe(aclAuthorizer));
-                LOGGER.warn("{}{} is set, but no API checks ACLs yet: every request is still allowed", logPrefix,
-                        BrokerConfig.AUTHORIZER_CLASS_NAME);
+                LOGGER.warn("{}{} is set, but only the ACL APIs (CreateAcls, DescribeAcls, DeleteAcls) check ACLs "
+                        + "yet: every other request is still allowed", logPrefix, BrokerConfig.AUTHORIZER_CLASS_NAME);
             }
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
                     config.topicDefaults());
@@ -355,6 +358,9 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeClusterHandler(node));
         handlers.add(new DescribeQuorumHandler(node));
+        handlers.add(new CreateAclsHandler(node));
+        handlers.add(new DescribeAclsHandler());
+        handlers.add(new DeleteAclsHandler(node));
         handlers.add(new SaslHandshakeHandler());
         handlers.add(new SaslAuthenticateHandler());
         handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics(), transactions.verifier(),

@@ -1,7 +1,9 @@
 package io.cairn.broker.security;
 
+import io.cairn.metadata.image.AclEntry;
 import io.cairn.metadata.image.AclOperation;
 import io.cairn.metadata.image.AclResourceType;
+import java.util.List;
 
 /**
  * Decides whether a principal connected from a host may perform an operation on a resource, as Kafka's
@@ -30,7 +32,15 @@ public interface Authorizer {
                 AclResourceType resourceType) {
             return true;
         }
+
+        @Override
+        public List<AclEntry> acls() {
+            return List.of();
+        }
     };
+
+    /** Every ACL the authorizer decides with (DescribeAcls reads them). */
+    List<AclEntry> acls();
 
     /** False only for {@link #NONE}. */
     boolean enabled();

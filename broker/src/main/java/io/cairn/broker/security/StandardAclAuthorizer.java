@@ -65,7 +65,7 @@ public final class StandardAclAuthorizer implements Authorizer, MetadataListener
         return true;
     }
 
-    /** Every ACL of the current image. */
+    @Override
     public List<AclEntry> acls() {
         return index.all();
     }

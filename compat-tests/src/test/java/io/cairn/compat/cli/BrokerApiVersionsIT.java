@@ -47,6 +47,8 @@ class BrokerApiVersionsIT {
                 .contains(broker.host() + ":" + broker.port() + " (id: 1 rack: null isFenced: false) -> (")
                 .contains("\tApiVersions(18): 0 to 4 [usable: 4],")
                 .contains("\tSaslHandshake(17): 0 to 1 [usable: 1],", "\tSaslAuthenticate(36): 0 to 2 [usable: 2],")
+                .contains("\tDescribeAcls(29): 1 to 3 [usable: 3],", "\tCreateAcls(30): 1 to 3 [usable: 3],",
+                        "\tDeleteAcls(31): 1 to 3 [usable: 3],")
                 .endsWith(")");
     }
 

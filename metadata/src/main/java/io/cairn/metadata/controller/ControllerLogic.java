@@ -25,8 +25,10 @@ import io.cairn.wire.message.BrokerHeartbeatRequestData;
 import io.cairn.wire.message.BrokerHeartbeatResponseData;
 import io.cairn.wire.message.BrokerRegistrationRequestData;
 import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreateAclsRequestData;
 import io.cairn.wire.message.CreatePartitionsRequestData;
 import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.DeleteAclsRequestData;
 import io.cairn.wire.message.DeleteTopicsRequestData;
 import io.cairn.wire.message.ElectLeadersRequestData;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
@@ -61,6 +63,8 @@ public final class ControllerLogic {
 
     private final ControllerSettings settings;
     private final TopicCommands topics;
+    /** The source of new ACL ids (the topic ids' source: random in production, seeded in simulations). */
+    private final Supplier<Uuid> aclIds;
     private final Map<String, Short> bootstrapFeatures;
 
     public ControllerLogic(ControllerSettings settings) {
@@ -89,6 +93,7 @@ public final class ControllerLogic {
                            Map<String, Short> bootstrapFeatures) {
         this.settings = settings;
         this.topics = new TopicCommands(settings, topicIds);
+        this.aclIds = topicIds;
         this.bootstrapFeatures = new TreeMap<>(bootstrapFeatures);
     }
 
@@ -129,6 +134,8 @@ public final class ControllerLogic {
                     (ListPartitionReassignmentsRequestData) request);
             case UPDATE_FEATURES -> FeatureCommands.updateFeatures(image, (UpdateFeaturesRequestData) request,
                     settings.nodeId(), settings.minInsyncReplicas());
+            case CREATE_ACLS -> AclCommands.createAcls(image, (CreateAclsRequestData) request, aclIds);
+            case DELETE_ACLS -> AclCommands.deleteAcls(image, (DeleteAclsRequestData) request);
             default -> throw new IllegalArgumentException("Not a controller command: " + key);
         };
     }
