@@ -15,6 +15,7 @@ import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
 import io.cairn.broker.handler.AlterReplicaLogDirsHandler;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
+import io.cairn.broker.handler.ClusterAuthorizedHandler;
 import io.cairn.broker.handler.CreateAclsHandler;
 import io.cairn.broker.handler.CreatePartitionsHandler;
 import io.cairn.broker.handler.CreateTopicsHandler;
@@ -86,6 +87,7 @@ import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.AclOperation;
 import io.micrometer.core.instrument.Gauge;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -117,6 +119,12 @@ public final class CairnServer implements AutoCloseable {
     private static final int MAX_QUEUED_MARKERS = 10_000;
     /** A marker request's read timeout exceeds the leader's acks wait by this much, so its answer arrives. */
     private static final int INTER_BROKER_SOCKET_MARGIN_MS = 10_000;
+
+    /** The APIs Cairn serves without the ACL checks Kafka makes (README, "ACLs"). */
+    private static final String UNAUTHORIZED_APIS = "AddPartitionsToTxn, DescribeConfigs, AlterConfigs, "
+            + "IncrementalAlterConfigs, DeleteRecords, DescribeCluster, DescribeTopicPartitions, DescribeProducers, "
+            + "DescribeTransactions, ListTransactions, ListConfigResources, and the topics of OffsetDelete and "
+            + "TxnOffsetCommit";
 
     private final List<ApiHandler<?, ?>> extraHandlers;
     private final String logPrefix;
@@ -179,8 +187,8 @@ public final class CairnServer implements AutoCloseable {
                 aclAuthorizer = new StandardAclAuthorizer(config.authorizer().superUsers(),
                         config.authorizer().allowEveryoneIfNoAclFound());
                 aclAuthorizer.load(metadata.node().subscribe(aclAuthorizer));
-                LOGGER.warn("{}{} is set, but only the ACL APIs (CreateAcls, DescribeAcls, DeleteAcls) check ACLs "
-                        + "yet: every other request is still allowed", logPrefix, BrokerConfig.AUTHORIZER_CLASS_NAME);
+                LOGGER.warn("{}{} is set; these APIs do not check ACLs yet and serve every authenticated "
+                        + "principal: {}", logPrefix, BrokerConfig.AUTHORIZER_CLASS_NAME, UNAUTHORIZED_APIS);
             }
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
                     config.topicDefaults());
@@ -350,14 +358,16 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new CreateTopicsHandler(node));
         handlers.add(new DeleteTopicsHandler(node));
         handlers.add(new CreatePartitionsHandler(node));
-        handlers.add(new ElectLeadersHandler(node));
-        handlers.add(new UpdateFeaturesHandler(node));
-        handlers.add(new UnregisterBrokerHandler(node));
-        handlers.add(new AlterPartitionReassignmentsHandler(node));
-        handlers.add(new ListPartitionReassignmentsHandler(node));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER, new ElectLeadersHandler(node)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER, new UpdateFeaturesHandler(node)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER, new UnregisterBrokerHandler(node)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER,
+                new AlterPartitionReassignmentsHandler(node)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE,
+                new ListPartitionReassignmentsHandler(node)));
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeClusterHandler(node));
-        handlers.add(new DescribeQuorumHandler(node));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE, new DescribeQuorumHandler(node)));
         handlers.add(new CreateAclsHandler(node));
         handlers.add(new DescribeAclsHandler());
         handlers.add(new DeleteAclsHandler(node));
@@ -376,8 +386,10 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new WriteTxnMarkersHandler(markers, groups::completeTransaction));
         handlers.add(new DescribeProducersHandler(replicaManager, node));
         handlers.add(new DeleteRecordsHandler(replicaManager, node, purgatory));
-        handlers.add(new DescribeLogDirsHandler(replicaManager));
-        handlers.add(new AlterReplicaLogDirsHandler(replicaManager));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE,
+                new DescribeLogDirsHandler(replicaManager)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER,
+                new AlterReplicaLogDirsHandler(replicaManager)));
         handlers.add(new ListConfigResourcesHandler(node));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));

@@ -22,12 +22,14 @@ import io.cairn.wire.message.FetchResponseData.PartitionData;
 import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Serves Fetch requests (Kafka's {@code KafkaApis.handleFetchRequest} with {@code ReplicaManager.fetchMessages}):
@@ -91,6 +93,25 @@ public final class FetchService {
     /** Serves one Fetch request of {@code version} from {@code clientId} that arrived on {@code listenerName}. */
     public CompletableFuture<FetchResponseData> fetch(short version, String clientId, String listenerName,
                                                       FetchRequestData request) {
+        return fetch(version, clientId, listenerName, request, Authorization.ALLOW_ALL);
+    }
+
+    /**
+     * What the caller may fetch, as Kafka's {@code handleFetchRequest} asks the authorizer: a follower needs
+     * CLUSTER_ACTION on the cluster (else every partition answers TOPIC_AUTHORIZATION_FAILED), a consumer READ on each
+     * topic (else that topic's partitions answer TOPIC_AUTHORIZATION_FAILED, before any check that it exists).
+     *
+     * @param clusterAction whether the caller has CLUSTER_ACTION on the cluster
+     * @param readTopic whether the caller may READ a topic, asked once per topic of a request
+     */
+    public record Authorization(boolean clusterAction, Predicate<String> readTopic) {
+        /** No authorizer: everything is allowed. */
+        public static final Authorization ALLOW_ALL = new Authorization(true, topic -> true);
+    }
+
+    /** {@link #fetch(short, String, String, FetchRequestData)} with the caller's permissions. */
+    public CompletableFuture<FetchResponseData> fetch(short version, String clientId, String listenerName,
+                                                      FetchRequestData request, Authorization authorization) {
         MetadataImage image = metadata.currentImage();
         Function<Uuid, String> topicNames = id -> image.topic(id).map(TopicImage::name).orElse(null);
         FetchParams params = params(version, request, version >= 11
@@ -101,10 +122,16 @@ public final class FetchService {
             params.isFromFollower(), fetchData, toForget, topicNames);
         List<Map.Entry<TopicIdPartition, PartitionFetch>> interesting = new ArrayList<>();
         LinkedHashMap<TopicIdPartition, PartitionData> erroneous = new LinkedHashMap<>();
+        Map<String, Boolean> readable = new HashMap<>();
+        boolean follower = params.isFromFollower();
         for (Map.Entry<TopicIdPartition, PartitionFetch> e : context.partitions()) {
             TopicIdPartition tp = e.getKey();
-            if (tp.topic() == null) {
+            if (follower && !authorization.clusterAction()) {
+                erroneous.put(tp, FetchResponses.partitionError(tp.partition(), Errors.TOPIC_AUTHORIZATION_FAILED));
+            } else if (tp.topic() == null) {
                 erroneous.put(tp, FetchResponses.partitionError(tp.partition(), Errors.UNKNOWN_TOPIC_ID));
+            } else if (!follower && !readable.computeIfAbsent(tp.topic(), authorization.readTopic()::test)) {
+                erroneous.put(tp, FetchResponses.partitionError(tp.partition(), Errors.TOPIC_AUTHORIZATION_FAILED));
             } else if (image.partition(tp.topicPartition()).isEmpty()) {
                 erroneous.put(tp, FetchResponses.partitionError(tp.partition(), Errors.UNKNOWN_TOPIC_OR_PARTITION));
             } else {

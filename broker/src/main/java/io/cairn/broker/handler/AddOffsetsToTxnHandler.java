@@ -2,12 +2,15 @@ package io.cairn.broker.handler;
 
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.txn.TransactionCoordinator;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AddOffsetsToTxnRequestData;
 import io.cairn.wire.message.AddOffsetsToTxnResponseData;
 import io.cairn.wire.message.ApiKey;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -44,6 +47,14 @@ public final class AddOffsetsToTxnHandler implements ApiHandler<AddOffsetsToTxnR
     @Override
     public CompletionStage<AddOffsetsToTxnResponseData> handle(RequestContext ctx,
                                                                AddOffsetsToTxnRequestData request) {
+        // Kafka: WRITE on the transactional id, then READ on the group.
+        if (!ctx.authorize(AclOperation.WRITE, AclResourceType.TRANSACTIONAL_ID, request.transactionalId())) {
+            return CompletableFuture.completedFuture(errorResponse(ctx, request,
+                    Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+        }
+        if (!ctx.authorize(AclOperation.READ, AclResourceType.GROUP, request.groupId())) {
+            return CompletableFuture.completedFuture(errorResponse(ctx, request, Errors.GROUP_AUTHORIZATION_FAILED));
+        }
         TopicPartition offsets = new TopicPartition(GroupCoordinator.TOPIC, groups.partitionFor(request.groupId()));
         return coordinator.addPartitions(request.transactionalId(), request.producerId(), request.producerEpoch(),
                 Set.of(offsets), (short) 0).thenApply(error -> errorResponse(ctx, request, error));

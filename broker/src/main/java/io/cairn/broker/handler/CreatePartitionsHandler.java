@@ -1,6 +1,8 @@
 package io.cairn.broker.handler;
 
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.CreatePartitionsRequestData;
@@ -67,6 +69,12 @@ public final class CreatePartitionsHandler
                     results.add(new CreatePartitionsTopicResult().setName(topic.name())
                             .setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("Duplicate topic name."));
                 }
+                continue;
+            }
+            if (!ctx.authorize(AclOperation.ALTER, AclResourceType.TOPIC, topic.name())) {
+                // Kafka's getAlterAuthorizedTopics: ALTER on the topic.
+                results.add(new CreatePartitionsTopicResult().setName(topic.name())
+                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setErrorMessage(null));
                 continue;
             }
             forwarded.add(results.size());

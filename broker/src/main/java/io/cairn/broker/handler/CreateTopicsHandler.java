@@ -1,6 +1,8 @@
 package io.cairn.broker.handler;
 
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.CreateTopicsRequestData;
@@ -8,8 +10,10 @@ import io.cairn.wire.message.CreateTopicsRequestData.CreatableTopic;
 import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.message.CreateTopicsResponseData.CreatableTopicResult;
 import io.cairn.wire.protocol.Uuid;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -50,6 +54,32 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
         if (request.topics().isEmpty()) {
             return CompletableFuture.completedFuture(new CreateTopicsResponseData().setThrottleTimeMs(0));
         }
+        // Kafka's ControllerApis.createTopics: CREATE on the cluster, or on each topic (else TOPIC_AUTHORIZATION_FAILED
+        // and the topic is not created).
+        List<String> refused = new ArrayList<>();
+        if (!ctx.authorizeCluster(AclOperation.CREATE)) {
+            CreateTopicsRequestData allowed = new CreateTopicsRequestData().setTimeoutMs(request.timeoutMs())
+                    .setValidateOnly(request.validateOnly());
+            for (CreatableTopic topic : request.topics()) {
+                if (ctx.authorize(AclOperation.CREATE, AclResourceType.TOPIC, topic.name())) {
+                    allowed.topics().add(topic);
+                } else if (!refused.contains(topic.name())) {
+                    refused.add(topic.name());
+                }
+            }
+            if (!refused.isEmpty()) {
+                return createAuthorized(ctx, allowed, refused);
+            }
+        }
+        return createAuthorized(ctx, request, refused);
+    }
+
+    private CompletionStage<CreateTopicsResponseData> createAuthorized(RequestContext ctx,
+            CreateTopicsRequestData request, List<String> refused) {
+        if (request.topics().isEmpty()) {
+            return CompletableFuture.completedFuture(withRefused(new CreateTopicsResponseData().setThrottleTimeMs(0),
+                    refused));
+        }
         Map<String, Map<String, String>> requestedConfigs = new HashMap<>();
         for (CreatableTopic topic : request.topics()) {
             Map<String, String> configs = new LinkedHashMap<>();
@@ -66,8 +96,18 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
             for (CreatableTopicResult result : response.topics()) {
                 completeResult(result, requestedConfigs.getOrDefault(result.name(), Map.of()), version);
             }
-            return response.setThrottleTimeMs(0);
+            return withRefused(response.setThrottleTimeMs(0), refused);
         });
+    }
+
+    /** The topics refused for want of CREATE, with Kafka's message, after the others. */
+    private static CreateTopicsResponseData withRefused(CreateTopicsResponseData response, List<String> refused) {
+        for (String name : refused) {
+            response.topics().add(new CreatableTopicResult().setName(name)
+                    .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setErrorMessage("Authorization failed.")
+                    .setNumPartitions(-1).setReplicationFactor((short) -1).setTopicId(Uuid.ZERO));
+        }
+        return response;
     }
 
     /** Kafka's result shape: the v5+ details for created topics, the defaults for failed ones. */

@@ -3,6 +3,8 @@ package io.cairn.broker.handler;
 import io.cairn.broker.group.CoordinatorRecord;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.group.GroupShard;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.DeleteGroupsRequestData;
@@ -45,6 +47,11 @@ public final class DeleteGroupsHandler implements ApiHandler<DeleteGroupsRequest
     public CompletionStage<DeleteGroupsResponseData> handle(RequestContext ctx, DeleteGroupsRequestData request) {
         List<CompletableFuture<DeletableGroupResult>> results = new ArrayList<>();
         for (String groupId : request.groupsNames()) {
+            if (!ctx.authorize(AclOperation.DELETE, AclResourceType.GROUP, groupId)) {
+                results.add(CompletableFuture.completedFuture(new DeletableGroupResult().setGroupId(groupId)
+                    .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())));
+                continue;
+            }
             results.add(delete(groupId).thenApply(error -> new DeletableGroupResult().setGroupId(groupId)
                 .setErrorCode(error.code())));
         }

@@ -1,6 +1,8 @@
 package io.cairn.broker.handler;
 
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.DeleteTopicsRequestData;
@@ -45,6 +47,17 @@ public final class DeleteTopicsHandler implements ApiHandler<DeleteTopicsRequest
         return 6;
     }
 
+    /**
+     * Kafka's ControllerApis.deleteTopics: DESCRIBE and DELETE on the topic (named, or found by id in the image; an
+     * unknown id is left to the controller, which answers UNKNOWN_TOPIC_ID).
+     */
+    private boolean deletable(RequestContext ctx, DeleteTopicState target) {
+        String name = target.name() != null ? target.name()
+                : metadata.currentImage().topic(target.topicId()).map(t -> t.name()).orElse(null);
+        return name == null || ctx.authorize(AclOperation.DESCRIBE, AclResourceType.TOPIC, name)
+                && ctx.authorize(AclOperation.DELETE, AclResourceType.TOPIC, name);
+    }
+
     @Override
     public CompletionStage<DeleteTopicsResponseData> handle(RequestContext ctx, DeleteTopicsRequestData request) {
         List<DeleteTopicState> targets = targets(ctx, request);
@@ -75,6 +88,11 @@ public final class DeleteTopicsHandler implements ApiHandler<DeleteTopicsRequest
             results.add(result);
             if (problem != null) {
                 result.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(problem);
+            } else if (!deletable(ctx, target)) {
+                result.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setErrorMessage(null);
+                if (target.name() == null) {
+                    result.setName(null);
+                }
             } else {
                 forwarded.add(results.size() - 1);
                 forward.topics().add(new DeleteTopicState().setName(target.name()).setTopicId(target.topicId()));

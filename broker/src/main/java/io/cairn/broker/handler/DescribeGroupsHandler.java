@@ -1,6 +1,8 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.DescribeGroupsRequestData;
@@ -49,6 +51,10 @@ public final class DescribeGroupsHandler implements ApiHandler<DescribeGroupsReq
         short version = ctx.apiVersion();
         List<CompletableFuture<DescribedGroup>> groups = new ArrayList<>();
         for (String groupId : request.groups()) {
+            if (!ctx.authorize(AclOperation.DESCRIBE, AclResourceType.GROUP, groupId)) {
+                groups.add(CompletableFuture.completedFuture(groupError(groupId, Errors.GROUP_AUTHORIZATION_FAILED)));
+                continue;
+            }
             groups.add(describe(groupId, version).thenApply(group -> {
                 if (request.includeAuthorizedOperations() && group.errorCode() == Errors.NONE.code()) {
                     group.setAuthorizedOperations(GROUP_OPERATIONS);

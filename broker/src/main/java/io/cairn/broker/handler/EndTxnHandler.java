@@ -2,10 +2,13 @@ package io.cairn.broker.handler;
 
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMetadata;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.EndTxnRequestData;
 import io.cairn.wire.message.EndTxnResponseData;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -40,6 +43,10 @@ public final class EndTxnHandler implements ApiHandler<EndTxnRequestData, EndTxn
 
     @Override
     public CompletionStage<EndTxnResponseData> handle(RequestContext ctx, EndTxnRequestData request) {
+        if (!ctx.authorize(AclOperation.WRITE, AclResourceType.TRANSACTIONAL_ID, request.transactionalId())) {
+            return CompletableFuture.completedFuture(errorResponse(ctx, request,
+                    Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+        }
         short clientVersion = ctx.apiVersion() >= 5 ? TransactionMetadata.TV_2 : 0;
         return coordinator.endTransaction(request.transactionalId(), request.producerId(), request.producerEpoch(),
                 request.committed(), clientVersion).thenApply(result -> errorResponse(ctx, request, result.error())

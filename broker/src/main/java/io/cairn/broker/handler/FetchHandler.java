@@ -2,6 +2,8 @@ package io.cairn.broker.handler;
 
 import io.cairn.broker.fetch.FetchResponses;
 import io.cairn.broker.fetch.FetchService;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.FetchRequestData;
@@ -49,7 +51,11 @@ public final class FetchHandler implements ApiHandler<FetchRequestData, FetchRes
 
     @Override
     public CompletionStage<FetchResponseData> handle(RequestContext ctx, FetchRequestData request) {
-        return service.fetch(ctx.apiVersion(), ctx.clientId(), ctx.listenerName(), request);
+        FetchService.Authorization authorization = ctx.authorizer().enabled()
+                ? new FetchService.Authorization(ctx.authorizeCluster(AclOperation.CLUSTER_ACTION),
+                        topic -> ctx.authorize(AclOperation.READ, AclResourceType.TOPIC, topic))
+                : FetchService.Authorization.ALLOW_ALL;
+        return service.fetch(ctx.apiVersion(), ctx.clientId(), ctx.listenerName(), request, authorization);
     }
 
     /** Kafka's {@code FetchRequest.getErrorResponse}: the error at the top level and on every partition asked for. */

@@ -5,6 +5,8 @@ import static java.util.concurrent.CompletableFuture.completedFuture;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.BrokerEndpoint;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.PartitionRegistration;
@@ -92,6 +94,13 @@ public final class FindCoordinatorHandler
     }
 
     private Coordinator find(RequestContext ctx, byte keyType, String key) {
+        // Kafka's getCoordinator: DESCRIBE on the group or transactional id before anything else.
+        if (keyType == GROUP && !ctx.authorize(AclOperation.DESCRIBE, AclResourceType.GROUP, key)) {
+            return error(Errors.GROUP_AUTHORIZATION_FAILED);
+        }
+        if (keyType == TRANSACTION && !ctx.authorize(AclOperation.DESCRIBE, AclResourceType.TRANSACTIONAL_ID, key)) {
+            return error(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+        }
         if (keyType == TRANSACTION) {
             if (transactions.topic().isEmpty()) {
                 createTopic(TransactionCoordinator.TOPIC, creatingTransactions);

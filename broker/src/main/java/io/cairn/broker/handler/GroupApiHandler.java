@@ -4,6 +4,8 @@ import static java.util.concurrent.CompletableFuture.completedFuture;
 
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.group.GroupShard;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.protocol.ApiMessage;
@@ -15,8 +17,9 @@ import java.util.function.Function;
  * A request about one group, served on the coordinator shard of the group's {@code __consumer_offsets} partition:
  * JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetDelete (see {@link GroupHandlers}). An empty
  * group id is INVALID_GROUP_ID; a group this broker does not coordinate is NOT_COORDINATOR, one still loading
- * COORDINATOR_LOAD_IN_PROGRESS (the client finds the coordinator again, or retries). Immutable, thread-safe, never
- * blocks.
+ * COORDINATOR_LOAD_IN_PROGRESS (the client finds the coordinator again, or retries). First of all, as Kafka's
+ * KafkaApis, the caller needs READ on the group (DELETE for OffsetDelete), else GROUP_AUTHORIZATION_FAILED.
+ * Immutable, thread-safe, never blocks.
  *
  * @param <Q> the request body type
  * @param <S> the response body type
@@ -69,9 +72,20 @@ final class GroupApiHandler<Q extends ApiMessage, S extends ApiMessage> implemen
         return maxVersion;
     }
 
+    /**
+     * The operation Kafka's KafkaApis asks on the group before serving: DELETE for OffsetDelete, READ for the others.
+     * Without it the whole request is GROUP_AUTHORIZATION_FAILED.
+     */
+    private AclOperation groupOperation() {
+        return apiKey == ApiKey.OFFSET_DELETE ? AclOperation.DELETE : AclOperation.READ;
+    }
+
     @Override
     public CompletionStage<S> handle(RequestContext ctx, Q request) {
         String group = groupId.apply(request);
+        if (!ctx.authorize(groupOperation(), AclResourceType.GROUP, group == null ? "" : group)) {
+            return completedFuture(errorResponse(ctx, request, Errors.GROUP_AUTHORIZATION_FAILED));
+        }
         if (group == null || group.isEmpty()) {
             return completedFuture(errorResponse(ctx, request, Errors.INVALID_GROUP_ID));
         }

@@ -6,6 +6,8 @@ import io.cairn.broker.group.GroupShard;
 import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.log.producer.VerificationGuard;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.HeartbeatRequestData;
@@ -28,6 +30,7 @@ import io.cairn.wire.message.TxnOffsetCommitRequestData;
 import io.cairn.wire.message.TxnOffsetCommitResponseData;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -81,12 +84,33 @@ public final class GroupHandlers {
             GroupCoordinator coordinator, MetadataNode metadata) {
         return new GroupApiHandler<>(ApiKey.OFFSET_COMMIT, 2, 9, coordinator, OffsetCommitRequestData::groupId,
             (shard, ctx, request) -> {
+                // Kafka's handleOffsetCommitRequest: topics the caller may not READ answer TOPIC_AUTHORIZATION_FAILED
+                // and are not committed.
+                List<OffsetCommitRequestTopic> unreadable = new ArrayList<>();
+                List<OffsetCommitRequestTopic> readable = new ArrayList<>();
+                for (OffsetCommitRequestTopic topic : request.topics()) {
+                    (ctx.authorize(AclOperation.READ, AclResourceType.TOPIC, topic.name()) ? readable : unreadable)
+                        .add(topic);
+                }
+                OffsetCommitRequestData authorized = unreadable.isEmpty() ? request : new OffsetCommitRequestData()
+                    .setGroupId(request.groupId()).setGenerationIdOrMemberEpoch(request.generationIdOrMemberEpoch())
+                    .setMemberId(request.memberId()).setGroupInstanceId(request.groupInstanceId())
+                    .setRetentionTimeMs(request.retentionTimeMs()).setTopics(readable);
                 Errors validation = shard.groups().validateOffsetCommit(request.groupId(),
                     request.generationIdOrMemberEpoch(), request.memberId(), request.groupInstanceId(),
                     ctx.apiVersion());
-                return shard.offsets().commit(request, ctx.apiVersion(), validation,
-                    (topic, partition) -> metadata.currentImage().topic(topic)
+                CompletableFuture<OffsetCommitResponseData> committed = shard.offsets().commit(authorized,
+                    ctx.apiVersion(), validation, (topic, partition) -> metadata.currentImage().topic(topic)
                         .map(t -> !t.partitions().containsKey(partition)).orElse(true));
+                if (unreadable.isEmpty()) {
+                    return committed;
+                }
+                OffsetCommitResponseData refused = offsetCommitError(
+                    new OffsetCommitRequestData().setTopics(unreadable), Errors.TOPIC_AUTHORIZATION_FAILED);
+                return committed.thenApply(response -> {
+                    response.topics().addAll(refused.topics());
+                    return response;
+                });
             },
             (ctx, request, error) -> offsetCommitError(request, error));
     }

@@ -4,6 +4,8 @@ import static java.util.concurrent.CompletableFuture.completedFuture;
 
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionManager.ProducerIdAndEpoch;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.InitProducerIdRequestData;
@@ -58,6 +60,16 @@ public final class InitProducerIdHandler implements ApiHandler<InitProducerIdReq
 
     @Override
     public CompletionStage<InitProducerIdResponseData> handle(RequestContext ctx, InitProducerIdRequestData request) {
+        // Kafka's checks first: WRITE on the transactional id, or for an idempotent producer IDEMPOTENT_WRITE on the
+        // cluster or WRITE on some topic.
+        if (request.transactionalId() != null) {
+            if (!ctx.authorize(AclOperation.WRITE, AclResourceType.TRANSACTIONAL_ID, request.transactionalId())) {
+                return completedFuture(errorResponse(ctx, request, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+            }
+        } else if (!ctx.authorizeCluster(AclOperation.IDEMPOTENT_WRITE)
+                && !ctx.authorizeByResourceType(AclOperation.WRITE, AclResourceType.TOPIC)) {
+            return completedFuture(errorResponse(ctx, request, Errors.CLUSTER_AUTHORIZATION_FAILED));
+        }
         boolean noId = request.producerId() == NO_PRODUCER_ID;
         boolean noEpoch = request.producerEpoch() == NO_PRODUCER_EPOCH;
         if (noId != noEpoch) {

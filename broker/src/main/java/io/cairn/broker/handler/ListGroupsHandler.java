@@ -1,6 +1,8 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.ListGroupsRequestData;
@@ -49,8 +51,14 @@ public final class ListGroupsHandler implements ApiHandler<ListGroupsRequestData
             }
             ListGroupsResponseData response = new ListGroupsResponseData().setThrottleTimeMs(0)
                 .setErrorCode(Errors.NONE.code());
+            // Kafka: DESCRIBE on the cluster lists every group, else only those the caller may DESCRIBE.
+            boolean all = ctx.authorizeCluster(AclOperation.DESCRIBE);
             for (List<ListedGroup> groups : lists) {
-                response.groups().addAll(groups);
+                for (ListedGroup group : groups) {
+                    if (all || ctx.authorize(AclOperation.DESCRIBE, AclResourceType.GROUP, group.groupId())) {
+                        response.groups().add(group);
+                    }
+                }
             }
             return response;
         });

@@ -4,6 +4,8 @@ import io.cairn.isr.FetchIsolation;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.TimestampAndOffset;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
@@ -14,6 +16,7 @@ import io.cairn.wire.message.ListOffsetsResponseData;
 import io.cairn.wire.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
 import io.cairn.wire.message.ListOffsetsResponseData.ListOffsetsTopicResponse;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -94,10 +97,13 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
             // Kafka's IsolationLevel.forId throws for any other id and the whole request fails with that exception
             return CompletableFuture.completedFuture(errorResponse(ctx, request, Errors.UNKNOWN_SERVER_ERROR));
         }
-        return CompletableFuture.completedFuture(answer(ctx.apiVersion(), request));
+        return CompletableFuture.completedFuture(answer(ctx, ctx.apiVersion(), request));
     }
 
-    private ListOffsetsResponseData answer(short version, ListOffsetsRequestData request) {
+    private ListOffsetsResponseData answer(RequestContext ctx, short version, ListOffsetsRequestData request) {
+        // Kafka's partitionSeqByAuthorized: a topic the caller may not DESCRIBE answers TOPIC_AUTHORIZATION_FAILED on
+        // every partition, before any other check.
+        Map<String, Boolean> describable = new HashMap<>();
         Set<TopicPartition> seen = new HashSet<>();
         Set<TopicPartition> duplicates = new HashSet<>();
         for (ListOffsetsTopic topic : request.topics()) {
@@ -117,7 +123,10 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
                     continue;
                 }
                 TopicPartition tp = new TopicPartition(topic.name(), p.partitionIndex());
-                ListOffsetsPartitionResponse answer = duplicates.contains(tp)
+                ListOffsetsPartitionResponse answer = !describable.computeIfAbsent(topic.name(),
+                        name -> ctx.authorize(AclOperation.DESCRIBE, AclResourceType.TOPIC, name))
+                        ? errorPartition(p.partitionIndex(), Errors.TOPIC_AUTHORIZATION_FAILED)
+                        : duplicates.contains(tp)
                         ? errorPartition(p.partitionIndex(), Errors.INVALID_REQUEST)
                         : partition(version, request, tp, p);
                 answers.put(p.partitionIndex(), answer);

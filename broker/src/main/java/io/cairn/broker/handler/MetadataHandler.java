@@ -4,6 +4,8 @@ import static java.util.concurrent.CompletableFuture.completedFuture;
 
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.controller.TopicNames;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.BrokerEndpoint;
 import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.MetadataImage;
@@ -91,7 +93,9 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData, Me
         String listener = ctx.listenerName();
         List<MetadataResponseTopic> topics = new ArrayList<>();
         if (allTopics) {
+            // Kafka lists only the topics the caller may DESCRIBE, and says nothing of the others.
             image.topicsById().values().stream().sorted((a, b) -> a.name().compareTo(b.name()))
+                    .filter(t -> describable(ctx, t.name()))
                     .forEach(t -> topics.add(topicMetadata(image, t, listener, version)));
         } else {
             collectRequested(ctx, request, image, topics);
@@ -119,7 +123,11 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData, Me
                     continue;
                 }
                 Optional<TopicImage> known = image.topic(topic.topicId());
-                if (known.isPresent()) {
+                if (known.isPresent() && !describable(ctx, known.get().name())) {
+                    // Topic ids are not sensitive: Kafka answers TOPIC_AUTHORIZATION_FAILED with the id, no name.
+                    topics.add(new MetadataResponseTopic().setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                            .setName(null).setTopicId(topic.topicId()).setIsInternal(false));
+                } else if (known.isPresent()) {
                     names.add(known.get().name());
                 } else {
                     topics.add(new MetadataResponseTopic().setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()).setName(null)
@@ -130,9 +138,16 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData, Me
             request.topics().forEach(t -> names.add(t.name()));
         }
         Map<String, MetadataResponseTopic> missing = new LinkedHashMap<>();
+        boolean autoCreate = autoCreation.enabled() && request.allowAutoTopicCreation();
         for (String name : names) {
             Optional<TopicImage> topic = image.topic(name);
-            if (topic.isPresent()) {
+            if (!describable(ctx, name) || topic.isEmpty() && autoCreate && !creatable(ctx, name)) {
+                // Kafka does not tell whether a topic the caller may not DESCRIBE exists; one it may not create is
+                // not auto-created. Both answer TOPIC_AUTHORIZATION_FAILED without an id.
+                topics.add(new MetadataResponseTopic().setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                        .setName(name).setTopicId(Uuid.ZERO).setIsInternal(describable(ctx, name)
+                                && ClusterView.isInternal(name)));
+            } else if (topic.isPresent()) {
                 topics.add(topicMetadata(image, topic.get(), ctx.listenerName(), version));
             } else {
                 MetadataResponseTopic absent = new MetadataResponseTopic().setName(name).setTopicId(Uuid.ZERO)
@@ -142,8 +157,19 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData, Me
             }
         }
         if (!missing.isEmpty()) {
-            answerMissing(missing, autoCreation.enabled() && request.allowAutoTopicCreation());
+            answerMissing(missing, autoCreate);
         }
+    }
+
+    /** Whether the caller may DESCRIBE the topic (always, without an authorizer). */
+    private static boolean describable(RequestContext ctx, String topic) {
+        return ctx.authorize(AclOperation.DESCRIBE, AclResourceType.TOPIC, topic);
+    }
+
+    /** Whether the caller may auto-create the topic: CREATE on the cluster or on the topic. */
+    private static boolean creatable(RequestContext ctx, String topic) {
+        return ctx.authorizeCluster(AclOperation.CREATE)
+                || ctx.authorize(AclOperation.CREATE, AclResourceType.TOPIC, topic);
     }
 
     /** Kafka's getTopicMetadata for topics the image lacks: auto-create them, or say why they are unknown. */

@@ -3,6 +3,8 @@ package io.cairn.broker.handler;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.group.OffsetManager.CommittedOffset;
 import io.cairn.broker.group.OffsetManager.TopicPartitionKey;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.OffsetFetchRequestData;
@@ -16,6 +18,7 @@ import io.cairn.wire.message.OffsetFetchResponseData.OffsetFetchResponsePartitio
 import io.cairn.wire.message.OffsetFetchResponseData.OffsetFetchResponseTopic;
 import io.cairn.wire.message.OffsetFetchResponseData.OffsetFetchResponseTopics;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +27,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Predicate;
 
 /**
  * OffsetFetch v1-v9 (Kafka 4.1.1 serves these; v10 is unstable): the committed offsets of one group (v1-v7) or of
@@ -62,14 +66,38 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
      * partitions a require_stable fetch gets UNSTABLE_OFFSET_COMMIT for (an open transaction holds an offset).
      */
     private record GroupOffsets(Errors error, Map<String, Map<Integer, CommittedOffset>> topics,
-                                Set<TopicPartitionKey> unstable) {
+                                Set<TopicPartitionKey> unstable, Set<String> unauthorized) {
         GroupOffsets(Errors error) {
-            this(error, Map.of(), Set.of());
+            this(error, Map.of(), Set.of(), Set.of());
         }
 
         Errors errorOf(String topic, int partition) {
+            if (unauthorized.contains(topic)) {
+                return Errors.TOPIC_AUTHORIZATION_FAILED;
+            }
             return unstable.contains(new TopicPartitionKey(topic, partition)) ? Errors.UNSTABLE_OFFSET_COMMIT
                 : Errors.NONE;
+        }
+
+        /**
+         * Kafka's topic filter: topics the caller may not DESCRIBE are left out of an all-topics answer, and a
+         * requested one answers TOPIC_AUTHORIZATION_FAILED on its partitions.
+         */
+        GroupOffsets authorizedFor(Predicate<String> describable, boolean allTopics) {
+            if (error != Errors.NONE) {
+                return this;
+            }
+            Map<String, Map<Integer, CommittedOffset>> kept = new LinkedHashMap<>();
+            Set<String> refused = new HashSet<>();
+            topics.forEach((topic, partitions) -> {
+                if (describable.test(topic)) {
+                    kept.put(topic, partitions);
+                } else if (!allTopics) {
+                    kept.put(topic, partitions);
+                    refused.add(topic);
+                }
+            });
+            return new GroupOffsets(error, kept, unstable, refused);
         }
     }
 
@@ -85,7 +113,7 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                         topics.computeIfAbsent(t.name(), k -> new ArrayList<>()).addAll(t.partitionIndexes());
                     }
                 }
-                groups.add(fetch(group.groupId(), topics, request.requireStable())
+                groups.add(fetch(ctx, group.groupId(), topics, request.requireStable())
                     .thenApply(r -> groupResponse(group.groupId(), r)));
             }
             return CompletableFuture.allOf(groups.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
@@ -100,11 +128,25 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                 topics.computeIfAbsent(t.name(), k -> new ArrayList<>()).addAll(t.partitionIndexes());
             }
         }
-        return fetch(request.groupId(), topics, request.requireStable())
+        return fetch(ctx, request.groupId(), topics, request.requireStable())
             .thenApply(r -> singleGroupResponse(r, version, topics));
     }
 
-    /** Never fails: a group-level failure becomes the answer's error. */
+    /**
+     * Never fails: a group-level failure becomes the answer's error. As Kafka's, DESCRIBE on the group comes first
+     * (else GROUP_AUTHORIZATION_FAILED), and DESCRIBE on each topic decides what the caller sees of it.
+     */
+    private CompletableFuture<GroupOffsets> fetch(RequestContext ctx, String groupId,
+                                                  Map<String, List<Integer>> requested, boolean requireStable) {
+        if (!ctx.authorize(AclOperation.DESCRIBE, AclResourceType.GROUP, groupId == null ? "" : groupId)) {
+            return CompletableFuture.completedFuture(new GroupOffsets(Errors.GROUP_AUTHORIZATION_FAILED));
+        }
+        Map<String, Boolean> describable = new HashMap<>();
+        return fetch(groupId, requested, requireStable).thenApply(offsets -> offsets.authorizedFor(
+            topic -> describable.computeIfAbsent(topic,
+                t -> ctx.authorize(AclOperation.DESCRIBE, AclResourceType.TOPIC, t)), requested == null));
+    }
+
     private CompletableFuture<GroupOffsets> fetch(String groupId, Map<String, List<Integer>> requested,
                                                   boolean requireStable) {
         if (groupId == null || groupId.isEmpty()) {
@@ -125,7 +167,8 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                         .filter(p -> shard.offsets().hasPendingTransactionalOffset(groupId, topic, p))
                         .forEach(p -> unstable.add(new TopicPartitionKey(topic, p))));
                 }
-                return CompletableFuture.completedFuture(new GroupOffsets(Errors.NONE, selected, unstable));
+                return CompletableFuture.completedFuture(new GroupOffsets(Errors.NONE, selected, unstable,
+                    Set.of()));
             });
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);

@@ -5,6 +5,8 @@ import static java.util.concurrent.CompletableFuture.completedFuture;
 import io.cairn.isr.EpochEndOffset;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
@@ -58,10 +60,15 @@ public final class OffsetForLeaderEpochHandler
     public CompletionStage<OffsetForLeaderEpochResponseData> handle(RequestContext ctx,
             OffsetForLeaderEpochRequestData request) {
         OffsetForLeaderEpochResponseData response = new OffsetForLeaderEpochResponseData().setThrottleTimeMs(0);
+        // Kafka: followers with CLUSTER_ACTION may ask about any topic, others about the topics they may DESCRIBE.
+        boolean clusterAction = ctx.authorizeCluster(AclOperation.CLUSTER_ACTION);
         for (OffsetForLeaderTopic topic : request.topics()) {
             OffsetForLeaderTopicResult result = new OffsetForLeaderTopicResult().setTopic(topic.topic());
+            boolean authorized = clusterAction
+                    || ctx.authorize(AclOperation.DESCRIBE, AclResourceType.TOPIC, topic.topic());
             for (OffsetForLeaderPartition p : topic.partitions()) {
-                result.partitions().add(endOffset(new TopicPartition(topic.topic(), p.partition()), p));
+                result.partitions().add(authorized ? endOffset(new TopicPartition(topic.topic(), p.partition()), p)
+                        : undefined(p.partition()).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
             }
             response.topics().add(result);
         }

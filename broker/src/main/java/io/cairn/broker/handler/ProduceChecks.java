@@ -1,6 +1,8 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.handler.ProduceRecords.Scan;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.image.TopicPartition;
@@ -8,10 +10,13 @@ import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ProduceRequestData;
 import io.cairn.wire.protocol.Uuid;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The checks of a produce request before any append, in Kafka's order ({@code KafkaApis.handleProduceRequest},
@@ -57,7 +62,8 @@ final class ProduceChecks {
     }
 
     /** Kafka's per-partition checks before the append: topic id, partition, record set. */
-    static void checkPartition(short version, MetadataImage image, ProducePartition p, Scan scan) {
+    static void checkPartition(short version, MetadataImage image, ProducePartition p, Scan scan,
+                               Predicate<String> writable) {
         if (version >= TOPIC_ID_VERSION) {
             Optional<TopicImage> topic = image.topic(p.topicId());
             if (topic.isEmpty() || Uuid.ZERO.equals(p.topicId())) {
@@ -65,6 +71,10 @@ final class ProduceChecks {
                 return;
             }
             p.resolveTopic(topic.get().name());
+        }
+        if (p.topic() != null && !writable.test(p.topic())) {
+            p.fail(Errors.TOPIC_AUTHORIZATION_FAILED);
+            return;
         }
         if (p.topic() == null || image.partition(new TopicPartition(p.topic(), p.index())).isEmpty()) {
             p.fail(Errors.UNKNOWN_TOPIC_OR_PARTITION);
@@ -80,6 +90,32 @@ final class ProduceChecks {
      * Kafka's {@code handleProduceAppend} check before transaction verification: batches of more than one producer
      * fail the whole request (INVALID_PRODUCER_ID_MAPPING). Verification itself is {@link ProduceVerification}'s.
      */
+    /**
+     * Kafka's first check of a produce request: transactional records need WRITE on their transactional id (none
+     * given counts as refused), else the whole request fails with TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
+     */
+    static ApiException transactionalIdError(RequestContext ctx, ProduceRequestData request, List<Scan> scans) {
+        if (!ctx.authorizer().enabled() || scans.stream().noneMatch(Scan::transactional)) {
+            return null;
+        }
+        String transactionalId = request.transactionalId();
+        if (transactionalId != null
+                && ctx.authorize(AclOperation.WRITE, AclResourceType.TRANSACTIONAL_ID, transactionalId)) {
+            return null;
+        }
+        return Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception();
+    }
+
+    /** Whether the caller may WRITE a topic, asked once per topic of a request (Kafka's filterByAuthorized). */
+    static Predicate<String> writableTopics(RequestContext ctx) {
+        if (!ctx.authorizer().enabled()) {
+            return topic -> true;
+        }
+        Map<String, Boolean> decided = new HashMap<>();
+        return topic -> decided.computeIfAbsent(topic,
+                t -> ctx.authorize(AclOperation.WRITE, AclResourceType.TOPIC, t));
+    }
+
     static ApiException checkTransactions(List<ProducePartition> partitions, List<Scan> scans) {
         Set<List<Long>> producers = new HashSet<>();
         for (int i = 0; i < partitions.size(); i++) {

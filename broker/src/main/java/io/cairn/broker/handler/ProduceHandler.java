@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Predicate;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -113,11 +114,15 @@ public final class ProduceHandler implements TwoPhaseApiHandler<ProduceRequestDa
         short version = ctx.apiVersion();
         List<Scan> scans = new ArrayList<>(partitions.size());
         partitions.forEach(p -> scans.add(ProduceRecords.scan(p.records())));
-        ApiException whole = ProduceChecks.requestError(request, scans);
+        ApiException whole = ProduceChecks.transactionalIdError(ctx, request, scans);
+        if (whole == null) {
+            whole = ProduceChecks.requestError(request, scans);
+        }
         if (whole == null) {
             MetadataImage image = metadata.currentImage();
+            Predicate<String> writable = ProduceChecks.writableTopics(ctx);
             for (int i = 0; i < partitions.size(); i++) {
-                ProduceChecks.checkPartition(version, image, partitions.get(i), scans.get(i));
+                ProduceChecks.checkPartition(version, image, partitions.get(i), scans.get(i), writable);
             }
             whole = ProduceChecks.checkTransactions(partitions, scans);
         }

@@ -4,6 +4,8 @@ import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.group.OffsetManager;
 import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.log.producer.VerificationGuard;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
@@ -78,6 +80,12 @@ final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitRequestD
     @Override
     public CompletionStage<TxnOffsetCommitResponseData> handle(RequestContext ctx,
                                                                TxnOffsetCommitRequestData request) {
+        // Kafka's handleTxnOffsetCommitRequest: WRITE on the transactional id first (the group's READ follows).
+        if (request.transactionalId() != null
+                && !ctx.authorize(AclOperation.WRITE, AclResourceType.TRANSACTIONAL_ID, request.transactionalId())) {
+            return CompletableFuture.completedFuture(errorResponse(ctx, request,
+                Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+        }
         String groupId = request.groupId();
         boolean add = ctx.apiVersion() >= ADD_PARTITION_VERSION;
         if (groupId == null || groupId.isEmpty() || request.transactionalId() == null

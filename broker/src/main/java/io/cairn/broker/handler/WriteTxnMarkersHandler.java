@@ -1,5 +1,6 @@
 package io.cairn.broker.handler;
 
+import io.cairn.metadata.image.AclOperation;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
@@ -57,6 +58,10 @@ public final class WriteTxnMarkersHandler
     @Override
     public CompletionStage<WriteTxnMarkersResponseData> handle(RequestContext ctx,
                                                               WriteTxnMarkersRequestData request) {
+        // An inter-broker API: ALTER or CLUSTER_ACTION on the cluster, else CLUSTER_AUTHORIZATION_FAILED throughout.
+        if (!ctx.authorizeCluster(AclOperation.ALTER) && !ctx.authorizeCluster(AclOperation.CLUSTER_ACTION)) {
+            return CompletableFuture.completedFuture(errorResponse(ctx, request, Errors.CLUSTER_AUTHORIZATION_FAILED));
+        }
         WriteTxnMarkersResponseData response = new WriteTxnMarkersResponseData();
         // Kafka's response is a map by producer id: two markers of one producer share an entry.
         Map<Long, ProducerResult> byProducer = new LinkedHashMap<>();

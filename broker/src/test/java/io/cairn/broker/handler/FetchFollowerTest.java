@@ -4,18 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.broker.fetch.FetchResponses;
+import io.cairn.broker.security.KafkaPrincipal;
+import io.cairn.broker.security.StandardAclAuthorizer;
 import io.cairn.isr.ReplicationQuota;
+import io.cairn.metadata.image.MetadataImage;
 import io.cairn.testkit.LeakDetection;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AlterPartitionReassignmentsRequestData;
+import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.FetchRequestData;
 import io.cairn.wire.message.FetchResponseData;
 import io.cairn.wire.message.FetchResponseData.PartitionData;
+import io.cairn.wire.message.RequestHeaderData;
 import io.cairn.wire.protocol.Uuid;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -70,6 +77,59 @@ class FetchFollowerTest {
 
     private static PartitionData only(FetchResponseData response) {
         return response.responses().get(0).partitions().get(0);
+    }
+
+    /** A request context of principal {@code User:<user>} on a broker with the standard authorizer and no ACLs. */
+    private static RequestContext securedContext(int version, String user, Set<String> superUsers) {
+        StandardAclAuthorizer authorizer = new StandardAclAuthorizer(superUsers, false);
+        authorizer.load(MetadataImage.EMPTY);
+        ClientConnection connection = new ClientConnection("c", "PLAINTEXT",
+                new InetSocketAddress("127.0.0.1", 40000));
+        connection.authenticated(new KafkaPrincipal(KafkaPrincipal.USER_TYPE, user));
+        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(ApiKey.FETCH.id())
+                .setRequestApiVersion((short) version).setCorrelationId(1).setClientId("test");
+        return new RequestContext(header, ApiKey.FETCH, connection, authorizer);
+    }
+
+    @Test
+    void aClientPosingAsAFollowerWithoutClusterActionGetsTopicAuthorizationFailedAndMovesNothing() throws Exception {
+        // Given: an authorizer with no ACLs; mallory is no super user, the broker's own principal is
+        RequestContext mallory = securedContext(14, "mallory", Set.of("User:broker"));
+        RequestContext broker = securedContext(14, "broker", Set.of("User:broker"));
+
+        // When
+        FetchResponseData posing = fixture.handler().handle(mallory, followerRequest(14, 2, topicId, 3))
+                .toCompletableFuture().get(30, TimeUnit.SECONDS);
+        long highWatermarkAfterPosing = fixture.partition("replicated", 0).highWatermark();
+        FetchResponseData real = fixture.handler().handle(broker, followerRequest(14, 2, topicId, 0))
+                .toCompletableFuture().get(30, TimeUnit.SECONDS);
+
+        // Then: Kafka's answer to a follower fetch without CLUSTER_ACTION, on every partition
+        try {
+            assertThat(only(posing).errorCode()).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+            assertThat(highWatermarkAfterPosing).isZero();
+            assertThat(only(real).errorCode()).isEqualTo(Errors.NONE.code());
+        } finally {
+            fixture.handler().releaseResponse(posing);
+            fixture.handler().releaseResponse(real);
+        }
+    }
+
+    @Test
+    void aConsumerWithoutReadOnTheTopicGetsTopicAuthorizationFailed() throws Exception {
+        // Given
+        RequestContext alice = securedContext(12, "alice", Set.of());
+
+        // When
+        FetchResponseData response = fixture.handler().handle(alice, FetchFixture.request(12, "replicated", topicId,
+                0, 0, 0)).toCompletableFuture().get(30, TimeUnit.SECONDS);
+
+        // Then
+        try {
+            assertThat(only(response).errorCode()).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+        } finally {
+            fixture.handler().releaseResponse(response);
+        }
     }
 
     @Test
