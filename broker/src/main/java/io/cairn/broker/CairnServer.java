@@ -121,8 +121,7 @@ public final class CairnServer implements AutoCloseable {
     private static final int INTER_BROKER_SOCKET_MARGIN_MS = 10_000;
 
     /** The APIs Cairn serves without the ACL checks Kafka makes (README, "ACLs"). */
-    private static final String UNAUTHORIZED_APIS = "AddPartitionsToTxn, DescribeConfigs, AlterConfigs, "
-            + "IncrementalAlterConfigs, DeleteRecords, DescribeCluster, DescribeTopicPartitions, DescribeProducers, "
+    private static final String UNAUTHORIZED_APIS = "DescribeCluster, DescribeTopicPartitions, DescribeProducers, "
             + "DescribeTransactions, ListTransactions, ListConfigResources, and the topics of OffsetDelete and "
             + "TxnOffsetCommit";
 

@@ -3,6 +3,8 @@ package io.cairn.broker.handler;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMetadata;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
@@ -15,6 +17,7 @@ import io.cairn.wire.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnRe
 import io.cairn.wire.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult;
 import io.cairn.wire.message.ApiKey;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -22,6 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Predicate;
 
 /**
  * AddPartitionsToTxn v0-v5 (Kafka's {@code handleAddPartitionsToTxnRequest}). v0-v3 come from producers: one
@@ -64,9 +68,27 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
                                                                   AddPartitionsToTxnRequestData request) {
         MetadataImage image = metadata.currentImage();
         short version = ctx.apiVersion();
+        // Kafka: v4+ comes from brokers (CLUSTER_ACTION on the cluster, else the whole request fails); v0-3 from
+        // clients, which need WRITE on the transactional id and on each topic.
+        if (version >= 4 && !ctx.authorizeCluster(AclOperation.CLUSTER_ACTION)) {
+            return CompletableFuture.completedFuture(errorResponse(ctx, request, Errors.CLUSTER_AUTHORIZATION_FAILED));
+        }
         if (version < 4) {
+            if (!ctx.authorize(AclOperation.WRITE, AclResourceType.TRANSACTIONAL_ID,
+                    request.v3AndBelowTransactionalId())) {
+                Map<TopicPartition, Errors> refused = new LinkedHashMap<>();
+                for (AddPartitionsToTxnTopic topic : request.v3AndBelowTopics()) {
+                    topic.partitions().forEach(p -> refused.put(new TopicPartition(topic.name(), p),
+                            Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+                }
+                return CompletableFuture.completedFuture(new AddPartitionsToTxnResponseData().setThrottleTimeMs(0)
+                        .setResultsByTopicV3AndBelow(topicResults(refused)));
+            }
+            Map<String, Boolean> writable = new HashMap<>();
             return transaction(image, request.v3AndBelowTransactionalId(), request.v3AndBelowProducerId(),
-                    request.v3AndBelowProducerEpoch(), false, request.v3AndBelowTopics(), version)
+                    request.v3AndBelowProducerEpoch(), false, request.v3AndBelowTopics(), version,
+                    topic -> writable.computeIfAbsent(topic,
+                            t -> ctx.authorize(AclOperation.WRITE, AclResourceType.TOPIC, t)))
                     .thenApply(results -> new AddPartitionsToTxnResponseData().setThrottleTimeMs(0)
                             .setResultsByTopicV3AndBelow(topicResults(results)));
         }
@@ -75,7 +97,8 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
         for (AddPartitionsToTxnTransaction transaction : request.transactions()) {
             ids.add(transaction.transactionalId());
             results.add(transaction(image, transaction.transactionalId(), transaction.producerId(),
-                    transaction.producerEpoch(), transaction.verifyOnly(), transaction.topics(), version));
+                    transaction.producerEpoch(), transaction.verifyOnly(), transaction.topics(), version,
+                    topic -> true));
         }
         return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
             AddPartitionsToTxnResponseData response = new AddPartitionsToTxnResponseData().setThrottleTimeMs(0)
@@ -91,17 +114,22 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
     /** One transaction: its partitions checked against the metadata, then added or verified. */
     private CompletableFuture<Map<TopicPartition, Errors>> transaction(MetadataImage image, String transactionalId,
             long producerId, short producerEpoch, boolean verifyOnly, List<AddPartitionsToTxnTopic> topics,
-            short version) {
+            short version, Predicate<String> writable) {
         Set<TopicPartition> partitions = new LinkedHashSet<>();
         for (AddPartitionsToTxnTopic topic : topics) {
             topic.partitions().forEach(p -> partitions.add(new TopicPartition(topic.name(), p)));
         }
-        Set<TopicPartition> unknown = new LinkedHashSet<>();
-        partitions.stream().filter(tp -> image.partition(tp).isEmpty()).forEach(unknown::add);
-        if (!unknown.isEmpty()) {
+        Map<TopicPartition, Errors> refused = new LinkedHashMap<>();
+        for (TopicPartition tp : partitions) {
+            if (!writable.test(tp.topic())) {
+                refused.put(tp, Errors.TOPIC_AUTHORIZATION_FAILED);
+            } else if (image.partition(tp).isEmpty()) {
+                refused.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            }
+        }
+        if (!refused.isEmpty()) {
             Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
-            partitions.forEach(tp -> errors.put(tp, unknown.contains(tp) ? Errors.UNKNOWN_TOPIC_OR_PARTITION
-                    : Errors.OPERATION_NOT_ATTEMPTED));
+            partitions.forEach(tp -> errors.put(tp, refused.getOrDefault(tp, Errors.OPERATION_NOT_ATTEMPTED)));
             return CompletableFuture.completedFuture(errors);
         }
         if (verifyOnly) {

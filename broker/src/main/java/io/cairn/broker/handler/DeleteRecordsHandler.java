@@ -4,6 +4,8 @@ import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
@@ -15,6 +17,7 @@ import io.cairn.wire.message.DeleteRecordsResponseData;
 import io.cairn.wire.message.DeleteRecordsResponseData.DeleteRecordsPartitionResult;
 import io.cairn.wire.message.DeleteRecordsResponseData.DeleteRecordsTopicResult;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,7 +82,12 @@ public final class DeleteRecordsHandler implements ApiHandler<DeleteRecordsReque
         }
         MetadataImage image = metadata.currentImage();
         List<DelayedDeleteRecords.Status> statuses = new ArrayList<>(offsets.size());
-        offsets.forEach((tp, offset) -> statuses.add(image.partition(tp).isPresent()
+        // Kafka: DELETE on the topic first (TOPIC_AUTHORIZATION_FAILED), then whether the partition exists.
+        Map<String, Boolean> deletable = new HashMap<>();
+        offsets.forEach((tp, offset) -> statuses.add(!deletable.computeIfAbsent(tp.topic(),
+                t -> ctx.authorize(AclOperation.DELETE, AclResourceType.TOPIC, t))
+                ? DelayedDeleteRecords.Status.failed(tp, Errors.TOPIC_AUTHORIZATION_FAILED)
+                : image.partition(tp).isPresent()
                 ? deleteLocally(tp, offset)
                 : DelayedDeleteRecords.Status.failed(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION)));
         return DelayedDeleteRecords.await(statuses, request.timeoutMs(), purgatory, () -> response(statuses));

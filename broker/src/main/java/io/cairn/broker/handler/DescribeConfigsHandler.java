@@ -4,6 +4,7 @@ import static java.util.concurrent.CompletableFuture.completedFuture;
 
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.controller.TopicNames;
+import io.cairn.metadata.image.AclOperation;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.error.Errors;
@@ -68,7 +69,16 @@ public final class DescribeConfigsHandler
                                                                DescribeConfigsRequestData request) {
         MetadataImage image = metadata.currentImage();
         DescribeConfigsResponseData response = new DescribeConfigsResponseData().setThrottleTimeMs(0);
+        List<DescribeConfigsResult> refused = new ArrayList<>();
         for (DescribeConfigsResource resource : request.resources()) {
+            Errors denied = ConfigAuthorization.denied(ctx, AclOperation.DESCRIBE_CONFIGS, resource.resourceType(),
+                    resource.resourceName());
+            if (denied != null) {
+                refused.add(new DescribeConfigsResult().setResourceType(resource.resourceType())
+                        .setResourceName(resource.resourceName()).setErrorCode(denied.code())
+                        .setErrorMessage(denied.message()));
+                continue;
+            }
             DescribeConfigsResult result = new DescribeConfigsResult().setResourceType(resource.resourceType())
                     .setResourceName(resource.resourceName()).setErrorCode(Errors.NONE.code());
             response.results().add(result);
@@ -87,6 +97,8 @@ public final class DescribeConfigsHandler
                 }
             }
         }
+        // Kafka's ConfigHelper: the resources the caller may not describe come after the others.
+        response.results().addAll(refused);
         return completedFuture(response);
     }
 

@@ -4,6 +4,7 @@ import static java.util.concurrent.CompletableFuture.completedFuture;
 
 import io.cairn.broker.config.DynamicThreadPools;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.AclOperation;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
@@ -63,6 +64,16 @@ public final class IncrementalAlterConfigsHandler
             resources.add(new ConfigAlterations.Resource(r.resourceType(), r.resourceName(), ops));
         }
         ConfigAlterations.Outcome[] outcomes = alterations.preprocess(resources, false, request.validateOnly());
+        // Kafka's authorizeAlterResource: ALTER_CONFIGS on the cluster, topic or group of each resource.
+        for (int i = 0; i < outcomes.length; i++) {
+            if (outcomes[i] == null) {
+                Errors denied = ConfigAuthorization.denied(ctx, AclOperation.ALTER_CONFIGS,
+                        request.resources().get(i).resourceType(), request.resources().get(i).resourceName());
+                if (denied != null) {
+                    outcomes[i] = new ConfigAlterations.Outcome(denied, null);
+                }
+            }
+        }
         IncrementalAlterConfigsRequestData forwarded = new IncrementalAlterConfigsRequestData()
                 .setValidateOnly(request.validateOnly());
         for (int i = 0; i < outcomes.length; i++) {

@@ -1,7 +1,15 @@
 package io.cairn.broker.handler;
 
+import io.cairn.broker.security.KafkaPrincipal;
+import io.cairn.broker.security.StandardAclAuthorizer;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.AclEntry;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclPatternType;
+import io.cairn.metadata.image.AclPermissionType;
+import io.cairn.metadata.image.AclResourceType;
+import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.BrokerHeartbeatRequestData;
@@ -94,6 +102,35 @@ public final class MetadataFixture implements AutoCloseable {
                 .setRequestApiVersion((short) version).setCorrelationId(1).setClientId("test");
         return new RequestContext(header, key, new ClientConnection("c", listener, null));
     }
+
+    /**
+     * A request of principal {@code User:<user>} from 127.0.0.1 on a broker with the standard authorizer (no super
+     * users, nothing allowed without an ACL) holding {@code acls}.
+     */
+    static RequestContext securedContext(ApiKey key, int version, String user, AclEntry... acls) {
+        Map<io.cairn.wire.protocol.Uuid, AclEntry> byId = new java.util.HashMap<>();
+        for (AclEntry acl : acls) {
+            byId.put(acl.id(), acl);
+        }
+        StandardAclAuthorizer authorizer = new StandardAclAuthorizer(java.util.Set.of(), false);
+        authorizer.load(new MetadataImage(-1L, "", -1, 0L, Map.of(), Map.of(), Map.of(), Map.of(), 0L, 0L, byId,
+                Map.of(), Map.of()));
+        ClientConnection connection = new ClientConnection("c", LISTENER,
+                new java.net.InetSocketAddress("127.0.0.1", 40000));
+        connection.authenticated(new KafkaPrincipal(KafkaPrincipal.USER_TYPE, user));
+        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(key.id())
+                .setRequestApiVersion((short) version).setCorrelationId(1).setClientId("test");
+        return new RequestContext(header, key, connection, authorizer);
+    }
+
+    /** An ALLOW ACL from any host, with a fresh id. */
+    static AclEntry allow(AclResourceType type, String name, AclPatternType pattern, String principal,
+                          AclOperation operation) {
+        return new AclEntry(new io.cairn.wire.protocol.Uuid(ACL_IDS.incrementAndGet(), 1L), type.code(), name,
+                pattern.code(), principal, "*", operation.code(), AclPermissionType.ALLOW.code());
+    }
+
+    private static final java.util.concurrent.atomic.AtomicLong ACL_IDS = new java.util.concurrent.atomic.AtomicLong();
 
     /** Writes {@code message} at {@code version} and reads it back, as the wire would (fails on a bad field). */
     static <T extends ApiMessage> ApiMessage roundTrip(T message, ApiKey key, int version, boolean response) {

@@ -3,6 +3,9 @@ package io.cairn.broker.handler;
 import static io.cairn.broker.handler.MetadataFixture.context;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclPatternType;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.CreatePartitionsRequestData;
@@ -321,5 +324,51 @@ class TopicAdminHandlersTest {
                 .satisfies(c -> assertThat(c.configSource()).isEqualTo(ConfigEntries.DEFAULT_CONFIG));
         assertThat(response.results().get(1).errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
         MetadataFixture.roundTrip(response, ApiKey.DESCRIBE_CONFIGS, 1, true);
+    }
+
+    @Test
+    void withAnAuthorizerCreateTopicsCreatesOnlyTheTopicsTheCallerMayCreate() throws Exception {
+        // Given: alice may create topics named alice-*
+        RequestContext alice = MetadataFixture.securedContext(ApiKey.CREATE_TOPICS, 7, "alice",
+                MetadataFixture.allow(AclResourceType.TOPIC, "alice-", AclPatternType.PREFIXED, "User:alice",
+                        AclOperation.CREATE));
+
+        // When
+        CreateTopicsResponseData response = new CreateTopicsHandler(fixture.node())
+                .handle(alice, createRequest(topic("alice-orders", 1, 1), topic("bob-orders", 1, 1)))
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+        // Then
+        assertThat(response.topics()).extracting(t -> t.name() + ":" + Errors.forCode(t.errorCode()))
+                .containsExactly("alice-orders:NONE", "bob-orders:TOPIC_AUTHORIZATION_FAILED");
+        assertThat(fixture.node().currentImage().topic("bob-orders")).isEmpty();
+        MetadataFixture.roundTrip(response, ApiKey.CREATE_TOPICS, 7, true);
+    }
+
+    @Test
+    void withAnAuthorizerDescribeConfigsRefusesWhatTheCallerMayNotDescribeAfterTheRest() throws Exception {
+        // Given: alice may alter (so describe) the configs of topic alice-configs only
+        create(7, createRequest(topic("alice-configs", 1, 1), topic("secret-configs", 1, 1)));
+        RequestContext alice = MetadataFixture.securedContext(ApiKey.DESCRIBE_CONFIGS, 4, "alice",
+                MetadataFixture.allow(AclResourceType.TOPIC, "alice-configs", AclPatternType.LITERAL, "User:alice",
+                        AclOperation.ALTER_CONFIGS));
+        DescribeConfigsRequestData request = new DescribeConfigsRequestData();
+        request.resources().add(new DescribeConfigsRequestData.DescribeConfigsResource().setResourceType((byte) 4)
+                .setResourceName("1").setConfigurationKeys(null));
+        request.resources().add(new DescribeConfigsRequestData.DescribeConfigsResource().setResourceType((byte) 2)
+                .setResourceName("secret-configs").setConfigurationKeys(null));
+        request.resources().add(new DescribeConfigsRequestData.DescribeConfigsResource().setResourceType((byte) 2)
+                .setResourceName("alice-configs").setConfigurationKeys(null));
+
+        // When
+        DescribeConfigsResponseData response = new DescribeConfigsHandler(fixture.node(), 1, Map.of(), Map.of())
+                .handle(alice, request).toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+        // Then
+        assertThat(response.results()).extracting(r -> r.resourceName() + ":" + Errors.forCode(r.errorCode()))
+                .containsExactly("alice-configs:NONE", "1:CLUSTER_AUTHORIZATION_FAILED",
+                        "secret-configs:TOPIC_AUTHORIZATION_FAILED");
+        assertThat(response.results().get(0).configs()).isNotEmpty();
+        assertThat(response.results().get(2).configs()).isEmpty();
     }
 }
