@@ -120,10 +120,10 @@ public final class CairnServer implements AutoCloseable {
     /** A marker request's read timeout exceeds the leader's acks wait by this much, so its answer arrives. */
     private static final int INTER_BROKER_SOCKET_MARGIN_MS = 10_000;
 
-    /** The APIs Cairn serves without the ACL checks Kafka makes (README, "ACLs"). */
-    private static final String UNAUTHORIZED_APIS = "DescribeCluster, DescribeTopicPartitions, DescribeProducers, "
-            + "DescribeTransactions, ListTransactions, ListConfigResources, and the topics of OffsetDelete and "
-            + "TxnOffsetCommit";
+    /** What Cairn serves without the ACL checks Kafka makes (README, "ACLs"). */
+    private static final String UNAUTHORIZED_APIS = "the topics of OffsetDelete and TxnOffsetCommit (their groups "
+            + "are checked), and the authorized-operations fields of Metadata, DescribeGroups, DescribeCluster and "
+            + "DescribeTopicPartitions, which list every operation";
 
     private final List<ApiHandler<?, ?>> extraHandlers;
     private final String logPrefix;
@@ -186,8 +186,8 @@ public final class CairnServer implements AutoCloseable {
                 aclAuthorizer = new StandardAclAuthorizer(config.authorizer().superUsers(),
                         config.authorizer().allowEveryoneIfNoAclFound());
                 aclAuthorizer.load(metadata.node().subscribe(aclAuthorizer));
-                LOGGER.warn("{}{} is set; these APIs do not check ACLs yet and serve every authenticated "
-                        + "principal: {}", logPrefix, BrokerConfig.AUTHORIZER_CLASS_NAME, UNAUTHORIZED_APIS);
+                LOGGER.warn("{}{} is set; not checked against ACLs yet: {}", logPrefix,
+                        BrokerConfig.AUTHORIZER_CLASS_NAME, UNAUTHORIZED_APIS);
             }
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
                     config.topicDefaults());
@@ -389,7 +389,8 @@ public final class CairnServer implements AutoCloseable {
                 new DescribeLogDirsHandler(replicaManager)));
         handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER,
                 new AlterReplicaLogDirsHandler(replicaManager)));
-        handlers.add(new ListConfigResourcesHandler(node));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE_CONFIGS,
+                new ListConfigResourcesHandler(node)));
         handlers.add(new ListOffsetsHandler(replicaManager));
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
         TransactionCoordinator txn = transactions.coordinator();

@@ -7,6 +7,8 @@ import io.cairn.isr.ReplicaManager;
 import io.cairn.log.producer.ActiveProducer;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.controller.TopicNames;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
@@ -65,7 +67,10 @@ public final class DescribeProducersHandler
         for (TopicRequest topic : request.topics()) {
             TopicResponse topicResponse = new TopicResponse().setName(topic.name());
             Optional<String> illegal = TopicNames.validateForRequest(topic.name());
+            // Kafka: a valid name, then READ on the topic, then whether it exists.
             Errors topicError = illegal.isPresent() ? Errors.INVALID_TOPIC_EXCEPTION
+                    : !ctx.authorize(AclOperation.READ, AclResourceType.TOPIC, topic.name())
+                    ? Errors.TOPIC_AUTHORIZATION_FAILED
                     : image.topic(topic.name()).isEmpty() ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.NONE;
             for (int index : topic.partitionIndexes()) {
                 PartitionResponse partition = topicError == Errors.NONE

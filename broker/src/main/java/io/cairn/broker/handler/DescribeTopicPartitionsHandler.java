@@ -4,6 +4,8 @@ import static java.util.concurrent.CompletableFuture.completedFuture;
 
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.controller.TopicNames;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicImage;
@@ -77,6 +79,20 @@ public final class DescribeTopicPartitionsHandler
             }
             names.removeIf(name -> name.compareTo(cursor.topicName()) < 0);
         }
+        // Kafka: topics the caller may not DESCRIBE are left out of a list-all, and named ones answer
+        // TOPIC_AUTHORIZATION_FAILED after the others.
+        List<DescribeTopicPartitionsResponseTopic> refused = new ArrayList<>();
+        names.removeIf(name -> {
+            if (ctx.authorize(AclOperation.DESCRIBE, AclResourceType.TOPIC, name)) {
+                return false;
+            }
+            if (!allTopics) {
+                refused.add(new DescribeTopicPartitionsResponseTopic()
+                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setName(name).setTopicId(Uuid.ZERO)
+                        .setIsInternal(false));
+            }
+            return true;
+        });
         int remaining = Math.max(Math.min(MAX_PARTITIONS_PER_RESPONSE, request.responsePartitionLimit()), 1);
         DescribeTopicPartitionsResponseData response = new DescribeTopicPartitionsResponseData().setThrottleTimeMs(0);
         for (String name : names) {
@@ -114,6 +130,7 @@ public final class DescribeTopicPartitionsHandler
             }
             remaining -= Math.max(end - start, 0);
         }
+        response.topics().addAll(refused);
         return completedFuture(response);
     }
 

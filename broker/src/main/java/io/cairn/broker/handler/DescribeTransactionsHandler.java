@@ -1,6 +1,8 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.txn.TransactionCoordinator;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.DescribeTransactionsRequestData;
@@ -44,10 +46,21 @@ public final class DescribeTransactionsHandler implements ApiHandler<DescribeTra
     public CompletionStage<DescribeTransactionsResponseData> handle(RequestContext ctx,
                                                                     DescribeTransactionsRequestData request) {
         List<CompletableFuture<TransactionState>> states = new ArrayList<>();
-        request.transactionalIds().forEach(id -> states.add(coordinator.describe(id)));
+        // Kafka: DESCRIBE on each transactional id, and only the topics the caller may DESCRIBE.
+        request.transactionalIds().forEach(id -> states.add(
+                ctx.authorize(AclOperation.DESCRIBE, AclResourceType.TRANSACTIONAL_ID, id) ? coordinator.describe(id)
+                : CompletableFuture.completedFuture(new TransactionState().setTransactionalId(id)
+                        .setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code()))));
         return CompletableFuture.allOf(states.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
             DescribeTransactionsResponseData response = new DescribeTransactionsResponseData().setThrottleTimeMs(0);
-            states.forEach(state -> response.transactionStates().add(state.join()));
+            states.forEach(state -> {
+                TransactionState described = state.join();
+                if (ctx.authorizer().enabled()) {
+                    described.setTopics(new ArrayList<>(described.topics().stream().filter(t -> ctx.authorize(
+                            AclOperation.DESCRIBE, AclResourceType.TOPIC, t.topic())).toList()));
+                }
+                response.transactionStates().add(described);
+            });
             return response;
         });
     }

@@ -1,10 +1,13 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.txn.TransactionCoordinator;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.ListTransactionsRequestData;
 import io.cairn.wire.message.ListTransactionsResponseData;
+import java.util.ArrayList;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -40,7 +43,15 @@ public final class ListTransactionsHandler implements ApiHandler<ListTransaction
     @Override
     public CompletionStage<ListTransactionsResponseData> handle(RequestContext ctx,
                                                                 ListTransactionsRequestData request) {
-        return coordinator.list(request);
+        // Kafka: only the transactional ids the caller may DESCRIBE.
+        return coordinator.list(request).thenApply(response -> {
+            if (ctx.authorizer().enabled()) {
+                response.setTransactionStates(new ArrayList<>(response.transactionStates().stream().filter(state ->
+                        ctx.authorize(AclOperation.DESCRIBE, AclResourceType.TRANSACTIONAL_ID,
+                                state.transactionalId())).toList()));
+            }
+            return response;
+        });
     }
 
     @Override

@@ -12,6 +12,10 @@ import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMarkerSender;
 import io.cairn.log.Time;
+import io.cairn.metadata.image.AclEntry;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclPatternType;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AddOffsetsToTxnRequestData;
@@ -298,6 +302,49 @@ class TransactionHandlersTest {
         assertThat(fencedV3.errorCode()).isEqualTo(Errors.INVALID_PRODUCER_EPOCH.code());
         assertThat(fencedV4.errorCode()).isEqualTo(Errors.PRODUCER_FENCED.code());
         assertThat(tooLong.errorCode()).isEqualTo(Errors.INVALID_TRANSACTION_TIMEOUT.code());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <S extends ApiMessage> S callAs(RequestContext ctx, ApiMessage request) throws Exception {
+        ApiHandler<ApiMessage, S> handler = (ApiHandler<ApiMessage, S>) handlers.stream()
+                .filter(h -> h.apiKey() == ctx.apiKey()).findFirst().orElseThrow();
+        S response = handler.handle(ctx, request).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        return (S) MetadataFixture.roundTrip(response, ctx.apiKey(), ctx.apiVersion(), true);
+    }
+
+    @Test
+    void withAnAuthorizerTransactionApisAnswerOnlyForTheTransactionalIdsAndTopicsTheCallerMay() throws Exception {
+        // Given: an ongoing transaction on orders; alice may write transactional id txn-alice and describe only it
+        findCoordinator("txn-alice");
+        InitProducerIdResponseData producer = init("txn-alice");
+        call(ApiKey.ADD_PARTITIONS_TO_TXN, 3, addV3("txn-alice", producer, "orders", 1));
+        AclEntry writeId = MetadataFixture.allow(AclResourceType.TRANSACTIONAL_ID, "txn-alice",
+                AclPatternType.LITERAL, "User:alice", AclOperation.WRITE);
+
+        // When
+        AddPartitionsToTxnResponseData otherId = callAs(MetadataFixture.securedContext(ApiKey.ADD_PARTITIONS_TO_TXN,
+                3, "alice", writeId), addV3("txn-list", producer, "orders", 1));
+        AddPartitionsToTxnResponseData unwritableTopic = callAs(MetadataFixture.securedContext(
+                ApiKey.ADD_PARTITIONS_TO_TXN, 3, "alice", writeId), addV3("txn-alice", producer, "orders", 1));
+        DescribeTransactionsResponseData described = callAs(MetadataFixture.securedContext(
+                ApiKey.DESCRIBE_TRANSACTIONS, 0, "alice", writeId), new DescribeTransactionsRequestData()
+                .setTransactionalIds(List.of("txn-alice", "txn-list")));
+        ListTransactionsResponseData listed = callAs(MetadataFixture.securedContext(ApiKey.LIST_TRANSACTIONS, 2,
+                "alice", writeId), new ListTransactionsRequestData());
+        EndTxnResponseData ended = callAs(MetadataFixture.securedContext(ApiKey.END_TXN, 3, "bob"),
+                new EndTxnRequestData().setTransactionalId("txn-alice").setProducerId(producer.producerId())
+                        .setProducerEpoch(producer.producerEpoch()).setCommitted(false));
+
+        // Then
+        assertThat(otherId.resultsByTopicV3AndBelow().get(0).resultsByPartition().get(0).partitionErrorCode())
+                .isEqualTo(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code());
+        assertThat(unwritableTopic.resultsByTopicV3AndBelow().get(0).resultsByPartition().get(0)
+                .partitionErrorCode()).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+        assertThat(described.transactionStates()).extracting(t -> t.transactionalId() + ":"
+                + Errors.forCode(t.errorCode()) + ":" + t.topics().size())
+                .containsExactly("txn-alice:NONE:0", "txn-list:TRANSACTIONAL_ID_AUTHORIZATION_FAILED:0");
+        assertThat(listed.transactionStates()).extracting(t -> t.transactionalId()).containsExactly("txn-alice");
+        assertThat(ended.errorCode()).isEqualTo(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code());
     }
 
     @Test
