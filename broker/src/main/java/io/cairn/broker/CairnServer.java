@@ -121,9 +121,8 @@ public final class CairnServer implements AutoCloseable {
     private static final int INTER_BROKER_SOCKET_MARGIN_MS = 10_000;
 
     /** What Cairn serves without the ACL checks Kafka makes (README, "ACLs"). */
-    private static final String UNAUTHORIZED_APIS = "the topics of OffsetDelete and TxnOffsetCommit (their groups "
-            + "are checked), and the authorized-operations fields of Metadata, DescribeGroups, DescribeCluster and "
-            + "DescribeTopicPartitions, which list every operation";
+    private static final String UNAUTHORIZED_APIS = "the authorized-operations fields of Metadata, DescribeGroups, "
+            + "DescribeCluster and DescribeTopicPartitions, which list every operation instead of the caller's";
 
     private final List<ApiHandler<?, ?>> extraHandlers;
     private final String logPrefix;

@@ -108,8 +108,9 @@ public final class GroupHandlers {
                 OffsetCommitResponseData refused = offsetCommitError(
                     new OffsetCommitRequestData().setTopics(unreadable), Errors.TOPIC_AUTHORIZATION_FAILED);
                 return committed.thenApply(response -> {
-                    response.topics().addAll(refused.topics());
-                    return response;
+                    List<OffsetCommitResponseTopic> all = new ArrayList<>(response.topics());
+                    all.addAll(refused.topics());
+                    return response.setTopics(all);
                 });
             },
             (ctx, request, error) -> offsetCommitError(request, error));
@@ -196,6 +197,37 @@ public final class GroupHandlers {
      */
     private static CompletableFuture<OffsetDeleteResponseData> deleteOffsets(GroupShard shard, RequestContext ctx,
                                                                            OffsetDeleteRequestData request) {
+        // Kafka's handleOffsetDeleteRequest: topics the caller may not READ answer TOPIC_AUTHORIZATION_FAILED.
+        List<OffsetDeleteRequestData.OffsetDeleteRequestTopic> readable = new ArrayList<>();
+        List<OffsetDeleteResponseData.OffsetDeleteResponseTopic> refused = new ArrayList<>();
+        for (OffsetDeleteRequestData.OffsetDeleteRequestTopic topic : request.topics()) {
+            if (ctx.authorize(AclOperation.READ, AclResourceType.TOPIC, topic.name())) {
+                readable.add(topic);
+            } else {
+                OffsetDeleteResponseData.OffsetDeleteResponseTopic result =
+                    new OffsetDeleteResponseData.OffsetDeleteResponseTopic().setName(topic.name());
+                topic.partitions().forEach(p -> result.partitions().add(
+                    new OffsetDeleteResponseData.OffsetDeleteResponsePartition().setPartitionIndex(p.partitionIndex())
+                        .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())));
+                refused.add(result);
+            }
+        }
+        if (refused.isEmpty()) {
+            return deleteReadableOffsets(shard, request);
+        }
+        return deleteReadableOffsets(shard, new OffsetDeleteRequestData().setGroupId(request.groupId())
+            .setTopics(readable)).thenApply(response -> {
+                if (response.errorCode() == Errors.NONE.code()) {
+                    List<OffsetDeleteResponseData.OffsetDeleteResponseTopic> all = new ArrayList<>(response.topics());
+                    all.addAll(refused);
+                    response.setTopics(all);
+                }
+                return response;
+            });
+    }
+
+    private static CompletableFuture<OffsetDeleteResponseData> deleteReadableOffsets(GroupShard shard,
+                                                                                   OffsetDeleteRequestData request) {
         String groupId = request.groupId();
         Errors groupError = shard.groups().group(groupId).isEmpty() ? Errors.GROUP_ID_NOT_FOUND : Errors.NONE;
         for (OffsetDeleteRequestData.OffsetDeleteRequestTopic topic : request.topics()) {

@@ -12,6 +12,7 @@ import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.TxnOffsetCommitRequestData;
 import io.cairn.wire.message.TxnOffsetCommitResponseData;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -86,6 +87,35 @@ final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitRequestD
             return CompletableFuture.completedFuture(errorResponse(ctx, request,
                 Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
         }
+        // Then READ on the group, and READ on each topic: the others answer TOPIC_AUTHORIZATION_FAILED.
+        if (!ctx.authorize(AclOperation.READ, AclResourceType.GROUP, request.groupId() == null ? ""
+                : request.groupId())) {
+            return CompletableFuture.completedFuture(errorResponse(ctx, request, Errors.GROUP_AUTHORIZATION_FAILED));
+        }
+        List<TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic> readable = new ArrayList<>();
+        List<TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic> unreadable = new ArrayList<>();
+        for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic topic : request.topics()) {
+            (ctx.authorize(AclOperation.READ, AclResourceType.TOPIC, topic.name()) ? readable : unreadable)
+                .add(topic);
+        }
+        if (unreadable.isEmpty()) {
+            return handleAuthorized(ctx, request);
+        }
+        TxnOffsetCommitResponseData refused = GroupHandlers.txnOffsetCommitError(
+            new TxnOffsetCommitRequestData().setTopics(unreadable), Errors.TOPIC_AUTHORIZATION_FAILED);
+        return handleAuthorized(ctx, new TxnOffsetCommitRequestData().setTransactionalId(request.transactionalId())
+            .setGroupId(request.groupId()).setProducerId(request.producerId())
+            .setProducerEpoch(request.producerEpoch()).setGenerationId(request.generationId())
+            .setMemberId(request.memberId()).setGroupInstanceId(request.groupInstanceId()).setTopics(readable))
+            .thenApply(response -> {
+                List<TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic> all = new ArrayList<>(response.topics());
+                all.addAll(refused.topics());
+                return response.setTopics(all);
+            });
+    }
+
+    private CompletionStage<TxnOffsetCommitResponseData> handleAuthorized(RequestContext ctx,
+                                                                          TxnOffsetCommitRequestData request) {
         String groupId = request.groupId();
         boolean add = ctx.apiVersion() >= ADD_PARTITION_VERSION;
         if (groupId == null || groupId.isEmpty() || request.transactionalId() == null

@@ -10,32 +10,39 @@ import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.log.Time;
+import io.cairn.metadata.image.AclEntry;
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclPatternType;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.DeleteGroupsRequestData;
 import io.cairn.wire.message.DeleteGroupsResponseData;
 import io.cairn.wire.message.DescribeGroupsRequestData;
 import io.cairn.wire.message.DescribeGroupsResponseData.DescribedGroup;
 import io.cairn.wire.message.FindCoordinatorRequestData;
-import io.cairn.wire.message.FindCoordinatorResponseData.Coordinator;
 import io.cairn.wire.message.FindCoordinatorResponseData;
-import io.cairn.wire.message.JoinGroupRequestData.JoinGroupRequestProtocol;
+import io.cairn.wire.message.FindCoordinatorResponseData.Coordinator;
+import io.cairn.wire.message.HeartbeatRequestData;
+import io.cairn.wire.message.HeartbeatResponseData;
 import io.cairn.wire.message.JoinGroupRequestData;
+import io.cairn.wire.message.JoinGroupRequestData.JoinGroupRequestProtocol;
 import io.cairn.wire.message.JoinGroupResponseData;
 import io.cairn.wire.message.LeaveGroupRequestData;
 import io.cairn.wire.message.LeaveGroupResponseData;
 import io.cairn.wire.message.ListGroupsRequestData;
 import io.cairn.wire.message.ListGroupsResponseData;
+import io.cairn.wire.message.OffsetCommitRequestData;
 import io.cairn.wire.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
 import io.cairn.wire.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
-import io.cairn.wire.message.OffsetCommitRequestData;
 import io.cairn.wire.message.OffsetCommitResponseData;
+import io.cairn.wire.message.OffsetFetchRequestData;
 import io.cairn.wire.message.OffsetFetchRequestData.OffsetFetchRequestGroup;
 import io.cairn.wire.message.OffsetFetchRequestData.OffsetFetchRequestTopics;
-import io.cairn.wire.message.OffsetFetchRequestData;
-import io.cairn.wire.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
 import io.cairn.wire.message.OffsetFetchResponseData;
-import io.cairn.wire.message.SyncGroupRequestData.SyncGroupRequestAssignment;
+import io.cairn.wire.message.OffsetFetchResponseData.OffsetFetchResponsePartitions;
 import io.cairn.wire.message.SyncGroupRequestData;
+import io.cairn.wire.message.SyncGroupRequestData.SyncGroupRequestAssignment;
 import io.cairn.wire.message.SyncGroupResponseData;
 import io.cairn.wire.message.TxnOffsetCommitRequestData;
 import io.cairn.wire.message.TxnOffsetCommitResponseData;
@@ -247,6 +254,53 @@ class GroupCoordinatorTest {
                 .setName(topic).setPartitionIndexes(List.of(0))))));
         OffsetFetchResponseData response = call(new OffsetFetchHandler(coordinator), request, 9);
         return response.groups().get(0).topics().get(0).partitions().get(0);
+    }
+
+    @Test
+    void withAnAuthorizerGroupApisAnswerForTheGroupsAndTopicsTheCallerMayRead() throws Exception {
+        // Given: alice may read group acl-group and topic acl-readable, nothing else
+        fixture.createTopic("acl-readable", 1);
+        fixture.createTopic("acl-secret", 1);
+        awaitCoordinator("acl-group");
+        AclEntry[] acls = {
+            MetadataFixture.allow(AclResourceType.GROUP, "acl-group", AclPatternType.LITERAL, "User:alice",
+                AclOperation.READ),
+            MetadataFixture.allow(AclResourceType.TOPIC, "acl-readable", AclPatternType.LITERAL, "User:alice",
+                AclOperation.READ)};
+        OffsetCommitRequestData commit = new OffsetCommitRequestData().setGroupId("acl-group")
+            .setGenerationIdOrMemberEpoch(-1).setMemberId("").setTopics(List.of(
+                new OffsetCommitRequestTopic().setName("acl-readable").setPartitions(List.of(
+                    new OffsetCommitRequestPartition().setPartitionIndex(0).setCommittedOffset(5))),
+                new OffsetCommitRequestTopic().setName("acl-secret").setPartitions(List.of(
+                    new OffsetCommitRequestPartition().setPartitionIndex(0).setCommittedOffset(6)))));
+        OffsetFetchRequestData fetch = new OffsetFetchRequestData().setGroups(List.of(
+            new OffsetFetchRequestGroup().setGroupId("acl-group").setTopics(List.of(
+                new OffsetFetchRequestTopics().setName("acl-readable").setPartitionIndexes(List.of(0)),
+                new OffsetFetchRequestTopics().setName("acl-secret").setPartitionIndexes(List.of(0)))),
+            new OffsetFetchRequestGroup().setGroupId("other-group").setTopics(null)));
+
+        // When
+        OffsetCommitResponseData committed = (OffsetCommitResponseData) GroupHandlers.offsetCommit(coordinator,
+            fixture.metadata().node()).handle(MetadataFixture.securedContext(ApiKey.OFFSET_COMMIT, 9, "alice", acls),
+            commit).toCompletableFuture().get(30, TimeUnit.SECONDS);
+        OffsetFetchResponseData fetched = new OffsetFetchHandler(coordinator).handle(
+            MetadataFixture.securedContext(ApiKey.OFFSET_FETCH, 9, "alice", acls), fetch).toCompletableFuture()
+            .get(30, TimeUnit.SECONDS);
+        HeartbeatResponseData otherGroup = (HeartbeatResponseData) GroupHandlers.heartbeat(coordinator).handle(
+            MetadataFixture.securedContext(ApiKey.HEARTBEAT, 4, "alice", acls), new HeartbeatRequestData()
+                .setGroupId("other-group").setGenerationId(1).setMemberId("m")).toCompletableFuture()
+            .get(30, TimeUnit.SECONDS);
+
+        // Then
+        assertThat(committed.topics()).extracting(t -> t.name() + ":"
+            + Errors.forCode(t.partitions().get(0).errorCode()))
+            .containsExactly("acl-readable:NONE", "acl-secret:TOPIC_AUTHORIZATION_FAILED");
+        assertThat(fetched.groups().get(0).topics()).extracting(t -> t.name() + ":"
+            + Errors.forCode(t.partitions().get(0).errorCode()) + ":" + t.partitions().get(0).committedOffset())
+            .containsExactly("acl-readable:NONE:5", "acl-secret:TOPIC_AUTHORIZATION_FAILED:-1");
+        assertThat(fetched.groups().get(1).errorCode()).isEqualTo(Errors.GROUP_AUTHORIZATION_FAILED.code());
+        assertThat(otherGroup.errorCode()).isEqualTo(Errors.GROUP_AUTHORIZATION_FAILED.code());
+        assertThat(fetch("acl-group", "acl-secret").committedOffset()).isEqualTo(-1);
     }
 
     @Test
