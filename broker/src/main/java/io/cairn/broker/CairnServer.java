@@ -120,10 +120,6 @@ public final class CairnServer implements AutoCloseable {
     /** A marker request's read timeout exceeds the leader's acks wait by this much, so its answer arrives. */
     private static final int INTER_BROKER_SOCKET_MARGIN_MS = 10_000;
 
-    /** What Cairn serves without the ACL checks Kafka makes (README, "ACLs"). */
-    private static final String UNAUTHORIZED_APIS = "the authorized-operations fields of Metadata, DescribeGroups, "
-            + "DescribeCluster and DescribeTopicPartitions, which list every operation instead of the caller's";
-
     private final List<ApiHandler<?, ?>> extraHandlers;
     private final String logPrefix;
     private List<ApiHandler<?, ?>> handlers = List.of();
@@ -185,8 +181,6 @@ public final class CairnServer implements AutoCloseable {
                 aclAuthorizer = new StandardAclAuthorizer(config.authorizer().superUsers(),
                         config.authorizer().allowEveryoneIfNoAclFound());
                 aclAuthorizer.load(metadata.node().subscribe(aclAuthorizer));
-                LOGGER.warn("{}{} is set; not checked against ACLs yet: {}", logPrefix,
-                        BrokerConfig.AUTHORIZER_CLASS_NAME, UNAUTHORIZED_APIS);
             }
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
                     config.topicDefaults());

@@ -3,6 +3,7 @@ package io.cairn.broker.handler;
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.metadata.image.BrokerEndpoint;
 import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.MetadataImage;
@@ -81,7 +82,8 @@ public final class DescribeClusterHandler
                 .forEach(broker -> broker.endpoint(listener).ifPresent(endpoint -> response.brokers()
                         .add(broker(broker, endpoint))));
         if (request.includeClusterAuthorizedOperations()) {
-            response.setClusterAuthorizedOperations(ClusterView.CLUSTER_OPERATIONS);
+            response.setClusterAuthorizedOperations(ctx.authorizedOperations(AclResourceType.CLUSTER,
+                    AclResourceType.CLUSTER_NAME, ClusterView.CLUSTER_OPERATIONS));
         }
         return completedFuture(response);
     }

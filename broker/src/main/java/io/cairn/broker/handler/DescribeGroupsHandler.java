@@ -57,7 +57,8 @@ public final class DescribeGroupsHandler implements ApiHandler<DescribeGroupsReq
             }
             groups.add(describe(groupId, version).thenApply(group -> {
                 if (request.includeAuthorizedOperations() && group.errorCode() == Errors.NONE.code()) {
-                    group.setAuthorizedOperations(GROUP_OPERATIONS);
+                    group.setAuthorizedOperations(ctx.authorizedOperations(AclResourceType.GROUP, groupId,
+                        GROUP_OPERATIONS));
                 }
                 return group;
             }));

@@ -107,7 +107,8 @@ public final class DescribeTopicPartitionsHandler
                             : Errors.UNKNOWN_TOPIC_OR_PARTITION;
                     response.topics().add(new DescribeTopicPartitionsResponseTopic().setErrorCode(error.code())
                             .setName(name).setTopicId(Uuid.ZERO).setIsInternal(ClusterView.isInternal(name))
-                            .setTopicAuthorizedOperations(ClusterView.TOPIC_OPERATIONS));
+                            .setTopicAuthorizedOperations(
+                            ctx.authorizedOperations(AclResourceType.TOPIC, name, ClusterView.TOPIC_OPERATIONS)));
                 }
                 continue;
             }
@@ -123,7 +124,8 @@ public final class DescribeTopicPartitionsHandler
             }
             response.topics().add(new DescribeTopicPartitionsResponseTopic().setErrorCode(Errors.NONE.code())
                     .setName(name).setTopicId(topic.get().id()).setIsInternal(ClusterView.isInternal(name))
-                    .setPartitions(partitions).setTopicAuthorizedOperations(ClusterView.TOPIC_OPERATIONS));
+                    .setPartitions(partitions).setTopicAuthorizedOperations(
+                            ctx.authorizedOperations(AclResourceType.TOPIC, name, ClusterView.TOPIC_OPERATIONS)));
             if (end < count) {
                 response.setNextCursor(new Cursor().setTopicName(name).setPartitionIndex(end));
                 break;

@@ -101,13 +101,15 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData, Me
             collectRequested(ctx, request, image, topics);
         }
         if (request.includeTopicAuthorizedOperations()) {
-            topics.forEach(t -> t.setTopicAuthorizedOperations(ClusterView.TOPIC_OPERATIONS));
+            topics.forEach(t -> t.setTopicAuthorizedOperations(t.name() == null ? ClusterView.TOPIC_OPERATIONS
+                    : ctx.authorizedOperations(AclResourceType.TOPIC, t.name(), ClusterView.TOPIC_OPERATIONS)));
         }
         MetadataResponseData response = new MetadataResponseData().setThrottleTimeMs(0)
                 .setBrokers(brokers(image, listener)).setClusterId(metadata.clusterId())
                 .setControllerId(ClusterView.randomAliveBroker(image, listener)).setTopics(topics);
         if (request.includeClusterAuthorizedOperations()) {
-            response.setClusterAuthorizedOperations(ClusterView.CLUSTER_OPERATIONS);
+            response.setClusterAuthorizedOperations(ctx.authorizedOperations(AclResourceType.CLUSTER,
+                    AclResourceType.CLUSTER_NAME, ClusterView.CLUSTER_OPERATIONS));
         }
         return completedFuture(response);
     }

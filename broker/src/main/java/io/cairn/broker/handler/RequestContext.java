@@ -41,6 +41,24 @@ public record RequestContext(RequestHeaderData header, ApiKey apiKey, ClientConn
         return authorizer.authorizeByResourceType(connection.principal(), clientHost(), operation, resourceType);
     }
 
+    /**
+     * Kafka's {@code authorizedOperations}: of the operations set in {@code supported} (bit {@code 1 << code}),
+     * those the caller may perform on the resource; all of them without an authorizer.
+     */
+    public int authorizedOperations(AclResourceType resourceType, String resourceName, int supported) {
+        if (!authorizer.enabled()) {
+            return supported;
+        }
+        int allowed = 0;
+        for (int code = 0; code < Integer.SIZE; code++) {
+            if ((supported & (1 << code)) != 0
+                    && authorize(AclOperation.fromCode((byte) code), resourceType, resourceName)) {
+                allowed |= 1 << code;
+            }
+        }
+        return allowed;
+    }
+
     /** The client's IP address as ACL hosts name it ({@code InetAddress.getHostAddress}). */
     public String clientHost() {
         SocketAddress remote = connection.remoteAddress();

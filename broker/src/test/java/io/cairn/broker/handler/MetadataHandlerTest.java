@@ -4,6 +4,9 @@ import static io.cairn.broker.handler.MetadataFixture.context;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.AclPatternType;
+import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.MetadataRequestData;
@@ -236,5 +239,29 @@ class MetadataHandlerTest {
         assertThat(response.errorCode()).isEqualTo(Errors.UNKNOWN_SERVER_ERROR.code());
         assertThat(response.topics()).extracting(MetadataResponseTopic::errorCode)
                 .containsOnly(Errors.UNKNOWN_SERVER_ERROR.code());
+    }
+
+    @Test
+    void withAnAuthorizerMetadataShowsOnlyDescribableTopicsWithTheCallersOperations() throws Exception {
+        // Given: alice may read orders (which implies DESCRIBE) and nothing else
+        fixture.createTopic("hidden", 1);
+        RequestContext alice = MetadataFixture.securedContext(ApiKey.METADATA, 10, "alice",
+                MetadataFixture.allow(AclResourceType.TOPIC, "orders", AclPatternType.LITERAL, "User:alice",
+                        AclOperation.READ));
+
+        // When
+        MetadataResponseData all = handler(false).handle(alice, new MetadataRequestData().setTopics(null)
+                .setIncludeTopicAuthorizedOperations(true).setIncludeClusterAuthorizedOperations(true))
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+        MetadataResponseData named = handler(true).handle(alice, byName("hidden", "not-yet"))
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+        // Then
+        assertThat(all.topics()).extracting(t -> t.name()).containsExactly("orders");
+        assertThat(all.topics().get(0).topicAuthorizedOperations()).isEqualTo((1 << 3) | (1 << 8));
+        assertThat(all.clusterAuthorizedOperations()).isZero();
+        assertThat(named.topics()).extracting(t -> t.name() + ":" + Errors.forCode(t.errorCode()))
+                .containsExactlyInAnyOrder("hidden:TOPIC_AUTHORIZATION_FAILED", "not-yet:TOPIC_AUTHORIZATION_FAILED");
+        assertThat(fixture.node().currentImage().topic("not-yet")).isEmpty();
     }
 }
