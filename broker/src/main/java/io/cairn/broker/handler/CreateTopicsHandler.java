@@ -94,7 +94,8 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
                 return errorResponse(ctx, request, ControllerCalls.error(failure, "CreateTopics"));
             }
             for (CreatableTopicResult result : response.topics()) {
-                completeResult(result, requestedConfigs.getOrDefault(result.name(), Map.of()), version);
+                completeResult(result, requestedConfigs.getOrDefault(result.name(), Map.of()), version,
+                        ctx.authorize(AclOperation.DESCRIBE_CONFIGS, AclResourceType.TOPIC, result.name()));
             }
             return withRefused(response.setThrottleTimeMs(0), refused);
         });
@@ -110,8 +111,12 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
         return response;
     }
 
-    /** Kafka's result shape: the v5+ details for created topics, the defaults for failed ones. */
-    private static void completeResult(CreatableTopicResult result, Map<String, String> configs, short version) {
+    /**
+     * Kafka's result shape: the v5+ details for created topics, the defaults for failed ones; a caller without
+     * DESCRIBE_CONFIGS on the topic gets no configs and TOPIC_AUTHORIZATION_FAILED as the topic's config error.
+     */
+    private static void completeResult(CreatableTopicResult result, Map<String, String> configs, short version,
+                                       boolean describable) {
         if (result.errorCode() != Errors.NONE.code()) {
             result.setNumPartitions(-1).setReplicationFactor((short) -1).setTopicId(Uuid.ZERO);
             if (result.errorMessage() == null) {
@@ -120,8 +125,10 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
             return;
         }
         result.setErrorMessage(null);
-        if (version >= 5) {
+        if (version >= 5 && describable) {
             result.setConfigs(TopicConfigDefaults.effective(configs));
+        } else if (version >= 5) {
+            result.setTopicConfigErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
         }
     }
 

@@ -341,6 +341,10 @@ class TopicAdminHandlersTest {
         // Then
         assertThat(response.topics()).extracting(t -> t.name() + ":" + Errors.forCode(t.errorCode()))
                 .containsExactly("alice-orders:NONE", "bob-orders:TOPIC_AUTHORIZATION_FAILED");
+        // CREATE does not imply DESCRIBE_CONFIGS: Kafka withholds the configs of the created topic
+        assertThat(response.topics().get(0).configs()).isEmpty();
+        assertThat(response.topics().get(0).topicConfigErrorCode())
+                .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
         assertThat(fixture.node().currentImage().topic("bob-orders")).isEmpty();
         MetadataFixture.roundTrip(response, ApiKey.CREATE_TOPICS, 7, true);
     }
