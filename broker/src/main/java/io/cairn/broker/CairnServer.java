@@ -2,7 +2,9 @@ package io.cairn.broker;
 
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.BrokerReconfigurable;
+import io.cairn.broker.config.CleanerSettings;
 import io.cairn.broker.config.DynamicConnectionLimits;
+import io.cairn.broker.config.DynamicLogCleaner;
 import io.cairn.broker.config.DynamicThreadPools;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.config.SaslSettings;
@@ -128,6 +130,7 @@ public final class CairnServer implements AutoCloseable {
     private RequestHandlerPool requestHandlers;
     private DynamicThreadPools threadPools;
     private DynamicConnectionLimits connectionLimits;
+    private DynamicLogCleaner logCleaner;
     private TransactionMarkerChannel markerChannel;
     /** Built on first use by {@link #interBrokerTls()}; guarded by {@code this}. */
     private ClientTls interBrokerTls;
@@ -202,6 +205,9 @@ public final class CairnServer implements AutoCloseable {
                     DynamicThreadPools.NUM_IO_THREADS, requestHandlers::resize,
                     DynamicThreadPools.NUM_REPLICA_FETCHERS, replicaManager::resizeFetcherThreadPool));
             metadata.node().subscribe(threadPools);
+            logCleaner = new DynamicLogCleaner(config.nodeId(), config.cleaner(),
+                    () -> logManagers.stream().map(LogManager::cleaner).toList());
+            metadata.node().subscribe(logCleaner);
             connectionLimits = new DynamicConnectionLimits(config.nodeId(), config.originals(),
                     config.kafkaListeners().stream().map(Endpoint::listenerName).toList(),
                     limits -> socketServer.connectionQuotas().update(limits));
@@ -212,7 +218,8 @@ public final class CairnServer implements AutoCloseable {
             transactionCoordinator.start();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
-                            producerIds), BrokerReconfigurable.all(List.of(threadPools, connectionLimits)),
+                            producerIds), BrokerReconfigurable.all(List.of(threadPools, connectionLimits,
+                            logCleaner)),
                     extraHandlers);
             registerMetrics();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics);
@@ -236,6 +243,7 @@ public final class CairnServer implements AutoCloseable {
             // The pool sizes kept in metadata (dynamic num.io.threads, num.replica.fetchers) from the caught-up image.
             threadPools.apply(metadata.node().currentImage());
             connectionLimits.apply(metadata.node().currentImage());
+            logCleaner.apply(metadata.node().currentImage());
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
             replicaManager.startIsrExpiration();
             state = BrokerState.RUNNING;
@@ -322,10 +330,12 @@ public final class CairnServer implements AutoCloseable {
                 .register(metrics.registry());
     }
 
-    /** The log managers' background intervals from server.properties, the rest Cairn's defaults. */
+    /** The log managers' intervals and cleaner settings from server.properties, the rest Cairn's defaults. */
     private static LogManager.Options logManagerOptions(BrokerConfig config) {
+        CleanerSettings cleaner = config.cleaner();
         return LogManager.Options.defaults().withIntervals(config.logRetentionCheckIntervalMs(),
-                config.logFlushSchedulerIntervalMs());
+                config.logFlushSchedulerIntervalMs()).withCleaner(cleaner.threadsToRun(),
+                cleaner.scheduledBackoffMs(), cleaner.ioMaxBytesPerSecond());
     }
 
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
@@ -507,6 +517,9 @@ public final class CairnServer implements AutoCloseable {
         }
         if (connectionLimits != null) {
             metadata.node().unsubscribe(connectionLimits);
+        }
+        if (logCleaner != null) {
+            metadata.node().unsubscribe(logCleaner);
         }
         if (threadPools != null) {
             metadata.node().unsubscribe(threadPools);

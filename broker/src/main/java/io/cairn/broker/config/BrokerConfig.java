@@ -126,6 +126,7 @@ public final class BrokerConfig {
     private final long queuedMaxRequestBytes;
     private final long connectionsMaxIdleMs;
     private final ConnectionLimits connectionLimits;
+    private final CleanerSettings cleaner;
     private final String brokerRack;
     private final boolean autoCreateTopicsEnable;
     private final boolean transactionPartitionVerificationEnable;
@@ -190,6 +191,7 @@ public final class BrokerConfig {
         this.queuedMaxRequestBytes = values.longValue(QUEUED_MAX_REQUEST_BYTES, -1L);
         this.connectionsMaxIdleMs = values.longValue(CONNECTIONS_MAX_IDLE_MS, -1L);
         this.connectionLimits = connectionLimits(props, listeners);
+        this.cleaner = CleanerSettings.parse(values);
         String rack = values.string(BROKER_RACK);
         this.brokerRack = rack.isEmpty() ? null : rack;
         this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE);
@@ -664,6 +666,11 @@ public final class BrokerConfig {
     }
 
     /** Idle connections are closed after this many milliseconds; -1 disables it. */
+    /** {@code log.cleaner.enable}, {@code .threads}, {@code .backoff.ms}, {@code .io.max.bytes.per.second}. */
+    public CleanerSettings cleaner() {
+        return cleaner;
+    }
+
     /** {@code max.connections}, {@code max.connections.per.ip} (and overrides), per listener limits. */
     public ConnectionLimits connectionLimits() {
         return connectionLimits;

@@ -1,6 +1,8 @@
 package io.cairn.broker.config;
 
+import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.MetadataUpdate;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,6 +20,13 @@ public interface BrokerReconfigurable {
      * @return the refusal's text as Kafka's clients read it (INVALID_REQUEST), or empty
      */
     Optional<String> validate(String resourceName, Map<String, String> props, MetadataImage image);
+
+    /** Whether {@code update} changes the dynamic configs of broker {@code brokerId} or the cluster default's. */
+    static boolean changesConfigsOf(MetadataUpdate update, String brokerId) {
+        return update.changes().changedConfigs().stream().anyMatch(resource ->
+                resource.type() == ConfigResource.BROKER
+                        && (resource.name().isEmpty() || resource.name().equals(brokerId)));
+    }
 
     /** All of {@code parts}: the first refusal. */
     static BrokerReconfigurable all(List<? extends BrokerReconfigurable> parts) {

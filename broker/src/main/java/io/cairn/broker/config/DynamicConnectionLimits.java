@@ -81,10 +81,7 @@ public final class DynamicConnectionLimits implements MetadataListener, BrokerRe
 
     @Override
     public void onUpdate(MetadataUpdate update) {
-        boolean mine = update.changes().changedConfigs().stream().anyMatch(resource ->
-                resource.type() == ConfigResource.BROKER
-                        && (resource.name().isEmpty() || resource.name().equals(brokerId)));
-        if (mine) {
+        if (BrokerReconfigurable.changesConfigsOf(update, brokerId)) {
             apply(update.image());
         }
     }

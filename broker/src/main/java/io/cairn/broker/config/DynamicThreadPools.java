@@ -116,10 +116,7 @@ public final class DynamicThreadPools implements MetadataListener, BrokerReconfi
 
     @Override
     public void onUpdate(MetadataUpdate update) {
-        boolean mine = update.changes().changedConfigs().stream().anyMatch(resource ->
-                resource.type() == ConfigResource.BROKER
-                        && (resource.name().isEmpty() || resource.name().equals(brokerId)));
-        if (mine) {
+        if (BrokerReconfigurable.changesConfigsOf(update, brokerId)) {
             MetadataImage image = update.image();
             try {
                 applier.execute(() -> apply(image));

@@ -300,6 +300,11 @@ class AlterConfigsIT {
                 new ConfigEntry("max.connections.per.ip.overrides", "bad host!:3"), AlterConfigOp.OpType.SET),
                 InvalidRequestException.class,
                 "max.connections.per.ip.overrides contains invalid addresses : bad host!");
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry("log.cleaner.threads", "3"),
+                AlterConfigOp.OpType.SET), InvalidRequestException.class, wrapped.formatted(
+                "Log cleaner threads cannot be increased to more than double the current value 1"));
+        alter(admin, one, new AlterConfigOp(new ConfigEntry("log.cleaner.threads", "2"), AlterConfigOp.OpType.SET));
+        alter(admin, one, new AlterConfigOp(new ConfigEntry("log.cleaner.threads", ""), AlterConfigOp.OpType.DELETE));
         alter(admin, one, new AlterConfigOp(new ConfigEntry("max.connections", "1000"), AlterConfigOp.OpType.SET));
         alter(admin, one, new AlterConfigOp(new ConfigEntry("max.connections", ""), AlterConfigOp.OpType.DELETE));
     }
