@@ -81,6 +81,9 @@ import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.ScramCredential;
+import io.cairn.metadata.image.ScramMechanism;
 import io.micrometer.core.instrument.Gauge;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -208,7 +211,9 @@ public final class CairnServer implements AutoCloseable {
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
                             producerIds), threadPools, extraHandlers);
             registerMetrics();
-            socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics);
+            MetadataNode node = metadata.node();
+            socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
+                    (user, mechanism) -> scramCredential(node.currentImage(), user, mechanism));
             if (config.metricsEnabled()) {
                 metricsServer = startMetrics(config, metrics);
             }
@@ -277,6 +282,12 @@ public final class CairnServer implements AutoCloseable {
             }
         }
         return interBrokerTls;
+    }
+
+    /** The SCRAM credential of {@code user} in {@code image}, or null: what SASL/SCRAM listeners check. */
+    private static ScramCredential scramCredential(MetadataImage image, String user, ScramMechanism mechanism) {
+        Map<Byte, ScramCredential> forUser = image.scram().get(user);
+        return forUser == null ? null : forUser.get(mechanism.type());
     }
 
     /** The marker channel the transaction coordinator writes markers with. */

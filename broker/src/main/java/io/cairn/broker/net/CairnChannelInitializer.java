@@ -5,6 +5,7 @@ import io.cairn.broker.config.SaslSettings;
 import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.security.SaslServers;
+import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslEngineFactory;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -52,7 +53,8 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
 
     CairnChannelInitializer(Endpoint endpoint, HandlerRegistry registry, int maxRequestBytes,
             long connectionsMaxIdleMs, ChannelGroup channels, RequestMemoryPool memoryPool,
-            Executor requestHandlers, DispatcherMetrics metrics, SslEngineFactory ssl, SaslSettings sasl) {
+            Executor requestHandlers, DispatcherMetrics metrics, SslEngineFactory ssl, SaslSettings sasl,
+            ScramCredentials scramCredentials) {
         this.endpoint = endpoint;
         this.decoder = new RequestDecoder(registry, endpoint.listenerName());
         this.maxRequestBytes = maxRequestBytes;
@@ -63,7 +65,7 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.metrics = metrics;
         this.ssl = ssl;
         this.sasl = sasl;
-        this.saslServers = sasl == null ? null : new SaslServers(sasl);
+        this.saslServers = sasl == null ? null : new SaslServers(sasl, scramCredentials);
     }
 
     @Override
