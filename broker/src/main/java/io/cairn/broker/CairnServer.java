@@ -11,6 +11,7 @@ import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.handler.AddOffsetsToTxnHandler;
 import io.cairn.broker.handler.AddPartitionsToTxnHandler;
 import io.cairn.broker.handler.AlterConfigsHandler;
+import io.cairn.broker.handler.AlterUserScramCredentialsHandler;
 import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
 import io.cairn.broker.handler.AlterReplicaLogDirsHandler;
 import io.cairn.broker.handler.ApiHandler;
@@ -28,6 +29,7 @@ import io.cairn.broker.handler.DescribeProducersHandler;
 import io.cairn.broker.handler.DescribeQuorumHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.DescribeTransactionsHandler;
+import io.cairn.broker.handler.DescribeUserScramCredentialsHandler;
 import io.cairn.broker.handler.ElectLeadersHandler;
 import io.cairn.broker.handler.EndTxnHandler;
 import io.cairn.broker.handler.FetchHandler;
@@ -357,6 +359,8 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeQuorumHandler(node));
         handlers.add(new SaslHandshakeHandler());
         handlers.add(new SaslAuthenticateHandler());
+        handlers.add(new AlterUserScramCredentialsHandler(node));
+        handlers.add(new DescribeUserScramCredentialsHandler(node));
         handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics(), transactions.verifier(),
                 transactions.requestHandlers()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
