@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.compat.group.GroupClients;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
+import io.cairn.testkit.BrokerProcess;
 import io.cairn.testkit.FreePorts;
 import io.cairn.testkit.JavaTool;
 import io.cairn.testkit.KafkaDistribution;
@@ -27,6 +29,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
 import org.apache.kafka.clients.admin.UserScramCredentialDeletion;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
@@ -59,7 +62,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code Admin.alterUserScramCredentials}; the stock producer and consumer authenticate with both mechanisms; a
  * wrong password and an unknown user fail with the same {@link SaslAuthenticationException} and Kafka's message;
  * describe shows mechanisms and iterations; invalid alterations get Kafka's exceptions; a deleted credential no
- * longer authenticates.
+ * longer authenticates. A 3-node cluster formatted with {@code --add-scram} for the brokers' own user replicates
+ * over a SASL_PLAINTEXT inter-broker listener with {@code sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256}.
  */
 @Timeout(180)
 @ExtendWith(BrokerLogsExtension.class)
@@ -271,6 +275,63 @@ class ScramIT {
         }
     }
 
+    @KafkaHalfInFaults
+    void aClusterFormattedWithAddScramReplicatesOverAScramInterBrokerListener(BrokerKind kind) throws Exception {
+        // Given: three nodes formatted with --add-scram for the brokers' own user, whose inter-broker listener
+        // INTERNAL is SASL_PLAINTEXT with sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256
+        int[] internalPorts = FreePorts.freePorts(3);
+        String host = FreePorts.LOOPBACK;
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("listener.security.protocol.map",
+                "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,INTERNAL:SASL_PLAINTEXT");
+        config.put("inter.broker.listener.name", "INTERNAL");
+        config.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-256");
+        config.put("listener.name.internal.sasl.enabled.mechanisms", "SCRAM-SHA-256");
+        config.put("listener.name.internal.scram-sha-256.sasl.jaas.config", SCRAM_MODULE
+                + " required username=\"broker\" password=\"broker-secret\";");
+        config.put("offsets.topic.replication.factor", "3");
+        long begin = System.nanoTime();
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 3, config, node -> {
+            String internal = host + ":" + internalPorts[node.nodeId() - 1];
+            return Map.of("listeners", "PLAINTEXT://" + host + ":" + node.clientPort() + ",CONTROLLER://" + host
+                            + ":" + node.controllerPort() + ",INTERNAL://" + internal,
+                    "advertised.listeners", "PLAINTEXT://" + host + ":" + node.clientPort() + ",INTERNAL://"
+                            + internal);
+        }, List.of("--add-scram", "SCRAM-SHA-256=[name=broker,password=broker-secret]"))) {
+            cluster.start();
+            try (Admin admin = admin(cluster.bootstrapServers())) {
+                admin.createTopics(List.of(new NewTopic("scram", 3, (short) 3))).all().get(30, TimeUnit.SECONDS);
+            }
+            Properties plaintext = new Properties();
+            plaintext.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+
+            // When: acks=all records, through the PLAINTEXT client listener
+            produce(plaintext, "r-", 30);
+
+            // Then: every partition has its three replicas in sync (the followers authenticated with SCRAM)
+            try (Admin admin = admin(cluster.bootstrapServers())) {
+                assertThat(admin.describeUserScramCredentials(List.of("broker")).description("broker")
+                        .get(10, TimeUnit.SECONDS).credentialInfos()).containsExactly(
+                                new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096));
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                    TopicDescription topic = admin.describeTopics(List.of("scram")).allTopicNames()
+                            .get(10, TimeUnit.SECONDS).get("scram");
+                    assertThat(topic.partitions()).hasSize(3).allSatisfy(p -> assertThat(p.isr()).hasSize(3));
+                });
+            }
+            assertThat(consume(plaintext, 30)).hasSize(30);
+            for (BrokerProcess node : cluster.nodes()) {
+                if (kind == BrokerKind.CAIRN) {
+                    assertThat(node.logLinesContaining("Inter-broker clients authenticate with SASL/SCRAM-SHA-256"))
+                            .isNotEmpty();
+                }
+                assertThat(node.logLinesContaining("Failed authentication")).isEmpty();
+            }
+            System.out.printf("ScramIT %s 3-node SCRAM-SHA-256 inter-broker: %d ms%n", kind,
+                    (System.nanoTime() - begin) / 1_000_000);
+        }
+    }
+
     private static void produce(Properties props, String prefix, int count) throws Exception {
         Properties producerProps = new Properties();
         producerProps.putAll(props);
@@ -284,7 +345,7 @@ class ScramIT {
         }
     }
 
-    /** Reads at least {@code count} records of the topic from the beginning, assigned (no group). */
+    /** Reads at least {@code count} records of every partition of the topic from the beginning (no group). */
     private static List<String> consume(Properties props, int count) {
         Properties consumerProps = new Properties();
         consumerProps.putAll(props);
@@ -292,7 +353,8 @@ class ScramIT {
         consumerProps.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         List<String> values = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps)) {
-            List<TopicPartition> partitions = List.of(new TopicPartition("scram", 0));
+            List<TopicPartition> partitions = consumer.partitionsFor("scram", Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition("scram", p.partition())).toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
