@@ -1,6 +1,8 @@
 package io.cairn.broker;
 
 import io.cairn.broker.config.BrokerConfig;
+import io.cairn.broker.config.BrokerReconfigurable;
+import io.cairn.broker.config.DynamicConnectionLimits;
 import io.cairn.broker.config.DynamicThreadPools;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.config.SaslSettings;
@@ -130,6 +132,7 @@ public final class CairnServer implements AutoCloseable {
     private TransactionCoordinator transactionCoordinator;
     private RequestHandlerPool requestHandlers;
     private DynamicThreadPools threadPools;
+    private DynamicConnectionLimits connectionLimits;
     private TransactionMarkerChannel markerChannel;
     /** Built on first use by {@link #interBrokerTls()}; guarded by {@code this}. */
     private ClientTls interBrokerTls;
@@ -204,6 +207,9 @@ public final class CairnServer implements AutoCloseable {
                     DynamicThreadPools.NUM_IO_THREADS, requestHandlers::resize,
                     DynamicThreadPools.NUM_REPLICA_FETCHERS, replicaManager::resizeFetcherThreadPool));
             metadata.node().subscribe(threadPools);
+            connectionLimits = new DynamicConnectionLimits(config.nodeId(), config.originals(),
+                    config.kafkaListeners().stream().map(Endpoint::listenerName).toList(),
+                    limits -> socketServer.connectionQuotas().update(limits));
             startTransactionChannels();
             ProducerIdManager producerIds = new ProducerIdManager(metadata.node(), config.nodeId(), Time.SYSTEM);
             transactionCoordinator = new TransactionCoordinator(replicaManager, metadata.node(), purgatory,
@@ -211,11 +217,13 @@ public final class CairnServer implements AutoCloseable {
             transactionCoordinator.start();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
-                            producerIds), threadPools, extraHandlers);
+                            producerIds), BrokerReconfigurable.all(List.of(threadPools, connectionLimits)),
+                    extraHandlers);
             registerMetrics();
             MetadataNode node = metadata.node();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
                     (user, mechanism) -> scramCredential(node.currentImage(), user, mechanism));
+            metadata.node().subscribe(connectionLimits);
             if (config.metricsEnabled()) {
                 metricsServer = startMetrics(config, metrics);
             }
@@ -234,6 +242,7 @@ public final class CairnServer implements AutoCloseable {
             }
             // The pool sizes kept in metadata (dynamic num.io.threads, num.replica.fetchers) from the caught-up image.
             threadPools.apply(metadata.node().currentImage());
+            connectionLimits.apply(metadata.node().currentImage());
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
             replicaManager.startIsrExpiration();
             state = BrokerState.RUNNING;
@@ -326,18 +335,18 @@ public final class CairnServer implements AutoCloseable {
                 .register(metrics.registry());
     }
 
-    /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
     /** The log managers' background intervals from server.properties, the rest Cairn's defaults. */
     private static LogManager.Options logManagerOptions(BrokerConfig config) {
         return LogManager.Options.defaults().withIntervals(config.logRetentionCheckIntervalMs(),
                 config.logFlushSchedulerIntervalMs());
     }
 
+    /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    PartitionPurgatory purgatory, GroupCoordinator groups,
                                                    BrokerMetrics metrics, TransactionServices transactions,
-                                                   DynamicThreadPools threadPools,
+                                                   BrokerReconfigurable reconfigurables,
                                                    List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
@@ -365,8 +374,8 @@ public final class CairnServer implements AutoCloseable {
                 transactions.requestHandlers()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
                 BrokerConfig.CAIRN_DEFAULTS));
-        handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), threadPools));
-        handlers.add(new AlterConfigsHandler(node, config.nodeId(), threadPools));
+        handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), reconfigurables));
+        handlers.add(new AlterConfigsHandler(node, config.nodeId(), reconfigurables));
         handlers.add(new FetchHandler(fetchService));
         MarkerAppender markers = new MarkerAppender(replicaManager, purgatory, Time.SYSTEM,
                 MarkerAppender.DEFAULT_TIMEOUT_MS);
@@ -510,6 +519,9 @@ public final class CairnServer implements AutoCloseable {
         }
         if (transactionVerifier != null) {
             transactionVerifier.close();
+        }
+        if (connectionLimits != null) {
+            metadata.node().unsubscribe(connectionLimits);
         }
         if (threadPools != null) {
             metadata.node().unsubscribe(threadPools);

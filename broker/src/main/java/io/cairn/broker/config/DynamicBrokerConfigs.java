@@ -13,8 +13,8 @@ import java.util.TreeSet;
 
 /**
  * The broker configs that may change at run time (KIP-226 dynamic configs, per broker or cluster-wide): the keys
- * Cairn applies live (the replication throttle rates, the thread pools of {@link DynamicThreadPools} and the topic
- * defaults of {@link LogConfigs#isLiveDefault},
+ * Cairn applies live (the replication throttle rates, the thread pools of {@link DynamicThreadPools}, the connection
+ * limits of {@link DynamicConnectionLimits} and the topic defaults of {@link LogConfigs#isLiveDefault},
  * {@code log.retention.ms}, {@code log.segment.bytes}, {@code message.max.bytes}, ...), and the rest of the keys
  * Kafka's {@code DynamicBrokerConfig} lets change (the dynamic rows of {@link ConfigTable}), which Cairn refuses
  * rather than store without honouring them. Validates a broker resource's resulting dynamic configs as Kafka's
@@ -48,7 +48,7 @@ public final class DynamicBrokerConfigs {
 
     /** Whether {@code key} is applied live when set for this broker or cluster-wide. */
     public static boolean isLive(String key) {
-        return LIVE.contains(key) || LogConfigs.isLiveDefault(key);
+        return LIVE.contains(key) || LogConfigs.isLiveDefault(key) || ConnectionLimits.isKey(key);
     }
 
     /**
@@ -78,12 +78,25 @@ public final class DynamicBrokerConfigs {
                     + "server.properties: " + scalaSet(notLive)));
         }
         for (Map.Entry<String, String> e : new TreeMap<>(props).entrySet()) {
-            Optional<String> invalid = ConfigTable.get().broker(e.getKey()).orElseThrow().validate(e.getValue());
+            String tableKey = ConnectionLimits.isListenerKey(e.getKey()) ? ConnectionLimits.MAX_CONNECTIONS
+                    : e.getKey();
+            Optional<String> invalid = ConfigTable.get().broker(tableKey).orElseThrow().validate(e.getValue());
             if (invalid.isPresent()) {
                 return Optional.of(new Refusal(true, invalid.get()));
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * The message Kafka's clients see when a component refuses a dynamic change in its {@code
+     * validateReconfiguration} (a thread pool, a listener's connection limit): {@code DynamicBrokerConfig} wraps the
+     * refusal in {@code new ConfigException("Invalid dynamic configuration", e)}, whose two-argument form is
+     * (name, value), so the text is "Invalid value <the refusal> for configuration Invalid dynamic configuration".
+     */
+    public static String invalidDynamicConfiguration(String refusal) {
+        return "Invalid value org.apache.kafka.common.config.ConfigException: " + refusal
+                + " for configuration Invalid dynamic configuration";
     }
 
     private static String scalaSet(Set<String> keys) {

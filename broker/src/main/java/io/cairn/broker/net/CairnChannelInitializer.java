@@ -50,11 +50,14 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final SaslSettings sasl;
     private final SaslServers saslServers;
     private final AtomicLong connectionIndex = new AtomicLong();
+    /** Whether connections note their activity (for {@link ConnectionQuotas}' choice of which to close). */
+    private final boolean trackActivity;
 
     CairnChannelInitializer(Endpoint endpoint, HandlerRegistry registry, int maxRequestBytes,
             long connectionsMaxIdleMs, ChannelGroup channels, RequestMemoryPool memoryPool,
             Executor requestHandlers, DispatcherMetrics metrics, SslEngineFactory ssl, SaslSettings sasl,
-            ScramCredentials scramCredentials) {
+            ScramCredentials scramCredentials, boolean trackActivity) {
+        this.trackActivity = trackActivity;
         this.endpoint = endpoint;
         this.decoder = new RequestDecoder(registry, endpoint.listenerName());
         this.maxRequestBytes = maxRequestBytes;
@@ -73,6 +76,9 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         channels.add(channel);
         ChannelPipeline pipeline = channel.pipeline();
         ClientConnection connection = newConnection(channel);
+        if (trackActivity) {
+            pipeline.addLast("activity", ConnectionQuotas.activity());
+        }
         if (ssl != null) {
             pipeline.addLast("ssl", new SslHandler(ssl.newServerEngine()));
             pipeline.addLast("principal", new SslPrincipalHandler(ssl, connection));

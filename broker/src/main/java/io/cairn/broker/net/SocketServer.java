@@ -38,6 +38,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -67,6 +68,7 @@ public final class SocketServer implements AutoCloseable {
     private final Map<String, SslEngineFactory> sslFactories = new LinkedHashMap<>();
     /** The network threads, for their CPU time (the idle-percent gauge); added by the thread factory. */
     private final List<Thread> networkThreads = new CopyOnWriteArrayList<>();
+    private final ConnectionQuotas connectionQuotas;
     private EventLoopGroup acceptorGroup;
     private EventLoopGroup networkGroup;
 
@@ -86,6 +88,9 @@ public final class SocketServer implements AutoCloseable {
         this.registries = registries;
         this.requestHandlers = requestHandlers;
         this.memoryPool = new RequestMemoryPool(config.queuedMaxRequestBytes());
+        this.connectionQuotas = new ConnectionQuotas(config.connectionLimits(), config.kafkaListeners().stream()
+                .map(Endpoint::listenerName).collect(Collectors.toSet()),
+                config.replicaFetch().interBrokerListenerName());
         // Every SSL listener's stores are loaded here, before the broker registers or binds anything: a bad key store
         // fails startup with one ConfigException naming its key.
         for (Endpoint endpoint : config.kafkaListeners()) {
@@ -126,13 +131,15 @@ public final class SocketServer implements AutoCloseable {
                 .channel(channelClass)
                 .option(ChannelOption.SO_BACKLOG, config.socketListenBacklogSize())
                 .option(ChannelOption.SO_REUSEADDR, true)
+                .handler(connectionQuotas.gate(endpoint.listenerName()))
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childHandler(new CairnChannelInitializer(endpoint, registries.apply(endpoint),
                         config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool,
                         requestHandlers, new DispatcherMetrics(metrics.requests(),
                                 metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM), ssl,
-                        config.saslSettings(endpoint.listenerName()), scramCredentials));
+                        config.saslSettings(endpoint.listenerName()), scramCredentials,
+                        connectionQuotas.tracksActivity()));
         if (config.socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.socketSendBufferBytes());
         }
@@ -207,6 +214,11 @@ public final class SocketServer implements AutoCloseable {
             throw new IllegalArgumentException("No bound listener named " + listenerName);
         }
         return address.getPort();
+    }
+
+    /** The connection limits of the Kafka listeners, which dynamic broker configs change. */
+    public ConnectionQuotas connectionQuotas() {
+        return connectionQuotas;
     }
 
     public boolean usesEpoll() {
