@@ -78,7 +78,7 @@ final class ScramMessages {
         String[] fields = bare.split(",", -1);
         int i = 0;
         if (fields.length > 0 && fields[0].startsWith("m=")) {
-            value(fields[0], "m");
+            value(fields[0].substring(2), "m");
             i++;
         }
         if (fields.length < i + 2) {
@@ -126,11 +126,6 @@ final class ScramMessages {
             }
         }
         return username.toString();
-    }
-
-    /** A user name as a saslname (the client side's escaping). */
-    static String usernameToSaslName(String username) {
-        return username.replace("=", "=3D").replace(",", "=2C");
     }
 
     private static String ascii(byte[] bytes, String which) throws ScramFormatException {
