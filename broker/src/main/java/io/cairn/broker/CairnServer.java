@@ -15,6 +15,7 @@ import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.handler.AddOffsetsToTxnHandler;
 import io.cairn.broker.handler.AddPartitionsToTxnHandler;
 import io.cairn.broker.handler.AlterConfigsHandler;
+import io.cairn.broker.handler.AlterUserScramCredentialsHandler;
 import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
 import io.cairn.broker.handler.AlterReplicaLogDirsHandler;
 import io.cairn.broker.handler.ApiHandler;
@@ -32,6 +33,7 @@ import io.cairn.broker.handler.DescribeProducersHandler;
 import io.cairn.broker.handler.DescribeQuorumHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.DescribeTransactionsHandler;
+import io.cairn.broker.handler.DescribeUserScramCredentialsHandler;
 import io.cairn.broker.handler.ElectLeadersHandler;
 import io.cairn.broker.handler.EndTxnHandler;
 import io.cairn.broker.handler.FetchHandler;
@@ -85,6 +87,9 @@ import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.ScramCredential;
+import io.cairn.metadata.image.ScramMechanism;
 import io.micrometer.core.instrument.Gauge;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -222,7 +227,9 @@ public final class CairnServer implements AutoCloseable {
                             logCleaner)),
                     extraHandlers);
             registerMetrics();
-            socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics);
+            MetadataNode node = metadata.node();
+            socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
+                    (user, mechanism) -> scramCredential(node.currentImage(), user, mechanism));
             metadata.node().subscribe(connectionLimits);
             if (config.metricsEnabled()) {
                 metricsServer = startMetrics(config, metrics);
@@ -296,6 +303,12 @@ public final class CairnServer implements AutoCloseable {
         return interBrokerTls;
     }
 
+    /** The SCRAM credential of {@code user} in {@code image}, or null: what SASL/SCRAM listeners check. */
+    private static ScramCredential scramCredential(MetadataImage image, String user, ScramMechanism mechanism) {
+        Map<Byte, ScramCredential> forUser = image.scram().get(user);
+        return forUser == null ? null : forUser.get(mechanism.type());
+    }
+
     /** The marker channel the transaction coordinator writes markers with. */
     public synchronized TransactionMarkerSender transactionMarkers() {
         return markerChannel;
@@ -365,6 +378,8 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeQuorumHandler(node));
         handlers.add(new SaslHandshakeHandler());
         handlers.add(new SaslAuthenticateHandler());
+        handlers.add(new AlterUserScramCredentialsHandler(node));
+        handlers.add(new DescribeUserScramCredentialsHandler(node));
         handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics(), transactions.verifier(),
                 transactions.requestHandlers()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),

@@ -5,6 +5,7 @@ import io.cairn.broker.config.SaslSettings;
 import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.security.SaslServers;
+import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslEngineFactory;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -55,7 +56,7 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
     CairnChannelInitializer(Endpoint endpoint, HandlerRegistry registry, int maxRequestBytes,
             long connectionsMaxIdleMs, ChannelGroup channels, RequestMemoryPool memoryPool,
             Executor requestHandlers, DispatcherMetrics metrics, SslEngineFactory ssl, SaslSettings sasl,
-            boolean trackActivity) {
+            ScramCredentials scramCredentials, boolean trackActivity) {
         this.trackActivity = trackActivity;
         this.endpoint = endpoint;
         this.decoder = new RequestDecoder(registry, endpoint.listenerName());
@@ -67,7 +68,7 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.metrics = metrics;
         this.ssl = ssl;
         this.sasl = sasl;
-        this.saslServers = sasl == null ? null : new SaslServers(sasl);
+        this.saslServers = sasl == null ? null : new SaslServers(sasl, scramCredentials);
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.config.SecurityProtocol;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.metrics.BrokerMetrics;
+import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslEngineFactory;
 import io.cairn.log.Time;
 import io.netty.bootstrap.ServerBootstrap;
@@ -61,6 +62,8 @@ public final class SocketServer implements AutoCloseable {
     private final RequestMemoryPool memoryPool;
     private final Executor requestHandlers;
     private final BrokerMetrics metrics;
+    /** The SCRAM credentials SASL listeners authenticate against (the current metadata image's). */
+    private final ScramCredentials scramCredentials;
     /** The TLS engines of each SSL listener, by listener name. */
     private final Map<String, SslEngineFactory> sslFactories = new LinkedHashMap<>();
     /** The network threads, for their CPU time (the idle-percent gauge); added by the thread factory. */
@@ -74,11 +77,13 @@ public final class SocketServer implements AutoCloseable {
      * @param requestHandlers runs the handlers that do not run on the network threads (the caller owns it and
      *     closes it after this server)
      * @param metrics where requests, connections and the network threads' idle time are recorded
+     * @param scramCredentials where SCRAM users are looked up (a read of the current metadata image)
      * @throws io.cairn.broker.config.ConfigException when an SSL listener's stores or settings cannot be used
      */
     public SocketServer(BrokerConfig config, Function<Endpoint, HandlerRegistry> registries,
-            Executor requestHandlers, BrokerMetrics metrics) {
+            Executor requestHandlers, BrokerMetrics metrics, ScramCredentials scramCredentials) {
         this.config = config;
+        this.scramCredentials = scramCredentials;
         this.metrics = metrics;
         this.registries = registries;
         this.requestHandlers = requestHandlers;
@@ -133,7 +138,8 @@ public final class SocketServer implements AutoCloseable {
                         config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool,
                         requestHandlers, new DispatcherMetrics(metrics.requests(),
                                 metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM), ssl,
-                        config.saslSettings(endpoint.listenerName()), connectionQuotas.tracksActivity()));
+                        config.saslSettings(endpoint.listenerName()), scramCredentials,
+                        connectionQuotas.tracksActivity()));
         if (config.socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.socketSendBufferBytes());
         }

@@ -47,6 +47,8 @@ class BrokerApiVersionsIT {
                 .contains(broker.host() + ":" + broker.port() + " (id: 1 rack: null isFenced: false) -> (")
                 .contains("\tApiVersions(18): 0 to 4 [usable: 4],")
                 .contains("\tSaslHandshake(17): 0 to 1 [usable: 1],", "\tSaslAuthenticate(36): 0 to 2 [usable: 2],")
+                .contains("\tDescribeUserScramCredentials(50): 0 [usable: 0],",
+                        "\tAlterUserScramCredentials(51): 0 [usable: 0],")
                 .endsWith(")");
     }
 
