@@ -178,6 +178,7 @@ public final class CairnProcess extends AbstractBrokerProcess {
         List<String> command = new ArrayList<>();
         command.add(JavaTool.javaExecutable());
         command.addAll(jvmArgs);
+        command.addAll(extraJvmArgs());
         command.add("-jar");
         command.add(jar.toString());
         command.add(serverProperties().toString());

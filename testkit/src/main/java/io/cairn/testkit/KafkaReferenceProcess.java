@@ -100,6 +100,7 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
         List<String> command = new ArrayList<>();
         command.add(JavaTool.javaExecutable());
         command.addAll(jvmArgs);
+        command.addAll(extraJvmArgs());
         command.add("-Dlog4j2.configurationFile=" + workDir().resolve("log4j2.properties"));
         command.add("-Dkafka.logs.dir=" + workDir().resolve("logs"));
         command.add("-cp");
