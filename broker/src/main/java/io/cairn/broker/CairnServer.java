@@ -1,6 +1,10 @@
 package io.cairn.broker;
 
 import io.cairn.broker.config.BrokerConfig;
+import io.cairn.broker.config.BrokerReconfigurable;
+import io.cairn.broker.config.CleanerSettings;
+import io.cairn.broker.config.DynamicConnectionLimits;
+import io.cairn.broker.config.DynamicLogCleaner;
 import io.cairn.broker.config.DynamicThreadPools;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.config.SaslSettings;
@@ -11,6 +15,7 @@ import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.handler.AddOffsetsToTxnHandler;
 import io.cairn.broker.handler.AddPartitionsToTxnHandler;
 import io.cairn.broker.handler.AlterConfigsHandler;
+import io.cairn.broker.handler.AlterUserScramCredentialsHandler;
 import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
 import io.cairn.broker.handler.AlterReplicaLogDirsHandler;
 import io.cairn.broker.handler.ApiHandler;
@@ -32,6 +37,7 @@ import io.cairn.broker.handler.DescribeProducersHandler;
 import io.cairn.broker.handler.DescribeQuorumHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.DescribeTransactionsHandler;
+import io.cairn.broker.handler.DescribeUserScramCredentialsHandler;
 import io.cairn.broker.handler.ElectLeadersHandler;
 import io.cairn.broker.handler.EndTxnHandler;
 import io.cairn.broker.handler.FetchHandler;
@@ -88,6 +94,9 @@ import io.cairn.log.LogManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.ScramCredential;
+import io.cairn.metadata.image.ScramMechanism;
 import io.micrometer.core.instrument.Gauge;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -134,6 +143,8 @@ public final class CairnServer implements AutoCloseable {
     private TransactionCoordinator transactionCoordinator;
     private RequestHandlerPool requestHandlers;
     private DynamicThreadPools threadPools;
+    private DynamicConnectionLimits connectionLimits;
+    private DynamicLogCleaner logCleaner;
     private TransactionMarkerChannel markerChannel;
     /** Built on first use by {@link #interBrokerTls()}; guarded by {@code this}. */
     private ClientTls interBrokerTls;
@@ -213,6 +224,12 @@ public final class CairnServer implements AutoCloseable {
                     DynamicThreadPools.NUM_IO_THREADS, requestHandlers::resize,
                     DynamicThreadPools.NUM_REPLICA_FETCHERS, replicaManager::resizeFetcherThreadPool));
             metadata.node().subscribe(threadPools);
+            logCleaner = new DynamicLogCleaner(config.nodeId(), config.cleaner(),
+                    () -> logManagers.stream().map(LogManager::cleaner).toList());
+            metadata.node().subscribe(logCleaner);
+            connectionLimits = new DynamicConnectionLimits(config.nodeId(), config.originals(),
+                    config.kafkaListeners().stream().map(Endpoint::listenerName).toList(),
+                    limits -> socketServer.connectionQuotas().update(limits));
             startTransactionChannels();
             ProducerIdManager producerIds = new ProducerIdManager(metadata.node(), config.nodeId(), Time.SYSTEM);
             transactionCoordinator = new TransactionCoordinator(replicaManager, metadata.node(), purgatory,
@@ -220,9 +237,14 @@ public final class CairnServer implements AutoCloseable {
             transactionCoordinator.start();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
-                            producerIds), threadPools, extraHandlers);
+                            producerIds), BrokerReconfigurable.all(List.of(threadPools, connectionLimits,
+                            logCleaner)),
+                    extraHandlers);
             registerMetrics();
-            socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics);
+            MetadataNode node = metadata.node();
+            socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
+                    (user, mechanism) -> scramCredential(node.currentImage(), user, mechanism));
+            metadata.node().subscribe(connectionLimits);
             if (config.metricsEnabled()) {
                 metricsServer = startMetrics(config, metrics);
             }
@@ -241,6 +263,8 @@ public final class CairnServer implements AutoCloseable {
             }
             // The pool sizes kept in metadata (dynamic num.io.threads, num.replica.fetchers) from the caught-up image.
             threadPools.apply(metadata.node().currentImage());
+            connectionLimits.apply(metadata.node().currentImage());
+            logCleaner.apply(metadata.node().currentImage());
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
             replicaManager.startIsrExpiration();
             state = BrokerState.RUNNING;
@@ -293,6 +317,12 @@ public final class CairnServer implements AutoCloseable {
         return interBrokerTls;
     }
 
+    /** The SCRAM credential of {@code user} in {@code image}, or null: what SASL/SCRAM listeners check. */
+    private static ScramCredential scramCredential(MetadataImage image, String user, ScramMechanism mechanism) {
+        Map<Byte, ScramCredential> forUser = image.scram().get(user);
+        return forUser == null ? null : forUser.get(mechanism.type());
+    }
+
     /** The marker channel the transaction coordinator writes markers with. */
     public synchronized TransactionMarkerSender transactionMarkers() {
         return markerChannel;
@@ -327,18 +357,20 @@ public final class CairnServer implements AutoCloseable {
                 .register(metrics.registry());
     }
 
-    /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
-    /** The log managers' background intervals from server.properties, the rest Cairn's defaults. */
+    /** The log managers' intervals and cleaner settings from server.properties, the rest Cairn's defaults. */
     private static LogManager.Options logManagerOptions(BrokerConfig config) {
+        CleanerSettings cleaner = config.cleaner();
         return LogManager.Options.defaults().withIntervals(config.logRetentionCheckIntervalMs(),
-                config.logFlushSchedulerIntervalMs());
+                config.logFlushSchedulerIntervalMs()).withCleaner(cleaner.threadsToRun(),
+                cleaner.scheduledBackoffMs(), cleaner.ioMaxBytesPerSecond());
     }
 
+    /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    PartitionPurgatory purgatory, GroupCoordinator groups,
                                                    BrokerMetrics metrics, TransactionServices transactions,
-                                                   DynamicThreadPools threadPools,
+                                                   BrokerReconfigurable reconfigurables,
                                                    List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
@@ -365,12 +397,16 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DeleteAclsHandler(node));
         handlers.add(new SaslHandshakeHandler());
         handlers.add(new SaslAuthenticateHandler());
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER,
+                new AlterUserScramCredentialsHandler(node)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE,
+                new DescribeUserScramCredentialsHandler(node)));
         handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics(), transactions.verifier(),
                 transactions.requestHandlers()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
                 BrokerConfig.CAIRN_DEFAULTS));
-        handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), threadPools));
-        handlers.add(new AlterConfigsHandler(node, config.nodeId(), threadPools));
+        handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), reconfigurables));
+        handlers.add(new AlterConfigsHandler(node, config.nodeId(), reconfigurables));
         handlers.add(new FetchHandler(fetchService));
         MarkerAppender markers = new MarkerAppender(replicaManager, purgatory, Time.SYSTEM,
                 MarkerAppender.DEFAULT_TIMEOUT_MS);
@@ -520,6 +556,12 @@ public final class CairnServer implements AutoCloseable {
         }
         if (aclAuthorizer != null) {
             metadata.node().unsubscribe(aclAuthorizer);
+        }
+        if (connectionLimits != null) {
+            metadata.node().unsubscribe(connectionLimits);
+        }
+        if (logCleaner != null) {
+            metadata.node().unsubscribe(logCleaner);
         }
         if (threadPools != null) {
             metadata.node().unsubscribe(threadPools);

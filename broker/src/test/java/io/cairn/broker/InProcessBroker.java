@@ -56,6 +56,11 @@ public final class InProcessBroker implements AutoCloseable {
         return server.boundPort("PLAINTEXT");
     }
 
+    /** The port listener {@code listenerName} is bound to. */
+    public int boundPort(String listenerName) {
+        return server.boundPort(listenerName);
+    }
+
     /** The partitions the broker hosts. */
     ReplicaManager replicaManager() {
         return server.replicaManager();

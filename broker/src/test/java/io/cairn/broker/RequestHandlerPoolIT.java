@@ -162,9 +162,11 @@ class RequestHandlerPoolIT {
             setIoThreads(admin, one, "3");
 
             // Then: Kafka's refusal, and the surplus threads end once idle
-            assertThat(refused.getCause()).isInstanceOf(InvalidRequestException.class).hasMessage("Dynamic thread "
-                    + "count update validation failed for num.io.threads=13, value should not be greater than "
-                    + "double the current value 6");
+            // (DynamicBrokerConfig wraps it: ConfigException(name, value) with name "Invalid dynamic configuration")
+            assertThat(refused.getCause()).isInstanceOf(InvalidRequestException.class).hasMessage("Invalid value "
+                    + "org.apache.kafka.common.config.ConfigException: Dynamic thread count update validation failed "
+                    + "for num.io.threads=13, value should not be greater than double the current value 6 for "
+                    + "configuration Invalid dynamic configuration");
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                     assertThat(newThreads(before, HANDLER_THREAD_PREFIX)).isEqualTo(3));
             setIoThreads(admin, new ConfigResource(ConfigResource.Type.BROKER, ""), "5");

@@ -73,16 +73,17 @@ public final class LogManager implements Closeable {
      * @param cleanerIoMaxBytesPerSecond {@code log.cleaner.io.max.bytes.per.second}
      * @param layer              file layer (tests may replace it)
      * @param flushListener      told of every segment flush
+     * @param cleanerThreads     {@code log.cleaner.threads}
      */
     public record Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
                           long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer,
-                          LogFlushListener flushListener) {
+                          LogFlushListener flushListener, int cleanerThreads) {
 
-        /** Options whose flushes nobody listens to. */
+        /** Options whose flushes nobody listens to, with one cleaner thread. */
         public Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
                        long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer) {
             this(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
-                cleanerIoMaxBytesPerSecond, layer, LogFlushListener.NONE);
+                cleanerIoMaxBytesPerSecond, layer, LogFlushListener.NONE, 1);
         }
 
         /** Kafka's intervals; bounds that fit the default 1,048,576 descriptors and 65,530 mappings with room. */
@@ -94,13 +95,22 @@ public final class LogManager implements Closeable {
         /** These options with other retention and flush intervals. */
         public Options withIntervals(long newRetentionCheckMs, long newFlushCheckMs) {
             return new Options(maxOpenHandles, maxMappedIndexes, newRetentionCheckMs, newFlushCheckMs,
-                cleanerBackoffMs, cleanerIoMaxBytesPerSecond, layer, flushListener);
+                cleanerBackoffMs, cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads);
+        }
+
+        /**
+         * These options with other cleaner settings: {@code threads} cleaner threads looking for work every
+         * {@code backoffMs} ({@code <= 0} disables the cleaner), their I/O bounded by {@code ioMaxBytesPerSecond}.
+         */
+        public Options withCleaner(int threads, long backoffMs, double ioMaxBytesPerSecond) {
+            return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, backoffMs,
+                ioMaxBytesPerSecond, layer, flushListener, threads);
         }
 
         /** These options with {@code listener} told of every segment flush. */
         public Options withFlushListener(LogFlushListener listener) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
-                cleanerIoMaxBytesPerSecond, layer, listener);
+                cleanerIoMaxBytesPerSecond, layer, listener, cleanerThreads);
         }
     }
 
@@ -132,7 +142,7 @@ public final class LogManager implements Closeable {
         }
         this.cleaner = new LogCleaner(logs::values, time, options.cleanerIoMaxBytesPerSecond());
         if (options.cleanerBackoffMs() > 0) {
-            cleaner.start(options.cleanerBackoffMs());
+            cleaner.start(options.cleanerThreads(), options.cleanerBackoffMs());
         }
     }
 

@@ -1,10 +1,12 @@
 package io.cairn.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.cairn.wire.protocol.Uuid;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -80,6 +82,46 @@ class LogManagerTest {
         assertThat(result).isPresent();
         assertThat(LogInvariants.verify(log)).containsExactly("49:v49");
         manager.close();
+    }
+
+    @Test
+    void theCleanerThreadsCleanEveryDirtyPartitionAndAReconfigurationRestartsThem() {
+        // Given: two cleaner threads looking for work every 20 ms, and two dirty compacted partitions
+        LogManager manager = LogManager.start(tmp, LogConfig.defaults(), Time.SYSTEM,
+            LogManager.Options.defaults().withCleaner(2, 20, Double.MAX_VALUE));
+        LogConfig compacted = LogConfig.builder().cleanupPolicy("compact").segmentBytes(500).fileDeleteDelayMs(0)
+            .build();
+        PartitionLog first = dirty(manager, "a", compacted, "x");
+        PartitionLog second = dirty(manager, "b", compacted, "y");
+
+        // Then
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            assertThat(LogInvariants.verify(first)).containsExactly("49:x49");
+            assertThat(LogInvariants.verify(second)).containsExactly("49:y49");
+        });
+        assertThat(manager.cleaner().threads()).isEqualTo(2);
+
+        // When: down to one thread (log.cleaner.threads changed live), and more dirt
+        manager.cleaner().reconfigure(1, 20, 1_000_000);
+        PartitionLog third = dirty(manager, "c", compacted, "z");
+
+        // Then
+        assertThat(manager.cleaner().threads()).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+            assertThat(LogInvariants.verify(third)).containsExactly("49:z49"));
+        assertThat(manager.cleaner().stats().dead()).isFalse();
+        manager.close();
+    }
+
+    /** A compacted partition with 50 values of one key, the active segment rolled so all of it is cleanable. */
+    private PartitionLog dirty(LogManager manager, String topic, LogConfig config, String prefix) {
+        PartitionLog log = manager.getOrCreateLog(topic, 0, config, null);
+        for (int i = 0; i < 50; i++) {
+            log.appendAsLeader(TestBatches.keyed(System.currentTimeMillis(), "k", prefix + i), 0,
+                AppendOrigin.CLIENT);
+        }
+        log.roll();
+        return log;
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.cairn.metadata;
 
 import io.cairn.metadata.image.Features;
+import io.cairn.metadata.image.ScramCredential;
 import io.cairn.wire.protocol.Uuid;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -28,7 +29,9 @@ import org.apache.logging.log4j.Logger;
  * The feature levels of the new cluster (Kafka 4.1's defaults within what Cairn supports, see
  * {@link io.cairn.metadata.image.Features}) are written as {@link BootstrapFeatures}; {@code --feature name=level}
  * ({@code -f}, repeatable) overrides one, and {@code --release-version} ({@code -r}) accepts only the release whose
- * metadata.version Cairn implements, 4.1 (or 4.1-IV1). Stateless, thread-safe.
+ * metadata.version Cairn implements, 4.1 (or 4.1-IV1). {@code --add-scram MECHANISM=[name=...,password=...]}
+ * ({@code -S}, repeatable, Kafka's syntax) adds a SCRAM credential the new cluster starts with
+ * ({@link BootstrapScram}). Stateless, thread-safe.
  */
 public final class StorageTool {
 
@@ -53,7 +56,8 @@ public final class StorageTool {
         if (args.length == 0) {
             out.println("usage: cairn-storage (random-uuid | format --cluster-id ID --config FILE "
                     + "[--ignore-formatted] [--standalone | --initial-controllers id@host:port:dirId,...] "
-                    + "[--release-version 4.1] [--feature name=level ...])");
+                    + "[--release-version 4.1] [--feature name=level ...] "
+                    + "[--add-scram 'SCRAM-SHA-256=[name=alice,password=alice-secret]' ...])");
             return 1;
         }
         if (args[0].equals("random-uuid")) {
@@ -70,6 +74,7 @@ public final class StorageTool {
         boolean noInitialControllers = false;
         String initialControllers = null;
         Map<String, Short> features = new LinkedHashMap<>();
+        List<ScramCredential> scram = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
                 case "--cluster-id", "-t" -> clusterId = value(args, ++i);
@@ -80,6 +85,7 @@ public final class StorageTool {
                 case "--no-initial-controllers", "-N" -> noInitialControllers = true;
                 case "--feature", "-f" -> feature(value(args, ++i), features);
                 case "--release-version", "-r" -> releaseVersion(value(args, ++i));
+                case "--add-scram", "-S" -> scram.add(BootstrapScram.parse(value(args, ++i)));
                 default -> throw new IllegalArgumentException("Unknown argument " + args[i]);
             }
         }
@@ -89,7 +95,7 @@ public final class StorageTool {
         Map<String, Short> levels = BootstrapFeatures.withOverrides(features);
         MetadataConfig metadata = MetadataConfig.load(config);
         return format(metadata, clusterId, ignoreFormatted,
-                initialVoters(metadata, standalone, initialControllers, noInitialControllers), levels, out);
+                initialVoters(metadata, standalone, initialControllers, noInitialControllers), levels, scram, out);
     }
 
     /** One {@code --feature name=level}, as Kafka's tool parses it. */
@@ -204,12 +210,13 @@ public final class StorageTool {
     /** Formats every directory of the node; returns the exit code. */
     public static int format(MetadataConfig config, String clusterId, boolean ignoreFormatted, PrintStream out)
             throws IOException {
-        return format(config, clusterId, ignoreFormatted, Optional.empty(), Features.bootstrapLevels(), out);
+        return format(config, clusterId, ignoreFormatted, Optional.empty(), Features.bootstrapLevels(), List.of(),
+                out);
     }
 
     private static int format(MetadataConfig config, String clusterId, boolean ignoreFormatted,
-                              Optional<InitialVoters> initialVoters, Map<String, Short> features, PrintStream out)
-            throws IOException {
+                              Optional<InitialVoters> initialVoters, Map<String, Short> features,
+                              List<ScramCredential> scram, PrintStream out) throws IOException {
         Uuid.fromString(clusterId);
         Set<Path> dirs = new LinkedHashSet<>();
         dirs.add(config.metadataLogDir());
@@ -242,6 +249,10 @@ public final class StorageTool {
             if (metadataDir) {
                 BootstrapFeatures.write(dir, features);
                 out.println("Bootstrap feature levels of " + dir + ": " + new TreeMap<>(features));
+                if (!scram.isEmpty()) {
+                    BootstrapScram.write(dir, scram);
+                    out.println("Bootstrap SCRAM credentials of " + dir + ": " + scram);
+                }
             }
             new MetaProperties(clusterId, config.nodeId(), directoryId).write(dir);
             out.println("Formatting " + dir + " with cluster.id " + clusterId + " and node.id " + config.nodeId());

@@ -8,7 +8,16 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.cairn.metadata.controller.ControllerLogic;
+import io.cairn.metadata.controller.ControllerSettings;
+import io.cairn.metadata.image.Features;
+import io.cairn.metadata.image.MetadataDelta;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.ScramCredential;
+import io.cairn.metadata.image.ScramMechanism;
+import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,6 +127,59 @@ class StorageToolTest {
 
     private int run(String... args) throws Exception {
         return StorageTool.run(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void addScramWritesKafkaStyleCredentialsThatTheFirstControllerCommits() throws Exception {
+        // Given
+        String clusterId = MetaProperties.randomUuid().toString();
+        byte[] salt = "pepper".getBytes(StandardCharsets.UTF_8);
+        byte[] salted = ScramMechanism.SCRAM_SHA_512.saltedPassword("bob-secret", salt, 8192);
+
+        // When
+        int code = run("format", "-t", clusterId, "-c", properties().toString(),
+                "--add-scram", "SCRAM-SHA-256=[name=alice,password=alice-secret]",
+                "-S", "SCRAM-SHA-512=[name=bob,iterations=8192,salt=\"" + Base64.getEncoder().encodeToString(salt)
+                        + "\",saltedpassword=\"" + Base64.getEncoder().encodeToString(salted) + "\"]");
+
+        // Then
+        assertThat(code).isZero();
+        List<ScramCredential> read = BootstrapScram.read(dir.resolve("meta"));
+        assertThat(read).extracting(ScramCredential::user).containsExactly("alice", "bob");
+        ScramCredential alice = read.get(0);
+        assertThat(alice.iterations()).isEqualTo(4096);
+        byte[] aliceSalted = ScramMechanism.SCRAM_SHA_256.saltedPassword("alice-secret", alice.salt(), 4096);
+        assertThat(alice.storedKey()).isEqualTo(ScramMechanism.SCRAM_SHA_256.storedKey(
+                ScramMechanism.SCRAM_SHA_256.clientKey(aliceSalted)));
+        assertThat(read.get(1)).isEqualTo(ScramMechanism.SCRAM_SHA_512.credential("bob", salt, salted, 8192));
+        ControllerLogic logic = new ControllerLogic(ControllerSettings.defaults(3), Features.bootstrapLevels(), read);
+        MetadataImage image = new MetadataDelta(MetadataImage.EMPTY).replayAll(logic.bootstrapFeatures(
+                MetadataImage.EMPTY)).apply(1);
+        assertThat(image.scram().get("alice")).containsOnlyKeys((byte) 1);
+        assertThat(image.scram().get("bob").get((byte) 2).iterations()).isEqualTo(8192);
+        assertThat(logic.bootstrapFeatures(image)).isEmpty();
+    }
+
+    @Test
+    void addScramRefusesWhatKafkasParserRefusesWithItsMessages() {
+        assertThatThrownBy(() -> BootstrapScram.parse("SCRAM-SHA-256")).hasMessage(
+                "Failed to find equals sign in SCRAM argument 'SCRAM-SHA-256'");
+        assertThatThrownBy(() -> BootstrapScram.parse("SCRAM-SHA-1=[name=a,password=b]")).hasMessage(
+                "The add-scram mechanism SCRAM-SHA-1 is not supported.");
+        assertThatThrownBy(() -> BootstrapScram.parse("SCRAM-SHA-256=name=a,password=b]")).hasMessage(
+                "Expected configuration string to start with [");
+        assertThatThrownBy(() -> BootstrapScram.parse("SCRAM-SHA-256=[password=b]")).hasMessage(
+                "You must supply 'name' to add-scram");
+        assertThatThrownBy(() -> BootstrapScram.parse("SCRAM-SHA-256=[name=a]")).hasMessage(
+                "You must supply one of 'password' or 'saltedpassword' to add-scram");
+        assertThatThrownBy(() -> BootstrapScram.parse("SCRAM-SHA-256=[name=a,saltedpassword=AAAA]")).hasMessage(
+                "You must supply 'salt' with 'saltedpassword' to add-scram");
+        assertThatThrownBy(() -> BootstrapScram.parse("SCRAM-SHA-256=[name=a,password=b,colour=red]")).hasMessage(
+                "Unknown SCRAM configurations: colour");
+        assertThatThrownBy(() -> BootstrapScram.parse("SCRAM-SHA-256=[name=a,password=b,iterations=4095]"))
+                .hasMessage("The 'iterations' value must be >= 4096 for add-scram using SCRAM-SHA-256");
+        assertThatThrownBy(() -> BootstrapScram.parse("SCRAM-SHA-512=[name=a,password=b,iterations=16385]"))
+                .hasMessage("The 'iterations' value must be <= 16384 for add-scram using SCRAM-SHA-512");
     }
 
     @Test

@@ -48,6 +48,7 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
     private Duration lastStartDuration = Duration.ZERO;
     private int starts;
     private boolean closed;
+    private List<String> extraJvmArgs = List.of();
 
     AbstractBrokerProcess(String name, int port, Duration startTimeout, Duration stopTimeout) {
         this.name = name;
@@ -67,6 +68,16 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
 
     /** The full command line of one start, beginning with the java executable. */
     abstract List<String> command();
+
+    @Override
+    public void extraJvmArgs(List<String> options) {
+        this.extraJvmArgs = List.copyOf(options);
+    }
+
+    /** The options of {@link #extraJvmArgs(List)}, for {@link #command()} to add after the process's own. */
+    List<String> extraJvmArgs() {
+        return extraJvmArgs;
+    }
 
     /** Writes configuration and prepares storage before a start; may run other processes (storage format). */
     abstract void beforeStart();

@@ -45,8 +45,11 @@ public final class BrokerCluster implements AutoCloseable {
     private final BrokerKind kind;
     private final List<BrokerProcess> nodes;
     private final String clusterId;
+    /** Further arguments every Cairn node's storage is formatted with (a Kafka node's builder has them). */
+    private final List<String> formatArgs;
 
-    private BrokerCluster(BrokerKind kind, List<BrokerProcess> nodes, String clusterId) {
+    private BrokerCluster(BrokerKind kind, List<BrokerProcess> nodes, String clusterId, List<String> formatArgs) {
+        this.formatArgs = List.copyOf(formatArgs);
         this.kind = kind;
         this.nodes = List.copyOf(nodes);
         this.clusterId = clusterId;
@@ -66,6 +69,15 @@ public final class BrokerCluster implements AutoCloseable {
      */
     public static BrokerCluster create(BrokerKind kind, int size, Map<String, String> config,
                                        Function<ClusterNode, Map<String, String>> perNode) {
+        return create(kind, size, config, perNode, List.of());
+    }
+
+    /**
+     * As {@link #create(BrokerKind, int, Map, Function)}, every node's storage formatted with {@code formatArgs}
+     * too (arguments both storage tools take alike, e.g. {@code --add-scram ...}).
+     */
+    public static BrokerCluster create(BrokerKind kind, int size, Map<String, String> config,
+                                       Function<ClusterNode, Map<String, String>> perNode, List<String> formatArgs) {
         int[] ports = FreePorts.freePorts(2 * size);
         String host = FreePorts.LOOPBACK;
         StringBuilder voters = new StringBuilder();
@@ -91,13 +103,14 @@ public final class BrokerCluster implements AutoCloseable {
                     yield CairnProcess.builder().serverProperties(text, node.clientPort()).build();
                 }
                 case KAFKA -> {
-                    KafkaReferenceProcess.Builder builder = KafkaReferenceProcess.builder().clusterNode(node);
+                    KafkaReferenceProcess.Builder builder = KafkaReferenceProcess.builder().clusterNode(node)
+                            .formatArgs(formatArgs.toArray(String[]::new));
                     settings.forEach(builder::config);
                     yield builder.build();
                 }
             });
         }
-        return new BrokerCluster(kind, nodes, clusterId);
+        return new BrokerCluster(kind, nodes, clusterId, formatArgs);
     }
 
     public BrokerKind kind() {
@@ -127,8 +140,10 @@ public final class BrokerCluster implements AutoCloseable {
     /** Starts one node again (formatting its storage first if it never was). */
     public void startNode(BrokerProcess node) {
         if (node instanceof CairnProcess cairn && !Files.exists(cairn.dataDir().resolve("meta.properties"))) {
-            JavaTool.Result format = cairn.storageTool("format", "--cluster-id", clusterId, "--config",
-                    CairnProcess.CONFIG_PLACEHOLDER);
+            List<String> args = new ArrayList<>(List.of("format", "--cluster-id", clusterId, "--config",
+                    CairnProcess.CONFIG_PLACEHOLDER));
+            args.addAll(formatArgs);
+            JavaTool.Result format = cairn.storageTool(args.toArray(String[]::new));
             if (format.exitCode() != 0) {
                 throw new IllegalStateException("cairn-storage format of " + cairn + " failed: " + format);
             }

@@ -37,6 +37,13 @@ public interface BrokerProcess extends AutoCloseable {
         start();
     }
 
+    /**
+     * JVM options added to the process's command line from its next {@link #start()} on (after its own), replacing
+     * any given before; an empty list removes them. For a fault scenario that restarts one node of a cluster
+     * differently, e.g. with a test-only system property that slows it down.
+     */
+    void extraJvmArgs(List<String> options);
+
     /** Whether the process is currently alive. */
     boolean isRunning();
 

@@ -18,6 +18,7 @@ public abstract class BrokerSettings<B extends BrokerSettings<B>> {
     final List<String> jvmArgs;
     final Map<String, String> overrides = new LinkedHashMap<>();
     final List<String> formatFeatures = new ArrayList<>();
+    final List<String> formatArgs = new ArrayList<>();
     Duration startTimeout;
     Duration stopTimeout = Duration.ofSeconds(30);
 
@@ -47,6 +48,15 @@ public abstract class BrokerSettings<B extends BrokerSettings<B>> {
      */
     public B formatFeature(String nameAndLevel) {
         formatFeatures.add(nameAndLevel);
+        return self();
+    }
+
+    /**
+     * Formats the storage before the first start with these further arguments, which both storage tools take alike
+     * (e.g. {@code --add-scram SCRAM-SHA-256=[name=alice,password=alice-secret]}).
+     */
+    public B formatArgs(String... args) {
+        formatArgs.addAll(List.of(args));
         return self();
     }
 

@@ -38,6 +38,7 @@ public final class CairnProcess extends AbstractBrokerProcess {
     private final Map<String, String> overrides;
     private final String verbatimProperties;
     private final List<String> formatFeatures;
+    private final List<String> formatArgs;
     private final int metricsPort;
 
     private CairnProcess(Builder builder) {
@@ -48,6 +49,7 @@ public final class CairnProcess extends AbstractBrokerProcess {
         this.overrides = new LinkedHashMap<>(builder.overrides);
         this.verbatimProperties = builder.verbatimProperties;
         this.formatFeatures = List.copyOf(builder.formatFeatures);
+        this.formatArgs = List.copyOf(builder.formatArgs);
         this.metricsPort = otherFreePort(port());
     }
 
@@ -114,7 +116,8 @@ public final class CairnProcess extends AbstractBrokerProcess {
         StringBuilder text = new StringBuilder("# Written by cairn-testkit CairnProcess\n");
         config.forEach((key, value) -> text.append(key).append('=').append(value).append('\n'));
         writeProperties(text.toString());
-        if (!formatFeatures.isEmpty() && !Files.exists(dataDir().resolve("meta.properties"))) {
+        boolean formatted = Files.exists(dataDir().resolve("meta.properties"));
+        if ((!formatFeatures.isEmpty() || !formatArgs.isEmpty()) && !formatted) {
             format();
         }
     }
@@ -138,6 +141,7 @@ public final class CairnProcess extends AbstractBrokerProcess {
         List<String> args = new ArrayList<>(List.of("format", "--cluster-id", KafkaReferenceProcess.randomClusterId(),
                 "--config", formatProperties.toString()));
         formatFeatures.forEach(f -> args.addAll(List.of("--feature", f)));
+        args.addAll(formatArgs);
         JavaTool.Result result = JavaTool.builder("io.cairn.metadata.StorageTool").classpath(jar.toString())
                 .args(args).timeout(Duration.ofSeconds(60)).build().run();
         if (result.exitCode() != 0) {
@@ -174,6 +178,7 @@ public final class CairnProcess extends AbstractBrokerProcess {
         List<String> command = new ArrayList<>();
         command.add(JavaTool.javaExecutable());
         command.addAll(jvmArgs);
+        command.addAll(extraJvmArgs());
         command.add("-jar");
         command.add(jar.toString());
         command.add(serverProperties().toString());

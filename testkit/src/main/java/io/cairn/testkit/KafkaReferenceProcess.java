@@ -41,6 +41,7 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
     private final List<String> jvmArgs;
     private final Map<String, String> overrides;
     private final List<String> formatFeatures;
+    private final List<String> formatArgs;
     /** Set by the first start; written and read by the thread that starts the process. */
     private boolean formatted;
 
@@ -54,6 +55,7 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
         this.jvmArgs = List.copyOf(builder.jvmArgs);
         this.overrides = Map.copyOf(builder.overrides);
         this.formatFeatures = List.copyOf(builder.formatFeatures);
+        this.formatArgs = List.copyOf(builder.formatArgs);
     }
 
     /** A reference Kafka with default settings; not yet started. */
@@ -98,6 +100,7 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
         List<String> command = new ArrayList<>();
         command.add(JavaTool.javaExecutable());
         command.addAll(jvmArgs);
+        command.addAll(extraJvmArgs());
         command.add("-Dlog4j2.configurationFile=" + workDir().resolve("log4j2.properties"));
         command.add("-Dkafka.logs.dir=" + workDir().resolve("logs"));
         command.add("-cp");
@@ -143,6 +146,7 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
         List<String> args = new ArrayList<>(List.of("format", "--cluster-id", clusterId, "--config",
                 properties.toString()));
         formatFeatures.forEach(f -> args.addAll(List.of("--feature", f)));
+        args.addAll(formatArgs);
         JavaTool.Result result = KafkaDistribution.tool(STORAGE_TOOL)
                 .args(args)
                 .timeout(Duration.ofMinutes(2))

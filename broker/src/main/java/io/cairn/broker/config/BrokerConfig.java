@@ -131,6 +131,8 @@ public final class BrokerConfig {
     private final int queuedMaxRequests;
     private final long queuedMaxRequestBytes;
     private final long connectionsMaxIdleMs;
+    private final ConnectionLimits connectionLimits;
+    private final CleanerSettings cleaner;
     private final String brokerRack;
     private final boolean autoCreateTopicsEnable;
     private final boolean transactionPartitionVerificationEnable;
@@ -196,6 +198,8 @@ public final class BrokerConfig {
         this.queuedMaxRequests = values.intValue(QUEUED_MAX_REQUESTS, 1);
         this.queuedMaxRequestBytes = values.longValue(QUEUED_MAX_REQUEST_BYTES, -1L);
         this.connectionsMaxIdleMs = values.longValue(CONNECTIONS_MAX_IDLE_MS, -1L);
+        this.connectionLimits = connectionLimits(props, listeners);
+        this.cleaner = CleanerSettings.parse(values);
         String rack = values.string(BROKER_RACK);
         this.brokerRack = rack.isEmpty() ? null : rack;
         this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE);
@@ -401,6 +405,14 @@ public final class BrokerConfig {
             ConfigTable.get().broker(e.getKey()).flatMap(key -> key.validate(e.getValue())).ifPresent(message -> {
                 throw new ConfigException(message);
             });
+        }
+    }
+
+    private static ConnectionLimits connectionLimits(Map<String, String> props, List<Endpoint> listeners) {
+        try {
+            return ConnectionLimits.parse(props, listeners.stream().map(Endpoint::listenerName).toList());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
         }
     }
 
@@ -665,6 +677,16 @@ public final class BrokerConfig {
     }
 
     /** Idle connections are closed after this many milliseconds; -1 disables it. */
+    /** {@code log.cleaner.enable}, {@code .threads}, {@code .backoff.ms}, {@code .io.max.bytes.per.second}. */
+    public CleanerSettings cleaner() {
+        return cleaner;
+    }
+
+    /** {@code max.connections}, {@code max.connections.per.ip} (and overrides), per listener limits. */
+    public ConnectionLimits connectionLimits() {
+        return connectionLimits;
+    }
+
     public long connectionsMaxIdleMs() {
         return connectionsMaxIdleMs;
     }

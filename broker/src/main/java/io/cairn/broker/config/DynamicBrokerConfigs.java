@@ -13,8 +13,9 @@ import java.util.TreeSet;
 
 /**
  * The broker configs that may change at run time (KIP-226 dynamic configs, per broker or cluster-wide): the keys
- * Cairn applies live (the replication throttle rates, the thread pools of {@link DynamicThreadPools} and the topic
- * defaults of {@link LogConfigs#isLiveDefault},
+ * Cairn applies live (the replication throttle rates, the thread pools of {@link DynamicThreadPools}, the connection
+ * limits of {@link DynamicConnectionLimits}, the cleaner threads of {@link DynamicLogCleaner} and the topic defaults
+ * of {@link LogConfigs#isLiveDefault},
  * {@code log.retention.ms}, {@code log.segment.bytes}, {@code message.max.bytes}, ...), and the rest of the keys
  * Kafka's {@code DynamicBrokerConfig} lets change (the dynamic rows of {@link ConfigTable}), which Cairn refuses
  * rather than store without honouring them. Validates a broker resource's resulting dynamic configs as Kafka's
@@ -34,7 +35,8 @@ public final class DynamicBrokerConfigs {
     /** The keys besides the topic defaults that Cairn applies without a restart; the table gives their rule. */
     private static final Set<String> LIVE = Set.of(LEADER_REPLICATION_THROTTLED_RATE,
             FOLLOWER_REPLICATION_THROTTLED_RATE, ALTER_LOG_DIRS_RATE, DynamicThreadPools.NUM_IO_THREADS,
-            DynamicThreadPools.NUM_REPLICA_FETCHERS);
+            DynamicThreadPools.NUM_REPLICA_FETCHERS, CleanerSettings.THREADS, CleanerSettings.BACKOFF_MS,
+            CleanerSettings.IO_MAX_BYTES_PER_SECOND);
 
     /** Prefixes of Kafka's dynamic per-listener keys ({@code listener.name.<listener>.ssl.keystore.location}). */
     private static final List<String> KAFKA_DYNAMIC_PREFIXES = List.of("listener.name.");
@@ -48,7 +50,7 @@ public final class DynamicBrokerConfigs {
 
     /** Whether {@code key} is applied live when set for this broker or cluster-wide. */
     public static boolean isLive(String key) {
-        return LIVE.contains(key) || LogConfigs.isLiveDefault(key);
+        return LIVE.contains(key) || LogConfigs.isLiveDefault(key) || ConnectionLimits.isKey(key);
     }
 
     /**
@@ -78,12 +80,25 @@ public final class DynamicBrokerConfigs {
                     + "server.properties: " + scalaSet(notLive)));
         }
         for (Map.Entry<String, String> e : new TreeMap<>(props).entrySet()) {
-            Optional<String> invalid = ConfigTable.get().broker(e.getKey()).orElseThrow().validate(e.getValue());
+            String tableKey = ConnectionLimits.isListenerKey(e.getKey()) ? ConnectionLimits.MAX_CONNECTIONS
+                    : e.getKey();
+            Optional<String> invalid = ConfigTable.get().broker(tableKey).orElseThrow().validate(e.getValue());
             if (invalid.isPresent()) {
                 return Optional.of(new Refusal(true, invalid.get()));
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * The message Kafka's clients see when a component refuses a dynamic change in its {@code
+     * validateReconfiguration} (a thread pool, a listener's connection limit): {@code DynamicBrokerConfig} wraps the
+     * refusal in {@code new ConfigException("Invalid dynamic configuration", e)}, whose two-argument form is
+     * (name, value), so the text is "Invalid value <the refusal> for configuration Invalid dynamic configuration".
+     */
+    public static String invalidDynamicConfiguration(String refusal) {
+        return "Invalid value org.apache.kafka.common.config.ConfigException: " + refusal
+                + " for configuration Invalid dynamic configuration";
     }
 
     private static String scalaSet(Set<String> keys) {

@@ -28,7 +28,7 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Thread-safe.
  */
-public final class DynamicThreadPools implements MetadataListener, AutoCloseable {
+public final class DynamicThreadPools implements MetadataListener, BrokerReconfigurable, AutoCloseable {
 
     public static final String NUM_IO_THREADS = BrokerConfig.NUM_IO_THREADS;
     public static final String NUM_REPLICA_FETCHERS = ReplicaFetchSettings.NUM_REPLICA_FETCHERS;
@@ -68,15 +68,17 @@ public final class DynamicThreadPools implements MetadataListener, AutoCloseable
      * Kafka's check of a broker resource's change: the sizes the dynamic configs {@code props} of the resource named
      * {@code resourceName} ({@code ""} for the cluster default) would give this broker, against the sizes now.
      *
-     * @return the refusal's message, Kafka's, or empty
+     * @return the refusal's message, Kafka's (wrapped as {@link DynamicBrokerConfigs#invalidDynamicConfiguration}), or
+     *     empty
      */
+    @Override
     public Optional<String> validate(String resourceName, Map<String, String> props, MetadataImage image) {
         Map<String, String> mine = resourceName.isEmpty() ? image.configs(ConfigResource.broker(brokerId)) : props;
         Map<String, String> cluster = resourceName.isEmpty() ? props : image.configs(ConfigResource.broker(""));
         for (String key : KEYS) {
             Optional<String> refused = check(key, effective(key, mine, cluster));
             if (refused.isPresent()) {
-                return refused;
+                return refused.map(DynamicBrokerConfigs::invalidDynamicConfiguration);
             }
         }
         return Optional.empty();
@@ -114,10 +116,7 @@ public final class DynamicThreadPools implements MetadataListener, AutoCloseable
 
     @Override
     public void onUpdate(MetadataUpdate update) {
-        boolean mine = update.changes().changedConfigs().stream().anyMatch(resource ->
-                resource.type() == ConfigResource.BROKER
-                        && (resource.name().isEmpty() || resource.name().equals(brokerId)));
-        if (mine) {
+        if (BrokerReconfigurable.changesConfigsOf(update, brokerId)) {
             MetadataImage image = update.image();
             try {
                 applier.execute(() -> apply(image));

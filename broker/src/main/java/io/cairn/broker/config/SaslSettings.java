@@ -15,9 +15,12 @@ import java.util.Map;
  * listener, as Kafka's {@code JaasContext.loadServerContext} ignores it), {@code sasl.server.max.receive.size} and
  * {@code connection.failed.authentication.delay.ms}.
  *
- * <p>Cairn serves PLAIN; GSSAPI (Kerberos), SCRAM-SHA-256/512 and OAUTHBEARER are refused at startup,
- * and there is no static JAAS file ({@code java.security.auth.login.config}): the login module of every enabled
- * mechanism must come from a {@code sasl.jaas.config} key. Immutable and thread-safe.
+ * <p>Cairn serves PLAIN and SCRAM-SHA-256/512 (SCRAM users are the credentials in the metadata quorum, as in KRaft;
+ * the JAAS module, {@code ScramLoginModule}, is still required on the listener as Kafka requires it, and its
+ * {@code username}/{@code password} options are the broker's own when SCRAM is the inter-broker mechanism);
+ * GSSAPI (Kerberos) and OAUTHBEARER are refused at startup, and there is no static JAAS file
+ * ({@code java.security.auth.login.config}): the login module of every enabled mechanism must come from a
+ * {@code sasl.jaas.config} key. Immutable and thread-safe.
  *
  * @param listenerName the listener
  * @param enabledMechanisms the mechanisms offered, in the configured order (the SaslHandshake response lists them)
@@ -37,7 +40,7 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
     public static final String SCRAM_SHA_256 = "SCRAM-SHA-256";
     public static final String SCRAM_SHA_512 = "SCRAM-SHA-512";
     /** The mechanisms Cairn implements. */
-    public static final List<String> SUPPORTED = List.of(PLAIN);
+    public static final List<String> SUPPORTED = List.of(PLAIN, SCRAM_SHA_256, SCRAM_SHA_512);
     private static final int DEFAULT_MAX_RECEIVE_SIZE = 524288;
     private static final int DEFAULT_FAILED_AUTHENTICATION_DELAY_MS = 100;
 
@@ -82,7 +85,6 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
         return switch (mechanism) {
             case "GSSAPI" -> " (Kerberos is not implemented)";
             case "OAUTHBEARER" -> " (OAUTHBEARER is not implemented yet)";
-            case SCRAM_SHA_256, SCRAM_SHA_512 -> " (SCRAM is not implemented yet)";
             default -> "";
         };
     }

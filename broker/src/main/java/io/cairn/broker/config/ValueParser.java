@@ -74,6 +74,19 @@ final class ValueParser {
         return value;
     }
 
+    /** A DOUBLE key's value, or the table's default. */
+    double doubleValue(String key) {
+        String raw = props.get(key);
+        if (raw == null || raw.isBlank()) {
+            return Double.parseDouble(tableDefault(key));
+        }
+        try {
+            return Double.parseDouble(raw.trim());
+        } catch (NumberFormatException e) {
+            throw ConfigException.invalid(key, raw, "not a number");
+        }
+    }
+
     boolean booleanValue(String key, boolean defaultValue) {
         String raw = props.get(key);
         if (raw == null || raw.isBlank()) {

@@ -1,7 +1,7 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.config.DynamicBrokerConfigs;
-import io.cairn.broker.config.DynamicThreadPools;
+import io.cairn.broker.config.BrokerReconfigurable;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.error.Errors;
@@ -20,7 +20,8 @@ import java.util.function.Supplier;
  * Kafka's {@code ConfigAdminManager.preprocess}: a resource named twice, a key named twice in a resource, a null
  * value (other than for DELETE) and an unknown resource type are INVALID_REQUEST; a broker resource must name this
  * broker or be the cluster default ({@code ""}), and its resulting dynamic configs must pass
- * {@link DynamicBrokerConfigs#validate} and the thread-count checks of {@link DynamicThreadPools#validate}.
+ * {@link DynamicBrokerConfigs#validate} and the checks of what the broker applies live
+ * ({@link BrokerReconfigurable#validate}: thread counts, connection limits).
  * BROKER_LOGGER (IncrementalAlterConfigs only) is answered here ({@link BrokerLoggers}). Topic resources are left to
  * the controller. Stateless, thread-safe.
  */
@@ -47,13 +48,16 @@ final class ConfigAlterations {
 
     private final int nodeId;
     private final Supplier<MetadataImage> image;
-    private final DynamicThreadPools threadPools;
+    private final BrokerReconfigurable reconfigurables;
 
-    /** @param threadPools the pools the broker resizes live, whose checks a change must pass; null for none */
-    ConfigAlterations(int nodeId, Supplier<MetadataImage> image, DynamicThreadPools threadPools) {
+    /**
+     * @param reconfigurables what the broker applies live (thread pools, connection limits), whose checks a broker
+     *     change must pass; null for none
+     */
+    ConfigAlterations(int nodeId, Supplier<MetadataImage> image, BrokerReconfigurable reconfigurables) {
         this.nodeId = nodeId;
         this.image = image;
-        this.threadPools = threadPools;
+        this.reconfigurables = reconfigurables;
     }
 
     /**
@@ -161,9 +165,9 @@ final class ConfigAlterations {
         }
         Optional<Outcome> refused = DynamicBrokerConfigs.validate(props).map(refusal -> new Outcome(
                 refusal.invalidRequest() ? Errors.INVALID_REQUEST : Errors.INVALID_CONFIG, refusal.message()));
-        if (refused.isEmpty() && threadPools != null) {
-            // Kafka's DynamicThreadPool.validateReconfiguration, through validateBrokerConfigChange: INVALID_REQUEST
-            refused = threadPools.validate(resource.name(), props, image.get())
+        if (refused.isEmpty() && reconfigurables != null) {
+            // Kafka's validateReconfiguration of each part, through validateBrokerConfigChange: INVALID_REQUEST
+            refused = reconfigurables.validate(resource.name(), props, image.get())
                     .map(message -> new Outcome(Errors.INVALID_REQUEST, message));
         }
         return refused.orElse(null);

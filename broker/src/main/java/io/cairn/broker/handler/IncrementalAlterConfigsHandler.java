@@ -2,7 +2,7 @@ package io.cairn.broker.handler;
 
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
-import io.cairn.broker.config.DynamicThreadPools;
+import io.cairn.broker.config.BrokerReconfigurable;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.AclOperation;
 import io.cairn.wire.error.Errors;
@@ -33,10 +33,13 @@ public final class IncrementalAlterConfigsHandler
         this(metadata, nodeId, null);
     }
 
-    /** @param threadPools the pools the broker resizes live, whose checks a broker change must pass; null for none */
-    public IncrementalAlterConfigsHandler(MetadataNode metadata, int nodeId, DynamicThreadPools threadPools) {
+    /**
+     * @param reconfigurables what the broker applies live (thread pools, connection limits), whose checks a broker
+     *     change must pass; null for none
+     */
+    public IncrementalAlterConfigsHandler(MetadataNode metadata, int nodeId, BrokerReconfigurable reconfigurables) {
         this.metadata = metadata;
-        this.alterations = new ConfigAlterations(nodeId, metadata::currentImage, threadPools);
+        this.alterations = new ConfigAlterations(nodeId, metadata::currentImage, reconfigurables);
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.cairn.broker.config.SaslSettings;
 import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.security.SaslServers;
+import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslEngineFactory;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -49,10 +50,14 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final SaslSettings sasl;
     private final SaslServers saslServers;
     private final AtomicLong connectionIndex = new AtomicLong();
+    /** Whether connections note their activity (for {@link ConnectionQuotas}' choice of which to close). */
+    private final boolean trackActivity;
 
     CairnChannelInitializer(Endpoint endpoint, HandlerRegistry registry, int maxRequestBytes,
             long connectionsMaxIdleMs, ChannelGroup channels, RequestMemoryPool memoryPool,
-            Executor requestHandlers, DispatcherMetrics metrics, SslEngineFactory ssl, SaslSettings sasl) {
+            Executor requestHandlers, DispatcherMetrics metrics, SslEngineFactory ssl, SaslSettings sasl,
+            ScramCredentials scramCredentials, boolean trackActivity) {
+        this.trackActivity = trackActivity;
         this.endpoint = endpoint;
         this.decoder = new RequestDecoder(registry, endpoint.listenerName());
         this.maxRequestBytes = maxRequestBytes;
@@ -63,7 +68,7 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.metrics = metrics;
         this.ssl = ssl;
         this.sasl = sasl;
-        this.saslServers = sasl == null ? null : new SaslServers(sasl);
+        this.saslServers = sasl == null ? null : new SaslServers(sasl, scramCredentials);
     }
 
     @Override
@@ -71,6 +76,9 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         channels.add(channel);
         ChannelPipeline pipeline = channel.pipeline();
         ClientConnection connection = newConnection(channel);
+        if (trackActivity) {
+            pipeline.addLast("activity", ConnectionQuotas.activity());
+        }
         if (ssl != null) {
             pipeline.addLast("ssl", new SslHandler(ssl.newServerEngine()));
             pipeline.addLast("principal", new SslPrincipalHandler(ssl, connection));

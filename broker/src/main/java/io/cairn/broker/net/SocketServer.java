@@ -5,6 +5,7 @@ import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.config.SecurityProtocol;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.metrics.BrokerMetrics;
+import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslEngineFactory;
 import io.cairn.log.Time;
 import io.netty.bootstrap.ServerBootstrap;
@@ -37,6 +38,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -60,10 +62,13 @@ public final class SocketServer implements AutoCloseable {
     private final RequestMemoryPool memoryPool;
     private final Executor requestHandlers;
     private final BrokerMetrics metrics;
+    /** The SCRAM credentials SASL listeners authenticate against (the current metadata image's). */
+    private final ScramCredentials scramCredentials;
     /** The TLS engines of each SSL listener, by listener name. */
     private final Map<String, SslEngineFactory> sslFactories = new LinkedHashMap<>();
     /** The network threads, for their CPU time (the idle-percent gauge); added by the thread factory. */
     private final List<Thread> networkThreads = new CopyOnWriteArrayList<>();
+    private final ConnectionQuotas connectionQuotas;
     private EventLoopGroup acceptorGroup;
     private EventLoopGroup networkGroup;
 
@@ -72,15 +77,20 @@ public final class SocketServer implements AutoCloseable {
      * @param requestHandlers runs the handlers that do not run on the network threads (the caller owns it and
      *     closes it after this server)
      * @param metrics where requests, connections and the network threads' idle time are recorded
+     * @param scramCredentials where SCRAM users are looked up (a read of the current metadata image)
      * @throws io.cairn.broker.config.ConfigException when an SSL listener's stores or settings cannot be used
      */
     public SocketServer(BrokerConfig config, Function<Endpoint, HandlerRegistry> registries,
-            Executor requestHandlers, BrokerMetrics metrics) {
+            Executor requestHandlers, BrokerMetrics metrics, ScramCredentials scramCredentials) {
         this.config = config;
+        this.scramCredentials = scramCredentials;
         this.metrics = metrics;
         this.registries = registries;
         this.requestHandlers = requestHandlers;
         this.memoryPool = new RequestMemoryPool(config.queuedMaxRequestBytes());
+        this.connectionQuotas = new ConnectionQuotas(config.connectionLimits(), config.kafkaListeners().stream()
+                .map(Endpoint::listenerName).collect(Collectors.toSet()),
+                config.replicaFetch().interBrokerListenerName());
         // Every SSL listener's stores are loaded here, before the broker registers or binds anything: a bad key store
         // fails startup with one ConfigException naming its key.
         for (Endpoint endpoint : config.kafkaListeners()) {
@@ -121,13 +131,15 @@ public final class SocketServer implements AutoCloseable {
                 .channel(channelClass)
                 .option(ChannelOption.SO_BACKLOG, config.socketListenBacklogSize())
                 .option(ChannelOption.SO_REUSEADDR, true)
+                .handler(connectionQuotas.gate(endpoint.listenerName()))
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childHandler(new CairnChannelInitializer(endpoint, registries.apply(endpoint),
                         config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool,
                         requestHandlers, new DispatcherMetrics(metrics.requests(),
                                 metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM), ssl,
-                        config.saslSettings(endpoint.listenerName())));
+                        config.saslSettings(endpoint.listenerName()), scramCredentials,
+                        connectionQuotas.tracksActivity()));
         if (config.socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.socketSendBufferBytes());
         }
@@ -202,6 +214,11 @@ public final class SocketServer implements AutoCloseable {
             throw new IllegalArgumentException("No bound listener named " + listenerName);
         }
         return address.getPort();
+    }
+
+    /** The connection limits of the Kafka listeners, which dynamic broker configs change. */
+    public ConnectionQuotas connectionQuotas() {
+        return connectionQuotas;
     }
 
     public boolean usesEpoll() {

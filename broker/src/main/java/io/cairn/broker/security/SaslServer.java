@@ -26,7 +26,10 @@ public interface SaslServer {
     /** The authenticated user name; only once {@link #complete()}. */
     String authorizationId();
 
-    /** True when evaluating a token costs enough CPU (SCRAM's PBKDF2) that it must not run on a network thread. */
+    /**
+     * True when evaluating a token costs enough CPU (a key derivation such as PBKDF2) that it must not run on a
+     * network thread. SCRAM's server side only computes HMACs of stored keys, so no mechanism Cairn serves is.
+     */
     default boolean expensive() {
         return false;
     }

@@ -94,11 +94,12 @@ class BrokerConfigTest {
     void shouldAcceptAndReportUnknownKeys() {
         // When
         BrokerConfig config = BrokerConfig.fromMap(Map.of("num.partitions", "3", "node.id", "2", "foo", "bar",
-                "log.cleaner.threads", "10"));
+                "log.cleaner.threads", "10", "log.preallocate", "true"));
 
         // Then
         assertThat(config.unknownKeys()).containsExactly("foo");
-        assertThat(config.notActedOnKeys()).containsExactly("log.cleaner.threads");
+        assertThat(config.notActedOnKeys()).containsExactly("log.preallocate");
+        assertThat(config.cleaner().threads()).isEqualTo(10);
     }
 
     @Test
@@ -441,7 +442,7 @@ class BrokerConfigTest {
 
     @Test
     void aValueThatFailsItsKeysRuleFailsStartupNamingTheKeyAndTheRule() {
-        // When / Then: log.cleaner.threads is not acted on, but its value is still checked as Kafka checks it
+        // When / Then: every value is checked as Kafka checks it, with Kafka's message
         assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("log.cleaner.threads", "-1")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Invalid value -1 for configuration log.cleaner.threads: Value must be at least 0");
@@ -453,11 +454,11 @@ class BrokerConfigTest {
     @Test
     void kafkasKeysThatCairnDoesNotActOnAreReportedApartFromUnknownOnes() {
         // When
-        BrokerConfig config = BrokerConfig.fromMap(Map.of("log.cleaner.threads", "2", "queued.max.requests", "10",
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("log.preallocate", "true", "queued.max.requests", "10",
                 "num.io.threads", "4", "no.such.key", "1"));
 
         // Then
-        assertThat(config.notActedOnKeys()).containsExactly("log.cleaner.threads", "queued.max.requests");
+        assertThat(config.notActedOnKeys()).containsExactly("log.preallocate", "queued.max.requests");
         assertThat(config.unknownKeys()).containsExactly("no.such.key");
     }
 

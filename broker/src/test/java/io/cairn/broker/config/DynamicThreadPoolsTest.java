@@ -32,13 +32,14 @@ class DynamicThreadPoolsTest {
         // Then
         assertThat(pools.validate("1", Map.of("num.io.threads", "16"), none)).isEmpty();
         assertThat(pools.validate("1", Map.of("num.io.threads", "4"), none)).isEmpty();
-        assertThat(pools.validate("1", Map.of("num.io.threads", "17"), none)).contains("Dynamic thread count "
-                + "update validation failed for num.io.threads=17, value should not be greater than double the "
-                + "current value 8");
-        assertThat(pools.validate("1", Map.of("num.io.threads", "3"), none)).contains("Dynamic thread count "
-                + "update validation failed for num.io.threads=3, value should be at least half the current value 8");
-        assertThat(pools.validate("", Map.of("num.replica.fetchers", "0"), none)).contains("Dynamic thread count "
-                + "update validation failed for num.replica.fetchers=0, value should be at least 1");
+        assertThat(pools.validate("1", Map.of("num.io.threads", "17"), none)).contains(wrapped("Dynamic thread "
+                + "count update validation failed for num.io.threads=17, value should not be greater than double the "
+                + "current value 8"));
+        assertThat(pools.validate("1", Map.of("num.io.threads", "3"), none)).contains(wrapped("Dynamic thread "
+                + "count update validation failed for num.io.threads=3, value should be at least half the current "
+                + "value 8"));
+        assertThat(pools.validate("", Map.of("num.replica.fetchers", "0"), none)).contains(wrapped(
+                "Dynamic thread count update validation failed for num.replica.fetchers=0, value should be at least 1"));
         // This broker's own value wins over a cluster default, so the default's change does not reach it.
         assertThat(pools.validate("", Map.of("num.io.threads", "100"), image(Map.of("num.io.threads", "8"),
                 Map.of()))).isEmpty();
@@ -74,5 +75,11 @@ class DynamicThreadPoolsTest {
         // Then
         assertThat(resized).isEmpty();
         assertThat(pools.currentSize("num.io.threads")).isEqualTo(8);
+    }
+
+    /** As Kafka's DynamicBrokerConfig wraps a reconfigurable's refusal. */
+    private static String wrapped(String refusal) {
+        return "Invalid value org.apache.kafka.common.config.ConfigException: " + refusal
+                + " for configuration Invalid dynamic configuration";
     }
 }

@@ -105,9 +105,32 @@ class SaslSettingsTest {
     }
 
     @Test
-    void refusesScramWhichIsNotImplementedYet() {
+    void scramMechanismsAreServedWithTheirScramLoginModuleAndCanBeTheInterBrokerMechanism() {
+        // Given
+        String scram = "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"admin\" "
+                + "password=\"admin-secret\";";
+
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(saslListener(Map.of(
+                "listener.name.sasl_plaintext.sasl.enabled.mechanisms", "SCRAM-SHA-256,SCRAM-SHA-512,PLAIN",
+                "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config", scram,
+                "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config", scram,
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config", JAAS,
+                "security.inter.broker.protocol", "SASL_PLAINTEXT",
+                "sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-256")));
+
+        // Then
+        assertThat(config.saslSettings("SASL_PLAINTEXT").enabledMechanisms())
+                .containsExactly("SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN");
+        assertThat(config.interBrokerSasl().mechanism()).isEqualTo("SCRAM-SHA-256");
+        assertThat(config.interBrokerSasl().username()).isEqualTo("admin");
+    }
+
+    @Test
+    void scramWithoutItsLoginModuleIsRefusedAsKafkaRefusesIt() {
         assertThatThrownBy(() -> BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms",
                 "SCRAM-SHA-256"))))
-                .hasMessageContaining("enables SCRAM-SHA-256, which Cairn does not support (SCRAM is not implemented");
+                .hasMessageContaining("enables SCRAM-SHA-256 but has no JAAS login module for it: set "
+                        + "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config");
     }
 }

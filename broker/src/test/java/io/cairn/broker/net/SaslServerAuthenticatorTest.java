@@ -10,6 +10,9 @@ import io.cairn.broker.handler.SaslAuthenticateHandler;
 import io.cairn.broker.handler.SaslHandshakeHandler;
 import io.cairn.broker.security.KafkaPrincipal;
 import io.cairn.broker.security.SaslServers;
+import io.cairn.isr.fetcher.ScramClient;
+import io.cairn.metadata.image.ScramCredential;
+import io.cairn.metadata.image.ScramMechanism;
 import io.cairn.testkit.LeakDetection;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
@@ -233,6 +236,79 @@ class SaslServerAuthenticatorTest {
 
         // Then
         assertThat(channel.isActive()).isFalse();
+    }
+
+    /** A channel whose listener offers SCRAM-SHA-512 and PLAIN, with alice's SCRAM-SHA-512 credential. */
+    private void scramChannel() {
+        channel.finishAndReleaseAll();
+        pool = new RequestMemoryPool(-1);
+        connection = new ClientConnection("c", "SASL_PLAINTEXT", null);
+        SaslSettings settings = new SaslSettings("SASL_PLAINTEXT", List.of("SCRAM-SHA-512", "PLAIN"),
+                Map.of("PLAIN", JaasConfig.parse(JAAS), "SCRAM-SHA-512", JaasConfig.parse(
+                        "org.apache.kafka.common.security.scram.ScramLoginModule required;")), MAX_RECEIVE, 0);
+        byte[] salt = ScramMechanism.randomSalt();
+        ScramCredential alice = ScramMechanism.SCRAM_SHA_512.credential("alice", salt,
+                ScramMechanism.SCRAM_SHA_512.saltedPassword("alice-secret", salt, 4096), 4096);
+        HandlerRegistry registry = HandlerRegistry.forListener(List.of(new SaslHandshakeHandler(),
+                new SaslAuthenticateHandler()), false);
+        RequestDecoder decoder = new RequestDecoder(registry, "SASL_PLAINTEXT");
+        RequestFrameDecoder frames = new RequestFrameDecoder(1 << 20, "SASL_PLAINTEXT", pool);
+        frames.maxRequestBytes(MAX_RECEIVE, SaslSettings.MAX_RECEIVE_SIZE);
+        channel = new EmbeddedChannel(frames, new ResponseEncoder(),
+                new SaslServerAuthenticator(settings, decoder, connection, pool, Runnable::run, frames, 1 << 20,
+                        new SaslServers(settings, (user, mechanism) -> user.equals("alice")
+                                && mechanism == ScramMechanism.SCRAM_SHA_512 ? alice : null)),
+                new ResponseOrderer(), new RequestDispatcher(decoder, pool, Runnable::run, "SASL_PLAINTEXT",
+                        ctx -> connection, RequestDispatcherTest.metrics()));
+    }
+
+    @Test
+    void scramTakesTwoAuthenticateRoundTripsAndSetsThePrincipal() throws Exception {
+        // Given
+        scramChannel();
+        send(ApiKey.SASL_HANDSHAKE, 1, 1, new SaslHandshakeRequestData().setMechanism("SCRAM-SHA-512"));
+        SaslHandshakeResponseData handshake = read(ApiKey.SASL_HANDSHAKE, 1, new SaslHandshakeResponseData());
+        ScramClient client = new ScramClient(ScramMechanism.SCRAM_SHA_512, "alice", "alice-secret");
+        send(ApiKey.SASL_AUTHENTICATE, 2, 2, new SaslAuthenticateRequestData().setAuthBytes(client.clientFirst()));
+        SaslAuthenticateResponseData first = read(ApiKey.SASL_AUTHENTICATE, 2, new SaslAuthenticateResponseData());
+        assertThat(connection.principal()).isEqualTo(KafkaPrincipal.ANONYMOUS);
+
+        // When
+        send(ApiKey.SASL_AUTHENTICATE, 2, 3, new SaslAuthenticateRequestData().setAuthBytes(
+                client.clientFinal(first.authBytes())));
+
+        // Then
+        SaslAuthenticateResponseData last = read(ApiKey.SASL_AUTHENTICATE, 2, new SaslAuthenticateResponseData());
+        assertThat(handshake.mechanisms()).containsExactly("SCRAM-SHA-512", "PLAIN");
+        assertThat(first.errorCode()).isZero();
+        assertThat(last.errorCode()).isZero();
+        client.verifyServerFinal(last.authBytes());
+        assertThat(connection.principal()).isEqualTo(new KafkaPrincipal("User", "alice"));
+        assertThat(channel.pipeline().get(SaslServerAuthenticator.class)).isNull();
+    }
+
+    @Test
+    void aScramUserWithoutACredentialIsRefusedAtTheProofWithKafkasMessage() throws Exception {
+        // Given
+        scramChannel();
+        send(ApiKey.SASL_HANDSHAKE, 1, 1, new SaslHandshakeRequestData().setMechanism("SCRAM-SHA-512"));
+        read(ApiKey.SASL_HANDSHAKE, 1, new SaslHandshakeResponseData());
+        ScramClient client = new ScramClient(ScramMechanism.SCRAM_SHA_512, "mallory", "alice-secret");
+        send(ApiKey.SASL_AUTHENTICATE, 2, 2, new SaslAuthenticateRequestData().setAuthBytes(client.clientFirst()));
+        SaslAuthenticateResponseData first = read(ApiKey.SASL_AUTHENTICATE, 2, new SaslAuthenticateResponseData());
+
+        // When
+        send(ApiKey.SASL_AUTHENTICATE, 2, 3, new SaslAuthenticateRequestData().setAuthBytes(
+                client.clientFinal(first.authBytes())));
+
+        // Then
+        SaslAuthenticateResponseData failed = read(ApiKey.SASL_AUTHENTICATE, 2, new SaslAuthenticateResponseData());
+        assertThat(first.errorCode()).isZero();
+        assertThat(failed.errorCode()).isEqualTo(Errors.SASL_AUTHENTICATION_FAILED.code());
+        assertThat(failed.errorMessage()).isEqualTo("Authentication failed during authentication due to invalid "
+                + "credentials with SASL mechanism SCRAM-SHA-512");
+        assertThat(channel.isActive()).isFalse();
+        assertThat(connection.principal()).isEqualTo(KafkaPrincipal.ANONYMOUS);
     }
 
     private static byte[] plain(String user, String password) {

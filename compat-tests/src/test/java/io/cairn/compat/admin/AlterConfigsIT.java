@@ -69,6 +69,7 @@ class AlterConfigsIT {
             kafkaConfigsAltersAndDescribesATopic(broker, admin);
             incrementalAlterConfigsAppendsSubtractsAndValidates(admin);
             errorsAreKafkas(admin);
+            liveBrokerKeysAreCheckedAsOnKafka(admin);
             brokerAndClusterDefaultConfigs(broker, admin);
             legacyAlterConfigsReplacesTheTopicsConfigs(broker, admin);
             loweredRetentionDeletesRecordsWithoutRestart(broker, admin);
@@ -269,6 +270,43 @@ class AlterConfigsIT {
                 InvalidRequestException.class,
                 "Invalid value -1 for configuration leader.replication.throttled.rate: Value must be at least 0");
         assertThat(value(admin, resource, "retention.ms")).isEqualTo("604800000");
+    }
+
+    /**
+     * The checks of the keys the broker applies live: a thread pool's and a listener's (DynamicBrokerConfig wraps
+     * their refusal in ConfigException(name, value)), and KafkaConfig's own (its message as is).
+     */
+    private static void liveBrokerKeysAreCheckedAsOnKafka(Admin admin) throws Exception {
+        // Given
+        ConfigResource one = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        int ioThreads = Integer.parseInt(value(admin, one, "num.io.threads"));
+        String wrapped = "Invalid value org.apache.kafka.common.config.ConfigException: %s for configuration "
+                + "Invalid dynamic configuration";
+
+        // Then
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry("num.io.threads",
+                Integer.toString(2 * ioThreads + 1)), AlterConfigOp.OpType.SET), InvalidRequestException.class,
+                wrapped.formatted("Dynamic thread count update validation failed for num.io.threads="
+                        + (2 * ioThreads + 1) + ", value should not be greater than double the current value "
+                        + ioThreads));
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry("listener.name.plaintext.max.connections",
+                "0"), AlterConfigOp.OpType.SET), InvalidRequestException.class,
+                wrapped.formatted("Invalid max.connections 0"));
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry("max.connections.per.ip", "0"),
+                AlterConfigOp.OpType.SET), InvalidRequestException.class, "requirement failed: "
+                + "max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides property is "
+                + "set.");
+        assertAlterFails(admin, new ConfigResource(ConfigResource.Type.BROKER, ""), new AlterConfigOp(
+                new ConfigEntry("max.connections.per.ip.overrides", "bad host!:3"), AlterConfigOp.OpType.SET),
+                InvalidRequestException.class,
+                "max.connections.per.ip.overrides contains invalid addresses : bad host!");
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry("log.cleaner.threads", "3"),
+                AlterConfigOp.OpType.SET), InvalidRequestException.class, wrapped.formatted(
+                "Log cleaner threads cannot be increased to more than double the current value 1"));
+        alter(admin, one, new AlterConfigOp(new ConfigEntry("log.cleaner.threads", "2"), AlterConfigOp.OpType.SET));
+        alter(admin, one, new AlterConfigOp(new ConfigEntry("log.cleaner.threads", ""), AlterConfigOp.OpType.DELETE));
+        alter(admin, one, new AlterConfigOp(new ConfigEntry("max.connections", "1000"), AlterConfigOp.OpType.SET));
+        alter(admin, one, new AlterConfigOp(new ConfigEntry("max.connections", ""), AlterConfigOp.OpType.DELETE));
     }
 
     private static void brokerAndClusterDefaultConfigs(BrokerProcess broker, Admin admin) throws Exception {

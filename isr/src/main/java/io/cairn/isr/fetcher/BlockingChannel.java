@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import javax.net.SocketFactory;
 
 /**
  * One blocking connection to a leader broker (Kafka's {@code ReplicaFetcherBlockingSend}): sends one request and
@@ -35,6 +36,7 @@ final class BlockingChannel implements AutoCloseable {
     private final int receiveBufferBytes;
     private final int maxResponseBytes;
     private final ClientTls tls;
+    private final SocketFactory sockets;
     /** The TCP socket of the current connection (closing it fails a blocked read or write at once). */
     private volatile Socket channel;
     /** The socket being connected, so that {@link #close} can abort a connect or handshake that hangs. */
@@ -55,6 +57,14 @@ final class BlockingChannel implements AutoCloseable {
      */
     BlockingChannel(String host, int port, String clientId, int socketTimeoutMs, int receiveBufferBytes,
                     int maxResponseBytes, ClientTls tls) {
+        this(host, port, clientId, socketTimeoutMs, receiveBufferBytes, maxResponseBytes, tls,
+            SocketFactory.getDefault());
+    }
+
+    /** As the other constructor, with the factory of the (unconnected) sockets. */
+    BlockingChannel(String host, int port, String clientId, int socketTimeoutMs, int receiveBufferBytes,
+                    int maxResponseBytes, ClientTls tls, SocketFactory sockets) {
+        this.sockets = sockets;
         this.host = host;
         this.port = port;
         this.clientId = clientId;
@@ -68,7 +78,16 @@ final class BlockingChannel implements AutoCloseable {
         return channel != null;
     }
 
-    /** Connects when not connected; throws when closed or the connection fails. */
+    /**
+     * Connects when not connected; throws when closed or the connection fails.
+     *
+     * <p>The hand-over with {@link #close} on another thread: this thread publishes the socket it connects in
+     * {@link #connecting} and only then checks {@link #closed}; {@link #close} sets {@link #closed} and only then reads
+     * {@link #connecting} (both volatile, so the two writes and two reads are totally ordered): either this thread
+     * sees the close and gives up before connecting, or the close sees the socket and closes it, failing the connect
+     * or handshake at once. A connected socket is published in {@link #channel} before {@link #connecting} is
+     * cleared, so a close in between always finds one of them.
+     */
     void connect() throws IOException {
         if (closed) {
             throw new IOException("closed");
@@ -76,9 +95,13 @@ final class BlockingChannel implements AutoCloseable {
         if (channel != null) {
             return;
         }
-        Socket opened = new Socket();
+        Socket opened = sockets.createSocket();
         connecting = opened;
         try {
+            if (closed) {
+                // close() ran after the first check but may have read connecting before it was published.
+                throw new IOException("closed");
+            }
             if (receiveBufferBytes > 0) {
                 opened.setReceiveBufferSize(receiveBufferBytes);
             }
@@ -89,13 +112,15 @@ final class BlockingChannel implements AutoCloseable {
             Socket secured = tls.secure(opened, host, port);
             in = new DataInputStream(new BufferedInputStream(secured.getInputStream(), 64 * 1024));
             out = secured.getOutputStream();
+            channel = opened;
         } catch (IOException | RuntimeException e) {
+            in = null;
+            out = null;
             opened.close();
             throw e;
         } finally {
             connecting = null;
         }
-        channel = opened;
         if (closed) {
             disconnect();
             throw new IOException("closed");

@@ -1,5 +1,6 @@
 package io.cairn.isr.fetcher;
 
+import io.cairn.metadata.image.ScramMechanism;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.RequestHeaderData;
@@ -20,18 +21,20 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The client side of SASL/PLAIN for the inter-broker clients, layered over a {@link ClientTls}: once the socket
- * is connected (and TLS done), it sends SaslHandshake v1 with the mechanism of
+ * The client side of SASL/PLAIN and SASL/SCRAM-SHA-256/512 for the inter-broker clients, layered over a
+ * {@link ClientTls}: once the socket is connected (and TLS done), it sends SaslHandshake v1 with the mechanism of
  * {@code sasl.mechanism.inter.broker.protocol} and SaslAuthenticate v2 with the broker's own {@code username} and
  * {@code password} (from the inter-broker listener's JAAS config), as Kafka's {@code SaslClientAuthenticator}
- * does, without its optional ApiVersions first (the connection's own ApiVersions follows authentication). A
- * refusal fails the connection with the leader's message.
+ * does, without its optional ApiVersions first (the connection's own ApiVersions follows authentication). SCRAM
+ * takes two SaslAuthenticate round trips ({@link ScramClient}: client-first, client-final with the proof) and checks
+ * the server's signature, as Kafka's {@code ScramSaslClient} does. A refusal fails the connection with the leader's
+ * message.
  *
  * <p>Immutable and thread-safe; each call uses only its own socket.
  */
 public final class ClientSasl implements ClientTls {
 
-    /** The SASL mechanisms this client speaks. */
+    /** The SASL mechanisms this client speaks (and the SCRAM ones of {@link ScramMechanism}). */
     public static final String PLAIN = "PLAIN";
     private static final int MAX_RESPONSE_BYTES = 1 << 20;
 
@@ -42,11 +45,12 @@ public final class ClientSasl implements ClientTls {
 
     /**
      * @param transport how the socket is secured first (PLAINTEXT or TLS)
-     * @throws IllegalArgumentException for a mechanism other than PLAIN
+     * @throws IllegalArgumentException for a mechanism other than PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512
      */
     public ClientSasl(ClientTls transport, String mechanism, String username, String password) {
-        if (!PLAIN.equals(mechanism)) {
-            throw new IllegalArgumentException("Inter-broker SASL speaks PLAIN only, not " + mechanism);
+        if (!PLAIN.equals(mechanism) && ScramMechanism.forMechanismName(mechanism) == null) {
+            throw new IllegalArgumentException("Inter-broker SASL speaks PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, not "
+                    + mechanism);
         }
         this.transport = transport;
         this.mechanism = mechanism;
@@ -65,14 +69,28 @@ public final class ClientSasl implements ClientTls {
             throw new IOException("SASL handshake with " + host + ":" + port + " failed: "
                     + Errors.forCode(handshake.errorCode()) + " (enabled mechanisms " + handshake.mechanisms() + ")");
         }
-        byte[] token = ("\u0000" + username + "\u0000" + password).getBytes(StandardCharsets.UTF_8);
-        SaslAuthenticateResponseData authenticated = exchange(in, out, 2, new SaslAuthenticateRequestData()
+        ScramMechanism scram = ScramMechanism.forMechanismName(mechanism);
+        if (scram == null) {
+            byte[] token = ("\u0000" + username + "\u0000" + password).getBytes(StandardCharsets.UTF_8);
+            authenticate(in, out, 2, token, host, port);
+            return secured;
+        }
+        ScramClient client = new ScramClient(scram, username, password);
+        byte[] serverFirst = authenticate(in, out, 2, client.clientFirst(), host, port);
+        byte[] serverFinal = authenticate(in, out, 3, client.clientFinal(serverFirst), host, port);
+        client.verifyServerFinal(serverFinal);
+        return secured;
+    }
+
+    private static byte[] authenticate(DataInputStream in, OutputStream out, int correlationId, byte[] token,
+            String host, int port) throws IOException {
+        SaslAuthenticateResponseData authenticated = exchange(in, out, correlationId, new SaslAuthenticateRequestData()
                 .setAuthBytes(token), (short) 2, new SaslAuthenticateResponseData());
         if (authenticated.errorCode() != Errors.NONE.code()) {
             throw new IOException("SASL authentication with " + host + ":" + port + " failed: "
                     + Errors.forCode(authenticated.errorCode()) + ": " + authenticated.errorMessage());
         }
-        return secured;
+        return authenticated.authBytes();
     }
 
     private static <T extends ApiMessage> T exchange(DataInputStream in, OutputStream out, int correlationId,

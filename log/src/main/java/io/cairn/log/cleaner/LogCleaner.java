@@ -5,15 +5,18 @@ import io.cairn.log.Time;
 import io.cairn.log.segment.LogSegment;
 import io.cairn.wire.error.KafkaStorageException;
 import java.io.Closeable;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -21,13 +24,17 @@ import org.apache.logging.log4j.Logger;
 /**
  * The background cleaner (Kafka's {@code LogCleaner}): every {@code log.cleaner.backoff.ms} it picks the
  * compacted partition with the highest dirty ratio at or above its {@code min.cleanable.dirty.ratio} and cleans
- * it, one partition at a time, its I/O bounded by a {@link Throttler}. A partition whose cleaning fails (other than
- * by a storage error, which is its directory's) is marked uncleanable and skipped from then on, as Kafka's
- * {@code LogCleanerManager} does, so one broken log cannot hold the cleaner; {@link #stats()} tells what Kafka's
- * cleaner gauges tell.
+ * it, each thread one partition at a time, its I/O bounded by a {@link Throttler}. A partition whose cleaning fails
+ * (other than by a storage error, which is its directory's) is marked uncleanable and skipped from then on, as
+ * Kafka's {@code LogCleanerManager} does, so one broken log cannot hold the cleaner; {@link #stats()} tells what
+ * Kafka's cleaner gauges tell.
  *
- * <p>Thread-safety: thread-safe; one cleaner thread, so a partition is never cleaned twice at once. The statistics
- * are written by that thread (volatile) and read by any.
+ * <p>{@code log.cleaner.threads} threads (Kafka's {@code CleanerThread}s) each look for work every backoff; a thread
+ * takes the dirtiest partition no other thread is cleaning, so a partition is never cleaned twice at once. They share
+ * one {@link Throttler}. {@link #reconfigure} applies a new rate at once and restarts the threads with a new count
+ * and backoff, as Kafka's {@code LogCleaner.reconfigure} does (a pass in progress completes).
+ *
+ * <p>Thread-safety: thread-safe. The statistics are written by the cleaner threads (volatile) and read by any.
  */
 public final class LogCleaner implements Closeable {
 
@@ -35,10 +42,15 @@ public final class LogCleaner implements Closeable {
 
     private final Supplier<Collection<PartitionLog>> logs;
     private final Time time;
+    private final Throttler throttler;
     private final Cleaner cleaner;
-    private final ScheduledExecutorService executor;
+    private final ScheduledThreadPoolExecutor executor;
     private final Set<PartitionLog> uncleanable = ConcurrentHashMap.newKeySet();
-    private volatile ScheduledFuture<?> task;
+    /** The partitions a thread is cleaning now; guarded by itself. */
+    private final Set<PartitionLog> inProgress = new HashSet<>();
+    /** One periodic task per cleaner thread; guarded by this. */
+    private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
+    private int threads;
     /** When the cleaner last looked for work (Kafka's {@code timeOfLastRun}; creation time before the first look). */
     private volatile long lastRunMs;
     /** The dirty ratio of the dirtiest cleanable partition at the last look, 0 when none was cleanable. */
@@ -69,23 +81,51 @@ public final class LogCleaner implements Closeable {
         this.logs = logs;
         this.time = time;
         this.lastRunMs = time.milliseconds();
-        this.cleaner = new Cleaner(new Throttler(ioMaxBytesPerSecond, time));
-        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "cairn-log-cleaner");
+        this.throttler = new Throttler(ioMaxBytesPerSecond, time);
+        this.cleaner = new Cleaner(throttler);
+        AtomicInteger index = new AtomicInteger();
+        this.executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "kafka-log-cleaner-thread-" + index.getAndIncrement());
             t.setDaemon(true);
             return t;
         });
+        executor.setRemoveOnCancelPolicy(true);
     }
 
-    /** Starts cleaning every {@code backoffMs}. */
+    /** Starts one cleaner thread that looks for work every {@code backoffMs}. */
     public void start(long backoffMs) {
-        task = executor.scheduleWithFixedDelay(() -> {
-            try {
-                cleanDirtiest();
-            } catch (RuntimeException e) {
-                LOGGER.error("Log cleaning failed", e);
-            }
-        }, backoffMs, backoffMs, TimeUnit.MILLISECONDS);
+        start(1, backoffMs);
+    }
+
+    /** Starts {@code threadCount} cleaner threads that each look for work every {@code backoffMs}. */
+    public synchronized void start(int threadCount, long backoffMs) {
+        threads = threadCount;
+        executor.setCorePoolSize(Math.max(1, threadCount));
+        for (int i = 0; i < threadCount; i++) {
+            tasks.add(executor.scheduleWithFixedDelay(() -> {
+                try {
+                    cleanDirtiest();
+                } catch (RuntimeException e) {
+                    LOGGER.error("Log cleaning failed", e);
+                }
+            }, backoffMs, backoffMs, TimeUnit.MILLISECONDS));
+        }
+    }
+
+    /**
+     * Kafka's {@code LogCleaner.reconfigure}: the I/O rate changes at once; the threads stop (a pass in progress
+     * completes) and {@code threadCount} start again with {@code backoffMs}.
+     */
+    public synchronized void reconfigure(int threadCount, long backoffMs, double ioMaxBytesPerSecond) {
+        throttler.updateDesiredRatePerSec(ioMaxBytesPerSecond);
+        tasks.forEach(task -> task.cancel(false));
+        tasks.clear();
+        start(threadCount, backoffMs);
+    }
+
+    /** The cleaner threads started ({@code log.cleaner.threads}). */
+    public synchronized int threads() {
+        return threads;
     }
 
     /** Cleans the dirtiest eligible partition, if any; one whose cleaning fails is marked uncleanable. */
@@ -94,20 +134,32 @@ public final class LogCleaner implements Closeable {
         Collection<PartitionLog> all = logs.get();
         uncleanable.retainAll(all);
         PartitionLog dirtiest = null;
-        double best = -1;
-        for (PartitionLog log : all) {
-            if (uncleanable.contains(log)) {
-                continue;
+        synchronized (inProgress) {
+            double best = -1;
+            for (PartitionLog log : all) {
+                if (uncleanable.contains(log) || inProgress.contains(log)) {
+                    continue;
+                }
+                Optional<Cleaner.Cleanable> target = Cleaner.cleanable(log);
+                if (target.isPresent() && target.get().dirtyRatio() >= log.config().minCleanableDirtyRatio()
+                    && target.get().dirtyRatio() > best) {
+                    best = target.get().dirtyRatio();
+                    dirtiest = log;
+                }
             }
-            Optional<Cleaner.Cleanable> target = Cleaner.cleanable(log);
-            if (target.isPresent() && target.get().dirtyRatio() >= log.config().minCleanableDirtyRatio()
-                && target.get().dirtyRatio() > best) {
-                best = target.get().dirtyRatio();
-                dirtiest = log;
+            maxDirtyRatio = Math.max(0, best);
+            if (dirtiest == null) {
+                return Optional.empty();
+            }
+            inProgress.add(dirtiest);
+        }
+        try {
+            return clean(dirtiest);
+        } finally {
+            synchronized (inProgress) {
+                inProgress.remove(dirtiest);
             }
         }
-        maxDirtyRatio = Math.max(0, best);
-        return dirtiest == null ? Optional.empty() : clean(dirtiest);
     }
 
     private Optional<Cleaner.CleanResult> clean(PartitionLog log) {
@@ -141,10 +193,12 @@ public final class LogCleaner implements Closeable {
         }
         LastClean last = lastClean;
         int recopy = last == null || last.bytesRead() == 0 ? 0 : (int) (100 * last.bytesWritten() / last.bytesRead());
-        ScheduledFuture<?> running = task;
+        boolean dead;
+        synchronized (this) {
+            dead = tasks.stream().anyMatch(task -> task.isDone() && !task.isCancelled());
+        }
         return new Stats(Math.max(0, time.milliseconds() - lastRunMs), (int) (100 * maxDirtyRatio), recopy,
-                last == null ? 0 : last.elapsedMs(), uncleanable.size(), uncleanableBytes,
-                running != null && running.isDone());
+                last == null ? 0 : last.elapsedMs(), uncleanable.size(), uncleanableBytes, dead);
     }
 
     /** Cleans every eligible partition once, dirtiest first. */

@@ -4,12 +4,13 @@ import io.cairn.log.Time;
 
 /**
  * Bounds the cleaner's I/O to {@code log.cleaner.io.max.bytes.per.second} (Kafka's {@code Throttler}): after each
- * chunk, sleeps long enough that bytes / elapsed time stays at or below the rate. Not thread-safe: one per
- * cleaner thread.
+ * chunk, sleeps long enough that bytes / elapsed time stays at or below the rate. Thread-safe: the cleaner threads
+ * share one, as Kafka's share theirs, so the rate bounds them together (a thread throttled holds the others back);
+ * the rate changes live ({@link #updateDesiredRatePerSec}).
  */
 public final class Throttler {
 
-    private final double bytesPerSecond;
+    private volatile double bytesPerSecond;
     private final Time time;
     private long windowStartNs;
     private long bytesInWindow;
@@ -20,8 +21,13 @@ public final class Throttler {
         this.windowStartNs = time.nanoseconds();
     }
 
+    /** Kafka's {@code updateDesiredRatePerSec}: the rate from now on. */
+    public void updateDesiredRatePerSec(double newBytesPerSecond) {
+        bytesPerSecond = newBytesPerSecond;
+    }
+
     /** Records {@code bytes} of I/O and sleeps when ahead of the rate. */
-    public void maybeThrottle(long bytes) {
+    public synchronized void maybeThrottle(long bytes) {
         if (bytesPerSecond == Double.MAX_VALUE || bytesPerSecond <= 0) {
             return;
         }

@@ -6,6 +6,7 @@ import io.cairn.metadata.image.Features;
 import io.cairn.metadata.image.MetadataDelta;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.PartitionRegistration;
+import io.cairn.metadata.image.ScramCredential;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.record.BrokerRegistrationChangeRecord;
 import io.cairn.metadata.record.FeatureLevelRecord;
@@ -13,6 +14,7 @@ import io.cairn.metadata.record.PartitionChangeRecord;
 import io.cairn.metadata.record.ProducerIdsRecord;
 import io.cairn.metadata.record.RegisterBrokerRecord;
 import io.cairn.metadata.record.UnregisterBrokerRecord;
+import io.cairn.metadata.record.UserScramCredentialRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AllocateProducerIdsRequestData;
 import io.cairn.wire.message.AllocateProducerIdsResponseData;
@@ -20,6 +22,7 @@ import io.cairn.wire.message.AlterConfigsRequestData;
 import io.cairn.wire.message.AlterPartitionReassignmentsRequestData;
 import io.cairn.wire.message.AlterPartitionRequestData;
 import io.cairn.wire.message.AlterPartitionResponseData;
+import io.cairn.wire.message.AlterUserScramCredentialsRequestData;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.BrokerHeartbeatRequestData;
 import io.cairn.wire.message.BrokerHeartbeatResponseData;
@@ -50,7 +53,7 @@ import java.util.function.Supplier;
  * The controller's decisions as pure functions: a command and the current image in, the records to commit and the
  * Kafka response out. Nothing here touches the clock, the log or the network, which is what makes the quorum
  * deterministic and the simulation test possible. Topic commands are in {@link TopicCommands}, config changes in
- * {@link ConfigCommands}. Stateless apart from its settings, thread-safe.
+ * {@link ConfigCommands}, SCRAM credentials in {@link ScramCommands}. Stateless apart from its settings, thread-safe.
  */
 public final class ControllerLogic {
 
@@ -66,6 +69,7 @@ public final class ControllerLogic {
     /** The source of new ACL ids (the topic ids' source: random in production, seeded in simulations). */
     private final Supplier<Uuid> aclIds;
     private final Map<String, Short> bootstrapFeatures;
+    private final List<ScramCredential> bootstrapScram;
 
     public ControllerLogic(ControllerSettings settings) {
         this(settings, TopicCommands::randomTopicId);
@@ -74,6 +78,12 @@ public final class ControllerLogic {
     /** With random topic ids and the given bootstrap feature levels. */
     public ControllerLogic(ControllerSettings settings, Map<String, Short> bootstrapFeatures) {
         this(settings, TopicCommands::randomTopicId, bootstrapFeatures);
+    }
+
+    /** With random topic ids, the given bootstrap feature levels and bootstrap SCRAM credentials. */
+    public ControllerLogic(ControllerSettings settings, Map<String, Short> bootstrapFeatures,
+                           List<ScramCredential> bootstrapScram) {
+        this(settings, TopicCommands::randomTopicId, bootstrapFeatures, bootstrapScram);
     }
 
     /**
@@ -91,10 +101,20 @@ public final class ControllerLogic {
      */
     public ControllerLogic(ControllerSettings settings, Supplier<Uuid> topicIds,
                            Map<String, Short> bootstrapFeatures) {
+        this(settings, topicIds, bootstrapFeatures, List.of());
+    }
+
+    /**
+     * @param bootstrapScram the SCRAM credentials a new cluster starts with ({@code cairn-storage format
+     *                       --add-scram}), committed with the bootstrap feature levels
+     */
+    public ControllerLogic(ControllerSettings settings, Supplier<Uuid> topicIds,
+                           Map<String, Short> bootstrapFeatures, List<ScramCredential> bootstrapScram) {
         this.settings = settings;
         this.topics = new TopicCommands(settings, topicIds);
         this.aclIds = topicIds;
         this.bootstrapFeatures = new TreeMap<>(bootstrapFeatures);
+        this.bootstrapScram = List.copyOf(bootstrapScram);
     }
 
     public ControllerSettings settings() {
@@ -136,6 +156,8 @@ public final class ControllerLogic {
                     settings.nodeId(), settings.minInsyncReplicas());
             case CREATE_ACLS -> AclCommands.createAcls(image, (CreateAclsRequestData) request, aclIds);
             case DELETE_ACLS -> AclCommands.deleteAcls(image, (DeleteAclsRequestData) request);
+            case ALTER_USER_SCRAM_CREDENTIALS -> ScramCommands.alter(image,
+                    (AlterUserScramCredentialsRequestData) request);
             default -> throw new IllegalArgumentException("Not a controller command: " + key);
         };
     }
@@ -275,8 +297,9 @@ public final class ControllerLogic {
     }
 
     /**
-     * The records finalizing the bootstrap feature levels of a new cluster (Kafka's bootstrap metadata): one
-     * {@code FeatureLevelRecord} per feature above level 0, or nothing once {@code metadata.version} is finalized.
+     * The records finalizing the bootstrap metadata of a new cluster (Kafka's bootstrap checkpoint): one
+     * {@code FeatureLevelRecord} per feature above level 0, then a {@code UserScramCredentialRecord} per
+     * {@code --add-scram} credential; nothing once {@code metadata.version} is finalized.
      */
     public List<ApiMessage> bootstrapFeatures(MetadataImage image) {
         if (image.featureLevel(Features.METADATA_VERSION) > 0) {
@@ -293,6 +316,9 @@ public final class ControllerLogic {
                 records.add(new FeatureLevelRecord().setName(name).setFeatureLevel(level));
             }
         });
+        bootstrapScram.forEach(c -> records.add(new UserScramCredentialRecord().setName(c.user())
+                .setMechanism(c.mechanism()).setSalt(c.salt()).setStoredKey(c.storedKey())
+                .setServerKey(c.serverKey()).setIterations(c.iterations())));
         return records;
     }
 

@@ -56,6 +56,14 @@ final class MetadataStateMachine extends BaseStateMachine {
 
     private static final Logger LOGGER = LogManager.getLogger(MetadataStateMachine.class);
     private static final int SNAPSHOT_MAGIC = 0x43414d53;
+    /** The test-only system property of {@link #APPLY_DELAY_MS}. */
+    static final String APPLY_DELAY_PROPERTY = "cairn.test.metadataApplyDelayMs";
+    /**
+     * Test only, never for production: {@code -Dcairn.test.metadataApplyDelayMs=N} makes this node apply each
+     * metadata log entry N ms late, so that a fault scenario can restart a node whose metadata replay lags behind the
+     * quorum. Read once, when the class loads; 0 (the default) is no delay.
+     */
+    private static final long APPLY_DELAY_MS = Long.getLong(APPLY_DELAY_PROPERTY, 0L);
 
     /** Callbacks into the node: leadership changes and command handling. */
     interface Hooks {
@@ -84,6 +92,10 @@ final class MetadataStateMachine extends BaseStateMachine {
     MetadataStateMachine(Hooks hooks, DurableFiles files) {
         this.hooks = hooks;
         this.files = files;
+        if (APPLY_DELAY_MS > 0) {
+            LOGGER.warn("{}={}: every metadata log entry is applied {} ms late (a test-only setting)",
+                    APPLY_DELAY_PROPERTY, APPLY_DELAY_MS, APPLY_DELAY_MS);
+        }
     }
 
     MetadataImage image() {
@@ -153,6 +165,13 @@ final class MetadataStateMachine extends BaseStateMachine {
 
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        if (APPLY_DELAY_MS > 0) {
+            try {
+                Thread.sleep(APPLY_DELAY_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         LogEntryProto entry = trx.getLogEntry();
         ByteString data = entry.getStateMachineLogEntry().getLogData();
         CommandCodec.Entry decoded = CommandCodec.decodeEntry(data.toByteArray());

@@ -1,6 +1,7 @@
 package io.cairn.metadata.ratis;
 
 import io.cairn.metadata.BootstrapFeatures;
+import io.cairn.metadata.BootstrapScram;
 import io.cairn.metadata.BootstrapVoters;
 import io.cairn.metadata.MetaProperties;
 import io.cairn.metadata.MetadataConfig;
@@ -123,7 +124,8 @@ public final class RatisMetadataNode implements MetadataNode {
         RaftProperties properties = properties(config, listener);
         this.controller = config.isController()
                 ? new QuorumController(new ControllerLogic(config.controller(),
-                        BootstrapFeatures.read(config.metadataLogDir())), clusterId, new RatisLog(),
+                        BootstrapFeatures.read(config.metadataLogDir()), BootstrapScram.read(config.metadataLogDir())),
+                        clusterId, new RatisLog(),
                         stateMachine::image, EventLoop.singleThread("cairn-controller-" + config.nodeId(),
                                 controllerEvents),
                         stateMachine::appliedResponse)
