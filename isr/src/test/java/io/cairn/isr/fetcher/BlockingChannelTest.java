@@ -93,6 +93,8 @@ class BlockingChannelTest {
                 return new Socket();
             }
 
+            // BlockingChannel only calls createSocket() (then connects with its own timeout); the abstract
+            // overloads below are never reached, and fail loudly if that ever changes.
             @Override
             public Socket createSocket(String host, int port) {
                 throw new UnsupportedOperationException();
