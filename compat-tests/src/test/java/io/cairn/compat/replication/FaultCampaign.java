@@ -156,18 +156,13 @@ public final class FaultCampaign {
                     Thread.sleep(2_000);
                     for (FaultSchedule.Fault fault : schedule.faults()) {
                         inject(cluster, admin, proxies, fault, data, unavailable);
-                        try {
-                            ReplicationClients.awaitFullIsr(admin, List.of(data, txns));
-                        } catch (Throwable stuck) {
-                            threadDumps(cluster);
-                            throw stuck;
-                        }
+                        awaitRecovery(cluster, admin, List.of(data, txns));
                     }
                     running = false;
                     for (Thread worker : workers) {
                         worker.join(TimeUnit.SECONDS.toMillis(90));
                     }
-                    ReplicationClients.awaitFullIsr(admin, List.of(data, txns));
+                    awaitRecovery(cluster, admin, List.of(data, txns));
                     Map<Integer, List<String>> dataValues = readAll(cluster, data, "read_uncommitted");
                     List<String> committed = new ArrayList<>();
                     readAll(cluster, txns, "read_committed").values().forEach(committed::addAll);
@@ -188,11 +183,21 @@ public final class FaultCampaign {
         }
     }
 
+    /** Waits for full ISRs; when they do not fill, writes every node's thread dump before failing. */
+    private static void awaitRecovery(BrokerCluster cluster, Admin admin, List<String> topics) {
+        try {
+            ReplicationClients.awaitFullIsr(admin, topics);
+        } catch (Throwable stuck) {
+            threadDumps(cluster);
+            throw stuck;
+        }
+    }
+
     /**
      * Writes a thread dump of every running node (the JDK's {@code jstack}) beside its log, as
      * {@code <log>.jstack}, so a run that did not recover shows where each broker was.
      */
-    private static void threadDumps(BrokerCluster cluster) {
+    static void threadDumps(BrokerCluster cluster) {
         String jstack = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jstack").toString();
         for (BrokerProcess node : cluster.nodes()) {
             if (!node.isRunning()) {

@@ -44,7 +44,7 @@ import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
@@ -67,6 +67,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.ExitUtils;
 import org.apache.ratis.util.TimeDuration;
 
 /**
@@ -78,6 +79,13 @@ import org.apache.ratis.util.TimeDuration;
 public final class RatisMetadataNode implements MetadataNode {
 
     private static final Logger LOGGER = LogManager.getLogger(RatisMetadataNode.class);
+
+    static {
+        // Ratis' gRPC transport calls System.exit when its server cannot bind (and on an uncaught exception in its
+        // threads); with exits disabled it throws instead, so a failed start is this class's exception to report
+        // and clean up after, and the process decides how to end.
+        ExitUtils.disableSystemExit();
+    }
     /** One metadata group per cluster; every node derives the same id. */
     static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(UUID.fromString("ca125000-0000-4000-8000-00000000da7a"));
     /** The directory of the metadata log inside metadata.log.dir (Kafka's name for it). */
@@ -165,6 +173,9 @@ public final class RatisMetadataNode implements MetadataNode {
             // a node that cannot bind would live on as a voter that others cannot reach (and, alone, as a leader
             // nobody can talk to), so stop the division itself: the server's close skips it after a failed start.
             node.closeAfterFailedStart();
+            if (e instanceof ExitUtils.ExitException && e.getCause() instanceof IOException cause) {
+                throw cause;
+            }
             throw e;
         }
         LOGGER.info("Metadata node {} started (roles {}, voters {}, cluster {}{})", config.nodeId(), config.roles(),
@@ -235,15 +246,15 @@ public final class RatisMetadataNode implements MetadataNode {
 
     private static RaftProperties properties(MetadataConfig config, boolean listener) {
         RaftProperties props = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(props, SupportedRpcType.NETTY);
+        RaftConfigKeys.Rpc.setType(props, SupportedRpcType.GRPC);
         int port = listener ? config.listenerPort() : config.voters().stream()
                 .filter(v -> v.id() == config.nodeId()).findFirst().orElseThrow().port();
-        NettyConfigKeys.Server.setPort(props, port);
+        GrpcConfigKeys.Server.setPort(props, port);
         // A controller's Raft server is its controller listener: it binds that listener's host (every interface
         // when the host is empty), as KRaft's controller listener does.
         MetadataConfig.Address bind = config.controllerBind();
         if (!listener && bind != null && !bind.host().isEmpty()) {
-            NettyConfigKeys.Server.setHost(props, bind.host());
+            GrpcConfigKeys.Server.setHost(props, bind.host());
         }
         RaftServerConfigKeys.setStorageDir(props, List.of(config.metadataLogDir().resolve(METADATA_DIR).toFile()));
         long election = config.electionTimeoutMs();
@@ -327,7 +338,7 @@ public final class RatisMetadataNode implements MetadataNode {
 
     private static RaftProperties clientProperties(MetadataConfig config) {
         RaftProperties props = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(props, SupportedRpcType.NETTY);
+        RaftConfigKeys.Rpc.setType(props, SupportedRpcType.GRPC);
         // One routing try waits at most an election timeout: a try stuck on a dead leader (Ratis fails it only at
         // its timeout) must not outlast the election that replaces it. The caller retries.
         RaftClientConfigKeys.Rpc.setRequestTimeout(props, TimeDuration.valueOf(
