@@ -1,10 +1,10 @@
 package io.cairn.isr;
 
-import io.cairn.isr.fetcher.ClientTls;
+import io.cairn.isr.client.ClientTls;
 import io.cairn.isr.fetcher.InitialFetchState;
 import io.cairn.isr.fetcher.ReplicaFetcherConfig;
 import io.cairn.isr.fetcher.ReplicaFetcherManager;
-import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.PartitionLog;

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.cairn.isr.fetcher.LeaderEndpoint;
 import io.cairn.isr.fetcher.ReplicaFetcherConfig;
 import io.cairn.isr.fetcher.ReplicaFetcherThread;
-import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;

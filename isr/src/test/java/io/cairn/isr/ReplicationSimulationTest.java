@@ -3,7 +3,7 @@ package io.cairn.isr;
 import io.cairn.isr.fetcher.InitialFetchState;
 import io.cairn.isr.fetcher.LeaderEndpoint;
 import io.cairn.isr.fetcher.ReplicaFetcherThread;
-import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.isr.fetcher.TestFetchers;
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.FetchDataInfo;

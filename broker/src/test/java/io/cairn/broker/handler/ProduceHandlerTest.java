@@ -11,7 +11,7 @@ import static org.awaitility.Awaitility.await;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.broker.txn.verification.VerificationTransport;
-import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.wire.message.AddPartitionsToTxnRequestData;
 import io.cairn.wire.message.AddPartitionsToTxnResponseData;
 import io.cairn.wire.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnPartitionResult;

@@ -9,7 +9,7 @@ import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.broker.txn.verification.VerificationTransport;
-import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.log.Time;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AddPartitionsToTxnRequestData;

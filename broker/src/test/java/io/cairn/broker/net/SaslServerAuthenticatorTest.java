@@ -10,7 +10,7 @@ import io.cairn.broker.handler.SaslAuthenticateHandler;
 import io.cairn.broker.handler.SaslHandshakeHandler;
 import io.cairn.broker.security.KafkaPrincipal;
 import io.cairn.broker.security.SaslServers;
-import io.cairn.isr.fetcher.ScramClient;
+import io.cairn.isr.client.ScramClient;
 import io.cairn.metadata.image.ScramCredential;
 import io.cairn.metadata.image.ScramMechanism;
 import io.cairn.testkit.LeakDetection;

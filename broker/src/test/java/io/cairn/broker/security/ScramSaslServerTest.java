@@ -3,7 +3,7 @@ package io.cairn.broker.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cairn.isr.fetcher.ScramClient;
+import io.cairn.isr.client.ScramClient;
 import io.cairn.metadata.image.ScramCredential;
 import io.cairn.metadata.image.ScramMechanism;
 import java.nio.charset.StandardCharsets;

@@ -6,7 +6,7 @@ import io.cairn.compat.group.GroupClients;
 import io.cairn.isr.fetcher.LeaderEndpoint;
 import io.cairn.isr.fetcher.RemoteLeaderEndpoint;
 import io.cairn.isr.fetcher.ReplicaFetcherConfig;
-import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;

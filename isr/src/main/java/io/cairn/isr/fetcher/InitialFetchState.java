@@ -1,5 +1,6 @@
 package io.cairn.isr.fetcher;
 
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.wire.protocol.Uuid;
 
 /**

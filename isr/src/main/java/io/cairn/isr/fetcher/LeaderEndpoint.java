@@ -1,6 +1,7 @@
 package io.cairn.isr.fetcher;
 
 import io.cairn.isr.EpochEndOffset;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.protocol.Uuid;

@@ -1,6 +1,9 @@
 package io.cairn.isr.fetcher;
 
 import io.cairn.isr.EpochEndOffset;
+import io.cairn.isr.client.BrokerConnection;
+import io.cairn.isr.client.ClientTls;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.log.TimestampAndOffset;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;

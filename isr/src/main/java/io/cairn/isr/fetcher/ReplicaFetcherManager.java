@@ -2,6 +2,8 @@ package io.cairn.isr.fetcher;
 
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicationQuota;
+import io.cairn.isr.client.ClientTls;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.log.Time;
 import io.cairn.metadata.image.TopicPartition;
 import java.util.ArrayList;

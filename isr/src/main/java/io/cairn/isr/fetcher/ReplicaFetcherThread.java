@@ -2,6 +2,7 @@ package io.cairn.isr.fetcher;
 
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicationQuota;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.isr.fetcher.LeaderEndpoint.EpochEndOffsetResult;
 import io.cairn.isr.fetcher.LeaderEndpoint.EpochRequest;
 import io.cairn.isr.fetcher.LeaderEndpoint.FetchedPartition;

@@ -5,7 +5,8 @@
  * (OffsetForLeaderEpoch, or the diverging epoch of a fetch response), fetches and appends as follower through
  * {@link io.cairn.isr.Partition}'s follower-side methods. The leader is reached through a
  * {@link io.cairn.isr.fetcher.LeaderEndpoint}: {@link io.cairn.isr.fetcher.RemoteLeaderEndpoint} speaks Kafka's
- * protocol on a blocking socket with a client-side incremental fetch session
- * ({@link io.cairn.isr.fetcher.FetchSessionHandler}); tests drive the same threads with an in-memory endpoint.
+ * protocol through the inter-broker client ({@link io.cairn.isr.client}) with a client-side incremental fetch
+ * session ({@link io.cairn.isr.fetcher.FetchSessionHandler}); tests drive the same threads with an in-memory
+ * endpoint.
  */
 package io.cairn.isr.fetcher;

@@ -5,6 +5,7 @@ import io.cairn.isr.FetchIsolation;
 import io.cairn.isr.LogReadRequest;
 import io.cairn.isr.LogReadResult;
 import io.cairn.isr.Partition;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.log.TimestampAndOffset;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.ApiException;

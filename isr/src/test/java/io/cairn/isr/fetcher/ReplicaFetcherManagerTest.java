@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.isr.Partition;
 import io.cairn.isr.TestPartitions;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogEnvironment;
 import io.cairn.log.PartitionLog;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import io.cairn.isr.Partition;
 import io.cairn.isr.ReplicationQuota;
 import io.cairn.isr.TestPartitions;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.FetchDataInfo;
 import io.cairn.log.LogConfig;

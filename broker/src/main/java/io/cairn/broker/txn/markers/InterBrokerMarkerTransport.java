@@ -1,9 +1,9 @@
 package io.cairn.broker.txn.markers;
 
-import io.cairn.isr.fetcher.BrokerConnection;
-import io.cairn.isr.fetcher.BrokerConnections;
-import io.cairn.isr.fetcher.ClientTls;
-import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.isr.client.BrokerConnection;
+import io.cairn.isr.client.BrokerConnections;
+import io.cairn.isr.client.ClientTls;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.WriteTxnMarkersRequestData;
 import io.cairn.wire.message.WriteTxnMarkersResponseData;

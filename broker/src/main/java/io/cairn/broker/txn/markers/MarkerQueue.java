@@ -1,6 +1,6 @@
 package io.cairn.broker.txn.markers;
 
-import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.metadata.image.BrokerEndpoint;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.PartitionRegistration;

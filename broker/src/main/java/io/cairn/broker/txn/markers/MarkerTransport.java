@@ -1,6 +1,6 @@
 package io.cairn.broker.txn.markers;
 
-import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.wire.message.WriteTxnMarkersRequestData;
 import io.cairn.wire.message.WriteTxnMarkersResponseData;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.cairn.broker.txn.markers;
 
 import io.cairn.broker.txn.TransactionMarkerSender;
-import io.cairn.isr.fetcher.ClientTls;
+import io.cairn.isr.client.ClientTls;
 import io.cairn.log.Time;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.TopicPartition;

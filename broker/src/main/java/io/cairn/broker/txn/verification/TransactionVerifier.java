@@ -1,10 +1,10 @@
 package io.cairn.broker.txn.verification;
 
 import io.cairn.broker.group.GroupCoordinator;
-import io.cairn.isr.fetcher.BrokerConnection;
-import io.cairn.isr.fetcher.BrokerConnections;
-import io.cairn.isr.fetcher.ClientTls;
-import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.isr.client.BrokerConnection;
+import io.cairn.isr.client.BrokerConnections;
+import io.cairn.isr.client.ClientTls;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.metadata.image.BrokerEndpoint;
 import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.MetadataImage;

@@ -1,6 +1,6 @@
 package io.cairn.broker.txn.verification;
 
-import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.wire.message.AddPartitionsToTxnRequestData;
 import io.cairn.wire.message.AddPartitionsToTxnResponseData;
 import java.io.IOException;

@@ -2,7 +2,7 @@ package io.cairn.broker.txn.markers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cairn.isr.fetcher.SourceBroker;
+import io.cairn.isr.client.SourceBroker;
 import io.cairn.log.Time;
 import io.cairn.metadata.image.BrokerEndpoint;
 import io.cairn.metadata.image.BrokerRegistration;

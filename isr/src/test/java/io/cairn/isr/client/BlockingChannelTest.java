@@ -1,4 +1,4 @@
-package io.cairn.isr.fetcher;
+package io.cairn.isr.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.cairn.isr.fetcher;
+package io.cairn.isr.client;
 
 import io.cairn.metadata.image.ScramMechanism;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.cairn.isr.fetcher;
+package io.cairn.isr.client;
 
 import java.io.IOException;
 import java.net.Socket;
