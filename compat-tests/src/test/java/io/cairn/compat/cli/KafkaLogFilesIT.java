@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -97,7 +98,24 @@ class KafkaLogFilesIT {
         return new KafkaProducer<>(props);
     }
 
+    /**
+     * The file's text with that of its hourly rollovers ({@code <name>.yyyy-MM-dd-HH}, Kafka's pattern) before it,
+     * oldest first: a run that crosses the hour finds its first lines in the rolled file.
+     */
     private static String read(Path file) throws IOException {
-        return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+        StringBuilder text = new StringBuilder();
+        Path dir = file.getParent();
+        if (Files.isDirectory(dir)) {
+            String rolled = file.getFileName() + ".";
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path old : files.filter(f -> f.getFileName().toString().startsWith(rolled)).sorted().toList()) {
+                    text.append(Files.readString(old, StandardCharsets.UTF_8));
+                }
+            }
+        }
+        if (Files.exists(file)) {
+            text.append(Files.readString(file, StandardCharsets.UTF_8));
+        }
+        return text.toString();
     }
 }
