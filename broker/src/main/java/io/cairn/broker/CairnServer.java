@@ -15,6 +15,7 @@ import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.handler.AddOffsetsToTxnHandler;
 import io.cairn.broker.handler.AddPartitionsToTxnHandler;
 import io.cairn.broker.handler.AlterConfigsHandler;
+import io.cairn.broker.handler.AlterClientQuotasHandler;
 import io.cairn.broker.handler.AlterUserScramCredentialsHandler;
 import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
 import io.cairn.broker.handler.AlterReplicaLogDirsHandler;
@@ -29,6 +30,7 @@ import io.cairn.broker.handler.DeleteGroupsHandler;
 import io.cairn.broker.handler.DeleteRecordsHandler;
 import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeAclsHandler;
+import io.cairn.broker.handler.DescribeClientQuotasHandler;
 import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
@@ -401,6 +403,10 @@ public final class CairnServer implements AutoCloseable {
                 new AlterUserScramCredentialsHandler(node)));
         handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE,
                 new DescribeUserScramCredentialsHandler(node)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER_CONFIGS,
+                new AlterClientQuotasHandler(node)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE_CONFIGS,
+                new DescribeClientQuotasHandler(node)));
         handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics(), transactions.verifier(),
                 transactions.requestHandlers()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
