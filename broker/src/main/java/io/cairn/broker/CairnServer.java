@@ -79,6 +79,8 @@ import io.cairn.broker.metrics.TransactionCoordinatorMetrics;
 import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
+import io.cairn.broker.quota.ClientQuotas;
+import io.cairn.broker.quota.RequestQuotas;
 import io.cairn.broker.security.Authorizer;
 import io.cairn.broker.security.SslEngineFactory;
 import io.cairn.broker.security.StandardAclAuthorizer;
@@ -137,6 +139,8 @@ public final class CairnServer implements AutoCloseable {
     private BrokerMetadata metadata;
     /** The standard authorizer when {@code authorizer.class.name} selects it, else null. */
     private StandardAclAuthorizer aclAuthorizer;
+    /** The client byte-rate quotas, following the metadata image. */
+    private ClientQuotas clientQuotas;
     private final List<LogManager> logManagers = new ArrayList<>();
     private ReplicaManager replicaManager;
     private FetchService fetchService;
@@ -195,6 +199,7 @@ public final class CairnServer implements AutoCloseable {
                         config.authorizer().allowEveryoneIfNoAclFound());
                 aclAuthorizer.load(metadata.node().subscribe(aclAuthorizer));
             }
+            clientQuotas = ClientQuotas.subscribe(metadata.node(), config, Time.SYSTEM);
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
                     config.topicDefaults());
             LogConfig defaultLogConfig = LogConfigs.toLogConfig(topicDefaults);
@@ -468,7 +473,8 @@ public final class CairnServer implements AutoCloseable {
     private HandlerRegistry registryFor(Endpoint endpoint) {
         MetadataNode node = metadata.node();
         return HandlerRegistry.forListener(handlers, config.isControllerListener(endpoint.listenerName()),
-                node::currentImage).withAuthorizer(aclAuthorizer == null ? Authorizer.NONE : aclAuthorizer);
+                node::currentImage).withAuthorizer(aclAuthorizer == null ? Authorizer.NONE : aclAuthorizer)
+                .withQuotas(clientQuotas == null ? RequestQuotas.NONE : clientQuotas);
     }
 
     private void createLogDirs() {
@@ -562,6 +568,9 @@ public final class CairnServer implements AutoCloseable {
         }
         if (aclAuthorizer != null) {
             metadata.node().unsubscribe(aclAuthorizer);
+        }
+        if (clientQuotas != null) {
+            metadata.node().unsubscribe(clientQuotas);
         }
         if (connectionLimits != null) {
             metadata.node().unsubscribe(connectionLimits);

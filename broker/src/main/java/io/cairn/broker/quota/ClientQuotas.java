@@ -1,0 +1,116 @@
+package io.cairn.broker.quota;
+
+import io.cairn.broker.config.BrokerConfig;
+import io.cairn.log.Time;
+import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.image.MetadataListener;
+import io.cairn.metadata.image.MetadataUpdate;
+import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.FetchRequestData;
+import io.cairn.wire.message.FetchResponseData;
+import io.cairn.wire.message.ProduceResponseData;
+import io.cairn.wire.protocol.ApiMessage;
+import io.cairn.wire.protocol.SerializationCache;
+import io.cairn.wire.protocol.SizeAccumulator;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * The broker's client byte-rate quotas ({@code producer_byte_rate}, {@code consumer_byte_rate}), kept in step with the
+ * metadata image, applied to each answered request as Kafka's {@code KafkaApis} applies them:
+ * <ul>
+ *   <li>Produce: the request's size is counted for the client (user principal and client id); over the quota the
+ *   response (or, for acks=0, the connection alone) gets the throttle time;</li>
+ *   <li>Fetch from a consumer: the response's size is counted; over the quota it is taken back and the client gets
+ *   an empty response with the throttle time instead (no error, the session id only for an incremental fetch), as
+ *   Kafka's throttled {@code FetchContext} answers;</li>
+ *   <li>follower fetches and every other API: never throttled by client quotas.</li>
+ * </ul>
+ * The caller sends the response at once and then stops reading from the connection for the throttle time (KIP-219).
+ *
+ * <p>Thread-safe: the managers are; subscribed as a metadata listener (called on the apply thread).
+ */
+public final class ClientQuotas implements MetadataListener, RequestQuotas {
+
+    private static final Logger LOGGER = LogManager.getLogger(ClientQuotas.class);
+
+    private final ClientQuotaManager produce;
+    private final ClientQuotaManager fetch;
+    private final Time time;
+
+    /**
+     * @param samples           {@code quota.window.num}
+     * @param windowSizeSeconds {@code quota.window.size.seconds}
+     */
+    public ClientQuotas(int samples, int windowSizeSeconds, Time time) {
+        long windowMs = windowSizeSeconds * 1000L;
+        this.produce = new ClientQuotaManager("producer_byte_rate", samples, windowMs);
+        this.fetch = new ClientQuotaManager("consumer_byte_rate", samples, windowMs);
+        this.time = time;
+    }
+
+    /**
+     * New quotas with the broker's {@code quota.window.*} settings, subscribed to {@code node}'s image and loaded from
+     * its current one.
+     */
+    public static ClientQuotas subscribe(MetadataNode node, BrokerConfig config, Time time) {
+        ClientQuotas quotas = new ClientQuotas(config.quotaWindowNum(), config.quotaWindowSizeSeconds(), time);
+        quotas.load(node.subscribe(quotas));
+        return quotas;
+    }
+
+    /** Takes the quotas of {@code image}. */
+    public void load(MetadataImage image) {
+        produce.update(image.clientQuotas());
+        fetch.update(image.clientQuotas());
+    }
+
+    @Override
+    public void onUpdate(MetadataUpdate update) {
+        if (update.changes().quotasChanged() || !update.previous().clientQuotas()
+                .equals(update.image().clientQuotas())) {
+            load(update.image());
+            LOGGER.info("Client quotas updated: {} entities", update.image().clientQuotas().size());
+        }
+    }
+
+    @Override
+    public Throttled apply(ApiKey apiKey, short version, String user, String clientId, ApiMessage request,
+                           ApiMessage response, int requestBytes) {
+        String client = clientId == null ? "" : clientId;
+        if (apiKey == ApiKey.PRODUCE && produce.enabled()) {
+            int throttleMs = produce.recordAndGetThrottleTimeMs(user, client, requestBytes, time.milliseconds());
+            if (throttleMs > 0 && response instanceof ProduceResponseData produceResponse) {
+                produceResponse.setThrottleTimeMs(throttleMs);
+            }
+            return new Throttled(response, throttleMs);
+        }
+        if (apiKey == ApiKey.FETCH && fetch.enabled() && response instanceof FetchResponseData fetchResponse
+                && !fromFollower((FetchRequestData) request, version)) {
+            long now = time.milliseconds();
+            int bytes = size(fetchResponse, version);
+            int throttleMs = fetch.recordAndGetThrottleTimeMs(user, client, bytes, now);
+            if (throttleMs == 0) {
+                return new Throttled(response, 0);
+            }
+            fetch.unrecord(user, client, bytes, now);
+            FetchRequestData fetchRequest = (FetchRequestData) request;
+            return new Throttled(new FetchResponseData().setThrottleTimeMs(throttleMs).setErrorCode((short) 0)
+                    .setSessionId(fetchRequest.sessionEpoch() > 0 ? fetchRequest.sessionId() : 0), throttleMs);
+        }
+        return new Throttled(response, 0);
+    }
+
+    private static boolean fromFollower(FetchRequestData request, short version) {
+        int replicaId = version >= 15 ? request.replicaState().replicaId() : request.replicaId();
+        return replicaId >= 0;
+    }
+
+    /** The size of a fetch response body at {@code version}, as Kafka's {@code FetchResponse.sizeOf}. */
+    private static int size(FetchResponseData response, short version) {
+        SizeAccumulator size = new SizeAccumulator();
+        response.addSize(size, new SerializationCache(), version);
+        return size.totalSize();
+    }
+}
