@@ -245,8 +245,7 @@ public final class CairnServer implements AutoCloseable {
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
                             producerIds), BrokerReconfigurable.all(List.of(threadPools, connectionLimits,
-                            logCleaner)),
-                    extraHandlers);
+                            logCleaner)), clientQuotas, extraHandlers);
             registerMetrics();
             MetadataNode node = metadata.node();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
@@ -377,7 +376,7 @@ public final class CairnServer implements AutoCloseable {
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    PartitionPurgatory purgatory, GroupCoordinator groups,
                                                    BrokerMetrics metrics, TransactionServices transactions,
-                                                   BrokerReconfigurable reconfigurables,
+                                                   BrokerReconfigurable reconfigurables, RequestQuotas quotas,
                                                    List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
@@ -418,7 +417,7 @@ public final class CairnServer implements AutoCloseable {
                 BrokerConfig.CAIRN_DEFAULTS));
         handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), reconfigurables));
         handlers.add(new AlterConfigsHandler(node, config.nodeId(), reconfigurables));
-        handlers.add(new FetchHandler(fetchService));
+        handlers.add(new FetchHandler(fetchService, quotas));
         MarkerAppender markers = new MarkerAppender(replicaManager, purgatory, Time.SYSTEM,
                 MarkerAppender.DEFAULT_TIMEOUT_MS);
         // __consumer_offsets markers go through the group coordinator, which applies its transactional offsets.

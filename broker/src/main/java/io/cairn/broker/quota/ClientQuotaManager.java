@@ -117,6 +117,17 @@ final class ClientQuotaManager {
         }
     }
 
+    /**
+     * The most that can be recorded at once without being throttled for sure: the bound times the
+     * {@code samples - 1} whole windows a rate is at least measured over (Kafka's {@code getMaxValueInQuotaWindow}),
+     * {@link Double#MAX_VALUE} for a client without a bound.
+     */
+    double maxValueInQuotaWindow(String user, String clientId) {
+        Map<ClientQuotaEntity, Double> bounds = quotas;
+        Double bound = bounds.isEmpty() ? null : bound(bounds, tags(bounds, user, clientId));
+        return bound == null ? Double.MAX_VALUE : bound * (samples - 1) * (windowMs / 1000.0);
+    }
+
     /** Takes back {@code value} recorded for a client whose response was not sent (Kafka's throttled fetch). */
     void unrecord(String user, String clientId, double value, long nowMs) {
         Map<ClientQuotaEntity, Double> bounds = quotas;

@@ -24,7 +24,8 @@ import org.apache.logging.log4j.Logger;
  *   response (or, for acks=0, the connection alone) gets the throttle time;</li>
  *   <li>Fetch from a consumer: the response's size is counted; over the quota it is taken back and the client gets
  *   an empty response with the throttle time instead (no error, the session id only for an incremental fetch), as
- *   Kafka's throttled {@code FetchContext} answers;</li>
+ *   Kafka's throttled {@code FetchContext} answers; and its {@code max_bytes} is capped at what the quota allows in
+ *   one window ({@link #fetchMaxBytes}), so that a response is never too large to ever be sent;</li>
  *   <li>follower fetches and every other API: never throttled by client quotas.</li>
  * </ul>
  * The caller sends the response at once and then stops reading from the connection for the throttle time (KIP-219).
@@ -100,6 +101,15 @@ public final class ClientQuotas implements MetadataListener, RequestQuotas {
                     .setSessionId(fetchRequest.sessionEpoch() > 0 ? fetchRequest.sessionId() : 0), throttleMs);
         }
         return new Throttled(response, 0);
+    }
+
+    @Override
+    public int fetchMaxBytes(String user, String clientId) {
+        if (!fetch.enabled()) {
+            return Integer.MAX_VALUE;
+        }
+        return (int) Math.min(fetch.maxValueInQuotaWindow(user, clientId == null ? "" : clientId),
+                Integer.MAX_VALUE);
     }
 
     private static boolean fromFollower(FetchRequestData request, short version) {

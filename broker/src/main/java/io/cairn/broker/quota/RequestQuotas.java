@@ -30,4 +30,12 @@ public interface RequestQuotas {
      */
     Throttled apply(ApiKey apiKey, short version, String user, String clientId, ApiMessage request,
                     ApiMessage response, int requestBytes);
+
+    /**
+     * The most bytes a consumer fetch of the client may return, so that one response never exceeds what its quota
+     * allows in a window (Kafka caps {@code max_bytes} so); {@link Integer#MAX_VALUE} without a quota.
+     */
+    default int fetchMaxBytes(String user, String clientId) {
+        return Integer.MAX_VALUE;
+    }
 }
