@@ -12,6 +12,7 @@ import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.RequestContext;
 import io.cairn.broker.handler.TwoPhaseApiHandler;
+import io.cairn.broker.quota.RequestQuotas;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.UnsupportedVersionException;
 import io.cairn.wire.message.ApiKey;
@@ -33,6 +34,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,6 +90,55 @@ class RequestDispatcherTest {
         // Then
         assertThat(channel.config().isAutoRead()).isFalse();
         handler.calls.get(0).complete(new HeartbeatResponseData());
+        assertThat(channel.config().isAutoRead()).isTrue();
+    }
+
+    @Test
+    void aThrottledResponseIsSentAtOnceAndTheConnectionStopsReadingForTheThrottleTime() {
+        // Given: every response throttled for 100 ms, on a clock the test moves
+        AtomicLong nanos = new AtomicLong();
+        Time clock = new Time() {
+            @Override
+            public long milliseconds() {
+                return TimeUnit.NANOSECONDS.toMillis(nanos.get());
+            }
+
+            @Override
+            public long nanoseconds() {
+                return nanos.get();
+            }
+
+            @Override
+            public void sleep(long ms) {
+                nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(ms));
+            }
+        };
+        HandlerRegistry registry = HandlerRegistry.forListener(List.of(handler), false)
+                .withQuotas((key, version, user, clientId, request, response, bytes) ->
+                        new RequestQuotas.Throttled(response, 100));
+        channel.finishAndReleaseAll();
+        BrokerMetrics brokerMetrics = BrokerMetrics.withClock(Clock.SYSTEM);
+        channel = new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST", POOL), new ResponseEncoder(),
+                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), POOL,
+                        Runnable::run, "TEST", ctx -> new ClientConnection("test-connection", "TEST",
+                                ctx.channel().remoteAddress()), new DispatcherMetrics(brokerMetrics.requests(),
+                                brokerMetrics.socketServer().forListener("TEST"), clock)));
+        channel.freezeTime();
+        channel.writeInbound(request(1, "g"));
+
+        // When
+        handler.calls.get(0).complete(new HeartbeatResponseData());
+
+        // Then: the response is out and the connection does not read until the throttle time has passed
+        assertThat(responseCorrelationIds()).containsExactly(1);
+        assertThat(channel.config().isAutoRead()).isFalse();
+        clock.sleep(99);
+        channel.advanceTimeBy(99, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+        assertThat(channel.config().isAutoRead()).isFalse();
+        clock.sleep(1);
+        channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
         assertThat(channel.config().isAutoRead()).isTrue();
     }
 
