@@ -282,7 +282,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         boolean expectsResponse = request.handler().expectsResponse(request.body());
         ApiMessage response = answer;
         if (error == null && answer != null) {
-            response = throttle(context, request, answer, expectsResponse, requestBytes);
+            response = throttle(request, answer, expectsResponse, requestBytes, times.localTimeNanos());
             countErrors(request, response, times);
             if (!expectsResponse) {
                 releaseResponse(request, response);
@@ -308,13 +308,13 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
      * throttle time; when the client is throttled the connection stops reading for that long once the response is on
      * its way (KIP-219), by the read gate and a task on this event loop, never by waiting.
      */
-    private ApiMessage throttle(RequestContext context, DecodedRequest request, ApiMessage response,
-            boolean expectsResponse, int requestBytes) {
+    private ApiMessage throttle(DecodedRequest request, ApiMessage response, boolean expectsResponse,
+            int requestBytes, long requestThreadNanos) {
         RequestQuotas.Throttled throttled;
         try {
             throttled = decoder.registry().quotas().apply(request.apiKey(), request.apiVersion(),
                     connection.principal().name(), request.header().clientId(), request.body(),
-                    expectsResponse ? response : null, requestBytes);
+                    expectsResponse ? response : null, requestBytes, requestThreadNanos);
         } catch (RuntimeException e) {
             LOGGER.error("Client quotas failed on a {} request from {}", request.apiKey().messageName(), connection,
                     e);

@@ -6,8 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One kind of client quota (the producer or the consumer byte rate), as Kafka's {@code ClientQuotaManager} with its
- * default quota callback enforces it.
+ * One kind of client quota (the producer or the consumer byte rate, or the request-handler time), as Kafka's {@code
+ * ClientQuotaManager} with its default quota callback enforces it.
  *
  * <p>A request is counted against a sensor named by metric tags (user, client-id), chosen as Kafka chooses them from
  * the most specific configured entity that matches: {@code <user, client-id>}, {@code <user, default client-id>}
@@ -39,6 +39,7 @@ final class ClientQuotaManager {
     private final String key;
     private final int samples;
     private final long windowMs;
+    private final long maxThrottleMs;
     /** The configured bounds of this kind by entity; replaced whole by {@link #update}. */
     private volatile Map<ClientQuotaEntity, Double> quotas = Map.of();
     /** Sensors by tags, in access order. */
@@ -62,11 +63,14 @@ final class ClientQuotaManager {
      * @param key      the quota key this manager enforces ({@code producer_byte_rate} or {@code consumer_byte_rate})
      * @param samples  {@code quota.window.num}
      * @param windowMs {@code quota.window.size.seconds} in ms
+     * @param maxThrottleMs the longest throttle time returned (one window for {@code request_percentage}, as Kafka's
+     *                 {@code ClientRequestQuotaManager}; unbounded for the byte rates)
      */
-    ClientQuotaManager(String key, int samples, long windowMs) {
+    ClientQuotaManager(String key, int samples, long windowMs, long maxThrottleMs) {
         this.key = key;
         this.samples = samples;
         this.windowMs = windowMs;
+        this.maxThrottleMs = maxThrottleMs;
     }
 
     String key() {
@@ -113,7 +117,7 @@ final class ClientQuotaManager {
                 return 0;
             }
             long throttle = Math.round((rate - bound) / bound * sensor.rate.windowSizeMs(nowMs));
-            return (int) Math.min(throttle, Integer.MAX_VALUE);
+            return (int) Math.min(Math.min(throttle, maxThrottleMs), Integer.MAX_VALUE);
         }
     }
 

@@ -10,7 +10,7 @@ import io.cairn.wire.protocol.ApiMessage;
 public interface RequestQuotas {
 
     /** No quotas: every response as it is, never throttled. */
-    RequestQuotas NONE = (apiKey, version, user, clientId, request, response, requestBytes) ->
+    RequestQuotas NONE = (apiKey, version, user, clientId, request, response, requestBytes, requestThreadNanos) ->
             new Throttled(response, 0);
 
     /**
@@ -27,9 +27,10 @@ public interface RequestQuotas {
      * @param clientId     the client id of the request header (null read as "")
      * @param response     the handler's response, or null when the request gets none (acks=0 produce)
      * @param requestBytes the size of the request frame (header and body)
+     * @param requestThreadNanos how long the handler worked on the request on its thread
      */
     Throttled apply(ApiKey apiKey, short version, String user, String clientId, ApiMessage request,
-                    ApiMessage response, int requestBytes);
+                    ApiMessage response, int requestBytes, long requestThreadNanos);
 
     /**
      * The most bytes a consumer fetch of the client may return, so that one response never exceeds what its quota

@@ -114,7 +114,7 @@ class RequestDispatcherTest {
             }
         };
         HandlerRegistry registry = HandlerRegistry.forListener(List.of(handler), false)
-                .withQuotas((key, version, user, clientId, request, response, bytes) ->
+                .withQuotas((key, version, user, clientId, request, response, bytes, threadNanos) ->
                         new RequestQuotas.Throttled(response, 100));
         channel.finishAndReleaseAll();
         BrokerMetrics brokerMetrics = BrokerMetrics.withClock(Clock.SYSTEM);

@@ -25,7 +25,7 @@ class ClientQuotaManagerTest {
     }
 
     private static ClientQuotaManager manager(Map<ClientQuotaEntity, Map<String, Double>> quotas) {
-        ClientQuotaManager manager = new ClientQuotaManager(KEY, 11, 1000);
+        ClientQuotaManager manager = new ClientQuotaManager(KEY, 11, 1000, Long.MAX_VALUE);
         manager.update(quotas);
         return manager;
     }
