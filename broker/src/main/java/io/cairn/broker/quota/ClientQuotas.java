@@ -78,8 +78,7 @@ public final class ClientQuotas implements MetadataListener, RequestQuotas {
 
     @Override
     public void onUpdate(MetadataUpdate update) {
-        if (update.changes().quotasChanged() || !update.previous().clientQuotas()
-                .equals(update.image().clientQuotas())) {
+        if (update.changes().quotasChanged()) {
             load(update.image());
             LOGGER.info("Client quotas updated: {} entities", update.image().clientQuotas().size());
         }

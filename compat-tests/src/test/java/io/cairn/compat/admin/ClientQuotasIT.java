@@ -53,8 +53,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code validateOnly}, strict and non-strict filters, removal), Kafka's exceptions and messages for bad entities,
  * keys and values, {@code kafka-configs --alter --add-config producer_byte_rate=... --entity-type users} and
  * {@code --describe} printing what Kafka's prints, and a producer whose client id has {@code producer_byte_rate}
- * held near its quota with a positive throttle time in its own metrics, and a consumer likewise with
- * {@code consumer_byte_rate}.
+ * held near its quota with a positive throttle time in its own metrics, a consumer likewise with
+ * {@code consumer_byte_rate}, and a producer over its {@code request_percentage} told to hold back.
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
@@ -344,6 +344,33 @@ class ClientQuotasIT {
         System.out.printf("ClientQuotasIT %s: read %.0f bytes/s under a quota of %d, fetch-throttle-time-max %.0f ms%n",
                 kind, rate, quota, throttleMax);
         assertThat(rate).isLessThan(2.0 * quota).isGreaterThan(0.0);
+        assertThat(throttleMax).isGreaterThan(0.0);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kinds")
+    void aProducerOverItsRequestPercentageSeesThrottleTime(BrokerKind kind) throws Exception {
+        // Given: 0.01 % of a request-handler thread for the client id, far less than a few produce requests take
+        BrokerCluster cluster = node(kind);
+        try (Admin admin = admin(cluster)) {
+            admin.alterClientQuotas(List.of(alteration(entity("client-id", "busy"), "request_percentage", 0.01)))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+        Map<String, Object> config = new HashMap<>();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, "busy");
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        double throttleMax = 0;
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
+            // When: one record at a time until the client reports a throttle (or 500 records)
+            for (int i = 0; i < 500 && throttleMax == 0; i++) {
+                producer.send(new ProducerRecord<>("quotas", new byte[10])).get(30, TimeUnit.SECONDS);
+                throttleMax = metric(producer.metrics(), "produce-throttle-time-max");
+            }
+        }
+
+        // Then
         assertThat(throttleMax).isGreaterThan(0.0);
     }
 
