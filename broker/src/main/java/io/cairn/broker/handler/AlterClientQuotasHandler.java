@@ -11,14 +11,21 @@ import java.util.concurrent.CompletionStage;
 /**
  * AlterClientQuotas v0-1 ({@code kafka-configs --alter --add-config producer_byte_rate=... --entity-type users},
  * {@code Admin.alterClientQuotas}): forwarded to the active controller as a KRaft broker forwards it; the controller
- * validates each entity and key with Kafka's rules and commits {@code ClientQuotaRecord}s
- * ({@code io.cairn.metadata.controller.ClientQuotaCommands}), none with {@code validate_only}; the response has one
- * entry per entity. A controller that does not answer within 30 s gives REQUEST_TIMED_OUT for every entity. Needs
- * ALTER_CONFIGS on the cluster when an authorizer is configured (registered through
- * {@link ClusterAuthorizedHandler}). Immutable, thread-safe, never blocks.
+ * validates each entity and key with Kafka's rules and commits {@code ClientQuotaRecord}s ({@code
+ * io.cairn.metadata.controller.ClientQuotaCommands}), none with {@code validate_only}; the response has one entry per
+ * entity. More than {@link #MAX_ENTRIES} entities fail whole with POLICY_VIOLATION. A controller that does not answer
+ * within 30 s gives REQUEST_TIMED_OUT for every entity. Needs ALTER_CONFIGS on the cluster when an authorizer is
+ * configured (registered through {@link ClusterAuthorizedHandler}). Immutable, thread-safe, never blocks.
  */
 public final class AlterClientQuotasHandler
         implements ApiHandler<AlterClientQuotasRequestData, AlterClientQuotasResponseData> {
+
+    /**
+     * The most entities one request may alter: Kafka's bound on the records of one operator request
+     * ({@code MAX_RECORDS_PER_USER_OP}), applied to the entities before the request goes to the controller, so a
+     * request of a million entities is refused here, whole, with POLICY_VIOLATION.
+     */
+    static final int MAX_ENTRIES = 10_000;
 
     private final MetadataNode metadata;
 
@@ -44,6 +51,9 @@ public final class AlterClientQuotasHandler
     @Override
     public CompletionStage<AlterClientQuotasResponseData> handle(RequestContext ctx,
             AlterClientQuotasRequestData request) {
+        if (request.entries().size() > MAX_ENTRIES) {
+            return CompletableFuture.completedFuture(errorResponse(ctx, request, Errors.POLICY_VIOLATION));
+        }
         if (request.entries().isEmpty()) {
             // Kafka's controller answers an empty request at once, without a write.
             return CompletableFuture.completedFuture(new AlterClientQuotasResponseData());

@@ -103,6 +103,23 @@ class ClientQuotasHandlersTest {
     }
 
     @Test
+    void moreEntitiesThanTheBoundAreRefusedWholeWithoutTheController() throws Exception {
+        // Given
+        AlterClientQuotasRequestData request = new AlterClientQuotasRequestData();
+        for (int i = 0; i <= AlterClientQuotasHandler.MAX_ENTRIES; i++) {
+            request.entries().add(entry("user", "u" + i, "producer_byte_rate", 1));
+        }
+
+        // When
+        AlterClientQuotasResponseData response = alter(1, request);
+
+        // Then
+        assertThat(response.entries()).hasSize(AlterClientQuotasHandler.MAX_ENTRIES + 1)
+                .allSatisfy(e -> assertThat(e.errorCode()).isEqualTo(Errors.POLICY_VIOLATION.code()));
+        assertThat(describe(1, "user", "u0").entries()).isEmpty();
+    }
+
+    @Test
     void errorResponsesAreKafkas() {
         // Given
         AlterClientQuotasRequestData request = new AlterClientQuotasRequestData();
