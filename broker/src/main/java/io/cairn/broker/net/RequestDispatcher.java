@@ -329,10 +329,16 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         return throttled.response() != null ? throttled.response() : response;
     }
 
-    /** Stops reading for {@code throttleMs} (or until a longer throttle already set ends). */
+    /**
+     * Stops reading for {@code throttleMs}, or longer when a throttle already set ends later. One task at a time
+     * waits for the end: a throttle that extends the current one only moves the deadline the task checks.
+     */
     private void muteFor(int throttleMs) {
         long until = metrics.time().nanoseconds() + TimeUnit.MILLISECONDS.toNanos(throttleMs);
-        if (throttledUntilNanos != 0 && throttledUntilNanos - until >= 0) {
+        if (throttledUntilNanos != 0) {
+            if (until - throttledUntilNanos > 0) {
+                throttledUntilNanos = until;
+            }
             return;
         }
         throttledUntilNanos = until;
@@ -340,14 +346,18 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         ctx.executor().schedule(this::unmuteIfDue, throttleMs, TimeUnit.MILLISECONDS);
     }
 
+    /** Reads again once the throttle has ended; checks again at the deadline when it was extended meanwhile. */
     private void unmuteIfDue() {
-        if (closing) {
+        if (closing || throttledUntilNanos == 0) {
             return;
         }
-        if (throttledUntilNanos != 0 && metrics.time().nanoseconds() - throttledUntilNanos >= 0) {
-            throttledUntilNanos = 0;
-            ReadGate.of(ctx.channel()).set(ReadGate.THROTTLE, false);
+        long remaining = throttledUntilNanos - metrics.time().nanoseconds();
+        if (remaining > 0) {
+            ctx.executor().schedule(this::unmuteIfDue, remaining, TimeUnit.NANOSECONDS);
+            return;
         }
+        throttledUntilNanos = 0;
+        ReadGate.of(ctx.channel()).set(ReadGate.THROTTLE, false);
     }
 
     @SuppressWarnings("unchecked")
