@@ -256,11 +256,7 @@ class ClientQuotasIT {
             admin.alterClientQuotas(List.of(alteration(entity("client-id", "throttled"), "producer_byte_rate",
                     (double) quota))).all().get(30, TimeUnit.SECONDS);
         }
-        Map<String, Object> config = new HashMap<>();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-        config.put(ProducerConfig.CLIENT_ID_CONFIG, "throttled");
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        Map<String, Object> config = producerConfig(cluster, "throttled");
         config.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 256 * 1024);
         config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         AtomicLong acked = new AtomicLong();
@@ -304,11 +300,7 @@ class ClientQuotasIT {
             admin.alterClientQuotas(List.of(alteration(entity("client-id", "slow-reader"), "consumer_byte_rate",
                     (double) quota))).all().get(30, TimeUnit.SECONDS);
         }
-        Map<String, Object> producerConfig = new HashMap<>();
-        producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-        producerConfig.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        producerConfig.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig)) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig(cluster, "writer"))) {
             for (int i = 0; i < 2048; i++) {
                 producer.send(new ProducerRecord<>(topic, new byte[1024]));
             }
@@ -356,11 +348,7 @@ class ClientQuotasIT {
             admin.alterClientQuotas(List.of(alteration(entity("client-id", "busy"), "request_percentage", 0.01)))
                     .all().get(30, TimeUnit.SECONDS);
         }
-        Map<String, Object> config = new HashMap<>();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-        config.put(ProducerConfig.CLIENT_ID_CONFIG, "busy");
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        Map<String, Object> config = producerConfig(cluster, "busy");
         double throttleMax = 0;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
             // When: one record at a time until the client reports a throttle (or 500 records)
@@ -372,6 +360,15 @@ class ClientQuotasIT {
 
         // Then
         assertThat(throttleMax).isGreaterThan(0.0);
+    }
+
+    private static Map<String, Object> producerConfig(BrokerCluster cluster, String clientId) {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        return config;
     }
 
     private static double metric(Map<MetricName, ? extends Metric> metrics, String name) {
