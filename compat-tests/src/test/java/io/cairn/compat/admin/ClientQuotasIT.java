@@ -248,6 +248,26 @@ class ClientQuotasIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("kinds")
+    void kafkaConfigsSetsAndDescribesTheDefaultClientIdsQuota(BrokerKind kind) throws Exception {
+        // Given: a default so high that it holds back no client of the other cases
+        BrokerCluster cluster = node(kind);
+
+        // When
+        JavaTool.Result added = kafkaConfigs(cluster, "--alter", "--add-config", "consumer_byte_rate=1073741824",
+                "--entity-type", "clients", "--entity-default");
+        JavaTool.Result described = kafkaConfigs(cluster, "--describe", "--entity-type", "clients",
+                "--entity-default");
+
+        // Then
+        assertThat(added.exitCode()).as("%s", added).isZero();
+        assertThat(added.stdout()).as("%s", added).isEqualTo("Completed updating default config for clients in "
+                + "the cluster.\n");
+        assertThat(described.stdout()).as("%s", described)
+                .isEqualTo("Quota configs for the default client-id are consumer_byte_rate=1.073741824E9\n");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kinds")
     void aProducerWhoseClientIdHasAByteRateQuotaIsHeldNearItAndSeesThrottleTime(BrokerKind kind) throws Exception {
         // Given: 100,000 bytes/s for the client id, and a producer sending 1 KiB records as fast as it may
         BrokerCluster cluster = node(kind);
