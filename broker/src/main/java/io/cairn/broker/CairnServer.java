@@ -15,6 +15,7 @@ import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.handler.AddOffsetsToTxnHandler;
 import io.cairn.broker.handler.AddPartitionsToTxnHandler;
 import io.cairn.broker.handler.AlterConfigsHandler;
+import io.cairn.broker.handler.AlterClientQuotasHandler;
 import io.cairn.broker.handler.AlterUserScramCredentialsHandler;
 import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
 import io.cairn.broker.handler.AlterReplicaLogDirsHandler;
@@ -29,6 +30,7 @@ import io.cairn.broker.handler.DeleteGroupsHandler;
 import io.cairn.broker.handler.DeleteRecordsHandler;
 import io.cairn.broker.handler.DeleteTopicsHandler;
 import io.cairn.broker.handler.DescribeAclsHandler;
+import io.cairn.broker.handler.DescribeClientQuotasHandler;
 import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
@@ -77,6 +79,8 @@ import io.cairn.broker.metrics.TransactionCoordinatorMetrics;
 import io.cairn.broker.net.RequestHandlerPool;
 import io.cairn.broker.net.SocketServer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
+import io.cairn.broker.quota.ClientQuotas;
+import io.cairn.broker.quota.RequestQuotas;
 import io.cairn.broker.security.Authorizer;
 import io.cairn.broker.security.SslEngineFactory;
 import io.cairn.broker.security.StandardAclAuthorizer;
@@ -135,6 +139,8 @@ public final class CairnServer implements AutoCloseable {
     private BrokerMetadata metadata;
     /** The standard authorizer when {@code authorizer.class.name} selects it, else null. */
     private StandardAclAuthorizer aclAuthorizer;
+    /** The client byte-rate quotas, following the metadata image. */
+    private ClientQuotas clientQuotas;
     private final List<LogManager> logManagers = new ArrayList<>();
     private ReplicaManager replicaManager;
     private FetchService fetchService;
@@ -193,6 +199,7 @@ public final class CairnServer implements AutoCloseable {
                         config.authorizer().allowEveryoneIfNoAclFound());
                 aclAuthorizer.load(metadata.node().subscribe(aclAuthorizer));
             }
+            clientQuotas = ClientQuotas.subscribe(metadata.node(), config, Time.SYSTEM);
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
                     config.topicDefaults());
             LogConfig defaultLogConfig = LogConfigs.toLogConfig(topicDefaults);
@@ -238,8 +245,7 @@ public final class CairnServer implements AutoCloseable {
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
                             producerIds), BrokerReconfigurable.all(List.of(threadPools, connectionLimits,
-                            logCleaner)),
-                    extraHandlers);
+                            logCleaner)), clientQuotas, extraHandlers);
             registerMetrics();
             MetadataNode node = metadata.node();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
@@ -370,7 +376,7 @@ public final class CairnServer implements AutoCloseable {
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    PartitionPurgatory purgatory, GroupCoordinator groups,
                                                    BrokerMetrics metrics, TransactionServices transactions,
-                                                   BrokerReconfigurable reconfigurables,
+                                                   BrokerReconfigurable reconfigurables, RequestQuotas quotas,
                                                    List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
@@ -401,13 +407,17 @@ public final class CairnServer implements AutoCloseable {
                 new AlterUserScramCredentialsHandler(node)));
         handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE,
                 new DescribeUserScramCredentialsHandler(node)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER_CONFIGS,
+                new AlterClientQuotasHandler(node)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE_CONFIGS,
+                new DescribeClientQuotasHandler(node)));
         handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics(), transactions.verifier(),
                 transactions.requestHandlers()));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
                 BrokerConfig.CAIRN_DEFAULTS));
         handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), reconfigurables));
         handlers.add(new AlterConfigsHandler(node, config.nodeId(), reconfigurables));
-        handlers.add(new FetchHandler(fetchService));
+        handlers.add(new FetchHandler(fetchService, quotas));
         MarkerAppender markers = new MarkerAppender(replicaManager, purgatory, Time.SYSTEM,
                 MarkerAppender.DEFAULT_TIMEOUT_MS);
         // __consumer_offsets markers go through the group coordinator, which applies its transactional offsets.
@@ -462,7 +472,8 @@ public final class CairnServer implements AutoCloseable {
     private HandlerRegistry registryFor(Endpoint endpoint) {
         MetadataNode node = metadata.node();
         return HandlerRegistry.forListener(handlers, config.isControllerListener(endpoint.listenerName()),
-                node::currentImage).withAuthorizer(aclAuthorizer == null ? Authorizer.NONE : aclAuthorizer);
+                node::currentImage).withAuthorizer(aclAuthorizer == null ? Authorizer.NONE : aclAuthorizer)
+                .withQuotas(clientQuotas == null ? RequestQuotas.NONE : clientQuotas);
     }
 
     private void createLogDirs() {
@@ -556,6 +567,9 @@ public final class CairnServer implements AutoCloseable {
         }
         if (aclAuthorizer != null) {
             metadata.node().unsubscribe(aclAuthorizer);
+        }
+        if (clientQuotas != null) {
+            metadata.node().unsubscribe(clientQuotas);
         }
         if (connectionLimits != null) {
             metadata.node().unsubscribe(connectionLimits);

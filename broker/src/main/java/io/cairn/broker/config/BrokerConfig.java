@@ -47,6 +47,8 @@ public final class BrokerConfig {
     public static final String SOCKET_SEND_BUFFER_BYTES = "socket.send.buffer.bytes";
     public static final String SOCKET_RECEIVE_BUFFER_BYTES = "socket.receive.buffer.bytes";
     public static final String SOCKET_LISTEN_BACKLOG_SIZE = "socket.listen.backlog.size";
+    public static final String QUOTA_WINDOW_NUM = "quota.window.num";
+    public static final String QUOTA_WINDOW_SIZE_SECONDS = "quota.window.size.seconds";
     public static final String NUM_NETWORK_THREADS = "num.network.threads";
     public static final String NUM_IO_THREADS = "num.io.threads";
     public static final String QUEUED_MAX_REQUESTS = "queued.max.requests";
@@ -126,6 +128,8 @@ public final class BrokerConfig {
     private final int socketSendBufferBytes;
     private final int socketReceiveBufferBytes;
     private final int socketListenBacklogSize;
+    /** {@code quota.window.num} and {@code quota.window.size.seconds}. */
+    private final int[] quotaWindow;
     private final int numNetworkThreads;
     private final int numIoThreads;
     private final int queuedMaxRequests;
@@ -193,6 +197,7 @@ public final class BrokerConfig {
         this.socketSendBufferBytes = values.intValue(SOCKET_SEND_BUFFER_BYTES, -1);
         this.socketReceiveBufferBytes = values.intValue(SOCKET_RECEIVE_BUFFER_BYTES, -1);
         this.socketListenBacklogSize = values.intValue(SOCKET_LISTEN_BACKLOG_SIZE, 1);
+        this.quotaWindow = quotaWindow(values);
         this.numNetworkThreads = values.intValue(NUM_NETWORK_THREADS, 1);
         this.numIoThreads = values.intValue(NUM_IO_THREADS, 1);
         this.queuedMaxRequests = values.intValue(QUEUED_MAX_REQUESTS, 1);
@@ -508,6 +513,8 @@ public final class BrokerConfig {
         values.put(QUEUED_MAX_REQUEST_BYTES, Long.toString(queuedMaxRequestBytes));
         values.put(QUEUED_MAX_REQUESTS, Integer.toString(queuedMaxRequests));
         values.put(SOCKET_LISTEN_BACKLOG_SIZE, Integer.toString(socketListenBacklogSize));
+        values.put(QUOTA_WINDOW_NUM, Integer.toString(quotaWindow[0]));
+        values.put(QUOTA_WINDOW_SIZE_SECONDS, Integer.toString(quotaWindow[1]));
         values.put(SOCKET_RECEIVE_BUFFER_BYTES, Integer.toString(socketReceiveBufferBytes));
         values.put(SOCKET_REQUEST_MAX_BYTES, Integer.toString(socketRequestMaxBytes));
         values.put(SOCKET_SEND_BUFFER_BYTES, Integer.toString(socketSendBufferBytes));
@@ -657,6 +664,20 @@ public final class BrokerConfig {
 
     public int socketListenBacklogSize() {
         return socketListenBacklogSize;
+    }
+
+    private static int[] quotaWindow(ValueParser values) {
+        return new int[] {values.intValue(QUOTA_WINDOW_NUM, 1), values.intValue(QUOTA_WINDOW_SIZE_SECONDS, 1)};
+    }
+
+    /** {@code quota.window.num}: the samples a client quota's rate keeps (Kafka's 11). */
+    public int quotaWindowNum() {
+        return quotaWindow[0];
+    }
+
+    /** {@code quota.window.size.seconds}: the length of one sample of a client quota's rate (Kafka's 1). */
+    public int quotaWindowSizeSeconds() {
+        return quotaWindow[1];
     }
 
     public int numNetworkThreads() {

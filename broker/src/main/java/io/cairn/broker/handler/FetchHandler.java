@@ -2,6 +2,7 @@ package io.cairn.broker.handler;
 
 import io.cairn.broker.fetch.FetchResponses;
 import io.cairn.broker.fetch.FetchService;
+import io.cairn.broker.quota.RequestQuotas;
 import io.cairn.metadata.image.AclOperation;
 import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
@@ -29,9 +30,16 @@ public final class FetchHandler implements ApiHandler<FetchRequestData, FetchRes
     static final short MAX_VERSION = 18;
 
     private final FetchService service;
+    private final RequestQuotas quotas;
 
     public FetchHandler(FetchService service) {
+        this(service, RequestQuotas.NONE);
+    }
+
+    /** A handler whose consumer fetches return at most what the client's {@code consumer_byte_rate} allows. */
+    public FetchHandler(FetchService service, RequestQuotas quotas) {
         this.service = service;
+        this.quotas = quotas;
     }
 
     @Override
@@ -55,6 +63,14 @@ public final class FetchHandler implements ApiHandler<FetchRequestData, FetchRes
                 ? new FetchService.Authorization(ctx.authorizeCluster(AclOperation.CLUSTER_ACTION),
                         topic -> ctx.authorize(AclOperation.READ, AclResourceType.TOPIC, topic))
                 : FetchService.Authorization.ALLOW_ALL;
+        int replicaId = ctx.apiVersion() >= 15 ? request.replicaState().replicaId() : request.replicaId();
+        if (replicaId < 0) {
+            // Kafka's cap: a response never larger than the consumer's quota allows in one window.
+            int quotaBytes = quotas.fetchMaxBytes(ctx.connection().principal().name(), ctx.clientId());
+            if (quotaBytes < request.maxBytes()) {
+                request.setMaxBytes(quotaBytes);
+            }
+        }
         return service.fetch(ctx.apiVersion(), ctx.clientId(), ctx.listenerName(), request, authorization);
     }
 

@@ -1,5 +1,6 @@
 package io.cairn.broker.handler;
 
+import io.cairn.broker.quota.RequestQuotas;
 import io.cairn.broker.security.Authorizer;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.message.ApiKey;
@@ -22,17 +23,29 @@ public final class HandlerRegistry {
     private final ApiHandler<?, ?>[] handlers;
     private final ApiVersionsHandler apiVersionsHandler;
     private final Authorizer authorizer;
+    private final RequestQuotas quotas;
 
     private HandlerRegistry(ApiHandler<?, ?>[] handlers, ApiVersionsHandler apiVersionsHandler,
-            Authorizer authorizer) {
+            Authorizer authorizer, RequestQuotas quotas) {
         this.handlers = handlers;
         this.apiVersionsHandler = apiVersionsHandler;
         this.authorizer = authorizer;
+        this.quotas = quotas;
     }
 
     /** This registry with requests authorized by {@code value} (the broker's authorizer). */
     public HandlerRegistry withAuthorizer(Authorizer value) {
-        return new HandlerRegistry(handlers, apiVersionsHandler, value);
+        return new HandlerRegistry(handlers, apiVersionsHandler, value, quotas);
+    }
+
+    /** This registry with answered requests counted against the client quotas of {@code value}. */
+    public HandlerRegistry withQuotas(RequestQuotas value) {
+        return new HandlerRegistry(handlers, apiVersionsHandler, authorizer, value);
+    }
+
+    /** The client quotas answered requests count against ({@link RequestQuotas#NONE} when none are kept). */
+    public RequestQuotas quotas() {
+        return quotas;
     }
 
     /** The authorizer every request of the listener is checked with ({@link Authorizer#NONE} when none is set). */
@@ -87,7 +100,7 @@ public final class HandlerRegistry {
             }
             array[id] = handler;
         }
-        return new HandlerRegistry(array, apiVersions, Authorizer.NONE);
+        return new HandlerRegistry(array, apiVersions, Authorizer.NONE, RequestQuotas.NONE);
     }
 
     private static void validate(ApiHandler<?, ?> handler) {

@@ -6,8 +6,9 @@ import io.netty.channel.ChannelOutboundHandlerAdapter;
 
 /**
  * Whether a connection reads from its socket: it stops while any reason holds (a request being dispatched, frames
- * queued, responses not writable, the request memory budget spent) and resumes when none does. The frame decoder
- * and the dispatcher share one gate per connection so neither re-enables reading behind the other's back.
+ * queued, responses not writable, the request memory budget spent, the client throttled by a quota) and resumes when
+ * none does. The frame decoder and the dispatcher share one gate per connection so neither re-enables reading behind
+ * the other's back.
  *
  * <p>Sits first in the pipeline and also swallows explicit {@code read()} calls while closed: Netty's
  * {@code ByteToMessageDecoder} asks for one more read whenever auto-read is off and a read produced no frame, which
@@ -20,6 +21,8 @@ final class ReadGate extends ChannelOutboundHandlerAdapter {
     static final int MEMORY = 2;
     /** A SASL token being evaluated off the event loop, or a failed authentication waiting to close. */
     static final int SASL = 4;
+    /** A client over its quota, throttled after its response (KIP-219). */
+    static final int THROTTLE = 8;
 
     private Channel channel;
     private int reasons;

@@ -7,6 +7,7 @@ import io.cairn.broker.handler.RequestContext;
 import io.cairn.broker.handler.TwoPhaseApiHandler;
 import io.cairn.broker.handler.TwoPhaseApiHandler.Stages;
 import io.cairn.broker.metrics.ApiRequestMetrics;
+import io.cairn.broker.quota.RequestQuotas;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.protocol.ApiMessage;
 import io.netty.buffer.ByteBuf;
@@ -19,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -60,6 +62,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private boolean draining;
     /** Set when the connection is being closed: nothing more is dispatched. */
     private boolean closing;
+    /** When the client's quota throttle ends (the metrics clock's nanoseconds), 0 when it is not throttled. */
+    private long throttledUntilNanos;
 
     RequestDispatcher(RequestDecoder decoder, RequestMemoryPool memoryPool, Executor requestHandlers,
             String listenerName, Function<ChannelHandlerContext, ClientConnection> connectionFactory,
@@ -164,7 +168,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         dispatching = true;
         stages.response().whenComplete((response, error) -> {
             times.responseDone();
-            onEventLoop(() -> onResponse(sequence, context, request, response, error, times),
+            onEventLoop(() -> onResponse(sequence, context, request, response, error, times, reservedBytes),
                     () -> releaseResponse(request, response));
         });
         stages.dispatched().whenComplete((ignored, error) -> onEventLoop(() -> onDispatched(reservedBytes),
@@ -268,15 +272,17 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void onResponse(long sequence, RequestContext context, DecodedRequest request, ApiMessage response,
-            Throwable error, RequestTimes times) {
+    private void onResponse(long sequence, RequestContext context, DecodedRequest request, ApiMessage answer,
+            Throwable error, RequestTimes times, int requestBytes) {
         times.responseDequeued();
         if (closing) {
-            releaseResponse(request, response);
+            releaseResponse(request, answer);
             return;
         }
         boolean expectsResponse = request.handler().expectsResponse(request.body());
-        if (error == null && response != null) {
+        ApiMessage response = answer;
+        if (error == null && answer != null) {
+            response = throttle(request, answer, expectsResponse, requestBytes, times.localTimeNanos());
             countErrors(request, response, times);
             if (!expectsResponse) {
                 releaseResponse(request, response);
@@ -295,6 +301,63 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 write(responseFrame(sequence, request, errorResponse).timed(times));
             }
         }
+    }
+
+    /**
+     * Counts an answered request against its client's quotas ({@link RequestQuotas}): the response to send, with its
+     * throttle time; when the client is throttled the connection stops reading for that long once the response is on
+     * its way (KIP-219), by the read gate and a task on this event loop, never by waiting.
+     */
+    private ApiMessage throttle(DecodedRequest request, ApiMessage response, boolean expectsResponse,
+            int requestBytes, long requestThreadNanos) {
+        RequestQuotas.Throttled throttled;
+        try {
+            throttled = decoder.registry().quotas().apply(request.apiKey(), request.apiVersion(),
+                    connection.principal().name(), request.header().clientId(), request.body(),
+                    expectsResponse ? response : null, requestBytes, requestThreadNanos);
+        } catch (RuntimeException e) {
+            LOGGER.error("Client quotas failed on a {} request from {}", request.apiKey().messageName(), connection,
+                    e);
+            return response;
+        }
+        if (throttled.response() != response && throttled.response() != null) {
+            releaseResponse(request, response);
+        }
+        if (throttled.throttleTimeMs() > 0) {
+            muteFor(throttled.throttleTimeMs());
+        }
+        return throttled.response() != null ? throttled.response() : response;
+    }
+
+    /**
+     * Stops reading for {@code throttleMs}, or longer when a throttle already set ends later. One task at a time
+     * waits for the end: a throttle that extends the current one only moves the deadline the task checks.
+     */
+    private void muteFor(int throttleMs) {
+        long until = metrics.time().nanoseconds() + TimeUnit.MILLISECONDS.toNanos(throttleMs);
+        if (throttledUntilNanos != 0) {
+            if (until - throttledUntilNanos > 0) {
+                throttledUntilNanos = until;
+            }
+            return;
+        }
+        throttledUntilNanos = until;
+        ReadGate.of(ctx.channel()).set(ReadGate.THROTTLE, true);
+        ctx.executor().schedule(this::unmuteIfDue, throttleMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Reads again once the throttle has ended; checks again at the deadline when it was extended meanwhile. */
+    private void unmuteIfDue() {
+        if (closing || throttledUntilNanos == 0) {
+            return;
+        }
+        long remaining = throttledUntilNanos - metrics.time().nanoseconds();
+        if (remaining > 0) {
+            ctx.executor().schedule(this::unmuteIfDue, remaining, TimeUnit.NANOSECONDS);
+            return;
+        }
+        throttledUntilNanos = 0;
+        ReadGate.of(ctx.channel()).set(ReadGate.THROTTLE, false);
     }
 
     @SuppressWarnings("unchecked")

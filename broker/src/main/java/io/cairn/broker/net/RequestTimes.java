@@ -82,6 +82,11 @@ final class RequestTimes implements ChannelFutureListener, ErrorCounter {
         localDoneNanos = time.nanoseconds();
     }
 
+    /** How long the handler worked on the request on its thread (Kafka's {@code requestThreadTimeNanos}). */
+    long localTimeNanos() {
+        return localDoneNanos - dequeueNanos;
+    }
+
     /** The response (or the failure) is complete. */
     void responseDone() {
         responseDoneNanos = time.nanoseconds();

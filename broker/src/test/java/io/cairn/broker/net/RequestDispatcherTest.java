@@ -12,6 +12,7 @@ import io.cairn.broker.handler.ClientConnection;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.RequestContext;
 import io.cairn.broker.handler.TwoPhaseApiHandler;
+import io.cairn.broker.quota.RequestQuotas;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.UnsupportedVersionException;
 import io.cairn.wire.message.ApiKey;
@@ -33,6 +34,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -88,6 +91,49 @@ class RequestDispatcherTest {
         assertThat(channel.config().isAutoRead()).isFalse();
         handler.calls.get(0).complete(new HeartbeatResponseData());
         assertThat(channel.config().isAutoRead()).isTrue();
+    }
+
+    @Test
+    void aThrottledResponseIsSentAtOnceAndTheConnectionStopsReadingForTheThrottleTime() {
+        // Given: every response throttled for 100 ms, on a clock the test moves
+        ManualClock clock = new ManualClock();
+        throttling((key, version, user, clientId, request, response, bytes, threadNanos) ->
+                new RequestQuotas.Throttled(response, 100), clock);
+        channel.writeInbound(request(1, "g"));
+
+        // When
+        handler.calls.get(0).complete(new HeartbeatResponseData());
+
+        // Then: the response is out and the connection does not read until the throttle time has passed
+        assertThat(responseCorrelationIds()).containsExactly(1);
+        assertThat(channel.config().isAutoRead()).isFalse();
+        advance(clock, 99);
+        assertThat(channel.config().isAutoRead()).isFalse();
+        advance(clock, 1);
+        assertThat(channel.config().isAutoRead()).isTrue();
+    }
+
+    @Test
+    void aThrottleThatEndsLaterExtendsTheOneInPlace() {
+        // Given: the first response throttled for 100 ms, the second for 300 ms, 50 ms later
+        ManualClock clock = new ManualClock();
+        int[] throttles = {100, 300};
+        int[] next = {0};
+        throttling((key, version, user, clientId, request, response, bytes, threadNanos) ->
+                new RequestQuotas.Throttled(response, throttles[next[0]++]), clock);
+        channel.writeInbound(Unpooled.wrappedBuffer(request(1, "g"), request(2, "g")));
+        handler.calls.get(0).complete(new HeartbeatResponseData());
+        advance(clock, 50);
+
+        // When
+        handler.calls.get(1).complete(new HeartbeatResponseData());
+
+        // Then: still muted when the first throttle would have ended, reading again at 350 ms
+        advance(clock, 60);
+        assertThat(channel.config().isAutoRead()).isFalse();
+        advance(clock, 240);
+        assertThat(channel.config().isAutoRead()).isTrue();
+        assertThat(responseCorrelationIds()).containsExactly(1, 2);
     }
 
     @Test
@@ -275,6 +321,46 @@ class RequestDispatcherTest {
         assertThat(channel.isOpen()).isFalse();
         assertThat(pool.available()).isEqualTo(1000);
         assertThat(logs.warnings("request-handler threads have stopped")).hasSize(1);
+    }
+
+    /** A clock the throttle tests move together with the channel's event loop. */
+    private static final class ManualClock implements Time {
+        private final AtomicLong nanos = new AtomicLong();
+
+        @Override
+        public long milliseconds() {
+            return TimeUnit.NANOSECONDS.toMillis(nanos.get());
+        }
+
+        @Override
+        public long nanoseconds() {
+            return nanos.get();
+        }
+
+        @Override
+        public void sleep(long ms) {
+            nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(ms));
+        }
+    }
+
+    /** Replaces the test channel by one whose responses go through {@code quotas}, its time frozen on {@code clock}. */
+    private void throttling(RequestQuotas quotas, ManualClock clock) {
+        channel.finishAndReleaseAll();
+        BrokerMetrics brokerMetrics = BrokerMetrics.withClock(Clock.SYSTEM);
+        HandlerRegistry registry = HandlerRegistry.forListener(List.of(handler), false).withQuotas(quotas);
+        channel = new EmbeddedChannel(new RequestFrameDecoder(1 << 20, "TEST", POOL), new ResponseEncoder(),
+                new ResponseOrderer(), new RequestDispatcher(new RequestDecoder(registry, "TEST"), POOL,
+                        Runnable::run, "TEST", ctx -> new ClientConnection("test-connection", "TEST",
+                                ctx.channel().remoteAddress()), new DispatcherMetrics(brokerMetrics.requests(),
+                                brokerMetrics.socketServer().forListener("TEST"), clock)));
+        channel.freezeTime();
+    }
+
+    /** Moves the clock and the channel's event loop by {@code ms} and runs the tasks then due. */
+    private void advance(ManualClock clock, long ms) {
+        clock.sleep(ms);
+        channel.advanceTimeBy(ms, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
     }
 
     private static EmbeddedChannel channelFor(ApiHandler<?, ?> apiHandler) {

@@ -49,6 +49,8 @@ class BrokerApiVersionsIT {
                 .contains("\tSaslHandshake(17): 0 to 1 [usable: 1],", "\tSaslAuthenticate(36): 0 to 2 [usable: 2],")
                 .contains("\tDescribeAcls(29): 1 to 3 [usable: 3],", "\tCreateAcls(30): 1 to 3 [usable: 3],",
                         "\tDeleteAcls(31): 1 to 3 [usable: 3],")
+                .contains("\tDescribeClientQuotas(48): 0 to 1 [usable: 1],",
+                        "\tAlterClientQuotas(49): 0 to 1 [usable: 1],")
                 .contains("\tDescribeUserScramCredentials(50): 0 [usable: 0],",
                         "\tAlterUserScramCredentials(51): 0 [usable: 0],")
                 .endsWith(")");

@@ -17,6 +17,7 @@ import io.cairn.metadata.record.UnregisterBrokerRecord;
 import io.cairn.metadata.record.UserScramCredentialRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AllocateProducerIdsRequestData;
+import io.cairn.wire.message.AlterClientQuotasRequestData;
 import io.cairn.wire.message.AllocateProducerIdsResponseData;
 import io.cairn.wire.message.AlterConfigsRequestData;
 import io.cairn.wire.message.AlterPartitionReassignmentsRequestData;
@@ -52,8 +53,10 @@ import java.util.function.Supplier;
 /**
  * The controller's decisions as pure functions: a command and the current image in, the records to commit and the
  * Kafka response out. Nothing here touches the clock, the log or the network, which is what makes the quorum
- * deterministic and the simulation test possible. Topic commands are in {@link TopicCommands}, config changes in
- * {@link ConfigCommands}, SCRAM credentials in {@link ScramCommands}. Stateless apart from its settings, thread-safe.
+ * deterministic and the simulation test possible (an ip quota entity named by host is resolved, as Kafka does; see
+ * {@link ClientQuotaCommands}). Topic commands are in {@link TopicCommands}, config changes in
+ * {@link ConfigCommands}, SCRAM credentials in {@link ScramCommands}, client quotas in {@link ClientQuotaCommands}.
+ * Stateless apart from its settings, thread-safe.
  */
 public final class ControllerLogic {
 
@@ -158,6 +161,7 @@ public final class ControllerLogic {
             case DELETE_ACLS -> AclCommands.deleteAcls(image, (DeleteAclsRequestData) request);
             case ALTER_USER_SCRAM_CREDENTIALS -> ScramCommands.alter(image,
                     (AlterUserScramCredentialsRequestData) request);
+            case ALTER_CLIENT_QUOTAS -> ClientQuotaCommands.alter(image, (AlterClientQuotasRequestData) request);
             default -> throw new IllegalArgumentException("Not a controller command: " + key);
         };
     }

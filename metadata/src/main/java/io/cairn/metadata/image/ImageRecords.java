@@ -2,6 +2,7 @@ package io.cairn.metadata.image;
 
 import io.cairn.metadata.record.AccessControlEntryRecord;
 import io.cairn.metadata.record.BrokerRegistrationChangeRecord;
+import io.cairn.metadata.record.ClientQuotaRecord;
 import io.cairn.metadata.record.ClusterIdRecord;
 import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.metadata.record.ControllerChangeRecord;
@@ -62,7 +63,20 @@ public final class ImageRecords {
                         .forEach(c -> records.add(new UserScramCredentialRecord().setName(c.user())
                                 .setMechanism(c.mechanism()).setSalt(c.salt()).setStoredKey(c.storedKey())
                                 .setServerKey(c.serverKey()).setIterations(c.iterations()))));
+        image.clientQuotas().entrySet().stream()
+                .sorted(Comparator.comparing((Map.Entry<ClientQuotaEntity, Map<String, Double>> e) ->
+                        e.getKey().entries().toString()))
+                .forEach(e -> e.getValue().entrySet().stream().sorted(Map.Entry.comparingByKey())
+                        .forEach(q -> records.add(clientQuotaRecord(e.getKey(), q.getKey()).setValue(q.getValue()))));
         return records;
+    }
+
+    /** A ClientQuotaRecord of one key of {@code entity}, its entries in Kafka's order. */
+    public static ClientQuotaRecord clientQuotaRecord(ClientQuotaEntity entity, String key) {
+        List<ClientQuotaRecord.EntityData> entries = new ArrayList<>();
+        entity.kafkaOrder().forEach((type, name) -> entries.add(new ClientQuotaRecord.EntityData()
+                .setEntityType(type).setEntityName(name)));
+        return new ClientQuotaRecord().setEntity(entries).setKey(key);
     }
 
     private static void addBroker(List<ApiMessage> records, BrokerRegistration broker) {

@@ -23,12 +23,13 @@ import java.util.Set;
  * @param scramChanged       true when a SCRAM credential was set or removed
  * @param controllerChanged  true when a new controller became active (or the cluster id was set)
  * @param featuresChanged    true when a feature level was finalized or changed
+ * @param quotasChanged      true when a client quota was set or removed
  */
 public record MetadataChanges(Set<String> createdTopics, List<TopicImage> deletedTopics,
                               Map<TopicPartition, PartitionRegistration> changedPartitions,
                               Set<Integer> changedBrokers, Set<ConfigResource> changedConfigs,
                               boolean producerIdsChanged, boolean aclsChanged, boolean scramChanged,
-                              boolean controllerChanged, boolean featuresChanged) {
+                              boolean controllerChanged, boolean featuresChanged, boolean quotasChanged) {
 
     public MetadataChanges {
         createdTopics = Set.copyOf(createdTopics);
@@ -72,7 +73,8 @@ public record MetadataChanges(Set<String> createdTopics, List<TopicImage> delete
                 previous.controllerId() != next.controllerId()
                         || previous.controllerTerm() != next.controllerTerm()
                         || !previous.clusterId().equals(next.clusterId()),
-                !previous.features().equals(next.features()));
+                !previous.features().equals(next.features()),
+                !previous.clientQuotas().equals(next.clientQuotas()));
     }
 
     /** The keys present in only one map or mapped to different values. */
@@ -94,6 +96,6 @@ public record MetadataChanges(Set<String> createdTopics, List<TopicImage> delete
     public boolean isEmpty() {
         return createdTopics.isEmpty() && deletedTopics.isEmpty() && changedPartitions.isEmpty()
                 && changedBrokers.isEmpty() && changedConfigs.isEmpty() && !producerIdsChanged && !aclsChanged
-                && !scramChanged && !controllerChanged && !featuresChanged;
+                && !scramChanged && !controllerChanged && !featuresChanged && !quotasChanged;
     }
 }

@@ -5,6 +5,7 @@ import io.cairn.metadata.record.BrokerRegistrationChangeRecord;
 import io.cairn.metadata.record.ClusterIdRecord;
 import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.metadata.record.ClearElrRecord;
+import io.cairn.metadata.record.ClientQuotaRecord;
 import io.cairn.metadata.record.ControllerChangeRecord;
 import io.cairn.metadata.record.FeatureLevelRecord;
 import io.cairn.metadata.record.PartitionChangeRecord;
@@ -53,6 +54,7 @@ public final class MetadataDelta {
     private Map<Uuid, AclEntry> acls;
     private Map<String, Map<Byte, ScramCredential>> scram;
     private Map<String, Short> features;
+    private Map<ClientQuotaEntity, Map<String, Double>> clientQuotas;
     private final Map<Uuid, Map<Integer, PartitionRegistration>> touchedPartitions = new HashMap<>();
 
     private final Set<String> createdTopics = new LinkedHashSet<>();
@@ -65,6 +67,7 @@ public final class MetadataDelta {
     private boolean scramChanged;
     private boolean controllerChanged;
     private boolean featuresChanged;
+    private boolean quotasChanged;
 
     public MetadataDelta(MetadataImage base) {
         this.base = base;
@@ -80,6 +83,7 @@ public final class MetadataDelta {
         this.acls = base.acls();
         this.scram = base.scram();
         this.features = base.features();
+        this.clientQuotas = base.clientQuotas();
     }
 
     /** Applies every record of a batch. */
@@ -108,6 +112,7 @@ public final class MetadataDelta {
             case CONTROLLER_CHANGE -> replayControllerChange((ControllerChangeRecord) record);
             case FEATURE_LEVEL -> replayFeatureLevel((FeatureLevelRecord) record);
             case CLEAR_ELR -> replayClearElr((ClearElrRecord) record);
+            case CLIENT_QUOTA -> replayClientQuota((ClientQuotaRecord) record);
             default -> throw new IllegalStateException("Unhandled record type " + record.apiKey());
         }
         return this;
@@ -126,13 +131,13 @@ public final class MetadataDelta {
             }
         }
         return new MetadataImage(offset, clusterId, controllerId, controllerTerm, brokers, topics, topicIds,
-                configs, nextProducerId, lastBrokerEpoch, acls, scram, features);
+                configs, nextProducerId, lastBrokerEpoch, acls, scram, features, clientQuotas);
     }
 
     /** What the replayed records changed. */
     public MetadataChanges changes() {
         return new MetadataChanges(createdTopics, deletedTopics, changedPartitions, changedBrokers, changedConfigs,
-                producerIdsChanged, aclsChanged, scramChanged, controllerChanged, featuresChanged);
+                producerIdsChanged, aclsChanged, scramChanged, controllerChanged, featuresChanged, quotasChanged);
     }
 
     private void replayClusterId(ClusterIdRecord record) {
@@ -353,6 +358,30 @@ public final class MetadataDelta {
             mutableScram().put(record.name(), Map.copyOf(forUser));
         }
         scramChanged = true;
+    }
+
+    /** Kafka's {@code ClientQuotaDelta}: sets or removes one key; an entity left without keys goes away. */
+    private void replayClientQuota(ClientQuotaRecord record) {
+        Map<String, String> entries = new HashMap<>();
+        record.entity().forEach(e -> entries.put(e.entityType(), e.entityName()));
+        ClientQuotaEntity entity = new ClientQuotaEntity(entries);
+        Map<String, Double> values = new HashMap<>(clientQuotas.getOrDefault(entity, Map.of()));
+        if (record.remove()) {
+            if (values.remove(record.key()) == null) {
+                return;
+            }
+        } else {
+            values.put(record.key(), record.value());
+        }
+        if (clientQuotas == base.clientQuotas()) {
+            clientQuotas = new HashMap<>(clientQuotas);
+        }
+        if (values.isEmpty()) {
+            clientQuotas.remove(entity);
+        } else {
+            clientQuotas.put(entity, Map.copyOf(values));
+        }
+        quotasChanged = true;
     }
 
     private Map<Integer, PartitionRegistration> partitionsOf(TopicImage topic) {

@@ -25,16 +25,29 @@ import java.util.Optional;
  * @param scram            user to mechanism to credential
  * @param features         finalized feature levels by name (a feature at level 0 is absent), Kafka's
  *                         {@code FeaturesImage}
+ * @param clientQuotas     client quota entity to quota key to value, Kafka's {@code ClientQuotasImage} (an entity
+ *                         without any key is absent)
  */
 public record MetadataImage(long offset, String clusterId, int controllerId, long controllerTerm,
                             Map<Integer, BrokerRegistration> brokers, Map<Uuid, TopicImage> topicsById,
                             Map<String, Uuid> topicIds, Map<ConfigResource, Map<String, String>> configs,
                             long nextProducerId, long lastBrokerEpoch, Map<Uuid, AclEntry> acls,
-                            Map<String, Map<Byte, ScramCredential>> scram, Map<String, Short> features) {
+                            Map<String, Map<Byte, ScramCredential>> scram, Map<String, Short> features,
+                            Map<ClientQuotaEntity, Map<String, Double>> clientQuotas) {
 
     /** The image before any record. */
     public static final MetadataImage EMPTY = new MetadataImage(-1L, "", -1, 0L, Map.of(), Map.of(), Map.of(),
-            Map.of(), 0L, 0L, Map.of(), Map.of(), Map.of());
+            Map.of(), 0L, 0L, Map.of(), Map.of(), Map.of(), Map.of());
+
+    /** An image without client quotas. */
+    public MetadataImage(long offset, String clusterId, int controllerId, long controllerTerm,
+                         Map<Integer, BrokerRegistration> brokers, Map<Uuid, TopicImage> topicsById,
+                         Map<String, Uuid> topicIds, Map<ConfigResource, Map<String, String>> configs,
+                         long nextProducerId, long lastBrokerEpoch, Map<Uuid, AclEntry> acls,
+                         Map<String, Map<Byte, ScramCredential>> scram, Map<String, Short> features) {
+        this(offset, clusterId, controllerId, controllerTerm, brokers, topicsById, topicIds, configs, nextProducerId,
+                lastBrokerEpoch, acls, scram, features, Map.of());
+    }
 
     public MetadataImage {
         brokers = Map.copyOf(brokers);
@@ -44,6 +57,7 @@ public record MetadataImage(long offset, String clusterId, int controllerId, lon
         acls = Map.copyOf(acls);
         scram = Map.copyOf(scram);
         features = Map.copyOf(features);
+        clientQuotas = Map.copyOf(clientQuotas);
     }
 
     /** The finalized level of a feature, 0 when it is not finalized. */

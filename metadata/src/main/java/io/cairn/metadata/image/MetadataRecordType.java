@@ -5,6 +5,7 @@ import io.cairn.metadata.record.BrokerRegistrationChangeRecord;
 import io.cairn.metadata.record.ClusterIdRecord;
 import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.metadata.record.ClearElrRecord;
+import io.cairn.metadata.record.ClientQuotaRecord;
 import io.cairn.metadata.record.ControllerChangeRecord;
 import io.cairn.metadata.record.FeatureLevelRecord;
 import io.cairn.metadata.record.PartitionChangeRecord;
@@ -41,7 +42,8 @@ public enum MetadataRecordType {
     REMOVE_USER_SCRAM_CREDENTIAL(13, RemoveUserScramCredentialRecord::new),
     CONTROLLER_CHANGE(14, ControllerChangeRecord::new),
     FEATURE_LEVEL(15, FeatureLevelRecord::new),
-    CLEAR_ELR(16, ClearElrRecord::new);
+    CLEAR_ELR(16, ClearElrRecord::new),
+    CLIENT_QUOTA(17, ClientQuotaRecord::new);
 
     private static final MetadataRecordType[] BY_ID = new MetadataRecordType[values().length];
 
