@@ -96,6 +96,13 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
     }
 
     @Override
+    ClassDataSharing.Launch classDataSharing() {
+        List<String> options = new ArrayList<>(jvmArgs);
+        options.addAll(extraJvmArgs());
+        return ClassDataSharing.launch(MAIN_CLASS, ClassDataSharing.entries(classpath), options);
+    }
+
+    @Override
     List<String> command() {
         List<String> command = new ArrayList<>();
         command.add(JavaTool.javaExecutable());
