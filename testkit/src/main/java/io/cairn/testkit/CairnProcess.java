@@ -236,7 +236,8 @@ public final class CairnProcess extends AbstractBrokerProcess {
             if (Boolean.getBoolean(QUICK_JVM_PROPERTY)) {
                 args.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
             }
-            args.addAll(List.of("-Dio.netty.leakDetection.level=paranoid", "-Dio.netty.leakDetection.targetRecords=32"));
+            args.addAll(List.of("-Dio.netty.leakDetection.level=paranoid",
+                    "-Dio.netty.leakDetection.targetRecords=32"));
             return args;
         }
 
