@@ -165,11 +165,10 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
             process = builder.start();
         } catch (IOException e) {
-            launch.notStarted();
             throw new UncheckedIOException("Could not start " + name + ": " + command, e);
         }
         sharing = launch;
-        launch.started(process);
+        launch.started(process, true);
         BrokerLogs.recordStart(this, process);
         awaitFirstAnswer(begin);
         lastStartDuration = Duration.between(begin, Instant.now());
@@ -210,6 +209,7 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
         }
         long pid = process.pid();
         Instant begin = Instant.now();
+        sharing.stopping();
         process.destroy();
         if (!awaitExit(stopTimeout)) {
             LOGGER.warn("{} pid {} did not stop within {} s of SIGTERM; sending SIGKILL", name, pid,

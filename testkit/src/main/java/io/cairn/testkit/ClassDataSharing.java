@@ -14,9 +14,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
@@ -32,8 +30,8 @@ import java.util.stream.Stream;
  * <p>On only when the system property {@value #DIR_PROPERTY} names the directory of the archives (compat-tests' pom
  * sets {@code target/cds}). An archive is keyed by the java home, the JVM options and each classpath file's path, size
  * and modification time, so a rebuilt jar gets a new one. A classpath holding a directory gets none (the JVM refuses
- * to archive from directories). Thread-safe: one dump per key at a time in this JVM; archives are published by an
- * atomic rename, so JVMs sharing the directory never map half a file.
+ * to archive from directories). Every start dumps until one has exited cleanly and published its archive by an atomic
+ * rename, so JVMs sharing the directory never map half a file. Thread-safe.
  */
 final class ClassDataSharing {
 
@@ -44,7 +42,6 @@ final class ClassDataSharing {
     private static final String QUIET = "-Xlog:cds*=off";
     /** The exit value of a process killed by SIGKILL: its archive may be half written. */
     private static final int KILLED = 128 + 9;
-    private static final Set<Path> DUMPING = ConcurrentHashMap.newKeySet();
 
     private ClassDataSharing() {
     }
@@ -63,13 +60,11 @@ final class ClassDataSharing {
         if (Files.isRegularFile(archive)) {
             return new Launch(List.of("-XX:SharedArchiveFile=" + archive, QUIET), null, null);
         }
-        if (!DUMPING.add(archive)) {
-            return Launch.NONE;
-        }
+        // Every start dumps until one has exited and published its archive: the first one may be a shared broker
+        // that runs until the test JVM exits.
         try {
             Files.createDirectories(archive.getParent());
         } catch (IOException e) {
-            DUMPING.remove(archive);
             LOGGER.warn("No class-data sharing archive for {}: could not create {}", main, archive.getParent(), e);
             return Launch.NONE;
         }
@@ -137,6 +132,7 @@ final class ClassDataSharing {
         private final Path dumping;
         private final Path archive;
         private final AtomicBoolean done = new AtomicBoolean();
+        private volatile boolean publish;
 
         private Launch(List<String> jvmArgs, Path dumping, Path archive) {
             this.jvmArgs = jvmArgs;
@@ -149,19 +145,23 @@ final class ClassDataSharing {
             return jvmArgs;
         }
 
-        /** Call once the JVM has been spawned: when it exits, the archive it dumped is published. */
-        void started(Process process) {
+        /**
+         * Call once the JVM has been spawned: when it exits, the archive it dumped is published. With
+         * {@code onlyWhenStopped} (a broker) only after {@link #stopping()}: a broker that exits by itself has not run
+         * what it serves (it refused its configuration), and its archive would hold only the classes of a start.
+         */
+        void started(Process process, boolean onlyWhenStopped) {
+            this.publish = !onlyWhenStopped;
             if (dumping != null) {
                 process.onExit().thenRun(() -> exited(process));
             }
         }
 
-        /** Call when the JVM could not be spawned. */
-        void notStarted() {
-            if (dumping != null && done.compareAndSet(false, true)) {
-                DUMPING.remove(archive);
-            }
+        /** Call right before asking the JVM to stop (SIGTERM): its archive is worth publishing. */
+        void stopping() {
+            publish = true;
         }
+
 
         /**
          * Publishes the archive of a JVM that has exited (also done by {@link #started}'s exit hook; whichever runs
@@ -173,7 +173,8 @@ final class ClassDataSharing {
             }
             int exitValue = process.exitValue();
             try {
-                if (exitValue != KILLED && Files.isRegularFile(dumping) && Files.size(dumping) > 0) {
+                if (publish && exitValue != KILLED && !Files.exists(archive) && Files.isRegularFile(dumping)
+                        && Files.size(dumping) > 0) {
                     Files.move(dumping, archive, StandardCopyOption.ATOMIC_MOVE,
                             StandardCopyOption.REPLACE_EXISTING);
                     LOGGER.info("Class-data sharing archive {} written ({} bytes)", archive, Files.size(archive));
@@ -182,8 +183,6 @@ final class ClassDataSharing {
                 }
             } catch (IOException e) {
                 LOGGER.warn("Could not publish the class-data sharing archive {}", archive, e);
-            } finally {
-                DUMPING.remove(archive);
             }
         }
     }

@@ -79,7 +79,7 @@ public final class JavaTool {
                     .redirectOutput(stdout.toFile())
                     .redirectError(stderr.toFile())
                     .start();
-            sharing.started(process);
+            sharing.started(process, false);
             boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
             if (!exited) {
                 process.destroyForcibly();
@@ -99,9 +99,7 @@ public final class JavaTool {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while running " + mainClass, e);
         } finally {
-            if (process == null) {
-                sharing.notStarted();
-            } else {
+            if (process != null) {
                 sharing.exited(process);
             }
             if (workDir == null) {
