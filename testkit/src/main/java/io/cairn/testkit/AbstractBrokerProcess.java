@@ -49,6 +49,7 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
     private int starts;
     private boolean closed;
     private List<String> extraJvmArgs = List.of();
+    private ClassDataSharing.Launch sharing = ClassDataSharing.Launch.NONE;
 
     AbstractBrokerProcess(String name, int port, Duration startTimeout, Duration stopTimeout) {
         this.name = name;
@@ -68,6 +69,14 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
 
     /** The full command line of one start, beginning with the java executable. */
     abstract List<String> command();
+
+    /**
+     * The class-data sharing of the next start of {@link #command()} (see {@link ClassDataSharing}), whose options
+     * go right after the java executable; none by default.
+     */
+    ClassDataSharing.Launch classDataSharing() {
+        return ClassDataSharing.Launch.NONE;
+    }
 
     @Override
     public void extraJvmArgs(List<String> options) {
@@ -142,7 +151,9 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
             throw new IllegalStateException(name + " is already running as pid " + process.pid());
         }
         beforeStart();
-        List<String> command = command();
+        ClassDataSharing.Launch launch = classDataSharing();
+        List<String> command = new ArrayList<>(command());
+        command.addAll(1, launch.jvmArgs());
         starts++;
         appendToLog("==== cairn-testkit: start #" + starts + " of " + name + " at " + Instant.now() + ": "
                 + String.join(" ", abbreviateClasspath(command)));
@@ -156,6 +167,8 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start " + name + ": " + command, e);
         }
+        sharing = launch;
+        launch.started(process, true);
         BrokerLogs.recordStart(this, process);
         awaitFirstAnswer(begin);
         lastStartDuration = Duration.between(begin, Instant.now());
@@ -196,6 +209,7 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
         }
         long pid = process.pid();
         Instant begin = Instant.now();
+        sharing.stopping();
         process.destroy();
         if (!awaitExit(stopTimeout)) {
             LOGGER.warn("{} pid {} did not stop within {} s of SIGTERM; sending SIGKILL", name, pid,
@@ -203,6 +217,7 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
             process.destroyForcibly();
             awaitExit(stopTimeout);
         }
+        sharing.exited(process);
         BrokerLogs.recordExit(process);
         LOGGER.info("{} pid {} stopped in {} ms (exit code {})", name, pid,
                 Duration.between(begin, Instant.now()).toMillis(), exitCodeOrUnknown());

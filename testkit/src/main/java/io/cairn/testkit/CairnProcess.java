@@ -26,6 +26,14 @@ public final class CairnProcess extends AbstractBrokerProcess {
     /** System property naming the broker jar to run. */
     public static final String JAR_PROPERTY = "cairn.broker.jar";
 
+    /**
+     * System property: when {@code true}, brokers run on C1 only with the serial collector (compat-tests' pom sets
+     * it). A test broker's start and light load then cost about 40% less CPU on two cores, without C2's compiler
+     * threads and G1's helpers; the figure harnesses ({@code bin/cairn-perf}, {@code bin/cairn-failover}) leave it
+     * unset and measure the broker as users run it.
+     */
+    public static final String QUICK_JVM_PROPERTY = "cairn.quick.jvm";
+
     /** In {@link Builder#serverProperties} and {@link #storageTool} text: this broker's data directory. */
     public static final String DATA_DIR_PLACEHOLDER = "${cairn.data.dir}";
     /** In {@link #storageTool} arguments: the {@code server.properties} file of this broker. */
@@ -104,13 +112,14 @@ public final class CairnProcess extends AbstractBrokerProcess {
         config.put("log.dirs", dataDir().toString());
         // The coordinators' settings the reference Kafka runs with too (KafkaReferenceProcess), so that both kinds
         // behave alike: one __consumer_offsets and one __transaction_state partition without replicas, no delay
-        // before the first join.
+        // before the first join; and the sole voter's short election timeout.
         config.put("offsets.topic.replication.factor", "1");
         config.put("offsets.topic.num.partitions", "1");
         config.put("transaction.state.log.replication.factor", "1");
         config.put("transaction.state.log.min.isr", "1");
         config.put("transaction.state.log.num.partitions", "1");
         config.put("group.initial.rebalance.delay.ms", "0");
+        config.put("controller.quorum.election.timeout.ms", KafkaReferenceProcess.SOLE_VOTER_ELECTION_TIMEOUT_MS);
         config.put("metrics.port", Integer.toString(metricsPort));
         config.putAll(overrides);
         StringBuilder text = new StringBuilder("# Written by cairn-testkit CairnProcess\n");
@@ -142,11 +151,17 @@ public final class CairnProcess extends AbstractBrokerProcess {
                 "--config", formatProperties.toString()));
         formatFeatures.forEach(f -> args.addAll(List.of("--feature", f)));
         args.addAll(formatArgs);
-        JavaTool.Result result = JavaTool.builder("io.cairn.metadata.StorageTool").classpath(jar.toString())
+        JavaTool.Result result = storageToolBuilder()
                 .args(args).timeout(Duration.ofSeconds(60)).build().run();
         if (result.exitCode() != 0) {
             throw new IllegalStateException("Formatting the Cairn storage in " + dataDir() + " failed: " + result);
         }
+    }
+
+    /** {@code cairn-storage}'s main class on this broker's jar, in a JVM that starts quickly (as Kafka's tools). */
+    private JavaTool.Builder storageToolBuilder() {
+        return JavaTool.builder("io.cairn.metadata.StorageTool").classpath(jar.toString())
+                .jvmArgs(KafkaDistribution.TOOL_JVM_ARGS.toArray(String[]::new));
     }
 
     private void writeProperties(String text) {
@@ -169,8 +184,15 @@ public final class CairnProcess extends AbstractBrokerProcess {
             resolved.add(arg.replace(DATA_DIR_PLACEHOLDER, dataDir().toString())
                     .replace(CONFIG_PLACEHOLDER, serverProperties().toString()));
         }
-        return JavaTool.builder("io.cairn.metadata.StorageTool").classpath(jar.toString()).args(resolved)
+        return storageToolBuilder().args(resolved)
                 .timeout(Duration.ofSeconds(60)).build().run();
+    }
+
+    @Override
+    ClassDataSharing.Launch classDataSharing() {
+        List<String> options = new ArrayList<>(jvmArgs);
+        options.addAll(extraJvmArgs());
+        return ClassDataSharing.launch(jar.toString(), ClassDataSharing.executableJar(jar), options);
     }
 
     @Override
@@ -202,8 +224,21 @@ public final class CairnProcess extends AbstractBrokerProcess {
         private String verbatimProperties;
 
         private Builder() {
-            super(List.of("-Xmx512m", "-Dio.netty.leakDetection.level=paranoid",
-                    "-Dio.netty.leakDetection.targetRecords=32"), Duration.ofSeconds(60));
+            super(defaultJvmArgs(), Duration.ofSeconds(60));
+        }
+
+        /**
+         * A 512 MB heap and Netty's leak detector at PARANOID; with {@value CairnProcess#QUICK_JVM_PROPERTY} also C1
+         * only and the serial collector, as the reference Kafka runs here.
+         */
+        private static List<String> defaultJvmArgs() {
+            List<String> args = new ArrayList<>(List.of("-Xmx512m"));
+            if (Boolean.getBoolean(QUICK_JVM_PROPERTY)) {
+                args.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+            }
+            args.addAll(List.of("-Dio.netty.leakDetection.level=paranoid",
+                    "-Dio.netty.leakDetection.targetRecords=32"));
+            return args;
         }
 
         @Override

@@ -61,20 +61,25 @@ public final class JavaTool {
         Path dir = workDir != null ? workDir : TestDirectories.createTempDirectory("cairn-tool-");
         Path stdout = dir.resolve("tool-" + System.nanoTime() + ".out");
         Path stderr = dir.resolve("tool-" + System.nanoTime() + ".err");
+        ClassDataSharing.Launch sharing = ClassDataSharing.launch(mainClass, ClassDataSharing.entries(classpath),
+                jvmArgs);
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
         command.addAll(jvmArgs);
+        command.addAll(sharing.jvmArgs());
         command.add("-cp");
         command.add(classpath);
         command.add(mainClass);
         command.addAll(args);
         Instant begin = Instant.now();
+        Process process = null;
         try {
-            Process process = new ProcessBuilder(command)
+            process = new ProcessBuilder(command)
                     .directory(dir.toFile())
                     .redirectOutput(stdout.toFile())
                     .redirectError(stderr.toFile())
                     .start();
+            sharing.started(process, false);
             boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
             if (!exited) {
                 process.destroyForcibly();
@@ -94,6 +99,9 @@ public final class JavaTool {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while running " + mainClass, e);
         } finally {
+            if (process != null) {
+                sharing.exited(process);
+            }
             if (workDir == null) {
                 TestDirectories.deleteRecursively(dir);
             }

@@ -29,7 +29,7 @@ public final class KafkaDistribution {
     public static final String CLASSPATH_PROPERTY = "cairn.kafka.classpath";
 
     /** JVM options for short-lived Kafka tools: small heap, C1 only (starts faster on few cores). */
-    private static final String[] TOOL_JVM_ARGS = {"-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"};
+    static final List<String> TOOL_JVM_ARGS = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
     private KafkaDistribution() {
     }
@@ -71,7 +71,7 @@ public final class KafkaDistribution {
 
     /** The JVM options of a tool's JVM: a small heap, quick start, logging at WARN on stderr. */
     static List<String> toolJvmArgs() {
-        List<String> args = new ArrayList<>(List.of(TOOL_JVM_ARGS));
+        List<String> args = new ArrayList<>(TOOL_JVM_ARGS);
         args.add("-Dlog4j2.configurationFile=" + ToolsLog4jConfig.FILE);
         return args;
     }

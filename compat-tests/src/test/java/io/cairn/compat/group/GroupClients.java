@@ -45,6 +45,12 @@ public final class GroupClients {
 
     static final long TIMEOUT_S = 30;
     static final Duration TIMEOUT = Duration.ofSeconds(TIMEOUT_S);
+    /**
+     * The consumers' {@code heartbeat.interval.ms} (Kafka's default 3000): a member learns of a rebalance that another
+     * member's join or leave started from its next heartbeat's answer, so each rebalance of a scenario waited up to 3 s
+     * for it; what the scenarios check does not depend on when it learns.
+     */
+    static final int HEARTBEAT_INTERVAL_MS = 500;
     /** How long one consumer's poll in {@link #pollUntil} may block before the next consumer is polled. */
     static final Duration POLL = Duration.ofMillis(100);
 
@@ -172,7 +178,8 @@ public final class GroupClients {
 
     /**
      * A string consumer in {@code group} (classic protocol, Kafka's default), auto-commit off, reading from the
-     * earliest offset when the group has no committed offset, with {@code overrides}.
+     * earliest offset when the group has no committed offset, heartbeating every {@link #HEARTBEAT_INTERVAL_MS} ms,
+     * with {@code overrides}.
      */
     public static KafkaConsumer<String, String> consumer(BrokerProcess broker, String group,
             Map<String, Object> overrides) {
@@ -182,6 +189,7 @@ public final class GroupClients {
         props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_INTERVAL_MS);
         props.putAll(overrides);
         return new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
     }

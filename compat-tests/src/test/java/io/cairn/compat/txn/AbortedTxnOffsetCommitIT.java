@@ -46,7 +46,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 class AbortedTxnOffsetCommitIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    /** One broker per kind and transaction.version, shared by that pair's cases (own topic, id and group each). */
+    /**
+     * One broker per kind formatted with transaction.version 0, shared by that kind's cases (own topic, id and group
+     * each); transaction.version 2 is what a broker finalizes by default, so those cases use the kind's shared one.
+     */
     private static final Map<String, BrokerProcess> BROKERS = new ConcurrentHashMap<>();
 
     static Stream<Arguments> cases() {
@@ -62,7 +65,10 @@ class AbortedTxnOffsetCommitIT {
         BROKERS.clear();
     }
 
-    private static BrokerProcess broker(BrokerKind kind, int transactionVersion) {
+    private static BrokerProcess broker(BrokerKind kind, int transactionVersion) throws Exception {
+        if (transactionVersion == DelayedWriteIT.DEFAULT_TRANSACTION_VERSION) {
+            return DelayedWriteIT.sharedAtDefaultVersion(kind);
+        }
         return BROKERS.computeIfAbsent(kind + " transaction.version=" + transactionVersion,
                 key -> start(kind, transactionVersion));
     }
