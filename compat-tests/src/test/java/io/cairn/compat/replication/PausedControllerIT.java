@@ -88,6 +88,8 @@ class PausedControllerIT {
 
             // Then: another node is the controller, and the resumed node's own metadata shows full ISRs
             int controller = cluster.activeControllerId(STATE_TIMEOUT);
+            assertThat(controller).as("the quorum elected another controller while node %d was paused", paused)
+                    .isNotEqualTo(paused);
             try (Admin own = adminOf(node)) {
                 try {
                     ReplicationClients.awaitFullIsr(admin, List.of(topic));
