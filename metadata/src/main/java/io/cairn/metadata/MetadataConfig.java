@@ -150,21 +150,40 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
         MetadataConfig config = new MetadataConfig(roles, nodeId, quorum, bootstrapServers, controllerBind,
                 controllerAdvertised, controllerListenerNames, metadataLogDir, logDirs, controller, electionTimeoutMs,
                 requestTimeoutMs, listenerHost, listenerPort, snapshotThreshold);
-        config.validateVoters();
+        config.validateVoters(true);
         return config;
     }
 
-    private void validateVoters() {
+    /**
+     * The port a controller's Raft server binds: its controller listener's, or its voter entry's when the listener
+     * has none (or port 0). Only for a controller whose voters are known.
+     */
+    public int controllerBindPort() {
+        if (controllerBind != null && controllerBind.port() != 0) {
+            return controllerBind.port();
+        }
+        return voters.stream().filter(v -> v.id() == nodeId).findFirst().orElseThrow().port();
+    }
+
+    /**
+     * Checks that a controller is one of the voters. The voter set formatted from {@code --initial-controllers} must
+     * also name this controller at its controller listener's port, as the formatted set is what this controller
+     * announces. A static {@code controller.quorum.voters} entry may name another address, as Kafka allows: it is
+     * where the other nodes reach this controller (a proxy or a NAT in between), while the Raft server binds the
+     * controller listener.
+     */
+    private void validateVoters(boolean formatted) {
         if (!isController() || voters.isEmpty()) {
             return;
         }
         QuorumVoter self = voters.stream().filter(v -> v.id() == nodeId).findFirst().orElseThrow(() ->
                 new IllegalArgumentException("A controller's node.id " + nodeId + " must be one of the voters "
                         + voters));
-        if (controllerBind != null && controllerBind.port() != 0 && controllerBind.port() != self.port()) {
+        if (formatted && controllerBind != null && controllerBind.port() != 0
+                && controllerBind.port() != self.port()) {
             throw new IllegalArgumentException("The voters give node " + nodeId + " the address " + self.host()
                     + ":" + self.port() + " but its controller listener binds port " + controllerBind.port()
-                    + "; the quorum is reached at the controller listener, so the two must agree");
+                    + "; the formatted voters announce the controller listener, so the two must agree");
         }
     }
 
@@ -240,7 +259,7 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
                 setting(props, "metadata.listener.host"),
                 Integer.parseInt(setting(props, "metadata.listener.port")),
                 Long.parseLong(setting(props, "metadata.snapshot.entries")));
-        config.validateVoters();
+        config.validateVoters(false);
         return config;
     }
 

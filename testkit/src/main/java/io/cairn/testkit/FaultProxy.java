@@ -11,8 +11,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongPredicate;
 
 /**
  * A TCP forwarder on the loopback for fault injection: every connection to {@link #port()} is relayed to a target
@@ -21,6 +23,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * in either direction on any connection; the bytes already read wait, as TCP retransmits would, and flow again on
  * {@link #heal()}. Nothing is closed by a partition, so each side only notices through its own timeouts, as with a
  * real network partition.
+ *
+ * <p>A partition may also cut only some of the connections, by the process that opened them ({@link #partitionFrom}):
+ * each connection's client process is looked up once, when it is accepted ({@link SocketOwners}), so a fault
+ * campaign with a proxy in front of every node can cut one node off from the others in both directions (on its own
+ * proxies every connection but its own; on the others' proxies, its connections) while the test's clients still
+ * reach it.
  *
  * <p>Owns its listening socket, the relayed sockets and their daemon threads (one acceptor, two relays per
  * connection); {@link #close()} closes them all. Thread-safe: {@code partition}, {@code heal} and {@code close} may
@@ -35,8 +43,14 @@ public final class FaultProxy implements AutoCloseable {
     private final int targetPort;
     private final ServerSocket server;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private static final LongPredicate NONE = pid -> false;
+    private static final LongPredicate ALL = pid -> true;
+    /** A connection whose client process is not known: a partition of "every process but X" cuts it. */
+    public static final long UNKNOWN_PROCESS = -1;
+
     private final Object gate = new Object();
-    private boolean partitioned;
+    /** Which connections are stalled, by their client's pid ({@link #UNKNOWN_PROCESS} when not known). */
+    private LongPredicate cut = NONE;
     private volatile boolean closed;
 
     private FaultProxy(int port, String targetHost, int targetPort) {
@@ -67,23 +81,38 @@ public final class FaultProxy implements AutoCloseable {
     /** Stalls every connection, present and future, both ways, until {@link #heal()}. */
     public void partition() {
         synchronized (gate) {
-            partitioned = true;
+            cut = ALL;
+            gate.notifyAll();
         }
         LOGGER.info("{} partitioned", this);
+    }
+
+    /**
+     * Stalls, both ways, every connection, present and future, whose client process's pid matches {@code clients}
+     * (called with {@link #UNKNOWN_PROCESS} for a connection whose process could not be found), until
+     * {@link #heal()}; the other connections flow. Replaces any partition in force.
+     */
+    public void partitionFrom(LongPredicate clients) {
+        synchronized (gate) {
+            cut = clients;
+            gate.notifyAll();
+        }
+        LOGGER.info("{} partitioned for some client processes", this);
     }
 
     /** Lets bytes flow again, the ones held during the partition first. */
     public void heal() {
         synchronized (gate) {
-            partitioned = false;
+            cut = NONE;
             gate.notifyAll();
         }
         LOGGER.info("{} healed", this);
     }
 
+    /** Whether every connection is stalled ({@link #partition()}). */
     public boolean isPartitioned() {
         synchronized (gate) {
-            return partitioned;
+            return cut == ALL;
         }
     }
 
@@ -119,7 +148,9 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     private void connect(Socket client) {
-        awaitHealed();
+        OptionalLong owner = SocketOwners.ownerOf(client.getPort(), port());
+        long pid = owner.isPresent() ? owner.getAsLong() : UNKNOWN_PROCESS;
+        awaitHealed(pid);
         Socket target = new Socket();
         sockets.add(target);
         try {
@@ -131,17 +162,17 @@ public final class FaultProxy implements AutoCloseable {
             closeQuietly(target);
             return;
         }
-        relay(client, target, "up");
-        relay(target, client, "down");
+        relay(client, target, "up", pid);
+        relay(target, client, "down", pid);
     }
 
-    private void relay(Socket from, Socket to, String direction) {
+    private void relay(Socket from, Socket to, String direction, long pid) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[BUFFER_BYTES];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
-                    awaitHealed();
+                    awaitHealed(pid);
                     out.write(buffer, 0, read);
                     out.flush();
                 }
@@ -158,9 +189,10 @@ public final class FaultProxy implements AutoCloseable {
         thread.start();
     }
 
-    private void awaitHealed() {
+    /** Waits while connections of the client process {@code pid} are cut. */
+    private void awaitHealed(long pid) {
         synchronized (gate) {
-            while (partitioned && !closed) {
+            while (cut.test(pid) && !closed) {
                 try {
                     gate.wait();
                 } catch (InterruptedException e) {

@@ -83,6 +83,41 @@ class FaultProxyIT {
         }
     }
 
+    @Test
+    void aPartitionOfSomeClientProcessesStallsOnlyTheirConnections() throws IOException {
+        long self = ProcessHandle.current().pid();
+        try (Socket client = connect()) {
+            assertThat(roundTrip(client, 'a')).isEqualTo('a');
+
+            // When another process's connections are cut, this one's flow
+            proxy.partitionFrom(pid -> pid != self);
+
+            // Then
+            assertThat(roundTrip(client, 'b')).isEqualTo('b');
+
+            // When this process's connections are cut (it was found as their owner)
+            proxy.partitionFrom(pid -> pid == self);
+            client.getOutputStream().write('c');
+
+            // Then
+            assertThatThrownBy(() -> client.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+            proxy.heal();
+            client.setSoTimeout(10_000);
+            assertThat(client.getInputStream().read()).isEqualTo('c');
+        }
+    }
+
+    @Test
+    void theClientProcessOfALoopbackConnectionIsFound() throws IOException {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getByName(FreePorts.LOOPBACK));
+             Socket client = new Socket(FreePorts.LOOPBACK, server.getLocalPort());
+             Socket accepted = server.accept()) {
+            assertThat(SocketOwners.ownerOf(accepted.getPort(), server.getLocalPort()))
+                    .hasValue(ProcessHandle.current().pid());
+            assertThat(SocketOwners.ownerOf(client.getLocalPort(), server.getLocalPort() == 1 ? 2 : 1)).isEmpty();
+        }
+    }
+
     private Socket connect() throws IOException {
         Socket client = new Socket(FreePorts.LOOPBACK, proxy.port());
         client.setSoTimeout(SILENCE_MILLIS);

@@ -1,13 +1,19 @@
 package io.cairn.compat.replication;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerProcess;
 import io.cairn.testkit.FaultProxy;
 import io.cairn.testkit.FreePorts;
+import io.cairn.testkit.RawKafkaClient;
 import io.cairn.testkit.faults.FaultSchedule;
 import io.cairn.testkit.faults.History;
 import io.cairn.testkit.faults.HistoryChecker;
+import io.cairn.wire.message.MetadataRequestData;
+import io.cairn.wire.message.MetadataResponseData;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,13 +48,15 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The seeded fault campaign ({@code bin/cairn-faults}): for each seed, 3 nodes (testkit {@link BrokerCluster}, each
- * node's REPLICATION listener behind a {@link FaultProxy}), a data topic and a transactional topic of 3 partitions at
+ * node's REPLICATION listener and CONTROLLER listener behind a {@link FaultProxy}: the advertised replication
+ * listener and the {@code controller.quorum.voters} entries name the proxies), a data topic and a transactional topic of 3 partitions at
  * replication factor 3 with {@code min.insync.replicas=2}, and a workload that runs throughout: two idempotent
  * acks=all producers, a transactional producer committing two transactions of three and aborting the third, a
  * read_committed consumer of the transactional topic, a consumer group on the data topic committing its offsets,
  * and a monitor reading those offsets back. Meanwhile the faults the seed draws ({@link FaultSchedule}: SIGKILL,
  * SIGSTOP/SIGCONT, clean bounce or network partition of a partition's leader or follower or of the active
- * controller) are injected one after the other; after each the run waits for every ISR to be full again. Then the
+ * controller; a partition cuts the node off from the other two both ways, Raft and broker-to-controller links
+ * included, while the clients still reach it) are injected one after the other; after each the run waits for every ISR to be full again. Then the
  * topics are read to their ends and {@link HistoryChecker} reports lost, duplicated and reordered records, aborted
  * records visible to read_committed, partial transactions and committed offsets going backwards, and the run prints
  * each fault's unavailability (the longest time its partition went without an acknowledgement, from injection to the
@@ -64,6 +72,7 @@ public final class FaultCampaign {
     private static final int RECORDS_PER_SECOND = 100;
     private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(120);
     private static final String HOST = FreePorts.LOOPBACK;
+    private static final short METADATA_VERSION = 12;
 
     private final BrokerKind kind;
     private final long seed;
@@ -126,19 +135,26 @@ public final class FaultCampaign {
     private Result run() {
         System.out.printf("%s %s%n", kind, schedule);
         int[] replication = FreePorts.freePorts(ReplicationClients.NODES);
+        int[] controller = FreePorts.freePorts(ReplicationClients.NODES);
         List<FaultProxy> proxies = new ArrayList<>();
+        List<FaultProxy> controllerProxies = new ArrayList<>();
         Map<String, List<Long>> unavailable = new LinkedHashMap<>();
         List<Thread> workers = new ArrayList<>();
         try {
-            for (int port : replication) {
-                proxies.add(FaultProxy.start(0, HOST, port));
+            StringBuilder voters = new StringBuilder();
+            for (int i = 0; i < ReplicationClients.NODES; i++) {
+                proxies.add(FaultProxy.start(0, HOST, replication[i]));
+                controllerProxies.add(FaultProxy.start(0, HOST, controller[i]));
+                voters.append(i == 0 ? "" : ",").append(i + 1).append('@').append(HOST).append(':')
+                        .append(controllerProxies.get(i).port());
             }
             Map<String, String> settings = new LinkedHashMap<>(ReplicationClients.clusterConfig());
             settings.put("replica.lag.time.max.ms", "5000");
+            settings.put("controller.quorum.voters", voters.toString());
             settings.putAll(config);
             try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES, settings,
-                    node -> ReplicationClients.proxiedReplicationListener(node, replication[node.nodeId() - 1],
-                            proxies.get(node.nodeId() - 1).port()));
+                    node -> ReplicationClients.proxiedListeners(node, replication[node.nodeId() - 1],
+                            proxies.get(node.nodeId() - 1).port(), controller[node.nodeId() - 1]));
                  Admin admin = ReplicationClients.startAndConnect(cluster)) {
                 try {
                     String data = "faults-data-" + seed;
@@ -155,7 +171,7 @@ public final class FaultCampaign {
                     workers.forEach(Thread::start);
                     Thread.sleep(2_000);
                     for (FaultSchedule.Fault fault : schedule.faults()) {
-                        inject(cluster, admin, proxies, fault, data, unavailable);
+                        inject(cluster, admin, List.of(proxies, controllerProxies), fault, data, unavailable);
                         awaitRecovery(cluster, admin, List.of(data, txns));
                     }
                     running = false;
@@ -180,16 +196,52 @@ public final class FaultCampaign {
             running = false;
             resumePaused();
             proxies.forEach(FaultProxy::close);
+            controllerProxies.forEach(FaultProxy::close);
         }
     }
 
-    /** Waits for full ISRs; when they do not fill, writes every node's thread dump before failing. */
+    /**
+     * Waits for full ISRs, as Admin sees them and then as each running node's own Metadata answer does; when they do
+     * not fill, writes every node's thread dump before failing.
+     */
     private static void awaitRecovery(BrokerCluster cluster, Admin admin, List<String> topics) {
         try {
             ReplicationClients.awaitFullIsr(admin, topics);
+            awaitEveryNodeSeesFullIsr(cluster, topics);
         } catch (Throwable stuck) {
             threadDumps(cluster);
             throw stuck;
+        }
+    }
+
+    /**
+     * Waits until every running node answers Metadata with a leader and a full ISR for every partition of
+     * {@code topics}. A node whose metadata stopped still answers from its last image, and an Admin may ask any node,
+     * so only asking each node shows that each one caught up.
+     */
+    private static void awaitEveryNodeSeesFullIsr(BrokerCluster cluster, List<String> topics) {
+        MetadataRequestData request = new MetadataRequestData().setAllowAutoTopicCreation(false);
+        topics.forEach(topic -> request.topics().add(new MetadataRequestData.MetadataRequestTopic().setName(topic)));
+        for (BrokerProcess node : cluster.nodes()) {
+            if (!node.isRunning()) {
+                continue;
+            }
+            await().atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(250)).ignoreExceptions()
+                    .untilAsserted(() -> {
+                        try (RawKafkaClient client = RawKafkaClient.connect(node)) {
+                            MetadataResponseData response = client.sendAndReceive(request, METADATA_VERSION,
+                                    Duration.ofSeconds(10));
+                            assertThat(response.topics()).as("node %s's topics", node.name()).hasSize(topics.size());
+                            for (MetadataResponseData.MetadataResponseTopic topic : response.topics()) {
+                                for (MetadataResponseData.MetadataResponsePartition p : topic.partitions()) {
+                                    assertThat(p.errorCode() == 0 && p.leaderId() >= 0
+                                            && p.isrNodes().size() == p.replicaNodes().size())
+                                            .as("node %s sees %s-%d with a leader and a full ISR: %s", node.name(),
+                                                    topic.name(), p.partitionIndex(), p).isTrue();
+                                }
+                            }
+                        }
+                    });
         }
     }
 
@@ -222,7 +274,7 @@ public final class FaultCampaign {
     }
 
     /** Injects {@code fault}, heals it after its duration, and records its partition's longest gap in acks. */
-    private void inject(BrokerCluster cluster, Admin admin, List<FaultProxy> proxies, FaultSchedule.Fault fault,
+    private void inject(BrokerCluster cluster, Admin admin, List<List<FaultProxy>> proxies, FaultSchedule.Fault fault,
                         String data, Map<String, List<Long>> unavailable) throws Exception {
         int nodeId = resolve(cluster, admin, fault, data);
         BrokerProcess node = cluster.node(nodeId);
@@ -232,19 +284,32 @@ public final class FaultCampaign {
             case KILL -> node.kill();
             case PAUSE -> signal(node, "STOP");
             case BOUNCE -> node.stop();
-            case PARTITION -> proxies.get(nodeId - 1).partition();
+            case PARTITION -> isolate(proxies, nodeId, node.pid());
             default -> throw new IllegalStateException();
         }
         Thread.sleep(fault.durationMs());
         switch (fault.kind()) {
             case KILL, BOUNCE -> cluster.startNode(node);
             case PAUSE -> signal(node, "CONT");
-            case PARTITION -> proxies.get(nodeId - 1).heal();
+            case PARTITION -> proxies.forEach(listener -> listener.forEach(FaultProxy::heal));
             default -> throw new IllegalStateException();
         }
         Thread.sleep(fault.quietMs());
         long longest = longestGap(ackNanos.get(fault.partition()), injected, System.nanoTime());
         unavailable.computeIfAbsent(fault.name(), k -> new ArrayList<>()).add(TimeUnit.NANOSECONDS.toMillis(longest));
+    }
+
+    /**
+     * Cuts node {@code nodeId} (process {@code pid}) off from the others, both ways: on its own proxies every
+     * connection but its own stalls, on the other nodes' proxies its connections do. {@code proxies} holds one list
+     * per listener, node {@code i}'s proxy at index {@code i - 1}.
+     */
+    private static void isolate(List<List<FaultProxy>> proxies, int nodeId, long pid) {
+        for (List<FaultProxy> listener : proxies) {
+            for (int i = 0; i < listener.size(); i++) {
+                listener.get(i).partitionFrom(i == nodeId - 1 ? client -> client != pid : client -> client == pid);
+            }
+        }
     }
 
     private int resolve(BrokerCluster cluster, Admin admin, FaultSchedule.Fault fault, String data) throws Exception {

@@ -100,6 +100,18 @@ final class ReplicationClients {
         return config;
     }
 
+    /**
+     * As {@link #proxiedReplicationListener}, with the CONTROLLER listener bound on {@code controllerPort} instead of
+     * the node's own: the voters then name a proxy in front of it.
+     */
+    static Map<String, String> proxiedListeners(ClusterNode node, int replicationPort, int proxyPort,
+                                                int controllerPort) {
+        Map<String, String> config = proxiedReplicationListener(node, replicationPort, proxyPort);
+        config.put("listeners", config.get("listeners").replace("CONTROLLER://" + FreePorts.LOOPBACK + ":"
+                + node.controllerPort(), "CONTROLLER://" + FreePorts.LOOPBACK + ":" + controllerPort));
+        return config;
+    }
+
     static String uniqueName(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }

@@ -247,9 +247,7 @@ public final class RatisMetadataNode implements MetadataNode {
     private static RaftProperties properties(MetadataConfig config, boolean listener) {
         RaftProperties props = new RaftProperties();
         RaftConfigKeys.Rpc.setType(props, SupportedRpcType.GRPC);
-        int port = listener ? config.listenerPort() : config.voters().stream()
-                .filter(v -> v.id() == config.nodeId()).findFirst().orElseThrow().port();
-        GrpcConfigKeys.Server.setPort(props, port);
+        GrpcConfigKeys.Server.setPort(props, listener ? config.listenerPort() : config.controllerBindPort());
         // A controller's Raft server is its controller listener: it binds that listener's host (every interface
         // when the host is empty), as KRaft's controller listener does.
         MetadataConfig.Address bind = config.controllerBind();

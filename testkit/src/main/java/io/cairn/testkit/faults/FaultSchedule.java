@@ -20,7 +20,11 @@ public record FaultSchedule(long seed, List<Fault> faults) {
         PAUSE,
         /** SIGTERM (controlled shutdown), then a restart. */
         BOUNCE,
-        /** The node's replication listener cut off (testkit {@code FaultProxy}), then healed. */
+        /**
+         * The node cut off from the other nodes, both ways, then healed: its replication and controller (Raft and
+         * broker-to-controller) links stalled by the testkit {@code FaultProxy}s in front of every node, while the
+         * test's clients still reach it.
+         */
         PARTITION
     }
 
@@ -53,9 +57,8 @@ public record FaultSchedule(long seed, List<Fault> faults) {
     }
 
     /**
-     * Draws {@code count} faults from {@code seed}: kinds and targets uniformly (a network partition of the active
-     * controller's replication listener is a partition of a leader or follower, so PARTITION draws only those), the
-     * partition among {@code partitions}, each fault lasting 1 to 8 s and followed by 1 to 4 s of quiet.
+     * Draws {@code count} faults from {@code seed}: kinds and targets uniformly, the partition among
+     * {@code partitions}, each fault lasting 1 to 8 s and followed by 1 to 4 s of quiet.
      */
     public static FaultSchedule draw(long seed, int count, int partitions) {
         Random random = new Random(seed);
@@ -64,7 +67,7 @@ public record FaultSchedule(long seed, List<Fault> faults) {
         Target[] targets = Target.values();
         for (int i = 0; i < count; i++) {
             Kind kind = kinds[random.nextInt(kinds.length)];
-            Target target = targets[random.nextInt(kind == Kind.PARTITION ? 2 : targets.length)];
+            Target target = targets[random.nextInt(targets.length)];
             int partition = random.nextInt(partitions);
             long duration = 1_000 + random.nextInt(7_001);
             long quiet = 1_000 + random.nextInt(3_001);
