@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.compat.group.GroupClients;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.FreePorts;
+import io.cairn.testkit.JavaTool;
+import io.cairn.testkit.KafkaDistribution;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -20,6 +23,8 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -208,6 +213,90 @@ class AclIT {
                 .hasRootCauseInstanceOf(TopicAuthorizationException.class);
         assertThatThrownBy(() -> consume(user(shared, "bob"), "acl-data", null, 1))
                 .isInstanceOf(TopicAuthorizationException.class);
+    }
+
+    @KafkaHalfInFaults
+    void kafkaAclsAddsListsAndRemovesAclsAsOnKafka(BrokerKind kind) throws Exception {
+        // Given
+        Shared shared = cluster(kind);
+        AclBindingFilter daves = new AclBindingFilter(ResourcePatternFilter.ANY,
+                new AccessControlEntryFilter("User:dave", null, AclOperation.ANY, AclPermissionType.ANY));
+
+        // When: kafka-acls adds a read grant on a topic and a group, a host-scoped deny, and the --producer set
+        // on a prefixed topic pattern and transactional id (--resource-pattern-type applies to both)
+        JavaTool.Result read = kafkaAcls(shared, "--add", "--allow-principal", "User:dave", "--operation", "Read",
+                "--topic", "cli-acl-in", "--group", "cli-acl-group");
+        JavaTool.Result deny = kafkaAcls(shared, "--add", "--deny-principal", "User:dave", "--deny-host",
+                "10.0.0.1", "--operation", "Write", "--topic", "cli-acl-in");
+        JavaTool.Result producer = kafkaAcls(shared, "--add", "--producer", "--allow-principal", "User:dave",
+                "--topic", "cli-acl-out-", "--resource-pattern-type", "prefixed", "--transactional-id",
+                "cli-acl-tx");
+        try (Admin admin = Admin.create(user(shared, "admin"))) {
+            awaitAcls(admin, daves, 8);
+        }
+        JavaTool.Result listed = kafkaAcls(shared, "--list", "--principal", "User:dave");
+        JavaTool.Result removed = kafkaAcls(shared, "--remove", "--force", "--topic", "cli-acl-in");
+        try (Admin admin = Admin.create(user(shared, "admin"))) {
+            awaitAcls(admin, daves, 6);
+        }
+        JavaTool.Result left = kafkaAcls(shared, "--list", "--principal", "User:dave");
+        JavaTool.Result cleared = kafkaAcls(shared, "--remove", "--force", "--topic",
+                "cli-acl-out-", "--resource-pattern-type", "prefixed", "--transactional-id", "cli-acl-tx");
+        JavaTool.Result group = kafkaAcls(shared, "--remove", "--force", "--group", "cli-acl-group");
+
+        // Then: each command exits 0 and --list prints every entry under its resource as Kafka does
+        assertThat(List.of(read, deny, producer, listed, removed, left, cleared, group))
+                .allSatisfy(result -> assertThat(result.exitCode()).as("%s", result).isZero());
+        assertThat(read.stdout()).contains("Adding ACLs for resource `ResourcePattern(resourceType=TOPIC, "
+                + "name=cli-acl-in, patternType=LITERAL)`:", "(principal=User:dave, host=*, operation=READ, "
+                + "permissionType=ALLOW)");
+        Set<String> all = Set.of(
+                "TOPIC:cli-acl-in:LITERAL (principal=User:dave, host=*, operation=READ, permissionType=ALLOW)",
+                "TOPIC:cli-acl-in:LITERAL (principal=User:dave, host=10.0.0.1, operation=WRITE, "
+                        + "permissionType=DENY)",
+                "GROUP:cli-acl-group:LITERAL (principal=User:dave, host=*, operation=READ, permissionType=ALLOW)",
+                "TOPIC:cli-acl-out-:PREFIXED (principal=User:dave, host=*, operation=WRITE, permissionType=ALLOW)",
+                "TOPIC:cli-acl-out-:PREFIXED (principal=User:dave, host=*, operation=DESCRIBE, "
+                        + "permissionType=ALLOW)",
+                "TOPIC:cli-acl-out-:PREFIXED (principal=User:dave, host=*, operation=CREATE, permissionType=ALLOW)",
+                "TRANSACTIONAL_ID:cli-acl-tx:PREFIXED (principal=User:dave, host=*, operation=WRITE, "
+                        + "permissionType=ALLOW)",
+                "TRANSACTIONAL_ID:cli-acl-tx:PREFIXED (principal=User:dave, host=*, operation=DESCRIBE, "
+                        + "permissionType=ALLOW)");
+        assertThat(aclLines(listed.stdout())).as("%s", listed).containsExactlyInAnyOrderElementsOf(all);
+        assertThat(aclLines(left.stdout())).as("%s", left).containsExactlyInAnyOrderElementsOf(all.stream()
+                .filter(line -> !line.startsWith("TOPIC:cli-acl-in:")).toList());
+        try (Admin admin = Admin.create(user(shared, "admin"))) {
+            assertThat(awaitAcls(admin, daves, 0)).isEmpty();
+        }
+    }
+
+    private static JavaTool.Result kafkaAcls(Shared shared, String... args) {
+        List<String> all = new ArrayList<>(List.of("--bootstrap-server",
+                shared.cluster().bootstrapServers()));
+        all.addAll(List.of(args));
+        return KafkaDistribution.tool("org.apache.kafka.tools.AclCommand").args(all)
+                .timeout(Duration.ofSeconds(90)).build().run();
+    }
+
+    /**
+     * The entries {@code kafka-acls --list} printed, each as {@code TYPE:name:PATTERN (entry)}: a
+     * {@code Current ACLs for resource `ResourcePattern(...)`:} line names the resource of the entry lines after it.
+     */
+    private static List<String> aclLines(String stdout) {
+        Pattern resource = Pattern.compile(
+                "ResourcePattern\\(resourceType=(\\w+), name=(.*), patternType=(\\w+)\\)");
+        List<String> lines = new ArrayList<>();
+        String current = null;
+        for (String line : stdout.split("\n")) {
+            Matcher matcher = resource.matcher(line);
+            if (matcher.find()) {
+                current = matcher.group(1) + ":" + matcher.group(2) + ":" + matcher.group(3);
+            } else if (line.trim().startsWith("(principal=")) {
+                lines.add(current + " " + line.trim());
+            }
+        }
+        return lines;
     }
 
     /** The ACLs matching {@code filter} once there are {@code count} of them (the broker's image may lag). */
