@@ -7,6 +7,7 @@ import io.cairn.wire.error.InvalidRecordException;
 import io.cairn.wire.error.RecordBatchTooLargeException;
 import io.cairn.wire.error.RecordTooLargeException;
 import io.cairn.wire.record.RecordBatch;
+import io.cairn.wire.record.RecordBatches;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -168,22 +169,29 @@ final class LeaderAppender {
         int batches = 0;
         int count = 0;
         while (at < end) {
-            if (end - at < RecordBatch.LOG_OVERHEAD) {
-                throw new CorruptRecordException("partial batch header of " + (end - at) + " bytes at the end");
+            RecordBatches.Frame frame = RecordBatches.frameAt(records, at, end);
+            int size = frame.sizeInBytes();
+            if (frame.kind() == RecordBatches.FrameKind.CORRUPT) {
+                throw frame.corruption();
             }
-            int size = RecordBatch.LOG_OVERHEAD + records.getInt(at + RecordBatch.LENGTH_OFFSET);
-            if (size < RecordBatch.RECORD_BATCH_OVERHEAD || size > end - at) {
+            // Unlike a fetch, an append has no partial trailing batch: one is a batch larger than what was sent.
+            if (frame.kind() == RecordBatches.FrameKind.PARTIAL) {
                 if (size > config.maxMessageBytes()) {
                     throw new RecordTooLargeException("batch of " + size + " bytes exceeds max.message.bytes "
                         + config.maxMessageBytes());
                 }
-                throw new CorruptRecordException("batch size " + size + " invalid with " + (end - at)
-                    + " bytes left");
+                throw new CorruptRecordException(size < 0
+                    ? "partial batch header of " + (end - at) + " bytes at the end"
+                    : "batch size " + size + " invalid with " + (end - at) + " bytes left");
+            }
+            if (frame.magic() != RecordBatch.MAGIC) {
+                throw new InvalidRecordException("unsupported batch magic " + frame.magic());
+            }
+            if (size < RecordBatch.RECORD_BATCH_OVERHEAD) {
+                throw new CorruptRecordException("batch size " + size + " is below the batch header's "
+                    + RecordBatch.RECORD_BATCH_OVERHEAD + " bytes");
             }
             RecordBatch batch = RecordBatch.of(records, at);
-            if (batch.magic() != RecordBatch.MAGIC) {
-                throw new InvalidRecordException("unsupported batch magic " + batch.magic());
-            }
             if (origin == AppendOrigin.CLIENT && batch.baseOffset() != 0) {
                 throw new InvalidRecordException("The baseOffset of the record batch in the append should be 0, "
                     + "but it is " + batch.baseOffset());

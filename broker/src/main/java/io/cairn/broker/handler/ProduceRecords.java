@@ -2,29 +2,26 @@ package io.cairn.broker.handler;
 
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.record.RecordBatch;
+import io.cairn.wire.record.RecordBatches;
 import io.netty.buffer.ByteBuf;
 
 /**
  * The record checks Kafka makes on a produce request outside the log, and the record errors of KIP-467.
  *
- * <p>Kafka reads a partition's records with {@code MemoryRecords.batches()}: a size field below 14 or a magic
- * outside 0-2 is CORRUPT_MESSAGE, a batch cut short by the end of the data ends the iteration (the bytes are
- * dropped). {@code ProduceRequest.validateRecords} then wants exactly one batch of magic 2, and no zstd before v7.
- * Everything about the batch's content is the log's ({@code io.cairn.log.LogValidator}).
+ * <p>Kafka reads a partition's records with {@code MemoryRecords.batches()}, as
+ * {@link RecordBatches#frameAt} does: a size field below 14 or a magic outside 0-2 is CORRUPT_MESSAGE, a batch cut
+ * short by the end of the data ends the iteration (the bytes are dropped). {@code ProduceRequest.validateRecords}
+ * then wants exactly one batch of magic 2, and no zstd before v7. Everything about the batch's content is the
+ * log's ({@code io.cairn.log.LogValidator}).
  *
  * <p>Stateless and thread-safe.
  */
 final class ProduceRecords {
 
-    /** Kafka's {@code Records.LOG_OVERHEAD}: offset and size. */
-    private static final int LOG_OVERHEAD = 12;
-    /** Kafka's {@code LegacyRecord.RECORD_OVERHEAD_V0}: the smallest size field a batch may have. */
-    private static final int MIN_SIZE_FIELD = 14;
-    /** Offset, size, leader epoch and magic. */
-    private static final int HEADER_SIZE_UP_TO_MAGIC = 17;
     private static final int ZSTD = 4;
     private static final int COMPRESSION_MASK = 0x07;
     private static final int TRANSACTIONAL_MASK = 0x10;
+    private static final Scan EMPTY = new Scan(null, 0, null, 0, (byte) -1, false, -1L, (short) -1, -1, 0);
 
     private ProduceRecords() {
     }
@@ -44,53 +41,32 @@ final class ProduceRecords {
                 boolean transactional, long producerId, short producerEpoch, int baseSequence, int compression) {
     }
 
-    /** Reads at most two batch headers of {@code records} (null counts as empty) as Kafka's iterator does. */
+    /** Reads at most two batch frames of {@code records} (null counts as empty) as Kafka's iterator does. */
     static Scan scan(ByteBuf records) {
         if (records == null) {
-            return new Scan(null, 0, null, 0, (byte) -1, false, -1L, (short) -1, -1, 0);
+            return EMPTY;
         }
         int start = records.readerIndex();
         int end = records.writerIndex();
-        Object first = nextBatch(records, start, end);
-        if (!(first instanceof Integer)) {
-            return new Scan((String) first, 0, null, 0, (byte) -1, false, -1L, (short) -1, -1, 0);
+        RecordBatches.Frame first = RecordBatches.frameAt(records, start, end);
+        if (first.kind() == RecordBatches.FrameKind.CORRUPT) {
+            return new Scan(first.problem(), 0, null, 0, (byte) -1, false, -1L, (short) -1, -1, 0);
         }
-        int firstBytes = (Integer) first;
-        if (firstBytes == 0) {
-            return new Scan(null, 0, null, 0, (byte) -1, false, -1L, (short) -1, -1, 0);
+        if (first.kind() != RecordBatches.FrameKind.BATCH) {
+            return EMPTY;
         }
-        byte magic = records.getByte(start + RecordBatch.MAGIC_OFFSET);
+        int firstBytes = first.sizeInBytes();
+        byte magic = first.magic();
         boolean v2 = magic == RecordBatch.MAGIC && firstBytes >= RecordBatch.RECORD_BATCH_OVERHEAD;
         short attributes = v2 ? records.getShort(start + RecordBatch.ATTRIBUTES_OFFSET) : 0;
         long producerId = v2 ? records.getLong(start + RecordBatch.PRODUCER_ID_OFFSET) : -1L;
         short producerEpoch = v2 ? records.getShort(start + RecordBatch.PRODUCER_EPOCH_OFFSET) : -1;
         int baseSequence = v2 ? records.getInt(start + RecordBatch.BASE_SEQUENCE_OFFSET) : -1;
-        Object second = nextBatch(records, start + firstBytes, end);
-        int batches = second instanceof Integer && (Integer) second > 0 ? 2 : 1;
-        return new Scan(null, batches, second instanceof String ? (String) second : null, firstBytes, magic,
+        RecordBatches.Frame second = RecordBatches.frameAt(records, start + firstBytes, end);
+        int batches = second.kind() == RecordBatches.FrameKind.BATCH ? 2 : 1;
+        return new Scan(null, batches, second.problem(), firstBytes, magic,
                 v2 && (attributes & TRANSACTIONAL_MASK) != 0, producerId, producerEpoch, baseSequence,
                 attributes & COMPRESSION_MASK);
-    }
-
-    /** The size of the batch at {@code at}, 0 when the data ends first, or the corruption message. */
-    private static Object nextBatch(ByteBuf records, int at, int end) {
-        long remaining = end - at;
-        if (remaining < LOG_OVERHEAD) {
-            return 0;
-        }
-        int size = records.getInt(at + LOG_OVERHEAD - 4);
-        if (size < MIN_SIZE_FIELD) {
-            return "Record size " + size + " is less than the minimum record overhead (" + MIN_SIZE_FIELD + ")";
-        }
-        if (remaining < HEADER_SIZE_UP_TO_MAGIC) {
-            return 0;
-        }
-        byte magic = records.getByte(at + RecordBatch.MAGIC_OFFSET);
-        if (magic < 0 || magic > RecordBatch.MAGIC) {
-            return "Invalid magic found in record: " + magic;
-        }
-        long batchSize = (long) size + LOG_OVERHEAD;
-        return remaining < batchSize ? 0 : (int) batchSize;
     }
 
     /** Kafka's {@code ProduceRequest.validateRecords} for one partition: null when the records may go to the log. */

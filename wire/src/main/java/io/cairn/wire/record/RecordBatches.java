@@ -4,6 +4,7 @@ import io.cairn.wire.error.CorruptRecordException;
 import io.cairn.wire.error.InvalidRecordException;
 import io.netty.buffer.ByteBuf;
 
+import java.nio.ByteBuffer;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 
@@ -12,6 +13,10 @@ import java.util.NoSuchElementException;
  * {@link RecordBatch} views over slices of it. Like Kafka's {@code MemoryRecords.batches()}, iteration stops
  * quietly at a partial trailing batch (fetch responses end with one when the size limit cuts a batch), and throws
  * {@link CorruptRecordException} for a size field no batch can have.
+ *
+ * <p>{@link #frameAt} is the one reader of a batch's frame (its size field and magic) for every walker of record
+ * bytes: this iterator, the produce request's checks and the log's append checks, each of which decides what a
+ * partial or corrupt frame means for it.
  *
  * <p>Neither retains nor consumes the buffer; the views are valid while it is. Not thread-safe per iterator; the
  * {@code Iterable} itself may be iterated by several threads at once if nobody writes to the buffer.
@@ -41,6 +46,84 @@ public final class RecordBatches implements Iterable<RecordBatch> {
      */
     public static RecordBatches of(ByteBuf buffer, int maxBatchSize) {
         return new RecordBatches(buffer, maxBatchSize);
+    }
+
+    /** What the bytes at one position hold, as Kafka's {@code ByteBufferLogInputStream.nextBatch} reads them. */
+    public enum FrameKind {
+        /** No byte left. */
+        END,
+        /** The start of a batch that the data ends before finishing (a fetch's size limit cuts one so). */
+        PARTIAL,
+        /** A size field no batch can have or a magic outside 0-2: {@link Frame#problem()} is Kafka's message. */
+        CORRUPT,
+        /** A complete batch frame of {@link Frame#sizeInBytes()} bytes; its content is not checked. */
+        BATCH
+    }
+
+    /**
+     * One batch frame.
+     *
+     * @param kind        what the bytes hold
+     * @param sizeInBytes the whole batch's size (size field and log overhead) when the size field was read, else -1
+     * @param magic       the batch's magic when read, else -1
+     * @param problem     the CorruptRecordException message of a {@link FrameKind#CORRUPT} frame, else null
+     */
+    public record Frame(FrameKind kind, int sizeInBytes, byte magic, String problem) {
+
+        private static final Frame END = new Frame(FrameKind.END, -1, (byte) -1, null);
+        private static final Frame PARTIAL_HEADER = new Frame(FrameKind.PARTIAL, -1, (byte) -1, null);
+
+        /** The corruption as the exception Kafka throws. */
+        public CorruptRecordException corruption() {
+            return new CorruptRecordException(problem);
+        }
+    }
+
+    /** The frame at {@code at} of {@code buffer}, whose data ends at {@code end} (exclusive). */
+    public static Frame frameAt(ByteBuf buffer, int at, int end) {
+        return frameAt(buffer, at, end, Integer.MAX_VALUE);
+    }
+
+    private static Frame frameAt(ByteBuf buffer, int at, int end, int maxBatchSize) {
+        int remaining = end - at;
+        return frame(remaining, remaining >= RecordBatch.LOG_OVERHEAD
+                ? buffer.getInt(at + RecordBatch.LENGTH_OFFSET) : 0,
+                remaining > RecordBatch.MAGIC_OFFSET ? buffer.getByte(at + RecordBatch.MAGIC_OFFSET) : -1,
+                maxBatchSize);
+    }
+
+    /** The frame at {@code at} of {@code buffer} (absolute positions), whose data ends at {@code end}. */
+    public static Frame frameAt(ByteBuffer buffer, int at, int end) {
+        int remaining = end - at;
+        return frame(remaining, remaining >= RecordBatch.LOG_OVERHEAD
+                ? buffer.getInt(at + RecordBatch.LENGTH_OFFSET) : 0,
+                remaining > RecordBatch.MAGIC_OFFSET ? buffer.get(at + RecordBatch.MAGIC_OFFSET) : -1,
+                Integer.MAX_VALUE);
+    }
+
+    /** Kafka's checks, in its order, on a frame's size field and magic (each read only when the bytes are there). */
+    private static Frame frame(int remaining, int batchLength, byte magic, int maxBatchSize) {
+        if (remaining < RecordBatch.LOG_OVERHEAD) {
+            return remaining <= 0 ? Frame.END : Frame.PARTIAL_HEADER;
+        }
+        if (batchLength < MIN_RECORD_OVERHEAD) {
+            return new Frame(FrameKind.CORRUPT, -1, (byte) -1, String.format(
+                    "Record size %d is less than the minimum record overhead (%d)", batchLength,
+                    MIN_RECORD_OVERHEAD));
+        }
+        if (batchLength > maxBatchSize) {
+            return new Frame(FrameKind.CORRUPT, -1, (byte) -1, String.format(
+                    "Record size %d exceeds the largest allowable message size (%d).", batchLength, maxBatchSize));
+        }
+        long batchSize = (long) batchLength + RecordBatch.LOG_OVERHEAD;
+        int size = (int) Math.min(batchSize, Integer.MAX_VALUE);
+        if (remaining <= RecordBatch.MAGIC_OFFSET) {
+            return new Frame(FrameKind.PARTIAL, size, (byte) -1, null);
+        }
+        if (magic < 0 || magic > RecordBatch.MAGIC) {
+            return new Frame(FrameKind.CORRUPT, size, magic, "Invalid magic found in record: " + magic);
+        }
+        return new Frame(remaining < batchSize ? FrameKind.PARTIAL : FrameKind.BATCH, size, magic, null);
     }
 
     /** The number of bytes taken by complete batches from the start: the rest is a partial trailing batch. */
@@ -87,41 +170,25 @@ public final class RecordBatches implements Iterable<RecordBatch> {
         }
 
         private RecordBatch readNext() {
-            int remaining = end - position;
-            if (remaining < RecordBatch.LOG_OVERHEAD) {
+            Frame frame = frameAt(buffer, position, end, maxBatchSize);
+            if (frame.kind() == FrameKind.CORRUPT) {
+                throw frame.corruption();
+            }
+            if (frame.kind() != FrameKind.BATCH) {
                 return null;
             }
-            int batchLength = buffer.getInt(position + RecordBatch.LENGTH_OFFSET);
-            if (batchLength < MIN_RECORD_OVERHEAD) {
-                throw new CorruptRecordException(String.format(
-                        "Record size %d is less than the minimum record overhead (%d)", batchLength,
-                        MIN_RECORD_OVERHEAD));
-            }
-            if (batchLength > maxBatchSize) {
-                throw new CorruptRecordException(String.format(
-                        "Record size %d exceeds the largest allowable message size (%d).", batchLength, maxBatchSize));
-            }
-            if (remaining <= RecordBatch.MAGIC_OFFSET) {
-                return null;
-            }
-            byte magic = buffer.getByte(position + RecordBatch.MAGIC_OFFSET);
-            if (magic < 0 || magic > RecordBatch.MAGIC) {
-                throw new CorruptRecordException("Invalid magic found in record: " + magic);
-            }
-            long batchSize = (long) batchLength + RecordBatch.LOG_OVERHEAD;
-            if (remaining < batchSize) {
-                return null;
-            }
-            if (magic != RecordBatch.MAGIC) {
+            int batchSize = frame.sizeInBytes();
+            if (frame.magic() != RecordBatch.MAGIC) {
                 throw new InvalidRecordException("Record batch at offset " + buffer.getLong(position)
-                        + " has magic " + magic + "; only magic " + RecordBatch.MAGIC + " batches are supported");
+                        + " has magic " + frame.magic() + "; only magic " + RecordBatch.MAGIC
+                        + " batches are supported");
             }
             if (batchSize < RecordBatch.RECORD_BATCH_OVERHEAD) {
                 throw new CorruptRecordException("Record batch is corrupt (the size " + batchSize
                         + " is smaller than the minimum allowed overhead " + RecordBatch.RECORD_BATCH_OVERHEAD + ")");
             }
-            RecordBatch batch = RecordBatch.wrap(buffer.slice(position, (int) batchSize));
-            position += (int) batchSize;
+            RecordBatch batch = RecordBatch.wrap(buffer.slice(position, batchSize));
+            position += batchSize;
             return batch;
         }
     }
