@@ -1,5 +1,7 @@
 package io.cairn.broker;
 
+import io.cairn.broker.produce.DeleteRecordsService;
+import io.cairn.broker.produce.ProduceService;
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.BrokerReconfigurable;
 import io.cairn.broker.config.CleanerSettings;
@@ -58,7 +60,7 @@ import io.cairn.broker.handler.MetadataHandler;
 import io.cairn.broker.handler.OffsetFetchHandler;
 import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
-import io.cairn.broker.handler.ProducerIdManager;
+import io.cairn.broker.txn.ProducerIdManager;
 import io.cairn.broker.handler.SaslAuthenticateHandler;
 import io.cairn.broker.handler.SaslHandshakeHandler;
 import io.cairn.broker.handler.TopicConfigDefaults;
@@ -411,8 +413,8 @@ public final class CairnServer implements AutoCloseable {
                 new AlterClientQuotasHandler(node)));
         handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE_CONFIGS,
                 new DescribeClientQuotasHandler(node)));
-        handlers.add(new ProduceHandler(replicaManager, node, purgatory, metrics.topics(), transactions.verifier(),
-                transactions.requestHandlers()));
+        handlers.add(new ProduceHandler(new ProduceService(replicaManager, node, purgatory, metrics.topics(),
+                transactions.verifier(), transactions.requestHandlers())));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
                 BrokerConfig.CAIRN_DEFAULTS));
         handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), reconfigurables));
@@ -423,7 +425,7 @@ public final class CairnServer implements AutoCloseable {
         // __consumer_offsets markers go through the group coordinator, which applies its transactional offsets.
         handlers.add(new WriteTxnMarkersHandler(markers, groups::completeTransaction));
         handlers.add(new DescribeProducersHandler(replicaManager, node));
-        handlers.add(new DeleteRecordsHandler(replicaManager, node, purgatory));
+        handlers.add(new DeleteRecordsHandler(new DeleteRecordsService(replicaManager, node, purgatory)));
         handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE,
                 new DescribeLogDirsHandler(replicaManager)));
         handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER,

@@ -1,5 +1,8 @@
 package io.cairn.broker.handler;
 
+import io.cairn.broker.InternalTopics;
+import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.metadata.image.BrokerEndpoint;
 import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.MetadataImage;
@@ -7,7 +10,6 @@ import io.cairn.metadata.image.PartitionRegistration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -28,9 +30,8 @@ final class ClusterView {
     static final int CLUSTER_OPERATIONS = bits(5, 7, 8, 9, 10, 11, 12);
 
     /** Kafka's internal topics (Topic.INTERNAL_TOPICS). */
-    static final String GROUP_METADATA_TOPIC = "__consumer_offsets";
-    static final String TRANSACTION_STATE_TOPIC = "__transaction_state";
-    private static final Set<String> INTERNAL_TOPICS = Set.of(GROUP_METADATA_TOPIC, TRANSACTION_STATE_TOPIC);
+    static final String GROUP_METADATA_TOPIC = GroupCoordinator.TOPIC;
+    static final String TRANSACTION_STATE_TOPIC = TransactionCoordinator.TOPIC;
 
     private ClusterView() {
     }
@@ -44,7 +45,7 @@ final class ClusterView {
     }
 
     static boolean isInternal(String topic) {
-        return topic != null && INTERNAL_TOPICS.contains(topic);
+        return InternalTopics.isInternal(topic);
     }
 
     /** The endpoint of a live (unfenced) broker on {@code listener}, if both exist. */

@@ -2,6 +2,7 @@ package io.cairn.broker.handler;
 
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
+import io.cairn.broker.txn.ProducerIdManager;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionManager.ProducerIdAndEpoch;
 import io.cairn.metadata.image.AclOperation;

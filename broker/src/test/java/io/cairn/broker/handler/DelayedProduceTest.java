@@ -1,6 +1,7 @@
 package io.cairn.broker.handler;
 
 import io.micrometer.core.instrument.Clock;
+import io.cairn.broker.produce.ProduceService;
 import io.cairn.broker.metrics.BrokerMetrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,8 +54,8 @@ class DelayedProduceTest {
         fixture = PartitionsFixture.start(dir);
         timer = new MockTimer();
         purgatory = new PartitionPurgatory(fixture.replicaManager(), timer);
-        handler = new ProduceHandler(fixture.replicaManager(), fixture.metadata().node(), purgatory,
-                BrokerMetrics.withClock(Clock.SYSTEM).topics(), null, Runnable::run);
+        handler = new ProduceHandler(new ProduceService(fixture.replicaManager(), fixture.metadata().node(), purgatory,
+                BrokerMetrics.withClock(Clock.SYSTEM).topics(), null, Runnable::run));
         fixture.registerSecondBroker();
     }
 

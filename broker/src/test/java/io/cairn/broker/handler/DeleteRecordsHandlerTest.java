@@ -2,6 +2,7 @@ package io.cairn.broker.handler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.broker.produce.DeleteRecordsService;
 import io.cairn.broker.purgatory.MockTimer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.isr.Partition;
@@ -54,7 +55,8 @@ class DeleteRecordsHandlerTest {
         fixture = PartitionsFixture.start(dir);
         timer = new MockTimer();
         purgatory = new PartitionPurgatory(fixture.replicaManager(), timer);
-        handler = new DeleteRecordsHandler(fixture.replicaManager(), fixture.metadata().node(), purgatory);
+        handler = new DeleteRecordsHandler(new DeleteRecordsService(fixture.replicaManager(), fixture.metadata().node(),
+                purgatory));
         fixture.registerSecondBroker();
     }
 

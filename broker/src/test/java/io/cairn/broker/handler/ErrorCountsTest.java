@@ -1,5 +1,6 @@
 package io.cairn.broker.handler;
 
+import io.cairn.broker.produce.ProduceService;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.wire.error.Errors;
@@ -27,7 +28,7 @@ class ErrorCountsTest {
         response.responses().add(topic);
 
         // When
-        new ProduceHandler(null, null, null, null, null, Runnable::run).countErrors(response, counted::add);
+        new ProduceHandler(new ProduceService(null, null, null, null, null, Runnable::run)).countErrors(response, counted::add);
 
         // Then
         assertThat(counted).containsExactly(Errors.NONE.code(), Errors.NOT_LEADER_OR_FOLLOWER.code());

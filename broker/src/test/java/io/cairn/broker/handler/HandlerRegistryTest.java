@@ -3,6 +3,7 @@ package io.cairn.broker.handler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cairn.broker.produce.ProduceService;
 import io.cairn.broker.handler.ApiHandler.RunsOn;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
@@ -70,7 +71,7 @@ class HandlerRegistryTest {
     @Test
     void shouldAdvertiseProduceFromV0WhileServingItFromV3AsKafkaDoes() {
         // Given
-        ProduceHandler produce = new ProduceHandler(null, null, null, null, null, Runnable::run);
+        ProduceHandler produce = new ProduceHandler(new ProduceService(null, null, null, null, null, Runnable::run));
 
         // When
         HandlerRegistry registry = HandlerRegistry.forListener(List.of(produce), false);
@@ -88,7 +89,8 @@ class HandlerRegistryTest {
     void shouldServeOnlyTheInMemoryApisOnTheNetworkThread() {
         // When
         HandlerRegistry registry = HandlerRegistry.forListener(List.of(new MetadataHandler(null, null),
-                new ProduceHandler(null, null, null, null, null, Runnable::run), new FetchHandler(null), new ListOffsetsHandler(null),
+                new ProduceHandler(new ProduceService(null, null, null, null, null, Runnable::run)),
+                new FetchHandler(null), new ListOffsetsHandler(null),
                 new Heartbeat((short) 0, (short) 4)), false);
 
         // Then

@@ -3,6 +3,7 @@ package io.cairn.broker.handler;
 import static io.cairn.broker.handler.MetadataFixture.context;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.broker.txn.ProducerIdManager;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.broker.txn.TransactionCoordinator;

@@ -1,6 +1,8 @@
 package io.cairn.broker.handler;
 
 import io.micrometer.core.instrument.Clock;
+import io.cairn.broker.produce.ProduceService;
+import io.cairn.broker.produce.ProduceVerification;
 import io.cairn.broker.metrics.BrokerTopicMetrics;
 import io.cairn.broker.metrics.BrokerMetrics;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -97,7 +99,7 @@ class ProduceHandlerTest {
                 new FakeCoordinator());
         verifier.start();
         continuations = Executors.newSingleThreadExecutor();
-        handler = new ProduceHandler(replicas, fixture.node(), purgatory, TOPIC_METRICS, verifier, continuations);
+        handler = new ProduceHandler(new ProduceService(replicas, fixture.node(), purgatory, TOPIC_METRICS, verifier, continuations));
     }
 
     /**
@@ -749,8 +751,8 @@ class ProduceHandlerTest {
         createTopic("elsewhere", 1, Map.of());
         ReplicaManager notHosting = new ReplicaManager(2, List.of(logs), TopicConfigDefaults.defaults());
         notHosting.start(fixture.node());
-        ProduceHandler other = new ProduceHandler(notHosting, fixture.node(), purgatory, TOPIC_METRICS, null,
-                Runnable::run);
+        ProduceHandler other = new ProduceHandler(new ProduceService(notHosting, fixture.node(), purgatory, TOPIC_METRICS, null,
+                Runnable::run));
         try {
             // When
             TwoPhaseApiHandler.Stages<ProduceResponseData> stages = other.dispatch(context(10, "test"),

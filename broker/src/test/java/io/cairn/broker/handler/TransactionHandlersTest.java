@@ -4,6 +4,7 @@ import static io.cairn.broker.handler.MetadataFixture.context;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.broker.txn.ProducerIdManager;
 import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.GroupCoordinator;

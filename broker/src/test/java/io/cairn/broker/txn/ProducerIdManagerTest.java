@@ -1,4 +1,4 @@
-package io.cairn.broker.handler;
+package io.cairn.broker.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

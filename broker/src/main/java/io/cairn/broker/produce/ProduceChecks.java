@@ -1,8 +1,6 @@
-package io.cairn.broker.handler;
+package io.cairn.broker.produce;
 
-import io.cairn.broker.handler.ProduceRecords.Scan;
-import io.cairn.metadata.image.AclOperation;
-import io.cairn.metadata.image.AclResourceType;
+import io.cairn.broker.produce.ProduceRecords.Scan;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.metadata.image.TopicPartition;
@@ -10,10 +8,8 @@ import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ProduceRequestData;
 import io.cairn.wire.protocol.Uuid;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -87,35 +83,25 @@ final class ProduceChecks {
     }
 
     /**
-     * Kafka's {@code handleProduceAppend} check before transaction verification: batches of more than one producer
-     * fail the whole request (INVALID_PRODUCER_ID_MAPPING). Verification itself is {@link ProduceVerification}'s.
-     */
-    /**
      * Kafka's first check of a produce request: transactional records need WRITE on their transactional id (none
      * given counts as refused), else the whole request fails with TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
      */
-    static ApiException transactionalIdError(RequestContext ctx, ProduceRequestData request, List<Scan> scans) {
-        if (!ctx.authorizer().enabled() || scans.stream().noneMatch(Scan::transactional)) {
+    static ApiException transactionalIdError(ProduceService.Authorization authorization, ProduceRequestData request,
+                                             List<Scan> scans) {
+        if (scans.stream().noneMatch(Scan::transactional)) {
             return null;
         }
         String transactionalId = request.transactionalId();
-        if (transactionalId != null
-                && ctx.authorize(AclOperation.WRITE, AclResourceType.TRANSACTIONAL_ID, transactionalId)) {
+        if (authorization.writeTransactionalId().test(transactionalId)) {
             return null;
         }
         return Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception();
     }
 
-    /** Whether the caller may WRITE a topic, asked once per topic of a request (Kafka's filterByAuthorized). */
-    static Predicate<String> writableTopics(RequestContext ctx) {
-        if (!ctx.authorizer().enabled()) {
-            return topic -> true;
-        }
-        Map<String, Boolean> decided = new HashMap<>();
-        return topic -> decided.computeIfAbsent(topic,
-                t -> ctx.authorize(AclOperation.WRITE, AclResourceType.TOPIC, t));
-    }
-
+    /**
+     * Kafka's {@code handleProduceAppend} check before transaction verification: batches of more than one producer
+     * fail the whole request (INVALID_PRODUCER_ID_MAPPING). Verification itself is {@link ProduceVerification}'s.
+     */
     static ApiException checkTransactions(List<ProducePartition> partitions, List<Scan> scans) {
         Set<List<Long>> producers = new HashSet<>();
         for (int i = 0; i < partitions.size(); i++) {

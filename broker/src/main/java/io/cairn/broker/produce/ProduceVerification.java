@@ -1,6 +1,6 @@
-package io.cairn.broker.handler;
+package io.cairn.broker.produce;
 
-import io.cairn.broker.handler.ProduceRecords.Scan;
+import io.cairn.broker.produce.ProduceRecords.Scan;
 import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.producer.VerificationGuard;
@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Stateless; called on a request-handler thread. The returned stage completes on the verifier's thread.
  */
-final class ProduceVerification {
+public final class ProduceVerification {
 
     /** Produce v11+ clients understand TRANSACTION_ABORTABLE (Kafka's {@code genericErrorSupported}). */
     private static final short ABORTABLE_VERSION = 11;
@@ -44,7 +44,7 @@ final class ProduceVerification {
      * {@code add.partitions.to.txn.retry.backoff.max.ms} default, 100 ms, has passed: 5 retries.
      */
     static final long ADD_RETRY_BACKOFF_MS = 20L;
-    static final int ADD_RETRIES = 5;
+    public static final int ADD_RETRIES = 5;
     private static final Set<Errors> UNVERIFIABLE = Set.of(Errors.CONCURRENT_TRANSACTIONS, Errors.NETWORK_EXCEPTION,
             Errors.COORDINATOR_LOAD_IN_PROGRESS, Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR);
 

@@ -1,6 +1,7 @@
-package io.cairn.broker.handler;
+package io.cairn.broker.produce;
 
-import io.cairn.broker.handler.ProduceRecords.Scan;
+import io.cairn.broker.InternalTopics;
+import io.cairn.broker.produce.ProduceRecords.Scan;
 import io.cairn.broker.metrics.BrokerTopicMetrics;
 import io.cairn.broker.metrics.TopicMeters;
 import io.cairn.isr.Partition;
@@ -80,7 +81,7 @@ final class ProduceAppender {
 
     private void append(ProducePartition p, int batchBytes) {
         TopicPartition tp = new TopicPartition(p.topic(), p.index());
-        if (ClusterView.isInternal(p.topic()) && !internalTopicsAllowed) {
+        if (InternalTopics.isInternal(p.topic()) && !internalTopicsAllowed) {
             p.fail(Errors.INVALID_TOPIC_EXCEPTION);
             return;
         }

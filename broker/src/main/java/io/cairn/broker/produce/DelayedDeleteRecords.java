@@ -1,4 +1,4 @@
-package io.cairn.broker.handler;
+package io.cairn.broker.produce;
 
 import io.cairn.broker.purgatory.DelayedOperation;
 import io.cairn.broker.purgatory.PartitionPurgatory;
@@ -73,14 +73,14 @@ final class DelayedDeleteRecords<S> extends DelayedOperation {
     /** Settles {@code s} when its partition reached the offset or cannot any more; true when it is settled. */
     private boolean check(Status s) {
         if (s.partition.isRemoved()) {
-            s.settle(Errors.UNKNOWN_TOPIC_OR_PARTITION, DeleteRecordsHandler.INVALID_LOW_WATERMARK);
+            s.settle(Errors.UNKNOWN_TOPIC_OR_PARTITION, DeleteRecordsService.INVALID_LOW_WATERMARK);
             return true;
         }
         long low;
         try {
             low = s.partition.lowWatermarkIfLeader();
         } catch (NotLeaderOrFollowerException e) {
-            s.settle(Errors.NOT_LEADER_OR_FOLLOWER, DeleteRecordsHandler.INVALID_LOW_WATERMARK);
+            s.settle(Errors.NOT_LEADER_OR_FOLLOWER, DeleteRecordsService.INVALID_LOW_WATERMARK);
             return true;
         }
         if (low < s.requestedOffset) {
@@ -137,7 +137,7 @@ final class DelayedDeleteRecords<S> extends DelayedOperation {
 
         /** Failed on the leader (low watermark -1). */
         static Status failed(TopicPartition tp, Errors error) {
-            return new Status(tp, null, -1L, DeleteRecordsHandler.INVALID_LOW_WATERMARK, error, false);
+            return new Status(tp, null, -1L, DeleteRecordsService.INVALID_LOW_WATERMARK, error, false);
         }
 
         void settle(Errors outcome, long low) {

@@ -1,4 +1,4 @@
-package io.cairn.broker.handler;
+package io.cairn.broker.txn;
 
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;

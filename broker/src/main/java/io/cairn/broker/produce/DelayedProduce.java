@@ -1,4 +1,4 @@
-package io.cairn.broker.handler;
+package io.cairn.broker.produce;
 
 import io.cairn.broker.purgatory.DelayedOperation;
 import io.cairn.broker.purgatory.PartitionPurgatory;

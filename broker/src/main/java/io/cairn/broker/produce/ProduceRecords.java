@@ -1,4 +1,4 @@
-package io.cairn.broker.handler;
+package io.cairn.broker.produce;
 
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.record.RecordBatch;
