@@ -20,7 +20,10 @@ import java.util.Map;
  *       {@code OAuthBearerLoginModule} JAAS config. For development only.</li>
  * </ul>
  * Kafka falls back to the unsecured validator when no handler is configured; Cairn refuses to start instead, so that
- * unsigned tokens are accepted only when asked for by name.
+ * unsigned tokens are accepted only when asked for by name. {@code sasl.oauthbearer.jwt.validator.class} may name
+ * Kafka's {@code DefaultJwtValidator} (the default) or {@code BrokerJwtValidator}: both mean Cairn's checks, the
+ * latter's. (Kafka 4.1.1's handler builds its default validator without the JWKS, which then falls back to the
+ * client-side checks and verifies no signature; {@code BrokerJwtValidator} must be named there to get them.)
  *
  * <p>Immutable and thread-safe.
  */
@@ -42,6 +45,7 @@ public sealed interface OAuthBearerSettings {
     String CLOCK_SKEW_SECONDS = "sasl.oauthbearer.clock.skew.seconds";
     String JWT_VALIDATOR_CLASS = "sasl.oauthbearer.jwt.validator.class";
     String DEFAULT_JWT_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.DefaultJwtValidator";
+    String BROKER_JWT_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.BrokerJwtValidator";
 
     /**
      * Kafka's secured validator (KIP-768).
@@ -104,9 +108,12 @@ public sealed interface OAuthBearerSettings {
     private static Secured secured(Map<String, String> props, String prefix) {
         String validatorKey = keyOf(props, prefix, JWT_VALIDATOR_CLASS);
         String validator = props.get(validatorKey);
-        if (validator != null && !validator.isBlank() && !validator.trim().equals(DEFAULT_JWT_VALIDATOR)) {
-            throw ConfigException.invalid(validatorKey, validator, "Cairn implements " + DEFAULT_JWT_VALIDATOR
-                    + " only");
+        if (validator != null && !validator.isBlank() && !validator.trim().equals(DEFAULT_JWT_VALIDATOR)
+                && !validator.trim().equals(BROKER_JWT_VALIDATOR)) {
+            throw ConfigException.invalid(validatorKey, validator, "Cairn validates tokens with "
+                    + BROKER_JWT_VALIDATOR + "'s checks, which " + DEFAULT_JWT_VALIDATOR + " (the default) also "
+                    + "means; other classes are refused (no plugins, and the client-side validator checks no "
+                    + "signature)");
         }
         String urlKey = keyOf(props, prefix, JWKS_ENDPOINT_URL);
         String url = props.get(urlKey);

@@ -191,6 +191,26 @@ class SaslSettingsTest {
     }
 
     @Test
+    void theJwtValidatorClassMayNameKafkasDefaultOrBrokerValidatorOnly() {
+        String handler = "listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class";
+        Map<String, String> secured = Map.of(handler, OAuthBearerSettings.VALIDATOR_HANDLER,
+                "sasl.oauthbearer.jwks.endpoint.url", "file:/etc/jwks.json");
+        for (String accepted : List.of(OAuthBearerSettings.DEFAULT_JWT_VALIDATOR,
+                OAuthBearerSettings.BROKER_JWT_VALIDATOR)) {
+            Map<String, String> props = new HashMap<>(secured);
+            props.put("sasl.oauthbearer.jwt.validator.class", accepted);
+            assertThat(BrokerConfig.fromMap(oauth(props)).saslSettings("SASL_PLAINTEXT").oauthBearer())
+                    .isInstanceOf(OAuthBearerSettings.Secured.class);
+        }
+        Map<String, String> client = new HashMap<>(secured);
+        client.put("sasl.oauthbearer.jwt.validator.class",
+                "org.apache.kafka.common.security.oauthbearer.ClientJwtValidator");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(oauth(client)))
+                .hasMessageContaining("configuration sasl.oauthbearer.jwt.validator.class:")
+                .hasMessageContaining("checks no signature");
+    }
+
+    @Test
     void theSecuredValidatorNeedsAJwksUrl() {
         String handler = "listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class";
         assertThatThrownBy(() -> BrokerConfig.fromMap(oauth(Map.of(handler, OAuthBearerSettings.VALIDATOR_HANDLER))))
