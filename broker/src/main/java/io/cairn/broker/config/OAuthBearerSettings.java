@@ -131,6 +131,11 @@ public sealed interface OAuthBearerSettings {
         if (!List.of("http", "https", "file").contains(scheme) || (!scheme.equals("file") && jwks.getHost() == null)) {
             throw ConfigException.invalid(urlKey, url, "must be an http, https or file URL");
         }
+        if (scheme.equals("file") && (jwks.isOpaque() || jwks.getPath() == null || jwks.getPath().isEmpty()
+                || (jwks.getAuthority() != null && !jwks.getAuthority().isEmpty()))) {
+            throw ConfigException.invalid(urlKey, url, "a file URL needs an absolute path and no host, e.g. "
+                    + "file:///etc/kafka/jwks.json");
+        }
         long refreshMs = longOf(props, prefix, JWKS_ENDPOINT_REFRESH_MS, 3_600_000L, 1L);
         long backoffMs = longOf(props, prefix, JWKS_ENDPOINT_RETRY_BACKOFF_MS, 100L, 0L);
         long backoffMaxMs = longOf(props, prefix, JWKS_ENDPOINT_RETRY_BACKOFF_MAX_MS, 10_000L, 0L);

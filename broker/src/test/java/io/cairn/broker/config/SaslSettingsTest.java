@@ -218,6 +218,11 @@ class SaslSettingsTest {
         assertThatThrownBy(() -> BrokerConfig.fromMap(oauth(Map.of(handler, OAuthBearerSettings.VALIDATOR_HANDLER,
                 "sasl.oauthbearer.jwks.endpoint.url", "ftp://idp/jwks"))))
                 .hasMessageContaining("must be an http, https or file URL");
+        for (String relative : List.of("file:jwks.json", "file://host/jwks.json")) {
+            assertThatThrownBy(() -> BrokerConfig.fromMap(oauth(Map.of(handler,
+                    OAuthBearerSettings.VALIDATOR_HANDLER, "sasl.oauthbearer.jwks.endpoint.url", relative))))
+                    .hasMessageContaining("a file URL needs an absolute path");
+        }
     }
 
     @Test
