@@ -78,6 +78,16 @@ public final class BrokerCluster implements AutoCloseable {
      */
     public static BrokerCluster create(BrokerKind kind, int size, Map<String, String> config,
                                        Function<ClusterNode, Map<String, String>> perNode, List<String> formatArgs) {
+        return create(kind, size, config, perNode, formatArgs, List.of());
+    }
+
+    /**
+     * As {@link #create(BrokerKind, int, Map, Function, List)}, every node's JVM started with {@code jvmArgs} after
+     * the harness's own (e.g. a system property both brokers need).
+     */
+    public static BrokerCluster create(BrokerKind kind, int size, Map<String, String> config,
+                                       Function<ClusterNode, Map<String, String>> perNode, List<String> formatArgs,
+                                       List<String> jvmArgs) {
         int[] ports = FreePorts.freePorts(2 * size);
         String host = FreePorts.LOOPBACK;
         StringBuilder voters = new StringBuilder();
@@ -100,11 +110,12 @@ public final class BrokerCluster implements AutoCloseable {
                     all.putAll(settings);
                     String text = all.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue() + "\n")
                             .collect(Collectors.joining());
-                    yield CairnProcess.builder().serverProperties(text, node.clientPort()).build();
+                    yield CairnProcess.builder().serverProperties(text, node.clientPort())
+                            .addJvmArgs(jvmArgs.toArray(String[]::new)).build();
                 }
                 case KAFKA -> {
                     KafkaReferenceProcess.Builder builder = KafkaReferenceProcess.builder().clusterNode(node)
-                            .formatArgs(formatArgs.toArray(String[]::new));
+                            .formatArgs(formatArgs.toArray(String[]::new)).addJvmArgs(jvmArgs.toArray(String[]::new));
                     settings.forEach(builder::config);
                     yield builder.build();
                 }

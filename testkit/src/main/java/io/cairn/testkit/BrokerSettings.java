@@ -36,6 +36,12 @@ public abstract class BrokerSettings<B extends BrokerSettings<B>> {
         return self();
     }
 
+    /** Adds JVM options after the current ones (e.g. a {@code -D} system property the broker needs). */
+    public B addJvmArgs(String... values) {
+        jvmArgs.addAll(List.of(values));
+        return self();
+    }
+
     /** Sets one {@code server.properties} key, overriding the harness's value if it writes one. */
     public B config(String key, String value) {
         overrides.put(key, value);

@@ -18,7 +18,8 @@ import java.util.Map;
  * <p>Cairn serves PLAIN and SCRAM-SHA-256/512 (SCRAM users are the credentials in the metadata quorum, as in KRaft;
  * the JAAS module, {@code ScramLoginModule}, is still required on the listener as Kafka requires it, and its
  * {@code username}/{@code password} options are the broker's own when SCRAM is the inter-broker mechanism);
- * GSSAPI (Kerberos) and OAUTHBEARER are refused at startup, and there is no static JAAS file
+ * OAUTHBEARER validates tokens as {@link OAuthBearerSettings} says (a server callback handler must be named);
+ * GSSAPI (Kerberos) is refused at startup, and there is no static JAAS file
  * ({@code java.security.auth.login.config}): the login module of every enabled mechanism must come from a
  * {@code sasl.jaas.config} key. Immutable and thread-safe.
  *
@@ -27,9 +28,10 @@ import java.util.Map;
  * @param jaas the login module of each enabled mechanism
  * @param maxReceiveSize the largest frame read before authentication completes
  * @param failedAuthenticationDelayMs how long a failed authentication waits before its response and close
+ * @param oauthBearer how OAUTHBEARER tokens are validated, or null when OAUTHBEARER is not enabled
  */
 public record SaslSettings(String listenerName, List<String> enabledMechanisms, Map<String, JaasConfig> jaas,
-        int maxReceiveSize, int failedAuthenticationDelayMs) {
+        int maxReceiveSize, int failedAuthenticationDelayMs, OAuthBearerSettings oauthBearer) {
 
     public static final String ENABLED_MECHANISMS = "sasl.enabled.mechanisms";
     public static final String JAAS_CONFIG = "sasl.jaas.config";
@@ -39,10 +41,17 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
     public static final String PLAIN = "PLAIN";
     public static final String SCRAM_SHA_256 = "SCRAM-SHA-256";
     public static final String SCRAM_SHA_512 = "SCRAM-SHA-512";
+    public static final String OAUTHBEARER = OAuthBearerSettings.MECHANISM;
     /** The mechanisms Cairn implements. */
-    public static final List<String> SUPPORTED = List.of(PLAIN, SCRAM_SHA_256, SCRAM_SHA_512);
+    public static final List<String> SUPPORTED = List.of(PLAIN, SCRAM_SHA_256, SCRAM_SHA_512, OAUTHBEARER);
     private static final int DEFAULT_MAX_RECEIVE_SIZE = 524288;
     private static final int DEFAULT_FAILED_AUTHENTICATION_DELAY_MS = 100;
+
+    /** Settings without OAUTHBEARER. */
+    public SaslSettings(String listenerName, List<String> enabledMechanisms, Map<String, JaasConfig> jaas,
+            int maxReceiveSize, int failedAuthenticationDelayMs) {
+        this(listenerName, enabledMechanisms, jaas, maxReceiveSize, failedAuthenticationDelayMs, null);
+    }
 
     /**
      * Resolves the settings of SASL listener {@code listenerName}.
@@ -77,14 +86,15 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
         }
         int maxReceiveSize = intOf(props, prefix, MAX_RECEIVE_SIZE, DEFAULT_MAX_RECEIVE_SIZE, 1);
         int delay = intOf(props, prefix, FAILED_AUTHENTICATION_DELAY_MS, DEFAULT_FAILED_AUTHENTICATION_DELAY_MS, 0);
+        OAuthBearerSettings oauthBearer = jaas.containsKey(OAUTHBEARER)
+                ? OAuthBearerSettings.forListener(props, listenerName, jaas.get(OAUTHBEARER)) : null;
         return new SaslSettings(listenerName, List.copyOf(mechanisms), Collections.unmodifiableMap(jaas),
-                maxReceiveSize, delay);
+                maxReceiveSize, delay, oauthBearer);
     }
 
     private static String why(String mechanism) {
         return switch (mechanism) {
             case "GSSAPI" -> " (Kerberos is not implemented)";
-            case "OAUTHBEARER" -> " (OAUTHBEARER is not implemented yet)";
             default -> "";
         };
     }
@@ -141,6 +151,12 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
             return null;
         }
         String mechanism = props.getOrDefault(MECHANISM_INTER_BROKER_PROTOCOL, "GSSAPI").trim();
+        if (mechanism.equals(OAUTHBEARER)) {
+            throw ConfigException.invalid(MECHANISM_INTER_BROKER_PROTOCOL, mechanism, "Cairn serves OAUTHBEARER to "
+                    + "clients but its brokers cannot authenticate to each other with it (they have no token source):"
+                    + " use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 on the inter-broker listener "
+                    + listener.listenerName());
+        }
         if (!listener.enabledMechanisms().contains(mechanism)) {
             throw ConfigException.invalid(MECHANISM_INTER_BROKER_PROTOCOL, mechanism, MECHANISM_INTER_BROKER_PROTOCOL
                     + " must be included in " + ENABLED_MECHANISMS + " when SASL is used for inter-broker "
@@ -184,6 +200,7 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
     @Override
     public String toString() {
         return "SASL mechanisms " + enabledMechanisms + ", sasl.server.max.receive.size=" + maxReceiveSize
-                + ", connection.failed.authentication.delay.ms=" + failedAuthenticationDelayMs;
+                + ", connection.failed.authentication.delay.ms=" + failedAuthenticationDelayMs
+                + (oauthBearer == null ? "" : ", OAUTHBEARER " + oauthBearer);
     }
 }

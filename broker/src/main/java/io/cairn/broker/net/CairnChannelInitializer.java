@@ -71,6 +71,13 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.saslServers = sasl == null ? null : new SaslServers(sasl, scramCredentials);
     }
 
+    /** Stops what the listener's SASL mechanisms run in the background (the OAUTHBEARER key refresh). */
+    void close() {
+        if (saslServers != null) {
+            saslServers.close();
+        }
+    }
+
     @Override
     protected void initChannel(SocketChannel channel) {
         channels.add(channel);

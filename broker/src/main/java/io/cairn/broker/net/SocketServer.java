@@ -69,6 +69,8 @@ public final class SocketServer implements AutoCloseable {
     /** The network threads, for their CPU time (the idle-percent gauge); added by the thread factory. */
     private final List<Thread> networkThreads = new CopyOnWriteArrayList<>();
     private final ConnectionQuotas connectionQuotas;
+    /** The channel initializer of each bound listener, closed after the listeners. */
+    private final List<CairnChannelInitializer> initializers = new CopyOnWriteArrayList<>();
     private EventLoopGroup acceptorGroup;
     private EventLoopGroup networkGroup;
 
@@ -126,6 +128,12 @@ public final class SocketServer implements AutoCloseable {
     private void bind(Endpoint endpoint, SslEngineFactory ssl) throws InterruptedException {
         Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class
                 : NioServerSocketChannel.class;
+        CairnChannelInitializer initializer = new CairnChannelInitializer(endpoint, registries.apply(endpoint),
+                config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool,
+                requestHandlers, new DispatcherMetrics(metrics.requests(),
+                        metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM), ssl,
+                config.saslSettings(endpoint.listenerName()), scramCredentials, connectionQuotas.tracksActivity());
+        initializers.add(initializer);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptorGroup, networkGroup)
                 .channel(channelClass)
@@ -134,12 +142,7 @@ public final class SocketServer implements AutoCloseable {
                 .handler(connectionQuotas.gate(endpoint.listenerName()))
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childHandler(new CairnChannelInitializer(endpoint, registries.apply(endpoint),
-                        config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool,
-                        requestHandlers, new DispatcherMetrics(metrics.requests(),
-                                metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM), ssl,
-                        config.saslSettings(endpoint.listenerName()), scramCredentials,
-                        connectionQuotas.tracksActivity()));
+                .childHandler(initializer);
         if (config.socketSendBufferBytes() > 0) {
             bootstrap.childOption(ChannelOption.SO_SNDBUF, config.socketSendBufferBytes());
         }
@@ -231,6 +234,7 @@ public final class SocketServer implements AutoCloseable {
         channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         shutdown(acceptorGroup);
         shutdown(networkGroup);
+        initializers.forEach(CairnChannelInitializer::close);
     }
 
     private static void shutdown(EventLoopGroup group) {

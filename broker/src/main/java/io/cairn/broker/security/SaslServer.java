@@ -1,5 +1,7 @@
 package io.cairn.broker.security;
 
+import java.util.OptionalLong;
+
 /**
  * The server side of one SASL mechanism's exchange on one connection (the part of
  * {@code javax.security.sasl.SaslServer} Kafka's authenticator uses): each client token in, the server's token
@@ -27,8 +29,18 @@ public interface SaslServer {
     String authorizationId();
 
     /**
-     * True when evaluating a token costs enough CPU (a key derivation such as PBKDF2) that it must not run on a
-     * network thread. SCRAM's server side only computes HMACs of stored keys, so no mechanism Cairn serves is.
+     * When the credential the client authenticated with expires, in epoch milliseconds (an OAUTHBEARER token's
+     * {@code exp}): the session must not outlive it (Kafka's credential lifetime, KIP-368). Empty when the credential
+     * does not expire; only once {@link #complete()}.
+     */
+    default OptionalLong credentialExpiryMs() {
+        return OptionalLong.empty();
+    }
+
+    /**
+     * True when evaluating a token costs enough CPU (a key derivation such as PBKDF2, a signature verification) or may
+     * wait (a JWKS refresh) so that it must not run on a network thread. SCRAM's server side only computes HMACs of
+     * stored keys, so it is not; OAUTHBEARER is.
      */
     default boolean expensive() {
         return false;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -132,5 +133,106 @@ class SaslSettingsTest {
                 "SCRAM-SHA-256"))))
                 .hasMessageContaining("enables SCRAM-SHA-256 but has no JAAS login module for it: set "
                         + "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config");
+    }
+
+    private static final String OAUTH_JAAS = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule "
+            + "required unsecuredValidatorRequiredScope=\"kafka  admin\" "
+            + "unsecuredValidatorAllowableClockSkewMs=\"250\";";
+
+    private static Map<String, String> oauth(Map<String, String> extra) {
+        Map<String, String> props = new HashMap<>(Map.of("sasl.enabled.mechanisms", "OAUTHBEARER",
+                "listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config", OAUTH_JAAS));
+        props.putAll(extra);
+        return saslListener(props);
+    }
+
+    @Test
+    void oauthbearerWithoutANamedValidatorIsRefusedThoughKafkaWouldFallBackToUnsignedTokens() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(oauth(Map.of())))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("configuration listener.name.sasl_plaintext.oauthbearer.sasl.server.callback"
+                        + ".handler.class:")
+                .hasMessageContaining(OAuthBearerSettings.VALIDATOR_HANDLER)
+                .hasMessageContaining("OAuthBearerUnsecuredValidatorCallbackHandler")
+                .hasMessageContaining("sasl.oauthbearer.jwks.endpoint.url");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(oauth(Map.of(
+                "listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class", "com.example.Mine"))))
+                .hasMessageContaining("no custom classes");
+    }
+
+    @Test
+    void theUnsecuredValidatorTakesItsOptionsFromTheJaasConfig() {
+        BrokerConfig config = BrokerConfig.fromMap(oauth(Map.of(
+                "listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class",
+                OAuthBearerSettings.UNSECURED_VALIDATOR_HANDLER)));
+        assertThat(config.saslSettings("SASL_PLAINTEXT").oauthBearer()).isEqualTo(
+                new OAuthBearerSettings.Unsecured("sub", "scope", List.of("kafka", "admin"), 250));
+        assertThat(config.notActedOnKeys()).isEmpty();
+    }
+
+    @Test
+    void theSecuredValidatorReadsKafkasKeysWithListenerOverrides() {
+        // When
+        BrokerConfig config = BrokerConfig.fromMap(oauth(Map.of(
+                "listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class",
+                OAuthBearerSettings.VALIDATOR_HANDLER,
+                "sasl.oauthbearer.jwks.endpoint.url", "https://idp.example/jwks",
+                "listener.name.sasl_plaintext.sasl.oauthbearer.expected.audience", "kafka, cairn",
+                "sasl.oauthbearer.expected.issuer", "https://idp.example",
+                "sasl.oauthbearer.sub.claim.name", "client_id",
+                "sasl.oauthbearer.clock.skew.seconds", "5")));
+
+        // Then
+        assertThat(config.saslSettings("SASL_PLAINTEXT").oauthBearer()).isEqualTo(new OAuthBearerSettings.Secured(
+                java.net.URI.create("https://idp.example/jwks"), 3_600_000L, 100L, 10_000L, List.of("kafka", "cairn"),
+                "https://idp.example", "scope", "client_id", 5));
+        assertThat(config.notActedOnKeys()).isEmpty();
+        assertThat(config.unknownKeys()).isEmpty();
+    }
+
+    @Test
+    void theJwtValidatorClassMayNameKafkasDefaultOrBrokerValidatorOnly() {
+        String handler = "listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class";
+        Map<String, String> secured = Map.of(handler, OAuthBearerSettings.VALIDATOR_HANDLER,
+                "sasl.oauthbearer.jwks.endpoint.url", "file:/etc/jwks.json");
+        for (String accepted : List.of(OAuthBearerSettings.DEFAULT_JWT_VALIDATOR,
+                OAuthBearerSettings.BROKER_JWT_VALIDATOR)) {
+            Map<String, String> props = new HashMap<>(secured);
+            props.put("sasl.oauthbearer.jwt.validator.class", accepted);
+            assertThat(BrokerConfig.fromMap(oauth(props)).saslSettings("SASL_PLAINTEXT").oauthBearer())
+                    .isInstanceOf(OAuthBearerSettings.Secured.class);
+        }
+        Map<String, String> client = new HashMap<>(secured);
+        client.put("sasl.oauthbearer.jwt.validator.class",
+                "org.apache.kafka.common.security.oauthbearer.ClientJwtValidator");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(oauth(client)))
+                .hasMessageContaining("configuration sasl.oauthbearer.jwt.validator.class:")
+                .hasMessageContaining("checks no signature");
+    }
+
+    @Test
+    void theSecuredValidatorNeedsAJwksUrl() {
+        String handler = "listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class";
+        assertThatThrownBy(() -> BrokerConfig.fromMap(oauth(Map.of(handler, OAuthBearerSettings.VALIDATOR_HANDLER))))
+                .hasMessageContaining("configuration sasl.oauthbearer.jwks.endpoint.url: must be set");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(oauth(Map.of(handler, OAuthBearerSettings.VALIDATOR_HANDLER,
+                "sasl.oauthbearer.jwks.endpoint.url", "ftp://idp/jwks"))))
+                .hasMessageContaining("must be an http, https or file URL");
+        for (String relative : List.of("file:jwks.json", "file://host/jwks.json")) {
+            assertThatThrownBy(() -> BrokerConfig.fromMap(oauth(Map.of(handler,
+                    OAuthBearerSettings.VALIDATOR_HANDLER, "sasl.oauthbearer.jwks.endpoint.url", relative))))
+                    .hasMessageContaining("a file URL needs an absolute path");
+        }
+    }
+
+    @Test
+    void oauthbearerBetweenBrokersIsRefused() {
+        assertThatThrownBy(() -> BrokerConfig.fromMap(oauth(Map.of(
+                "listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class",
+                OAuthBearerSettings.UNSECURED_VALIDATOR_HANDLER,
+                "security.inter.broker.protocol", "SASL_PLAINTEXT",
+                "sasl.mechanism.inter.broker.protocol", "OAUTHBEARER"))))
+                .hasMessageContaining("configuration sasl.mechanism.inter.broker.protocol:")
+                .hasMessageContaining("cannot authenticate to each other with it");
     }
 }
