@@ -157,6 +157,7 @@ class ReauthenticationIT {
             throws Exception {
         // Given
         Node node = node(kind);
+        int failuresBefore = node.cluster().nodes().get(0).logLinesContaining("Failed re-authentication").size();
         String topic = GroupClients.uniqueName("reauth-" + mechanism.toLowerCase());
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, node.plaintext()))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
@@ -213,7 +214,8 @@ class ReauthenticationIT {
             assertThat(metric(consumer.metrics(), "failed-reauthentication-total")).isZero();
             assertThat(metric(producer.metrics(), "reauthentication-latency-max")).isLessThan(2000);
         }
-        assertThat(node.cluster().nodes().get(0).logLinesContaining("Failed re-authentication")).isEmpty();
+        assertThat(node.cluster().nodes().get(0).logLinesContaining("Failed re-authentication")).as("the node shared "
+                + "with the other cases logged no new failure").hasSize(failuresBefore);
     }
 
     @ParameterizedTest(name = "{0} {1}")
