@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.compat.group.GroupClients;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.isr.client.ScramClient;
 import io.cairn.metadata.image.ScramMechanism;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
+import io.cairn.testkit.BrokerProcess;
 import io.cairn.testkit.FreePorts;
 import io.cairn.testkit.RawKafkaClient;
 import io.cairn.wire.message.MetadataRequestData;
@@ -59,7 +61,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * their first connections, re-authenticating as they go, and lose no record; a raw connection is told the lifetime
  * by SaslAuthenticate v2, may re-authenticate as the same user (the new session outlives the first), is closed
  * unanswered at its first request after the lifetime, and is refused and closed when it re-authenticates as another
- * user or with another mechanism.
+ * user or with another mechanism. A 3-node cluster whose inter-broker listener is SASL_PLAINTEXT with a session
+ * lifetime keeps every replica in sync while acks=all records flow for four lifetimes: the followers re-authenticate
+ * (on Cairn, its inter-broker client does what Kafka's {@code NetworkClient} does).
  */
 @Timeout(180)
 @ExtendWith(BrokerLogsExtension.class)
@@ -288,6 +292,60 @@ class ReauthenticationIT {
             assertThatThrownBy(() -> client.receiveFrame(TIMEOUT)).isInstanceOf(AssertionError.class)
                     .hasMessageContaining("closed the connection");
             assertThat(client.awaitClosed(TIMEOUT)).isTrue();
+        }
+    }
+
+    @KafkaHalfInFaults
+    void followersReauthenticateOnASaslInterBrokerListenerAndKeepTheIsr(BrokerKind kind) throws Exception {
+        // Given: three nodes whose inter-broker listener is SASL_PLAINTEXT (PLAIN, the brokers' own user from the
+        // listener's JAAS config) with a session lifetime of 3000 ms for PLAIN on that listener
+        int[] internalPorts = FreePorts.freePorts(3);
+        String host = FreePorts.LOOPBACK;
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,"
+                + "INTERNAL:SASL_PLAINTEXT");
+        config.put("inter.broker.listener.name", "INTERNAL");
+        config.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
+        config.put("listener.name.internal.sasl.enabled.mechanisms", "PLAIN");
+        config.put("listener.name.internal.plain.sasl.jaas.config", PLAIN_MODULE + " required username=\"broker\""
+                + " password=\"broker-secret\" user_broker=\"broker-secret\";");
+        config.put("listener.name.internal.plain.connections.max.reauth.ms", String.valueOf(MAX_REAUTH_MS));
+        config.put("offsets.topic.replication.factor", "3");
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 3, config, n -> {
+            String internal = host + ":" + internalPorts[n.nodeId() - 1];
+            return Map.of("listeners", "PLAINTEXT://" + host + ":" + n.clientPort() + ",CONTROLLER://" + host + ":"
+                            + n.controllerPort() + ",INTERNAL://" + internal,
+                    "advertised.listeners", "PLAINTEXT://" + host + ":" + n.clientPort() + ",INTERNAL://" + internal);
+        })) {
+            cluster.start();
+            Properties props = new Properties();
+            props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            props.put(ProducerConfig.ACKS_CONFIG, "all");
+            props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    cluster.bootstrapServers()));
+                    KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
+                admin.createTopics(List.of(new NewTopic("replicated", 3, (short) 3))).all().get(30, TimeUnit.SECONDS);
+
+                // When: acks=all records for four session lifetimes of the followers' connections
+                long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4 * MAX_REAUTH_MS);
+                int sent = 0;
+                while (System.nanoTime() < end) {
+                    producer.send(new ProducerRecord<>("replicated", "r-" + sent++)).get(30, TimeUnit.SECONDS);
+                }
+
+                // Then: every replica stayed in sync, and no follower connection was closed for an expired session
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(admin
+                        .describeTopics(List.of("replicated")).allTopicNames().get(10, TimeUnit.SECONDS)
+                        .get("replicated").partitions()).allSatisfy(p -> assertThat(p.isr()).hasSize(3)));
+                assertThat(sent).isGreaterThan(10);
+            }
+            for (BrokerProcess node : cluster.nodes()) {
+                assertThat(node.logLinesContaining("Failed re-authentication")).isEmpty();
+                assertThat(node.logLinesContaining("SASL session expired")).isEmpty();
+                assertThat(node.logLinesContaining("Disconnecting expired channel")).isEmpty();
+            }
         }
     }
 
