@@ -213,8 +213,9 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         closing = true;
         metrics.connections().expiredConnectionKilled();
         ApiKey key = ApiKey.forId(apiKey);
-        LOGGER.info("Closing connection {} on listener {}: its SASL session expired (connections.max.reauth.ms) and "
-                + "it sent {} instead of re-authenticating", connection, listenerName,
+        LOGGER.info("Closing connection from {} (principal {}, client {}) on listener {}: its SASL session expired "
+                + "(connections.max.reauth.ms) and it sent {} instead of re-authenticating", remote(),
+                connection.principal(), connection.clientSoftware(), listenerName,
                 key == null ? "api key " + apiKey : key.messageName());
         releaseQueued();
         ctx.close();
