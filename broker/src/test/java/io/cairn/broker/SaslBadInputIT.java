@@ -11,12 +11,17 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.SimpleRecord;
+import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.apache.kafka.common.requests.SaslAuthenticateRequest;
@@ -148,6 +153,25 @@ class SaslBadInputIT {
     }
 
     @Test
+    void aProduceRequestDuringTheExchangeIsRefusedAndItsRecordsReleased() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            try (RawConnection connection = connect()) {
+                assertThat(handshake(connection, "PLAIN", 1)).isZero();
+                connection.sendFrame(produceRequest(2));
+                // ILLEGAL_SASL_STATE then a close, or a close; LeakDetection fails the test if the records leak
+                ByteBuffer answer;
+                try {
+                    answer = connection.readFrame();
+                } catch (IOException closed) {
+                    continue;
+                }
+                assertThat(answer.remaining()).isPositive();
+                assertThat(connection.closedByServer()).isTrue();
+            }
+        }
+    }
+
+    @Test
     void aTokenAboveTheReceiveBoundIsClosedUnread() throws Exception {
         try (RawConnection connection = connect()) {
             assertThat(handshake(connection, "PLAIN", 1)).isZero();
@@ -218,6 +242,18 @@ class SaslBadInputIT {
         return new SaslAuthenticateRequest.Builder(new SaslAuthenticateRequestData().setAuthBytes(token))
                 .build(AUTHENTICATE_VERSION).serializeWithHeader(new RequestHeader(ApiKeys.SASL_AUTHENTICATE,
                         AUTHENTICATE_VERSION, KafkaWire.CLIENT_ID, correlationId));
+    }
+
+    private static ByteBuffer produceRequest(int correlationId) {
+        ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1000);
+        ProduceRequestData.TopicProduceData topic = new ProduceRequestData.TopicProduceData().setName("t");
+        topic.partitionData().add(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(
+                MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("v".repeat(1000).getBytes(
+                        StandardCharsets.UTF_8)))));
+        data.topicData().add(topic);
+        short version = 9;
+        return new ProduceRequest.Builder(version, version, data).build(version).serializeWithHeader(
+                new RequestHeader(ApiKeys.PRODUCE, version, KafkaWire.CLIENT_ID, correlationId));
     }
 
     private static byte[] randomBytes(Random random, int length) {

@@ -458,10 +458,14 @@ public final class BrokerConfig {
             return key;
         }
         String rest = key.substring(dot + 1);
-        // listener.name.<l>.<mechanism>.sasl.jaas.config (and other per-mechanism SASL keys): strip the mechanism too.
+        // listener.name.<l>.<mechanism>.sasl.jaas.config, listener.name.<l>.<mechanism>.connections.max.reauth.ms:
+        // a secondary prefix, stripped too when the rest is not a key itself (Kafka's valuesWithPrefixOverride).
         int mechanismDot = rest.indexOf('.');
-        if (!rest.startsWith("sasl.") && mechanismDot > 0 && rest.startsWith("sasl.", mechanismDot + 1)) {
-            return rest.substring(mechanismDot + 1);
+        if (mechanismDot > 0 && ConfigTable.get().broker(rest).isEmpty()) {
+            String withoutMechanism = rest.substring(mechanismDot + 1);
+            if (ConfigTable.get().broker(withoutMechanism).isPresent()) {
+                return withoutMechanism;
+            }
         }
         return rest;
     }

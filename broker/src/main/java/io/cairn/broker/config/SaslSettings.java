@@ -13,7 +13,10 @@ import java.util.Map;
  * GSSAPI), each mechanism's JAAS login module from {@code listener.name.<listener>.<mechanism>.sasl.jaas.config}
  * (or the unprefixed {@code <mechanism>.sasl.jaas.config}; a bare {@code sasl.jaas.config} is ignored on a broker
  * listener, as Kafka's {@code JaasContext.loadServerContext} ignores it), {@code sasl.server.max.receive.size} and
- * {@code connection.failed.authentication.delay.ms}.
+ * {@code connection.failed.authentication.delay.ms}, and each mechanism's {@code connections.max.reauth.ms} (KIP-368:
+ * {@code listener.name.<listener>.<mechanism>.connections.max.reauth.ms}, else
+ * {@code listener.name.<listener>.connections.max.reauth.ms}, else {@code connections.max.reauth.ms}, default 0, as
+ * Kafka's {@code SaslChannelBuilder} resolves it; 0 or less disables re-authentication).
  *
  * <p>Cairn serves PLAIN and SCRAM-SHA-256/512 (SCRAM users are the credentials in the metadata quorum, as in KRaft;
  * the JAAS module, {@code ScramLoginModule}, is still required on the listener as Kafka requires it, and its
@@ -28,15 +31,18 @@ import java.util.Map;
  * @param jaas the login module of each enabled mechanism
  * @param maxReceiveSize the largest frame read before authentication completes
  * @param failedAuthenticationDelayMs how long a failed authentication waits before its response and close
+ * @param maxReauthMs each enabled mechanism's {@code connections.max.reauth.ms} (absent: 0)
  * @param oauthBearer how OAUTHBEARER tokens are validated, or null when OAUTHBEARER is not enabled
  */
 public record SaslSettings(String listenerName, List<String> enabledMechanisms, Map<String, JaasConfig> jaas,
-        int maxReceiveSize, int failedAuthenticationDelayMs, OAuthBearerSettings oauthBearer) {
+        int maxReceiveSize, int failedAuthenticationDelayMs, Map<String, Long> maxReauthMs,
+        OAuthBearerSettings oauthBearer) {
 
     public static final String ENABLED_MECHANISMS = "sasl.enabled.mechanisms";
     public static final String JAAS_CONFIG = "sasl.jaas.config";
     public static final String MAX_RECEIVE_SIZE = "sasl.server.max.receive.size";
     public static final String FAILED_AUTHENTICATION_DELAY_MS = "connection.failed.authentication.delay.ms";
+    public static final String CONNECTIONS_MAX_REAUTH_MS = "connections.max.reauth.ms";
     public static final String MECHANISM_INTER_BROKER_PROTOCOL = "sasl.mechanism.inter.broker.protocol";
     public static final String PLAIN = "PLAIN";
     public static final String SCRAM_SHA_256 = "SCRAM-SHA-256";
@@ -47,10 +53,10 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
     private static final int DEFAULT_MAX_RECEIVE_SIZE = 524288;
     private static final int DEFAULT_FAILED_AUTHENTICATION_DELAY_MS = 100;
 
-    /** Settings without OAUTHBEARER. */
+    /** Settings without re-authentication ({@code connections.max.reauth.ms} 0 for every mechanism) nor OAUTHBEARER. */
     public SaslSettings(String listenerName, List<String> enabledMechanisms, Map<String, JaasConfig> jaas,
             int maxReceiveSize, int failedAuthenticationDelayMs) {
-        this(listenerName, enabledMechanisms, jaas, maxReceiveSize, failedAuthenticationDelayMs, null);
+        this(listenerName, enabledMechanisms, jaas, maxReceiveSize, failedAuthenticationDelayMs, Map.of(), null);
     }
 
     /**
@@ -75,6 +81,7 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
                     + " needs at least one mechanism (Cairn serves " + String.join(", ", SUPPORTED) + ")");
         }
         Map<String, JaasConfig> jaas = new LinkedHashMap<>();
+        Map<String, Long> maxReauthMs = new LinkedHashMap<>();
         for (String mechanism : mechanisms) {
             if (!SUPPORTED.contains(mechanism)) {
                 throw ConfigException.invalid(mechanismsKey, mechanismsValue, "the SASL listener " + listenerName
@@ -83,13 +90,43 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
                         + ENABLED_MECHANISMS + ")");
             }
             jaas.put(mechanism, jaasOf(props, prefix, listenerName, mechanism));
+            maxReauthMs.put(mechanism, maxReauthMsOf(props, prefix, mechanism));
         }
         int maxReceiveSize = intOf(props, prefix, MAX_RECEIVE_SIZE, DEFAULT_MAX_RECEIVE_SIZE, 1);
         int delay = intOf(props, prefix, FAILED_AUTHENTICATION_DELAY_MS, DEFAULT_FAILED_AUTHENTICATION_DELAY_MS, 0);
         OAuthBearerSettings oauthBearer = jaas.containsKey(OAUTHBEARER)
                 ? OAuthBearerSettings.forListener(props, listenerName, jaas.get(OAUTHBEARER)) : null;
         return new SaslSettings(listenerName, List.copyOf(mechanisms), Collections.unmodifiableMap(jaas),
-                maxReceiveSize, delay, oauthBearer);
+                maxReceiveSize, delay, Collections.unmodifiableMap(maxReauthMs), oauthBearer);
+    }
+
+    /**
+     * {@code connections.max.reauth.ms} of one mechanism, looked up as Kafka's {@code SaslChannelBuilder} does on the
+     * listener's prefix-overridden configs; a LONG without bounds (Kafka validates none: 0 or less disables it).
+     */
+    private static long maxReauthMsOf(Map<String, String> props, String prefix, String mechanism) {
+        String key = prefix + mechanism.toLowerCase(Locale.ROOT) + "." + CONNECTIONS_MAX_REAUTH_MS;
+        if (!props.containsKey(key)) {
+            key = props.containsKey(prefix + CONNECTIONS_MAX_REAUTH_MS) ? prefix + CONNECTIONS_MAX_REAUTH_MS
+                    : CONNECTIONS_MAX_REAUTH_MS;
+        }
+        String value = props.get(key);
+        if (value == null || value.isBlank()) {
+            return 0L;
+        }
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            throw ConfigException.invalid(key, value, "not a number");
+        }
+    }
+
+    /**
+     * The session lifetime {@code mechanism} grants (KIP-368): {@code connections.max.reauth.ms}, or 0 when
+     * re-authentication is disabled for it.
+     */
+    public long maxReauthMs(String mechanism) {
+        return Math.max(0L, maxReauthMs.getOrDefault(mechanism, 0L));
     }
 
     private static String why(String mechanism) {
@@ -201,6 +238,7 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
     public String toString() {
         return "SASL mechanisms " + enabledMechanisms + ", sasl.server.max.receive.size=" + maxReceiveSize
                 + ", connection.failed.authentication.delay.ms=" + failedAuthenticationDelayMs
+                + ", connections.max.reauth.ms=" + maxReauthMs
                 + (oauthBearer == null ? "" : ", OAUTHBEARER " + oauthBearer);
     }
 }

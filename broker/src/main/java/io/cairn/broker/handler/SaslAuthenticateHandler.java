@@ -10,10 +10,10 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * SaslAuthenticate v0-2 as a request reaching the broker's handlers: the exchange itself is served by the network
- * layer's authenticator on a SASL listener before authentication completes, so one seen here came after it (or on a
- * listener without SASL) and is answered ILLEGAL_SASL_STATE with Kafka's message
- * ({@code KafkaApis.handleSaslAuthenticateRequest}; Cairn does not offer re-authentication, KIP-368, as
- * {@code connections.max.reauth.ms} is 0). Stateless and thread-safe.
+ * layer's authenticator on a SASL listener before authentication completes, and during a re-authentication (KIP-368)
+ * by the connection's SASL session, so one seen here came outside both (or on a listener without SASL) and is
+ * answered ILLEGAL_SASL_STATE with Kafka's message ({@code KafkaApis.handleSaslAuthenticateRequest}). Stateless and
+ * thread-safe.
  */
 public final class SaslAuthenticateHandler
         implements ApiHandler<SaslAuthenticateRequestData, SaslAuthenticateResponseData> {

@@ -10,8 +10,10 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * SaslHandshake v0-1 as a request reaching the broker's handlers: on a SASL listener the handshake itself is served
- * by the network layer's authenticator before any request gets here, so a SaslHandshake seen here came after
- * authentication or on a listener without SASL, and is answered ILLEGAL_SASL_STATE with no mechanisms, as Kafka's
+ * by the network layer's authenticator before any request gets here, and one that begins a re-authentication (KIP-368)
+ * by the connection's SASL session, so a SaslHandshake seen here came after authentication when no re-authentication
+ * may begin ({@code connections.max.reauth.ms} is 0, or the previous one began less than a second ago) or on a
+ * listener without SASL, and is answered ILLEGAL_SASL_STATE with no mechanisms, as Kafka's
  * {@code KafkaApis.handleSaslHandshakeRequest} answers it. Stateless and thread-safe.
  */
 public final class SaslHandshakeHandler implements ApiHandler<SaslHandshakeRequestData, SaslHandshakeResponseData> {

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
@@ -13,7 +14,11 @@ import java.util.function.LongSupplier;
  * Kafka's socket-server and thread-pool meters: per listener the open connections
  * ({@code kafka_server_socket_server_metrics_connection_count{listener}}) and the connections created and closed
  * ({@code ..._connection_creation_total}, {@code ..._connection_close_total}: Kafka's {@code -total} attributes,
- * whose {@code rate()} is Kafka's {@code -rate}); the network threads' and request handlers' idle fraction
+ * whose {@code rate()} is Kafka's {@code -rate}); SASL re-authentication (KIP-368) per listener as Kafka's
+ * {@code Selector} and {@code SocketServer} count it ({@code ..._successful_reauthentication_total},
+ * {@code ..._failed_reauthentication_total}, {@code ..._reauthentication_latency_avg} and {@code _max} in
+ * milliseconds over the last 30 to 60 s, and {@code ..._expired_connections_killed_count}, the connections closed
+ * because a request came after their session expired); the network threads' and request handlers' idle fraction
  * ({@code kafka_network_socketserver_networkprocessoravgidle_percent},
  * {@code kafka_server_kafkarequesthandlerpool_requesthandleravgidle_percent}).
  *
@@ -58,6 +63,10 @@ public final class SocketServerMetrics {
         private final AtomicInteger open = new AtomicInteger();
         private final Counter created;
         private final Counter closed;
+        private final Counter reauthenticated;
+        private final Counter reauthenticationFailed;
+        private final WindowedAvgMax reauthenticationLatency;
+        private final AtomicLong expiredKilled = new AtomicLong();
 
         ListenerMeters(MeterRegistry registry, String listener) {
             Gauge.builder(PREFIX + "connection.count", open, AtomicInteger::get).description("Open connections")
@@ -67,6 +76,35 @@ public final class SocketServerMetrics {
                     .tag("listener", listener).register(registry);
             this.closed = Counter.builder(PREFIX + "connection.close").description("Connections closed")
                     .tag("listener", listener).register(registry);
+            this.reauthenticated = Counter.builder(PREFIX + "successful.reauthentication")
+                    .description("Successful SASL re-authentications").tag("listener", listener).register(registry);
+            this.reauthenticationFailed = Counter.builder(PREFIX + "failed.reauthentication")
+                    .description("Failed SASL re-authentications").tag("listener", listener).register(registry);
+            this.reauthenticationLatency = new WindowedAvgMax(registry.config().clock());
+            Gauge.builder(PREFIX + "reauthentication.latency.avg", reauthenticationLatency, WindowedAvgMax::avg)
+                    .description("Mean milliseconds of a SASL re-authentication (last 30 to 60 s)")
+                    .tag("listener", listener).strongReference(true).register(registry);
+            Gauge.builder(PREFIX + "reauthentication.latency.max", reauthenticationLatency, WindowedAvgMax::max)
+                    .description("Largest milliseconds of a SASL re-authentication (last 30 to 60 s)")
+                    .tag("listener", listener).strongReference(true).register(registry);
+            Gauge.builder(PREFIX + "expired.connections.killed.count", expiredKilled, AtomicLong::get)
+                    .description("Connections closed because a request came after their SASL session expired")
+                    .tag("listener", listener).strongReference(true).register(registry);
+        }
+
+        /** A SASL re-authentication succeeded, {@code latencyMs} after its SaslHandshake arrived. */
+        public void reauthenticated(long latencyMs) {
+            reauthenticated.increment();
+            reauthenticationLatency.record(latencyMs);
+        }
+
+        public void reauthenticationFailed() {
+            reauthenticationFailed.increment();
+        }
+
+        /** A connection closed because a request came after its SASL session expired. */
+        public void expiredConnectionKilled() {
+            expiredKilled.incrementAndGet();
         }
 
         public void connectionOpened() {

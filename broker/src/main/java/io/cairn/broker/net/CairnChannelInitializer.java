@@ -28,7 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * On an SSL listener the {@link SslHandler} (a server engine of the listener's {@link SslEngineFactory}) sits next to
  * the socket, and the {@link ResponseEncoder} seeing it copies fetched file data into buffers instead of sending
  * file regions (TLS must encrypt the bytes, so there is no sendfile). On a SASL listener the
- * {@link SaslServerAuthenticator} answers everything until the client has authenticated, then leaves the pipeline.
+ * {@link SaslServerAuthenticator} answers everything until the client has authenticated, then leaves the pipeline;
+ * the connection's {@link SaslSession} it started goes on with the {@link RequestDispatcher} (expiry and
+ * re-authentication, KIP-368).
  *
  * <p>Thread-safe: called by the acceptor for each new channel; the connection counter is atomic.
  */
@@ -98,15 +100,18 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
                 memoryPool);
         pipeline.addLast("frameDecoder", frameDecoder);
         pipeline.addLast("responseEncoder", ENCODER);
+        SaslSession session = null;
         if (sasl != null) {
+            session = new SaslSession(sasl, saslServers, requestHandlers, connection, metrics.time(),
+                    metrics.connections());
             frameDecoder.maxRequestBytes(Math.min(sasl.maxReceiveSize(), maxRequestBytes),
                     SaslSettings.MAX_RECEIVE_SIZE + " (before SASL authentication)");
             pipeline.addLast("sasl", new SaslServerAuthenticator(sasl, decoder, connection, memoryPool,
-                    requestHandlers, frameDecoder, maxRequestBytes, saslServers));
+                    requestHandlers, frameDecoder, maxRequestBytes, saslServers, session));
         }
         pipeline.addLast("responseOrderer", new ResponseOrderer());
         pipeline.addLast("dispatcher", new RequestDispatcher(decoder, memoryPool, requestHandlers,
-                endpoint.listenerName(), ctx -> connection, metrics));
+                endpoint.listenerName(), ctx -> connection, metrics, session));
     }
 
     /** Kafka-style connection id: {@code localHost:localPort-remoteHost:remotePort-index}. */

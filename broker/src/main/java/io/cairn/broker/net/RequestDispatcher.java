@@ -9,8 +9,10 @@ import io.cairn.broker.handler.TwoPhaseApiHandler.Stages;
 import io.cairn.broker.metrics.ApiRequestMetrics;
 import io.cairn.broker.quota.RequestQuotas;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.protocol.ApiMessage;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -39,6 +41,10 @@ import org.apache.logging.log4j.Logger;
  * waiting for a partition's lock or the disk holds up its own connection only. One instance per connection; every
  * method runs on the channel's event loop (handler completions are moved there).
  *
+ * <p>On a SASL listener it also keeps the connection's {@link SaslSession} (KIP-368): a request that comes after the
+ * session expired closes the connection unanswered, and the requests of a re-authentication are answered by the
+ * session in their place in the connection's order (later requests wait until the exchange completes).
+ *
  * <p>It also records the request metrics: the count and outcome of each request, its phase timings
  * ({@link RequestTimes}, recorded once its response is written) and the connection's opening and closing.
  */
@@ -52,6 +58,8 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private final String listenerName;
     private final Function<ChannelHandlerContext, ClientConnection> connectionFactory;
     private final DispatcherMetrics metrics;
+    /** The connection's SASL session on a SASL listener, else null. */
+    private final SaslSession saslSession;
     private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private ClientConnection connection;
@@ -68,6 +76,14 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     RequestDispatcher(RequestDecoder decoder, RequestMemoryPool memoryPool, Executor requestHandlers,
             String listenerName, Function<ChannelHandlerContext, ClientConnection> connectionFactory,
             DispatcherMetrics metrics) {
+        this(decoder, memoryPool, requestHandlers, listenerName, connectionFactory, metrics, null);
+    }
+
+    /** @param saslSession the connection's SASL session on a SASL listener, else null */
+    RequestDispatcher(RequestDecoder decoder, RequestMemoryPool memoryPool, Executor requestHandlers,
+            String listenerName, Function<ChannelHandlerContext, ClientConnection> connectionFactory,
+            DispatcherMetrics metrics, SaslSession saslSession) {
+        this.saslSession = saslSession;
         this.decoder = decoder;
         this.memoryPool = memoryPool;
         this.requestHandlers = requestHandlers;
@@ -121,6 +137,15 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
     private void dispatch(ByteBuf frame) {
         int reservedBytes = frame.readableBytes();
+        SaslSession.Route route = saslSession == null || reservedBytes < 2 ? SaslSession.Route.NORMAL
+                : saslSession.route(frame.getShort(frame.readerIndex()));
+        if (route == SaslSession.Route.EXPIRED) {
+            short apiKey = frame.getShort(frame.readerIndex());
+            memoryPool.release(reservedBytes);
+            frame.release();
+            closeExpired(apiKey);
+            return;
+        }
         DecodedRequest request;
         try {
             request = decoder.decode(frame);
@@ -132,6 +157,11 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             frame.release();
         }
         long sequence = nextSequence++;
+        if (route == SaslSession.Route.REAUTHENTICATE) {
+            memoryPool.release(reservedBytes);
+            reauthenticate(sequence, request);
+            return;
+        }
         ApiRequestMetrics apiMetrics = metrics.requests().forApi(request.apiKey());
         if (request.unsupportedApiVersions()) {
             apiMetrics.recordRequest(request.apiVersion());
@@ -173,6 +203,66 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         });
         stages.dispatched().whenComplete((ignored, error) -> onEventLoop(() -> onDispatched(reservedBytes),
                 () -> memoryPool.release(reservedBytes)));
+    }
+
+    /**
+     * Closes a connection whose SASL session expired before this request (Kafka's {@code SocketServer} closes it
+     * and counts it in {@code expired-connections-killed-count}); one INFO line.
+     */
+    private void closeExpired(short apiKey) {
+        closing = true;
+        metrics.connections().expiredConnectionKilled();
+        ApiKey key = ApiKey.forId(apiKey);
+        LOGGER.info("Closing connection from {} (principal {}, client {}) on listener {}: its SASL session expired "
+                + "(connections.max.reauth.ms) and it sent {} instead of re-authenticating", remote(),
+                connection.principal(), connection.clientSoftware(), listenerName,
+                key == null ? "api key " + apiKey : key.messageName());
+        releaseQueued();
+        ctx.close();
+    }
+
+    /**
+     * Hands a request of a re-authentication to the SASL session; nothing else is dispatched until its reply is
+     * written, in this request's place in the response order.
+     */
+    private void reauthenticate(long sequence, DecodedRequest request) {
+        RequestContext context = new RequestContext(request.header(), request.apiKey(), connection,
+                decoder.registry().authorizer());
+        CompletableFuture<SaslSession.Reply> reply;
+        try {
+            reply = saslSession.reauthenticate(request, context, ctx.executor());
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        dispatching = true;
+        reply.whenComplete((answer, error) -> onEventLoop(() -> onReauthenticated(sequence, request, answer, error),
+                () -> { }));
+    }
+
+    private void onReauthenticated(long sequence, DecodedRequest request, SaslSession.Reply reply, Throwable error) {
+        if (closing) {
+            return;
+        }
+        if (error != null) {
+            closeConnection("SASL re-authentication failed: " + describe(error));
+            return;
+        }
+        ResponseFrame frame = reply.body() == null ? ResponseFrame.none(sequence)
+                : new ResponseFrame(sequence, request.header().correlationId(),
+                        request.apiKey().responseHeaderVersion(request.apiVersion()), request.apiVersion(),
+                        reply.body());
+        if (reply.close()) {
+            closing = true;
+            releaseQueued();
+            ctx.writeAndFlush(frame).addListener(ChannelFutureListener.CLOSE);
+            updateAutoRead();
+            return;
+        }
+        ctx.writeAndFlush(frame, ctx.voidPromise());
+        dispatching = false;
+        if (!draining) {
+            drain();
+        }
     }
 
     /** The request logger's view of a request: its header, the connection, and at TRACE its body (Kafka's). */

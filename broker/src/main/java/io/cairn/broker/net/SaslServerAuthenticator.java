@@ -44,7 +44,10 @@ import org.apache.logging.log4j.Logger;
  * Until authentication completes frames are bounded by {@code sasl.server.max.receive.size} (the frame decoder
  * closes the connection on a larger size prefix without reading the body, CVE-2022-34917); on completion the
  * connection's principal becomes {@code User:<name>}, the frame bound goes back to {@code socket.request.max.bytes}
- * and this handler leaves the pipeline, passing on any frame that arrived meanwhile.
+ * and this handler leaves the pipeline, passing on any frame that arrived meanwhile. The connection's
+ * {@link SaslSession} starts then: with {@code connections.max.reauth.ms} set for the mechanism the final
+ * SaslAuthenticate v1+ response carries the session lifetime, and the session (kept by the {@link RequestDispatcher})
+ * expires after it unless the client re-authenticates (KIP-368).
  *
  * <p>A mechanism whose tokens are expensive to evaluate (SCRAM's PBKDF2) is evaluated on the request-handler
  * threads, never on the event loop. One instance per connection; its state is touched on the event loop only.
@@ -63,6 +66,7 @@ final class SaslServerAuthenticator extends ChannelInboundHandlerAdapter {
     private final RequestFrameDecoder frameDecoder;
     private final int maxRequestBytes;
     private final Function<String, SaslServer> mechanisms;
+    private final SaslSession session;
     private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>();
     private State state = State.HANDSHAKE_OR_VERSIONS;
     private SaslServer saslServer;
@@ -73,10 +77,12 @@ final class SaslServerAuthenticator extends ChannelInboundHandlerAdapter {
     /**
      * @param mechanisms creates the server of an enabled mechanism for this connection
      * @param maxRequestBytes {@code socket.request.max.bytes}, restored on the frame decoder once authenticated
+     * @param session the connection's session, started when authentication completes
      */
     SaslServerAuthenticator(SaslSettings settings, RequestDecoder decoder, ClientConnection connection,
             RequestMemoryPool memoryPool, Executor workers, RequestFrameDecoder frameDecoder, int maxRequestBytes,
-            Function<String, SaslServer> mechanisms) {
+            Function<String, SaslServer> mechanisms, SaslSession session) {
+        this.session = session;
         this.settings = settings;
         this.decoder = decoder;
         this.connection = connection;
@@ -238,6 +244,11 @@ final class SaslServerAuthenticator extends ChannelInboundHandlerAdapter {
             return;
         }
         byte[] reply = outcome.reply() == null ? new byte[0] : outcome.reply();
+        boolean done = saslServer.complete();
+        // session_lifetime_ms (v1+; ignorable, so v0 drops it): 0 before the exchange completes and when the
+        // session does not expire (connections.max.reauth.ms 0, Kafka's default).
+        long sessionLifetimeMs = done ? session.authenticated(saslServer.mechanism(), principal(),
+                saslServer.credentialExpiryMs()) : 0L;
         if (request == null) {
             if (outcome.reply() != null) {
                 ByteBuf raw = ctx.alloc().buffer(4 + reply.length);
@@ -245,20 +256,21 @@ final class SaslServerAuthenticator extends ChannelInboundHandlerAdapter {
                 ctx.writeAndFlush(raw, ctx.voidPromise());
             }
         } else {
-            // session_lifetime_ms: 0 while connections.max.reauth.ms is 0 (Kafka's default; re-authentication is
-            // not offered), and 0 before the exchange completes.
             write(frameOf(request, new SaslAuthenticateResponseData().setErrorCode(Errors.NONE.code())
-                    .setAuthBytes(reply).setSessionLifetimeMs(0L)));
+                    .setAuthBytes(reply).setSessionLifetimeMs(sessionLifetimeMs)));
         }
-        if (saslServer.complete()) {
+        if (done) {
             complete();
         }
     }
 
+    private KafkaPrincipal principal() {
+        return new KafkaPrincipal(KafkaPrincipal.USER_TYPE, saslServer.authorizationId());
+    }
+
     private void complete() {
         state = State.COMPLETE;
-        KafkaPrincipal principal = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, saslServer.authorizationId());
-        connection.authenticated(principal);
+        connection.authenticated(principal());
         LOGGER.debug("Connection {} authenticated with SASL mechanism {}", connection, saslServer.mechanism());
         frameDecoder.maxRequestBytes(maxRequestBytes, RequestFrameDecoder.SOCKET_REQUEST_MAX_BYTES);
         busy = false;

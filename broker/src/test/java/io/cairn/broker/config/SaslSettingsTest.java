@@ -40,6 +40,50 @@ class SaslSettingsTest {
     }
 
     @Test
+    void connectionsMaxReauthMsResolvesPerListenerAndMechanismAsKafkaDoes() {
+        // When: a mechanism-and-listener key, a listener key and the broker key
+        String scram = "org.apache.kafka.common.security.scram.ScramLoginModule required;";
+        Map<String, String> props = new HashMap<>(Map.of(
+                "sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config", JAAS,
+                "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config", scram,
+                "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config", scram,
+                "connections.max.reauth.ms", "60000",
+                "listener.name.sasl_plaintext.scram-sha-512.connections.max.reauth.ms", "2000"));
+        BrokerConfig config = BrokerConfig.fromMap(saslListener(props));
+        props.put("listener.name.sasl_plaintext.connections.max.reauth.ms", "5000");
+        BrokerConfig listenerWide = BrokerConfig.fromMap(saslListener(props));
+
+        // Then
+        SaslSettings sasl = config.saslSettings("SASL_PLAINTEXT");
+        assertThat(sasl.maxReauthMs("PLAIN")).isEqualTo(60000);
+        assertThat(sasl.maxReauthMs("SCRAM-SHA-256")).isEqualTo(60000);
+        assertThat(sasl.maxReauthMs("SCRAM-SHA-512")).isEqualTo(2000);
+        assertThat(listenerWide.saslSettings("SASL_PLAINTEXT").maxReauthMs("PLAIN")).isEqualTo(5000);
+        assertThat(listenerWide.saslSettings("SASL_PLAINTEXT").maxReauthMs("SCRAM-SHA-512")).isEqualTo(2000);
+        assertThat(config.unknownKeys()).isEmpty();
+        assertThat(config.notActedOnKeys()).doesNotContain("connections.max.reauth.ms");
+    }
+
+    @Test
+    void connectionsMaxReauthMsDefaultsToZeroAndANegativeValueDisablesIt() {
+        // When
+        BrokerConfig defaults = BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms", "PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config", JAAS)));
+        BrokerConfig negative = BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms", "PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config", JAAS, "connections.max.reauth.ms", "-1")));
+
+        // Then
+        assertThat(defaults.saslSettings("SASL_PLAINTEXT").maxReauthMs("PLAIN")).isZero();
+        assertThat(negative.saslSettings("SASL_PLAINTEXT").maxReauthMs("PLAIN")).isZero();
+        assertThatThrownBy(() -> BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms", "PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config", JAAS,
+                "listener.name.sasl_plaintext.plain.connections.max.reauth.ms", "soon"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("listener.name.sasl_plaintext.plain.connections.max.reauth.ms");
+    }
+
+    @Test
     void aListenerPrefixedMechanismListWins() {
         // When
         BrokerConfig config = BrokerConfig.fromMap(saslListener(Map.of("sasl.enabled.mechanisms", "GSSAPI",

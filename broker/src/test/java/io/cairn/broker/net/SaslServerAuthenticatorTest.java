@@ -69,7 +69,7 @@ class SaslServerAuthenticatorTest {
         frames.maxRequestBytes(MAX_RECEIVE, SaslSettings.MAX_RECEIVE_SIZE);
         channel = new EmbeddedChannel(frames, new ResponseEncoder(),
                 new SaslServerAuthenticator(settings, decoder, connection, pool, Runnable::run, frames, 1 << 20,
-                        new SaslServers(settings)),
+                        new SaslServers(settings), session(settings)),
                 new ResponseOrderer(), new RequestDispatcher(decoder, pool, Runnable::run, "SASL_PLAINTEXT",
                         ctx -> connection, RequestDispatcherTest.metrics()));
     }
@@ -257,7 +257,7 @@ class SaslServerAuthenticatorTest {
         channel = new EmbeddedChannel(frames, new ResponseEncoder(),
                 new SaslServerAuthenticator(settings, decoder, connection, pool, Runnable::run, frames, 1 << 20,
                         new SaslServers(settings, (user, mechanism) -> user.equals("alice")
-                                && mechanism == ScramMechanism.SCRAM_SHA_512 ? alice : null)),
+                                && mechanism == ScramMechanism.SCRAM_SHA_512 ? alice : null), session(settings)),
                 new ResponseOrderer(), new RequestDispatcher(decoder, pool, Runnable::run, "SASL_PLAINTEXT",
                         ctx -> connection, RequestDispatcherTest.metrics()));
     }
@@ -309,6 +309,12 @@ class SaslServerAuthenticatorTest {
                 + "credentials with SASL mechanism SCRAM-SHA-512");
         assertThat(channel.isActive()).isFalse();
         assertThat(connection.principal()).isEqualTo(KafkaPrincipal.ANONYMOUS);
+    }
+
+    private SaslSession session(SaslSettings settings) {
+        DispatcherMetrics metrics = RequestDispatcherTest.metrics();
+        return new SaslSession(settings, new SaslServers(settings), Runnable::run, connection, metrics.time(),
+                metrics.connections());
     }
 
     private static byte[] plain(String user, String password) {

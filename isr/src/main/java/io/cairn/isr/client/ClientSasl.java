@@ -28,7 +28,8 @@ import java.nio.charset.StandardCharsets;
  * does, without its optional ApiVersions first (the connection's own ApiVersions follows authentication). SCRAM
  * takes two SaslAuthenticate round trips ({@link ScramClient}: client-first, client-final with the proof) and checks
  * the server's signature, as Kafka's {@code ScramSaslClient} does. A refusal fails the connection with the leader's
- * message.
+ * message. When the leader grants a session lifetime ({@code connections.max.reauth.ms}, KIP-368) the
+ * {@link BlockingChannel} runs the same exchange again on the connection before the session ends.
  *
  * <p>Immutable and thread-safe; each call uses only its own socket.
  */
@@ -60,9 +61,25 @@ public final class ClientSasl implements ClientTls {
 
     @Override
     public Socket secure(Socket socket, String host, int port) throws IOException {
+        return secureSession(socket, host, port).socket();
+    }
+
+    @Override
+    public Secured secureSession(Socket socket, String host, int port) throws IOException {
         Socket secured = transport.secure(socket, host, port);
-        DataInputStream in = new DataInputStream(secured.getInputStream());
-        OutputStream out = secured.getOutputStream();
+        long lifetimeMs = authenticate(new DataInputStream(secured.getInputStream()), secured.getOutputStream(),
+                host, port);
+        return new Secured(secured, lifetimeMs);
+    }
+
+    /** The same exchange again on the established connection, as Kafka's client re-authenticates (KIP-368). */
+    @Override
+    public long reauthenticate(DataInputStream in, OutputStream out, String host, int port) throws IOException {
+        return authenticate(in, out, host, port);
+    }
+
+    /** SaslHandshake and SaslAuthenticate; the session lifetime of the last SaslAuthenticate response. */
+    private long authenticate(DataInputStream in, OutputStream out, String host, int port) throws IOException {
         SaslHandshakeResponseData handshake = exchange(in, out, 1, new SaslHandshakeRequestData()
                 .setMechanism(mechanism), (short) 1, new SaslHandshakeResponseData());
         if (handshake.errorCode() != Errors.NONE.code()) {
@@ -72,25 +89,25 @@ public final class ClientSasl implements ClientTls {
         ScramMechanism scram = ScramMechanism.forMechanismName(mechanism);
         if (scram == null) {
             byte[] token = ("\u0000" + username + "\u0000" + password).getBytes(StandardCharsets.UTF_8);
-            authenticate(in, out, 2, token, host, port);
-            return secured;
+            return authenticate(in, out, 2, token, host, port).sessionLifetimeMs();
         }
         ScramClient client = new ScramClient(scram, username, password);
-        byte[] serverFirst = authenticate(in, out, 2, client.clientFirst(), host, port);
-        byte[] serverFinal = authenticate(in, out, 3, client.clientFinal(serverFirst), host, port);
-        client.verifyServerFinal(serverFinal);
-        return secured;
+        SaslAuthenticateResponseData serverFirst = authenticate(in, out, 2, client.clientFirst(), host, port);
+        SaslAuthenticateResponseData serverFinal = authenticate(in, out, 3, client.clientFinal(
+                serverFirst.authBytes()), host, port);
+        client.verifyServerFinal(serverFinal.authBytes());
+        return serverFinal.sessionLifetimeMs();
     }
 
-    private static byte[] authenticate(DataInputStream in, OutputStream out, int correlationId, byte[] token,
-            String host, int port) throws IOException {
+    private static SaslAuthenticateResponseData authenticate(DataInputStream in, OutputStream out,
+            int correlationId, byte[] token, String host, int port) throws IOException {
         SaslAuthenticateResponseData authenticated = exchange(in, out, correlationId, new SaslAuthenticateRequestData()
                 .setAuthBytes(token), (short) 2, new SaslAuthenticateResponseData());
         if (authenticated.errorCode() != Errors.NONE.code()) {
             throw new IOException("SASL authentication with " + host + ":" + port + " failed: "
                     + Errors.forCode(authenticated.errorCode()) + ": " + authenticated.errorMessage());
         }
-        return authenticated.authBytes();
+        return authenticated;
     }
 
     private static <T extends ApiMessage> T exchange(DataInputStream in, OutputStream out, int correlationId,

@@ -72,7 +72,7 @@ class BlockingChannelTest {
 
     private BlockingChannel channel(ClientTls tls, SocketFactory sockets) {
         return new BlockingChannel("127.0.0.1", leader.getLocalPort(), "test", SOCKET_TIMEOUT_MS, -1, 1 << 20, tls,
-            sockets);
+            sockets, io.cairn.log.Time.SYSTEM);
     }
 
     @Test

@@ -28,7 +28,7 @@ class JwksFileListenerTest {
                 10_000L, List.of(), null, "scope", "sub", 30);
         return new SaslSettings("SASL_PLAINTEXT", List.of("OAUTHBEARER"), Map.of("OAUTHBEARER",
                 JaasConfig.parse("org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;")),
-                524288, 0, secured);
+                524288, 0, Map.of(), secured);
     }
 
     @Test
