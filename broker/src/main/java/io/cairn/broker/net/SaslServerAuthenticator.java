@@ -258,7 +258,7 @@ final class SaslServerAuthenticator extends ChannelInboundHandlerAdapter {
     private void complete() {
         state = State.COMPLETE;
         KafkaPrincipal principal = new KafkaPrincipal(KafkaPrincipal.USER_TYPE, saslServer.authorizationId());
-        connection.authenticated(principal);
+        connection.authenticated(principal, saslServer.tokenAuthenticated());
         LOGGER.debug("Connection {} authenticated with SASL mechanism {}", connection, saslServer.mechanism());
         frameDecoder.maxRequestBytes(maxRequestBytes, RequestFrameDecoder.SOCKET_REQUEST_MAX_BYTES);
         busy = false;

@@ -27,6 +27,14 @@ public interface SaslServer {
     String authorizationId();
 
     /**
+     * True when the client authenticated with a delegation token (Kafka's {@code tokenauth} SCRAM extension); the
+     * principal is then the token's owner. Only once {@link #complete()}.
+     */
+    default boolean tokenAuthenticated() {
+        return false;
+    }
+
+    /**
      * True when evaluating a token costs enough CPU (a key derivation such as PBKDF2) that it must not run on a
      * network thread. SCRAM's server side only computes HMACs of stored keys, so no mechanism Cairn serves is.
      */
