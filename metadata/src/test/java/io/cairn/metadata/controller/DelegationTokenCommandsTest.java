@@ -129,16 +129,20 @@ class DelegationTokenCommandsTest {
                 new RenewDelegationTokenRequestData().setHmac(hmac).setRenewPeriodMs(-1), CAROL, 10L));
         RenewDelegationTokenResponseData byBob = commit(DelegationTokenCommands.renew(image, SETTINGS,
                 new RenewDelegationTokenRequestData().setHmac(hmac).setRenewPeriodMs(-1), BOB, 5000L));
+        commit(DelegationTokenCommands.create(image, SETTINGS, createRequest().setMaxLifetimeMs(DAY + DAY / 2),
+                ALICE, 0L, "t2"));
         RenewDelegationTokenResponseData late = commit(DelegationTokenCommands.renew(image, SETTINGS,
-                new RenewDelegationTokenRequestData().setHmac(hmac).setRenewPeriodMs(DAY), ALICE, WEEK - 10));
+                new RenewDelegationTokenRequestData().setHmac(SETTINGS.hmac("t2")).setRenewPeriodMs(DAY), ALICE,
+                DAY));
         RenewDelegationTokenResponseData unknown = commit(DelegationTokenCommands.renew(image, SETTINGS,
                 new RenewDelegationTokenRequestData().setHmac(SETTINGS.hmac("nope")), ALICE, 10L));
 
         assertThat(byCarol.errorCode()).isEqualTo(Errors.DELEGATION_TOKEN_OWNER_MISMATCH.code());
         assertThat(byBob.errorCode()).isZero();
         assertThat(byBob.expiryTimestampMs()).isEqualTo(5000L + DAY);
-        assertThat(late.expiryTimestampMs()).isEqualTo(WEEK);
-        assertThat(image.delegationTokens().get("t1").expirationTimestamp()).isEqualTo(WEEK);
+        assertThat(late.expiryTimestampMs()).isEqualTo(DAY + DAY / 2);
+        assertThat(image.delegationTokens().get("t2").expirationTimestamp()).isEqualTo(DAY + DAY / 2);
+        assertThat(image.delegationTokens().get("t1").expirationTimestamp()).isEqualTo(5000L + DAY);
         assertThat(unknown.errorCode()).isEqualTo(Errors.DELEGATION_TOKEN_NOT_FOUND.code());
     }
 
