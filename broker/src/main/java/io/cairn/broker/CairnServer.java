@@ -25,6 +25,7 @@ import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
 import io.cairn.broker.handler.ClusterAuthorizedHandler;
 import io.cairn.broker.handler.CreateAclsHandler;
+import io.cairn.broker.handler.CreateDelegationTokenHandler;
 import io.cairn.broker.handler.CreatePartitionsHandler;
 import io.cairn.broker.handler.CreateTopicsHandler;
 import io.cairn.broker.handler.DeleteAclsHandler;
@@ -35,6 +36,7 @@ import io.cairn.broker.handler.DescribeAclsHandler;
 import io.cairn.broker.handler.DescribeClientQuotasHandler;
 import io.cairn.broker.handler.DescribeClusterHandler;
 import io.cairn.broker.handler.DescribeConfigsHandler;
+import io.cairn.broker.handler.DescribeDelegationTokenHandler;
 import io.cairn.broker.handler.DescribeGroupsHandler;
 import io.cairn.broker.handler.DescribeLogDirsHandler;
 import io.cairn.broker.handler.DescribeProducersHandler;
@@ -44,6 +46,7 @@ import io.cairn.broker.handler.DescribeTransactionsHandler;
 import io.cairn.broker.handler.DescribeUserScramCredentialsHandler;
 import io.cairn.broker.handler.ElectLeadersHandler;
 import io.cairn.broker.handler.EndTxnHandler;
+import io.cairn.broker.handler.ExpireDelegationTokenHandler;
 import io.cairn.broker.handler.FetchHandler;
 import io.cairn.broker.handler.FindCoordinatorHandler;
 import io.cairn.broker.handler.GroupHandlers;
@@ -61,6 +64,7 @@ import io.cairn.broker.handler.OffsetFetchHandler;
 import io.cairn.broker.handler.OffsetForLeaderEpochHandler;
 import io.cairn.broker.handler.ProduceHandler;
 import io.cairn.broker.txn.ProducerIdManager;
+import io.cairn.broker.handler.RenewDelegationTokenHandler;
 import io.cairn.broker.handler.SaslAuthenticateHandler;
 import io.cairn.broker.handler.SaslHandshakeHandler;
 import io.cairn.broker.handler.TopicConfigDefaults;
@@ -84,6 +88,8 @@ import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.broker.quota.ClientQuotas;
 import io.cairn.broker.quota.RequestQuotas;
 import io.cairn.broker.security.Authorizer;
+import io.cairn.broker.security.DelegationTokenCache;
+import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslEngineFactory;
 import io.cairn.broker.security.StandardAclAuthorizer;
 import io.cairn.broker.txn.TransactionCoordinator;
@@ -98,6 +104,7 @@ import io.cairn.isr.client.ClientTls;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.Time;
+import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.AclOperation;
 import io.cairn.metadata.image.MetadataImage;
@@ -143,6 +150,7 @@ public final class CairnServer implements AutoCloseable {
     private StandardAclAuthorizer aclAuthorizer;
     /** The client byte-rate quotas, following the metadata image. */
     private ClientQuotas clientQuotas;
+    private DelegationTokenCache delegationTokens;
     private final List<LogManager> logManagers = new ArrayList<>();
     private ReplicaManager replicaManager;
     private FetchService fetchService;
@@ -251,7 +259,7 @@ public final class CairnServer implements AutoCloseable {
             registerMetrics();
             MetadataNode node = metadata.node();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
-                    (user, mechanism) -> scramCredential(node.currentImage(), user, mechanism));
+                    scramCredentials(node, subscribeDelegationTokens(node)));
             metadata.node().subscribe(connectionLimits);
             if (config.metricsEnabled()) {
                 metricsServer = startMetrics(config, metrics);
@@ -323,6 +331,28 @@ public final class CairnServer implements AutoCloseable {
             }
         }
         return interBrokerTls;
+    }
+
+    /** The delegation tokens' SCRAM credentials, following the metadata image from now on. */
+    private DelegationTokenCache subscribeDelegationTokens(MetadataNode node) {
+        delegationTokens = new DelegationTokenCache(MetadataConfig.delegationTokens(config.originals()));
+        delegationTokens.load(node.subscribe(delegationTokens));
+        return delegationTokens;
+    }
+
+    /** What SASL/SCRAM listeners check: users' credentials in the current image, and delegation tokens. */
+    private static ScramCredentials scramCredentials(MetadataNode node, DelegationTokenCache tokens) {
+        return new ScramCredentials() {
+            @Override
+            public ScramCredential credential(String user, ScramMechanism mechanism) {
+                return scramCredential(node.currentImage(), user, mechanism);
+            }
+
+            @Override
+            public TokenCredential tokenCredential(String tokenId, ScramMechanism mechanism) {
+                return tokens.credential(tokenId, mechanism);
+            }
+        };
     }
 
     /** The SCRAM credential of {@code user} in {@code image}, or null: what SASL/SCRAM listeners check. */
@@ -409,6 +439,10 @@ public final class CairnServer implements AutoCloseable {
                 new AlterUserScramCredentialsHandler(node)));
         handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE,
                 new DescribeUserScramCredentialsHandler(node)));
+        handlers.add(new CreateDelegationTokenHandler(node));
+        handlers.add(new RenewDelegationTokenHandler(node));
+        handlers.add(new ExpireDelegationTokenHandler(node));
+        handlers.add(new DescribeDelegationTokenHandler(node, MetadataConfig.delegationTokens(config.originals())));
         handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER_CONFIGS,
                 new AlterClientQuotasHandler(node)));
         handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE_CONFIGS,
@@ -572,6 +606,9 @@ public final class CairnServer implements AutoCloseable {
         }
         if (clientQuotas != null) {
             metadata.node().unsubscribe(clientQuotas);
+        }
+        if (delegationTokens != null) {
+            metadata.node().unsubscribe(delegationTokens);
         }
         if (connectionLimits != null) {
             metadata.node().unsubscribe(connectionLimits);

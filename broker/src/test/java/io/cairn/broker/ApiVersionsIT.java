@@ -75,14 +75,16 @@ class ApiVersionsIT {
             // AlterPartitionReassignments, ListPartitionReassignments, OffsetDelete, DescribeUserScramCredentials,
             // AlterUserScramCredentials, DescribeQuorum, UpdateFeatures, DescribeCluster, DescribeProducers,
             // DescribeTransactions, ListTransactions, DescribeTopicPartitions, DeleteRecords, AlterReplicaLogDirs,
-            // DescribeLogDirs, UnregisterBroker, ListConfigResources, DescribeClientQuotas, AlterClientQuotas, and
+            // DescribeLogDirs, UnregisterBroker, ListConfigResources, DescribeClientQuotas, AlterClientQuotas, the
+            // delegation-token APIs 38-41 (advertised with or without a secret key, as Kafka's), and
             // DescribeAcls, CreateAcls and DeleteAcls, advertised with or without an authorizer as Kafka's).
             assertThat(body.apiKeys()).extracting(ApiVersionsResponseData.ApiVersion::apiKey).containsExactly(
                     (short) 0, (short) 1, (short) 2, (short) 3, (short) 8, (short) 9, (short) 10, (short) 11,
                     (short) 12, (short) 13, (short) 14, (short) 15, (short) 16, (short) 17, (short) 18, (short) 19,
                     (short) 20, (short) 21, (short) 22, (short) 23, (short) 24, (short) 25, (short) 26, (short) 27,
                     (short) 28, (short) 29, (short) 30, (short) 31, (short) 32, (short) 33, (short) 34, (short) 35,
-                    (short) 36, (short) 37, (short) 42, (short) 43, (short) 44, (short) 45, (short) 46, (short) 47,
+                    (short) 36, (short) 37, (short) 38, (short) 39, (short) 40, (short) 41, (short) 42, (short) 43,
+                    (short) 44, (short) 45, (short) 46, (short) 47,
                     (short) 48, (short) 49, (short) 50, (short) 51, (short) 55, (short) 57, (short) 60, (short) 61, (short) 64, (short) 65,
                     (short) 66, (short) 74, (short) 75);
             ApiVersionsResponseData.ApiVersion apiVersions = body.apiKeys().find(ApiKeys.API_VERSIONS.id);

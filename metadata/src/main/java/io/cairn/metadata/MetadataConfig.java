@@ -2,6 +2,7 @@ package io.cairn.metadata;
 
 import io.cairn.metadata.config.ConfigTable;
 import io.cairn.metadata.controller.ControllerSettings;
+import io.cairn.metadata.controller.DelegationTokenSettings;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -251,7 +252,7 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
                 Boolean.parseBoolean(setting(props, "unclean.leader.election.enable")),
                 Boolean.parseBoolean(setting(props, "delete.topic.enable")), 1000,
                 leaderImbalanceCheckIntervalMs(props), uncleanLeaderElectionIntervalMs(props),
-                Integer.parseInt(setting(props, "min.insync.replicas")));
+                Integer.parseInt(setting(props, "min.insync.replicas")), delegationTokens(props));
         MetadataConfig config = new MetadataConfig(roles, nodeId, voters, bootstrapServers, bind, advertised,
                 controllerListenerNames, metadataLogDir, logDirs,
                 settings, Long.parseLong(setting(props, "controller.quorum.election.timeout.ms")),
@@ -261,6 +262,24 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
                 Long.parseLong(setting(props, "metadata.snapshot.entries")));
         config.validateVoters(false);
         return config;
+    }
+
+    /**
+     * The {@code delegation.token.*} keys. Kafka 4.0 removed the old alias {@code delegation.token.master.key}, so
+     * as in Kafka 4.1 it is an unknown key and does not enable tokens.
+     */
+    public static DelegationTokenSettings delegationTokens(Map<?, ?> source) {
+        Properties props = new Properties();
+        props.putAll(source);
+        return delegationTokens(props);
+    }
+
+    private static DelegationTokenSettings delegationTokens(Properties props) {
+        String secret = props.getProperty("delegation.token.secret.key");
+        return new DelegationTokenSettings(secret == null || secret.isEmpty() ? null : secret,
+                Long.parseLong(setting(props, "delegation.token.max.lifetime.ms")),
+                Long.parseLong(setting(props, "delegation.token.expiry.time.ms")),
+                Long.parseLong(setting(props, "delegation.token.expiry.check.interval.ms")));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.cairn.broker.handler;
 
+import io.cairn.broker.config.SecurityProtocol;
 import io.cairn.broker.security.KafkaPrincipal;
 import java.net.SocketAddress;
 
@@ -21,15 +22,35 @@ public final class ClientConnection {
     private final String connectionId;
     private final String listenerName;
     private final SocketAddress remoteAddress;
+    private final SecurityProtocol securityProtocol;
+    /** Whether the SASL exchange used a delegation token (Kafka's {@code KafkaPrincipal.tokenAuthenticated}). */
+    private volatile boolean tokenAuthenticated;
     /** Written by the network thread once the TLS handshake completes, read by every request. */
     private volatile KafkaPrincipal principal = KafkaPrincipal.ANONYMOUS;
     /** Written by ApiVersionsHandler (any thread), read by every request of this connection. */
     private volatile ClientSoftware clientSoftware = new ClientSoftware(UNKNOWN, UNKNOWN);
 
+    /** A connection on a PLAINTEXT listener. */
     public ClientConnection(String connectionId, String listenerName, SocketAddress remoteAddress) {
+        this(connectionId, listenerName, remoteAddress, SecurityProtocol.PLAINTEXT);
+    }
+
+    public ClientConnection(String connectionId, String listenerName, SocketAddress remoteAddress,
+                            SecurityProtocol securityProtocol) {
         this.connectionId = connectionId;
         this.listenerName = listenerName;
         this.remoteAddress = remoteAddress;
+        this.securityProtocol = securityProtocol;
+    }
+
+    /** The security protocol of the listener the connection arrived on. */
+    public SecurityProtocol securityProtocol() {
+        return securityProtocol;
+    }
+
+    /** True when the connection authenticated with a delegation token (SCRAM with {@code tokenauth=true}). */
+    public boolean tokenAuthenticated() {
+        return tokenAuthenticated;
     }
 
     /** Kafka-style id: {@code localAddress-remoteAddress-sequence}. */
@@ -55,6 +76,12 @@ public final class ClientConnection {
 
     /** Records the principal the TLS handshake or SASL exchange established (called by the network layer). */
     public void authenticated(KafkaPrincipal value) {
+        authenticated(value, false);
+    }
+
+    /** As {@link #authenticated(KafkaPrincipal)}, noting whether a delegation token was the credential. */
+    public void authenticated(KafkaPrincipal value, boolean viaToken) {
+        this.tokenAuthenticated = viaToken;
         this.principal = value;
     }
 

@@ -119,7 +119,7 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         SocketAddress local = channel.localAddress();
         SocketAddress remote = channel.remoteAddress();
         String id = hostAndPort(local) + "-" + hostAndPort(remote) + "-" + connectionIndex.getAndIncrement();
-        return new ClientConnection(id, endpoint.listenerName(), remote);
+        return new ClientConnection(id, endpoint.listenerName(), remote, endpoint.securityProtocol());
     }
 
     private static String hostAndPort(SocketAddress address) {

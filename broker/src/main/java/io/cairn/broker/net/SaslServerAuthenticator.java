@@ -270,7 +270,7 @@ final class SaslServerAuthenticator extends ChannelInboundHandlerAdapter {
 
     private void complete() {
         state = State.COMPLETE;
-        connection.authenticated(principal());
+        connection.authenticated(principal(), saslServer.tokenAuthenticated());
         LOGGER.debug("Connection {} authenticated with SASL mechanism {}", connection, saslServer.mechanism());
         frameDecoder.maxRequestBytes(maxRequestBytes, RequestFrameDecoder.SOCKET_REQUEST_MAX_BYTES);
         busy = false;

@@ -29,6 +29,14 @@ public interface SaslServer {
     String authorizationId();
 
     /**
+     * True when the client authenticated with a delegation token (Kafka's {@code tokenauth} SCRAM extension); the
+     * principal is then the token's owner. Only once {@link #complete()}.
+     */
+    default boolean tokenAuthenticated() {
+        return false;
+    }
+
+    /**
      * When the credential the client authenticated with expires, in epoch milliseconds (an OAUTHBEARER token's
      * {@code exp}): the session must not outlive it (Kafka's credential lifetime, KIP-368). Empty when the credential
      * does not expire; only once {@link #complete()}.

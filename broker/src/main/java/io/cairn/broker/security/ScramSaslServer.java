@@ -10,6 +10,7 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.Locale;
+import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -23,12 +24,17 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Every failure a client could learn something from is answered with Kafka's one message, "Authentication failed
  * during authentication due to invalid credentials with SASL mechanism &lt;mechanism&gt;": a wrong password, a
- * malformed message, a bad nonce, a delegation-token request ({@code tokenauth=true}; Cairn has no delegation tokens,
- * so every token id is unknown, which Kafka rejects so) and an unknown user. An unknown user is not refused at the
- * first message (where Kafka refuses it): it gets a server-first message with a salt derived from the user name
- * and a secret of this broker and Kafka's minimum iterations, and fails at the proof exactly as a wrong password
- * does, so the exchange does not tell whether a user exists (RFC 5802 section 9). Only the authorization-id check
- * has its own message, as in Kafka.
+ * malformed message, a bad nonce, an unknown or expired delegation token and an unknown user. An unknown user is
+ * not refused at the first message (where Kafka refuses it): it gets a server-first message with a salt derived
+ * from the user name and a secret of this broker and Kafka's minimum iterations, and fails at the proof exactly as a
+ * wrong password does, so the exchange does not tell whether a user exists (RFC 5802 section 9). Only the
+ * authorization-id check has its own message, as in Kafka.
+ *
+ * <p>Delegation tokens (KIP-48): a client-first message with the extension {@code tokenauth=true} names a token id as
+ * its user and proves the token's base64 HMAC as its password, against the credential the broker derived from the
+ * token ({@link ScramCredentials#tokenCredential}). An unknown token fails at the first message, as in Kafka; so does
+ * a token past its expiry (Kafka accepts it until the controller's expiry sweep removes it). The authenticated
+ * principal is the token's owner, marked token-authenticated.
  *
  * <p>The server never computes {@code Hi()} (only HMACs and hashes of a few hundred bytes), so it is cheap enough
  * to run on the network thread. Not thread-safe (one connection's exchange).
@@ -52,6 +58,9 @@ public final class ScramSaslServer implements SaslServer {
     private String serverFirst;
     private String nonce;
     private String authorizationId;
+    /** The owner of the delegation token being used, or null for a user login. */
+    private String tokenOwner;
+    private long tokenExpiryMs = -1L;
 
     public ScramSaslServer(ScramMechanism mechanism, ScramCredentials credentials) {
         this(mechanism, credentials, ScramMechanism::secureRandomString);
@@ -88,14 +97,20 @@ public final class ScramSaslServer implements SaslServer {
 
     private byte[] clientFirst(ClientFirst first) throws SaslAuthenticationException {
         username = first.username();
+        ScramCredentials.TokenCredential token = null;
         if (first.tokenAuthenticated()) {
-            throw invalidCredentials("Token Authentication failed: Invalid tokenId : " + username);
+            token = credentials.tokenCredential(username, mechanism);
+            if (token == null || token.expired(System.currentTimeMillis())) {
+                throw invalidCredentials("Token Authentication failed: Invalid tokenId : " + username);
+            }
         }
         if (!first.authorizationId().isEmpty() && !first.authorizationId().equals(username)) {
             throw new SaslAuthenticationException("Authentication failed: Client requested an authorization id that "
                     + "is different from username");
         }
-        credential = credentials.credential(username, mechanism);
+        credential = token != null ? token.credential() : credentials.credential(username, mechanism);
+        tokenOwner = token != null ? token.ownerName() : null;
+        tokenExpiryMs = token != null ? token.expirationTimestamp() : -1L;
         knownUser = credential != null;
         if (!knownUser) {
             credential = unknownUserCredential(username);
@@ -132,7 +147,7 @@ public final class ScramSaslServer implements SaslServer {
             throw invalidCredentials("Invalid client credentials");
         }
         byte[] serverSignature = mechanism.hmac(credential.serverKey(), authMessage);
-        authorizationId = username;
+        authorizationId = tokenOwner != null ? tokenOwner : username;
         credential = null;
         state = State.COMPLETE;
         return ("v=" + Base64.getEncoder().encodeToString(serverSignature)).getBytes(StandardCharsets.US_ASCII);
@@ -162,6 +177,17 @@ public final class ScramSaslServer implements SaslServer {
     public static String invalidCredentialsMessage(String mechanism) {
         return "Authentication failed during authentication due to invalid credentials with SASL mechanism "
                 + mechanism;
+    }
+
+    @Override
+    public boolean tokenAuthenticated() {
+        return state == State.COMPLETE && tokenOwner != null;
+    }
+
+    /** A delegation token's expiry, which bounds the session as Kafka's credential lifetime (KIP-368). */
+    @Override
+    public OptionalLong credentialExpiryMs() {
+        return tokenAuthenticated() ? OptionalLong.of(tokenExpiryMs) : OptionalLong.empty();
     }
 
     @Override

@@ -48,20 +48,27 @@ public final class MetadataFixture implements AutoCloseable {
     }
 
     static MetadataFixture start(Path dir) throws Exception {
+        return start(dir, Map.of());
+    }
+
+    /** With {@code extra} broker configs (e.g. {@code delegation.token.secret.key}). */
+    static MetadataFixture start(Path dir, Map<String, String> extra) throws Exception {
         int port;
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        MetadataNode node = MetadataNode.start(MetadataConfig.from(Map.of("node.id", "1",
+        Map<String, String> config = new java.util.HashMap<>(extra);
+        config.putAll(Map.of("node.id", "1",
                 "controller.quorum.voters", "1@127.0.0.1:" + port, "metadata.log.dir", dir.toString(),
                 // A sole voter waits one election timeout (randomised up to twice it) before it leads; nothing
                 // competes with it, so the shortest Ratis takes keeps the ~35 tests that start a fixture quick.
                 "log.dirs", dir.toString(), "controller.quorum.election.timeout.ms", "100",
                 // The fixture's brokers heartbeat once: a session that outlasts any test keeps them unfenced even
                 // when a loaded machine makes a test class run past Kafka's default 9 s.
-                "broker.session.timeout.ms", "600000")));
+                "broker.session.timeout.ms", "600000"));
+        MetadataNode node = MetadataNode.start(MetadataConfig.from(config));
         List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
         listeners.add(new BrokerRegistrationRequestData.Listener().setName(LISTENER).setHost("localhost")
                 .setPort(9092).setSecurityProtocol((short) 0));

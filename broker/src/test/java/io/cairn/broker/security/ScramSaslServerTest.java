@@ -128,7 +128,7 @@ class ScramSaslServerTest {
     }
 
     @Test
-    void aDelegationTokenRequestIsRefusedAsAnUnknownTokenIsInKafka() {
+    void aDelegationTokenLoginWithAnUnknownTokenIsRefusedAsInKafka() {
         // Given
         ScramSaslServer server = new ScramSaslServer(ScramMechanism.SCRAM_SHA_256, rfcUser());
 

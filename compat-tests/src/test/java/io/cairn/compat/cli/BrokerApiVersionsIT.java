@@ -53,6 +53,10 @@ class BrokerApiVersionsIT {
                         "\tAlterClientQuotas(49): 0 to 1 [usable: 1],")
                 .contains("\tDescribeUserScramCredentials(50): 0 [usable: 0],",
                         "\tAlterUserScramCredentials(51): 0 [usable: 0],")
+                .contains("\tCreateDelegationToken(38): 1 to 3 [usable: 3],",
+                        "\tRenewDelegationToken(39): 1 to 2 [usable: 2],",
+                        "\tExpireDelegationToken(40): 1 to 2 [usable: 2],",
+                        "\tDescribeDelegationToken(41): 1 to 3 [usable: 3],")
                 .endsWith(")");
     }
 

@@ -30,13 +30,16 @@ import io.cairn.wire.message.BrokerHeartbeatResponseData;
 import io.cairn.wire.message.BrokerRegistrationRequestData;
 import io.cairn.wire.message.BrokerRegistrationResponseData;
 import io.cairn.wire.message.CreateAclsRequestData;
+import io.cairn.wire.message.CreateDelegationTokenRequestData;
 import io.cairn.wire.message.CreatePartitionsRequestData;
 import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.DeleteAclsRequestData;
 import io.cairn.wire.message.DeleteTopicsRequestData;
 import io.cairn.wire.message.ElectLeadersRequestData;
+import io.cairn.wire.message.ExpireDelegationTokenRequestData;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
 import io.cairn.wire.message.ListPartitionReassignmentsRequestData;
+import io.cairn.wire.message.RenewDelegationTokenRequestData;
 import io.cairn.wire.message.UnregisterBrokerRequestData;
 import io.cairn.wire.message.UnregisterBrokerResponseData;
 import io.cairn.wire.message.UpdateFeaturesRequestData;
@@ -163,6 +166,26 @@ public final class ControllerLogic {
                     (AlterUserScramCredentialsRequestData) request);
             case ALTER_CLIENT_QUOTAS -> ClientQuotaCommands.alter(image, (AlterClientQuotasRequestData) request);
             default -> throw new IllegalArgumentException("Not a controller command: " + key);
+        };
+    }
+
+    /**
+     * A command forwarded with the principal of its client ({@link ForwardedRequest}): the delegation-token commands
+     * of {@link DelegationTokenCommands}, decided at wall-clock time {@code nowMs}.
+     */
+    public ControllerResult<? extends ApiMessage> handleForwarded(MetadataImage image, ForwardedRequest forwarded,
+                                                                  long nowMs) {
+        ApiKey key = ApiKey.forId(forwarded.request().apiKey());
+        DelegationTokenSettings tokens = settings.delegationTokens();
+        return switch (key) {
+            case CREATE_DELEGATION_TOKEN -> DelegationTokenCommands.create(image, tokens,
+                    (CreateDelegationTokenRequestData) forwarded.request(), forwarded.principal(), nowMs,
+                    aclIds.get().toString());
+            case RENEW_DELEGATION_TOKEN -> DelegationTokenCommands.renew(image, tokens,
+                    (RenewDelegationTokenRequestData) forwarded.request(), forwarded.principal(), nowMs);
+            case EXPIRE_DELEGATION_TOKEN -> DelegationTokenCommands.expire(image, tokens,
+                    (ExpireDelegationTokenRequestData) forwarded.request(), forwarded.principal(), nowMs);
+            default -> throw new IllegalArgumentException("Not a forwarded controller command: " + key);
         };
     }
 

@@ -19,17 +19,29 @@ package io.cairn.metadata.controller;
  *                                        unclean election
  * @param minInsyncReplicas               min.insync.replicas of this node (1): the default of topics without the
  *                                        config and without a cluster default, for eligible leader replicas
+ * @param delegationTokens                the delegation.token.* configs
  */
 public record ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short defaultReplicationFactor,
                                  int defaultNumPartitions, boolean uncleanLeaderElectionEnable,
                                  boolean deleteTopicEnable, int producerIdBlockSize,
                                  long leaderImbalanceCheckIntervalMs, long uncleanLeaderElectionIntervalMs,
-                                 int minInsyncReplicas) {
+                                 int minInsyncReplicas, DelegationTokenSettings delegationTokens) {
 
     /** Kafka's leader.imbalance.check.interval.seconds default, in ms. */
     public static final long DEFAULT_LEADER_IMBALANCE_CHECK_INTERVAL_MS = 300_000L;
     /** Kafka's unclean.leader.election.interval.ms default. */
     public static final long DEFAULT_UNCLEAN_LEADER_ELECTION_INTERVAL_MS = 300_000L;
+
+    /** Without delegation tokens. */
+    public ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short defaultReplicationFactor,
+                              int defaultNumPartitions, boolean uncleanLeaderElectionEnable,
+                              boolean deleteTopicEnable, int producerIdBlockSize,
+                              long leaderImbalanceCheckIntervalMs, long uncleanLeaderElectionIntervalMs,
+                              int minInsyncReplicas) {
+        this(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
+                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs,
+                uncleanLeaderElectionIntervalMs, minInsyncReplicas, DelegationTokenSettings.DISABLED);
+    }
 
     /** With Kafka's default leader balancing (enabled, every 300 s) and unclean election check (every 300 s). */
     public ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short defaultReplicationFactor,
@@ -48,27 +60,34 @@ public record ControllerSettings(int nodeId, long brokerSessionTimeoutMs, short 
     public ControllerSettings withBrokerSessionTimeoutMs(long timeoutMs) {
         return new ControllerSettings(nodeId, timeoutMs, defaultReplicationFactor, defaultNumPartitions,
                 uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs,
-                uncleanLeaderElectionIntervalMs, minInsyncReplicas);
+                uncleanLeaderElectionIntervalMs, minInsyncReplicas, delegationTokens);
     }
 
     /** With leader balancing every {@code intervalMs}, or never when it is -1. */
     public ControllerSettings withLeaderImbalanceCheckIntervalMs(long intervalMs) {
         return new ControllerSettings(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
                 uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, intervalMs,
-                uncleanLeaderElectionIntervalMs, minInsyncReplicas);
+                uncleanLeaderElectionIntervalMs, minInsyncReplicas, delegationTokens);
     }
 
     /** With the unclean election check every {@code intervalMs}. */
     public ControllerSettings withUncleanLeaderElectionIntervalMs(long intervalMs) {
         return new ControllerSettings(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
                 uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs,
-                intervalMs, minInsyncReplicas);
+                intervalMs, minInsyncReplicas, delegationTokens);
+    }
+
+    /** With these delegation.token.* configs. */
+    public ControllerSettings withDelegationTokens(DelegationTokenSettings value) {
+        return new ControllerSettings(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
+                uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs,
+                uncleanLeaderElectionIntervalMs, minInsyncReplicas, value);
     }
 
     /** With this node's min.insync.replicas. */
     public ControllerSettings withMinInsyncReplicas(int value) {
         return new ControllerSettings(nodeId, brokerSessionTimeoutMs, defaultReplicationFactor, defaultNumPartitions,
                 uncleanLeaderElectionEnable, deleteTopicEnable, producerIdBlockSize, leaderImbalanceCheckIntervalMs,
-                uncleanLeaderElectionIntervalMs, value);
+                uncleanLeaderElectionIntervalMs, value, delegationTokens);
     }
 }

@@ -10,6 +10,7 @@ import io.cairn.wire.message.BrokerHeartbeatRequestData;
 import io.cairn.wire.message.BrokerHeartbeatResponseData;
 import io.cairn.wire.message.BrokerRegistrationRequestData;
 import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.EnvelopeRequestData;
 import io.cairn.wire.protocol.ApiMessage;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -23,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -55,6 +57,8 @@ public final class QuorumController implements AutoCloseable {
     private final Supplier<MetadataImage> committed;
     private final EventLoop loop;
     private final Function<UUID, ApiMessage> appliedResponses;
+    /** The wall clock delegation tokens are timed by (epoch ms), as Kafka's controller reads {@code Time.SYSTEM}. */
+    private volatile LongSupplier wallClockMs = System::currentTimeMillis;
 
     private volatile boolean active;
     private boolean ready;
@@ -114,6 +118,11 @@ public final class QuorumController implements AutoCloseable {
         this.loop = loop;
     }
 
+    /** Replaces the wall clock (tests). */
+    void wallClock(LongSupplier clock) {
+        this.wallClockMs = clock;
+    }
+
     /** True while this node is the active controller (it may still be committing its first record). */
     public boolean isActive() {
         return active;
@@ -153,6 +162,7 @@ public final class QuorumController implements AutoCloseable {
             bootstrap(generation);
             scheduleFencing(generation);
             schedulePeriodicElections(generation);
+            scheduleTokenSweep(generation);
         });
     }
 
@@ -234,7 +244,9 @@ public final class QuorumController implements AutoCloseable {
             // Reads are answered from the committed image, as Kafka's controller reads at its last committed offset.
             MetadataImage base = ApiKey.forId(request.apiKey()) == ApiKey.LIST_PARTITION_REASSIGNMENTS
                     ? committed.get() : pending;
-            result = ApiKey.forId(request.apiKey()) == ApiKey.BROKER_HEARTBEAT
+            result = request instanceof EnvelopeRequestData envelope
+                    ? logic.handleForwarded(base, ForwardedRequest.unwrap(envelope), wallClockMs.getAsLong())
+                    : ApiKey.forId(request.apiKey()) == ApiKey.BROKER_HEARTBEAT
                     ? logic.heartbeat(base, (BrokerHeartbeatRequestData) request,
                             caughtUp((BrokerHeartbeatRequestData) request))
                     : logic.handle(base, request, this::alive);
@@ -341,6 +353,7 @@ public final class QuorumController implements AutoCloseable {
                     bootstrap(generation);
                     scheduleFencing(generation);
                     schedulePeriodicElections(generation);
+                    scheduleTokenSweep(generation);
                 }
             });
         });
@@ -430,6 +443,30 @@ public final class QuorumController implements AutoCloseable {
                 () -> logic.leadersImbalanced(pending) ? logic.balanceLeaders(pending) : List.of());
         schedulePeriodic(gen, logic.settings().uncleanLeaderElectionIntervalMs(), "Unclean leader election",
                 () -> logic.electUncleanLeaders(pending));
+    }
+
+    /**
+     * Kafka's expired-token sweep: every {@code delegation.token.expiry.check.interval.ms} (when tokens are enabled)
+     * the active controller removes the tokens past their expiry or maximum lifetime.
+     */
+    private void scheduleTokenSweep(long gen) {
+        DelegationTokenSettings tokens = logic.settings().delegationTokens();
+        if (!tokens.enabled()) {
+            return;
+        }
+        loop.schedule(() -> {
+            if (gen != generation || !active) {
+                return;
+            }
+            if (ready) {
+                List<ApiMessage> records = DelegationTokenCommands.sweepExpired(pending, wallClockMs.getAsLong());
+                if (!records.isEmpty()) {
+                    LOGGER.info("Removing {} expired delegation token(s)", records.size());
+                    appendAndComplete(records, null, null, () -> { }, null);
+                }
+            }
+            scheduleTokenSweep(gen);
+        }, tokens.expiryCheckIntervalMs());
     }
 
     private void schedulePeriodic(long gen, long intervalMs, String what, Supplier<List<ApiMessage>> pass) {

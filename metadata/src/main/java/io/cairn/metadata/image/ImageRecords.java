@@ -6,6 +6,7 @@ import io.cairn.metadata.record.ClientQuotaRecord;
 import io.cairn.metadata.record.ClusterIdRecord;
 import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.metadata.record.ControllerChangeRecord;
+import io.cairn.metadata.record.DelegationTokenRecord;
 import io.cairn.metadata.record.FeatureLevelRecord;
 import io.cairn.metadata.record.PartitionRecord;
 import io.cairn.metadata.record.ProducerIdsRecord;
@@ -68,7 +69,17 @@ public final class ImageRecords {
                         e.getKey().entries().toString()))
                 .forEach(e -> e.getValue().entrySet().stream().sorted(Map.Entry.comparingByKey())
                         .forEach(q -> records.add(clientQuotaRecord(e.getKey(), q.getKey()).setValue(q.getValue()))));
+        image.delegationTokens().values().stream().sorted(Comparator.comparing(DelegationToken::tokenId))
+                .forEach(t -> records.add(delegationTokenRecord(t)));
         return records;
+    }
+
+    /** The record that sets {@code token}. */
+    public static DelegationTokenRecord delegationTokenRecord(DelegationToken token) {
+        return new DelegationTokenRecord().setTokenId(token.tokenId()).setOwner(token.owner())
+                .setRequester(token.requester()).setRenewers(new ArrayList<>(token.renewers()))
+                .setIssueTimestamp(token.issueTimestamp()).setMaxTimestamp(token.maxTimestamp())
+                .setExpirationTimestamp(token.expirationTimestamp());
     }
 
     /** A ClientQuotaRecord of one key of {@code entity}, its entries in Kafka's order. */

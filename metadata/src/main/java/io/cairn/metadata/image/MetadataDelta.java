@@ -7,12 +7,14 @@ import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.metadata.record.ClearElrRecord;
 import io.cairn.metadata.record.ClientQuotaRecord;
 import io.cairn.metadata.record.ControllerChangeRecord;
+import io.cairn.metadata.record.DelegationTokenRecord;
 import io.cairn.metadata.record.FeatureLevelRecord;
 import io.cairn.metadata.record.PartitionChangeRecord;
 import io.cairn.metadata.record.PartitionRecord;
 import io.cairn.metadata.record.ProducerIdsRecord;
 import io.cairn.metadata.record.RegisterBrokerRecord;
 import io.cairn.metadata.record.RemoveAccessControlEntryRecord;
+import io.cairn.metadata.record.RemoveDelegationTokenRecord;
 import io.cairn.metadata.record.RemoveTopicRecord;
 import io.cairn.metadata.record.RemoveUserScramCredentialRecord;
 import io.cairn.metadata.record.TopicRecord;
@@ -55,6 +57,7 @@ public final class MetadataDelta {
     private Map<String, Map<Byte, ScramCredential>> scram;
     private Map<String, Short> features;
     private Map<ClientQuotaEntity, Map<String, Double>> clientQuotas;
+    private Map<String, DelegationToken> delegationTokens;
     private final Map<Uuid, Map<Integer, PartitionRegistration>> touchedPartitions = new HashMap<>();
 
     private final Set<String> createdTopics = new LinkedHashSet<>();
@@ -84,6 +87,7 @@ public final class MetadataDelta {
         this.scram = base.scram();
         this.features = base.features();
         this.clientQuotas = base.clientQuotas();
+        this.delegationTokens = base.delegationTokens();
     }
 
     /** Applies every record of a batch. */
@@ -113,6 +117,9 @@ public final class MetadataDelta {
             case FEATURE_LEVEL -> replayFeatureLevel((FeatureLevelRecord) record);
             case CLEAR_ELR -> replayClearElr((ClearElrRecord) record);
             case CLIENT_QUOTA -> replayClientQuota((ClientQuotaRecord) record);
+            case DELEGATION_TOKEN -> replayDelegationToken((DelegationTokenRecord) record);
+            case REMOVE_DELEGATION_TOKEN -> mutableDelegationTokens()
+                    .remove(((RemoveDelegationTokenRecord) record).tokenId());
             default -> throw new IllegalStateException("Unhandled record type " + record.apiKey());
         }
         return this;
@@ -131,7 +138,7 @@ public final class MetadataDelta {
             }
         }
         return new MetadataImage(offset, clusterId, controllerId, controllerTerm, brokers, topics, topicIds,
-                configs, nextProducerId, lastBrokerEpoch, acls, scram, features, clientQuotas);
+                configs, nextProducerId, lastBrokerEpoch, acls, scram, features, clientQuotas, delegationTokens);
     }
 
     /** What the replayed records changed. */
@@ -421,6 +428,18 @@ public final class MetadataDelta {
             acls = new HashMap<>(acls);
         }
         return acls;
+    }
+
+    private void replayDelegationToken(DelegationTokenRecord r) {
+        mutableDelegationTokens().put(r.tokenId(), new DelegationToken(r.tokenId(), r.owner(), r.requester(),
+                r.renewers(), r.issueTimestamp(), r.maxTimestamp(), r.expirationTimestamp()));
+    }
+
+    private Map<String, DelegationToken> mutableDelegationTokens() {
+        if (delegationTokens == base.delegationTokens()) {
+            delegationTokens = new HashMap<>(delegationTokens);
+        }
+        return delegationTokens;
     }
 
     private Map<String, Map<Byte, ScramCredential>> mutableScram() {

@@ -27,17 +27,30 @@ import java.util.Optional;
  *                         {@code FeaturesImage}
  * @param clientQuotas     client quota entity to quota key to value, Kafka's {@code ClientQuotasImage} (an entity
  *                         without any key is absent)
+ * @param delegationTokens token id to delegation token, Kafka's {@code DelegationTokenImage}
  */
 public record MetadataImage(long offset, String clusterId, int controllerId, long controllerTerm,
                             Map<Integer, BrokerRegistration> brokers, Map<Uuid, TopicImage> topicsById,
                             Map<String, Uuid> topicIds, Map<ConfigResource, Map<String, String>> configs,
                             long nextProducerId, long lastBrokerEpoch, Map<Uuid, AclEntry> acls,
                             Map<String, Map<Byte, ScramCredential>> scram, Map<String, Short> features,
-                            Map<ClientQuotaEntity, Map<String, Double>> clientQuotas) {
+                            Map<ClientQuotaEntity, Map<String, Double>> clientQuotas,
+                            Map<String, DelegationToken> delegationTokens) {
 
     /** The image before any record. */
     public static final MetadataImage EMPTY = new MetadataImage(-1L, "", -1, 0L, Map.of(), Map.of(), Map.of(),
-            Map.of(), 0L, 0L, Map.of(), Map.of(), Map.of(), Map.of());
+            Map.of(), 0L, 0L, Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+
+    /** An image without delegation tokens. */
+    public MetadataImage(long offset, String clusterId, int controllerId, long controllerTerm,
+                         Map<Integer, BrokerRegistration> brokers, Map<Uuid, TopicImage> topicsById,
+                         Map<String, Uuid> topicIds, Map<ConfigResource, Map<String, String>> configs,
+                         long nextProducerId, long lastBrokerEpoch, Map<Uuid, AclEntry> acls,
+                         Map<String, Map<Byte, ScramCredential>> scram, Map<String, Short> features,
+                         Map<ClientQuotaEntity, Map<String, Double>> clientQuotas) {
+        this(offset, clusterId, controllerId, controllerTerm, brokers, topicsById, topicIds, configs, nextProducerId,
+                lastBrokerEpoch, acls, scram, features, clientQuotas, Map.of());
+    }
 
     /** An image without client quotas. */
     public MetadataImage(long offset, String clusterId, int controllerId, long controllerTerm,
@@ -46,7 +59,7 @@ public record MetadataImage(long offset, String clusterId, int controllerId, lon
                          long nextProducerId, long lastBrokerEpoch, Map<Uuid, AclEntry> acls,
                          Map<String, Map<Byte, ScramCredential>> scram, Map<String, Short> features) {
         this(offset, clusterId, controllerId, controllerTerm, brokers, topicsById, topicIds, configs, nextProducerId,
-                lastBrokerEpoch, acls, scram, features, Map.of());
+                lastBrokerEpoch, acls, scram, features, Map.of(), Map.of());
     }
 
     public MetadataImage {
@@ -58,6 +71,7 @@ public record MetadataImage(long offset, String clusterId, int controllerId, lon
         scram = Map.copyOf(scram);
         features = Map.copyOf(features);
         clientQuotas = Map.copyOf(clientQuotas);
+        delegationTokens = Map.copyOf(delegationTokens);
     }
 
     /** The finalized level of a feature, 0 when it is not finalized. */

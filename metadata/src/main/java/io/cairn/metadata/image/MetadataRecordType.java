@@ -7,12 +7,14 @@ import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.metadata.record.ClearElrRecord;
 import io.cairn.metadata.record.ClientQuotaRecord;
 import io.cairn.metadata.record.ControllerChangeRecord;
+import io.cairn.metadata.record.DelegationTokenRecord;
 import io.cairn.metadata.record.FeatureLevelRecord;
 import io.cairn.metadata.record.PartitionChangeRecord;
 import io.cairn.metadata.record.PartitionRecord;
 import io.cairn.metadata.record.ProducerIdsRecord;
 import io.cairn.metadata.record.RegisterBrokerRecord;
 import io.cairn.metadata.record.RemoveAccessControlEntryRecord;
+import io.cairn.metadata.record.RemoveDelegationTokenRecord;
 import io.cairn.metadata.record.RemoveTopicRecord;
 import io.cairn.metadata.record.RemoveUserScramCredentialRecord;
 import io.cairn.metadata.record.TopicRecord;
@@ -43,7 +45,9 @@ public enum MetadataRecordType {
     CONTROLLER_CHANGE(14, ControllerChangeRecord::new),
     FEATURE_LEVEL(15, FeatureLevelRecord::new),
     CLEAR_ELR(16, ClearElrRecord::new),
-    CLIENT_QUOTA(17, ClientQuotaRecord::new);
+    CLIENT_QUOTA(17, ClientQuotaRecord::new),
+    DELEGATION_TOKEN(18, DelegationTokenRecord::new),
+    REMOVE_DELEGATION_TOKEN(19, RemoveDelegationTokenRecord::new);
 
     private static final MetadataRecordType[] BY_ID = new MetadataRecordType[values().length];
 

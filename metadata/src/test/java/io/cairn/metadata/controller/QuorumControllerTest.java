@@ -6,11 +6,14 @@ import io.cairn.metadata.TestRequests;
 import io.cairn.metadata.image.MetadataDelta;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.record.RegisterBrokerRecord;
+import io.cairn.metadata.record.RemoveDelegationTokenRecord;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.BrokerHeartbeatRequestData;
 import io.cairn.wire.message.BrokerHeartbeatResponseData;
 import io.cairn.wire.message.BrokerRegistrationRequestData;
 import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreateDelegationTokenRequestData;
+import io.cairn.wire.message.CreateDelegationTokenResponseData;
 import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.protocol.ApiMessage;
@@ -82,6 +85,34 @@ class QuorumControllerTest {
 
     private long registrationRecords() {
         return entries.stream().flatMap(List::stream).filter(r -> r instanceof RegisterBrokerRecord).count();
+    }
+
+    @Test
+    void aForwardedTokenIsCreatedForItsRequesterAndTheSweepRemovesItOnceExpired() {
+        // Given: tokens living 1 s, swept every 100 ms, the wall clock following the simulated one
+        ControllerLogic logic = new ControllerLogic(ControllerSettings.defaults(1)
+                .withBrokerSessionTimeoutMs(SESSION_TIMEOUT_MS)
+                .withDelegationTokens(new DelegationTokenSettings("secret", 10_000L, 1000L, 100L)));
+        QuorumController controller = new QuorumController(logic, "test-cluster", log, () -> image,
+                scheduler.loop(), applied::response);
+        controller.wallClock(() -> 1_000_000L + scheduler.now());
+        controller.becomeLeader(1);
+        scheduler.runUntil(scheduler.now() + 2 * COMMIT_DELAY_MS);
+
+        // When
+        CreateDelegationTokenResponseData created = runTo(scheduler.now() + 20, controller.submit(UUID.randomUUID(),
+                ForwardedRequest.wrap(new CreateDelegationTokenRequestData().setMaxLifetimeMs(-1), "User:alice")),
+                CreateDelegationTokenResponseData.class);
+
+        // Then: committed for alice, still there before its expiry, gone within a sweep after it
+        assertThat(created.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(image.delegationTokens().get(created.tokenId()).owner()).isEqualTo("User:alice");
+        scheduler.runUntil(created.expiryTimestampMs() - 1_000_000L - 1);
+        assertThat(image.delegationTokens()).containsKey(created.tokenId());
+        scheduler.runUntil(created.expiryTimestampMs() - 1_000_000L + 200);
+        assertThat(image.delegationTokens()).isEmpty();
+        assertThat(entries.stream().flatMap(List::stream).filter(r -> r instanceof RemoveDelegationTokenRecord))
+                .hasSize(1);
     }
 
     @Test
