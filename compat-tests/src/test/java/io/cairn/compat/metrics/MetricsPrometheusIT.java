@@ -83,6 +83,7 @@ class MetricsPrometheusIT {
      * {@code offset-commit-count} and the other {@code -count} meters, Kafka Exporter's {@code _sum}.
      */
     private static final List<String> DIALECT_NAMES = List.of("kafka_server_socket_server_metrics_connection_count",
+            "kafka_server_socket_server_metrics_expired_connections_killed_count",
             "kafka_server_delayedoperationpurgatory_numdelayedoperations", "kafka_consumergroup_lag_sum",
             "kafka_server_replicafetchermanager_maxlag", "kafka_server_fetcherlagmetrics_consumerlag",
             "kafka_server_group_coordinator_metrics_group_count",
