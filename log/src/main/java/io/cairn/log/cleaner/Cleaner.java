@@ -25,12 +25,14 @@ import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
 /**
- * One compaction pass over a partition (Kafka's {@code Cleaner}): maps every key of the dirty part (from the
- * cleaner checkpoint to the first uncleanable offset) to its latest offset, then rewrites each cleanable segment
- * keeping, per key, only records at or after that offset, and dropping tombstones whose batch is older than
- * {@code delete.retention.ms}. Offsets are preserved (a batch that loses records is rebuilt with the same codec and
- * base offset, base sequence and last offset); the active segment, anything at or after the first open
- * transaction or the high watermark, and segments younger than {@code min.compaction.lag.ms} are never touched; a
+ * One compaction pass over a partition (Kafka's {@code Cleaner}): maps the keys of the dirty part (from the
+ * cleaner checkpoint to the first uncleanable offset) to their latest offsets in a bounded {@link OffsetMap}, up to
+ * where the map fills (then the pass cleans only that far and checkpoints there, see {@link #clean}), then rewrites
+ * each segment below that offset keeping, per key, only records at or after the mapped offset, and dropping
+ * tombstones whose batch is older than {@code delete.retention.ms}. Offsets are preserved (a batch that loses
+ * records is rebuilt with the same codec and base offset, base sequence and last offset); the active segment,
+ * anything at or after the first open transaction or the high watermark, and segments younger than
+ * {@code min.compaction.lag.ms} are never touched; a
  * pass runs only when the dirty ratio reaches {@code min.cleanable.dirty.ratio}. Each cleaned segment is written to
  * {@code .cleaned} files, renamed {@code .swap} and swapped in under the partition lock, so readers see either the
  * old or the new segment, both valid.

@@ -10,12 +10,14 @@ import java.security.NoSuchAlgorithmException;
  * (the idea of Kafka's {@code SkimpyOffsetMap}): an open-addressing hash table whose entries are the MD5 digest of a
  * key (16 bytes) and its offset (8 bytes), in at most {@code memoryBytes} bytes, filled to at most
  * {@code loadFactor} of its slots. Two keys with the same digest count as one key, as in Kafka (the chance is
- * negligible for MD5). The table starts small and doubles as entries arrive, up to its bound, so a pass over a few
- * keys does not hold the whole buffer; {@link #put} refuses a new key once the map holds {@link #capacity()} keys
- * (an existing key's offset is still updated), and the cleaner then stops mapping there.
+ * negligible for MD5). The table starts small (4096 slots, 96 KiB) and, once a pass has more keys than that takes,
+ * moves to its whole bound in one step (so the old and new tables together never pass the bound by more than the
+ * small one), so a pass over a few keys does not hold the whole buffer. {@link #put} refuses a new key once the map
+ * holds {@link #capacity()} keys (an existing key's offset is still updated), and the cleaner then stops mapping
+ * there.
  *
  * <p>An occupied slot stores {@code offset + 1}, so an all-zero offset field marks an empty slot. Linear probing;
- * lookups end at an empty slot, which a load factor below 1 guarantees, or after every slot.
+ * lookups end at an empty slot, which the capacity (at most the slots less one) guarantees.
  *
  * <p>Not thread-safe: one pass uses one map.
  */
@@ -25,7 +27,7 @@ final class OffsetMap {
     static final int ENTRY_BYTES = 24;
     private static final int DIGEST_BYTES = 16;
     /** Slots the table starts with (or fewer when the bound is smaller). */
-    private static final int INITIAL_SLOTS = 1024;
+    private static final int INITIAL_SLOTS = 4096;
 
     private final int maxSlots;
     private final double loadFactor;
@@ -105,7 +107,7 @@ final class OffsetMap {
             return false;
         }
         if (entries >= growAt && slots < maxSlots) {
-            resize((int) Math.min(maxSlots, 2L * slots));
+            resize(maxSlots);
             pos = find(digest);
         }
         table.put(pos, digest);

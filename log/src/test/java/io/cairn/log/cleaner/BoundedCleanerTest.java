@@ -185,4 +185,25 @@ class BoundedCleanerTest {
         assertThat(CleanerTest.byKey(bounded)).isEqualTo(CleanerTest.byKey(reference));
         assertThat(recordsFrom(bounded, 0)).hasSize(41);
     }
+
+    @Test
+    void aReadBufferSmallerThanABatchShouldGrowForItAndCleanTheSame() {
+        // Given the same log twice, and a cleaner whose read buffer (64 bytes) is smaller than every batch
+        PartitionLog reference = compacted("ref-0", 400);
+        PartitionLog small = compacted("small-0", 400);
+        fill(reference);
+        fill(small);
+        Cleaner.Buffers tiny = new Cleaner.Buffers(Cleaner.Buffers.DEFAULT_DEDUPE_BUFFER_SIZE, 0.9, 64);
+
+        // When
+        Cleaner.CleanResult once = new Cleaner(new Throttler(Double.MAX_VALUE, time)).clean(reference,
+            Cleaner.cleanable(reference).orElseThrow());
+        Cleaner.CleanResult withTiny = new Cleaner(new Throttler(Double.MAX_VALUE, time), tiny).clean(small,
+            Cleaner.cleanable(small).orElseThrow());
+
+        // Then: one pass each, the same bytes read and written, the same records
+        assertThat(withTiny).isEqualTo(once);
+        assertThat(CleanerTest.byKey(small)).isEqualTo(CleanerTest.byKey(reference));
+        LogInvariants.verify(small);
+    }
 }
