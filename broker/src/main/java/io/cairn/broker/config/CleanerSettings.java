@@ -52,17 +52,15 @@ public record CleanerSettings(boolean enabled, int threads, long backoffMs, doub
      * Why these settings cannot run, in Kafka's words, or empty: Kafka's {@code KafkaConfig} requires more than
      * 1 MiB of dedupe buffer per cleaner thread, and a thread's offset map must hold at least one key (Kafka's
      * {@code Cleaner} requirement, which Kafka meets only when it starts the threads; Cairn checks it up front so a
-     * change cannot leave the broker without cleaner threads). With no thread there is nothing to check.
+     * change cannot leave the broker without cleaner threads). With no thread the 1 MiB rule is not checked (Kafka
+     * divides by the thread count there), the map still sized as for one thread.
      */
     public Optional<String> problem() {
-        if (threads <= 0) {
-            return Optional.empty();
-        }
-        if (dedupeBufferSize / threads <= 1024 * 1024) {
+        if (threads > 0 && dedupeBufferSize / threads <= 1024 * 1024) {
             return Optional.of("requirement failed: " + DEDUPE_BUFFER_SIZE
                     + " must be at least 1MB per cleaner thread.");
         }
-        if (bufferSizes().perThread(threads).mapCapacity() < 1) {
+        if (bufferSizes().perThread(Math.max(1, threads)).mapCapacity() < 1) {
             return Optional.of("requirement failed: offset map is too small to fit in even a single message, so "
                     + "log cleaning will never make progress. You can increase " + DEDUPE_BUFFER_SIZE
                     + " or decrease " + THREADS);

@@ -125,6 +125,11 @@ class BrokerConfigTest {
                 "log.cleaner.threads", "2")).cleaner().dedupeBufferSize()).isEqualTo(2097154);
         assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("log.cleaner.io.buffer.load.factor", "0")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("offset map is too small");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("log.cleaner.io.buffer.load.factor", "0",
+                "log.cleaner.threads", "0"))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("offset map is too small");
+        assertThat(BrokerConfig.fromMap(Map.of("log.cleaner.dedupe.buffer.size", "1024", "log.cleaner.threads",
+                "0")).cleaner().threadsToRun()).isZero();
         // live values over the static ones
         assertThat(defaults.with(Map.of("log.cleaner.dedupe.buffer.size", "4194305")).dedupeBufferSize())
                 .isEqualTo(4194305);
