@@ -400,7 +400,8 @@ public final class CairnServer implements AutoCloseable {
         CleanerSettings cleaner = config.cleaner();
         return LogManager.Options.defaults().withIntervals(config.logRetentionCheckIntervalMs(),
                 config.logFlushSchedulerIntervalMs()).withCleaner(cleaner.threadsToRun(),
-                cleaner.scheduledBackoffMs(), cleaner.ioMaxBytesPerSecond());
+                cleaner.scheduledBackoffMs(), cleaner.ioMaxBytesPerSecond())
+                .withCleanerBuffers(cleaner.bufferSizes());
     }
 
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */

@@ -34,7 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The log cleaner's settings on a real broker: {@code log.cleaner.backoff.ms} from {@code server.properties} is how
  * soon a compacted topic is cleaned, and {@code log.cleaner.threads} changes live within Kafka's bounds (refused with
- * Kafka's message beyond them), holds across a restart, and the restarted threads still compact.
+ * Kafka's message beyond them), holds across a restart, and the restarted threads still compact; the cleaner's
+ * buffers ({@code log.cleaner.dedupe.buffer.size}, {@code .io.buffer.load.factor}, {@code .io.buffer.size}) change
+ * live too, a dedupe buffer of 1 MiB or less per thread refused with Kafka's message.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LogCleanerConfigIT {
@@ -65,6 +67,15 @@ class LogCleanerConfigIT {
             assertThat(refused.getCause()).isInstanceOf(InvalidRequestException.class).hasMessage("Invalid value "
                     + "org.apache.kafka.common.config.ConfigException: Log cleaner threads cannot be increased to "
                     + "more than double the current value 2 for configuration Invalid dynamic configuration");
+            // and the cleaner's memory changes live too (Kafka's minimum: more than 1 MiB per thread), the threads
+            // restarting with a smaller map that still compacts
+            alterBroker(admin, "log.cleaner.dedupe.buffer.size", "4194304");
+            alterBroker(admin, "log.cleaner.io.buffer.load.factor", "0.5");
+            alterBroker(admin, "log.cleaner.io.buffer.size", "65536");
+            ExecutionException tooSmall = assertThrows(ExecutionException.class, () ->
+                    alterBroker(admin, "log.cleaner.dedupe.buffer.size", "2097152"));
+            assertThat(tooSmall.getCause()).isInstanceOf(InvalidRequestException.class).hasMessage(
+                    "requirement failed: log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread.");
             produceOverwrites(broker, "compacted", "b");
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                     assertThat(readAll(broker, "compacted")).hasSizeLessThan(5).last().isEqualTo("b99"));
@@ -84,8 +95,12 @@ class LogCleanerConfigIT {
     }
 
     private static void setThreads(Admin admin, String value) throws Exception {
+        alterBroker(admin, "log.cleaner.threads", value);
+    }
+
+    private static void alterBroker(Admin admin, String key, String value) throws Exception {
         admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.BROKER, "1"), List.of(
-                new AlterConfigOp(new ConfigEntry("log.cleaner.threads", value), AlterConfigOp.OpType.SET))))
+                new AlterConfigOp(new ConfigEntry(key, value), AlterConfigOp.OpType.SET))))
                 .all().get(30, TimeUnit.SECONDS);
     }
 

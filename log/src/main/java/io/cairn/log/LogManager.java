@@ -74,16 +74,18 @@ public final class LogManager implements Closeable {
      * @param layer              file layer (tests may replace it)
      * @param flushListener      told of every segment flush
      * @param cleanerThreads     {@code log.cleaner.threads}
+     * @param cleanerBuffers     {@code log.cleaner.dedupe.buffer.size}, {@code log.cleaner.io.buffer.load.factor}
+     *                           and {@code log.cleaner.io.buffer.size}
      */
     public record Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
                           long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer,
-                          LogFlushListener flushListener, int cleanerThreads) {
+                          LogFlushListener flushListener, int cleanerThreads, LogCleaner.BufferSizes cleanerBuffers) {
 
         /** Options whose flushes nobody listens to, with one cleaner thread. */
         public Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
                        long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer) {
             this(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
-                cleanerIoMaxBytesPerSecond, layer, LogFlushListener.NONE, 1);
+                cleanerIoMaxBytesPerSecond, layer, LogFlushListener.NONE, 1, LogCleaner.BufferSizes.DEFAULTS);
         }
 
         /** Kafka's intervals; bounds that fit the default 1,048,576 descriptors and 65,530 mappings with room. */
@@ -95,7 +97,7 @@ public final class LogManager implements Closeable {
         /** These options with other retention and flush intervals. */
         public Options withIntervals(long newRetentionCheckMs, long newFlushCheckMs) {
             return new Options(maxOpenHandles, maxMappedIndexes, newRetentionCheckMs, newFlushCheckMs,
-                cleanerBackoffMs, cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads);
+                cleanerBackoffMs, cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, cleanerBuffers);
         }
 
         /**
@@ -104,13 +106,19 @@ public final class LogManager implements Closeable {
          */
         public Options withCleaner(int threads, long backoffMs, double ioMaxBytesPerSecond) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, backoffMs,
-                ioMaxBytesPerSecond, layer, flushListener, threads);
+                ioMaxBytesPerSecond, layer, flushListener, threads, cleanerBuffers);
+        }
+
+        /** These options with other cleaner buffer sizes. */
+        public Options withCleanerBuffers(LogCleaner.BufferSizes buffers) {
+            return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
+                cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, buffers);
         }
 
         /** These options with {@code listener} told of every segment flush. */
         public Options withFlushListener(LogFlushListener listener) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
-                cleanerIoMaxBytesPerSecond, layer, listener, cleanerThreads);
+                cleanerIoMaxBytesPerSecond, layer, listener, cleanerThreads, cleanerBuffers);
         }
     }
 
@@ -140,7 +148,8 @@ public final class LogManager implements Closeable {
             executor.scheduleWithFixedDelay(this::runFlushSafely, options.flushCheckMs(), options.flushCheckMs(),
                 TimeUnit.MILLISECONDS);
         }
-        this.cleaner = new LogCleaner(logs::values, time, options.cleanerIoMaxBytesPerSecond());
+        this.cleaner = new LogCleaner(logs::values, time, options.cleanerIoMaxBytesPerSecond(),
+            options.cleanerBuffers());
         if (options.cleanerBackoffMs() > 0) {
             cleaner.start(options.cleanerThreads(), options.cleanerBackoffMs());
         }

@@ -14,8 +14,8 @@ import java.util.TreeSet;
 /**
  * The broker configs that may change at run time (KIP-226 dynamic configs, per broker or cluster-wide): the keys
  * Cairn applies live (the replication throttle rates, the thread pools of {@link DynamicThreadPools}, the connection
- * limits of {@link DynamicConnectionLimits}, the cleaner threads of {@link DynamicLogCleaner} and the topic defaults
- * of {@link LogConfigs#isLiveDefault},
+ * limits of {@link DynamicConnectionLimits}, the cleaner threads and buffers of {@link DynamicLogCleaner} and the
+ * topic defaults of {@link LogConfigs#isLiveDefault},
  * {@code log.retention.ms}, {@code log.segment.bytes}, {@code message.max.bytes}, ...), and the rest of the keys
  * Kafka's {@code DynamicBrokerConfig} lets change (the dynamic rows of {@link ConfigTable}), which Cairn refuses
  * rather than store without honouring them. Validates a broker resource's resulting dynamic configs as Kafka's
@@ -36,7 +36,8 @@ public final class DynamicBrokerConfigs {
     private static final Set<String> LIVE = Set.of(LEADER_REPLICATION_THROTTLED_RATE,
             FOLLOWER_REPLICATION_THROTTLED_RATE, ALTER_LOG_DIRS_RATE, DynamicThreadPools.NUM_IO_THREADS,
             DynamicThreadPools.NUM_REPLICA_FETCHERS, CleanerSettings.THREADS, CleanerSettings.BACKOFF_MS,
-            CleanerSettings.IO_MAX_BYTES_PER_SECOND);
+            CleanerSettings.IO_MAX_BYTES_PER_SECOND, CleanerSettings.DEDUPE_BUFFER_SIZE, CleanerSettings.LOAD_FACTOR,
+            CleanerSettings.IO_BUFFER_SIZE);
 
     /** Prefixes of Kafka's dynamic per-listener keys ({@code listener.name.<listener>.ssl.keystore.location}). */
     private static final List<String> KAFKA_DYNAMIC_PREFIXES = List.of("listener.name.");

@@ -15,9 +15,13 @@ import org.apache.logging.log4j.Logger;
 
 /**
  * The log cleaner as dynamic broker configs change it (Kafka's {@code LogCleaner} reconfigurable):
- * {@code log.cleaner.threads}, {@code log.cleaner.backoff.ms} and {@code log.cleaner.io.max.bytes.per.second}, each
- * this broker's dynamic value, else the cluster default's, else {@code server.properties}'. A change of the thread
- * count is checked as Kafka's {@code LogCleaner.validateReconfiguration} checks it (at least 1, at least half and at
+ * {@code log.cleaner.threads}, {@code log.cleaner.backoff.ms}, {@code log.cleaner.io.max.bytes.per.second},
+ * {@code log.cleaner.dedupe.buffer.size}, {@code log.cleaner.io.buffer.load.factor} and
+ * {@code log.cleaner.io.buffer.size}, each this broker's dynamic value, else the cluster default's, else
+ * {@code server.properties}'. The result is checked as Kafka's {@code KafkaConfig} checks it (more than 1 MiB of
+ * dedupe buffer per thread, refused with Kafka's "requirement failed" text; and, before Kafka would find out when
+ * it restarts the threads, an offset map that holds at least one key), then a change of the thread
+ * count as Kafka's {@code LogCleaner.validateReconfiguration} checks it (at least 1, at least half and at
  * most double the count now, wrapped as {@link DynamicBrokerConfigs#invalidDynamicConfiguration}); each committed
  * change of this broker's or the cluster default's configs restarts the cleaner threads with the new settings, as
  * Kafka's {@code reconfigure}, and again from the image at start, so the settings survive a restart. With
@@ -59,6 +63,10 @@ public final class DynamicLogCleaner implements MetadataListener, BrokerReconfig
         } catch (ConfigException e) {
             return Optional.empty();
         }
+        Optional<String> problem = wanted.problem();
+        if (problem.isPresent()) {
+            return problem;
+        }
         return check(wanted.threads()).map(DynamicBrokerConfigs::invalidDynamicConfiguration);
     }
 
@@ -79,17 +87,19 @@ public final class DynamicLogCleaner implements MetadataListener, BrokerReconfig
         if (wanted.equals(current)) {
             return;
         }
-        Optional<String> refused = check(wanted.threads());
+        Optional<String> refused = wanted.problem().or(() -> check(wanted.threads()));
         if (refused.isPresent()) {
-            LOGGER.error("Failed to update broker configuration with configs {}={} (metadata offset {}): {}",
-                    CleanerSettings.THREADS, wanted.threads(), image.offset(), refused.get());
+            LOGGER.error("Failed to update the log cleaner with {} (metadata offset {}): {}", wanted,
+                    image.offset(), refused.get());
             return;
         }
-        LOGGER.info("Reconfiguring the log cleaner: {} threads, backoff {} ms, {} bytes/s (was {} threads, "
-                + "backoff {} ms, {} bytes/s)", wanted.threads(), wanted.backoffMs(), wanted.ioMaxBytesPerSecond(),
-                current.threads(), current.backoffMs(), current.ioMaxBytesPerSecond());
+        LOGGER.info("Reconfiguring the log cleaner: {} threads, backoff {} ms, {} bytes/s, dedupe buffer {} bytes "
+                + "at load factor {}, I/O buffer {} bytes (was {})", wanted.threads(), wanted.backoffMs(),
+                wanted.ioMaxBytesPerSecond(), wanted.dedupeBufferSize(), wanted.loadFactor(), wanted.ioBufferSize(),
+                current);
         for (LogCleaner cleaner : cleaners.get()) {
-            cleaner.reconfigure(wanted.threadsToRun(), wanted.scheduledBackoffMs(), wanted.ioMaxBytesPerSecond());
+            cleaner.reconfigure(wanted.threadsToRun(), wanted.scheduledBackoffMs(), wanted.ioMaxBytesPerSecond(),
+                    wanted.bufferSizes());
         }
         current = wanted;
     }

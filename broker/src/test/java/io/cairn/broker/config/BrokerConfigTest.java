@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.txn.TransactionConfig;
+import io.cairn.log.cleaner.LogCleaner;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -100,6 +101,42 @@ class BrokerConfigTest {
         assertThat(config.unknownKeys()).containsExactly("foo");
         assertThat(config.notActedOnKeys()).containsExactly("log.preallocate");
         assertThat(config.cleaner().threads()).isEqualTo(10);
+    }
+
+    @Test
+    void theCleanerBuffersAreReadAndKafkasPerThreadMinimumIsRequired() {
+        // Given / When: Kafka's defaults, then set values
+        CleanerSettings defaults = BrokerConfig.fromMap(Map.of()).cleaner();
+        CleanerSettings set = BrokerConfig.fromMap(Map.of("log.cleaner.dedupe.buffer.size", "8388608",
+                "log.cleaner.io.buffer.load.factor", "0.5", "log.cleaner.io.buffer.size", "65536",
+                "log.cleaner.threads", "2")).cleaner();
+
+        // Then
+        assertThat(defaults.bufferSizes()).isEqualTo(LogCleaner.BufferSizes.DEFAULTS);
+        assertThat(set.bufferSizes()).isEqualTo(new LogCleaner.BufferSizes(8388608, 0.5, 65536));
+        // each of 2 threads: a 4 MiB map at 0.5 (24-byte entries), a 16 KiB read buffer
+        assertThat(set.bufferSizes().perThread(2).mapCapacity()).isEqualTo(4 * 1024 * 1024 / 24 / 2);
+        assertThat(set.bufferSizes().perThread(2).readBufferBytes()).isEqualTo(16384);
+        // Kafka's require: more than 1 MiB per thread
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("log.cleaner.dedupe.buffer.size", "2097152",
+                "log.cleaner.threads", "2"))).isInstanceOf(ConfigException.class).hasMessage("requirement failed: "
+                + "log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread.");
+        assertThat(BrokerConfig.fromMap(Map.of("log.cleaner.dedupe.buffer.size", "2097154",
+                "log.cleaner.threads", "2")).cleaner().dedupeBufferSize()).isEqualTo(2097154);
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("log.cleaner.io.buffer.load.factor", "0")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("offset map is too small");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("log.cleaner.io.buffer.load.factor", "0",
+                "log.cleaner.threads", "0"))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("offset map is too small");
+        assertThat(BrokerConfig.fromMap(Map.of("log.cleaner.dedupe.buffer.size", "1024", "log.cleaner.threads",
+                "0")).cleaner().threadsToRun()).isZero();
+        // live values over the static ones
+        assertThat(defaults.with(Map.of("log.cleaner.dedupe.buffer.size", "4194305")).dedupeBufferSize())
+                .isEqualTo(4194305);
+        assertThat(defaults.with(Map.of("log.cleaner.io.buffer.size", "1024")).with(Map.of(
+                "log.cleaner.io.buffer.load.factor", "0.75")).bufferSizes()).isEqualTo(
+                new LogCleaner.BufferSizes(134217728L, 0.75, 1024));
+        assertThat(defaults.with(Map.of("log.cleaner.dedupe.buffer.size", "1048576")).problem()).isPresent();
     }
 
     @Test

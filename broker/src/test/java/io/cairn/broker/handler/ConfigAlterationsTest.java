@@ -88,9 +88,9 @@ class ConfigAlterationsTest {
         assertThat(only(resource(BROKER, "1", set("log.dirs", "/x"), set("node.id", "3")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_REQUEST,
                         "Cannot update these configs dynamically: Set(log.dirs, node.id)"));
-        assertThat(only(resource(BROKER, "", set("log.cleaner.dedupe.buffer.size", "4")))).isEqualTo(
+        assertThat(only(resource(BROKER, "", set("background.threads", "4")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn applies these configs only at start, "
-                        + "set them in server.properties: Set(log.cleaner.dedupe.buffer.size)"));
+                        + "set them in server.properties: Set(background.threads)"));
         assertThat(only(resource(BROKER, "1", set(RATE, "fast")))).isEqualTo(new ConfigAlterations.Outcome(
                 Errors.INVALID_REQUEST, "Invalid value fast for configuration " + RATE
                         + ": Not a number of type LONG"));

@@ -274,7 +274,8 @@ class AlterConfigsIT {
 
     /**
      * The checks of the keys the broker applies live: a thread pool's and a listener's (DynamicBrokerConfig wraps
-     * their refusal in ConfigException(name, value)), and KafkaConfig's own (its message as is).
+     * their refusal in ConfigException(name, value)), and KafkaConfig's own (its message as is), the cleaner's
+     * buffers among them.
      */
     private static void liveBrokerKeysAreCheckedAsOnKafka(Admin admin) throws Exception {
         // Given
@@ -305,6 +306,16 @@ class AlterConfigsIT {
                 "Log cleaner threads cannot be increased to more than double the current value 1"));
         alter(admin, one, new AlterConfigOp(new ConfigEntry("log.cleaner.threads", "2"), AlterConfigOp.OpType.SET));
         alter(admin, one, new AlterConfigOp(new ConfigEntry("log.cleaner.threads", ""), AlterConfigOp.OpType.DELETE));
+        // the cleaner's buffers: KafkaConfig's requirement of more than 1 MiB per thread, else applied live
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry("log.cleaner.dedupe.buffer.size", "1048576"),
+                AlterConfigOp.OpType.SET), InvalidRequestException.class,
+                "requirement failed: log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner thread.");
+        for (Map.Entry<String, String> buffer : Map.of("log.cleaner.dedupe.buffer.size", "16777216",
+                "log.cleaner.io.buffer.load.factor", "0.8", "log.cleaner.io.buffer.size", "262144").entrySet()) {
+            alter(admin, one, new AlterConfigOp(new ConfigEntry(buffer.getKey(), buffer.getValue()),
+                    AlterConfigOp.OpType.SET));
+            alter(admin, one, new AlterConfigOp(new ConfigEntry(buffer.getKey(), ""), AlterConfigOp.OpType.DELETE));
+        }
         alter(admin, one, new AlterConfigOp(new ConfigEntry("max.connections", "1000"), AlterConfigOp.OpType.SET));
         alter(admin, one, new AlterConfigOp(new ConfigEntry("max.connections", ""), AlterConfigOp.OpType.DELETE));
     }

@@ -111,4 +111,20 @@ final class CleanedTransactions {
         }
         return false;
     }
+
+    /**
+     * A control batch the pass keeps as it is (beyond the offsets it mapped): the walk goes past it, and an ABORT
+     * marker's index entry stays with it, whatever the walk saw of its transaction.
+     */
+    void onUntouchedControlBatch(long producerId, long lastOffset, short type, Consumer<AbortedTxn> keptIndexEntry) {
+        enterAbortedUpTo(lastOffset);
+        if (type == ABORT) {
+            OngoingAbort abort = ongoingAborts.remove(producerId);
+            if (abort != null) {
+                keptIndexEntry.accept(abort.txn);
+            }
+        } else if (type == COMMIT) {
+            ongoingCommits.remove(producerId);
+        }
+    }
 }

@@ -25,12 +25,14 @@ import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
 /**
- * One compaction pass over a partition (Kafka's {@code Cleaner}): maps every key of the dirty part (from the
- * cleaner checkpoint to the first uncleanable offset) to its latest offset, then rewrites each cleanable segment
- * keeping, per key, only records at or after that offset, and dropping tombstones whose batch is older than
- * {@code delete.retention.ms}. Offsets are preserved (a batch that loses records is rebuilt with the same codec and
- * base offset, base sequence and last offset); the active segment, anything at or after the first open
- * transaction or the high watermark, and segments younger than {@code min.compaction.lag.ms} are never touched; a
+ * One compaction pass over a partition (Kafka's {@code Cleaner}): maps the keys of the dirty part (from the
+ * cleaner checkpoint to the first uncleanable offset) to their latest offsets in a bounded {@link OffsetMap}, up to
+ * where the map fills (then the pass cleans only that far and checkpoints there, see {@link #clean}), then rewrites
+ * each segment below that offset keeping, per key, only records at or after the mapped offset, and dropping
+ * tombstones whose batch is older than {@code delete.retention.ms}. Offsets are preserved (a batch that loses
+ * records is rebuilt with the same codec and base offset, base sequence and last offset); the active segment,
+ * anything at or after the first open transaction or the high watermark, and segments younger than
+ * {@code min.compaction.lag.ms} are never touched; a
  * pass runs only when the dirty ratio reaches {@code min.cleanable.dirty.ratio}. Each cleaned segment is written to
  * {@code .cleaned} files, renamed {@code .swap} and swapped in under the partition lock, so readers see either the
  * old or the new segment, both valid.
@@ -58,9 +60,52 @@ public final class Cleaner {
     private static final int COMPRESSION_CODEC_MASK = 0x07;
 
     private final Throttler throttler;
+    private final Buffers buffers;
 
+    /** A cleaner with Kafka's default buffers for one thread. */
     public Cleaner(Throttler throttler) {
+        this(throttler, Buffers.perThread(Buffers.DEFAULT_DEDUPE_BUFFER_SIZE, Buffers.DEFAULT_LOAD_FACTOR,
+            Buffers.DEFAULT_IO_BUFFER_SIZE, 1));
+    }
+
+    public Cleaner(Throttler throttler, Buffers buffers) {
         this.throttler = throttler;
+        this.buffers = buffers;
+        // fail now, not at the first pass, when not even one key fits (Kafka's require in its Cleaner)
+        if (buffers.mapCapacity() < 1) {
+            throw new IllegalArgumentException(OffsetMap.tooSmall(buffers.dedupeBytes(), buffers.loadFactor()));
+        }
+    }
+
+    /**
+     * The memory of one cleaner thread (Kafka's {@code Cleaner} arguments): its offset map takes at most
+     * {@code dedupeBytes}, filled to {@code loadFactor}; it reads through a buffer of {@code readBufferBytes}.
+     *
+     * @param dedupeBytes     {@code log.cleaner.dedupe.buffer.size / log.cleaner.threads}
+     * @param loadFactor      {@code log.cleaner.io.buffer.load.factor}
+     * @param readBufferBytes {@code log.cleaner.io.buffer.size / log.cleaner.threads / 2} (Kafka splits it into a
+     *                        read and a write buffer)
+     */
+    public record Buffers(long dedupeBytes, double loadFactor, int readBufferBytes) {
+
+        /** Kafka's {@code log.cleaner.dedupe.buffer.size} default: 128 MiB. */
+        public static final long DEFAULT_DEDUPE_BUFFER_SIZE = 128L * 1024 * 1024;
+        /** Kafka's {@code log.cleaner.io.buffer.load.factor} default. */
+        public static final double DEFAULT_LOAD_FACTOR = 0.9;
+        /** Kafka's {@code log.cleaner.io.buffer.size} default: 512 KiB. */
+        public static final int DEFAULT_IO_BUFFER_SIZE = 512 * 1024;
+
+        /** One thread's share of the cleaner's buffers, as Kafka's {@code CleanerThread} splits them. */
+        public static Buffers perThread(long dedupeBufferSize, double loadFactor, int ioBufferSize, int threads) {
+            int n = Math.max(1, threads);
+            return new Buffers(Math.min(dedupeBufferSize / n, Integer.MAX_VALUE), loadFactor,
+                ioBufferSize / n / 2);
+        }
+
+        /** The keys one thread's offset map holds (Kafka's slots times the load factor). */
+        public int mapCapacity() {
+            return OffsetMap.capacityOf(dedupeBytes, loadFactor);
+        }
     }
 
     /** What one pass did. */
@@ -127,18 +172,34 @@ public final class Cleaner {
         return Optional.of(clean(log, target.get()));
     }
 
-    /** Cleans the given part unconditionally. */
+    /**
+     * Cleans the given part unconditionally, or its first part when the offset map fills before the end of the
+     * dirty range (Kafka's {@code buildOffsetMap}): mapping stops at the first key that does not fit, the pass
+     * cleans the segments below the offset after the last one mapped, keeps every record from that offset on as it
+     * is, and checkpoints there, so the next pass goes on from there. A first segment with more keys than the map
+     * holds is thus cleaned in parts, never skipped.
+     */
     public CleanResult clean(PartitionLog log, Cleanable target) {
-        OffsetMap map = new OffsetMap();
-        long bytesRead = 0;
+        OffsetMap map = new OffsetMap(buffers.dedupeBytes(), buffers.loadFactor());
+        BatchReader reader = new BatchReader(buffers.readBufferBytes());
+        long[] bytesRead = {0};
         // Kafka's buildOffsetMap: keys of aborted transactions never enter the map, so they supersede nothing
         CleanedTransactions mapTxns = new CleanedTransactions();
         mapTxns.addAborted(CleanedTransactions.abortedBetween(log.segments(), target.firstDirtyOffset(),
             target.endOffset()));
+        List<LogSegment> all = new ArrayList<>(log.segments());
+        // the offset after the last one mapped (Kafka's latestOffset + 1)
+        long[] mappedEnd = {target.firstDirtyOffset()};
+        boolean[] full = {false};
         for (LogSegment s : target.segments()) {
-            bytesRead += forEachBatch(s, (batch, bytes) -> {
+            int at = all.indexOf(s);
+            long upper = at >= 0 && at + 1 < all.size() ? all.get(at + 1).baseOffset() : target.endOffset();
+            if (upper <= target.firstDirtyOffset()) {
+                continue;
+            }
+            bytesRead[0] += reader.forEachBatch(s, (batch, bytes) -> {
                 if (batch.lastOffset() < target.firstDirtyOffset()) {
-                    return;
+                    return true;
                 }
                 RecordBatch view = RecordBatch.of(bytes, 0);
                 if (batch.isControl()) {
@@ -146,11 +207,28 @@ public final class Cleaner {
                 } else if (!mapTxns.onDataBatch(view.producerId(), view.isTransactional(), batch.lastOffset())) {
                     for (Record r : decode(bytes)) {
                         if (r.offset() >= target.firstDirtyOffset() && r.hasKey()) {
-                            map.put(r.keyBuffer(), r.offset());
+                            if (!map.put(r.keyBuffer(), r.offset())) {
+                                full[0] = true;
+                                return false;
+                            }
+                            mappedEnd[0] = r.offset() + 1;
                         }
                     }
                 }
+                mappedEnd[0] = Math.max(mappedEnd[0], batch.lastOffset() + 1);
+                return true;
             });
+            if (full[0]) {
+                break;
+            }
+            // offsets missing at the end of a segment belong to the mapped range too
+            mappedEnd[0] = Math.max(mappedEnd[0], Math.min(upper, target.endOffset()));
+        }
+        long endOffset = full[0] ? mappedEnd[0] : target.endOffset();
+        if (full[0]) {
+            LOGGER.info("[Cleaner partition={}] Offset map full ({} keys): cleaning offsets [{}, {}) of the dirty "
+                + "range [{}, {}) in this pass", log.dir().getFileName(), map.size(), target.firstDirtyOffset(),
+                endOffset, target.firstDirtyOffset(), target.endOffset());
         }
         long now = log.time().milliseconds();
         long horizon = now + log.config().deleteRetentionMs();
@@ -158,23 +236,25 @@ public final class Cleaner {
         long removed = 0;
         int cleaned = 0;
         Pass pass = new Pass(map, now, horizon, new CleanedTransactions(), log.lastRecordsOfActiveProducers(),
-            target.endOffset());
-        List<LogSegment> all = new ArrayList<>(log.segments());
+            endOffset);
         for (LogSegment s : target.segments()) {
+            if (s.baseOffset() >= endOffset) {
+                break;
+            }
             int at = all.indexOf(s);
             long upper = at >= 0 && at + 1 < all.size() ? all.get(at + 1).baseOffset() : target.endOffset();
             pass.txns().addAborted(CleanedTransactions.abortedBetween(all, s.baseOffset(), upper));
-            long[] stats = cleanSegment(log, s, pass);
+            long[] stats = cleanSegment(log, s, pass, reader);
             written += stats[0];
             removed += stats[1];
-            bytesRead += s.size();
+            bytesRead[0] += s.size();
             cleaned += stats[2];
         }
-        writeCheckpoint(log, target.endOffset());
+        writeCheckpoint(log, endOffset);
         LOGGER.info("[Cleaner partition={}] Cleaned offsets [{}, {}): {} segment(s), {} bytes read, {} written, "
-            + "{} record(s) removed", log.dir().getFileName(), target.firstDirtyOffset(), target.endOffset(), cleaned,
-            bytesRead, written, removed);
-        return new CleanResult(target.firstDirtyOffset(), target.endOffset(), cleaned, bytesRead, written, removed);
+            + "{} record(s) removed", log.dir().getFileName(), target.firstDirtyOffset(), endOffset, cleaned,
+            bytesRead[0], written, removed);
+        return new CleanResult(target.firstDirtyOffset(), endOffset, cleaned, bytesRead[0], written, removed);
     }
 
     /**
@@ -188,7 +268,7 @@ public final class Cleaner {
     }
 
     /** Returns {bytes written, records removed, 1 if swapped in}. */
-    private long[] cleanSegment(PartitionLog log, LogSegment source, Pass pass) {
+    private long[] cleanSegment(PartitionLog log, LogSegment source, Pass pass, BatchReader reader) {
         LogEnvironment env = log.environment();
         LogConfig config = log.config();
         Path dir = log.dir();
@@ -203,13 +283,14 @@ public final class Cleaner {
                 config.segmentIndexBytes(), config.indexIntervalBytes(), 0L, log.time().milliseconds());
             LogSegment cleaned = LogSegment.open(dir, source.baseOffset(), options, true, LogSegment.CLEANED_SUFFIX);
             List<io.cairn.log.index.AbortedTxn> keptAborts = new ArrayList<>();
-            forEachBatch(source, (batch, bytes) -> {
+            reader.forEachBatch(source, (batch, bytes) -> {
                 ByteBuffer kept = filter(batch, bytes, pass, keptAborts::add, stats);
                 if (kept != null && kept.hasRemaining()) {
                     stats[0] += kept.remaining();
                     cleaned.append(kept);
                 }
                 throttler.maybeThrottle(batch.sizeInBytes());
+                return true;
             });
             // an ABORT marker that stays keeps its index entry; one removed takes it along (Kafka's cleanedIndex)
             for (var txn : keptAborts) {
@@ -240,10 +321,20 @@ public final class Cleaner {
     private static ByteBuffer filter(FileBatch batch, ByteBuffer bytes, Pass pass,
                                      java.util.function.Consumer<io.cairn.log.index.AbortedTxn> keptAborts,
                                      long[] stats) {
-        long now = pass.now();
-        OffsetMap map = pass.map();
         RecordBatch view = RecordBatch.of(bytes, 0);
         long producerId = view.producerId();
+        if (batch.baseOffset() >= pass.endOffset()) {
+            // beyond what this pass mapped (the map filled): kept as it is, an ABORT marker with its index entry,
+            // for the next pass to clean
+            if (batch.isControl()) {
+                pass.txns().onUntouchedControlBatch(producerId, batch.lastOffset(), controlType(bytes), keptAborts);
+            } else {
+                pass.txns().onDataBatch(producerId, view.isTransactional(), batch.lastOffset());
+            }
+            return bytes;
+        }
+        long now = pass.now();
+        OffsetMap map = pass.map();
         boolean control = batch.isControl();
         boolean stamped = view.hasDeleteHorizonMs();
         long existingHorizon = stamped ? view.baseTimestamp() : -1L;
@@ -268,7 +359,7 @@ public final class Cleaner {
         List<Record> retained = new ArrayList<>(records.size());
         boolean keptTombstone = false;
         for (Record r : records) {
-            if (!r.hasKey()) {
+            if (!r.hasKey() || r.offset() >= pass.endOffset()) {
                 retained.add(r);
                 continue;
             }
@@ -374,23 +465,73 @@ public final class Cleaner {
         return RecordBatch.of(batch, batch.position()).records();
     }
 
-    /** Calls {@code visitor} for every batch of the segment; returns the bytes read. */
-    private static long forEachBatch(LogSegment segment, BatchVisitor visitor) {
-        int end = segment.size();
-        int position = 0;
-        while (true) {
-            FileBatch batch = segment.log().batchAt(position, end);
-            if (batch == null) {
+    /**
+     * Reads the batches of segments through one buffer of {@code log.cleaner.io.buffer.size} per thread (half of
+     * it, the other half being Kafka's write buffer), as Kafka's cleaner reads: a chunk at a time, each batch handed
+     * on as a slice of the buffer, valid until the visitor returns. A batch larger than the buffer grows it for that
+     * batch (appends bound a batch by {@code max.message.bytes}), and the buffer shrinks back after the segment.
+     * Not thread-safe: one per pass.
+     */
+    private static final class BatchReader {
+
+        private final int size;
+        private ByteBuffer buffer;
+
+        BatchReader(int size) {
+            this.size = Math.max(size, RecordBatch.RECORD_BATCH_OVERHEAD);
+            this.buffer = ByteBuffer.allocate(this.size);
+        }
+
+        /** Calls {@code visitor} for every batch of the segment until it returns false; returns the bytes read. */
+        long forEachBatch(LogSegment segment, BatchVisitor visitor) {
+            int end = segment.size();
+            int position = 0;
+            try {
+                while (end - position >= RecordBatch.RECORD_BATCH_OVERHEAD) {
+                    buffer.clear();
+                    buffer.limit(Math.min(buffer.capacity(), end - position));
+                    segment.log().readInto(buffer, position);
+                    int read = buffer.position();
+                    int at = 0;
+                    while (read - at >= RecordBatch.RECORD_BATCH_OVERHEAD) {
+                        int batchSize = RecordBatch.of(buffer, at).sizeInBytes();
+                        if (batchSize < RecordBatch.RECORD_BATCH_OVERHEAD || batchSize > end - position - at) {
+                            return position + at;
+                        }
+                        if (batchSize > read - at) {
+                            break;
+                        }
+                        FileBatch batch = new FileBatch(position + at,
+                            buffer.slice(at, RecordBatch.RECORD_BATCH_OVERHEAD));
+                        if (!visitor.visit(batch, buffer.slice(at, batchSize))) {
+                            return position + at;
+                        }
+                        at += batchSize;
+                    }
+                    if (at == 0) {
+                        if (read < RecordBatch.RECORD_BATCH_OVERHEAD
+                            || RecordBatch.of(buffer, 0).sizeInBytes() <= buffer.capacity()) {
+                            return position; // a short read: the file ends before its size said
+                        }
+                        // Kafka's growBuffers: one batch larger than the buffer
+                        buffer = ByteBuffer.allocate(RecordBatch.of(buffer, 0).sizeInBytes());
+                        continue;
+                    }
+                    position += at;
+                }
                 return position;
+            } finally {
+                if (buffer.capacity() > size) {
+                    buffer = ByteBuffer.allocate(size);
+                }
             }
-            visitor.visit(batch, segment.log().readBatch(batch));
-            position = batch.endPosition();
         }
     }
 
     @FunctionalInterface
     private interface BatchVisitor {
-        void visit(FileBatch batch, ByteBuffer bytes);
+        /** Returns false to stop at this batch. */
+        boolean visit(FileBatch batch, ByteBuffer bytes);
     }
 
     static long readCheckpoint(Path dir) {

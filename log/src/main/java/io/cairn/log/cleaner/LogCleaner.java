@@ -34,6 +34,11 @@ import org.apache.logging.log4j.Logger;
  * one {@link Throttler}. {@link #reconfigure} applies a new rate at once and restarts the threads with a new count
  * and backoff, as Kafka's {@code LogCleaner.reconfigure} does (a pass in progress completes).
  *
+ * <p>Memory is bounded as in Kafka, whatever the keys of the logs: a pass holds one offset map of at most
+ * {@code log.cleaner.dedupe.buffer.size / threads} bytes and one read buffer of
+ * {@code log.cleaner.io.buffer.size / threads / 2} bytes (grown for one batch larger than it); a log with more
+ * distinct dirty keys than the map holds is cleaned over several passes ({@link Cleaner#clean}).
+ *
  * <p>Thread-safety: thread-safe. The statistics are written by the cleaner threads (volatile) and read by any.
  */
 public final class LogCleaner implements Closeable {
@@ -43,7 +48,10 @@ public final class LogCleaner implements Closeable {
     private final Supplier<Collection<PartitionLog>> logs;
     private final Time time;
     private final Throttler throttler;
-    private final Cleaner cleaner;
+    /** The cleaner of the current buffer sizes and thread count; replaced by {@link #start} and reconfigure. */
+    private volatile Cleaner cleaner;
+    /** Guarded by this. */
+    private BufferSizes bufferSizes;
     private final ScheduledThreadPoolExecutor executor;
     private final Set<PartitionLog> uncleanable = ConcurrentHashMap.newKeySet();
     /** The partitions a thread is cleaning now; guarded by itself. */
@@ -73,16 +81,51 @@ public final class LogCleaner implements Closeable {
     }
 
     /**
+     * The cleaner's memory, Kafka's keys, shared by its threads: each thread's offset map takes at most
+     * {@code dedupeBufferSize / threads} bytes filled to {@code loadFactor}, and each thread reads through
+     * {@code ioBufferSize / threads / 2} bytes (Kafka's read buffer; the other half is its write buffer).
+     *
+     * @param dedupeBufferSize {@code log.cleaner.dedupe.buffer.size}
+     * @param loadFactor       {@code log.cleaner.io.buffer.load.factor}
+     * @param ioBufferSize     {@code log.cleaner.io.buffer.size}
+     */
+    public record BufferSizes(long dedupeBufferSize, double loadFactor, int ioBufferSize) {
+
+        /** Kafka's defaults: 128 MiB, 0.9, 512 KiB. */
+        public static final BufferSizes DEFAULTS = new BufferSizes(Cleaner.Buffers.DEFAULT_DEDUPE_BUFFER_SIZE,
+            Cleaner.Buffers.DEFAULT_LOAD_FACTOR, Cleaner.Buffers.DEFAULT_IO_BUFFER_SIZE);
+
+        /** One thread's share. */
+        public Cleaner.Buffers perThread(int threads) {
+            return Cleaner.Buffers.perThread(dedupeBufferSize, loadFactor, ioBufferSize, threads);
+        }
+    }
+
+    /**
+     * A cleaner with Kafka's default buffer sizes.
+     *
      * @param logs                 the partitions to consider
      * @param time                 clock (throttling)
      * @param ioMaxBytesPerSecond  {@code log.cleaner.io.max.bytes.per.second}
      */
     public LogCleaner(Supplier<Collection<PartitionLog>> logs, Time time, double ioMaxBytesPerSecond) {
+        this(logs, time, ioMaxBytesPerSecond, BufferSizes.DEFAULTS);
+    }
+
+    /**
+     * @param logs                 the partitions to consider
+     * @param time                 clock (throttling)
+     * @param ioMaxBytesPerSecond  {@code log.cleaner.io.max.bytes.per.second}
+     * @param bufferSizes          the memory of the cleaner threads together
+     */
+    public LogCleaner(Supplier<Collection<PartitionLog>> logs, Time time, double ioMaxBytesPerSecond,
+                      BufferSizes bufferSizes) {
         this.logs = logs;
         this.time = time;
         this.lastRunMs = time.milliseconds();
         this.throttler = new Throttler(ioMaxBytesPerSecond, time);
-        this.cleaner = new Cleaner(throttler);
+        this.bufferSizes = bufferSizes;
+        this.cleaner = new Cleaner(throttler, bufferSizes.perThread(1));
         AtomicInteger index = new AtomicInteger();
         this.executor = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "kafka-log-cleaner-thread-" + index.getAndIncrement());
@@ -100,6 +143,7 @@ public final class LogCleaner implements Closeable {
     /** Starts {@code threadCount} cleaner threads that each look for work every {@code backoffMs}. */
     public synchronized void start(int threadCount, long backoffMs) {
         threads = threadCount;
+        cleaner = new Cleaner(throttler, bufferSizes.perThread(threadCount));
         executor.setCorePoolSize(Math.max(1, threadCount));
         for (int i = 0; i < threadCount; i++) {
             tasks.add(executor.scheduleWithFixedDelay(() -> {
@@ -117,10 +161,31 @@ public final class LogCleaner implements Closeable {
      * completes) and {@code threadCount} start again with {@code backoffMs}.
      */
     public synchronized void reconfigure(int threadCount, long backoffMs, double ioMaxBytesPerSecond) {
+        reconfigure(threadCount, backoffMs, ioMaxBytesPerSecond, bufferSizes);
+    }
+
+    /**
+     * As {@link #reconfigure(int, long, double)}, the threads starting again with {@code newBufferSizes} (a pass in
+     * progress completes with the buffers it had).
+     *
+     * @throws IllegalArgumentException when one thread's offset map would not hold a single key
+     */
+    public synchronized void reconfigure(int threadCount, long backoffMs, double ioMaxBytesPerSecond,
+                                         BufferSizes newBufferSizes) {
+        if (newBufferSizes.perThread(threadCount).mapCapacity() < 1) {
+            throw new IllegalArgumentException(OffsetMap.tooSmall(newBufferSizes.perThread(threadCount).dedupeBytes(),
+                newBufferSizes.loadFactor()));
+        }
+        bufferSizes = newBufferSizes;
         throttler.updateDesiredRatePerSec(ioMaxBytesPerSecond);
         tasks.forEach(task -> task.cancel(false));
         tasks.clear();
         start(threadCount, backoffMs);
+    }
+
+    /** The buffer sizes the threads run with. */
+    public synchronized BufferSizes bufferSizes() {
+        return bufferSizes;
     }
 
     /** The cleaner threads started ({@code log.cleaner.threads}). */

@@ -67,7 +67,7 @@ class CleanerTest {
     }
 
     /** key → (offset, value) of every record in the log. */
-    private static Map<String, List<String>> byKey(PartitionLog log) {
+    static Map<String, List<String>> byKey(PartitionLog log) {
         Map<String, List<String>> out = new HashMap<>();
         long next = log.logStartOffset();
         long end = log.logEndOffset();
