@@ -11,7 +11,9 @@ import java.security.Key;
 import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -185,6 +187,22 @@ public final class TestCertificates {
     /** The client's PKCS12 key store ({@value #CLIENT_DN}, signed by the CA). */
     public Path clientKeystore() {
         return dir.resolve("client.p12");
+    }
+
+    /**
+     * A broker's key and trust stores in Kafka's {@code ssl.*} keys: the PKCS12 broker key store ({@value #BROKER_DN})
+     * and the PKCS12 trust store of the CA, both with {@link #password()}.
+     */
+    public Map<String, String> brokerStoreConfig() {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("ssl.keystore.type", "PKCS12");
+        config.put("ssl.keystore.location", brokerKeystore().toString());
+        config.put("ssl.keystore.password", password());
+        config.put("ssl.key.password", password());
+        config.put("ssl.truststore.type", "PKCS12");
+        config.put("ssl.truststore.location", truststore().toString());
+        config.put("ssl.truststore.password", password());
+        return config;
     }
 
     private String read(String name) {

@@ -191,14 +191,7 @@ class SecuredClusterIT {
 
     /** Every node's settings: SASL_SSL inter-broker and client listeners, SCRAM, the standard authorizer. */
     private static Map<String, String> config() {
-        Map<String, String> config = new LinkedHashMap<>();
-        config.put("ssl.keystore.type", "PKCS12");
-        config.put("ssl.keystore.location", certs.brokerKeystore().toString());
-        config.put("ssl.keystore.password", certs.password());
-        config.put("ssl.key.password", certs.password());
-        config.put("ssl.truststore.type", "PKCS12");
-        config.put("ssl.truststore.location", certs.truststore().toString());
-        config.put("ssl.truststore.password", certs.password());
+        Map<String, String> config = new LinkedHashMap<>(certs.brokerStoreConfig());
         config.put("listener.security.protocol.map",
                 "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,INTERNAL:SASL_SSL,CLIENT:SASL_SSL");
         config.put("inter.broker.listener.name", "INTERNAL");

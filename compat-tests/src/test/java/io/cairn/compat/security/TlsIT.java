@@ -91,15 +91,7 @@ class TlsIT {
 
     /** The broker's key and trust stores, Kafka's keys. */
     private static Map<String, String> brokerStores() {
-        Map<String, String> config = new LinkedHashMap<>();
-        config.put("ssl.keystore.type", "PKCS12");
-        config.put("ssl.keystore.location", certs.brokerKeystore().toString());
-        config.put("ssl.keystore.password", certs.password());
-        config.put("ssl.key.password", certs.password());
-        config.put("ssl.truststore.type", "PKCS12");
-        config.put("ssl.truststore.location", certs.truststore().toString());
-        config.put("ssl.truststore.password", certs.password());
-        return config;
+        return certs.brokerStoreConfig();
     }
 
     /** A client over SSL trusting the test CA, with the client certificate when {@code withCertificate}. */

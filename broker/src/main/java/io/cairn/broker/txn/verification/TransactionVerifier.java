@@ -1,6 +1,7 @@
 package io.cairn.broker.txn.verification;
 
 import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.isr.client.BrokerConnection;
 import io.cairn.isr.client.BrokerConnections;
 import io.cairn.isr.client.ClientTls;
@@ -57,7 +58,7 @@ import org.apache.logging.log4j.Logger;
 public final class TransactionVerifier implements AutoCloseable {
 
     private static final Logger LOGGER = LogManager.getLogger(TransactionVerifier.class);
-    static final String TRANSACTION_STATE_TOPIC = "__transaction_state";
+    static final String TRANSACTION_STATE_TOPIC = TransactionCoordinator.TOPIC;
     /** Every AddPartitionsToTxn response this client can cause names each partition once: far below this. */
     private static final int MAX_RESPONSE_BYTES = 16 << 20;
 
