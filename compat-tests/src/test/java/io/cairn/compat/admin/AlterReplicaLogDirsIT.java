@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cairn.compat.group.GroupClients;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -38,8 +39,6 @@ import org.apache.kafka.common.TopicPartitionReplica;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Moving a replica between a broker's two {@code log.dirs} as users do it, the same scenario against Cairn and the
@@ -59,12 +58,7 @@ class AlterReplicaLogDirsIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
 
-    static List<BrokerKind> kinds() {
-        return GroupClients.kinds().toList();
-    }
-
-    @ParameterizedTest
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void aReplicaMovesBetweenLogDirsWhileAProducerRunsAndStaysThereAfterARestart(BrokerKind kind) throws Exception {
         // Given: a broker with two log.dirs and a partition with records in one of them
         Path root = TestDirectories.createTempDirectory("cairn-alter-log-dirs-");

@@ -65,8 +65,7 @@ class DeleteRecordsIT {
         return GroupClients.kinds().toList();
     }
 
-    @ParameterizedTest
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void deleteRecordsToolAndAdminMoveTheLogStartOffsetThatConsumersAndGetOffsetsSee(BrokerKind kind)
             throws Exception {
         // Given: ten records in partition 0 and five in partition 1, timestamps rising from base + 1 s.

@@ -3,6 +3,7 @@ package io.cairn.compat.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.compat.group.GroupClients;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -40,8 +41,7 @@ class ConsumerGroupsCliIT {
     private static final String PERF = "org.apache.kafka.tools.ConsumerPerformance";
     private static final Duration TOOL_TIMEOUT = Duration.ofSeconds(60);
 
-    @ParameterizedTest
-    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    @KafkaHalfInFaults
     void consoleConsumerInAGroupContinuesWhereItsLastRunCommittedAndDescribeShowsTheLag(BrokerKind kind) {
         // Given
         BrokerProcess broker = kind.shared();
@@ -75,8 +75,7 @@ class ConsumerGroupsCliIT {
         noLeaks(broker);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    @KafkaHalfInFaults
     void consumerGroupsDescribesTheMembersAndStateAndResetsDeletesOffsetsAndDeletesTheGroup(BrokerKind kind) {
         // Given
         BrokerProcess broker = kind.shared();

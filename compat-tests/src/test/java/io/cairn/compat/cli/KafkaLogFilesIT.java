@@ -55,6 +55,7 @@ class KafkaLogFilesIT {
         try (CairnProcess cairn = CairnProcess.builder()
                 .jvmArgs("-Xmx512m", "-Dio.netty.leakDetection.level=paranoid",
                         "-Dlog4j2.configurationFile=" + config, "-Dkafka.logs.dir=" + logs)
+                .config("log.cleaner.backoff.ms", "200")
                 .build()) {
             cairn.start();
 

@@ -3,6 +3,7 @@ package io.cairn.compat.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -116,8 +117,7 @@ class KafkaTopicsCommandIT {
         noLeaks(broker);
     }
 
-    @ParameterizedTest
-    @EnumSource(BrokerKind.class)
+    @KafkaHalfInFaults
     void kafkaTopicsDeletesATopicAndThenReportsItMissing(BrokerKind kind) {
         // Given
         BrokerProcess broker = kind.shared();

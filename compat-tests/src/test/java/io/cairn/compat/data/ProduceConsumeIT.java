@@ -2,6 +2,8 @@ package io.cairn.compat.data;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
+import io.cairn.compat.harness.SlowKinds;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -23,6 +25,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,9 +49,10 @@ class ProduceConsumeIT {
     private static final List<String> COMPRESSION_TYPES = List.of("none", "gzip", "snappy", "lz4", "zstd");
 
     static Stream<Arguments> kindsAndCompressionTypes() {
-        return DataClients.kinds().flatMap(kind -> COMPRESSION_TYPES.stream().map(type -> Arguments.of(kind, type)));
+        return SlowKinds.kinds().flatMap(kind -> COMPRESSION_TYPES.stream().map(type -> Arguments.of(kind, type)));
     }
 
+    @Tag(KafkaHalfInFaults.TAG)
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("kindsAndCompressionTypes")
     void consumerShouldReadBackExactlyWhatTheDefaultProducerSent(BrokerKind kind, String compressionType)

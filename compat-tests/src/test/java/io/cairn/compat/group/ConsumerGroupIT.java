@@ -6,6 +6,8 @@ import static io.cairn.compat.group.GroupClients.pollUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
+import io.cairn.compat.harness.SlowKinds;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -210,8 +212,7 @@ class ConsumerGroupIT {
         noLeaks(broker);
     }
 
-    @ParameterizedTest
-    @MethodSource("io.cairn.compat.group.GroupClients#kinds")
+    @KafkaHalfInFaults
     void aMemberThatVanishesWithoutLeavingIsRemovedAfterItsSessionTimeout(BrokerKind kind) throws Exception {
         // Given
         BrokerProcess broker = kind.shared();
@@ -240,10 +241,11 @@ class ConsumerGroupIT {
     }
 
     static Stream<Arguments> kindsAndBouncingMember() {
-        return GroupClients.kinds().flatMap(kind -> Stream.of(Arguments.of(kind, "follower"),
+        return SlowKinds.kinds().flatMap(kind -> Stream.of(Arguments.of(kind, "follower"),
                 Arguments.of(kind, "leader")));
     }
 
+    @Tag(KafkaHalfInFaults.TAG)
     @ParameterizedTest(name = "{0}, the {1} bounces")
     @MethodSource("kindsAndBouncingMember")
     void aStaticMemberBackWithinItsSessionTimeoutGetsItsPartitionsWithoutARebalance(BrokerKind kind,

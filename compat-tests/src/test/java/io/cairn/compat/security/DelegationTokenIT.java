@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.cairn.compat.group.GroupClients;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
@@ -23,7 +23,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -51,8 +50,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Delegation tokens (KIP-48, KIP-373, KIP-900) on Cairn and Kafka 4.1.1 with the same configuration: one node with a
@@ -72,10 +69,6 @@ class DelegationTokenIT {
     private static final Map<BrokerKind, Node> NODES = new EnumMap<>(BrokerKind.class);
 
     private record Node(BrokerCluster cluster, String plaintext, String sasl) {
-    }
-
-    static Stream<BrokerKind> kinds() {
-        return GroupClients.kinds();
     }
 
     @AfterAll
@@ -151,8 +144,7 @@ class DelegationTokenIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void aTokenIsCreatedDescribedUsedRenewedByItsRenewerAndExpired(BrokerKind kind) throws Exception {
         // Given: alice's token, bob its renewer
         Node node = node(kind);
@@ -229,8 +221,7 @@ class DelegationTokenIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void kafkaDelegationTokensCreatesAndDescribesATokenAsOnKafka(BrokerKind kind) throws Exception {
         // Given: the tool's --command-config logging in as carol with SCRAM-SHA-256
         Node node = node(kind);

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.cairn.compat.group.GroupClients;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
@@ -34,7 +34,6 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -62,8 +61,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * SASL/OAUTHBEARER as Kafka serves it, on Cairn and Kafka 4.1.1 with the same configuration and the stock Java
@@ -100,10 +97,6 @@ class OAuthBearerIT {
     /** The token the endpoint hands to each client id. */
     private static final Map<String, Supplier<String>> TOKENS = new LinkedHashMap<>();
     private static String previousAllowedUrls;
-
-    static Stream<BrokerKind> kinds() {
-        return GroupClients.kinds();
-    }
 
     @BeforeAll
     static void startIdentityProvider() throws IOException {
@@ -142,8 +135,7 @@ class OAuthBearerIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void unsecuredTokensWhenNamedAuthenticateTheirSubject(BrokerKind kind) throws Exception {
         // Given: a SASL_PLAINTEXT listener offering OAUTHBEARER with Kafka's unsecured validator, named, and ACLs
         Map<String, String> config = baseConfig();
@@ -178,8 +170,7 @@ class OAuthBearerIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void signedTokensAreCheckedAgainstTheJwks(BrokerKind kind) throws Exception {
         // Given: a SASL_PLAINTEXT listener validating signed tokens with the JWKS, issuer and audience of the IdP
         // (Kafka 4.1.1 needs BrokerJwtValidator named to check them; see kafkasDefaultValidatorClass...)
@@ -222,8 +213,7 @@ class OAuthBearerIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void kafkasDefaultValidatorClassChecksNoSignatureButCairnsDoes(BrokerKind kind) throws Exception {
         // Given: the signed-token listener as Kafka documents it, sasl.oauthbearer.jwt.validator.class left at
         // DefaultJwtValidator, which Kafka 4.1.1's OAuthBearerValidatorCallbackHandler builds without the JWKS, so

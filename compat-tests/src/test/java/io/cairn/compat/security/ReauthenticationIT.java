@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.cairn.compat.group.GroupClients;
 import io.cairn.compat.harness.KafkaHalfInFaults;
+import io.cairn.compat.harness.SlowKinds;
 import io.cairn.isr.client.ScramClient;
 import io.cairn.metadata.image.ScramMechanism;
 import io.cairn.testkit.BrokerCluster;
@@ -30,8 +31,10 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -52,6 +55,7 @@ import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -62,8 +66,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * SASL re-authentication (KIP-368) as Kafka serves it, on Cairn and Kafka 4.1.1 with the same configuration: one
  * node (started once per kind) whose SASL_PLAINTEXT listener offers PLAIN and SCRAM-SHA-256 with
  * {@code connections.max.reauth.ms=3000}, and whose CLIENTS listener (SASL_PLAINTEXT too) overrides it with
- * {@code listener.name.clients.connections.max.reauth.ms=10000}. The stock producer and a group consumer run on
- * CLIENTS for three session lifetimes on their first connections, re-authenticating as they go, and lose no record;
+ * {@code listener.name.clients.connections.max.reauth.ms=10000}. A stock producer and a group consumer per mechanism run
+ * side by side on CLIENTS for three session lifetimes on their first connections, re-authenticating as they go, and
+ * lose no record;
  * a raw connection is told the lifetime
  * by SaslAuthenticate v2, may re-authenticate as the same user (the new session outlives the first), is closed
  * unanswered at its first request after the lifetime, and is refused and closed when it re-authenticates as another
@@ -101,12 +106,8 @@ class ReauthenticationIT {
     }
 
     static Stream<Arguments> kindsAndMechanisms() {
-        return GroupClients.kinds().flatMap(kind -> Stream.of(Arguments.of(kind, "PLAIN"),
+        return SlowKinds.kinds().flatMap(kind -> Stream.of(Arguments.of(kind, "PLAIN"),
                 Arguments.of(kind, "SCRAM-SHA-256")));
-    }
-
-    static Stream<BrokerKind> kinds() {
-        return GroupClients.kinds();
     }
 
     @AfterAll
@@ -177,73 +178,135 @@ class ReauthenticationIT {
         return props;
     }
 
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("kindsAndMechanisms")
-    void aProducerAndAGroupConsumerReauthenticateOnTheirConnectionsAndLoseNothing(BrokerKind kind, String mechanism)
-            throws Exception {
-        // Given
+    @KafkaHalfInFaults
+    void producersAndGroupConsumersReauthenticateOnTheirConnectionsAndLoseNothing(BrokerKind kind) throws Exception {
+        // Given: a producer and a group consumer per mechanism, side by side on the CLIENTS listener
         Node node = node(kind);
         int failuresBefore = node.cluster().nodes().get(0).logLinesContaining("Failed re-authentication").size();
-        String topic = GroupClients.uniqueName("reauth-" + mechanism.toLowerCase());
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, node.plaintext()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
-        Properties producerProps = client(node, mechanism);
-        producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
-        producerProps.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        producerProps.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        Properties consumerProps = client(node, mechanism);
-        consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, GroupClients.uniqueName("reauth-group"));
-        consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        consumerProps.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        consumerProps.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        List<String> sent = new ArrayList<>();
-        List<String> received = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps);
-                KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps)) {
-            consumer.subscribe(List.of(topic));
-            producer.send(new ProducerRecord<>(topic, "warm-up")).get(30, TimeUnit.SECONDS);
-            sent.add("warm-up");
-            long warmUpDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (received.isEmpty() && System.nanoTime() < warmUpDeadline) {
-                poll(consumer, received);
+        List<Clients> pairs = new ArrayList<>();
+        try {
+            for (String mechanism : List.of("PLAIN", "SCRAM-SHA-256")) {
+                pairs.add(Clients.open(node, mechanism));
             }
-            assertThat(received).as("the consumer joined and read the first record").containsExactly("warm-up");
-            double producerConnections = metric(producer.metrics(), "connection-creation-total");
-            double consumerConnections = metric(consumer.metrics(), "connection-creation-total");
+            long warmUpDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            for (Clients pair : pairs) {
+                pair.send("warm-up").get(30, TimeUnit.SECONDS);
+            }
+            while (pairs.stream().anyMatch(pair -> pair.received.isEmpty()) && System.nanoTime() < warmUpDeadline) {
+                pairs.forEach(Clients::poll);
+            }
+            for (Clients pair : pairs) {
+                assertThat(pair.received).as("%s: the consumer joined and read the first record", pair.mechanism)
+                        .containsExactly("warm-up");
+                pair.countConnections();
+            }
 
-            // When: both keep working for three session lifetimes of the CLIENTS listener
+            // When: they keep working for three session lifetimes of the CLIENTS listener
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3 * CLIENTS_MAX_REAUTH_MS);
             int i = 0;
             while (System.nanoTime() < end) {
                 String value = "r-" + i++;
-                producer.send(new ProducerRecord<>(topic, value));
-                sent.add(value);
-                poll(consumer, received);
+                for (Clients pair : pairs) {
+                    pair.send(value);
+                    pair.poll();
+                }
             }
-            producer.flush();
             long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (received.size() < sent.size() && System.nanoTime() < drainDeadline) {
-                poll(consumer, received);
+            pairs.forEach(pair -> pair.producer.flush());
+            while (pairs.stream().anyMatch(pair -> pair.received.size() < pair.sent.size())
+                    && System.nanoTime() < drainDeadline) {
+                pairs.forEach(Clients::poll);
             }
-            consumer.commitSync(Duration.ofSeconds(30));
 
             // Then: nothing lost, the same connections, each client re-authenticated on them more than once
-            assertThat(received).isEqualTo(sent);
-            assertThat(metric(producer.metrics(), "connection-creation-total")).isEqualTo(producerConnections);
-            assertThat(metric(consumer.metrics(), "connection-creation-total")).isEqualTo(consumerConnections);
-            assertThat(metric(producer.metrics(), "connection-close-total")).isZero();
-            assertThat(metric(consumer.metrics(), "connection-close-total")).isZero();
-            assertThat(metric(producer.metrics(), "successful-reauthentication-total")).isGreaterThanOrEqualTo(2);
-            assertThat(metric(consumer.metrics(), "successful-reauthentication-total")).isGreaterThanOrEqualTo(2);
-            assertThat(metric(producer.metrics(), "failed-reauthentication-total")).isZero();
-            assertThat(metric(consumer.metrics(), "failed-reauthentication-total")).isZero();
-            assertThat(metric(producer.metrics(), "reauthentication-latency-max")).isLessThan(2000);
+            for (Clients pair : pairs) {
+                pair.consumer.commitSync(Duration.ofSeconds(30));
+                pair.assertReauthenticatedAndLostNothing();
+            }
+        } finally {
+            pairs.forEach(Clients::close);
         }
         assertThat(node.cluster().nodes().get(0).logLinesContaining("Failed re-authentication")).as("the node shared "
                 + "with the other cases logged no new failure").hasSize(failuresBefore);
     }
 
+    /** A producer and a group consumer authenticating with one mechanism, on a topic of their own. */
+    private static final class Clients {
+        final String mechanism;
+        final String topic;
+        final KafkaProducer<String, String> producer;
+        final KafkaConsumer<String, String> consumer;
+        final List<String> sent = new ArrayList<>();
+        final List<String> received = new ArrayList<>();
+        double producerConnections;
+        double consumerConnections;
+
+        private Clients(String mechanism, String topic, KafkaProducer<String, String> producer,
+                        KafkaConsumer<String, String> consumer) {
+            this.mechanism = mechanism;
+            this.topic = topic;
+            this.producer = producer;
+            this.consumer = consumer;
+        }
+
+        static Clients open(Node node, String mechanism) throws Exception {
+            String topic = GroupClients.uniqueName("reauth-" + mechanism.toLowerCase(Locale.ROOT));
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, node.plaintext()))) {
+                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            }
+            Properties producerProps = client(node, mechanism);
+            producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
+            producerProps.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            producerProps.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            Properties consumerProps = client(node, mechanism);
+            consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, GroupClients.uniqueName("reauth-group"));
+            consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            consumerProps.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+            consumerProps.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+            KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps);
+            KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps);
+            consumer.subscribe(List.of(topic));
+            return new Clients(mechanism, topic, producer, consumer);
+        }
+
+        Future<?> send(String value) {
+            sent.add(value);
+            return producer.send(new ProducerRecord<>(topic, value));
+        }
+
+        void poll() {
+            ReauthenticationIT.poll(consumer, received);
+        }
+
+        void countConnections() {
+            producerConnections = metric(producer.metrics(), "connection-creation-total");
+            consumerConnections = metric(consumer.metrics(), "connection-creation-total");
+        }
+
+        void assertReauthenticatedAndLostNothing() {
+            assertThat(received).as(mechanism).isEqualTo(sent);
+            assertThat(metric(producer.metrics(), "connection-creation-total")).as(mechanism)
+                    .isEqualTo(producerConnections);
+            assertThat(metric(consumer.metrics(), "connection-creation-total")).as(mechanism)
+                    .isEqualTo(consumerConnections);
+            assertThat(metric(producer.metrics(), "connection-close-total")).as(mechanism).isZero();
+            assertThat(metric(consumer.metrics(), "connection-close-total")).as(mechanism).isZero();
+            assertThat(metric(producer.metrics(), "successful-reauthentication-total")).as(mechanism)
+                    .isGreaterThanOrEqualTo(2);
+            assertThat(metric(consumer.metrics(), "successful-reauthentication-total")).as(mechanism)
+                    .isGreaterThanOrEqualTo(2);
+            assertThat(metric(producer.metrics(), "failed-reauthentication-total")).as(mechanism).isZero();
+            assertThat(metric(consumer.metrics(), "failed-reauthentication-total")).as(mechanism).isZero();
+            assertThat(metric(producer.metrics(), "reauthentication-latency-max")).as(mechanism).isLessThan(2000);
+        }
+
+        void close() {
+            producer.close(Duration.ofSeconds(10));
+            consumer.close(Duration.ofSeconds(10));
+        }
+    }
+
+    @Tag(KafkaHalfInFaults.TAG)
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("kindsAndMechanisms")
     void aRawConnectionIsToldItsLifetimeMayReauthenticateAndIsClosedAtItsFirstRequestAfterIt(BrokerKind kind,
@@ -274,6 +337,7 @@ class ReauthenticationIT {
         }
     }
 
+    @Tag(KafkaHalfInFaults.TAG)
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("kindsAndMechanisms")
     void reauthenticatingAsAnotherUserIsRefusedWithKafkasMessageAndClosed(BrokerKind kind, String mechanism)
@@ -295,8 +359,7 @@ class ReauthenticationIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void reauthenticatingWithAnotherMechanismIsClosedWithoutAnAnswer(BrokerKind kind) throws Exception {
         // Given
         Node node = node(kind);

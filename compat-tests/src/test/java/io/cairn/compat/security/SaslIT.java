@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
-import io.cairn.compat.group.GroupClients;
 import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
@@ -29,7 +28,6 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -51,8 +49,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * SASL listeners as Kafka serves them, on Cairn and Kafka 4.1.1 with the same configuration: one node with a
@@ -86,10 +82,6 @@ class SaslIT {
         TestDirectories.deleteRecursively(dir);
     }
 
-    static Stream<BrokerKind> kinds() {
-        return GroupClients.kinds();
-    }
-
     /** A PLAIN client of {@code protocol} (SASL_PLAINTEXT or SASL_SSL, trusting the test CA). */
     private static Properties client(String bootstrap, String protocol, String user, String password) {
         Properties props = new Properties();
@@ -105,8 +97,7 @@ class SaslIT {
         return props;
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void clientsAuthenticateWithPlainOverSaslPlaintextAndSaslSsl(BrokerKind kind) throws Exception {
         // Given: one node with PLAINTEXT, SASL_PLAINTEXT and SASL_SSL listeners offering PLAIN
         int[] ports = FreePorts.freePorts(2);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.cairn.compat.group.GroupClients;
 import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
@@ -22,7 +21,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -51,8 +49,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * SASL/SCRAM as Kafka serves it, on Cairn and Kafka 4.1.1 with the same configuration: one node (started once per
@@ -75,10 +71,6 @@ class ScramIT {
 
     /** A started node: its cluster, the PLAINTEXT bootstrap and the SASL_PLAINTEXT address. */
     private record Node(BrokerCluster cluster, String plaintext, String sasl) {
-    }
-
-    static Stream<BrokerKind> kinds() {
-        return GroupClients.kinds();
     }
 
     @AfterAll
@@ -166,8 +158,7 @@ class ScramIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void usersMadeByKafkaConfigsAndAdminAuthenticateWithScramSha256AndScramSha512(BrokerKind kind) throws Exception {
         // Given: alice's SCRAM-SHA-256 credential from kafka-configs, her SCRAM-SHA-512 one from the Admin client
         Node node = node(kind);
@@ -192,8 +183,7 @@ class ScramIT {
                 new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void aWrongPasswordAnUnknownUserAndTheWrongMechanismFailAlikeWithKafkasMessage(BrokerKind kind)
             throws Exception {
         // Given
@@ -220,8 +210,7 @@ class ScramIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("kinds")
+    @KafkaHalfInFaults
     void invalidAlterationsAndDescribesGetKafkasErrorsAndADeletedCredentialNoLongerAuthenticates(BrokerKind kind)
             throws Exception {
         // Given

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -22,8 +23,6 @@ import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A transaction left open past the producer's {@code transaction.timeout.ms} is aborted by the coordinator, the same
@@ -54,8 +53,7 @@ class TransactionTimeoutIT {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("io.cairn.compat.txn.TransactionsIT#kinds")
+    @KafkaHalfInFaults
     void anOpenTransactionPastItsTimeoutIsAbortedAndItsProducerFenced(BrokerKind kind) throws Exception {
         // Given
         try (BrokerProcess broker = start(kind)) {
