@@ -51,6 +51,8 @@ final class BrokerMetadata implements AutoCloseable {
     private static final Logger LOGGER = LogManager.getLogger(BrokerMetadata.class);
     private static final long REQUEST_TIMEOUT_MS = 10_000L;
     private static final long SHUTDOWN_WAIT_MS = 5_000L;
+    /** How long the last heartbeat of a controlled shutdown, the one that fences this broker, may wait at least. */
+    private static final long FENCE_WAIT_MS = 1_000L;
 
     private final BrokerConfig config;
     private final MetadataNode node;
@@ -303,10 +305,15 @@ final class BrokerMetadata implements AutoCloseable {
 
     private BrokerHeartbeatResponseData heartbeat(boolean wantFence, boolean wantShutDown)
             throws InterruptedException {
+        return heartbeat(wantFence, wantShutDown, REQUEST_TIMEOUT_MS);
+    }
+
+    private BrokerHeartbeatResponseData heartbeat(boolean wantFence, boolean wantShutDown, long timeoutMs)
+            throws InterruptedException {
         BrokerHeartbeatRequestData request = new BrokerHeartbeatRequestData().setBrokerId(config.nodeId())
                 .setBrokerEpoch(brokerEpoch).setCurrentMetadataOffset(currentMetadataOffset())
                 .setWantFence(wantFence).setWantShutDown(wantShutDown);
-        BrokerHeartbeatResponseData response = await(node.heartbeat(request));
+        BrokerHeartbeatResponseData response = await(node.heartbeat(request), timeoutMs);
         if (response != null && response.errorCode() == Errors.NONE.code()) {
             fenced = response.isFenced();
             caughtUp |= response.isCaughtUp();
@@ -315,8 +322,12 @@ final class BrokerMetadata implements AutoCloseable {
     }
 
     private static <T> T await(CompletableFuture<T> future) throws InterruptedException {
+        return await(future, REQUEST_TIMEOUT_MS);
+    }
+
+    private static <T> T await(CompletableFuture<T> future, long timeoutMs) throws InterruptedException {
         try {
-            return future.get(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            return future.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             LOGGER.debug("Metadata request failed: {}", e.toString());
             return null;
@@ -372,16 +383,36 @@ final class BrokerMetadata implements AutoCloseable {
         }
     }
 
+    /**
+     * Asks until the controller answers {@code shouldShutDown}, an error, or nothing; then, if it answered, fences this
+     * broker. The whole exchange, each request included, takes at most {@value #SHUTDOWN_WAIT_MS} ms: when a cluster
+     * stops at once, the quorum may be gone before this broker asks, and its shutdown must not wait for answers that
+     * cannot come.
+     */
     private void awaitControlledShutdown() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SHUTDOWN_WAIT_MS);
-        while (System.nanoTime() - deadline < 0) {
-            BrokerHeartbeatResponseData response = heartbeat(false, true);
+        BrokerHeartbeatResponseData response = null;
+        long remainingMs;
+        while ((remainingMs = remainingMs(deadline)) > 0) {
+            response = heartbeat(false, true, remainingMs);
             if (response == null || response.errorCode() != Errors.NONE.code() || response.shouldShutDown()) {
                 break;
             }
             TimeUnit.MILLISECONDS.sleep(50);
         }
-        heartbeat(true, true);
+        if (response == null || !response.shouldShutDown()) {
+            LOGGER.warn("Broker {} timed out waiting for the controller to approve its controlled shutdown ({})",
+                    config.nodeId(), response == null ? "no answer"
+                            : response.errorCode() != Errors.NONE.code() ? Errors.forCode(response.errorCode()).name()
+                            : "its leaderships are still moving");
+        }
+        if (response != null) {
+            heartbeat(true, true, Math.max(remainingMs(deadline), FENCE_WAIT_MS));
+        }
         LOGGER.info("Broker {} completed its controlled shutdown", config.nodeId());
+    }
+
+    private static long remainingMs(long deadlineNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
     }
 }
