@@ -154,7 +154,8 @@ public final class BrokerCluster implements AutoCloseable {
             List<String> args = new ArrayList<>(List.of("format", "--cluster-id", clusterId, "--config",
                     CairnProcess.CONFIG_PLACEHOLDER));
             args.addAll(formatArgs);
-            JavaTool.Result format = cairn.storageTool(args.toArray(String[]::new));
+            cairn.beforeStart();
+            JavaTool.Result format = cairn.formatStorage(args);
             if (format.exitCode() != 0) {
                 throw new IllegalStateException("cairn-storage format of " + cairn + " failed: " + format);
             }

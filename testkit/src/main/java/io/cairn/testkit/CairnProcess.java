@@ -1,7 +1,11 @@
 package io.cairn.testkit;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +15,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 
 /**
  * The real Cairn broker as a user runs it: {@code java -jar cairn-broker-<version>.jar server.properties}, a
@@ -38,6 +44,9 @@ public final class CairnProcess extends AbstractBrokerProcess {
     public static final String DATA_DIR_PLACEHOLDER = "${cairn.data.dir}";
     /** In {@link #storageTool} arguments: the {@code server.properties} file of this broker. */
     public static final String CONFIG_PLACEHOLDER = "${cairn.server.properties}";
+    /** {@code bin/cairn-storage}'s main class. */
+    private static final String STORAGE_TOOL = "io.cairn.metadata.StorageTool";
+    private static final Logger LOGGER = LogManager.getLogger(CairnProcess.class);
 
     private static final int NODE_ID = 1;
 
@@ -151,16 +160,67 @@ public final class CairnProcess extends AbstractBrokerProcess {
                 "--config", formatProperties.toString()));
         formatFeatures.forEach(f -> args.addAll(List.of("--feature", f)));
         args.addAll(formatArgs);
-        JavaTool.Result result = storageToolBuilder()
-                .args(args).timeout(Duration.ofSeconds(60)).build().run();
+        JavaTool.Result result = formatStorage(args);
         if (result.exitCode() != 0) {
             throw new IllegalStateException("Formatting the Cairn storage in " + dataDir() + " failed: " + result);
         }
     }
 
+    /**
+     * The harness's own {@code cairn-storage format} before a first start (this class's and {@link BrokerCluster}'s;
+     * not {@link #storageTool}, which tests of the tool call): run in this JVM when the tool's class is on its
+     * classpath, as in compat-tests, whose metadata module is the one the broker jar was built from; that saves a JVM
+     * start per node; else in its own JVM as {@link #storageTool} does. The caller has written the properties.
+     */
+    JavaTool.Result formatStorage(List<String> args) {
+        List<String> resolved = resolve(args);
+        Method run = inProcessStorageTool();
+        if (run == null) {
+            return storageToolBuilder().args(resolved).timeout(Duration.ofSeconds(60)).build().run();
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        long start = System.nanoTime();
+        int code;
+        String error = "";
+        try (PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+            code = (int) run.invoke(null, resolved.toArray(String[]::new), print);
+        } catch (InvocationTargetException e) {
+            // what the tool's main prints and exits with for a refused format
+            if (!(e.getCause() instanceof IOException) && !(e.getCause() instanceof IllegalArgumentException)) {
+                throw new IllegalStateException("cairn-storage " + resolved + " failed", e.getCause());
+            }
+            code = 1;
+            error = "Error: " + e.getCause().getMessage() + System.lineSeparator();
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+        }
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        LOGGER.info("{} {} (in this JVM) exited with {} in {} ms", STORAGE_TOOL, resolved, code,
+                elapsed.toMillis());
+        return new JavaTool.Result(code, out.toString(StandardCharsets.UTF_8), error, elapsed);
+    }
+
+    /** {@code StorageTool.run(String[], PrintStream)} when the class is on this JVM's classpath, else null. */
+    private static Method inProcessStorageTool() {
+        try {
+            return Class.forName(STORAGE_TOOL).getMethod("run", String[].class, PrintStream.class);
+        } catch (ClassNotFoundException | NoSuchMethodException e) {
+            return null;
+        }
+    }
+
+    private List<String> resolve(List<String> args) {
+        List<String> resolved = new ArrayList<>();
+        for (String arg : args) {
+            resolved.add(arg.replace(DATA_DIR_PLACEHOLDER, dataDir().toString())
+                    .replace(CONFIG_PLACEHOLDER, serverProperties().toString()));
+        }
+        return resolved;
+    }
+
     /** {@code cairn-storage}'s main class on this broker's jar, in a JVM that starts quickly (as Kafka's tools). */
     private JavaTool.Builder storageToolBuilder() {
-        return JavaTool.builder("io.cairn.metadata.StorageTool").classpath(jar.toString())
+        return JavaTool.builder(STORAGE_TOOL).classpath(jar.toString())
                 .jvmArgs(KafkaDistribution.TOOL_JVM_ARGS.toArray(String[]::new));
     }
 
@@ -179,11 +239,7 @@ public final class CairnProcess extends AbstractBrokerProcess {
      */
     public JavaTool.Result storageTool(String... args) {
         beforeStart();
-        List<String> resolved = new ArrayList<>();
-        for (String arg : args) {
-            resolved.add(arg.replace(DATA_DIR_PLACEHOLDER, dataDir().toString())
-                    .replace(CONFIG_PLACEHOLDER, serverProperties().toString()));
-        }
+        List<String> resolved = resolve(List.of(args));
         return storageToolBuilder().args(resolved)
                 .timeout(Duration.ofSeconds(60)).build().run();
     }

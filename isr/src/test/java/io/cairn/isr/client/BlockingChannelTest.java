@@ -2,11 +2,13 @@ package io.cairn.isr.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -141,11 +143,9 @@ class BlockingChannelTest {
             }
         }, "connector");
         connector.start();
-        long deadline = System.currentTimeMillis() + PROMPT_MS;
-        while (accepted.isEmpty() && System.currentTimeMillis() < deadline) {
-            Thread.sleep(10);
-        }
-        assertThat(accepted).hasSize(1);
+        await().atMost(Duration.ofMillis(PROMPT_MS)).pollInterval(Duration.ofMillis(10))
+                .untilAsserted(() -> assertThat(accepted).hasSize(1));
+        // the handshake is still waiting a while later (time, not polling, is awaited here)
         Thread.sleep(200);
         assertThat(connector.isAlive()).isTrue();
 
