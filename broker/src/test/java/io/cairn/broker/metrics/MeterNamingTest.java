@@ -99,6 +99,28 @@ class MeterNamingTest {
     }
 
     @Test
+    void connectionCreationRateMetersShouldUseKafkasSocketServerNames() {
+        // Given
+        SocketServerMetrics.ListenerMeters listener = metrics.socketServer().forListener("PLAINTEXT");
+        listener.connectionAcceptRate(() -> 2.5);
+        metrics.socketServer().brokerConnectionAcceptRate(() -> 3.0);
+
+        // When
+        listener.connectionAcceptThrottled(400);
+        listener.connectionAcceptThrottled(600);
+        listener.ipConnectionAcceptThrottled(1000);
+
+        // Then
+        assertThat(metrics.scrape())
+                .contains("kafka_server_socket_server_metrics_connection_accept_rate{listener=\"PLAINTEXT\"} 2.5")
+                .contains("kafka_server_socket_server_metrics_broker_connection_accept_rate 3.0")
+                .contains("kafka_server_socket_server_metrics_connection_accept_throttle_time{listener=\"PLAINTEXT\"} "
+                        + "500.0")
+                .contains("kafka_server_socket_server_metrics_ip_connection_accept_throttle_time"
+                        + "{listener=\"PLAINTEXT\"} 1000.0");
+    }
+
+    @Test
     void logFlushAndControllerEventTimesShouldBeKafkasMillisecondSummaries() {
         // When
         metrics.logFlush().onSegmentFlushed(4_000_000L);
