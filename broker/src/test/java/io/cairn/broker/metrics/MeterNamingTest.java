@@ -43,7 +43,7 @@ class MeterNamingTest {
         // When
         produce.recordRequest((short) 9);
         produce.recordError(Errors.NONE);
-        produce.recordTimes(0, 1_000_000, 3_000_000, 7_000_000, 7_500_000, 8_000_000);
+        produce.recordTimes(0, 1_000_000, 3_000_000, 7_000_000, 7_500_000, 8_000_000, 0);
         produce.recordSizes(100, 50);
 
         // Then
