@@ -55,10 +55,10 @@ public final class ClientQuotas implements MetadataListener, RequestQuotas {
     private final ClientQuotaManager requestTime;
     private final ControllerMutationQuotaManager controllerMutation;
     private final Time time;
-    /** The IP connection creation rates of the image; written by the apply thread. */
-    private volatile IpConnectionRates ipRates = IpConnectionRates.NONE;
-    /** Where the IP rates go (the socket server's connection quotas); set once, read by the apply thread. */
-    private volatile Consumer<IpConnectionRates> ipRatesListener = rates -> { };
+    /** The IP connection creation rates of the image; guarded by this (handed over in order). */
+    private IpConnectionRates ipRates = IpConnectionRates.NONE;
+    /** Where the IP rates go (the socket server's connection quotas); guarded by this. */
+    private Consumer<IpConnectionRates> ipRatesListener = rates -> { };
 
     /**
      * @param samples           {@code quota.window.num}
@@ -111,15 +111,17 @@ public final class ClientQuotas implements MetadataListener, RequestQuotas {
         requestTime.update(image.clientQuotas());
         controllerMutation.sensors().update(image.clientQuotas());
         IpConnectionRates rates = IpConnectionRates.from(image.clientQuotas());
-        ipRates = rates;
-        ipRatesListener.accept(rates);
+        synchronized (this) {
+            ipRates = rates;
+            ipRatesListener.accept(rates);
+        }
     }
 
     /**
      * Hands the IP quotas ({@code connection_creation_rate} of IP entities) to {@code listener}, now and on every
      * change of the quotas (on the apply thread), as Kafka's quota publisher updates its {@code ConnectionQuotas}.
      */
-    public void useIpConnectionRates(Consumer<IpConnectionRates> listener) {
+    public synchronized void useIpConnectionRates(Consumer<IpConnectionRates> listener) {
         ipRatesListener = listener;
         listener.accept(ipRates);
     }
