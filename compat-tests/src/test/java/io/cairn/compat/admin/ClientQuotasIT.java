@@ -516,19 +516,20 @@ class ClientQuotasIT {
 
     /**
      * Sends ApiVersions v0 (size, api key 18, version 0, correlation id 1, null client id) and reads the answer:
-     * false when the broker closes the connection first.
+     * false when the broker closes the connection first (an end of stream, a reset, or a broken pipe when it was
+     * closed before the request was written).
      */
     private static boolean answersApiVersions(Socket socket) throws Exception {
         socket.setSoTimeout(10_000);
-        DataOutputStream out = new DataOutputStream(socket.getOutputStream());
-        out.writeInt(10);
-        out.writeShort(18);
-        out.writeShort(0);
-        out.writeInt(1);
-        out.writeShort(-1);
-        out.flush();
-        DataInputStream in = new DataInputStream(socket.getInputStream());
         try {
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            out.writeInt(10);
+            out.writeShort(18);
+            out.writeShort(0);
+            out.writeInt(1);
+            out.writeShort(-1);
+            out.flush();
+            DataInputStream in = new DataInputStream(socket.getInputStream());
             int size = in.readInt();
             in.readFully(new byte[size]);
             return true;
