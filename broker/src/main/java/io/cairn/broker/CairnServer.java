@@ -261,6 +261,7 @@ public final class CairnServer implements AutoCloseable {
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
                     scramCredentials(node, subscribeDelegationTokens(node)));
             metadata.node().subscribe(connectionLimits);
+            clientQuotas.useIpConnectionRates(socketServer.connectionQuotas()::updateIpRates);
             if (config.metricsEnabled()) {
                 metricsServer = startMetrics(config, metrics);
             }

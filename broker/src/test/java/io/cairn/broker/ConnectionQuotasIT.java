@@ -153,6 +153,52 @@ class ConnectionQuotasIT {
         }
     }
 
+    @Test
+    void aListenerOverItsConnectionCreationRateAcceptsLaterAndBadRatesAreRefused() throws Exception {
+        // Given: a second listener that accepts 2 connections per second, measured over 2 samples of 1 s
+        Map<String, String> props = new HashMap<>();
+        props.put("listeners", "PLAINTEXT://:0,EXTERNAL://:0");
+        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        props.put("listener.name.external.max.connection.creation.rate", "2");
+        props.put("quota.window.num", "2");
+        List<Client> clients = new ArrayList<>();
+        try (InProcessBroker broker = InProcessBroker.start(dataDir, props); Admin admin = admin(broker.port())) {
+            int external = broker.boundPort("EXTERNAL");
+
+            // When: three connect at once and ask ApiVersions
+            long start = System.nanoTime();
+            for (int i = 0; i < 3; i++) {
+                Client client = Client.connect(external);
+                clients.add(client);
+                client.sendApiVersions(i);
+            }
+            boolean firstTwo = clients.get(0).answered(Duration.ofSeconds(10))
+                    && clients.get(1).answered(Duration.ofSeconds(10));
+            boolean third = clients.get(2).answered(Duration.ofSeconds(10));
+            long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+            // Then: all are served, the third only once the listener's throttle ((3 - 2) / 2 × 1 s) is over
+            assertThat(firstTwo).isTrue();
+            assertThat(third).isTrue();
+            assertThat(elapsedMs).isGreaterThanOrEqualTo(400);
+
+            // When: Kafka's refusals of rates below 1 for a listener and below 0 for the broker
+            ExecutionException zero = assertThrows(ExecutionException.class, () ->
+                    alter(admin, "1", "listener.name.external.max.connection.creation.rate", "0"));
+            ExecutionException negative = assertThrows(ExecutionException.class, () ->
+                    alter(admin, "", "max.connection.creation.rate", "-1"));
+
+            // Then
+            assertThat(zero.getCause()).isInstanceOf(InvalidRequestException.class).hasMessage("Invalid value "
+                    + "org.apache.kafka.common.config.ConfigException: Invalid max.connection.creation.rate 0 for "
+                    + "configuration Invalid dynamic configuration");
+            assertThat(negative.getCause()).hasMessage("Invalid value -1 for configuration "
+                    + "max.connection.creation.rate: Value must be at least 0");
+        } finally {
+            closeAll(clients);
+        }
+    }
+
     private static void alter(Admin admin, String broker, String key, String value) throws Exception {
         admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.BROKER, broker),
                 List.of(new AlterConfigOp(new ConfigEntry(key, value), AlterConfigOp.OpType.SET))))

@@ -1,6 +1,7 @@
 package io.cairn.metadata;
 
 import io.cairn.metadata.controller.ControllerEventListener;
+import io.cairn.metadata.controller.ControllerMutationQuotas;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.MetadataListener;
 import io.cairn.metadata.ratis.RatisMetadataNode;
@@ -75,6 +76,13 @@ public interface MetadataNode extends AutoCloseable {
 
     @Override
     void close();
+
+    /**
+     * Makes this node's controller, whenever it is the active one, count forwarded CreateTopics, CreatePartitions
+     * and DeleteTopics against {@code quotas} (KIP-599); a node that is no controller ignores them.
+     */
+    default void useControllerMutationQuotas(ControllerMutationQuotas quotas) {
+    }
 
     default CompletableFuture<BrokerRegistrationResponseData> registerBroker(BrokerRegistrationRequestData r) {
         return submit(r).thenApply(BrokerRegistrationResponseData.class::cast);

@@ -49,6 +49,8 @@ public final class BrokerConfig {
     public static final String SOCKET_LISTEN_BACKLOG_SIZE = "socket.listen.backlog.size";
     public static final String QUOTA_WINDOW_NUM = "quota.window.num";
     public static final String QUOTA_WINDOW_SIZE_SECONDS = "quota.window.size.seconds";
+    public static final String CONTROLLER_QUOTA_WINDOW_NUM = "controller.quota.window.num";
+    public static final String CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS = "controller.quota.window.size.seconds";
     public static final String NUM_NETWORK_THREADS = "num.network.threads";
     public static final String NUM_IO_THREADS = "num.io.threads";
     public static final String QUEUED_MAX_REQUESTS = "queued.max.requests";
@@ -128,7 +130,7 @@ public final class BrokerConfig {
     private final int socketSendBufferBytes;
     private final int socketReceiveBufferBytes;
     private final int socketListenBacklogSize;
-    /** {@code quota.window.num} and {@code quota.window.size.seconds}. */
+    /** {@code quota.window.num}, {@code quota.window.size.seconds} and their {@code controller.} forms. */
     private final int[] quotaWindow;
     private final int numNetworkThreads;
     private final int numIoThreads;
@@ -519,6 +521,8 @@ public final class BrokerConfig {
         values.put(SOCKET_LISTEN_BACKLOG_SIZE, Integer.toString(socketListenBacklogSize));
         values.put(QUOTA_WINDOW_NUM, Integer.toString(quotaWindow[0]));
         values.put(QUOTA_WINDOW_SIZE_SECONDS, Integer.toString(quotaWindow[1]));
+        values.put(CONTROLLER_QUOTA_WINDOW_NUM, Integer.toString(quotaWindow[2]));
+        values.put(CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS, Integer.toString(quotaWindow[3]));
         values.put(SOCKET_RECEIVE_BUFFER_BYTES, Integer.toString(socketReceiveBufferBytes));
         values.put(SOCKET_REQUEST_MAX_BYTES, Integer.toString(socketRequestMaxBytes));
         values.put(SOCKET_SEND_BUFFER_BYTES, Integer.toString(socketSendBufferBytes));
@@ -671,7 +675,18 @@ public final class BrokerConfig {
     }
 
     private static int[] quotaWindow(ValueParser values) {
-        return new int[] {values.intValue(QUOTA_WINDOW_NUM, 1), values.intValue(QUOTA_WINDOW_SIZE_SECONDS, 1)};
+        return new int[] {values.intValue(QUOTA_WINDOW_NUM, 1), values.intValue(QUOTA_WINDOW_SIZE_SECONDS, 1),
+            values.intValue(CONTROLLER_QUOTA_WINDOW_NUM, 1), values.intValue(CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS, 1)};
+    }
+
+    /** {@code controller.quota.window.num}: the samples of the controller mutation quota's burst (Kafka's 11). */
+    public int controllerQuotaWindowNum() {
+        return quotaWindow[2];
+    }
+
+    /** {@code controller.quota.window.size.seconds}: the length of one of those samples (Kafka's 1). */
+    public int controllerQuotaWindowSizeSeconds() {
+        return quotaWindow[3];
     }
 
     /** {@code quota.window.num}: the samples a client quota's rate keeps (Kafka's 11). */

@@ -12,22 +12,30 @@ import java.util.regex.Pattern;
 /**
  * Kafka's connection limits as its {@code KafkaConfig} reads them: {@code max.connections} (the broker's),
  * {@code listener.name.<l>.max.connections} (a listener's), {@code max.connections.per.ip} and
- * {@code max.connections.per.ip.overrides} ({@code host:count,...}). Immutable.
+ * {@code max.connections.per.ip.overrides} ({@code host:count,...}), and the connection creation rates of KIP-612:
+ * {@code max.connection.creation.rate} (the broker's, new connections per second) and
+ * {@code listener.name.<l>.max.connection.creation.rate} (a listener's). Immutable.
  *
  * @param maxConnections      the broker's limit over its listeners
  * @param maxConnectionsPerIp the limit per client address
  * @param perIpOverrides      the addresses with their own limit
  * @param perListener         the listeners with their own limit
+ * @param maxConnectionCreationRate the broker's connection creation rate
+ * @param perListenerCreationRate   the listeners with their own connection creation rate
  */
 public record ConnectionLimits(int maxConnections, int maxConnectionsPerIp, Map<InetAddress, Integer> perIpOverrides,
-                               Map<String, Integer> perListener) {
+                               Map<String, Integer> perListener, int maxConnectionCreationRate,
+                               Map<String, Integer> perListenerCreationRate) {
 
     public static final String MAX_CONNECTIONS = "max.connections";
     public static final String MAX_CONNECTIONS_PER_IP = "max.connections.per.ip";
     public static final String MAX_CONNECTIONS_PER_IP_OVERRIDES = "max.connections.per.ip.overrides";
-    /** The keys of this record besides the per-listener {@code listener.name.<l>.max.connections}. */
+    public static final String MAX_CONNECTION_CREATION_RATE = "max.connection.creation.rate";
+    /** The keys of this record besides the per-listener {@code listener.name.<l>.max.connections} and rate. */
     public static final List<String> KEYS = List.of(MAX_CONNECTIONS, MAX_CONNECTIONS_PER_IP,
-            MAX_CONNECTIONS_PER_IP_OVERRIDES);
+            MAX_CONNECTIONS_PER_IP_OVERRIDES, MAX_CONNECTION_CREATION_RATE);
+    /** The keys a listener may set for itself ({@code listener.name.<l>.<key>}). */
+    private static final List<String> LISTENER_KEYS = List.of(MAX_CONNECTIONS, MAX_CONNECTION_CREATION_RATE);
 
     private static final String LISTENER_PREFIX = "listener.name.";
     /** Kafka's {@code Utils.validHostPattern}. */
@@ -36,6 +44,13 @@ public record ConnectionLimits(int maxConnections, int maxConnectionsPerIp, Map<
     public ConnectionLimits {
         perIpOverrides = Map.copyOf(perIpOverrides);
         perListener = Map.copyOf(perListener);
+        perListenerCreationRate = Map.copyOf(perListenerCreationRate);
+    }
+
+    /** The connection counts alone, no creation rates. */
+    public ConnectionLimits(int maxConnections, int maxConnectionsPerIp, Map<InetAddress, Integer> perIpOverrides,
+                            Map<String, Integer> perListener) {
+        this(maxConnections, maxConnectionsPerIp, perIpOverrides, perListener, Integer.MAX_VALUE, Map.of());
     }
 
     /** No limits: Kafka's defaults. */
@@ -48,10 +63,31 @@ public record ConnectionLimits(int maxConnections, int maxConnectionsPerIp, Map<
         return KEYS.contains(key) || isListenerKey(key);
     }
 
-    /** Whether {@code key} is {@code listener.name.<l>.max.connections}. */
+    /**
+     * Whether {@code key} is {@code listener.name.<l>.max.connections} or
+     * {@code listener.name.<l>.max.connection.creation.rate}.
+     */
     public static boolean isListenerKey(String key) {
-        return key.startsWith(LISTENER_PREFIX) && key.endsWith("." + MAX_CONNECTIONS)
-                && key.length() > LISTENER_PREFIX.length() + MAX_CONNECTIONS.length() + 1;
+        return listenerBaseKey(key) != null;
+    }
+
+    /** The key a listener key sets for its listener ({@code max.connections} or the rate), null for another key. */
+    public static String listenerBaseKey(String key) {
+        if (!key.startsWith(LISTENER_PREFIX)) {
+            return null;
+        }
+        for (String base : LISTENER_KEYS) {
+            if (key.endsWith("." + base) && key.length() > LISTENER_PREFIX.length() + base.length() + 1
+                    && key.indexOf('.', LISTENER_PREFIX.length()) == key.length() - base.length() - 1) {
+                return base;
+            }
+        }
+        return null;
+    }
+
+    /** The connection creation rate of {@code listener} (new connections per second). */
+    public int creationRateForListener(String listener) {
+        return perListenerCreationRate.getOrDefault(listener, Integer.MAX_VALUE);
     }
 
     /** The limit of connections from {@code address}. */
@@ -99,23 +135,28 @@ public record ConnectionLimits(int maxConnections, int maxConnectionsPerIp, Map<
             }
         }
         Map<String, Integer> perListener = new LinkedHashMap<>();
+        Map<String, Integer> perListenerRate = new LinkedHashMap<>();
         for (String listener : listeners) {
-            String key = LISTENER_PREFIX + listener.toLowerCase(java.util.Locale.ROOT) + "." + MAX_CONNECTIONS;
-            if (props.get(key) != null) {
-                perListener.put(listener, intAtLeastZero(props, key));
+            String prefix = LISTENER_PREFIX + listener.toLowerCase(java.util.Locale.ROOT) + ".";
+            if (props.get(prefix + MAX_CONNECTIONS) != null) {
+                perListener.put(listener, intAtLeastZero(props, prefix + MAX_CONNECTIONS));
+            }
+            if (props.get(prefix + MAX_CONNECTION_CREATION_RATE) != null) {
+                perListenerRate.put(listener, intAtLeastZero(props, prefix + MAX_CONNECTION_CREATION_RATE));
             }
         }
-        return new ConnectionLimits(max, perIp, byAddress, perListener);
+        return new ConnectionLimits(max, perIp, byAddress, perListener,
+                intAtLeastZero(props, MAX_CONNECTION_CREATION_RATE), perListenerRate);
     }
 
     /**
-     * Kafka's check of a listener's changed {@code max.connections} ({@code ListenerConnectionQuota
-     * .validateReconfiguration}): the refusal's text, or null.
+     * Kafka's check of a listener's changed {@code max.connections} or {@code max.connection.creation.rate}
+     * ({@code ListenerConnectionQuota.validateReconfiguration}): the refusal's text, or null.
      */
     public static String checkListenerLimit(String key, String value) {
         try {
             int parsed = Integer.parseInt(value.trim());
-            return parsed <= 0 ? "Invalid " + MAX_CONNECTIONS + " " + parsed : null;
+            return parsed <= 0 ? "Invalid " + listenerBaseKey(key) + " " + parsed : null;
         } catch (NumberFormatException e) {
             return "Invalid value " + value + " for configuration " + key + ": Not a number of type INT";
         }

@@ -81,8 +81,8 @@ public final class DynamicBrokerConfigs {
                     + "server.properties: " + scalaSet(notLive)));
         }
         for (Map.Entry<String, String> e : new TreeMap<>(props).entrySet()) {
-            String tableKey = ConnectionLimits.isListenerKey(e.getKey()) ? ConnectionLimits.MAX_CONNECTIONS
-                    : e.getKey();
+            String tableKey = ConnectionLimits.isListenerKey(e.getKey())
+                    ? ConnectionLimits.listenerBaseKey(e.getKey()) : e.getKey();
             Optional<String> invalid = ConfigTable.get().broker(tableKey).orElseThrow().validate(e.getValue());
             if (invalid.isPresent()) {
                 return Optional.of(new Refusal(true, invalid.get()));

@@ -16,9 +16,10 @@ import org.apache.logging.log4j.Logger;
 /**
  * The connection limits as dynamic broker configs change them (Kafka's {@code SocketServer} and
  * {@code ListenerConnectionQuota} reconfigurables): {@code max.connections}, {@code max.connections.per.ip},
- * {@code max.connections.per.ip.overrides} and {@code listener.name.<l>.max.connections}, each this broker's dynamic
- * value, else the cluster default's, else {@code server.properties}'. A change is checked as Kafka checks the new
- * {@code KafkaConfig} (its messages as is) and a listener's new limit (at least 1, wrapped as
+ * {@code max.connections.per.ip.overrides}, {@code listener.name.<l>.max.connections}, and the connection creation
+ * rates {@code max.connection.creation.rate} and {@code listener.name.<l>.max.connection.creation.rate}, each this
+ * broker's dynamic value, else the cluster default's, else {@code server.properties}'. A change is checked as Kafka
+ * checks the new {@code KafkaConfig} (its messages as is) and a listener's new limit or rate (at least 1, wrapped as
  * {@link DynamicBrokerConfigs#invalidDynamicConfiguration}); each committed change of this broker's or the cluster
  * default's configs is applied at once, and again from the image at start, so the limits survive a restart.
  *

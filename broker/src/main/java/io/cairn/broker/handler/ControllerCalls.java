@@ -1,6 +1,9 @@
 package io.cairn.broker.handler;
 
+import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.controller.ForwardedRequest;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.protocol.ApiMessage;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -26,6 +29,18 @@ final class ControllerCalls {
     /** {@code call}, failing with a {@link TimeoutException} after {@code timeoutMs} when that is positive. */
     static <T> CompletableFuture<T> withTimeout(CompletableFuture<T> call, int timeoutMs) {
         return timeoutMs > 0 ? call.orTimeout(timeoutMs, TimeUnit.MILLISECONDS) : call;
+    }
+
+    /**
+     * {@code request} sent to the active controller in an envelope naming its client (principal, client id and the
+     * version it was sent at), as Kafka's broker forwards it: the controller counts topic mutations against the
+     * client's controller mutation quota (KIP-599). The response comes back with the controller's throttle time.
+     */
+    static <R extends ApiMessage> CompletableFuture<R> forward(MetadataNode metadata, RequestContext ctx,
+                                                              ApiMessage request, Class<R> responseType,
+                                                              int timeoutMs) {
+        return withTimeout(metadata.submit(ForwardedRequest.wrap(request, ctx.apiVersion(), ctx.clientId(),
+                ctx.connection().principal().toString())).thenApply(responseType::cast), timeoutMs);
     }
 
     /** The error code of a failed controller call. */

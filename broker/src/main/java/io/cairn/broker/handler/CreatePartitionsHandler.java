@@ -86,8 +86,8 @@ public final class CreatePartitionsHandler
         if (forwarded.isEmpty()) {
             return CompletableFuture.completedFuture(response);
         }
-        return ControllerCalls.withTimeout(metadata.createPartitions(forward), request.timeoutMs())
-                .handle((answer, failure) -> {
+        return ControllerCalls.forward(metadata, ctx, forward, CreatePartitionsResponseData.class,
+                        request.timeoutMs()).handle((answer, failure) -> {
                     if (failure != null) {
                         return errorResponse(ctx, request, ControllerCalls.error(failure, "CreatePartitions"));
                     }
@@ -96,7 +96,7 @@ public final class CreatePartitionsHandler
                         results.get(forwarded.get(i)).setErrorCode(from.errorCode())
                                 .setErrorMessage(from.errorCode() == Errors.NONE.code() ? null : from.errorMessage());
                     }
-                    return response;
+                    return response.setThrottleTimeMs(answer.throttleTimeMs());
                 });
     }
 

@@ -23,8 +23,9 @@ import java.util.concurrent.CompletionStage;
  * names, partitions, replication factors, assignments and configs with Kafka's errors and messages and commits the
  * topics (or only validates, with {@code validateOnly}); {@code -1} partitions or replication factor take the
  * broker defaults. From v5 each created topic's result carries its partitions, replication factor and effective
- * configs; v7 adds the topic id. A controller that does not answer within {@code timeoutMs} gives
- * REQUEST_TIMED_OUT for every topic. Immutable, thread-safe, never blocks.
+ * configs; v7 adds the topic id. The request goes in an envelope naming its client, whose controller mutation quota
+ * (KIP-599) the controller applies: its throttle time comes back in the response. A controller that does not answer
+ * within {@code timeoutMs} gives REQUEST_TIMED_OUT for every topic. Immutable, thread-safe, never blocks.
  */
 public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequestData, CreateTopicsResponseData> {
 
@@ -86,8 +87,8 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
             topic.configs().forEach(c -> configs.put(c.name(), c.value()));
             requestedConfigs.putIfAbsent(topic.name(), configs);
         }
-        CompletableFuture<CreateTopicsResponseData> created = ControllerCalls.withTimeout(
-                metadata.createTopics(request), request.timeoutMs());
+        CompletableFuture<CreateTopicsResponseData> created = ControllerCalls.forward(metadata, ctx, request,
+                CreateTopicsResponseData.class, request.timeoutMs());
         short version = ctx.apiVersion();
         return created.handle((response, failure) -> {
             if (failure != null) {
@@ -97,7 +98,7 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
                 completeResult(result, requestedConfigs.getOrDefault(result.name(), Map.of()), version,
                         ctx.authorize(AclOperation.DESCRIBE_CONFIGS, AclResourceType.TOPIC, result.name()));
             }
-            return withRefused(response.setThrottleTimeMs(0), refused);
+            return withRefused(response, refused);
         });
     }
 

@@ -95,14 +95,18 @@ public final class DeleteTopicsHandler implements ApiHandler<DeleteTopicsRequest
                 }
             } else {
                 forwarded.add(results.size() - 1);
-                forward.topics().add(new DeleteTopicState().setName(target.name()).setTopicId(target.topicId()));
+                if (ctx.apiVersion() >= 6) {
+                    forward.topics().add(new DeleteTopicState().setName(target.name()).setTopicId(target.topicId()));
+                } else {
+                    forward.topicNames().add(target.name());
+                }
             }
         }
         DeleteTopicsResponseData response = new DeleteTopicsResponseData().setThrottleTimeMs(0).setResponses(results);
         if (forwarded.isEmpty()) {
             return CompletableFuture.completedFuture(response);
         }
-        return ControllerCalls.withTimeout(metadata.deleteTopics(forward), request.timeoutMs())
+        return ControllerCalls.forward(metadata, ctx, forward, DeleteTopicsResponseData.class, request.timeoutMs())
                 .handle((answer, failure) -> {
                     if (failure != null) {
                         return errorResponse(ctx, request, ControllerCalls.error(failure, "DeleteTopics"));
@@ -112,7 +116,7 @@ public final class DeleteTopicsHandler implements ApiHandler<DeleteTopicsRequest
                         results.get(forwarded.get(i)).setName(from.name()).setTopicId(from.topicId())
                                 .setErrorCode(from.errorCode()).setErrorMessage(from.errorMessage());
                     }
-                    return response;
+                    return response.setThrottleTimeMs(answer.throttleTimeMs());
                 });
     }
 

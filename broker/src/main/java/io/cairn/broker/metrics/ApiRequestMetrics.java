@@ -42,7 +42,7 @@ public final class ApiRequestMetrics {
         this.requestQueueTime = summary("requestqueuetimems", "Milliseconds until a handler thread took the request");
         this.localTime = summary("localtimems", "Milliseconds the handler worked on the request");
         this.remoteTime = summary("remotetimems", "Milliseconds the request waited in the purgatory");
-        this.throttleTime = summary("throttletimems", "Milliseconds the response was throttled (Cairn: none)");
+        this.throttleTime = summary("throttletimems", "Milliseconds the response was throttled by the client quotas");
         this.responseQueueTime = summary("responsequeuetimems",
                 "Milliseconds the response waited for its network thread");
         this.responseSendTime = summary("responsesendtimems", "Milliseconds writing the response took");
@@ -97,15 +97,15 @@ public final class ApiRequestMetrics {
     /**
      * Records the phases of one finished request from its nanosecond timestamps, Kafka's split: queue (arrival to a
      * handler taking it), local (the handler's own work), remote (waiting in the purgatory), response queue (the
-     * response waiting for its network thread), send (writing it), total; Cairn does not throttle, so the throttle
-     * time is 0.
+     * response waiting for its network thread), send (writing it), total; and the throttle time the client quotas set
+     * on the response (the connection stops reading for it after the send, so it is not part of the total).
      */
     public void recordTimes(long startNanos, long dequeueNanos, long localDoneNanos, long responseDoneNanos,
-            long responseDequeueNanos, long sendDoneNanos) {
+            long responseDequeueNanos, long sendDoneNanos, int throttleTimeMs) {
         requestQueueTime.record(ms(dequeueNanos - startNanos));
         localTime.record(ms(localDoneNanos - dequeueNanos));
         remoteTime.record(ms(responseDoneNanos - localDoneNanos));
-        throttleTime.record(0);
+        throttleTime.record(throttleTimeMs);
         responseQueueTime.record(ms(responseDequeueNanos - responseDoneNanos));
         responseSendTime.record(ms(sendDoneNanos - responseDequeueNanos));
         totalTime.record(ms(sendDoneNanos - startNanos));

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
@@ -18,7 +19,12 @@ import java.util.function.LongSupplier;
  * {@code Selector} and {@code SocketServer} count it ({@code ..._successful_reauthentication_total},
  * {@code ..._failed_reauthentication_total}, {@code ..._reauthentication_latency_avg} and {@code _max} in
  * milliseconds over the last 30 to 60 s, and {@code ..._expired_connections_killed_count}, the connections closed
- * because a request came after their session expired); the network threads' and request handlers' idle fraction
+ * because a request came after their session expired); the connection creation rates of KIP-612 as Kafka's
+ * {@code ConnectionQuotas} publishes them ({@code ..._connection_accept_rate{listener}} and
+ * {@code ..._broker_connection_accept_rate}, connections per second over the quota window, and per listener
+ * {@code ..._connection_accept_throttle_time} and {@code ..._ip_connection_accept_throttle_time}, the mean of the
+ * non-zero throttle times in ms over the last 30 to 60 s, NaN without one); the network threads' and request
+ * handlers' idle fraction
  * ({@code kafka_network_socketserver_networkprocessoravgidle_percent},
  * {@code kafka_server_kafkarequesthandlerpool_requesthandleravgidle_percent}).
  *
@@ -38,6 +44,13 @@ public final class SocketServerMetrics {
     /** The connection meters of {@code listener}; resolve once per listener. */
     public ListenerMeters forListener(String listener) {
         return byListener.computeIfAbsent(listener, name -> new ListenerMeters(registry, name));
+    }
+
+    /** Publishes the broker-wide connection accept rate (Kafka's {@code broker-connection-accept-rate}). */
+    public void brokerConnectionAcceptRate(DoubleSupplier rate) {
+        Gauge.builder(PREFIX + "broker.connection.accept.rate", rate, DoubleSupplier::getAsDouble)
+                .description("Connections accepted per second by the broker (over the quota window)")
+                .strongReference(true).register(registry);
     }
 
     /** Publishes the network threads' idle fraction from their accumulated busy (CPU) time. */
@@ -67,8 +80,24 @@ public final class SocketServerMetrics {
         private final Counter reauthenticationFailed;
         private final WindowedAvgMax reauthenticationLatency;
         private final AtomicLong expiredKilled = new AtomicLong();
+        private final MeterRegistry registry;
+        private final String listener;
+        private final WindowedAvgMax acceptThrottleTime;
+        private final WindowedAvgMax ipAcceptThrottleTime;
 
         ListenerMeters(MeterRegistry registry, String listener) {
+            this.registry = registry;
+            this.listener = listener;
+            this.acceptThrottleTime = new WindowedAvgMax(registry.config().clock());
+            this.ipAcceptThrottleTime = new WindowedAvgMax(registry.config().clock());
+            Gauge.builder(PREFIX + "connection.accept.throttle.time", acceptThrottleTime, WindowedAvgMax::avg)
+                    .description("Mean ms accepting was throttled by the broker's or listener's connection "
+                            + "creation rate (last 30 to 60 s)").tag("listener", listener).strongReference(true)
+                    .register(registry);
+            Gauge.builder(PREFIX + "ip.connection.accept.throttle.time", ipAcceptThrottleTime, WindowedAvgMax::avg)
+                    .description("Mean ms a connection over its IP's connection creation rate was held before "
+                            + "its close (last 30 to 60 s)").tag("listener", listener).strongReference(true)
+                    .register(registry);
             Gauge.builder(PREFIX + "connection.count", open, AtomicInteger::get).description("Open connections")
                     .tag("listener", listener)
                     .strongReference(true).register(registry);
@@ -90,6 +119,23 @@ public final class SocketServerMetrics {
             Gauge.builder(PREFIX + "expired.connections.killed.count", expiredKilled, AtomicLong::get)
                     .description("Connections closed because a request came after their SASL session expired")
                     .tag("listener", listener).strongReference(true).register(registry);
+        }
+
+        /** Publishes the listener's connection accept rate (Kafka's {@code connection-accept-rate}). */
+        public void connectionAcceptRate(DoubleSupplier rate) {
+            Gauge.builder(PREFIX + "connection.accept.rate", rate, DoubleSupplier::getAsDouble)
+                    .description("Connections accepted per second (over the quota window)").tag("listener", listener)
+                    .strongReference(true).register(registry);
+        }
+
+        /** Accepting was throttled by the broker's or the listener's connection creation rate. */
+        public void connectionAcceptThrottled(int throttleMs) {
+            acceptThrottleTime.record(throttleMs);
+        }
+
+        /** A connection over its IP's connection creation rate is held for {@code throttleMs} and closed. */
+        public void ipConnectionAcceptThrottled(int throttleMs) {
+            ipAcceptThrottleTime.record(throttleMs);
         }
 
         /** A SASL re-authentication succeeded, {@code latencyMs} after its SaslHandshake arrived. */

@@ -372,7 +372,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         boolean expectsResponse = request.handler().expectsResponse(request.body());
         ApiMessage response = answer;
         if (error == null && answer != null) {
-            response = throttle(request, answer, expectsResponse, requestBytes, times.localTimeNanos());
+            response = throttle(request, answer, expectsResponse, requestBytes, times);
             countErrors(request, response, times);
             if (!expectsResponse) {
                 releaseResponse(request, response);
@@ -399,12 +399,12 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
      * its way (KIP-219), by the read gate and a task on this event loop, never by waiting.
      */
     private ApiMessage throttle(DecodedRequest request, ApiMessage response, boolean expectsResponse,
-            int requestBytes, long requestThreadNanos) {
+            int requestBytes, RequestTimes times) {
         RequestQuotas.Throttled throttled;
         try {
             throttled = decoder.registry().quotas().apply(request.apiKey(), request.apiVersion(),
                     connection.principal().name(), request.header().clientId(), request.body(),
-                    expectsResponse ? response : null, requestBytes, requestThreadNanos);
+                    expectsResponse ? response : null, requestBytes, times.localTimeNanos());
         } catch (RuntimeException e) {
             LOGGER.error("Client quotas failed on a {} request from {}", request.apiKey().messageName(), connection,
                     e);
@@ -414,6 +414,7 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             releaseResponse(request, response);
         }
         if (throttled.throttleTimeMs() > 0) {
+            times.throttled(throttled.throttleTimeMs());
             muteFor(throttled.throttleTimeMs());
         }
         return throttled.response() != null ? throttled.response() : response;

@@ -37,6 +37,8 @@ final class RequestTimes implements ChannelFutureListener, ErrorCounter {
     private long responseDoneNanos;
     private long responseDequeueNanos;
     private int responseBytes;
+    /** The quota throttle time set on the response (Kafka's {@code apiThrottleTimeMs}), in ms. */
+    private int throttleTimeMs;
     /** What the request logger prints for this request, or null when that logger is off. */
     private String description;
 
@@ -107,6 +109,11 @@ final class RequestTimes implements ChannelFutureListener, ErrorCounter {
         description = requestDescription;
     }
 
+    /** The client quotas throttled the response by {@code ms} (recorded as Kafka's {@code ThrottleTimeMs}). */
+    void throttled(int ms) {
+        throttleTimeMs = ms;
+    }
+
     /** The request had no response to write (acks=0): its meters are recorded now. */
     void finishWithoutResponse() {
         record(responseDequeueNanos);
@@ -119,18 +126,19 @@ final class RequestTimes implements ChannelFutureListener, ErrorCounter {
 
     private void record(long sendDoneNanos) {
         api.recordTimes(startNanos, dequeueNanos, localDoneNanos, responseDoneNanos, responseDequeueNanos,
-                sendDoneNanos);
+                sendDoneNanos, throttleTimeMs);
         api.recordSizes(requestBytes, responseBytes);
         if (split != null) {
             split.recordTimes(startNanos, dequeueNanos, localDoneNanos, responseDoneNanos, responseDequeueNanos,
-                    sendDoneNanos);
+                    sendDoneNanos, throttleTimeMs);
             split.recordSizes(requestBytes, responseBytes);
         }
         if (description != null) {
             REQUEST_LOGGER.debug("Completed request:{};totalTime:{},requestQueueTime:{},localTime:{},remoteTime:{},"
-                    + "throttleTime:0,responseQueueTime:{},sendTime:{},requestBytes:{},responseBytes:{}", description,
+                    + "throttleTime:{},responseQueueTime:{},sendTime:{},requestBytes:{},responseBytes:{}", description,
                     ms(sendDoneNanos - startNanos), ms(dequeueNanos - startNanos), ms(localDoneNanos - dequeueNanos),
-                    ms(responseDoneNanos - localDoneNanos), ms(responseDequeueNanos - responseDoneNanos),
+                    ms(responseDoneNanos - localDoneNanos), throttleTimeMs,
+                    ms(responseDequeueNanos - responseDoneNanos),
                     ms(sendDoneNanos - responseDequeueNanos), requestBytes, responseBytes);
         }
     }

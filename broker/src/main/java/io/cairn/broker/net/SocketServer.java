@@ -92,7 +92,8 @@ public final class SocketServer implements AutoCloseable {
         this.memoryPool = new RequestMemoryPool(config.queuedMaxRequestBytes());
         this.connectionQuotas = new ConnectionQuotas(config.connectionLimits(), config.kafkaListeners().stream()
                 .map(Endpoint::listenerName).collect(Collectors.toSet()),
-                config.replicaFetch().interBrokerListenerName());
+                config.replicaFetch().interBrokerListenerName(), config.quotaWindowNum(),
+                config.quotaWindowSizeSeconds(), Time.SYSTEM, metrics.socketServer());
         // Every SSL listener's stores are loaded here, before the broker registers or binds anything: a bad key store
         // fails startup with one ConfigException naming its key.
         for (Endpoint endpoint : config.kafkaListeners()) {

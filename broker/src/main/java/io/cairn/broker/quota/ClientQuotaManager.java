@@ -49,8 +49,14 @@ final class ClientQuotaManager {
     record Tags(String user, String clientId) {
     }
 
+    /** A sensor's token bucket with the bound that applies to it now (the controller mutation quota). */
+    record BoundBucket(TokenBucket bucket, double rate) {
+    }
+
     private static final class Sensor {
         private final QuotaRate rate;
+        /** Made on first use by {@link #tokenBucket}; guarded by the sensor. */
+        private TokenBucket bucket;
         private long lastRecordMs;
 
         Sensor(int samples, long windowMs, long nowMs) {
@@ -130,6 +136,30 @@ final class ClientQuotaManager {
         Map<ClientQuotaEntity, Double> bounds = quotas;
         Double bound = bounds.isEmpty() ? null : bound(bounds, tags(bounds, user, clientId));
         return bound == null ? Double.MAX_VALUE : bound * (samples - 1) * (windowMs / 1000.0);
+    }
+
+    /**
+     * The token bucket of the client's sensor with its bound (Kafka's controller mutation sensors measure a
+     * {@code TokenBucket}), null when no bound applies; the caller synchronizes on the bucket.
+     */
+    BoundBucket tokenBucket(String user, String clientId, long nowMs) {
+        Map<ClientQuotaEntity, Double> bounds = quotas;
+        if (bounds.isEmpty()) {
+            return null;
+        }
+        Tags tags = tags(bounds, user, clientId);
+        Double bound = bound(bounds, tags);
+        if (bound == null) {
+            return null;
+        }
+        Sensor sensor = sensor(tags, nowMs);
+        synchronized (sensor) {
+            sensor.lastRecordMs = nowMs;
+            if (sensor.bucket == null) {
+                sensor.bucket = new TokenBucket(samples, windowMs);
+            }
+            return new BoundBucket(sensor.bucket, bound);
+        }
     }
 
     /** Takes back {@code value} recorded for a client whose response was not sent (Kafka's throttled fetch). */

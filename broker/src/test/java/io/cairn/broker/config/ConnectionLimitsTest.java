@@ -55,6 +55,26 @@ class ConnectionLimitsTest {
         assertThat(ConnectionLimits.isKey("listener.name.external.max.connections")).isTrue();
         assertThat(ConnectionLimits.isKey("max.connections.per.ip")).isTrue();
         assertThat(ConnectionLimits.isKey("listener.name..max.connections")).isFalse();
-        assertThat(ConnectionLimits.isKey("max.connection.creation.rate")).isFalse();
+        assertThat(ConnectionLimits.isKey("max.connection.creation.rate")).isTrue();
+        assertThat(ConnectionLimits.isKey("listener.name.external.max.connection.creation.rate")).isTrue();
+        assertThat(ConnectionLimits.isKey("max.connection.creation.rate.x")).isFalse();
+    }
+
+    @Test
+    void readsTheConnectionCreationRatesOfTheBrokerAndItsListeners() {
+        // When
+        ConnectionLimits limits = ConnectionLimits.parse(Map.of("max.connection.creation.rate", "50",
+                "listener.name.external.max.connection.creation.rate", "5"), List.of("PLAINTEXT", "EXTERNAL"));
+
+        // Then
+        assertThat(limits.maxConnectionCreationRate()).isEqualTo(50);
+        assertThat(limits.creationRateForListener("EXTERNAL")).isEqualTo(5);
+        assertThat(limits.creationRateForListener("PLAINTEXT")).isEqualTo(Integer.MAX_VALUE);
+        assertThat(ConnectionLimits.none().maxConnectionCreationRate()).isEqualTo(Integer.MAX_VALUE);
+        assertThatThrownBy(() -> ConnectionLimits.parse(Map.of("max.connection.creation.rate", "-1"), List.of()))
+                .hasMessage("Invalid value -1 for configuration max.connection.creation.rate: Value must be at "
+                        + "least 0");
+        assertThat(ConnectionLimits.checkListenerLimit("listener.name.x.max.connection.creation.rate", "0"))
+                .isEqualTo("Invalid max.connection.creation.rate 0");
     }
 }

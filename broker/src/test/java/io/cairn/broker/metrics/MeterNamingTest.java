@@ -43,7 +43,7 @@ class MeterNamingTest {
         // When
         produce.recordRequest((short) 9);
         produce.recordError(Errors.NONE);
-        produce.recordTimes(0, 1_000_000, 3_000_000, 7_000_000, 7_500_000, 8_000_000);
+        produce.recordTimes(0, 1_000_000, 3_000_000, 7_000_000, 7_500_000, 8_000_000, 0);
         produce.recordSizes(100, 50);
 
         // Then
@@ -96,6 +96,28 @@ class MeterNamingTest {
                 .contains("kafka_server_socket_server_metrics_connection_close_total{listener=\"PLAINTEXT\"} 0.0")
                 .contains("kafka_network_socketserver_networkprocessoravgidle_percent 1.0")
                 .contains("kafka_server_kafkarequesthandlerpool_requesthandleravgidle_percent 1.0");
+    }
+
+    @Test
+    void connectionCreationRateMetersShouldUseKafkasSocketServerNames() {
+        // Given
+        SocketServerMetrics.ListenerMeters listener = metrics.socketServer().forListener("PLAINTEXT");
+        listener.connectionAcceptRate(() -> 2.5);
+        metrics.socketServer().brokerConnectionAcceptRate(() -> 3.0);
+
+        // When
+        listener.connectionAcceptThrottled(400);
+        listener.connectionAcceptThrottled(600);
+        listener.ipConnectionAcceptThrottled(1000);
+
+        // Then
+        assertThat(metrics.scrape())
+                .contains("kafka_server_socket_server_metrics_connection_accept_rate{listener=\"PLAINTEXT\"} 2.5")
+                .contains("kafka_server_socket_server_metrics_broker_connection_accept_rate 3.0")
+                .contains("kafka_server_socket_server_metrics_connection_accept_throttle_time{listener=\"PLAINTEXT\"} "
+                        + "500.0")
+                .contains("kafka_server_socket_server_metrics_ip_connection_accept_throttle_time"
+                        + "{listener=\"PLAINTEXT\"} 1000.0");
     }
 
     @Test

@@ -85,7 +85,7 @@ class RecordingAllocationTest {
         topic.bytesOut(1_000, false);
         produce.recordRequest((short) 9);
         produce.recordError(Errors.NONE);
-        produce.recordTimes(0, 1_000L + i, 2_000_000L + i, 5_000_000L, 5_100_000L, 5_200_000L + i);
+        produce.recordTimes(0, 1_000L + i, 2_000_000L + i, 5_000_000L, 5_100_000L, 5_200_000L + i, 0);
         produce.recordSizes(1_100, 60);
         metrics.logFlush().onSegmentFlushed(3_000_000L + i);
         metrics.controllerEvents().onEvent(20_000L + i, 400_000L + i);

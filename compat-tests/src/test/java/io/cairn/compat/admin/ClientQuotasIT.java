@@ -10,18 +10,28 @@ import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.JavaTool;
 import io.cairn.testkit.KafkaDistribution;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterClientQuotasOptions;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
+import org.apache.kafka.clients.admin.DeleteTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -33,6 +43,7 @@ import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.errors.ThrottlingQuotaExceededException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.quota.ClientQuotaAlteration;
 import org.apache.kafka.common.quota.ClientQuotaEntity;
@@ -54,13 +65,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  * keys and values, {@code kafka-configs --alter --add-config producer_byte_rate=... --entity-type users} and
  * {@code --describe} printing what Kafka's prints, and a producer whose client id has {@code producer_byte_rate}
  * held near its quota with a positive throttle time in its own metrics, a consumer likewise with
- * {@code consumer_byte_rate}, and a producer over its {@code request_percentage} told to hold back.
+ * {@code consumer_byte_rate}, a producer over its {@code request_percentage} told to hold back, an admin client over
+ * its {@code controller_mutation_rate} refused with THROTTLING_QUOTA_EXCEEDED (KIP-599), and raw connections over
+ * their address's {@code connection_creation_rate} closed unanswered (KIP-612).
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
 class ClientQuotasIT {
 
     private static final String CONFIG_TOOL = "kafka.admin.ConfigCommand";
+    /** The client address of the raw connections the IP quota applies to. */
+    private static final String RATED_ADDRESS = "127.0.0.2";
     private static final Map<BrokerKind, BrokerCluster> NODES = new EnumMap<>(BrokerKind.class);
 
     static Stream<BrokerKind> kinds() {
@@ -380,6 +395,147 @@ class ClientQuotasIT {
 
         // Then
         assertThat(throttleMax).isGreaterThan(0.0);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kinds")
+    void aClientOverItsControllerMutationRateIsRefusedWithThrottlingQuotaExceeded(BrokerKind kind)
+            throws Exception {
+        // Given: 1 partition per second for the client id, a burst of 11 (controller.quota.window.num 11 × 1 s)
+        BrokerCluster cluster = node(kind);
+        try (Admin admin = admin(cluster)) {
+            admin.alterClientQuotas(List.of(alteration(entity("client-id", "mutator"), "controller_mutation_rate",
+                    1.0))).all().get(30, TimeUnit.SECONDS);
+        }
+        AtomicLong names = new AtomicLong();
+        List<String> created = new ArrayList<>();
+
+        // When: a topic of 20 partitions takes the bucket below zero, then one more partition is asked for (retried
+        // until the controller has the quota: before that both are created)
+        ThrottlingQuotaExceededException refused = await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200)).until(() -> {
+                    String big = "mutations-" + names.incrementAndGet();
+                    if (createTopic(cluster, big, 20) == null) {
+                        created.add(big);
+                    }
+                    return createTopic(cluster, "mutations-" + names.incrementAndGet(), 1);
+                }, e -> e != null);
+        ThrottlingQuotaExceededException deleteRefused = deleteTopic(cluster, created.get(created.size() - 1));
+
+        // Then: Kafka's error with the time until the bucket is back at zero (9 s for -9 credits, less the time
+        // taken since); DeleteTopics v6 is strict as well
+        assertThat(refused).hasMessage("The throttling quota has been exceeded.");
+        assertThat(refused.throttleTimeMs()).isBetween(1, 20_000);
+        assertThat(deleteRefused).isNotNull();
+        assertThat(deleteRefused.throttleTimeMs()).isBetween(1, 20_000);
+    }
+
+    /** Creates the topic as client "mutator" without retrying on a quota violation: the violation, or null. */
+    private static ThrottlingQuotaExceededException createTopic(BrokerCluster cluster, String name, int partitions)
+            throws Exception {
+        try (Admin admin = mutator(cluster)) {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)),
+                    new CreateTopicsOptions().retryOnQuotaViolation(false)).all().get(30, TimeUnit.SECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof ThrottlingQuotaExceededException throttled) {
+                return throttled;
+            }
+            throw e;
+        }
+    }
+
+    private static ThrottlingQuotaExceededException deleteTopic(BrokerCluster cluster, String name)
+            throws Exception {
+        try (Admin admin = mutator(cluster)) {
+            admin.deleteTopics(List.of(name), new DeleteTopicsOptions().retryOnQuotaViolation(false)).all()
+                    .get(30, TimeUnit.SECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof ThrottlingQuotaExceededException throttled) {
+                return throttled;
+            }
+            throw e;
+        }
+    }
+
+    /** A new admin client (a new connection: an earlier one may be throttled) with client id "mutator". */
+    private static Admin mutator(BrokerCluster cluster) {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers(),
+                AdminClientConfig.CLIENT_ID_CONFIG, "mutator"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kinds")
+    void connectionsOverTheirAddresssConnectionCreationRateAreClosedUnanswered(BrokerKind kind) throws Exception {
+        // Given: 127.0.0.2 (still loopback, unlike the admin client's 127.0.0.1) may open 1 connection per second;
+        // with quota.window.num=2 a second one at once is over it
+        BrokerCluster cluster = node(kind);
+        try (Admin admin = admin(cluster)) {
+            admin.alterClientQuotas(List.of(alteration(entity("ip", RATED_ADDRESS), "connection_creation_rate",
+                    1.0))).all().get(30, TimeUnit.SECONDS);
+        }
+        String[] hostPort = cluster.bootstrapServers().split(",")[0].split(":");
+        InetSocketAddress broker = new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
+        try {
+            // When: three connections at once (retried until the broker has the quota)
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(2)).untilAsserted(() -> {
+                List<Boolean> answered = new ArrayList<>();
+                List<Socket> sockets = new ArrayList<>();
+                try {
+                    for (int i = 0; i < 3; i++) {
+                        sockets.add(rawConnection(broker));
+                    }
+                    for (Socket socket : sockets) {
+                        answered.add(answersApiVersions(socket));
+                    }
+                } finally {
+                    for (Socket socket : sockets) {
+                        socket.close();
+                    }
+                }
+
+                // Then: the first is served, a later one is closed without an answer
+                assertThat(answered.get(0)).isTrue();
+                assertThat(answered.subList(1, 3)).contains(false);
+            });
+        } finally {
+            try (Admin admin = admin(cluster)) {
+                admin.alterClientQuotas(List.of(alteration(entity("ip", RATED_ADDRESS), "connection_creation_rate",
+                        null))).all().get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static Socket rawConnection(InetSocketAddress broker) throws Exception {
+        Socket socket = new Socket();
+        socket.bind(new InetSocketAddress(InetAddress.getByName(RATED_ADDRESS), 0));
+        socket.connect(broker, 10_000);
+        return socket;
+    }
+
+    /**
+     * Sends ApiVersions v0 (size, api key 18, version 0, correlation id 1, null client id) and reads the answer:
+     * false when the broker closes the connection first (an end of stream, a reset, or a broken pipe when it was
+     * closed before the request was written).
+     */
+    private static boolean answersApiVersions(Socket socket) throws Exception {
+        socket.setSoTimeout(10_000);
+        try {
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            out.writeInt(10);
+            out.writeShort(18);
+            out.writeShort(0);
+            out.writeInt(1);
+            out.writeShort(-1);
+            out.flush();
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            int size = in.readInt();
+            in.readFully(new byte[size]);
+            return true;
+        } catch (EOFException | SocketException e) {
+            return false;
+        }
     }
 
     private static Map<String, Object> producerConfig(BrokerCluster cluster, String clientId) {

@@ -1,5 +1,6 @@
 package io.cairn.metadata.controller;
 
+import io.cairn.metadata.controller.ControllerMutationQuotas.MutationQuota;
 import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.Features;
@@ -32,9 +33,12 @@ import io.cairn.wire.message.BrokerRegistrationResponseData;
 import io.cairn.wire.message.CreateAclsRequestData;
 import io.cairn.wire.message.CreateDelegationTokenRequestData;
 import io.cairn.wire.message.CreatePartitionsRequestData;
+import io.cairn.wire.message.CreatePartitionsResponseData;
 import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.message.DeleteAclsRequestData;
 import io.cairn.wire.message.DeleteTopicsRequestData;
+import io.cairn.wire.message.DeleteTopicsResponseData;
 import io.cairn.wire.message.ElectLeadersRequestData;
 import io.cairn.wire.message.ExpireDelegationTokenRequestData;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
@@ -171,13 +175,46 @@ public final class ControllerLogic {
 
     /**
      * A command forwarded with the principal of its client ({@link ForwardedRequest}): the delegation-token commands
-     * of {@link DelegationTokenCommands}, decided at wall-clock time {@code nowMs}.
+     * of {@link DelegationTokenCommands}, decided at wall-clock time {@code nowMs}, without controller mutation quotas.
      */
     public ControllerResult<? extends ApiMessage> handleForwarded(MetadataImage image, ForwardedRequest forwarded,
                                                                   long nowMs) {
+        return handleForwarded(image, forwarded, nowMs, ControllerMutationQuotas.NONE);
+    }
+
+    /**
+     * A command forwarded with the principal of its client ({@link ForwardedRequest}): the delegation-token commands
+     * of {@link DelegationTokenCommands}, decided at wall-clock time {@code nowMs}, and CreateTopics, CreatePartitions
+     * and DeleteTopics with their partitions counted against the client's controller mutation quota, strict from the
+     * versions that know THROTTLING_QUOTA_EXCEEDED (CreateTopics v6, CreatePartitions v3, DeleteTopics v5, as
+     * Kafka's {@code ControllerApis}) and permissive before; the response carries the quota's throttle time.
+     */
+    public ControllerResult<? extends ApiMessage> handleForwarded(MetadataImage image, ForwardedRequest forwarded,
+                                                                  long nowMs, ControllerMutationQuotas quotas) {
         ApiKey key = ApiKey.forId(forwarded.request().apiKey());
         DelegationTokenSettings tokens = settings.delegationTokens();
         return switch (key) {
+            case CREATE_TOPICS -> {
+                MutationQuota quota = quota(quotas, forwarded, 6);
+                ControllerResult<CreateTopicsResponseData> result = topics.createTopics(image,
+                        (CreateTopicsRequestData) forwarded.request(), quota);
+                result.response().setThrottleTimeMs(quota.throttleTimeMs());
+                yield result;
+            }
+            case CREATE_PARTITIONS -> {
+                MutationQuota quota = quota(quotas, forwarded, 3);
+                ControllerResult<CreatePartitionsResponseData> result = topics.createPartitions(image,
+                        (CreatePartitionsRequestData) forwarded.request(), quota);
+                result.response().setThrottleTimeMs(quota.throttleTimeMs());
+                yield result;
+            }
+            case DELETE_TOPICS -> {
+                MutationQuota quota = quota(quotas, forwarded, 5);
+                ControllerResult<DeleteTopicsResponseData> result = topics.deleteTopics(image,
+                        (DeleteTopicsRequestData) forwarded.request(), quota);
+                result.response().setThrottleTimeMs(quota.throttleTimeMs());
+                yield result;
+            }
             case CREATE_DELEGATION_TOKEN -> DelegationTokenCommands.create(image, tokens,
                     (CreateDelegationTokenRequestData) forwarded.request(), forwarded.principal(), nowMs,
                     aclIds.get().toString());
@@ -187,6 +224,13 @@ public final class ControllerLogic {
                     (ExpireDelegationTokenRequestData) forwarded.request(), forwarded.principal(), nowMs);
             default -> throw new IllegalArgumentException("Not a forwarded controller command: " + key);
         };
+    }
+
+    /** Kafka's {@code newQuotaFor(request, strictSinceVersion)}. */
+    private static MutationQuota quota(ControllerMutationQuotas quotas, ForwardedRequest forwarded,
+                                       int strictSinceVersion) {
+        return quotas.newQuota(forwarded.principalName(), forwarded.clientId() == null ? "" : forwarded.clientId(),
+                forwarded.apiVersion() >= strictSinceVersion);
     }
 
     /**

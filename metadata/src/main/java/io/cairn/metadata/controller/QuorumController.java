@@ -59,6 +59,8 @@ public final class QuorumController implements AutoCloseable {
     private final Function<UUID, ApiMessage> appliedResponses;
     /** The wall clock delegation tokens are timed by (epoch ms), as Kafka's controller reads {@code Time.SYSTEM}. */
     private volatile LongSupplier wallClockMs = System::currentTimeMillis;
+    /** The controller mutation quotas of forwarded topic commands: set once by the broker, read on the loop. */
+    private volatile ControllerMutationQuotas mutationQuotas = ControllerMutationQuotas.NONE;
 
     private volatile boolean active;
     private boolean ready;
@@ -121,6 +123,11 @@ public final class QuorumController implements AutoCloseable {
     /** Replaces the wall clock (tests). */
     void wallClock(LongSupplier clock) {
         this.wallClockMs = clock;
+    }
+
+    /** Counts forwarded topic commands against {@code quotas} from now on (Kafka's controller mutation quota). */
+    public void useMutationQuotas(ControllerMutationQuotas quotas) {
+        this.mutationQuotas = quotas;
     }
 
     /** True while this node is the active controller (it may still be committing its first record). */
@@ -245,7 +252,8 @@ public final class QuorumController implements AutoCloseable {
             MetadataImage base = ApiKey.forId(request.apiKey()) == ApiKey.LIST_PARTITION_REASSIGNMENTS
                     ? committed.get() : pending;
             result = request instanceof EnvelopeRequestData envelope
-                    ? logic.handleForwarded(base, ForwardedRequest.unwrap(envelope), wallClockMs.getAsLong())
+                    ? logic.handleForwarded(base, ForwardedRequest.unwrap(envelope), wallClockMs.getAsLong(),
+                            mutationQuotas)
                     : ApiKey.forId(request.apiKey()) == ApiKey.BROKER_HEARTBEAT
                     ? logic.heartbeat(base, (BrokerHeartbeatRequestData) request,
                             caughtUp((BrokerHeartbeatRequestData) request))

@@ -1,5 +1,6 @@
 package io.cairn.metadata.controller;
 
+import io.cairn.metadata.controller.ControllerMutationQuotas.MutationQuota;
 import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
@@ -45,6 +46,15 @@ final class TopicCommands {
     }
 
     ControllerResult<CreateTopicsResponseData> createTopics(MetadataImage image, CreateTopicsRequestData request) {
+        return createTopics(image, request, MutationQuota.UNBOUNDED);
+    }
+
+    /**
+     * CreateTopics with each valid topic's partitions counted against {@code quota} (Kafka checks it after every other
+     * check of the topic, validate-only requests included); a refused topic gets THROTTLING_QUOTA_EXCEEDED.
+     */
+    ControllerResult<CreateTopicsResponseData> createTopics(MetadataImage image, CreateTopicsRequestData request,
+                                                            MutationQuota quota) {
         CreateTopicsResponseData response = new CreateTopicsResponseData();
         List<ApiMessage> records = new ArrayList<>();
         MetadataImage working = image;
@@ -64,7 +74,7 @@ final class TopicCommands {
                         .setErrorMessage("Duplicate topic name.");
                 continue;
             }
-            List<ApiMessage> topicRecords = createTopic(working, topic, result);
+            List<ApiMessage> topicRecords = createTopic(working, topic, result, quota);
             if (!topicRecords.isEmpty() && !request.validateOnly()) {
                 records.addAll(topicRecords);
                 working = ControllerLogic.apply(working, topicRecords);
@@ -74,7 +84,7 @@ final class TopicCommands {
     }
 
     private List<ApiMessage> createTopic(MetadataImage image, CreateTopicsRequestData.CreatableTopic topic,
-                                         CreateTopicsResponseData.CreatableTopicResult result) {
+                                         CreateTopicsResponseData.CreatableTopicResult result, MutationQuota quota) {
         String name = topic.name();
         Optional<String> illegal = TopicNames.validate(name);
         if (illegal.isPresent()) {
@@ -133,6 +143,9 @@ final class TopicCommands {
             if (initialIsr(image, replicas).isEmpty()) {
                 return fail(result, Errors.INVALID_REPLICATION_FACTOR, noActiveReplica(replicas.size()));
             }
+        }
+        if (!quota.record(assignment.size())) {
+            return fail(result, Errors.THROTTLING_QUOTA_EXCEEDED, Errors.THROTTLING_QUOTA_EXCEEDED.message());
         }
         Uuid topicId = topicId(image.topicsById().keySet());
         List<ApiMessage> records = new ArrayList<>();
@@ -226,6 +239,12 @@ final class TopicCommands {
     }
 
     ControllerResult<DeleteTopicsResponseData> deleteTopics(MetadataImage image, DeleteTopicsRequestData request) {
+        return deleteTopics(image, request, MutationQuota.UNBOUNDED);
+    }
+
+    /** DeleteTopics with each topic's partitions counted against {@code quota} once it is found. */
+    ControllerResult<DeleteTopicsResponseData> deleteTopics(MetadataImage image, DeleteTopicsRequestData request,
+                                                            MutationQuota quota) {
         DeleteTopicsResponseData response = new DeleteTopicsResponseData();
         List<ApiMessage> records = new ArrayList<>();
         Set<Uuid> deleted = new HashSet<>();
@@ -243,6 +262,11 @@ final class TopicCommands {
             } else if (topic.isEmpty()) {
                 Errors error = target.name() != null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.UNKNOWN_TOPIC_ID;
                 result.setErrorCode(error.code()).setErrorMessage(error.message());
+            } else if (!deleted.contains(topic.get().id())
+                    && !quota.record(topic.get().partitions().size())) {
+                result.setName(topic.get().name()).setTopicId(topic.get().id())
+                        .setErrorCode(Errors.THROTTLING_QUOTA_EXCEEDED.code())
+                        .setErrorMessage(Errors.THROTTLING_QUOTA_EXCEEDED.message());
             } else {
                 result.setName(topic.get().name()).setTopicId(topic.get().id());
                 if (deleted.add(topic.get().id())) {
@@ -255,6 +279,15 @@ final class TopicCommands {
 
     ControllerResult<CreatePartitionsResponseData> createPartitions(MetadataImage image,
                                                                     CreatePartitionsRequestData request) {
+        return createPartitions(image, request, MutationQuota.UNBOUNDED);
+    }
+
+    /**
+     * CreatePartitions with each topic's new partitions counted against {@code quota}, after the checks of the count
+     * and of the number of assignments and before those of the replicas, as Kafka's controller orders them.
+     */
+    ControllerResult<CreatePartitionsResponseData> createPartitions(MetadataImage image,
+            CreatePartitionsRequestData request, MutationQuota quota) {
         CreatePartitionsResponseData response = new CreatePartitionsResponseData();
         List<ApiMessage> records = new ArrayList<>();
         MetadataImage working = image;
@@ -262,7 +295,7 @@ final class TopicCommands {
             CreatePartitionsResponseData.CreatePartitionsTopicResult result =
                     new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(target.name());
             response.results().add(result);
-            List<ApiMessage> topicRecords = createPartitions(working, target, result);
+            List<ApiMessage> topicRecords = createPartitions(working, target, result, quota);
             if (!request.validateOnly() && !topicRecords.isEmpty()) {
                 records.addAll(topicRecords);
                 working = ControllerLogic.apply(working, topicRecords);
@@ -272,7 +305,7 @@ final class TopicCommands {
     }
 
     private List<ApiMessage> createPartitions(MetadataImage image, CreatePartitionsRequestData.CreatePartitionsTopic
-            target, CreatePartitionsResponseData.CreatePartitionsTopicResult result) {
+            target, CreatePartitionsResponseData.CreatePartitionsTopicResult result, MutationQuota quota) {
         Optional<TopicImage> topic = image.topic(target.name());
         if (topic.isEmpty()) {
             result.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
@@ -291,6 +324,10 @@ final class TopicCommands {
             error = Errors.INVALID_REPLICA_ASSIGNMENT;
             problem = "Attempted to add " + (target.count() - current) + " additional partition(s), but only "
                     + target.assignments().size() + " assignment(s) were specified.";
+        }
+        if (problem == null && !quota.record(target.count() - current)) {
+            error = Errors.THROTTLING_QUOTA_EXCEEDED;
+            problem = Errors.THROTTLING_QUOTA_EXCEEDED.message();
         }
         int replication = topic.get().replicationFactor();
         for (int i = 0; problem == null && target.assignments() != null && i < target.assignments().size(); i++) {

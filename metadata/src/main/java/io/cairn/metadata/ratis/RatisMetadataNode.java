@@ -7,6 +7,7 @@ import io.cairn.metadata.MetaProperties;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.controller.ControllerLogic;
+import io.cairn.metadata.controller.ControllerMutationQuotas;
 import io.cairn.metadata.controller.ControllerEventListener;
 import io.cairn.metadata.controller.EventLoop;
 import io.cairn.metadata.controller.MetadataLog;
@@ -599,6 +600,13 @@ public final class RatisMetadataNode implements MetadataNode {
     @Override
     public int nodeId() {
         return config.nodeId();
+    }
+
+    @Override
+    public void useControllerMutationQuotas(ControllerMutationQuotas quotas) {
+        if (controller != null) {
+            controller.useMutationQuotas(quotas);
+        }
     }
 
     @Override

@@ -362,4 +362,74 @@ class ControllerLogicTest {
         topics.add(new AlterPartitionRequestData.TopicData().setTopicId(topic.id()).setPartitions(partitions));
         return new AlterPartitionRequestData().setBrokerId(broker).setBrokerEpoch(brokerEpoch).setTopics(topics);
     }
+
+    /** A quota of {@code budget} partitions in all: Kafka's strict or permissive rule over a plain count. */
+    private static final class BudgetQuotas implements ControllerMutationQuotas {
+        private int budget;
+        private final List<String> asked = new ArrayList<>();
+
+        BudgetQuotas(int budget) {
+            this.budget = budget;
+        }
+
+        @Override
+        public MutationQuota newQuota(String user, String clientId, boolean strict) {
+            asked.add(user + "/" + clientId + "/" + (strict ? "strict" : "permissive"));
+            return new MutationQuota() {
+                private int throttle;
+
+                @Override
+                public boolean record(int partitions) {
+                    if (strict && budget < 0) {
+                        throttle = -budget * 1000;
+                        return false;
+                    }
+                    budget -= partitions;
+                    if (!strict && budget < 0) {
+                        throttle = -budget * 1000;
+                    }
+                    return true;
+                }
+
+                @Override
+                public int throttleTimeMs() {
+                    return throttle;
+                }
+            };
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private <R extends ApiMessage> R forward(ApiMessage request, short version, ControllerMutationQuotas quotas) {
+        ForwardedRequest forwarded = ForwardedRequest.unwrap(ForwardedRequest.wrap(request, version, "app",
+                "User:alice"));
+        return run((ControllerResult<R>) logic.handleForwarded(image, forwarded, 0L, quotas));
+    }
+
+    @Test
+    void forwardedTopicCommandsCountPartitionsAgainstTheClientsMutationQuota() {
+        // Given: a quota of 3 partitions
+        brokers(1);
+        BudgetQuotas quotas = new BudgetQuotas(3);
+        CreateTopicsRequestData request = TestRequests.createTopic("a", 4, 1, Map.of());
+        request.topics().addAll(TestRequests.createTopic("b", 1, 1, Map.of()).topics());
+        request.topics().addAll(TestRequests.createTopic("c", -1, 1, Map.of("no.such.config", "1")).topics());
+
+        // When: strict CreateTopics v6 of a (4 partitions), b and an invalid c; then a permissive v5 of d
+        CreateTopicsResponseData strict = forward(request, (short) 6, quotas);
+        CreateTopicsResponseData permissive = forward(TestRequests.createTopic("d", 2, 1, Map.of()), (short) 5,
+                quotas);
+
+        // Then: a takes the quota below 0, b is refused with Kafka's error, c fails its own check first
+        assertThat(strict.topics()).extracting(t -> t.name() + ":" + Errors.forCode(t.errorCode()))
+                .containsExactly("a:NONE", "b:THROTTLING_QUOTA_EXCEEDED", "c:INVALID_CONFIG");
+        assertThat(strict.topics().get(1).errorMessage()).isEqualTo("The throttling quota has been exceeded.");
+        assertThat(strict.throttleTimeMs()).isEqualTo(1_000);
+        assertThat(image.topic("a")).isPresent();
+        assertThat(image.topic("b")).isEmpty();
+        assertThat(permissive.topics().get(0).errorCode()).isZero();
+        assertThat(permissive.throttleTimeMs()).isEqualTo(3_000);
+        assertThat(image.topic("d")).isPresent();
+        assertThat(quotas.asked).containsExactly("alice/app/strict", "alice/app/permissive");
+    }
 }
