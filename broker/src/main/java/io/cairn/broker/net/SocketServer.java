@@ -101,7 +101,8 @@ public final class SocketServer implements AutoCloseable {
             SecurityProtocol protocol = endpoint.securityProtocol();
             if (protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL) {
                 SslEngineFactory factory = SslEngineFactory.create(config.sslSettings(endpoint.listenerName()));
-                sslFactories.put(endpoint.listenerName(), new SslFactory(factory));
+                sslFactories.put(endpoint.listenerName(), new SslFactory(factory, endpoint.listenerName().equals(
+                        config.replicaFetch().interBrokerListenerName())));
                 LOGGER.info("Listener {} serves TLS: {}", endpoint.listenerName(), factory);
             }
             if (config.saslSettings(endpoint.listenerName()) != null) {

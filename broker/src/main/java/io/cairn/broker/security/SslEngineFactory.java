@@ -360,6 +360,17 @@ public final class SslEngineFactory {
     }
 
     /**
+     * A client-mode engine that checks the server's certificate chain but not its host name: the in-memory handshake
+     * that checks a reload of the inter-broker listener's stores ({@link SslEngineValidator}).
+     */
+    SSLEngine newValidationClientEngine() {
+        SSLEngine engine = context.createSSLEngine();
+        configure(engine);
+        engine.setUseClientMode(true);
+        return engine;
+    }
+
+    /**
      * Layers a client TLS socket over the connected {@code socket} to {@code host:port} and completes the handshake
      * (the blocking inter-broker clients' use); closing the returned socket closes {@code socket}.
      */

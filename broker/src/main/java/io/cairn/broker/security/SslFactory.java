@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import javax.net.ssl.SSLException;
 import javax.security.auth.x500.X500Principal;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -25,7 +26,9 @@ import org.apache.logging.log4j.Logger;
  * without a key store cannot get one and one with a key store cannot lose it; a listener checking peers with the
  * JVM's certificates cannot get a trust store; and each certificate of the new key store keeps the distinguished name
  * ({@code ssl.allow.dn.changes}) and every subject alternative name ({@code ssl.allow.san.changes}) of the one in the
- * same place of the old key store, unless the listener allows it. The refusals are Kafka's texts.
+ * same place of the old key store, unless the listener allows it; on the inter-broker listener the new stores must
+ * also complete TLS handshakes with the old ones, both ways ({@link SslEngineValidator}), so brokers still on the
+ * old ones keep replicating. The refusals are Kafka's texts.
  *
  * <p>Thread-safe: {@link #current()} is a volatile read; {@link #reconfigure} is serialised on this object.
  */
@@ -36,6 +39,8 @@ public final class SslFactory {
     private static final String FAILED = "Validation of dynamic config update of SSLFactory failed: ";
     private static final String CONFIG_EXCEPTION = "org.apache.kafka.common.config.ConfigException: ";
 
+    /** Whether the listener is the inter-broker one, whose new stores must complete handshakes with the old. */
+    private final boolean interBroker;
     /** Written by {@link #reconfigure} (under this object's monitor), read by every accepted connection. */
     private volatile SslEngineFactory current;
 
@@ -48,8 +53,14 @@ public final class SslFactory {
         }
     }
 
-    public SslFactory(SslEngineFactory initial) {
+    /**
+     * @param initial     the engines the listener starts with
+     * @param interBroker whether it is the inter-broker listener (Kafka's {@code keystoreVerifiableUsingTruststore}:
+     *                    a replacement must complete TLS handshakes with the current stores both ways)
+     */
+    public SslFactory(SslEngineFactory initial, boolean interBroker) {
         this.current = initial;
+        this.interBroker = interBroker;
     }
 
     /** The engines new connections of the listener use. */
@@ -116,6 +127,13 @@ public final class SslFactory {
         if (old.truststore() == null && candidate.truststore() != null) {
             throw refused("Cannot add SSL truststore to an existing listener for which no truststore was "
                     + "configured.");
+        }
+        if (interBroker && (old.truststore() != null || old.keystore() != null)) {
+            try {
+                SslEngineValidator.validate(old, candidate);
+            } catch (SSLException e) {
+                throw new ReconfigurationException(FAILED + e);
+            }
         }
         return candidate;
     }
