@@ -24,30 +24,37 @@ final class SslEngineValidator {
 
     /** Kafka's check: handshakes between {@code old} and {@code next}, each side once the server. */
     static void validate(SslEngineFactory old, SslEngineFactory next) throws SSLException {
-        handshake(next.newValidationClientEngine(), old.newServerEngine());
-        handshake(old.newValidationClientEngine(), next.newServerEngine());
+        closing(next.newValidationClientEngine(), old.newServerEngine());
+        closing(old.newValidationClientEngine(), next.newServerEngine());
     }
 
-    /** Completes a handshake between {@code client} and {@code server}, or throws the engines' failure. */
-    static void handshake(SSLEngine client, SSLEngine server) throws SSLException {
-        Side clientSide = new Side(client);
-        Side serverSide = new Side(server);
+    private static void closing(SSLEngine client, SSLEngine server) throws SSLException {
         try {
-            client.beginHandshake();
-            server.beginHandshake();
-            for (int round = 0; round < MAX_ROUNDS; round++) {
-                if (clientSide.done() && serverSide.done()) {
-                    return;
-                }
-                clientSide.step(serverSide);
-                serverSide.step(clientSide);
-            }
-            throw new SSLException("Did not finish handshake, handshake status: " + client.getHandshakeStatus()
-                    + " / " + server.getHandshakeStatus());
+            handshake(client, server);
         } finally {
             client.closeOutbound();
             server.closeOutbound();
         }
+    }
+
+    /**
+     * Completes a handshake between {@code client} and {@code server}, or throws the engines' failure; the engines
+     * are left open (their sessions tell what was agreed).
+     */
+    static void handshake(SSLEngine client, SSLEngine server) throws SSLException {
+        Side clientSide = new Side(client);
+        Side serverSide = new Side(server);
+        client.beginHandshake();
+        server.beginHandshake();
+        for (int round = 0; round < MAX_ROUNDS; round++) {
+            if (clientSide.done() && serverSide.done()) {
+                return;
+            }
+            clientSide.step(serverSide);
+            serverSide.step(clientSide);
+        }
+        throw new SSLException("Did not finish handshake, handshake status: " + client.getHandshakeStatus()
+                + " / " + server.getHandshakeStatus());
     }
 
     /** One engine and what it has written for its peer. */

@@ -122,7 +122,9 @@ public final class SslFactory {
                 throw refused("Cannot remove the SSL keystore from an existing listener for which a keystore was "
                         + "configured.");
             }
-            checkCompatible(candidate.keystore(), old.keystore(), next.allowDnChanges(), next.allowSanChanges());
+            // as Kafka, the listener's own ssl.allow.*.changes decide (they are not reconfigurable)
+            checkCompatible(candidate.keystore(), old.keystore(), old.settings().allowDnChanges(),
+                    old.settings().allowSanChanges());
         }
         if (old.truststore() == null && candidate.truststore() != null) {
             throw refused("Cannot add SSL truststore to an existing listener for which no truststore was "
