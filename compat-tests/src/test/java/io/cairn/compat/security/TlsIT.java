@@ -20,6 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -70,7 +72,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ({@code listener.name.mtls.ssl.client.auth=required}), all keys Kafka's; the stock Java producer and consumer over
  * SSL, a 5 MB fetch over TLS (file data copied through the TLS engine, not sent with sendfile), mutual TLS with and
  * without a client certificate, kcat over SSL, the SSL listener's key store swapped live by a dynamic broker config
- * (Kafka's refusals; the renewed certificate served to new clients and after a restart), and a 3-node cluster whose inter-broker listener is SSL with mutual
+ * (Kafka's refusals; the renewed certificate served to new clients and after a restart; the file rewritten in
+ * place reloaded when the same location is given again), and a 3-node cluster whose inter-broker listener is SSL with mutual
  * TLS replicating acks=all records with every replica in sync.
  *
  * <p>The certificates are made once for the class with keytool ({@link TestCertificates}).
@@ -183,13 +186,25 @@ class TlsIT {
             assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
             System.out.printf("TlsIT %s single node: %d ms%n", kind, (System.nanoTime() - begin) / 1_000_000);
 
-            // And: the SSL listener's key store is swapped live, and stays swapped across a restart
+            // And: the SSL listener's key store is swapped live, stays swapped across a restart, and is reloaded
+            // when its file is rewritten in place and the same location given again
             long swap = System.nanoTime();
-            theKeyStoreIsSwappedLiveWithKafkasChecks(cluster.bootstrapServers(), ssl);
+            Path keystore = Files.copy(renewed, dir.resolve("swapped-" + kind + ".p12"));
+            theKeyStoreIsSwappedLiveWithKafkasChecks(cluster.bootstrapServers(), ssl, keystore);
             broker.restart();
             await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
-                    assertThat(servedCertificate(ssl)).isEqualTo(renewedCertificate()));
-            System.out.printf("TlsIT %s key store swap and restart: %d ms%n", kind, (System.nanoTime() - swap)
+                    assertThat(servedCertificate(ssl)).isEqualTo(certificate(renewed, RENEWED)));
+            FileTime loaded = Files.getLastModifiedTime(keystore);
+            Files.copy(certs.brokerKeystore(), keystore, StandardCopyOption.REPLACE_EXISTING);
+            Files.setLastModifiedTime(keystore, FileTime.fromMillis(loaded.toMillis() + 2000));
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    cluster.bootstrapServers()))) {
+                alter(admin, new ConfigResource(ConfigResource.Type.BROKER, "1"),
+                        Map.of("listener.name.ssl.ssl.keystore.location", keystore.toString()));
+            }
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(servedCertificate(ssl))
+                    .isEqualTo(certificate(certs.brokerKeystore(), "broker")));
+            System.out.printf("TlsIT %s key store swaps and restart: %d ms%n", kind, (System.nanoTime() - swap)
                     / 1_000_000);
         }
     }
@@ -200,15 +215,15 @@ class TlsIT {
      * whose certificate has another distinguished name, with Kafka's messages; a renewed certificate (same name, new
      * key) is what the next TLS client sees, and DescribeConfigs shows the location but not the password.
      */
-    private static void theKeyStoreIsSwappedLiveWithKafkasChecks(String bootstrap, String sslListener)
-            throws Exception {
+    private static void theKeyStoreIsSwappedLiveWithKafkasChecks(String bootstrap, String sslListener,
+            Path keystore) throws Exception {
         ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, "1");
         String location = "listener.name.ssl.ssl.keystore.location";
         String password = "listener.name.ssl.ssl.keystore.password";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             // Refused: the cluster default, and a key store whose certificates have other names
             assertThatThrownBy(() -> alter(admin, new ConfigResource(ConfigResource.Type.BROKER, ""),
-                    Map.of(location, renewed.toString())))
+                    Map.of(location, keystore.toString())))
                     .isInstanceOf(ExecutionException.class).cause().isInstanceOf(InvalidRequestException.class)
                     .hasMessage("Cannot update these configs at default cluster level, broker id must be specified: "
                             + "Set(" + location + ")");
@@ -219,16 +234,16 @@ class TlsIT {
                             + "org.apache.kafka.common.config.ConfigException: Keystore DistinguishedName does not "
                             + "match:  existing={alias=")
                     .hasMessageEndingWith(" for configuration Invalid dynamic configuration");
-            assertThat(servedCertificate(sslListener)).isNotEqualTo(renewedCertificate());
+            assertThat(servedCertificate(sslListener)).isEqualTo(certificate(certs.brokerKeystore(), "broker"));
 
             // When: the renewed key store, with its password
-            alter(admin, broker, Map.of(location, renewed.toString(), password, certs.password()));
+            alter(admin, broker, Map.of(location, keystore.toString(), password, certs.password()));
 
             // Then
             await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
-                    assertThat(servedCertificate(sslListener)).isEqualTo(renewedCertificate()));
+                    assertThat(servedCertificate(sslListener)).isEqualTo(certificate(renewed, RENEWED)));
             Config described = admin.describeConfigs(List.of(broker)).all().get(30, TimeUnit.SECONDS).get(broker);
-            assertThat(described.get(location).value()).isEqualTo(renewed.toString());
+            assertThat(described.get(location).value()).isEqualTo(keystore.toString());
             assertThat(described.get(location).isSensitive()).isFalse();
             assertThat(described.get(password).value()).isNull();
             assertThat(described.get(password).isSensitive()).isTrue();
@@ -260,12 +275,13 @@ class TlsIT {
         }
     }
 
-    private static X509Certificate renewedCertificate() throws Exception {
+    /** The certificate of {@code alias} in the PKCS12 store {@code file}. */
+    private static X509Certificate certificate(Path file, String alias) throws Exception {
         KeyStore store = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(renewed)) {
+        try (InputStream in = Files.newInputStream(file)) {
             store.load(in, certs.password().toCharArray());
         }
-        return (X509Certificate) store.getCertificate(RENEWED);
+        return (X509Certificate) store.getCertificate(alias);
     }
 
     @KafkaHalfInFaults
