@@ -89,6 +89,7 @@ import io.cairn.broker.quota.ClientQuotas;
 import io.cairn.broker.quota.RequestQuotas;
 import io.cairn.broker.security.Authorizer;
 import io.cairn.broker.security.DelegationTokenCache;
+import io.cairn.broker.security.DynamicSslStores;
 import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslEngineFactory;
 import io.cairn.broker.security.StandardAclAuthorizer;
@@ -118,6 +119,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import org.apache.logging.log4j.Logger;
 
@@ -160,6 +162,8 @@ public final class CairnServer implements AutoCloseable {
     private RequestHandlerPool requestHandlers;
     private DynamicThreadPools threadPools;
     private DynamicConnectionLimits connectionLimits;
+    /** The SSL listeners' reloadable stores; set once the socket server has loaded them (before any request). */
+    private volatile DynamicSslStores sslStores;
     private DynamicLogCleaner logCleaner;
     private TransactionMarkerChannel markerChannel;
     /** Built on first use by {@link #interBrokerTls()}; guarded by {@code this}. */
@@ -254,30 +258,20 @@ public final class CairnServer implements AutoCloseable {
             transactionCoordinator.start();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
-                            producerIds), BrokerReconfigurable.all(List.of(threadPools, connectionLimits,
-                            logCleaner)), clientQuotas, extraHandlers);
+                            producerIds), BrokerReconfigurable.all(List.<BrokerReconfigurable>of(threadPools,
+                            connectionLimits, logCleaner, this::validateSslStores)), clientQuotas, extraHandlers);
             registerMetrics();
             MetadataNode node = metadata.node();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
                     scramCredentials(node, subscribeDelegationTokens(node)));
             metadata.node().subscribe(connectionLimits);
             clientQuotas.useIpConnectionRates(socketServer.connectionQuotas()::updateIpRates);
+            sslStores = new DynamicSslStores(config.nodeId(), config.originals(), socketServer.sslFactories());
+            metadata.node().subscribe(sslStores);
             if (config.metricsEnabled()) {
                 metricsServer = startMetrics(config, metrics);
             }
-            // Like Kafka, answer clients only once the controller has unfenced this broker, so the first Metadata
-            // already lists it; an advertised port 0 is only known once bound, so then the listeners come first.
-            // Partitions are opened (and stray logs deleted) only once the controller answered isCaughtUp: this
-            // node's image has applied the broker's own registration record, so it is not stale.
-            if (config.advertisedListeners().stream().allMatch(endpoint -> endpoint.port() != 0)) {
-                metadata.register(socketServer::boundPort, previousBrokerEpoch(), REGISTRATION_TIMEOUT_MS);
-                replicaManager.start(metadata.node());
-                socketServer.start();
-            } else {
-                socketServer.start();
-                metadata.register(socketServer::boundPort, previousBrokerEpoch(), REGISTRATION_TIMEOUT_MS);
-                replicaManager.start(metadata.node());
-            }
+            registerAndListen();
             // The pool sizes kept in metadata (dynamic num.io.threads, num.replica.fetchers) from the caught-up image.
             threadPools.apply(metadata.node().currentImage());
             connectionLimits.apply(metadata.node().currentImage());
@@ -288,6 +282,28 @@ public final class CairnServer implements AutoCloseable {
         } catch (InterruptedException | IOException | RuntimeException e) {
             close();
             throw e;
+        }
+    }
+
+    /**
+     * Registers with the controller, opens the partitions and binds the listeners. Like Kafka, answer clients only
+     * once the controller has unfenced this broker, so the first Metadata already lists it; an advertised port 0 is
+     * only known once bound, so then the listeners come first. Partitions are opened (and stray logs deleted) only
+     * once the controller answered isCaughtUp: this node's image has applied the broker's own registration record, so
+     * it is not stale. The key stores swapped by dynamic configs are applied from that caught-up image before clients
+     * connect (with port 0, right after registration).
+     */
+    private void registerAndListen() throws InterruptedException, IOException {
+        if (config.advertisedListeners().stream().allMatch(endpoint -> endpoint.port() != 0)) {
+            metadata.register(socketServer::boundPort, previousBrokerEpoch(), REGISTRATION_TIMEOUT_MS);
+            sslStores.apply(metadata.node().currentImage());
+            replicaManager.start(metadata.node());
+            socketServer.start();
+        } else {
+            socketServer.start();
+            metadata.register(socketServer::boundPort, previousBrokerEpoch(), REGISTRATION_TIMEOUT_MS);
+            sslStores.apply(metadata.node().currentImage());
+            replicaManager.start(metadata.node());
         }
     }
 
@@ -332,6 +348,12 @@ public final class CairnServer implements AutoCloseable {
             }
         }
         return interBrokerTls;
+    }
+
+    /** The checks of a change of the SSL listeners' stores (none before the socket server has loaded them). */
+    private Optional<String> validateSslStores(String resourceName, Map<String, String> props, MetadataImage image) {
+        DynamicSslStores stores = sslStores;
+        return stores == null ? Optional.empty() : stores.validate(resourceName, props, image);
     }
 
     /** The delegation tokens' SCRAM credentials, following the metadata image from now on. */
@@ -614,6 +636,9 @@ public final class CairnServer implements AutoCloseable {
         }
         if (connectionLimits != null) {
             metadata.node().unsubscribe(connectionLimits);
+        }
+        if (sslStores != null) {
+            metadata.node().unsubscribe(sslStores);
         }
         if (logCleaner != null) {
             metadata.node().unsubscribe(logCleaner);

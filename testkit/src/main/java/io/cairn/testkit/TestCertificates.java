@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * as JKS) with the password {@link #password()}; the CA certificate and the broker's key and chain are also written
  * as PEM.
  *
- * <p>Building one runs keytool about fifteen times (a few seconds): share one per test class. Immutable once built.
+ * <p>Building one runs keytool about fifteen times (a few seconds): share one per test class. Immutable once built
+ * but for the key stores {@link #newBrokerKeystore} adds.
  */
 public final class TestCertificates {
 
@@ -182,6 +183,20 @@ public final class TestCertificates {
     /** The CA certificate, PEM text. */
     public String caPemText() {
         return read("ca.pem");
+    }
+
+    /**
+     * Mints a new broker key pair and certificate, signed by the CA, with the broker's distinguished name and subject
+     * alternative names (what a certificate renewal looks like, and what a key store reload accepts), into the PKCS12
+     * key store {@code name}.p12 (alias {@code name}, the CA after it, {@link #password()}). About five keytool runs.
+     */
+    public Path newBrokerKeystore(String name) {
+        try {
+            signed(name, BROKER_DN, "SAN=dns:localhost,ip:127.0.0.1");
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not mint the broker certificate " + name + " in " + dir, e);
+        }
+        return dir.resolve(name + ".p12");
     }
 
     /** The client's PKCS12 key store ({@value #CLIENT_DN}, signed by the CA). */

@@ -450,7 +450,7 @@ public final class BrokerConfig {
      * {@code listener.name.<listener>.<key>} without its prefix (Kafka's per-listener override of {@code <key>}),
      * any other key as it is.
      */
-    private static String withoutListenerPrefix(String key) {
+    public static String withoutListenerPrefix(String key) {
         String prefix = "listener.name.";
         if (!key.startsWith(prefix)) {
             return key;

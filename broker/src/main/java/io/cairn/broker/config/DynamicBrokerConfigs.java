@@ -10,17 +10,22 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The broker configs that may change at run time (KIP-226 dynamic configs, per broker or cluster-wide): the keys
  * Cairn applies live (the replication throttle rates, the thread pools of {@link DynamicThreadPools}, the connection
  * limits of {@link DynamicConnectionLimits}, the cleaner threads and buffers of {@link DynamicLogCleaner} and the
  * topic defaults of {@link LogConfigs#isLiveDefault},
- * {@code log.retention.ms}, {@code log.segment.bytes}, {@code message.max.bytes}, ...), and the rest of the keys
+ * {@code log.retention.ms}, {@code log.segment.bytes}, {@code message.max.bytes}, ..., and a listener's key and trust
+ * stores, {@code listener.name.<listener>.ssl.keystore.location} and the other {@link SslSettings#RECONFIGURABLE}
+ * keys, per broker), and the rest of the keys
  * Kafka's {@code DynamicBrokerConfig} lets change (the dynamic rows of {@link ConfigTable}), which Cairn refuses
  * rather than store without honouring them. Validates a broker resource's resulting dynamic configs as Kafka's
  * {@code DynamicBrokerConfig.validateConfigs} does: a key that is not dynamic gets INVALID_REQUEST with Kafka's
- * "Cannot update these configs dynamically: Set(...)", a bad value INVALID_REQUEST with Kafka's
+ * "Cannot update these configs dynamically: Set(...)", a store key without a listener prefix and a per-broker key
+ * set for the cluster default INVALID_REQUEST with Kafka's texts, a bad value INVALID_REQUEST with Kafka's
  * {@code ConfigException} text (the table's type and rule). Stateless, thread-safe.
  */
 public final class DynamicBrokerConfigs {
@@ -42,6 +47,33 @@ public final class DynamicBrokerConfigs {
     /** Prefixes of Kafka's dynamic per-listener keys ({@code listener.name.<listener>.ssl.keystore.location}). */
     private static final List<String> KAFKA_DYNAMIC_PREFIXES = List.of("listener.name.");
 
+    /** Kafka's {@code ListenerConfigRegex}: a per-listener key and the key it overrides. */
+    private static final Pattern LISTENER_KEY = Pattern.compile("listener\\.name\\.[^.]*\\.(.*)");
+
+    /**
+     * The listener keys Kafka lets change only per broker (its {@code DynamicListenerConfig.ReconfigurableConfigs}
+     * and the reconfigurable {@code ssl.*} keys, less the cluster-wide connection keys): refused for the cluster
+     * default, with or without a listener prefix.
+     */
+    private static final Set<String> PER_BROKER = Set.of("advertised.listeners", "listeners",
+            "listener.security.protocol.map", "principal.builder.class", SslSettings.PROTOCOL, SslSettings.PROVIDER,
+            SslSettings.CIPHER_SUITES, SslSettings.ENABLED_PROTOCOLS, SslSettings.KEYSTORE_TYPE,
+            SslSettings.KEYSTORE_LOCATION, SslSettings.KEYSTORE_PASSWORD, SslSettings.KEY_PASSWORD,
+            SslSettings.TRUSTSTORE_TYPE, SslSettings.TRUSTSTORE_LOCATION, SslSettings.TRUSTSTORE_PASSWORD,
+            SslSettings.KEYMANAGER_ALGORITHM, SslSettings.TRUSTMANAGER_ALGORITHM,
+            SslSettings.ENDPOINT_IDENTIFICATION_ALGORITHM, SslSettings.SECURE_RANDOM_IMPLEMENTATION,
+            SslSettings.CLIENT_AUTH, SslSettings.ENGINE_FACTORY_CLASS, SslSettings.KEYSTORE_CERTIFICATE_CHAIN,
+            SslSettings.KEYSTORE_KEY, SslSettings.TRUSTSTORE_CERTIFICATES, "sasl.mechanism.inter.broker.protocol",
+            "sasl.jaas.config", "sasl.enabled.mechanisms", "sasl.kerberos.service.name", "sasl.kerberos.kinit.cmd",
+            "sasl.kerberos.ticket.renew.window.factor", "sasl.kerberos.ticket.renew.jitter",
+            "sasl.kerberos.min.time.before.relogin", "sasl.kerberos.principal.to.local.rules",
+            "sasl.login.refresh.window.factor", "sasl.login.refresh.window.jitter",
+            "sasl.login.refresh.min.period.seconds", "sasl.login.refresh.buffer.seconds");
+
+    /** The listener keys Kafka lets change cluster-wide ({@code ClusterLevelListenerConfigs}). */
+    private static final Set<String> CLUSTER_LEVEL_LISTENER_KEYS = Set.of(ConnectionLimits.MAX_CONNECTIONS,
+            "max.connection.creation.rate", "num.network.threads");
+
     /** A refused change: {@code invalidRequest} selects INVALID_REQUEST, else INVALID_CONFIG. */
     public record Refusal(boolean invalidRequest, String message) {
     }
@@ -49,16 +81,28 @@ public final class DynamicBrokerConfigs {
     private DynamicBrokerConfigs() {
     }
 
-    /** Whether {@code key} is applied live when set for this broker or cluster-wide. */
+    /** Whether {@code key} is applied live when set for this broker (or cluster-wide, where Kafka allows it). */
     public static boolean isLive(String key) {
-        return LIVE.contains(key) || LogConfigs.isLiveDefault(key) || ConnectionLimits.isKey(key);
+        return LIVE.contains(key) || LogConfigs.isLiveDefault(key) || ConnectionLimits.isKey(key)
+                || isListenerStoreKey(key);
+    }
+
+    /**
+     * Whether {@code key} is {@code listener.name.<listener>.<key>} of one of the {@code ssl.*} keys a listener's
+     * stores are reloaded with ({@link SslSettings#RECONFIGURABLE}).
+     */
+    public static boolean isListenerStoreKey(String key) {
+        Matcher m = LISTENER_KEY.matcher(key);
+        return m.matches() && SslSettings.RECONFIGURABLE.contains(m.group(1));
     }
 
     /**
      * Kafka's checks of a broker resource's dynamic configs after the change ({@code props}: key to value, deleted
      * keys absent), or empty when they are accepted.
+     *
+     * @param perBroker whether the resource is a broker's ({@code false}: the cluster default)
      */
-    public static Optional<Refusal> validate(Map<String, String> props) {
+    public static Optional<Refusal> validate(Map<String, String> props, boolean perBroker) {
         Set<String> notDynamic = new TreeSet<>();
         Set<String> notLive = new TreeSet<>();
         for (String key : props.keySet()) {
@@ -76,11 +120,28 @@ public final class DynamicBrokerConfigs {
             return Optional.of(new Refusal(true, "Cannot update these configs dynamically: "
                     + scalaSet(notDynamic)));
         }
+        Set<String> withoutPrefix = new TreeSet<>(props.keySet());
+        withoutPrefix.retainAll(SslSettings.RECONFIGURABLE);
+        if (!withoutPrefix.isEmpty()) {
+            return Optional.of(new Refusal(true, "These security configs can be dynamically updated only "
+                    + "per-listener using the listener prefix: " + scalaSet(withoutPrefix)));
+        }
+        Set<String> perBrokerOnly = new TreeSet<>();
+        if (!perBroker) {
+            props.keySet().stream().filter(DynamicBrokerConfigs::isPerBrokerOnly).forEach(perBrokerOnly::add);
+        }
+        if (!perBrokerOnly.isEmpty()) {
+            return Optional.of(new Refusal(true, "Cannot update these configs at default cluster level, broker id "
+                    + "must be specified: " + scalaSet(perBrokerOnly)));
+        }
         if (!notLive.isEmpty()) {
             return Optional.of(new Refusal(false, "Cairn applies these configs only at start, set them in "
                     + "server.properties: " + scalaSet(notLive)));
         }
         for (Map.Entry<String, String> e : new TreeMap<>(props).entrySet()) {
+            if (isListenerStoreKey(e.getKey())) {
+                continue; // strings and passwords; the listener's SslFactory checks them
+            }
             String tableKey = ConnectionLimits.isListenerKey(e.getKey())
                     ? ConnectionLimits.listenerBaseKey(e.getKey()) : e.getKey();
             Optional<String> invalid = ConfigTable.get().broker(tableKey).orElseThrow().validate(e.getValue());
@@ -100,6 +161,15 @@ public final class DynamicBrokerConfigs {
     public static String invalidDynamicConfiguration(String refusal) {
         return "Invalid value org.apache.kafka.common.config.ConfigException: " + refusal
                 + " for configuration Invalid dynamic configuration";
+    }
+
+    /** Kafka's {@code perBrokerConfigs}: a per-broker listener key, or any listener key but the cluster-wide ones. */
+    private static boolean isPerBrokerOnly(String key) {
+        Matcher m = LISTENER_KEY.matcher(key);
+        if (m.matches()) {
+            return !CLUSTER_LEVEL_LISTENER_KEYS.contains(m.group(1));
+        }
+        return PER_BROKER.contains(key);
     }
 
     private static String scalaSet(Set<String> keys) {

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The {@code ssl.*} settings of one listener, resolved as Kafka resolves a listener's configs: each key
@@ -45,11 +46,23 @@ public final class SslSettings {
     public static final String SECURE_RANDOM_IMPLEMENTATION = "ssl.secure.random.implementation";
     public static final String PRINCIPAL_MAPPING_RULES = "ssl.principal.mapping.rules";
     public static final String ENGINE_FACTORY_CLASS = "ssl.engine.factory.class";
+    /** Whether a reloaded key store may carry certificates with other distinguished names (Kafka's, false). */
+    public static final String ALLOW_DN_CHANGES = "ssl.allow.dn.changes";
+    /** Whether a reloaded key store may drop subject alternative names (Kafka's, false). */
+    public static final String ALLOW_SAN_CHANGES = "ssl.allow.san.changes";
     /** Kafka's store type whose stores are PEM text. */
     public static final String PEM = "PEM";
 
     /** The keys this class resolves, with Kafka's defaults (null: no default). */
     private static final Map<String, String> DEFAULTS = defaults();
+
+    /**
+     * The keys a listener's stores can be changed with at run time, per broker and with the listener prefix (Kafka's
+     * {@code SslConfigs.RECONFIGURABLE_CONFIGS}); the other {@code ssl.*} keys apply from the start.
+     */
+    public static final Set<String> RECONFIGURABLE = Set.of(KEYSTORE_TYPE, KEYSTORE_LOCATION, KEYSTORE_PASSWORD,
+            KEY_PASSWORD, TRUSTSTORE_TYPE, TRUSTSTORE_LOCATION, TRUSTSTORE_PASSWORD, KEYSTORE_CERTIFICATE_CHAIN,
+            KEYSTORE_KEY, TRUSTSTORE_CERTIFICATES);
 
     /** {@code ssl.client.auth}: whether the server asks for, or insists on, a client certificate. */
     public enum ClientAuth {
@@ -83,6 +96,8 @@ public final class SslSettings {
         defaults.put(CLIENT_AUTH, "none");
         defaults.put(ENDPOINT_IDENTIFICATION_ALGORITHM, "https");
         defaults.put(PRINCIPAL_MAPPING_RULES, "DEFAULT");
+        defaults.put(ALLOW_DN_CHANGES, "false");
+        defaults.put(ALLOW_SAN_CHANGES, "false");
         return Collections.unmodifiableMap(defaults);
     }
 
@@ -285,6 +300,21 @@ public final class SslSettings {
 
     public String principalMappingRules() {
         return get(PRINCIPAL_MAPPING_RULES);
+    }
+
+    /** {@code ssl.allow.dn.changes}: a reloaded key store may change its certificates' distinguished names. */
+    public boolean allowDnChanges() {
+        return Boolean.parseBoolean(get(ALLOW_DN_CHANGES));
+    }
+
+    /** {@code ssl.allow.san.changes}: a reloaded key store may drop subject alternative names. */
+    public boolean allowSanChanges() {
+        return Boolean.parseBoolean(get(ALLOW_SAN_CHANGES));
+    }
+
+    /** Whether {@code other} resolves every key to the same value (where the values came from aside). */
+    public boolean sameValues(SslSettings other) {
+        return listenerName.equals(other.listenerName) && values.equals(other.values);
     }
 
     private List<String> list(String key) {

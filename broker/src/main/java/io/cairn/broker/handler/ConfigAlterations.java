@@ -163,8 +163,9 @@ final class ConfigAlterations {
                 }
             }
         }
-        Optional<Outcome> refused = DynamicBrokerConfigs.validate(props).map(refusal -> new Outcome(
-                refusal.invalidRequest() ? Errors.INVALID_REQUEST : Errors.INVALID_CONFIG, refusal.message()));
+        Optional<Outcome> refused = DynamicBrokerConfigs.validate(props, !resource.name().isEmpty())
+                .map(refusal -> new Outcome(refusal.invalidRequest() ? Errors.INVALID_REQUEST : Errors.INVALID_CONFIG,
+                        refusal.message()));
         if (refused.isEmpty() && reconfigurables != null) {
             // Kafka's validateReconfiguration of each part, through validateBrokerConfigChange: INVALID_REQUEST
             refused = reconfigurables.validate(resource.name(), props, image.get())

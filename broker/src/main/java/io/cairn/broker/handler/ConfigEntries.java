@@ -1,5 +1,6 @@
 package io.cairn.broker.handler;
 
+import io.cairn.broker.config.BrokerConfig;
 import io.cairn.metadata.config.ConfigKey;
 import io.cairn.metadata.config.ConfigTable;
 import io.cairn.wire.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
@@ -68,11 +69,25 @@ final class ConfigEntries {
         for (String name : names) {
             String value = firstNonNull(dynamic.get(name), clusterDefaults.get(name), staticConfigs.get(name),
                     cairnDefaults.get(name), defaults.get(name));
-            List<DescribeConfigsSynonym> synonyms = synonyms(name, table.brokerSynonyms(name), sensitive(name),
+            List<DescribeConfigsSynonym> synonyms = synonyms(name, brokerSynonyms(name), sensitive(name),
                     dynamic, clusterDefaults);
             entries.add(brokerEntry(name, value, synonyms, includeSynonyms, includeDocumentation));
         }
         return entries;
+    }
+
+    /**
+     * Kafka's {@code brokerConfigSynonyms}: a per-listener key ({@code listener.name.<l>.ssl.keystore.location})
+     * and the key it overrides, else the key's synonym group.
+     */
+    private List<String> brokerSynonyms(String name) {
+        String base = BrokerConfig.withoutListenerPrefix(name);
+        return base.equals(name) ? table.brokerSynonyms(name) : List.of(name, base);
+    }
+
+    /** The table's key of {@code name}, or of the key a per-listener key overrides (Kafka's {@code configType}). */
+    private Optional<ConfigKey> brokerKey(String name) {
+        return table.broker(name).or(() -> table.broker(BrokerConfig.withoutListenerPrefix(name)));
     }
 
     /** The cluster-default resource ({@code ""}): just the dynamic defaults. */
@@ -80,7 +95,7 @@ final class ConfigEntries {
                                                         boolean includeDocumentation) {
         List<DescribeConfigsResourceResult> entries = new ArrayList<>();
         new TreeMap<>(clusterDefaults).forEach((name, value) -> {
-            List<DescribeConfigsSynonym> synonyms = synonyms(name, table.brokerSynonyms(name), sensitive(name),
+            List<DescribeConfigsSynonym> synonyms = synonyms(name, brokerSynonyms(name), sensitive(name),
                     Map.of(), clusterDefaults).stream().filter(s -> s.source() == DYNAMIC_DEFAULT_BROKER_CONFIG)
                     .toList();
             entries.add(brokerEntry(name, value, synonyms, includeSynonyms, includeDocumentation));
@@ -88,20 +103,24 @@ final class ConfigEntries {
         return entries;
     }
 
-    /** Kafka's {@code maybeSensitive}: a password, or a key whose type is unknown. */
+    /** Kafka's {@code maybeSensitive}: a password (a per-listener key: its key's type), or an unknown key. */
     private boolean sensitive(String name) {
-        return table.broker(name).map(ConfigKey::sensitive).orElse(true);
+        return brokerKey(name).map(ConfigKey::sensitive).orElse(true);
     }
 
-    /** A broker entry: read-only unless dynamic, Kafka's type (UNKNOWN for a key outside the table). */
+    /**
+     * A broker entry: read-only unless dynamic (a per-listener key always, as Kafka lists only the keys themselves as
+     * dynamic), Kafka's type (a per-listener key: its key's; UNKNOWN for a key outside the table).
+     */
     private DescribeConfigsResourceResult brokerEntry(String name, String value, List<DescribeConfigsSynonym> synonyms,
                                                       boolean includeSynonyms, boolean includeDocumentation) {
-        Optional<ConfigKey> key = table.broker(name);
+        Optional<ConfigKey> exact = table.broker(name);
+        Optional<ConfigKey> key = brokerKey(name);
         boolean sensitive = sensitive(name);
         return entry(name, sensitive ? null : value, sensitive, synonyms, includeSynonyms)
-                .setReadOnly(key.map(ConfigKey::readOnly).orElse(true))
+                .setReadOnly(exact.map(ConfigKey::readOnly).orElse(true))
                 .setConfigType(key.map(k -> k.type().id()).orElse((byte) 0))
-                .setDocumentation(includeDocumentation ? key.map(ConfigKey::documentation).orElse(null) : null);
+                .setDocumentation(includeDocumentation ? exact.map(ConfigKey::documentation).orElse(null) : null);
     }
 
     /**

@@ -7,6 +7,7 @@ import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.security.SaslServers;
 import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslEngineFactory;
+import io.cairn.broker.security.SslFactory;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -25,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   socket → [TLS → principal] → [idle timeout] → RequestFrameDecoder → [SASL] → RequestDispatcher
  *   socket ← [TLS] ← ReadGate ← ResponseEncoder ← [SASL] ← ResponseOrderer ← RequestDispatcher
  * </pre>
- * On an SSL listener the {@link SslHandler} (a server engine of the listener's {@link SslEngineFactory}) sits next to
+ * On an SSL listener the {@link SslHandler} (a server engine of the listener's current {@link SslEngineFactory}, which
+ * a reload of its stores replaces for later connections only) sits next to
  * the socket, and the {@link ResponseEncoder} seeing it copies fetched file data into buffers instead of sending
  * file regions (TLS must encrypt the bytes, so there is no sendfile). On a SASL listener the
  * {@link SaslServerAuthenticator} answers everything until the client has authenticated, then leaves the pipeline;
@@ -46,8 +48,8 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final RequestMemoryPool memoryPool;
     private final Executor requestHandlers;
     private final DispatcherMetrics metrics;
-    /** The listener's TLS engines, or null on a PLAINTEXT listener. */
-    private final SslEngineFactory ssl;
+    /** The listener's TLS engines (each connection takes the current ones), or null on a PLAINTEXT listener. */
+    private final SslFactory ssl;
     /** The listener's SASL settings, or null when it is not a SASL listener. */
     private final SaslSettings sasl;
     private final SaslServers saslServers;
@@ -57,7 +59,7 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
 
     CairnChannelInitializer(Endpoint endpoint, HandlerRegistry registry, int maxRequestBytes,
             long connectionsMaxIdleMs, ChannelGroup channels, RequestMemoryPool memoryPool,
-            Executor requestHandlers, DispatcherMetrics metrics, SslEngineFactory ssl, SaslSettings sasl,
+            Executor requestHandlers, DispatcherMetrics metrics, SslFactory ssl, SaslSettings sasl,
             ScramCredentials scramCredentials, boolean trackActivity) {
         this.trackActivity = trackActivity;
         this.endpoint = endpoint;
@@ -89,8 +91,10 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
             pipeline.addLast("activity", ConnectionQuotas.activity());
         }
         if (ssl != null) {
-            pipeline.addLast("ssl", new SslHandler(ssl.newServerEngine()));
-            pipeline.addLast("principal", new SslPrincipalHandler(ssl, connection));
+            // the engines current now: a later reload of the listener's stores leaves this connection alone
+            SslEngineFactory engines = ssl.current();
+            pipeline.addLast("ssl", new SslHandler(engines.newServerEngine()));
+            pipeline.addLast("principal", new SslPrincipalHandler(engines, connection));
         }
         pipeline.addLast("readGate", new ReadGate());
         if (connectionsMaxIdleMs > 0) {

@@ -7,6 +7,7 @@ import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.metrics.BrokerMetrics;
 import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslEngineFactory;
+import io.cairn.broker.security.SslFactory;
 import io.cairn.log.Time;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -31,6 +32,7 @@ import java.net.InetSocketAddress;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.UnknownHostException;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,8 +66,8 @@ public final class SocketServer implements AutoCloseable {
     private final BrokerMetrics metrics;
     /** The SCRAM credentials SASL listeners authenticate against (the current metadata image's). */
     private final ScramCredentials scramCredentials;
-    /** The TLS engines of each SSL listener, by listener name. */
-    private final Map<String, SslEngineFactory> sslFactories = new LinkedHashMap<>();
+    /** The TLS engines of each SSL listener, by listener name (their stores reloadable). */
+    private final Map<String, SslFactory> sslFactories = new LinkedHashMap<>();
     /** The network threads, for their CPU time (the idle-percent gauge); added by the thread factory. */
     private final List<Thread> networkThreads = new CopyOnWriteArrayList<>();
     private final ConnectionQuotas connectionQuotas;
@@ -100,7 +102,8 @@ public final class SocketServer implements AutoCloseable {
             SecurityProtocol protocol = endpoint.securityProtocol();
             if (protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL) {
                 SslEngineFactory factory = SslEngineFactory.create(config.sslSettings(endpoint.listenerName()));
-                sslFactories.put(endpoint.listenerName(), factory);
+                sslFactories.put(endpoint.listenerName(), new SslFactory(factory, endpoint.listenerName().equals(
+                        config.replicaFetch().interBrokerListenerName())));
                 LOGGER.info("Listener {} serves TLS: {}", endpoint.listenerName(), factory);
             }
             if (config.saslSettings(endpoint.listenerName()) != null) {
@@ -126,7 +129,12 @@ public final class SocketServer implements AutoCloseable {
         }
     }
 
-    private void bind(Endpoint endpoint, SslEngineFactory ssl) throws InterruptedException {
+    /** The TLS engines of each SSL listener, by listener name, whose stores dynamic configs replace. */
+    public Map<String, SslFactory> sslFactories() {
+        return Collections.unmodifiableMap(sslFactories);
+    }
+
+    private void bind(Endpoint endpoint, SslFactory ssl) throws InterruptedException {
         Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class
                 : NioServerSocketChannel.class;
         CairnChannelInitializer initializer = new CairnChannelInitializer(endpoint, registries.apply(endpoint),

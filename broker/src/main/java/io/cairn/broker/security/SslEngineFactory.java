@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.KeyStoreException;
@@ -36,7 +37,8 @@ import javax.security.auth.x500.X500Principal;
  * {@code ssl.cipher.suites}; server engines ask for client certificates per {@code ssl.client.auth}, client engines
  * check the server's host name per {@code ssl.endpoint.identification.algorithm}. Every store is loaded, and every
  * protocol and cipher suite checked, when the factory is created, so a bad setting fails startup with one
- * {@link ConfigException} naming its key.
+ * {@link ConfigException} naming its key. The stores stay readable ({@link #keystore()}, {@link #truststore()}) for
+ * the checks of a reload ({@link SslFactory}).
  *
  * <p>Immutable and thread-safe.
  */
@@ -47,10 +49,19 @@ public final class SslEngineFactory {
     private final String[] protocols;
     private final String[] cipherSuites;
     private final SslPrincipalMapper principalMapper;
+    /** The key and trust stores loaded, and their files' modification times then (for a reload's checks). */
+    private final LoadedStores stores;
 
-    private SslEngineFactory(SslSettings settings, SSLContext context, SslPrincipalMapper principalMapper) {
+    /** What the context was built from: the stores (null when none) and their files' modification times. */
+    private record LoadedStores(KeyStore keystore, FileTime keystoreModified, KeyStore truststore,
+                                FileTime truststoreModified) {
+    }
+
+    private SslEngineFactory(SslSettings settings, SSLContext context, LoadedStores stores,
+                             SslPrincipalMapper principalMapper) {
         this.settings = settings;
         this.context = context;
+        this.stores = stores;
         this.protocols = settings.enabledProtocols().toArray(new String[0]);
         this.cipherSuites = settings.cipherSuites().isEmpty() ? null : settings.cipherSuites().toArray(new String[0]);
         this.principalMapper = principalMapper;
@@ -69,12 +80,32 @@ public final class SslEngineFactory {
             throw ConfigException.invalid(settings.keyOf(SslSettings.PRINCIPAL_MAPPING_RULES),
                     settings.principalMappingRules(), e.getMessage());
         }
-        SslEngineFactory factory = new SslEngineFactory(settings, context(settings), mapper);
+        // Kafka takes a store file's modification time before loading it, so a write during the load is seen later.
+        FileTime keystoreModified = modified(settings.hasKeystore() ? settings.get(SslSettings.KEYSTORE_LOCATION)
+                : null);
+        FileTime truststoreModified = modified(settings.hasTruststore()
+                ? settings.get(SslSettings.TRUSTSTORE_LOCATION) : null);
+        KeyStore keystore = settings.hasKeystore() ? keystore(settings) : null;
+        KeyStore truststore = settings.hasTruststore() ? truststore(settings) : null;
+        SslEngineFactory factory = new SslEngineFactory(settings, context(settings, keystore, truststore),
+                new LoadedStores(keystore, keystoreModified, truststore, truststoreModified), mapper);
         factory.checkEngineSettings();
         return factory;
     }
 
-    private static SSLContext context(SslSettings settings) {
+    /** The modification time of the file at {@code location}, or null when there is none or it cannot be read. */
+    private static FileTime modified(String location) {
+        if (location == null) {
+            return null;
+        }
+        try {
+            return Files.getLastModifiedTime(Path.of(location));
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static SSLContext context(SslSettings settings, KeyStore keystore, KeyStore truststore) {
         SSLContext context;
         String provider = settings.get(SslSettings.PROVIDER);
         try {
@@ -87,8 +118,8 @@ public final class SslEngineFactory {
             throw ConfigException.invalid(settings.keyOf(SslSettings.PROVIDER), provider, "no such security "
                     + "provider in this JVM");
         }
-        KeyManager[] keyManagers = settings.hasKeystore() ? keyManagers(settings) : null;
-        TrustManagerFactory trust = trustManagers(settings);
+        KeyManager[] keyManagers = keystore != null ? keyManagers(settings, keystore) : null;
+        TrustManagerFactory trust = trustManagers(settings, truststore);
         SecureRandom random = null;
         String randomName = settings.get(SslSettings.SECURE_RANDOM_IMPLEMENTATION);
         if (randomName != null) {
@@ -108,21 +139,11 @@ public final class SslEngineFactory {
         return context;
     }
 
-    private static KeyManager[] keyManagers(SslSettings settings) {
-        String algorithm = settings.get(SslSettings.KEYMANAGER_ALGORITHM) != null
-                ? settings.get(SslSettings.KEYMANAGER_ALGORITHM) : KeyManagerFactory.getDefaultAlgorithm();
-        KeyManagerFactory factory;
-        try {
-            factory = KeyManagerFactory.getInstance(algorithm);
-        } catch (NoSuchAlgorithmException e) {
-            throw ConfigException.invalid(settings.keyOf(SslSettings.KEYMANAGER_ALGORITHM), algorithm,
-                    "no such key manager algorithm in this JVM");
-        }
+    /** Loads the key store of {@code settings} (a file of the JVM's types, a PEM file or inline PEM). */
+    private static KeyStore keystore(SslSettings settings) {
         String keyPasswordText = settings.get(SslSettings.KEY_PASSWORD);
-        char[] keyPassword;
-        KeyStore store;
         if (SslSettings.PEM.equalsIgnoreCase(settings.keystoreType())) {
-            keyPassword = keyPasswordText == null ? null : keyPasswordText.toCharArray();
+            char[] keyPassword = keyPasswordText == null ? null : keyPasswordText.toCharArray();
             String key;
             String chain;
             String location = settings.get(SslSettings.KEYSTORE_LOCATION);
@@ -137,17 +158,34 @@ public final class SslEngineFactory {
                 sourceKey = settings.keyOf(SslSettings.KEYSTORE_KEY);
             }
             try {
-                store = PemStores.keyStore(key, chain, keyPassword);
+                return PemStores.keyStore(key, chain, keyPassword);
             } catch (GeneralSecurityException | IOException e) {
                 throw ConfigException.invalid(sourceKey, location != null ? location : "[hidden]",
                         "invalid PEM key store: " + message(e));
             }
-            keyPassword = keyPassword != null ? keyPassword : new char[0];
+        }
+        return loadStore(settings, SslSettings.KEYSTORE_TYPE, SslSettings.KEYSTORE_LOCATION,
+                SslSettings.KEYSTORE_PASSWORD, settings.get(SslSettings.KEYSTORE_PASSWORD).toCharArray(),
+                "key store");
+    }
+
+    private static KeyManager[] keyManagers(SslSettings settings, KeyStore store) {
+        String algorithm = settings.get(SslSettings.KEYMANAGER_ALGORITHM) != null
+                ? settings.get(SslSettings.KEYMANAGER_ALGORITHM) : KeyManagerFactory.getDefaultAlgorithm();
+        KeyManagerFactory factory;
+        try {
+            factory = KeyManagerFactory.getInstance(algorithm);
+        } catch (NoSuchAlgorithmException e) {
+            throw ConfigException.invalid(settings.keyOf(SslSettings.KEYMANAGER_ALGORITHM), algorithm,
+                    "no such key manager algorithm in this JVM");
+        }
+        String keyPasswordText = settings.get(SslSettings.KEY_PASSWORD);
+        char[] keyPassword;
+        if (SslSettings.PEM.equalsIgnoreCase(settings.keystoreType())) {
+            keyPassword = keyPasswordText != null ? keyPasswordText.toCharArray() : new char[0];
         } else {
-            String password = settings.get(SslSettings.KEYSTORE_PASSWORD);
-            store = loadStore(settings, SslSettings.KEYSTORE_TYPE, SslSettings.KEYSTORE_LOCATION,
-                    SslSettings.KEYSTORE_PASSWORD, password.toCharArray(), "key store");
-            keyPassword = (keyPasswordText != null ? keyPasswordText : password).toCharArray();
+            keyPassword = (keyPasswordText != null ? keyPasswordText : settings.get(SslSettings.KEYSTORE_PASSWORD))
+                    .toCharArray();
         }
         try {
             factory.init(store, keyPassword);
@@ -162,7 +200,27 @@ public final class SslEngineFactory {
         return factory.getKeyManagers();
     }
 
-    private static TrustManagerFactory trustManagers(SslSettings settings) {
+    /** Loads the trust store of {@code settings} (a file of the JVM's types, a PEM file or inline PEM). */
+    private static KeyStore truststore(SslSettings settings) {
+        String location = settings.get(SslSettings.TRUSTSTORE_LOCATION);
+        if (SslSettings.PEM.equalsIgnoreCase(settings.truststoreType())) {
+            String pem = location != null ? readText(settings, SslSettings.TRUSTSTORE_LOCATION, location,
+                    "trust store") : settings.get(SslSettings.TRUSTSTORE_CERTIFICATES);
+            try {
+                return PemStores.trustStore(pem);
+            } catch (GeneralSecurityException | IOException e) {
+                throw ConfigException.invalid(settings.keyOf(location != null ? SslSettings.TRUSTSTORE_LOCATION
+                        : SslSettings.TRUSTSTORE_CERTIFICATES), location != null ? location : "[hidden]",
+                        "invalid PEM trust store: " + message(e));
+            }
+        }
+        String password = settings.get(SslSettings.TRUSTSTORE_PASSWORD);
+        return loadStore(settings, SslSettings.TRUSTSTORE_TYPE, SslSettings.TRUSTSTORE_LOCATION,
+                SslSettings.TRUSTSTORE_PASSWORD, password == null ? null : password.toCharArray(), "trust store");
+    }
+
+    /** The trust managers over {@code store}, or over the JVM's trusted certificates when it is null. */
+    private static TrustManagerFactory trustManagers(SslSettings settings, KeyStore store) {
         String algorithm = settings.get(SslSettings.TRUSTMANAGER_ALGORITHM) != null
                 ? settings.get(SslSettings.TRUSTMANAGER_ALGORITHM) : TrustManagerFactory.getDefaultAlgorithm();
         TrustManagerFactory factory;
@@ -171,26 +229,6 @@ public final class SslEngineFactory {
         } catch (NoSuchAlgorithmException e) {
             throw ConfigException.invalid(settings.keyOf(SslSettings.TRUSTMANAGER_ALGORITHM), algorithm,
                     "no such trust manager algorithm in this JVM");
-        }
-        KeyStore store = null;
-        if (settings.hasTruststore()) {
-            String location = settings.get(SslSettings.TRUSTSTORE_LOCATION);
-            if (SslSettings.PEM.equalsIgnoreCase(settings.truststoreType())) {
-                String pem = location != null ? readText(settings, SslSettings.TRUSTSTORE_LOCATION, location,
-                        "trust store") : settings.get(SslSettings.TRUSTSTORE_CERTIFICATES);
-                try {
-                    store = PemStores.trustStore(pem);
-                } catch (GeneralSecurityException | IOException e) {
-                    throw ConfigException.invalid(settings.keyOf(location != null ? SslSettings.TRUSTSTORE_LOCATION
-                            : SslSettings.TRUSTSTORE_CERTIFICATES), location != null ? location : "[hidden]",
-                            "invalid PEM trust store: " + message(e));
-                }
-            } else {
-                String password = settings.get(SslSettings.TRUSTSTORE_PASSWORD);
-                store = loadStore(settings, SslSettings.TRUSTSTORE_TYPE, SslSettings.TRUSTSTORE_LOCATION,
-                        SslSettings.TRUSTSTORE_PASSWORD, password == null ? null : password.toCharArray(),
-                        "trust store");
-            }
         }
         try {
             factory.init(store);
@@ -272,6 +310,32 @@ public final class SslEngineFactory {
         return settings;
     }
 
+    /** The key store the context presents, or null when the settings have none. */
+    public KeyStore keystore() {
+        return stores.keystore();
+    }
+
+    /** The trust store the context checks peers with, or null for the JVM's trusted certificates. */
+    public KeyStore truststore() {
+        return stores.truststore();
+    }
+
+    /**
+     * Whether the key or trust store file was modified since this factory loaded it (Kafka's {@code shouldBeRebuilt}
+     * for an unchanged path): its modification time differs from the one taken before the load.
+     */
+    public boolean storeFilesModified() {
+        return changed(stores.keystoreModified(), settings.hasKeystore()
+                ? settings.get(SslSettings.KEYSTORE_LOCATION) : null)
+                || changed(stores.truststoreModified(), settings.hasTruststore()
+                ? settings.get(SslSettings.TRUSTSTORE_LOCATION) : null);
+    }
+
+    private static boolean changed(FileTime loaded, String location) {
+        FileTime now = modified(location);
+        return now != null && !now.equals(loaded);
+    }
+
     /** A server-mode engine for one accepted connection. */
     public SSLEngine newServerEngine() {
         SSLEngine engine = context.createSSLEngine();
@@ -292,6 +356,17 @@ public final class SslEngineFactory {
         configure(engine);
         engine.setUseClientMode(true);
         engine.setSSLParameters(clientParameters(engine.getSSLParameters()));
+        return engine;
+    }
+
+    /**
+     * A client-mode engine that checks the server's certificate chain but not its host name: the in-memory handshake
+     * that checks a reload of the inter-broker listener's stores ({@link SslEngineValidator}).
+     */
+    SSLEngine newValidationClientEngine() {
+        SSLEngine engine = context.createSSLEngine();
+        configure(engine);
+        engine.setUseClientMode(true);
         return engine;
     }
 

@@ -140,4 +140,28 @@ class ConfigAlterationsTest {
         // Then
         assertThat(outcomes[0]).isNull();
     }
+
+    @Test
+    void storeKeysAreTakenPerBrokerAndPerListenerOnly() {
+        // Given
+        String location = "listener.name.ssl.ssl.keystore.location";
+
+        // Then: with the listener prefix for this broker, they go on (the listener's own checks aside)
+        assertThat(only(resource(BROKER, "1", set(location, "/k.p12"),
+                set("listener.name.ssl.ssl.keystore.password", "s")))).isNull();
+        assertThat(only(resource(BROKER, "1", set("ssl.keystore.location", "/k.p12"),
+                set("ssl.truststore.password", "s")))).isEqualTo(new ConfigAlterations.Outcome(
+                Errors.INVALID_REQUEST, "These security configs can be dynamically updated only per-listener using "
+                + "the listener prefix: Set(ssl.keystore.location, ssl.truststore.password)"));
+        assertThat(only(resource(BROKER, "", set(location, "/k.p12")))).isEqualTo(new ConfigAlterations.Outcome(
+                Errors.INVALID_REQUEST, "Cannot update these configs at default cluster level, broker id must be "
+                + "specified: Set(" + location + ")"));
+        assertThat(only(resource(BROKER, "", set("ssl.protocol", "TLSv1.2")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Cannot update these configs at default "
+                        + "cluster level, broker id must be specified: Set(ssl.protocol)"));
+        assertThat(only(resource(BROKER, "", set("listener.name.plaintext.max.connections", "5")))).isNull();
+        assertThat(only(resource(BROKER, "1", set("listener.name.ssl.ssl.client.auth", "required")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn applies these configs only at start, "
+                        + "set them in server.properties: Set(listener.name.ssl.ssl.client.auth)"));
+    }
 }

@@ -39,6 +39,37 @@ class ConfigEntriesTest {
     }
 
     @Test
+    void aPerListenerKeyTakesItsKeysTypeAndSensitivityWithKafkasSynonyms() {
+        // Given: a listener's dynamic key store over the static global one
+        ConfigEntries entries = new ConfigEntries(Map.of("ssl.keystore.location", "/static.p12"), Map.of());
+        Map<String, String> dynamic = Map.of("listener.name.ssl.ssl.keystore.location", "/new.p12",
+                "listener.name.ssl.ssl.keystore.password", "secret");
+
+        // When
+        List<DescribeConfigsResourceResult> configs = entries.broker(dynamic, Map.of(), true, false);
+
+        // Then: as Kafka's ConfigHelper: the value shown, the password not, both read-only (the key itself is the
+        // dynamic one), the synonyms the listener's key then the key it overrides
+        DescribeConfigsResourceResult location = find(configs, "listener.name.ssl.ssl.keystore.location");
+        assertThat(location.value()).isEqualTo("/new.p12");
+        assertThat(location.isSensitive()).isFalse();
+        assertThat(location.readOnly()).isTrue();
+        assertThat(location.configType()).isEqualTo((byte) 2);
+        assertThat(location.configSource()).isEqualTo(ConfigEntries.DYNAMIC_BROKER_CONFIG);
+        assertThat(location.synonyms()).extracting(DescribeConfigsSynonym::name, DescribeConfigsSynonym::value,
+                DescribeConfigsSynonym::source).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("listener.name.ssl.ssl.keystore.location", "/new.p12",
+                        ConfigEntries.DYNAMIC_BROKER_CONFIG),
+                org.assertj.core.groups.Tuple.tuple("ssl.keystore.location", "/static.p12",
+                        ConfigEntries.STATIC_BROKER_CONFIG));
+        DescribeConfigsResourceResult password = find(configs, "listener.name.ssl.ssl.keystore.password");
+        assertThat(password.isSensitive()).isTrue();
+        assertThat(password.value()).isNull();
+        assertThat(password.configType()).isEqualTo(PASSWORD);
+        assertThat(password.synonyms()).singleElement().satisfies(s -> assertThat(s.value()).isNull());
+    }
+
+    @Test
     void aPasswordIsSensitiveAndItsValueIsNeverShown() {
         // Given
         ConfigEntries entries = new ConfigEntries(Map.of("ssl.keystore.password", "secret"), Map.of());

@@ -19,16 +19,30 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.security.KeyStore;
+import java.security.cert.X509Certificate;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSocket;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.internals.BrokerSecurityConfigs;
+import org.apache.kafka.common.network.ConnectionMode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,9 +53,13 @@ class SslEngineFactoryTest {
     static TestCertificates certs;
     static EventLoopGroup group;
 
+    /** A renewed broker key store: a new key and certificate with the broker's DN and SANs, signed by the CA. */
+    static Path renewed;
+
     @BeforeAll
     static void generate() {
         certs = TestCertificates.create(dir.resolve("certs"));
+        renewed = certs.newBrokerKeystore("broker-renewed");
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     }
 
@@ -228,5 +246,160 @@ class SslEngineFactoryTest {
         badRules.put("ssl.principal.mapping.rules", "RULE:broken");
         assertThatThrownBy(() -> SslEngineFactory.create(settings(badRules)))
                 .hasMessageContaining("configuration ssl.principal.mapping.rules:");
+    }
+
+    /**
+     * {@link SslFactory}: a listener's stores replaced while it serves, with Kafka's checks; each refusal compared
+     * with what Kafka's own {@code SslFactory} (kafka-clients) says for the same stores.
+     */
+    @Nested
+    class ReloadedStores {
+
+        private static final String RENEWED_ALIAS = "broker-renewed";
+
+        private SslFactory listener(Map<String, String> props, boolean interBroker) {
+            return new SslFactory(SslEngineFactory.create(settings(props)), interBroker);
+        }
+
+        /** The certificate a new client (trusting the CA, checking the host name) is shown by {@code server}. */
+        private X509Certificate served(SslEngineFactory server) throws Exception {
+            SSLEngine client = SslEngineFactory.create(settings(client(false))).newClientEngine("localhost", 9093);
+            SslEngineValidator.handshake(client, server.newServerEngine());
+            return (X509Certificate) client.getSession().getPeerCertificates()[0];
+        }
+
+        private X509Certificate certificate(Path store, String alias) throws Exception {
+            KeyStore keyStore = KeyStore.getInstance("PKCS12");
+            try (InputStream in = Files.newInputStream(store)) {
+                keyStore.load(in, certs.password().toCharArray());
+            }
+            return (X509Certificate) keyStore.getCertificate(alias);
+        }
+
+        /** Kafka's refusal of replacing {@code before}'s stores with {@code after}'s, or null when it accepts. */
+        private String kafkaRefusal(Map<String, String> before, Map<String, String> after, boolean interBroker) {
+            org.apache.kafka.common.security.ssl.SslFactory kafka = new org.apache.kafka.common.security.ssl
+                    .SslFactory(ConnectionMode.SERVER, null, interBroker);
+            kafka.configure(kafkaValues(before));
+            try {
+                kafka.validateReconfiguration(kafkaValues(after));
+                return null;
+            } catch (org.apache.kafka.common.config.ConfigException e) {
+                return e.getMessage();
+            } finally {
+                kafka.close();
+            }
+        }
+
+        private Map<String, Object> kafkaValues(Map<String, String> props) {
+            ConfigDef def = new ConfigDef().withClientSslSupport()
+                    .define(BrokerSecurityConfigs.SSL_CLIENT_AUTH_CONFIG, ConfigDef.Type.STRING, "none",
+                            ConfigDef.Importance.LOW, "")
+                    .define(BrokerSecurityConfigs.SSL_ALLOW_DN_CHANGES_CONFIG, ConfigDef.Type.BOOLEAN, false,
+                            ConfigDef.Importance.LOW, "")
+                    .define(BrokerSecurityConfigs.SSL_ALLOW_SAN_CHANGES_CONFIG, ConfigDef.Type.BOOLEAN, false,
+                            ConfigDef.Importance.LOW, "");
+            return new HashMap<>(new AbstractConfig(def, props, false).values());
+        }
+
+        @Test
+        void newConnectionsShouldGetTheRenewedCertificateAndExistingOnesKeepTheirs() throws Exception {
+            // Given
+            SslFactory factory = listener(pkcs12Server(), false);
+            SslEngineFactory before = factory.current();
+            Map<String, String> swapped = pkcs12Server();
+            swapped.put("listener.name.ssl.ssl.keystore.location", renewed.toString());
+
+            // When
+            boolean replaced = factory.reconfigure(settings(swapped));
+
+            // Then
+            assertThat(replaced).isTrue();
+            assertThat(served(factory.current())).isEqualTo(certificate(renewed, RENEWED_ALIAS));
+            assertThat(served(before)).isEqualTo(certificate(certs.brokerKeystore(), "broker"));
+            assertThat(factory.reconfigure(settings(swapped))).isFalse();
+        }
+
+        @Test
+        void aStoreFileRewrittenInPlaceShouldBeReloadedWithTheSameSettings() throws Exception {
+            // Given: a key store file that is then overwritten with the renewed store (a later modification time)
+            Path file = dir.resolve("in-place.p12");
+            Files.copy(certs.brokerKeystore(), file, StandardCopyOption.REPLACE_EXISTING);
+            Map<String, String> props = pkcs12Server();
+            props.put("ssl.keystore.location", file.toString());
+            SslFactory factory = listener(props, false);
+            FileTime loaded = Files.getLastModifiedTime(file);
+            Files.copy(renewed, file, StandardCopyOption.REPLACE_EXISTING);
+            Files.setLastModifiedTime(file, FileTime.fromMillis(loaded.toMillis() + 2000));
+
+            // When
+            boolean replaced = factory.reconfigure(settings(props));
+
+            // Then
+            assertThat(replaced).isTrue();
+            assertThat(served(factory.current())).isEqualTo(certificate(renewed, RENEWED_ALIAS));
+            assertThat(factory.reconfigure(settings(props))).isFalse();
+        }
+
+        @Test
+        void replacementsShouldBeRefusedWithKafkasMessages() {
+            // Given: a listener with the broker's PKCS12 stores, and changes Kafka refuses
+            Map<String, String> before = pkcs12Server();
+            Map<String, String> otherDn = pkcs12Server();
+            otherDn.put("ssl.keystore.location", certs.clientKeystore().toString());
+            Map<String, String> allowingDnChanges = new HashMap<>(before);
+            allowingDnChanges.put("ssl.allow.dn.changes", "true");
+            Map<String, String> pem = new HashMap<>(before);
+            pem.remove("ssl.keystore.password");
+            pem.put("ssl.keystore.type", "PEM");
+            pem.put("ssl.keystore.location", certs.brokerPem().toString());
+            Map<String, String> noKeystore = new HashMap<>(before);
+            noKeystore.remove("ssl.keystore.location");
+            noKeystore.remove("ssl.keystore.password");
+            Map<String, String> beforeWithoutTruststore = new HashMap<>(noKeystore);
+            beforeWithoutTruststore.keySet().removeIf(k -> k.startsWith("ssl.truststore"));
+            beforeWithoutTruststore.putAll(Map.of("ssl.keystore.location", certs.brokerKeystore().toString(),
+                    "ssl.keystore.password", certs.password()));
+
+            for (Map<String, String>[] change : List.<Map<String, String>[]>of(
+                    pair(before, otherDn), pair(allowingDnChanges, otherDn), pair(before, pem),
+                    pair(before, noKeystore), pair(beforeWithoutTruststore, before))) {
+                // When
+                Optional<String> refused = listener(change[0], false).validateReconfiguration(settings(change[1]));
+
+                // Then
+                assertThat(refused).as("%s -> %s", change[0], change[1])
+                        .contains(kafkaRefusal(change[0], change[1], false));
+            }
+            assertThat(listener(before, false).validateReconfiguration(settings(otherDn)).orElseThrow())
+                    .startsWith("Validation of dynamic config update of SSLFactory failed: org.apache.kafka.common"
+                            + ".config.ConfigException: Keystore DistinguishedName does not match:  existing=");
+        }
+
+        @Test
+        void theInterBrokerListenersNewStoresShouldCompleteHandshakesWithTheOldOnes() {
+            // Given: the inter-broker listener, whose new settings drop the trust store (the JVM's CAs do not know
+            // the test CA, so the new side cannot verify the old)
+            Map<String, String> before = pkcs12Server();
+            Map<String, String> jvmTrust = new HashMap<>(before);
+            jvmTrust.keySet().removeIf(k -> k.startsWith("ssl.truststore"));
+            Map<String, String> swapped = new HashMap<>(before);
+            swapped.put("ssl.keystore.location", renewed.toString());
+
+            // When
+            Optional<String> refused = listener(before, true).validateReconfiguration(settings(jvmTrust));
+
+            // Then
+            assertThat(refused).contains(kafkaRefusal(before, jvmTrust, true));
+            assertThat(refused.orElseThrow()).contains("SSLHandshakeException");
+            assertThat(listener(before, false).validateReconfiguration(settings(jvmTrust))).isEmpty();
+            assertThat(listener(before, true).validateReconfiguration(settings(swapped))).isEmpty();
+            assertThat(kafkaRefusal(before, swapped, true)).isNull();
+        }
+
+        @SuppressWarnings("unchecked")
+        private static Map<String, String>[] pair(Map<String, String> before, Map<String, String> after) {
+            return new Map[] {before, after};
+        }
     }
 }

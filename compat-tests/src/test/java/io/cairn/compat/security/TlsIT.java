@@ -15,10 +15,15 @@ import io.cairn.testkit.FreePorts;
 import io.cairn.testkit.TestCertificates;
 import io.cairn.testkit.TestDirectories;
 import java.io.File;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.security.KeyStore;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,9 +35,14 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -42,7 +52,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.SslConfigs;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -58,7 +70,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * PLAINTEXT listener (the harness's probe), an SSL listener (server authentication only) and an MTLS listener
  * ({@code listener.name.mtls.ssl.client.auth=required}), all keys Kafka's; the stock Java producer and consumer over
  * SSL, a 5 MB fetch over TLS (file data copied through the TLS engine, not sent with sendfile), mutual TLS with and
- * without a client certificate, kcat over SSL, and a 3-node cluster whose inter-broker listener is SSL with mutual
+ * without a client certificate, kcat over SSL, the SSL listener's key store swapped live by a dynamic broker config
+ * (Kafka's refusals; the renewed certificate served to new clients and after a restart; the file rewritten in
+ * place reloaded when the same location is given again), and a 3-node cluster whose inter-broker listener is SSL with mutual
  * TLS replicating acks=all records with every replica in sync.
  *
  * <p>The certificates are made once for the class with keytool ({@link TestCertificates}).
@@ -71,13 +85,19 @@ class TlsIT {
     private static final int FIVE_MB = 5 << 20;
     private static final int RECORD_BYTES = 100 * 1024;
 
+    /** The alias (and file name) of the renewed broker certificate a key store swap installs. */
+    private static final String RENEWED = "broker-renewed";
+
     private static Path dir;
     private static TestCertificates certs;
+    /** A PKCS12 key store with a new broker key and certificate (the broker's names, signed by the CA). */
+    private static Path renewed;
 
     @BeforeAll
     static void makeCertificates() {
         dir = TestDirectories.createTempDirectory("cairn-tls-it-");
         certs = TestCertificates.create(dir.resolve("certs"));
+        renewed = certs.newBrokerKeystore(RENEWED);
     }
 
     @AfterAll
@@ -164,7 +184,98 @@ class TlsIT {
             kcatOverSsl(ssl);
             assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
             System.out.printf("TlsIT %s single node: %d ms%n", kind, (System.nanoTime() - begin) / 1_000_000);
+
+            // And: the SSL listener's key store is swapped live, stays swapped across a restart, and is reloaded
+            // when its file is rewritten in place and the same location given again
+            long swap = System.nanoTime();
+            Path keystore = Files.copy(renewed, dir.resolve("swapped-" + kind + ".p12"));
+            theKeyStoreIsSwappedLiveWithKafkasChecks(cluster.bootstrapServers(), ssl, keystore);
+            broker.restart();
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                    assertThat(servedCertificate(ssl)).isEqualTo(certificate(renewed, RENEWED)));
+            FileTime loaded = Files.getLastModifiedTime(keystore);
+            Files.copy(certs.brokerKeystore(), keystore, StandardCopyOption.REPLACE_EXISTING);
+            Files.setLastModifiedTime(keystore, FileTime.fromMillis(loaded.toMillis() + 2000));
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    cluster.bootstrapServers()))) {
+                alter(admin, new ConfigResource(ConfigResource.Type.BROKER, "1"),
+                        Map.of("listener.name.ssl.ssl.keystore.location", keystore.toString()));
+            }
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(servedCertificate(ssl))
+                    .isEqualTo(certificate(certs.brokerKeystore(), "broker")));
+            System.out.printf("TlsIT %s key store swaps and restart: %d ms%n", kind, (System.nanoTime() - swap)
+                    / 1_000_000);
         }
+    }
+
+    /**
+     * Kafka's dynamic key store update ({@code kafka-configs --entity-type brokers --entity-name 1 --alter
+     * --add-config listener.name.ssl.ssl.keystore.location=...}): refused for the cluster default and for a store
+     * whose certificate has another distinguished name, with Kafka's messages; a renewed certificate (same name, new
+     * key) is what the next TLS client sees, and DescribeConfigs shows the location but not the password.
+     */
+    private static void theKeyStoreIsSwappedLiveWithKafkasChecks(String bootstrap, String sslListener,
+            Path keystore) throws Exception {
+        ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        String location = "listener.name.ssl.ssl.keystore.location";
+        String password = "listener.name.ssl.ssl.keystore.password";
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            // Refused: the cluster default, and a key store whose certificates have other names
+            assertThatThrownBy(() -> alter(admin, new ConfigResource(ConfigResource.Type.BROKER, ""),
+                    Map.of(location, keystore.toString())))
+                    .isInstanceOf(ExecutionException.class).cause().isInstanceOf(InvalidRequestException.class)
+                    .hasMessage("Cannot update these configs at default cluster level, broker id must be specified: "
+                            + "Set(" + location + ")");
+            assertThatThrownBy(() -> alter(admin, broker, Map.of(location, certs.clientKeystore().toString())))
+                    .isInstanceOf(ExecutionException.class).cause().isInstanceOf(InvalidRequestException.class)
+                    .hasMessageStartingWith("Invalid value org.apache.kafka.common.config.ConfigException: "
+                            + "Validation of dynamic config update of SSLFactory failed: "
+                            + "org.apache.kafka.common.config.ConfigException: Keystore DistinguishedName does not "
+                            + "match:  existing={alias=")
+                    .hasMessageEndingWith(" for configuration Invalid dynamic configuration");
+            assertThat(servedCertificate(sslListener)).isEqualTo(certificate(certs.brokerKeystore(), "broker"));
+
+            // When: the renewed key store, with its password
+            alter(admin, broker, Map.of(location, keystore.toString(), password, certs.password()));
+
+            // Then
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                    assertThat(servedCertificate(sslListener)).isEqualTo(certificate(renewed, RENEWED)));
+        }
+    }
+
+    private static void alter(Admin admin, ConfigResource resource, Map<String, String> values) throws Exception {
+        List<AlterConfigOp> ops = values.entrySet().stream().map(e -> new AlterConfigOp(new ConfigEntry(e.getKey(),
+                e.getValue()), AlterConfigOp.OpType.SET)).toList();
+        admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get(30, TimeUnit.SECONDS);
+    }
+
+    /** The certificate a new TLS client (trusting the test CA) is shown by {@code address}. */
+    private static X509Certificate servedCertificate(String address) throws Exception {
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(certs.truststore())) {
+            trust.load(in, certs.password().toCharArray());
+        }
+        TrustManagerFactory trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trustManagers.init(trust);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trustManagers.getTrustManagers(), null);
+        String[] hostPort = address.split(":");
+        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(hostPort[0],
+                Integer.parseInt(hostPort[1]))) {
+            socket.setSoTimeout(10_000);
+            socket.startHandshake();
+            return (X509Certificate) socket.getSession().getPeerCertificates()[0];
+        }
+    }
+
+    /** The certificate of {@code alias} in the PKCS12 store {@code file}. */
+    private static X509Certificate certificate(Path file, String alias) throws Exception {
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(file)) {
+            store.load(in, certs.password().toCharArray());
+        }
+        return (X509Certificate) store.getCertificate(alias);
     }
 
     @KafkaHalfInFaults
