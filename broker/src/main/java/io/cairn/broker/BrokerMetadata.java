@@ -14,6 +14,7 @@ import io.cairn.wire.message.BrokerRegistrationResponseData;
 import io.cairn.wire.protocol.Uuid;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -51,6 +52,8 @@ final class BrokerMetadata implements AutoCloseable {
     private static final Logger LOGGER = LogManager.getLogger(BrokerMetadata.class);
     private static final long REQUEST_TIMEOUT_MS = 10_000L;
     private static final long SHUTDOWN_WAIT_MS = 5_000L;
+    /** How many free loopback ports a combined node alone tries for its quorum before it gives up. */
+    private static final int QUORUM_PORT_ATTEMPTS = 3;
     /** How long the last heartbeat of a controlled shutdown, the one that fences this broker, may wait at least. */
     private static final long FENCE_WAIT_MS = 1_000L;
 
@@ -90,10 +93,46 @@ final class BrokerMetadata implements AutoCloseable {
      */
     static BrokerMetadata startNode(BrokerConfig config, ControllerEventListener controllerEvents)
             throws IOException {
-        MetadataConfig metadataConfig = metadataConfig(config);
-        LOGGER.info("Starting the metadata node (roles {}, voters {}, metadata dir {})", metadataConfig.roles(),
-                metadataConfig.voters(), metadataConfig.metadataLogDir().toAbsolutePath().normalize());
-        return new BrokerMetadata(config, MetadataNode.start(metadataConfig, controllerEvents));
+        for (int attempt = 1; ; attempt++) {
+            MetadataConfig metadataConfig = metadataConfig(config);
+            LOGGER.info("Starting the metadata node (roles {}, voters {}, metadata dir {})", metadataConfig.roles(),
+                    metadataConfig.voters(), metadataConfig.metadataLogDir().toAbsolutePath().normalize());
+            try {
+                return new BrokerMetadata(config, MetadataNode.start(metadataConfig, controllerEvents));
+            } catch (IOException e) {
+                // The loopback port this node picked for a quorum of its own can be taken (by any socket, an
+                // outgoing connection's included) before the Raft server binds it: pick another, a few times.
+                if (attempt >= QUORUM_PORT_ATTEMPTS || !picksItsOwnQuorumPort(config) || !addressInUse(e)) {
+                    throw e;
+                }
+                LOGGER.info("The loopback port picked for the metadata quorum was taken before it was bound ({}); "
+                        + "picking another", e.getMessage());
+            }
+        }
+    }
+
+    /** Whether {@link #metadataConfig} picks a free loopback port for the quorum (a combined node alone). */
+    private static boolean picksItsOwnQuorumPort(BrokerConfig config) {
+        Map<String, String> props = config.originals();
+        return isBlank(props.get(BrokerConfig.CONTROLLER_QUORUM_VOTERS))
+                && isBlank(props.get(BrokerConfig.CONTROLLER_QUORUM_BOOTSTRAP_SERVERS))
+                && config.processRoles().contains(BrokerConfig.ProcessRole.CONTROLLER)
+                && config.listeners().stream().noneMatch(endpoint ->
+                        config.isControllerListener(endpoint.listenerName()) && endpoint.port() != 0);
+    }
+
+    private static boolean isBlank(String value) {
+        return value == null || value.isBlank();
+    }
+
+    private static boolean addressInUse(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof BindException
+                    || (t.getMessage() != null && t.getMessage().contains("Address already in use"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

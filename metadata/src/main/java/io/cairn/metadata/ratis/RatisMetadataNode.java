@@ -254,6 +254,11 @@ public final class RatisMetadataNode implements MetadataNode {
         MetadataConfig.Address bind = config.controllerBind();
         if (!listener && bind != null && !bind.host().isEmpty()) {
             GrpcConfigKeys.Server.setHost(props, bind.host());
+        } else if (!listener && bind == null) {
+            // No controller listener (a combined node alone, its quorum on a loopback port it picked): the server
+            // binds the address its voter entry names, not every interface.
+            config.voters().stream().filter(v -> v.id() == config.nodeId()).findFirst()
+                    .ifPresent(self -> GrpcConfigKeys.Server.setHost(props, self.host()));
         }
         RaftServerConfigKeys.setStorageDir(props, List.of(config.metadataLogDir().resolve(METADATA_DIR).toFile()));
         long election = config.electionTimeoutMs();
