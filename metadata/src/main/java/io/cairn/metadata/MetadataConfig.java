@@ -192,8 +192,8 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
                 }
             }
             default -> throw new IllegalArgumentException("Invalid value " + name + ":" + controllerSecurityProtocol
-                    + " for configuration " + key + ": Cairn's metadata quorum (Apache Ratis over gRPC) cannot "
-                    + "authenticate with SASL; map the controller listener to SSL or PLAINTEXT");
+                    + " for configuration " + key + ": Cairn's metadata quorum (Apache Ratis over gRPC, which has "
+                    + "no SASL) speaks PLAINTEXT or SSL; map the controller listener to one of them");
         }
     }
 
