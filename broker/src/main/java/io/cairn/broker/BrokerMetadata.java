@@ -3,6 +3,7 @@ package io.cairn.broker;
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.ConfigException;
 import io.cairn.broker.config.Endpoint;
+import io.cairn.broker.config.SslSettings;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.controller.ControllerEventListener;
@@ -93,6 +94,12 @@ final class BrokerMetadata implements AutoCloseable {
      */
     static BrokerMetadata startNode(BrokerConfig config, ControllerEventListener controllerEvents)
             throws IOException {
+        SslSettings controllerSsl = config.controllerSsl();
+        if (controllerSsl != null && !ControllerListenerTls.notActedOn(controllerSsl).isEmpty()) {
+            LOGGER.warn("The SSL controller listener {} is served by the metadata quorum's gRPC TLS, which negotiates "
+                    + "TLSv1.2 or TLSv1.3 with its default cipher suites and does not act on: {}",
+                    controllerSsl.listenerName(), String.join(", ", ControllerListenerTls.notActedOn(controllerSsl)));
+        }
         for (int attempt = 1; ; attempt++) {
             MetadataConfig metadataConfig = metadataConfig(config);
             LOGGER.info("Starting the metadata node (roles {}, voters {}, metadata dir {})", metadataConfig.roles(),
@@ -136,8 +143,9 @@ final class BrokerMetadata implements AutoCloseable {
     }
 
     /**
-     * The metadata settings: Kafka's keys from the broker's properties, log.dirs as the broker resolved them, and for
-     * a combined node without {@code controller.quorum.voters} a quorum of this node alone on a free loopback port.
+     * The metadata settings: Kafka's keys from the broker's properties, log.dirs as the broker resolved them, for
+     * a combined node without {@code controller.quorum.voters} a quorum of this node alone on a free loopback port,
+     * and the stores of an SSL controller listener (loaded here, so a bad one fails startup naming its key).
      */
     static MetadataConfig metadataConfig(BrokerConfig config) {
         Map<String, String> props = new HashMap<>(config.originals());
@@ -167,11 +175,14 @@ final class BrokerMetadata implements AutoCloseable {
                     + "quorum, whose voters it must know by id); controller.quorum.bootstrap.servers alone serves "
                     + "controllers formatted with --standalone or --initial-controllers");
         }
+        MetadataConfig metadata;
         try {
-            return MetadataConfig.from(props);
+            metadata = MetadataConfig.from(props);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
+        SslSettings controllerSsl = config.controllerSsl();
+        return controllerSsl == null ? metadata : metadata.withTls(ControllerListenerTls.quorumTls(controllerSsl));
     }
 
     private static String hostForVoters(String host) {

@@ -32,7 +32,9 @@ import java.util.Set;
  * {@code unclean.leader.election.interval.ms}, and the Raft tuning
  * keys {@code controller.quorum.election.timeout.ms} and {@code controller.quorum.request.timeout.ms}. A broker-only
  * node follows the log as a Ratis listener on {@code metadata.listener.port} (Cairn's own key, default: none, and
- * then the node reads through a client only). Immutable, thread-safe.
+ * then the node reads through a client only). The quorum speaks the protocol {@code listener.security.protocol.map}
+ * gives the controller listener: PLAINTEXT, or SSL with the stores the broker loads and hands over with
+ * {@link #withTls} (see {@link QuorumTls}). Immutable, thread-safe.
  *
  * @param roles                  the process roles ("broker", "controller")
  * @param nodeId                 node.id
@@ -52,12 +54,16 @@ import java.util.Set;
  * @param listenerHost           the host a broker-only node's metadata listener advertises
  * @param listenerPort           the port of a broker-only node's metadata listener, or -1
  * @param snapshotThreshold      entries between automatic snapshots (Cairn's metadata.snapshot.entries, 10000)
+ * @param controllerSecurityProtocol what listener.security.protocol.map maps the first controller listener name to
+ *                               (PLAINTEXT when the map does not name it)
+ * @param tls                    the stores of an SSL controller listener, or null until {@link #withTls} gives them
  */
 public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> voters, List<String> bootstrapServers,
                              Address controllerBind, Address controllerAdvertised,
                              List<String> controllerListenerNames, Path metadataLogDir, List<Path> logDirs,
                              ControllerSettings controller, long electionTimeoutMs, long requestTimeoutMs,
-                             String listenerHost, int listenerPort, long snapshotThreshold) {
+                             String listenerHost, int listenerPort, long snapshotThreshold,
+                             String controllerSecurityProtocol, QuorumTls tls) {
 
     public MetadataConfig {
         roles = Set.copyOf(roles);
@@ -150,9 +156,45 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
     public MetadataConfig withVoters(List<QuorumVoter> quorum) {
         MetadataConfig config = new MetadataConfig(roles, nodeId, quorum, bootstrapServers, controllerBind,
                 controllerAdvertised, controllerListenerNames, metadataLogDir, logDirs, controller, electionTimeoutMs,
-                requestTimeoutMs, listenerHost, listenerPort, snapshotThreshold);
+                requestTimeoutMs, listenerHost, listenerPort, snapshotThreshold, controllerSecurityProtocol, tls);
         config.validateVoters(true);
         return config;
+    }
+
+    /** The same settings with {@code quorumTls} securing the quorum's links (an SSL controller listener). */
+    public MetadataConfig withTls(QuorumTls quorumTls) {
+        return new MetadataConfig(roles, nodeId, voters, bootstrapServers, controllerBind, controllerAdvertised,
+                controllerListenerNames, metadataLogDir, logDirs, controller, electionTimeoutMs, requestTimeoutMs,
+                listenerHost, listenerPort, snapshotThreshold, controllerSecurityProtocol, quorumTls);
+    }
+
+    /**
+     * Checks that the quorum can speak the controller listener's protocol: PLAINTEXT, or SSL with its stores given
+     * ({@link #withTls}); a SASL protocol cannot be served (Ratis' gRPC transport has no SASL).
+     *
+     * @throws IllegalArgumentException naming listener.security.protocol.map when it cannot
+     */
+    public void checkControllerSecurity() {
+        String key = "listener.security.protocol.map";
+        String name = controllerListenerNames.isEmpty() ? "CONTROLLER" : controllerListenerNames.get(0);
+        switch (controllerSecurityProtocol) {
+            case "PLAINTEXT" -> {
+                if (tls != null) {
+                    throw new IllegalArgumentException("TLS stores were given for the controller listener " + name
+                            + ", which " + key + " maps to PLAINTEXT");
+                }
+            }
+            case "SSL" -> {
+                if (tls == null) {
+                    throw new IllegalArgumentException(key + " maps the controller listener " + name + " to SSL, "
+                            + "but no key and trust stores were given to the metadata node: cairn-server reads them "
+                            + "from listener.name." + name.toLowerCase(Locale.ROOT) + ".ssl.* and ssl.*");
+                }
+            }
+            default -> throw new IllegalArgumentException("Invalid value " + name + ":" + controllerSecurityProtocol
+                    + " for configuration " + key + ": Cairn's metadata quorum (Apache Ratis over gRPC, which has "
+                    + "no SASL) speaks PLAINTEXT or SSL; map the controller listener to one of them");
+        }
     }
 
     /**
@@ -259,7 +301,8 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
                 Long.parseLong(setting(props, "controller.quorum.request.timeout.ms")),
                 setting(props, "metadata.listener.host"),
                 Integer.parseInt(setting(props, "metadata.listener.port")),
-                Long.parseLong(setting(props, "metadata.snapshot.entries")));
+                Long.parseLong(setting(props, "metadata.snapshot.entries")),
+                controllerSecurityProtocol(props, controllerListenerNames), null);
         config.validateVoters(false);
         return config;
     }
@@ -296,6 +339,24 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
     /** {@code unclean.leader.election.interval.ms} (300000, at least 1 as the table checks). */
     private static long uncleanLeaderElectionIntervalMs(Properties props) {
         return Long.parseLong(setting(props, "unclean.leader.election.interval.ms"));
+    }
+
+    /**
+     * What listener.security.protocol.map maps the first controller listener name to, upper case; PLAINTEXT when the
+     * map is not set (Kafka's KRaft default for controller listeners) or does not name it.
+     */
+    private static String controllerSecurityProtocol(Properties props, List<String> controllerListenerNames) {
+        String map = props.getProperty("listener.security.protocol.map");
+        if (map == null || controllerListenerNames.isEmpty()) {
+            return "PLAINTEXT";
+        }
+        for (String entry : list(map)) {
+            int colon = entry.indexOf(':');
+            if (colon > 0 && entry.substring(0, colon).trim().equalsIgnoreCase(controllerListenerNames.get(0))) {
+                return entry.substring(colon + 1).trim().toUpperCase(Locale.ROOT);
+            }
+        }
+        return "PLAINTEXT";
     }
 
     /** The first entry of a listeners list whose name is a controller listener name, or null. */

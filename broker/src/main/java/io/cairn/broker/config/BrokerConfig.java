@@ -159,6 +159,8 @@ public final class BrokerConfig {
     private final ReplicaFetchSettings replicaFetch;
     /** The resolved {@code ssl.*} settings of each SSL listener, by listener name. */
     private final Map<String, SslSettings> listenerSsl;
+    /** The {@code ssl.*} settings of the controller listener when it maps to SSL (the quorum's TLS), else null. */
+    private final SslSettings controllerSsl;
     /** The resolved SASL settings of each SASL_PLAINTEXT or SASL_SSL listener, by listener name. */
     private final Map<String, SaslSettings> listenerSasl;
     /** The credentials the inter-broker clients authenticate with, or null when that listener is not SASL. */
@@ -182,13 +184,13 @@ public final class BrokerConfig {
         if (listeners.isEmpty()) {
             throw ConfigException.invalid(LISTENERS, props.get(LISTENERS), "at least one listener is required");
         }
-        // What the broker registers and clients are told: the controller listeners are the quorum's (Kafka's
-        // effectiveAdvertisedBrokerListeners), so they are checked but not advertised to clients.
+        // What the broker registers and clients are told: checked, but without the quorum's controller listeners.
         String advertised = props.get(ADVERTISED_LISTENERS);
         List<Endpoint> advertisedAll = advertised == null || advertised.isBlank() ? listeners
                 : parseListeners(ADVERTISED_LISTENERS, advertised, protocols);
         validateAdvertised(advertisedAll);
         this.listenerSsl = securityOf(props, listeners, protocols, controllerListenerNames);
+        this.controllerSsl = controllerSslOf(props, protocols, controllerListenerNames);
         this.listenerSasl = saslOf(props, listeners);
         this.advertisedListeners = advertisedAll.stream()
                 .filter(l -> !controllerListenerNames.contains(l.listenerName())).toList();
@@ -293,18 +295,28 @@ public final class BrokerConfig {
 
     /**
      * Checks what each listener's security protocol needs and resolves the {@code ssl.*} settings of the SSL ones:
-     * a controller listener must be PLAINTEXT (the metadata quorum speaks Ratis without TLS for now), and an SSL or
-     * SASL_SSL listener needs a key store.
+     * a controller listener must be PLAINTEXT or SSL (the metadata quorum speaks Ratis over gRPC, which has TLS but
+     * no SASL), and an SSL or SASL_SSL listener needs a key store.
      */
     private static Map<String, SslSettings> securityOf(Map<String, String> props, List<Endpoint> listeners,
             ListenerProtocols protocols, List<String> controllerListenerNames) {
+        SecurityProtocol first = null;
         for (String controller : controllerListenerNames) {
             SecurityProtocol protocol = protocols.find(controller);
-            if (protocol != null && protocol != SecurityProtocol.PLAINTEXT) {
+            if (protocol == SecurityProtocol.SASL_PLAINTEXT || protocol == SecurityProtocol.SASL_SSL) {
                 throw ConfigException.invalid(ListenerProtocols.KEY, controller + ":" + protocol, "the controller "
-                        + "listener " + controller + " maps to " + protocol + ", but Cairn's metadata quorum "
-                        + "serves PLAINTEXT controller listeners only (not supported yet)");
+                        + "listener " + controller + " maps to " + protocol + ", but Cairn's metadata quorum (Apache "
+                        + "Ratis over gRPC) cannot authenticate with SASL (so sasl.mechanism.controller.protocol "
+                        + "has no use either); map it to SSL, with ssl.client.auth=required for mutual TLS, or "
+                        + "PLAINTEXT");
             }
+            SecurityProtocol effective = protocol == null ? SecurityProtocol.PLAINTEXT : protocol;
+            if (first != null && effective != first) {
+                throw ConfigException.invalid(ListenerProtocols.KEY, controller + ":" + effective, "Cairn's "
+                        + "metadata quorum serves every controller listener with one Raft server, so the controller "
+                        + "listeners " + controllerListenerNames + " must all map to the same security protocol");
+            }
+            first = effective;
         }
         Map<String, SslSettings> ssl = new LinkedHashMap<>();
         for (Endpoint endpoint : listeners) {
@@ -329,6 +341,37 @@ public final class BrokerConfig {
             }
         }
         return Collections.unmodifiableMap(ssl);
+    }
+
+    /**
+     * The {@code ssl.*} settings of the first controller listener when it maps to SSL, on every node (a broker-only
+     * node reaches the controllers with them and serves its own metadata listener with them), else null. The quorum's
+     * Raft servers need a key store, and Ratis' gRPC server either requires a client certificate or asks for none, so
+     * {@code ssl.client.auth=requested} is refused with one line.
+     */
+    private static SslSettings controllerSslOf(Map<String, String> props, ListenerProtocols protocols,
+            List<String> controllerListenerNames) {
+        if (controllerListenerNames.isEmpty()
+                || protocols.find(controllerListenerNames.get(0)) != SecurityProtocol.SSL) {
+            return null;
+        }
+        String name = controllerListenerNames.get(0);
+        SslSettings settings = SslSettings.forListener(props, name);
+        if (!settings.hasKeystore()) {
+            throw ConfigException.invalid(settings.keyOf(SslSettings.KEYSTORE_LOCATION), null, "the SSL controller "
+                    + "listener " + name + " needs a key store on every node (a broker-only node serves the metadata "
+                    + "log to the controllers over TLS too): set " + SslSettings.KEYSTORE_LOCATION + " and "
+                    + SslSettings.KEYSTORE_PASSWORD + " (or PEM " + SslSettings.KEYSTORE_KEY + " and "
+                    + SslSettings.KEYSTORE_CERTIFICATE_CHAIN + "), globally or with the prefix "
+                    + SslSettings.listenerPrefix(name));
+        }
+        if (settings.clientAuth() == SslSettings.ClientAuth.REQUESTED) {
+            throw ConfigException.invalid(settings.keyOf(SslSettings.CLIENT_AUTH), "requested", "Cairn's metadata "
+                    + "quorum (gRPC) can require a client certificate on the controller listener " + name
+                    + " or ask for none: set " + SslSettings.listenerPrefix(name) + SslSettings.CLIENT_AUTH
+                    + " to required (mutual TLS) or none");
+        }
+        return settings;
     }
 
     /** The {@link SaslSettings} of every SASL_PLAINTEXT and SASL_SSL listener. */
@@ -602,6 +645,14 @@ public final class BrokerConfig {
             return listeners;
         }
         return listeners.stream().filter(endpoint -> !isControllerListener(endpoint.listenerName())).toList();
+    }
+
+    /**
+     * The {@code ssl.*} settings of the controller listener (the first of {@code controller.listener.names}) when it
+     * maps to SSL: the metadata quorum's TLS on every node, controller or broker-only; null when it is PLAINTEXT.
+     */
+    public SslSettings controllerSsl() {
+        return controllerSsl;
     }
 
     /** The resolved {@code ssl.*} settings of listener {@code listenerName}, or null when it is not an SSL one. */

@@ -27,6 +27,7 @@ import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.security.auth.x500.X500Principal;
 
@@ -284,6 +285,27 @@ public final class SslEngineFactory {
 
     private static String message(Exception e) {
         return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    }
+
+    /**
+     * The key managers and trust managers of {@code settings}, loaded and checked as {@link #create} loads them, for
+     * a TLS stack that builds its own context from them: the metadata quorum's gRPC transport serves an SSL
+     * controller listener this way.
+     *
+     * @throws ConfigException naming the key whose value cannot be used
+     */
+    public static Managers managers(SslSettings settings) {
+        return new Managers(settings.hasKeystore() ? keyManagers(settings, keystore(settings)) : new KeyManager[0],
+                trustManagers(settings, settings.hasTruststore() ? truststore(settings) : null).getTrustManagers());
+    }
+
+    /**
+     * The loaded stores of one listener.
+     *
+     * @param keyManagers the key store's managers, empty without a key store
+     * @param trustManagers the trust store's managers (the JVM's trusted certificates without a trust store)
+     */
+    public record Managers(KeyManager[] keyManagers, TrustManager[] trustManagers) {
     }
 
     /** Builds one engine of each mode so that unknown protocols or cipher suites fail now, naming their key. */

@@ -116,18 +116,68 @@ class SslSettingsTest {
     }
 
     @Test
-    void shouldRefuseASaslSslListenerWithoutKeyStoreAndAnSslControllerListenerWithOneLine() {
+    void shouldRefuseASaslSslListenerWithoutKeyStoreWithOneLine() {
         assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "SASL_SSL://:9093")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("configuration ssl.keystore.location:")
                 .hasMessageContaining("the SASL_SSL listener SASL_SSL needs a key store");
+    }
+
+    @Test
+    void shouldResolveAnSslControllerListenerOnControllersAndBrokerOnlyNodes() {
+        // When: a combined node and a broker-only node (whose listeners do not name the controller listener)
+        BrokerConfig combined = BrokerConfig.fromMap(Map.of("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093",
+                "controller.listener.names", "CONTROLLER",
+                "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:SSL",
+                "ssl.keystore.location", "/ks.jks", "ssl.keystore.password", "pw",
+                "listener.name.controller.ssl.client.auth", "required"));
+        BrokerConfig brokerOnly = BrokerConfig.fromMap(Map.of("process.roles", "broker",
+                "listeners", "PLAINTEXT://:9092", "controller.listener.names", "CONTROLLER",
+                "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:SSL",
+                "listener.name.controller.ssl.keystore.location", "/controller.p12",
+                "listener.name.controller.ssl.keystore.password", "pw",
+                "listener.name.controller.ssl.keystore.type", "PKCS12"));
+
+        // Then: the listener-prefixed keys win over ssl.*, and ssl.client.auth is the controller listener's
+        assertThat(combined.controllerSsl().listenerName()).isEqualTo("CONTROLLER");
+        assertThat(combined.controllerSsl().clientAuth()).isEqualTo(SslSettings.ClientAuth.REQUIRED);
+        assertThat(combined.controllerSsl().get(SslSettings.KEYSTORE_LOCATION)).isEqualTo("/ks.jks");
+        assertThat(brokerOnly.controllerSsl().get(SslSettings.KEYSTORE_LOCATION)).isEqualTo("/controller.p12");
+        assertThat(brokerOnly.controllerSsl().keystoreType()).isEqualTo("PKCS12");
+        assertThat(brokerOnly.controllerSsl().clientAuth()).isEqualTo(SslSettings.ClientAuth.NONE);
+        assertThat(BrokerConfig.fromMap(sslListener(Map.of("ssl.keystore.location", "/ks.jks",
+                "ssl.keystore.password", "pw"))).controllerSsl()).as("a PLAINTEXT controller listener").isNull();
+    }
+
+    @Test
+    void shouldRefuseWhatTheQuorumCannotServeOnTheControllerListenerWithOneLine() {
+        // SASL: Ratis' gRPC transport has none
+        for (String protocol : List.of("SASL_SSL", "SASL_PLAINTEXT")) {
+            assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093",
+                    "controller.listener.names", "CONTROLLER",
+                    "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:" + protocol,
+                    "ssl.keystore.location", "/ks.jks", "ssl.keystore.password", "pw")))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageStartingWith("Invalid value CONTROLLER:" + protocol
+                            + " for configuration listener.security.protocol.map:")
+                    .hasMessageContaining("cannot authenticate with SASL");
+        }
+        // ssl.client.auth=requested: the gRPC server requires a certificate or asks for none
         assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093",
                 "controller.listener.names", "CONTROLLER",
                 "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:SSL",
-                "ssl.keystore.location", "/ks.jks", "ssl.keystore.password", "pw")))
+                "ssl.keystore.location", "/ks.jks", "ssl.keystore.password", "pw", "ssl.client.auth", "requested")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("configuration listener.security.protocol.map:")
-                .hasMessageContaining("not supported yet");
+                .hasMessageStartingWith("Invalid value requested for configuration ssl.client.auth:")
+                .hasMessageContaining("listener.name.controller.ssl.client.auth to required (mutual TLS) or none");
+        // a broker-only node serves its metadata listener over TLS too, so it needs a key store
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("process.roles", "broker",
+                "listeners", "PLAINTEXT://:9092", "controller.listener.names", "CONTROLLER",
+                "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:SSL",
+                "ssl.truststore.location", "/ts.jks")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Invalid value null for configuration ssl.keystore.location:")
+                .hasMessageContaining("the SSL controller listener CONTROLLER needs a key store on every node");
     }
 
     @Test

@@ -56,9 +56,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * A cluster secured as a deployment would be, on Cairn and Kafka 4.1.1 with the same files: three combined nodes
  * whose brokers replicate over a SASL_SSL inter-broker listener (SCRAM-SHA-512 as the super user {@code broker}),
  * clients on a SASL_SSL listener (SCRAM-SHA-256), every SCRAM credential formatted into the storage with
- * {@code --add-scram}, and Kafka's {@code StandardAuthorizer} with no access unless an ACL grants it. The controller
- * listener stays PLAINTEXT (Kafka's brokers then reach it as {@code User:ANONYMOUS}, which must be a super user), and
- * the harness's PLAINTEXT listener is used only to see the nodes start.
+ * {@code --add-scram}, Kafka's {@code StandardAuthorizer} with no access unless an ACL grants it, and the controller
+ * listener on mutual TLS ({@code CONTROLLER:SSL}, {@code ssl.client.auth=required}, the same stores): the Raft quorum
+ * and the brokers' registrations and heartbeats go over it, so Kafka's controllers see the nodes as the broker
+ * certificate's principal (a super user; {@code User:ANONYMOUS} is not one), and Cairn's quorum speaks TLS. The
+ * harness's PLAINTEXT listener is used only to see the nodes start.
  *
  * <p>The admin grants alice a transactional id and writes to {@code orders}, bob reads of it in his group; alice runs
  * transactions (two committed of three) at acks=all while the leader of a partition is killed with SIGKILL and
@@ -93,7 +95,8 @@ class SecuredClusterIT {
     @KafkaHalfInFaults
     void transactionsSurviveALeaderKilledOnASecuredClusterAndEachUserGetsOnlyWhatItsAclsGrant(BrokerKind kind)
             throws Exception {
-        // Given: three nodes, SASL_SSL between brokers and to clients, the standard authorizer, SCRAM users formatted
+        // Given: three nodes, SASL_SSL between brokers and to clients, mutual TLS on the controller listener, the
+        // standard authorizer, SCRAM users formatted
         int[] internalPorts = FreePorts.freePorts(3);
         int[] clientPorts = FreePorts.freePorts(3);
         String host = FreePorts.LOOPBACK;
@@ -183,17 +186,23 @@ class SecuredClusterIT {
                 if (kind == BrokerKind.CAIRN) {
                     assertThat(node.logLinesContaining("Inter-broker clients authenticate with SASL/SCRAM-SHA-512"))
                             .isNotEmpty();
+                    assertThat(node.logLinesContaining("the quorum speaks TLS (mutual, host names checked)"))
+                            .isNotEmpty();
                 }
             }
             System.out.printf("SecuredClusterIT %s: %d ms%n", kind, (System.nanoTime() - begin) / 1_000_000);
         }
     }
 
-    /** Every node's settings: SASL_SSL inter-broker and client listeners, SCRAM, the standard authorizer. */
+    /**
+     * Every node's settings: SASL_SSL inter-broker and client listeners, SCRAM, mutual TLS on the controller
+     * listener, the standard authorizer.
+     */
     private static Map<String, String> config() {
         Map<String, String> config = new LinkedHashMap<>(certs.brokerStoreConfig());
         config.put("listener.security.protocol.map",
-                "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,INTERNAL:SASL_SSL,CLIENT:SASL_SSL");
+                "CONTROLLER:SSL,PLAINTEXT:PLAINTEXT,INTERNAL:SASL_SSL,CLIENT:SASL_SSL");
+        config.put("listener.name.controller.ssl.client.auth", "required");
         config.put("inter.broker.listener.name", "INTERNAL");
         config.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
         config.put("listener.name.internal.sasl.enabled.mechanisms", "SCRAM-SHA-512");
@@ -203,7 +212,7 @@ class SecuredClusterIT {
         config.put("listener.name.client.scram-sha-256.sasl.jaas.config", SCRAM_MODULE + " required;");
         config.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
         config.put("allow.everyone.if.no.acl.found", "false");
-        config.put("super.users", "User:broker;User:admin;User:ANONYMOUS");
+        config.put("super.users", "User:broker;User:admin;User:" + TestCertificates.BROKER_DN);
         config.put("offsets.topic.replication.factor", "3");
         config.put("transaction.state.log.replication.factor", "3");
         config.put("transaction.state.log.min.isr", "2");

@@ -44,6 +44,7 @@ import org.apache.logging.log4j.Logger;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
@@ -101,6 +102,8 @@ public final class RatisMetadataNode implements MetadataNode {
     private final QuorumController controller;
     private final RaftServer server;
     private final RaftProperties clientProperties;
+    /** What secures the transport of the server and of every client (null: PLAINTEXT). */
+    private final Parameters transport;
     private final ClientId selfClientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final ExecutorService routingExecutor;
@@ -141,8 +144,9 @@ public final class RatisMetadataNode implements MetadataNode {
                 : null;
         Path storageDir = config.metadataLogDir().resolve(METADATA_DIR);
         boolean fresh = !Files.isDirectory(storageDir.resolve(GROUP_ID.getUuid().toString()));
+        this.transport = QuorumTransport.parameters(config.tls());
         this.server = RaftServer.newBuilder().setServerId(selfId).setGroup(group).setProperties(properties)
-                .setStateMachine(stateMachine)
+                .setStateMachine(stateMachine).setParameters(transport)
                 .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER).build();
         stateMachine.setTermSupplier(ignored -> currentTerm());
         this.clientProperties = clientProperties(config);
@@ -164,6 +168,7 @@ public final class RatisMetadataNode implements MetadataNode {
     /** {@link #start(MetadataConfig)}, the controller's event loop telling {@code controllerEvents} its times. */
     public static RatisMetadataNode start(MetadataConfig configured, ControllerEventListener controllerEvents)
             throws IOException {
+        configured.checkControllerSecurity();
         MetaProperties meta = ensureFormatted(configured);
         MetadataConfig config = withFormattedVoters(configured);
         RatisMetadataNode node = new RatisMetadataNode(config, meta.clusterId(), controllerEvents);
@@ -179,9 +184,11 @@ public final class RatisMetadataNode implements MetadataNode {
             }
             throw e;
         }
-        LOGGER.info("Metadata node {} started (roles {}, voters {}, cluster {}{})", config.nodeId(), config.roles(),
-                config.voters(), meta.clusterId(), config.isController() && config.controllerBind() != null
-                        ? "; the controller listener " + config.controllerBind() + " serves the Raft quorum" : "");
+        LOGGER.info("Metadata node {} started (roles {}, voters {}, cluster {}{}; the quorum speaks {})",
+                config.nodeId(), config.roles(), config.voters(), meta.clusterId(),
+                config.isController() && config.controllerBind() != null
+                        ? "; the controller listener " + config.controllerBind() + " serves the Raft quorum" : "",
+                config.tls() == null ? "PLAINTEXT" : config.tls());
         if (!config.isController()) {
             node.joinAsListener();
         }
@@ -316,7 +323,7 @@ public final class RatisMetadataNode implements MetadataNode {
     /** The client that talks to voter {@code id} only, without Ratis retries (one per voter, made on first use). */
     private RaftClient peerClient(int id) {
         return peerClients.computeIfAbsent(id, ignored -> RaftClient.newBuilder()
-                .setProperties(clientProperties).setRaftGroup(group).setLeaderId(peerId(id))
+                .setProperties(clientProperties).setParameters(transport).setRaftGroup(group).setLeaderId(peerId(id))
                 .setRetryPolicy(RetryPolicies.noRetry()).build());
     }
 
