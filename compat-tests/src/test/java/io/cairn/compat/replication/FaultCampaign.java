@@ -15,6 +15,7 @@ import io.cairn.testkit.faults.HistoryChecker;
 import io.cairn.wire.message.MetadataRequestData;
 import io.cairn.wire.message.MetadataResponseData;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -62,8 +63,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * each fault's unavailability (the longest time its partition went without an acknowledgement, from injection to the
  * end of its quiet time).
  *
- * <p>Arguments: {@code [--kafka] [--seeds A-B | --seed S]... [--faults N] [--config key=value]...}. Exits with 1 when
- * any run finds an anomaly or does not recover; the seed reruns the same schedule.
+ * <p>Arguments: {@code [--kafka] [--seeds A-B | --seed S]... [--faults N] [--kinds kind-target,...]
+ * [--config key=value]...}; {@code --kinds} (such as {@code kill-controller}) draws only those faults, from another
+ * schedule than the seed's usual one. Exits with 1 when any run finds an anomaly or does not recover; the seed reruns
+ * the same schedule. Each fault's line names the leader of its partition when it was injected and the gap measured.
  */
 public final class FaultCampaign {
 
@@ -85,10 +88,10 @@ public final class FaultCampaign {
     private final List<Long> paused = new ArrayList<>();
     private volatile boolean running = true;
 
-    private FaultCampaign(BrokerKind kind, long seed, int faults, Map<String, String> config) {
+    private FaultCampaign(BrokerKind kind, long seed, int faults, List<String> kinds, Map<String, String> config) {
         this.kind = kind;
         this.seed = seed;
-        this.schedule = FaultSchedule.draw(seed, faults, PARTITIONS);
+        this.schedule = FaultSchedule.draw(seed, faults, PARTITIONS, kinds);
         this.config = config;
         for (int p = 0; p < PARTITIONS; p++) {
             ackNanos.add(new ConcurrentSkipListSet<>());
@@ -108,7 +111,7 @@ public final class FaultCampaign {
         Options options = Options.parse(args);
         List<Result> results = new ArrayList<>();
         for (long seed : options.seeds) {
-            Result result = new FaultCampaign(options.kind, seed, options.faults, options.config).run();
+            Result result = new FaultCampaign(options.kind, seed, options.faults, options.kinds, options.config).run();
             results.add(result);
             System.out.printf("%s seed %d: %s; %s; %s%n", options.kind, seed, result.clean() ? "OK" : "ANOMALY",
                     result.size, result.failure != null ? "failed: " + result.failure : result.findings.summary());
@@ -127,7 +130,7 @@ public final class FaultCampaign {
                 results.stream().filter(r -> !r.clean()).map(r -> Long.toString(r.seed)).toList());
         unavailable.forEach((fault, ms) -> {
             List<Long> sorted = ms.stream().sorted().toList();
-            System.out.printf("  %-20s %3d faults: unavailable median %6d ms, max %6d ms%n", fault, sorted.size(),
+            System.out.printf("  %-29s %3d faults: unavailable median %6d ms, max %6d ms%n", fault, sorted.size(),
                     sorted.get((sorted.size() - 1) / 2), sorted.get(sorted.size() - 1));
         });
     }
@@ -277,9 +280,11 @@ public final class FaultCampaign {
     private void inject(BrokerCluster cluster, Admin admin, List<List<FaultProxy>> proxies, FaultSchedule.Fault fault,
                         String data, Map<String, List<Long>> unavailable) throws Exception {
         int nodeId = resolve(cluster, admin, fault, data);
+        int leader = ReplicationClients.partitions(admin, data).get(fault.partition()).leader().id();
         BrokerProcess node = cluster.node(nodeId);
         long injected = System.nanoTime();
-        System.out.printf("  %s on node %d%n", fault, nodeId);
+        System.out.printf("  %s on node %d (leader of p%d: %d) at %s%n", fault, nodeId, fault.partition(), leader,
+                LocalTime.now());
         switch (fault.kind()) {
             case KILL -> node.kill();
             case PAUSE -> signal(node, "STOP");
@@ -296,7 +301,15 @@ public final class FaultCampaign {
         }
         Thread.sleep(fault.quietMs());
         long longest = longestGap(ackNanos.get(fault.partition()), injected, System.nanoTime());
-        unavailable.computeIfAbsent(fault.name(), k -> new ArrayList<>()).add(TimeUnit.NANOSECONDS.toMillis(longest));
+        long longestMs = TimeUnit.NANOSECONDS.toMillis(longest);
+        unavailable.computeIfAbsent(fault.name(), k -> new ArrayList<>()).add(longestMs);
+        if (fault.target() == FaultSchedule.Target.CONTROLLER) {
+            // Bimodal: a partition the controller led waits for its session to expire on the next controller, one it
+            // followed only for an ISR shrink; so the summary also shows the two apart.
+            unavailable.computeIfAbsent(fault.name() + (leader == nodeId ? "/led" : "/followed"),
+                    k -> new ArrayList<>()).add(longestMs);
+        }
+        System.out.printf("    p%d went %d ms without an acknowledgement%n", fault.partition(), longestMs);
     }
 
     /**
@@ -590,6 +603,7 @@ public final class FaultCampaign {
         private BrokerKind kind = BrokerKind.CAIRN;
         private final List<Long> seeds = new ArrayList<>();
         private int faults = 5;
+        private final List<String> kinds = new ArrayList<>();
         private final Map<String, String> config = new HashMap<>();
 
         static Options parse(String[] args) {
@@ -607,12 +621,14 @@ public final class FaultCampaign {
                         }
                     }
                     case "--faults" -> options.faults = Integer.parseInt(value(args, ++i));
+                    case "--kinds" -> options.kinds.addAll(List.of(value(args, ++i).split(",")));
                     case "--config" -> {
                         String[] pair = value(args, ++i).split("=", 2);
                         options.config.put(pair[0], pair.length > 1 ? pair[1] : "");
                     }
                     default -> throw new IllegalArgumentException("Unknown option " + args[i] + "; usage: [--kafka] "
-                            + "[--seeds A-B | --seed S]... [--faults N] [--config key=value]...");
+                            + "[--seeds A-B | --seed S]... [--faults N] [--kinds kind-target,...] "
+                            + "[--config key=value]...");
                 }
             }
             if (options.seeds.isEmpty()) {

@@ -67,7 +67,14 @@ public final class QuorumController implements AutoCloseable {
     private long term = -1;
     private long generation;
     private MetadataImage pending = MetadataImage.EMPTY;
-    private long readySinceMs;
+    /**
+     * When this controller became active in its term: every broker's session counts from here until its first
+     * heartbeat to this controller, as Kafka's {@code ClusterControlManager.activate()} gives each unfenced broker a
+     * contact time when its controller claims the quorum, before its own first records commit (not from readiness:
+     * the commit of this controller's first record, seconds on a loaded host, would lengthen a dead broker's session).
+     */
+    private long activeSinceMs;
+    /** The last heartbeat of each broker to this controller in its current term. */
     private final Map<Integer, Long> lastContactMs = new HashMap<>();
     /**
      * Per broker in controlled shutdown: the committed offset at which it was first seen leading nothing (Kafka's
@@ -165,6 +172,8 @@ public final class QuorumController implements AutoCloseable {
             active = true;
             ready = false;
             term = newTerm;
+            activeSinceMs = loop.nowMs();
+            lastContactMs.clear();
             generation++;
             bootstrap(generation);
             scheduleFencing(generation);
@@ -214,9 +223,7 @@ public final class QuorumController implements AutoCloseable {
             }
             pending = committed.get();
             ready = true;
-            readySinceMs = loop.nowMs();
             readyOffset = pending.offset();
-            lastContactMs.clear();
             shutdownOffsets.clear();
             registrationOffsets.clear();
             LOGGER.info("Active controller {} ready in term {} at offset {}", logic.settings().nodeId(), term,
@@ -422,7 +429,7 @@ public final class QuorumController implements AutoCloseable {
     }
 
     private boolean alive(int brokerId) {
-        long last = lastContactMs.getOrDefault(brokerId, readySinceMs);
+        long last = lastContactMs.getOrDefault(brokerId, activeSinceMs);
         return loop.nowMs() - last < logic.settings().brokerSessionTimeoutMs();
     }
 

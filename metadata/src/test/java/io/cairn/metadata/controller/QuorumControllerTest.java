@@ -37,6 +37,8 @@ class QuorumControllerTest {
     private final List<List<ApiMessage>> entries = new ArrayList<>();
     private final AppliedCommands applied = new AppliedCommands(100);
     private MetadataImage image = MetadataImage.EMPTY;
+    /** How long the log takes to commit an entry. */
+    private long commitDelayMs = COMMIT_DELAY_MS;
 
     /** The replicated log: commits after a delay, applies in order and remembers each command's response. */
     private final MetadataLog log = new MetadataLog() {
@@ -50,7 +52,7 @@ class QuorumControllerTest {
                                               ApiMessage response) {
             CompletableFuture<Long> future = new CompletableFuture<>();
             List<ApiMessage> copy = List.copyOf(records);
-            scheduler.at(COMMIT_DELAY_MS, () -> {
+            scheduler.at(commitDelayMs, () -> {
                 entries.add(copy);
                 long offset = entries.size() - 1;
                 if (requestId != null) {
@@ -296,6 +298,34 @@ class QuorumControllerTest {
         }
         assertThat(answers.get(offsets.size() - 1).errorCode()).isEqualTo(Errors.NONE.code());
         assertThat(image.broker(1).orElseThrow().incarnationId()).isEqualTo(b.incarnationId());
+    }
+
+    @Test
+    void aSilentBrokerIsFencedASessionAfterTheNewControllerBecameActiveHoweverLongItsFirstCommitTakes() {
+        // Given: broker 1 registered and unfenced under controller 1, which then dies; its successor's log commits
+        // slowly (a loaded host)
+        QuorumController first = leader(1, 1);
+        BrokerRegistrationResponseData registered = runTo(scheduler.now() + 20,
+                first.submit(UUID.randomUUID(), TestRequests.registration(1, null)),
+                BrokerRegistrationResponseData.class);
+        runTo(scheduler.now() + 20,
+                first.submit(UUID.randomUUID(), TestRequests.heartbeat(1, registered.brokerEpoch())), ApiMessage.class);
+        first.resign();
+        scheduler.runUntil(scheduler.now() + 20);
+        assertThat(image.broker(1).orElseThrow().fenced()).isFalse();
+        commitDelayMs = 400;
+        QuorumController second = controller(2);
+
+        // When: the successor becomes active and broker 1 never heartbeats to it
+        long activated = scheduler.now();
+        second.becomeLeader(2);
+
+        // Then: alive for a session from the activation (not from the first commit, 400 ms later), fenced within a
+        // fencing period (a tenth of the session) and a commit after it
+        scheduler.runUntil(activated + SESSION_TIMEOUT_MS - 1);
+        assertThat(image.broker(1).orElseThrow().fenced()).isFalse();
+        scheduler.runUntil(activated + SESSION_TIMEOUT_MS + SESSION_TIMEOUT_MS / 10 + commitDelayMs + 1);
+        assertThat(image.broker(1).orElseThrow().fenced()).isTrue();
     }
 
     @Test

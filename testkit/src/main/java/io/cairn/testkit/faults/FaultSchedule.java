@@ -1,6 +1,7 @@
 package io.cairn.testkit.faults;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Random;
 
@@ -72,6 +73,42 @@ public record FaultSchedule(long seed, List<Fault> faults) {
             long duration = 1_000 + random.nextInt(7_001);
             long quiet = 1_000 + random.nextInt(3_001);
             faults.add(new Fault(kind, target, partition, duration, quiet));
+        }
+        return new FaultSchedule(seed, faults);
+    }
+
+    /**
+     * Draws {@code count} faults from {@code seed} as {@link #draw(long, int, int)} does, but only of the kinds and
+     * targets {@code names} lists ({@link Fault#name()}, such as {@code kill-controller}), uniformly among them; an
+     * empty {@code names} is the unrestricted draw, so every existing seed keeps its schedule.
+     *
+     * @throws IllegalArgumentException when a name is not a kind and target
+     */
+    public static FaultSchedule draw(long seed, int count, int partitions, Collection<String> names) {
+        if (names.isEmpty()) {
+            return draw(seed, count, partitions);
+        }
+        List<Fault> allowed = new ArrayList<>();
+        for (Kind kind : Kind.values()) {
+            for (Target target : Target.values()) {
+                Fault fault = new Fault(kind, target, 0, 0, 0);
+                if (names.contains(fault.name())) {
+                    allowed.add(fault);
+                }
+            }
+        }
+        if (allowed.size() != names.size()) {
+            throw new IllegalArgumentException("Unknown fault kind in " + names + "; kinds are <kind>-<target> with "
+                    + "kind one of kill, pause, bounce, partition and target one of leader, follower, controller");
+        }
+        Random random = new Random(seed);
+        List<Fault> faults = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            Fault drawn = allowed.get(random.nextInt(allowed.size()));
+            int partition = random.nextInt(partitions);
+            long duration = 1_000 + random.nextInt(7_001);
+            long quiet = 1_000 + random.nextInt(3_001);
+            faults.add(new Fault(drawn.kind(), drawn.target(), partition, duration, quiet));
         }
         return new FaultSchedule(seed, faults);
     }
