@@ -1,18 +1,13 @@
 package io.cairn.isr;
 
 import io.cairn.log.AppendOrigin;
-import io.cairn.log.FetchDataInfo;
-import io.cairn.log.FileSlice;
 import io.cairn.log.LogAppendInfo;
-import io.cairn.log.LogOffsetMetadata;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
 import io.cairn.log.TimestampAndOffset;
 import io.cairn.log.UnexpectedAppendOffsetException;
-import io.cairn.log.epoch.EpochEntry;
 import io.cairn.log.epoch.LeaderEpochCache;
 import io.cairn.log.producer.VerificationGuard;
-import io.cairn.metadata.image.BrokerRegistration;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
@@ -24,15 +19,9 @@ import io.cairn.wire.error.PolicyViolationException;
 import io.cairn.wire.error.UnknownLeaderEpochException;
 import io.cairn.wire.protocol.Uuid;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.BinaryOperator;
 import org.apache.logging.log4j.LogManager;
@@ -49,13 +38,22 @@ import org.apache.logging.log4j.Logger;
  * high watermark, the ISR or the leadership changed, so that the purgatory retries exactly those operations.
  *
  * <p>Thread-safety: thread-safe. Appends and reads hold the read side of {@link #stateLock}, leadership changes
- * the write side, so an append never runs under a stale leader epoch. The high watermark is volatile and only
- * grows while this broker leads.
+ * the write side, so an append never runs under a stale leader epoch. The high watermark is volatile, changed under
+ * this object's monitor (several holders of the read side may move it at once), and only grows while this broker
+ * leads.
  *
  * <p>A replica move between log directories (AlterReplicaLogDirs, Kafka's future replica) gives the partition a
  * {@link #futureLog()} that its mover thread fills from the current log ({@link #copyToFutureLog}) and then swaps in
  * under the write side of {@link #stateLock} ({@link #maybeReplaceCurrentWithFutureLog}), so no append, read or
  * truncation sees the swap half done.
+ *
+ * <p>Design note: this class owns the state (log, registration, high watermark, removal) and the lock, and every
+ * public method takes the lock, calls one of four package-private collaborators under it, and tells the listener
+ * after releasing it. The collaborators hold no lock of their own and are called only this way:
+ * {@link PartitionIsr} (the leader side: followers' positions, ISR state, high watermark computation, expand and
+ * shrink, AlterPartition answers), {@link PartitionReads} (records, ListOffsets, OffsetForLeaderEpoch),
+ * {@link PartitionFollower} (the fetcher's appends, truncations, high watermark and log start) and
+ * {@link PartitionFutureLog} (a replica move's future log and swap). Each says which side of the lock guards it.
  */
 public final class Partition {
 
@@ -74,22 +72,20 @@ public final class Partition {
     private final int localBrokerId;
     /** Replaced only by {@link #maybeReplaceCurrentWithFutureLog}, under the write side of {@link #stateLock}. */
     private volatile PartitionLog log;
-    /** The log a move into another log directory is writing; written under {@link #stateLock} by the move. */
-    private volatile PartitionLog futureLog;
     private final PartitionListener listener;
+    /** The lock of this partition and of its four collaborators (see the class comment). */
     private final ReentrantReadWriteLock stateLock = new ReentrantReadWriteLock();
     private final Time time;
-    /** What this broker, as leader, knows of each other replica; each entry replaced atomically. */
-    private final Map<Integer, ReplicaState> followers = new ConcurrentHashMap<>();
     private final String logPrefix;
     private final IsrContext isrContext;
+    private final PartitionReads reads;
+    private final PartitionIsr isr;
+    private final PartitionFollower follower;
+    private final PartitionFutureLog future;
+    /** Written under the write side of {@link #stateLock}; read anywhere. */
     private volatile PartitionRegistration registration;
-    /**
-     * The leader's ISR state: the committed ISR, or a change in flight to the controller. Written under the write
-     * side of {@link #stateLock}; read anywhere (a volatile read of an immutable value).
-     */
-    private volatile PartitionState partitionState;
     private volatile int minInsyncReplicas;
+    /** Written under this object's monitor by whoever moves it ({@link #advanceHighWatermark}); read anywhere. */
     private volatile long highWatermark;
     /** Set once by {@link #close} (the partition left this broker); read by waiters deciding to give up. */
     private volatile boolean removed;
@@ -106,6 +102,10 @@ public final class Partition {
         this.isrContext = isrContext;
         this.minInsyncReplicas = minInsyncReplicas;
         this.logPrefix = "[Partition " + topicPartition + " broker=" + localBrokerId + "] ";
+        this.reads = new PartitionReads(this);
+        this.isr = new PartitionIsr(this, reads, isrContext, localBrokerId, logPrefix);
+        this.follower = new PartitionFollower(this, logPrefix);
+        this.future = new PartitionFutureLog(this, logPrefix);
         this.highWatermark = log.logStartOffset();
         log.updateHighWatermark(highWatermark);
         update(registration);
@@ -202,10 +202,7 @@ public final class Partition {
                 || old.leader() != newRegistration.leader();
             isrChanged = old != null && !old.isr().equals(newRegistration.isr());
             registration = newRegistration;
-            if (old == null || newRegistration.partitionEpoch() > old.partitionEpoch()
-                    || newRegistration.leaderEpoch() != old.leaderEpoch() || !partitionState.isInflight()) {
-                partitionState = new PartitionState.Committed(newRegistration.isr());
-            }
+            isr.onRegistration(old, newRegistration);
             boolean leader = newRegistration.leader() == localBrokerId;
             if (old == null || old.leaderEpoch() != newRegistration.leaderEpoch()) {
                 STATE_CHANGE_LOGGER.info("{}{} in leader epoch {} with partition epoch {} (replicas {}, isr {}{}), "
@@ -214,13 +211,6 @@ public final class Partition {
                     newRegistration.leaderEpoch(), newRegistration.partitionEpoch(), newRegistration.replicas(),
                     newRegistration.isr(), leader && isUnderMinIsr() ? " (under-min-isr)" : "", log.logEndOffset(),
                     highWatermark);
-            }
-            if (leader && (old == null || old.leaderEpoch() != newRegistration.leaderEpoch())) {
-                resetFollowers(newRegistration, old == null || old.leader() != localBrokerId);
-            } else if (leader) {
-                followers.keySet().retainAll(newRegistration.replicas());
-            } else {
-                followers.clear();
             }
         } finally {
             stateLock.writeLock().unlock();
@@ -283,10 +273,10 @@ public final class Partition {
             if (reg.leader() != localBrokerId) {
                 throw notLeader();
             }
-            List<Integer> isr = partitionState.isr();
+            List<Integer> inSync = isr.state().isr();
             int minIsr = effectiveMinIsr();
-            if (requiredAcks == -1 && isr.size() < minIsr) {
-                throw new NotEnoughReplicasException("The size of the current ISR " + isr
+            if (requiredAcks == -1 && inSync.size() < minIsr) {
+                throw new NotEnoughReplicasException("The size of the current ISR " + inSync
                     + " is insufficient to satisfy the min.isr requirement of " + minIsr
                     + " for partition " + topicPartition);
             }
@@ -345,7 +335,7 @@ public final class Partition {
         if (removed || !isLeader() || leaderEpoch() != appendLeaderEpoch) {
             return Optional.of(Errors.NOT_LEADER_OR_FOLLOWER);
         }
-        List<Integer> maximalIsr = partitionState.maximalIsr();
+        List<Integer> maximalIsr = isr.state().maximalIsr();
         if (highWatermark < requiredOffset) {
             return Optional.empty();
         }
@@ -394,7 +384,7 @@ public final class Partition {
                 LOGGER.info("{}Incremented log start offset to {} due to client delete records request", logPrefix,
                     requested);
             }
-            return new DeleteRecordsResult(requested, lowWatermark());
+            return new DeleteRecordsResult(requested, isr.lowWatermark());
         } finally {
             stateLock.readLock().unlock();
         }
@@ -411,19 +401,7 @@ public final class Partition {
         if (removed || !isLeader()) {
             throw notLeader();
         }
-        return lowWatermark();
-    }
-
-    private long lowWatermark() {
-        long low = log.logStartOffset();
-        for (Map.Entry<Integer, ReplicaState> e : followers.entrySet()) {
-            long start = e.getValue().logStartOffset();
-            boolean alive = isrContext.brokers().apply(e.getKey()).map(b -> !b.fenced()).orElse(false);
-            if (alive && start < low) {
-                low = start;
-            }
-        }
-        return low;
+        return isr.lowWatermark();
     }
 
     /**
@@ -435,12 +413,12 @@ public final class Partition {
 
     /** True when this broker leads and the committed ISR is smaller than the effective min ISR. */
     public boolean isUnderMinIsr() {
-        return isLeader() && partitionState.isr().size() < effectiveMinIsr();
+        return isLeader() && isr.state().isr().size() < effectiveMinIsr();
     }
 
     /** The committed ISR (while an ISR change is in flight, the one it is based on). */
     public List<Integer> inSyncReplicaIds() {
-        return partitionState.isr();
+        return isr.state().isr();
     }
 
     /** True once the partition left this broker (its topic was deleted, or the broker is stopping). */
@@ -448,25 +426,9 @@ public final class Partition {
         return removed;
     }
 
-    /**
-     * Kafka's reset of the followers' state on election (under the write lock): every other assigned replica starts
-     * over, caught up now when in the ISR; a re-elected leader keeps the positions it knew.
-     */
-    private void resetFollowers(PartitionRegistration reg, boolean newLeader) {
-        long now = time.milliseconds();
-        long leaderEnd = log.logEndOffset();
-        followers.keySet().retainAll(reg.replicas());
-        for (int replica : reg.replicas()) {
-            if (replica != localBrokerId) {
-                ReplicaState current = followers.getOrDefault(replica, ReplicaState.EMPTY);
-                followers.put(replica, current.afterElection(now, leaderEnd, newLeader, reg.isr().contains(replica)));
-            }
-        }
-    }
-
     /** What this broker, as leader, knows of follower {@code replicaId}; empty for an unknown replica. */
     public Optional<ReplicaState> followerState(int replicaId) {
-        return Optional.ofNullable(followers.get(replicaId));
+        return Optional.ofNullable(isr.follower(replicaId));
     }
 
     /** {@link #updateFollowerFetchState(int, long, long, long, long, long)} of a fetch without broker epoch. */
@@ -485,19 +447,13 @@ public final class Partition {
      */
     public void updateFollowerFetchState(int replicaId, long fetchOffset, long followerStartOffset, long fetchTimeMs,
                                          long leaderEndOffset, long brokerEpoch) {
-        ReplicaState before = followers.get(replicaId);
+        ReplicaState before = isr.follower(replicaId);
         stateLock.readLock().lock();
         try {
-            if (registration.leader() != localBrokerId || !registration.replicas().contains(replicaId)) {
+            if (!isr.recordFetch(replicaId, fetchOffset, followerStartOffset, fetchTimeMs, leaderEndOffset,
+                    brokerEpoch)) {
                 return;
             }
-            long metadataEpoch = isrContext.brokers().apply(replicaId).map(BrokerRegistration::epoch).orElse(-1L);
-            if (brokerEpoch != -1L && metadataEpoch > brokerEpoch) {
-                throw new NotLeaderOrFollowerException("Received stale fetch state update. broker epoch="
-                    + brokerEpoch + " vs expected=" + metadataEpoch);
-            }
-            followers.compute(replicaId, (id, current) -> (current == null ? ReplicaState.EMPTY : current)
-                .afterFetch(fetchOffset, followerStartOffset, fetchTimeMs, leaderEndOffset, brokerEpoch));
         } finally {
             stateLock.readLock().unlock();
         }
@@ -510,111 +466,50 @@ public final class Partition {
         }
     }
 
-    /**
-     * Moves the high watermark forward (Kafka's {@code maybeIncrementLeaderHW}), never while the committed ISR is
-     * below the effective {@code min.insync.replicas}: to the smallest log end offset among the leader, the maximal
-     * ISR (a joining replica already counts), and every follower that is caught up within
-     * {@code replica.lag.time.max.ms} and eligible to join, so that a follower about to join is not left behind by a
-     * high watermark it could never reach. Wakes the waiters when it moved.
-     */
+    /** {@link PartitionIsr#maybeIncrementHighWatermark} under the read lock; wakes the waiters when it moved. */
     private void maybeIncrementHighWatermark(long nowMs) {
-        long newHw;
+        boolean advanced;
         stateLock.readLock().lock();
         try {
-            PartitionRegistration reg = registration;
-            if (reg.leader() != localBrokerId || isUnderMinIsr()) {
-                return;
-            }
-            long leaderEnd = log.logEndOffset();
-            List<Integer> maximalIsr = partitionState.maximalIsr();
-            newHw = leaderEnd;
-            for (int replica : reg.replicas()) {
-                if (replica == localBrokerId) {
-                    continue;
-                }
-                ReplicaState follower = followers.getOrDefault(replica, ReplicaState.EMPTY);
-                if (follower.logEndOffset() < newHw && (maximalIsr.contains(replica)
-                        || follower.isCaughtUp(leaderEnd, nowMs, isrContext.replicaLagTimeMaxMs())
-                        && isReplicaIsrEligible(replica))) {
-                    newHw = follower.logEndOffset();
-                }
-            }
-            synchronized (this) {
-                if (newHw <= highWatermark) {
-                    return;
-                }
-                highWatermark = newHw;
-                log.updateHighWatermark(newHw);
-            }
+            advanced = isr.maybeIncrementHighWatermark(nowMs);
         } finally {
             stateLock.readLock().unlock();
         }
-        listener.onHighWatermarkAdvanced(this);
+        if (advanced) {
+            listener.onHighWatermarkAdvanced(this);
+        }
     }
 
     /**
-     * Adds {@code replicaId} to the ISR when it has caught up (Kafka's {@code maybeExpandIsr}): no change is in
-     * flight, it is not in the ISR, it is eligible ({@link #isReplicaIsrEligible}), and its log end offset reached
-     * both the high watermark and the start offset of the current leader epoch (so it holds every record a future
-     * leader must have). The proposal goes to the controller; until it is answered the replica already counts for the
-     * high watermark and acks=all.
+     * Adds {@code replicaId} to the ISR when it has caught up (Kafka's {@code maybeExpandIsr}, the rule in
+     * {@link PartitionIsr#needsExpandIsr}): checked under the read lock, then again under the write lock before the
+     * proposal becomes the ISR state. The proposal goes to the controller; until it is answered the replica already
+     * counts for the high watermark and acks=all.
      */
     private void maybeExpandIsr(int replicaId) {
-        if (partitionState.isInflight()) {
+        if (isr.state().isInflight()) {
             return;
         }
         boolean needed;
         stateLock.readLock().lock();
         try {
-            needed = needsExpandIsr(replicaId);
+            needed = isr.needsExpandIsr(replicaId);
         } finally {
             stateLock.readLock().unlock();
         }
         if (!needed) {
             return;
         }
-        PartitionState.Pending proposal = null;
+        PartitionState.Pending proposal;
         stateLock.writeLock().lock();
         try {
-            if (partitionState instanceof PartitionState.Committed committed && needsExpandIsr(replicaId)) {
-                List<Integer> isr = new ArrayList<>(committed.isr());
-                isr.add(replicaId);
-                proposal = new PartitionState.PendingExpandIsr(replicaId, proposal(isr), committed);
-                partitionState = proposal;
-            }
+            proposal = isr.proposeExpandIsr(replicaId);
         } finally {
             stateLock.writeLock().unlock();
         }
         if (proposal != null) {
             submitAlterPartition(proposal);
         }
-    }
-
-    private boolean needsExpandIsr(int replicaId) {
-        PartitionState current = partitionState;
-        if (!isLeader() || current.isInflight() || current.isr().contains(replicaId)
-                || !isReplicaIsrEligible(replicaId)) {
-            return false;
-        }
-        long followerEnd = followers.get(replicaId).logEndOffset();
-        return followerEnd >= highWatermark && followerEnd >= leaderEpochStartOffset();
-    }
-
-    /**
-     * Kafka's {@code isReplicaIsrEligible} (KIP-841, KIP-903): the follower's broker is registered, not fenced and
-     * not in controlled shutdown, and the broker epoch of its fetches is the one the metadata has (or -1: a fetch
-     * version without it); a follower that has not fetched from this leader yet is not eligible.
-     */
-    private boolean isReplicaIsrEligible(int replicaId) {
-        ReplicaState state = followers.get(replicaId);
-        if (state == null) {
-            return false;
-        }
-        Optional<BrokerRegistration> broker = isrContext.brokers().apply(replicaId);
-        OptionalLong fetchEpoch = state.brokerEpoch();
-        return broker.isPresent() && !broker.get().fenced() && !broker.get().inControlledShutdown()
-            && fetchEpoch.isPresent() && (fetchEpoch.getAsLong() == -1L || fetchEpoch.getAsLong() == broker.get()
-            .epoch());
     }
 
     /**
@@ -624,32 +519,23 @@ public final class Partition {
      * the high watermark back.
      */
     public void maybeShrinkIsr() {
-        if (partitionState.isInflight()) {
+        if (isr.state().isInflight()) {
             return;
         }
         boolean needed;
         stateLock.readLock().lock();
         try {
-            needed = isLeader() && !getOutOfSyncReplicas(isrContext.replicaLagTimeMaxMs()).isEmpty();
+            needed = isr.needsShrinkIsr();
         } finally {
             stateLock.readLock().unlock();
         }
         if (!needed) {
             return;
         }
-        PartitionState.Pending proposal = null;
+        PartitionState.Pending proposal;
         stateLock.writeLock().lock();
         try {
-            Set<Integer> outOfSync = getOutOfSyncReplicas(isrContext.replicaLagTimeMaxMs());
-            if (isLeader() && partitionState instanceof PartitionState.Committed committed && !outOfSync.isEmpty()) {
-                List<Integer> isr = new ArrayList<>(committed.isr());
-                isr.removeAll(outOfSync);
-                LOGGER.info("{}Shrinking ISR from {} to {}. Leader: (highWatermark: {}, endOffset: {}). Out of sync "
-                    + "replicas: {}.", logPrefix, join(committed.isr()), join(isr), highWatermark,
-                    log.logEndOffset(), describe(outOfSync));
-                proposal = new PartitionState.PendingShrinkIsr(outOfSync, proposal(isr), committed);
-                partitionState = proposal;
-            }
+            proposal = isr.proposeShrinkIsr();
         } finally {
             stateLock.writeLock().unlock();
         }
@@ -659,156 +545,29 @@ public final class Partition {
     }
 
     /**
-     * The ISR followers that are not caught up (Kafka's {@code getOutOfSyncReplicas}): neither at the leader's log
-     * end offset nor caught up within {@code maxLagMs}, which covers both a stuck follower (no fetch) and a slow one
-     * (fetching, never reaching the end). Empty while an ISR change is in flight.
-     */
-    Set<Integer> getOutOfSyncReplicas(long maxLagMs) {
-        PartitionState current = partitionState;
-        Set<Integer> outOfSync = new TreeSet<>();
-        if (current.isInflight()) {
-            return outOfSync;
-        }
-        long now = time.milliseconds();
-        long leaderEnd = log.logEndOffset();
-        for (int replica : current.isr()) {
-            ReplicaState state = followers.get(replica);
-            if (replica != localBrokerId && (state == null || !state.isCaughtUp(leaderEnd, now, maxLagMs))) {
-                outOfSync.add(replica);
-            }
-        }
-        return outOfSync;
-    }
-
-    /** Broker ids as Kafka's log lines print them: {@code 1,2,3}. */
-    private static String join(List<Integer> ids) {
-        StringBuilder out = new StringBuilder();
-        ids.forEach(id -> out.append(out.length() == 0 ? "" : ",").append(id));
-        return out.toString();
-    }
-
-    private String describe(Set<Integer> replicas) {
-        StringBuilder out = new StringBuilder();
-        for (int replica : replicas) {
-            ReplicaState state = followers.get(replica);
-            out.append(out.length() == 0 ? "" : " ").append("(brokerId: ").append(replica).append(", endOffset: ")
-                .append(state == null ? "unknown" : String.valueOf(state.logEndOffset()))
-                .append(", lastCaughtUpTimeMs: ")
-                .append(state == null ? "unknown" : String.valueOf(state.lastCaughtUpTimeMs())).append(')');
-        }
-        return out.toString();
-    }
-
-    /**
-     * The proposal of {@code isr} in the current leader and partition epochs, each member with its broker epoch:
-     * this broker's own, a follower's as its fetches carried it, -1 when unknown (the controller then skips the
-     * check for that member, which is safe: a member that restarted meanwhile was removed by the controller, and
-     * the partition epoch moved).
-     */
-    private LeaderAndIsr proposal(List<Integer> isr) {
-        List<LeaderAndIsr.Member> members = new ArrayList<>(isr.size());
-        for (int replica : isr) {
-            long epoch;
-            if (replica == localBrokerId) {
-                epoch = isrContext.localBrokerEpoch().getAsLong();
-            } else {
-                ReplicaState state = followers.get(replica);
-                epoch = state == null ? -1L : state.brokerEpoch().orElse(-1L);
-            }
-            members.add(new LeaderAndIsr.Member(replica, epoch));
-        }
-        PartitionRegistration reg = registration;
-        return new LeaderAndIsr(localBrokerId, reg.leaderEpoch(), members, reg.partitionEpoch());
-    }
-
-    /**
-     * Sends {@code proposal} to the controller and applies the answer (Kafka's {@code submitAlterPartition}), unless
-     * the ISR state has moved on meanwhile (new metadata): then the answer is stale and ignored.
+     * Sends {@code proposal} to the controller and applies the answer under the write lock (Kafka's
+     * {@code submitAlterPartition}; {@link PartitionIsr#onAlterPartitionAnswer}), then moves the high watermark and
+     * wakes the waiters when the ISR changed, or sends it again.
      */
     private void submitAlterPartition(PartitionState.Pending proposal) {
         LOGGER.debug("{}Submitting ISR state change {}", logPrefix, proposal);
         CompletableFuture<LeaderAndIsr> answer = isrContext.alterPartitionManager().submit(topicPartition, topicId,
             proposal.sent());
         answer.whenComplete((leaderAndIsr, failure) -> {
-            boolean isrChanged = false;
-            boolean retry = false;
+            PartitionIsr.AnswerOutcome outcome;
             stateLock.writeLock().lock();
             try {
-                if (!partitionState.equals(proposal)) {
-                    LOGGER.debug("{}Ignoring ISR update to {} since we have already updated state to {}", logPrefix,
-                        proposal, partitionState);
-                } else if (leaderAndIsr != null) {
-                    isrChanged = handleAlterPartitionUpdate(proposal, leaderAndIsr);
-                } else {
-                    retry = handleAlterPartitionError(proposal, Errors.forException(failure));
-                }
+                outcome = isr.onAlterPartitionAnswer(proposal, leaderAndIsr, failure);
             } finally {
                 stateLock.writeLock().unlock();
             }
-            if (isrChanged) {
+            if (outcome == PartitionIsr.AnswerOutcome.ISR_CHANGED) {
                 maybeIncrementHighWatermark(time.milliseconds());
                 listener.onIsrChanged(this);
-            }
-            if (retry) {
+            } else if (outcome == PartitionIsr.AnswerOutcome.RETRY) {
                 submitAlterPartition(proposal);
             }
         });
-    }
-
-    /**
-     * A successful answer (under the write lock): applied at once when it is of the current leader epoch and not
-     * older than the partition epoch we know; a newer partition epoch means the controller committed the change,
-     * an equal one that the ISR already was the proposed one. Either way the state is committed again.
-     */
-    private boolean handleAlterPartitionUpdate(PartitionState.Pending proposal, LeaderAndIsr answer) {
-        PartitionRegistration reg = registration;
-        if (answer.leaderEpoch() != reg.leaderEpoch()) {
-            LOGGER.debug("{}Ignoring new ISR {} since we have a stale leader epoch {}.", logPrefix, answer,
-                reg.leaderEpoch());
-            return false;
-        }
-        if (answer.partitionEpoch() < reg.partitionEpoch()) {
-            LOGGER.debug("{}Ignoring new ISR {} since we have a newer version {}.", logPrefix, answer,
-                reg.partitionEpoch());
-            return false;
-        }
-        registration = new PartitionRegistration(reg.replicas(), answer.isr(), reg.leader(), reg.leaderEpoch(),
-            answer.partitionEpoch());
-        partitionState = new PartitionState.Committed(answer.isr());
-        LOGGER.info("{}ISR updated to {}{} and version updated to {}", logPrefix, join(answer.isr()),
-            isUnderMinIsr() ? " (under-min-isr)" : "", answer.partitionEpoch());
-        return !answer.isr().equals(proposal.isr());
-    }
-
-    /**
-     * A failed answer (under the write lock), as Kafka handles it: INELIGIBLE_REPLICA and OPERATION_NOT_ATTEMPTED
-     * mean the change was certainly not applied, so the last committed state comes back; an unknown topic or
-     * partition, a fenced leader epoch, an invalid partition epoch or request, or a new leader elected leave the
-     * state pending until new metadata replaces it; anything else (NOT_CONTROLLER, a timeout) is retried.
-     *
-     * @return whether to send the proposal again
-     */
-    private boolean handleAlterPartitionError(PartitionState.Pending proposal, Errors error) {
-        switch (error) {
-            case OPERATION_NOT_ATTEMPTED, INELIGIBLE_REPLICA -> {
-                partitionState = proposal.lastCommitted();
-                LOGGER.info("{}Failed to alter partition to {} since the controller rejected the request with {}. "
-                    + "Partition state has been reset to the latest committed state {}.", logPrefix, proposal, error,
-                    partitionState);
-                return false;
-            }
-            case UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID, FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION,
-                 INVALID_REQUEST, NEW_LEADER_ELECTED -> {
-                LOGGER.debug("{}Failed to alter partition to {} ({}). Partition state may be out of sync, awaiting "
-                    + "the latest metadata.", logPrefix, proposal, error);
-                return false;
-            }
-            default -> {
-                LOGGER.warn("{}Failed to update ISR to {} due to unexpected {}. Retrying.", logPrefix, proposal,
-                    error);
-                return true;
-            }
-        }
     }
 
     /**
@@ -818,14 +577,9 @@ public final class Partition {
      */
     void restoreHighWatermark(long checkpointed) {
         long bounded = Math.min(Math.max(checkpointed, log.logStartOffset()), log.logEndOffset());
-        synchronized (this) {
-            if (bounded <= highWatermark) {
-                return;
-            }
-            highWatermark = bounded;
-            log.updateHighWatermark(bounded);
+        if (advanceHighWatermark(bounded)) {
+            listener.onHighWatermarkAdvanced(this);
         }
-        listener.onHighWatermarkAdvanced(this);
     }
 
     /**
@@ -836,18 +590,18 @@ public final class Partition {
         removed = true;
     }
 
-    // ----- replica move between log directories (Kafka's future replica) ---------------------------------------
+    // ----- replica move between log directories (Kafka's future replica): PartitionFutureLog ------------------
 
     /** The future log of a move in progress, if any. */
     public Optional<PartitionLog> futureLog() {
-        return Optional.ofNullable(futureLog);
+        return Optional.ofNullable(future.get());
     }
 
-    /** Starts a move: {@code future} (of another log directory) becomes the future log. */
-    void setFutureLog(PartitionLog future) {
+    /** Starts a move: {@code futureLog} (of another log directory) becomes the future log. */
+    void setFutureLog(PartitionLog futureLog) {
         stateLock.writeLock().lock();
         try {
-            futureLog = future;
+            future.set(futureLog);
         } finally {
             stateLock.writeLock().unlock();
         }
@@ -857,9 +611,7 @@ public final class Partition {
     PartitionLog removeFutureLog() {
         stateLock.writeLock().lock();
         try {
-            PartitionLog future = futureLog;
-            futureLog = null;
-            return future;
+            return future.set(null);
         } finally {
             stateLock.writeLock().unlock();
         }
@@ -867,25 +619,22 @@ public final class Partition {
 
     /** How far the future log is behind the current one (Kafka's DescribeLogDirs lag of a future log), or -1. */
     public long futureLogLag() {
-        PartitionLog future = futureLog;
-        return future == null ? -1L : log.logEndOffset() - future.logEndOffset();
+        return future.lag();
     }
 
     /** Roughly how many bytes the future log is behind the current one (their sizes' difference), or -1. */
     long futureLogBytesBehind() {
-        PartitionLog future = futureLog;
-        return future == null ? -1L : log.size() - future.size();
+        return future.bytesBehind();
     }
 
     /**
-     * One copy step of the move: the future log gives up what the current log no longer has, then takes the current
-     * log's next batches, up to {@code maxBytes}. Returns the bytes copied; -1 when there is no move (any more).
+     * One copy step of the move ({@link PartitionFutureLog#copy}, under the read lock): the bytes copied, -1 when
+     * there is no move (any more).
      */
     int copyToFutureLog(int maxBytes) {
         stateLock.readLock().lock();
         try {
-            PartitionLog future = futureLog;
-            return future == null || removed ? -1 : FutureLogSync.copyOnce(log, future, maxBytes);
+            return future.copy(maxBytes);
         } finally {
             stateLock.readLock().unlock();
         }
@@ -902,36 +651,17 @@ public final class Partition {
     boolean maybeReplaceCurrentWithFutureLog(int maxSteps, int maxBytes, BinaryOperator<PartitionLog> swap) {
         stateLock.writeLock().lock();
         try {
-            PartitionLog future = futureLog;
-            if (future == null || removed) {
+            if (!future.maybeReplaceCurrent(maxSteps, maxBytes, swap)) {
                 return false;
             }
-            // The current log cannot grow while the write lock is held: each step brings the future closer.
-            int steps = 0;
-            while (FutureLogSync.copyOnce(log, future, maxBytes) > 0) {
-                if (++steps >= maxSteps) {
-                    return false;
-                }
-            }
-            if (!FutureLogSync.caughtUp(log, future)) {
-                return false;
-            }
-            if (log.logStartOffset() > future.logStartOffset()) {
-                future.deleteRecordsBefore(log.logStartOffset());
-            }
-            future.flush(future.logEndOffset());
-            PartitionLog replaced = log;
-            log = swap.apply(replaced, future);
-            futureLog = null;
-            log.updateHighWatermark(highWatermark);
-            LOGGER.info("{}Replaced the log in {} with its future log, now in {} (log end offset {})", logPrefix,
-                replaced.dir().getParent(), log.dir().getParent(), log.logEndOffset());
         } finally {
             stateLock.writeLock().unlock();
         }
         listener.onLogEndOffsetAdvanced(this);
         return true;
     }
+
+    // ----- reads: PartitionReads ---------------------------------------------------------------------------------
 
     /**
      * Reads from {@code fetchOffset} up to what {@code isolation} allows, as leader, after the leader-epoch check. An
@@ -948,23 +678,14 @@ public final class Partition {
      * replica reads too (a consumer's fetch, KIP-392): with its own log start and end offsets, up to its own high
      * watermark (learnt from the leader, so possibly behind it: an offset between the two reads nothing) and last
      * stable offset; NOT_LEADER_OR_FOLLOWER once the partition left this broker. Holds the read side of the state
-     * lock (re-entered from {@link #fetchRecords}), so a log swap of a replica move never happens under it.
+     * lock, so a log swap of a replica move never happens under it.
      */
     public LogReadResult read(long fetchOffset, int currentLeaderEpoch, int maxBytes, FetchIsolation isolation,
                               boolean minOneMessage, boolean fetchOnlyFromLeader) {
         stateLock.readLock().lock();
         try {
-            checkReadable(currentLeaderEpoch, fetchOnlyFromLeader);
-            long hw = highWatermark;
-            long lso = lastStableOffset();
-            long start = log.logStartOffset();
-            long end = log.logEndOffset();
-            FetchDataInfo info = switch (isolation) {
-                case LOG_END -> log.read(fetchOffset, maxBytes, Long.MAX_VALUE, minOneMessage);
-                case HIGH_WATERMARK -> log.read(fetchOffset, maxBytes, hw, minOneMessage);
-                case TXN_COMMITTED -> log.readCommitted(fetchOffset, maxBytes, lso, minOneMessage);
-            };
-            return new LogReadResult(info, hw, lso, start, end, null);
+            return reads.read(fetchOffset, currentLeaderEpoch, maxBytes, isolation, minOneMessage,
+                fetchOnlyFromLeader);
         } finally {
             stateLock.readLock().unlock();
         }
@@ -987,8 +708,8 @@ public final class Partition {
      * replica, see {@link #read(long, int, int, FetchIsolation, boolean, boolean)}); for a follower, that it is an
      * assigned replica (else UNKNOWN_LEADER_EPOCH when the request named an epoch, NOT_LEADER_OR_FOLLOWER when not:
      * the follower retries), the divergence check of its last fetched epoch, the read to the log end and, with
-     * {@code updateFetchState}, the record of its position ({@link #updateFollowerFetchState}); for a consumer, the
-     * read to what {@code isolation} allows. The caller closes the result.
+     * {@code updateFetchState}, the record of its position ({@link #updateFollowerFetchState}, after the read lock
+     * is released); for a consumer, the read to what {@code isolation} allows. The caller closes the result.
      */
     public LogReadResult fetchRecords(LogReadRequest request, FetchIsolation isolation, int maxBytes,
                                       boolean minOneMessage, boolean updateFetchState) {
@@ -996,19 +717,7 @@ public final class Partition {
         LogReadResult result;
         stateLock.readLock().lock();
         try {
-            checkReadable(request.currentLeaderEpoch(), request.fetchOnlyFromLeader());
-            if (request.isFromFollower() && !registration.replicas().contains(request.replicaId())) {
-                String message = "Replica " + request.replicaId() + " is not recognized as a valid replica of "
-                    + topicPartition + " in leader epoch " + registration.leaderEpoch() + " with partition epoch "
-                    + registration.partitionEpoch();
-                throw request.currentLeaderEpoch() != NO_EPOCH ? new UnknownLeaderEpochException(message)
-                    : new NotLeaderOrFollowerException(message);
-            }
-            result = divergence(request);
-            if (result == null) {
-                result = read(request.fetchOffset(), request.currentLeaderEpoch(), maxBytes, isolation,
-                    minOneMessage, request.fetchOnlyFromLeader());
-            }
+            result = reads.fetchRecords(request, isolation, maxBytes, minOneMessage);
         } finally {
             stateLock.readLock().unlock();
         }
@@ -1025,39 +734,6 @@ public final class Partition {
     }
 
     /**
-     * Kafka's check of a follower's {@code last_fetched_epoch}: null when none was given or the follower's log
-     * agrees with ours up to its fetch offset, else an empty read carrying the epoch and end offset it must truncate
-     * to. An epoch this log cannot place, or a fetch offset below the log start, is OFFSET_OUT_OF_RANGE.
-     */
-    private LogReadResult divergence(LogReadRequest request) {
-        if (request.lastFetchedEpoch() < 0) {
-            return null;
-        }
-        long hw = highWatermark;
-        long lso = lastStableOffset();
-        long start = log.logStartOffset();
-        long end = log.logEndOffset();
-        EpochEndOffset epochEnd = lastOffsetForLeaderEpoch(request.currentLeaderEpoch(), request.lastFetchedEpoch(),
-            false);
-        if (epochEnd.endOffset() == EpochEndOffset.UNDEFINED_EPOCH_OFFSET
-                || epochEnd.leaderEpoch() == EpochEndOffset.UNDEFINED_EPOCH) {
-            throw new OffsetOutOfRangeException("Could not determine the end offset of the last fetched epoch "
-                + request.lastFetchedEpoch() + " from the request");
-        }
-        if (request.fetchOffset() < start) {
-            throw new OffsetOutOfRangeException("Received request for offset " + request.fetchOffset() + " for "
-                + "partition " + topicPartition + ", but we only have log segments in the range " + start + " to "
-                + end + ".");
-        }
-        if (epochEnd.leaderEpoch() < request.lastFetchedEpoch() || epochEnd.endOffset() < request.fetchOffset()) {
-            FetchDataInfo empty = new FetchDataInfo(LogOffsetMetadata.offsetOnly(request.fetchOffset()),
-                FileSlice.empty(), false, List.of());
-            return new LogReadResult(empty, hw, lso, start, end, epochEnd);
-        }
-        return null;
-    }
-
-    /**
      * Whether a follower fetching at {@code fetchOffset} with {@code lastFetchedEpoch} has diverged from this log
      * (a delayed fetch then answers at once, with the diverging epoch); false when no epoch was given.
      */
@@ -1065,10 +741,12 @@ public final class Partition {
         if (lastFetchedEpoch < 0) {
             return false;
         }
-        EpochEndOffset end = lastOffsetForLeaderEpoch(currentLeaderEpoch, lastFetchedEpoch, false);
-        return end.endOffset() == EpochEndOffset.UNDEFINED_EPOCH_OFFSET
-            || end.leaderEpoch() == EpochEndOffset.UNDEFINED_EPOCH
-            || end.leaderEpoch() < lastFetchedEpoch || end.endOffset() < fetchOffset;
+        stateLock.readLock().lock();
+        try {
+            return reads.hasDiverged(currentLeaderEpoch, lastFetchedEpoch, fetchOffset);
+        } finally {
+            stateLock.readLock().unlock();
+        }
     }
 
     /** The end of what a fetch of {@code isolation} may read: log end, high watermark or last stable offset. */
@@ -1106,90 +784,16 @@ public final class Partition {
                                                                 int currentLeaderEpoch, boolean requireLeader) {
         stateLock.readLock().lock();
         try {
-            checkLeaderEpoch(currentLeaderEpoch, requireLeader);
-            long hw = highWatermark;
-            long lastFetchable = isolation == null || isolation == FetchIsolation.LOG_END ? log.logEndOffset()
-                : isolation == FetchIsolation.TXN_COMMITTED ? lastStableOffset() : hw;
-            long epochStart = leaderEpochStartOffset();
-            RuntimeException offsetsError = isolation != null && epochStart > hw
-                ? Errors.OFFSET_NOT_AVAILABLE.exception("Failed to fetch offsets for partition " + topicPartition
-                    + " with leader epoch " + (currentLeaderEpoch == NO_EPOCH ? "unknown" : currentLeaderEpoch)
-                    + " as this partition's high watermark (" + hw + ") is lagging behind the start offset from "
-                    + "the beginning of this epoch (" + epochStart + ").")
-                : null;
-            if (timestamp == TimestampAndOffset.LATEST_TIMESTAMP) {
-                if (offsetsError != null) {
-                    throw offsetsError;
-                }
-                return Optional.of(new TimestampAndOffset(-1L, lastFetchable, registration.leaderEpoch()));
-            }
-            if (timestamp == TimestampAndOffset.EARLIEST_TIMESTAMP
-                    || timestamp == TimestampAndOffset.EARLIEST_LOCAL_TIMESTAMP) {
-                long start = log.logStartOffset();
-                return Optional.of(new TimestampAndOffset(-1L, start, earliestEpoch(start)));
-            }
-            Optional<TimestampAndOffset> found = timestamp == LATEST_TIERED_TIMESTAMP
-                ? Optional.of(new TimestampAndOffset(-1L, -1L, -1))
-                : log.fetchOffsetByTimestamp(timestamp);
-            if (found.isPresent() && found.get().offset() < lastFetchable) {
-                return found;
-            }
-            if (offsetsError != null) {
-                throw offsetsError;
-            }
-            return Optional.empty();
+            return reads.fetchOffsetForTimestamp(timestamp, isolation, currentLeaderEpoch, requireLeader);
         } finally {
             stateLock.readLock().unlock();
         }
     }
 
     /**
-     * The leader-epoch history as Kafka's leader keeps it: the log's entries (written when a batch of a new epoch
-     * is appended) plus, while leading in an epoch nothing was appended in yet, that epoch starting at the log end
-     * offset (Kafka assigns it when the broker becomes leader), replacing entries that start there.
-     */
-    private List<EpochEntry> epochHistory() {
-        List<EpochEntry> entries = log.epochEntries();
-        PartitionRegistration reg = registration;
-        if (reg.leader() != localBrokerId
-                || !entries.isEmpty() && entries.get(entries.size() - 1).epoch() >= reg.leaderEpoch()) {
-            return entries;
-        }
-        long start = log.logEndOffset();
-        List<EpochEntry> history = new ArrayList<>();
-        for (EpochEntry entry : entries) {
-            if (entry.startOffset() < start) {
-                history.add(entry);
-            }
-        }
-        history.add(new EpochEntry(reg.leaderEpoch(), start));
-        return history;
-    }
-
-    /** Where the current leader epoch starts (Kafka's {@code leaderEpochStartOffsetOpt}). */
-    private long leaderEpochStartOffset() {
-        List<EpochEntry> entries = epochHistory();
-        if (!entries.isEmpty()) {
-            EpochEntry latest = entries.get(entries.size() - 1);
-            if (latest.epoch() == registration.leaderEpoch()) {
-                return latest.startOffset();
-            }
-        }
-        return log.logEndOffset();
-    }
-
-    /** The epoch of the first history entry when it starts at or before {@code logStartOffset}, else -1. */
-    private int earliestEpoch(long logStartOffset) {
-        List<EpochEntry> entries = epochHistory();
-        if (entries.isEmpty() || entries.get(0).startOffset() > logStartOffset) {
-            return -1;
-        }
-        return entries.get(0).epoch();
-    }
-
-    /**
      * OffsetForLeaderEpoch (Kafka's {@code Partition.lastOffsetForLeaderEpoch}): {@link LeaderEpochCache#endOffsetFor}
-     * over the leader's history ({@link #epochHistory}), after the leader-epoch check:
+     * over the leader's history (the log's epoch entries plus, while leading in an epoch nothing was appended in
+     * yet, that epoch at the log end offset), after the leader-epoch check:
      * <ul>
      *   <li>the latest epoch of the history: that epoch and the log end offset;</li>
      *   <li>an older epoch: the largest epoch at most {@code leaderEpoch} and the start of the next one;</li>
@@ -1201,48 +805,29 @@ public final class Partition {
     public EpochEndOffset lastOffsetForLeaderEpoch(int currentLeaderEpoch, int leaderEpoch, boolean requireLeader) {
         stateLock.readLock().lock();
         try {
-            checkLeaderEpoch(currentLeaderEpoch, requireLeader);
-            EpochEntry end = LeaderEpochCache.endOffsetFor(epochHistory(), leaderEpoch, log.logEndOffset());
-            return new EpochEndOffset(end.epoch(), end.startOffset());
+            return reads.lastOffsetForLeaderEpoch(currentLeaderEpoch, leaderEpoch, requireLeader);
         } finally {
             stateLock.readLock().unlock();
         }
     }
 
-    // ---------------------------------------------------------------------------------------------------------
-    // Follower side: what this broker's replica fetcher does to the partition while another broker leads it
-    // (Kafka's appendRecordsToFollowerOrFutureReplica, truncateTo, truncateFullyAndStartAt and the follower's
-    // UnifiedLog.maybeUpdateHighWatermark / maybeIncrementLogStartOffset). Each call names the leader epoch the
-    // fetcher fetched in and holds the read side of the state lock: a fetch from a former leader, or one that
-    // completes after this broker became leader, never touches the log.
-    // ---------------------------------------------------------------------------------------------------------
+    // ----- follower side: PartitionFollower ----------------------------------------------------------------------
+    // What this broker's replica fetcher does while another broker leads: each call names the leader epoch it
+    // fetched in and holds the read lock, so a fetch from a former leader, or one that completes after this broker
+    // became leader, never touches the log.
 
     /**
-     * Appends batches fetched from the leader with the leader's offsets and epochs through
-     * {@link PartitionLog#appendAsFollower}. A first fetch into an empty log whose first batch starts before the
-     * log start offset (the leader's log start moved into that batch) restarts the log at the batch's base offset,
-     * as Kafka does; any other overlap is the log's {@link UnexpectedAppendOffsetException}.
+     * Appends batches fetched from the leader with the leader's offsets and epochs ({@link PartitionFollower#append}:
+     * a first fetch into an empty log may restart it at the first batch, as Kafka does).
      *
      * @throws FencedLeaderEpochException   when the partition moved to another leader epoch meanwhile
      * @throws NotLeaderOrFollowerException when this broker leads the partition or it left this broker
+     * @throws UnexpectedAppendOffsetException when the batches overlap the log otherwise
      */
     public LogAppendInfo appendRecordsToFollower(ByteBuffer records, int fetchLeaderEpoch) {
         stateLock.readLock().lock();
         try {
-            checkFollowing(fetchLeaderEpoch);
-            try {
-                return log.appendAsFollower(records.duplicate());
-            } catch (UnexpectedAppendOffsetException e) {
-                long end = log.logEndOffset();
-                if (end != log.logStartOffset() || e.firstOffset() >= end || e.lastOffset() < end) {
-                    throw e;
-                }
-                LOGGER.info("{}Unexpected offset in append: first offset {} is below the log start offset {}; as "
-                    + "this is the follower's first append, its log starts at {}", logPrefix, e.firstOffset(), end,
-                    e.firstOffset());
-                log.truncateFullyAndStartAt(e.firstOffset());
-                return log.appendAsFollower(records.duplicate());
-            }
+            return follower.append(records, fetchLeaderEpoch);
         } finally {
             stateLock.readLock().unlock();
         }
@@ -1257,8 +842,7 @@ public final class Partition {
         boolean advanced;
         stateLock.readLock().lock();
         try {
-            checkFollowing(fetchLeaderEpoch);
-            advanced = setFollowerHighWatermark(leaderHighWatermark);
+            advanced = follower.updateHighWatermark(leaderHighWatermark, fetchLeaderEpoch);
         } finally {
             stateLock.readLock().unlock();
         }
@@ -1274,17 +858,7 @@ public final class Partition {
     public void maybeIncrementLogStartOffsetAsFollower(long leaderLogStartOffset, int fetchLeaderEpoch) {
         stateLock.readLock().lock();
         try {
-            checkFollowing(fetchLeaderEpoch);
-            if (leaderLogStartOffset > highWatermark) {
-                throw new OffsetOutOfRangeException("Cannot increment the log start offset to " + leaderLogStartOffset
-                    + " of partition " + topicPartition + " since it is larger than the high watermark "
-                    + highWatermark);
-            }
-            if (leaderLogStartOffset > log.logStartOffset()) {
-                log.deleteRecordsBefore(leaderLogStartOffset);
-                LOGGER.info("{}Incremented log start offset to {} due to leader offset increment", logPrefix,
-                    leaderLogStartOffset);
-            }
+            follower.maybeIncrementLogStartOffset(leaderLogStartOffset, fetchLeaderEpoch);
         } finally {
             stateLock.readLock().unlock();
         }
@@ -1297,11 +871,7 @@ public final class Partition {
     public void truncateAsFollower(long offset, int fetchLeaderEpoch) {
         stateLock.readLock().lock();
         try {
-            checkFollowing(fetchLeaderEpoch);
-            log.truncateTo(offset);
-            if (highWatermark > log.logEndOffset()) {
-                setFollowerHighWatermark(log.logEndOffset());
-            }
+            follower.truncateTo(offset, fetchLeaderEpoch);
         } finally {
             stateLock.readLock().unlock();
         }
@@ -1311,45 +881,51 @@ public final class Partition {
     public void truncateFullyAndStartAtAsFollower(long offset, int fetchLeaderEpoch) {
         stateLock.readLock().lock();
         try {
-            checkFollowing(fetchLeaderEpoch);
-            log.truncateFullyAndStartAt(offset);
-            synchronized (this) {
-                highWatermark = offset;
-                log.updateHighWatermark(offset);
-            }
+            follower.truncateFullyAndStartAt(offset, fetchLeaderEpoch);
         } finally {
             stateLock.readLock().unlock();
         }
     }
 
-    /** Under the read lock: this broker follows in {@code fetchLeaderEpoch} and still hosts the partition. */
-    private void checkFollowing(int fetchLeaderEpoch) {
-        PartitionRegistration reg = registration;
-        if (removed || reg.leader() == localBrokerId) {
-            throw new NotLeaderOrFollowerException("Broker " + localBrokerId + " no longer follows "
-                + topicPartition + " (leader " + reg.leader() + ")");
-        }
-        if (reg.leaderEpoch() != fetchLeaderEpoch) {
-            throw new FencedLeaderEpochException("The fetch of " + topicPartition + " in leader epoch "
-                + fetchLeaderEpoch + " is not of the current leader epoch " + reg.leaderEpoch());
-        }
+    // ----- for the collaborators ---------------------------------------------------------------------------------
+
+    int localBrokerId() {
+        return localBrokerId;
     }
 
-    /** Sets the follower's high watermark within [log start, log end]; true when it advanced. */
-    private boolean setFollowerHighWatermark(long offset) {
-        long bounded = Math.max(log.logStartOffset(), Math.min(offset, log.logEndOffset()));
-        synchronized (this) {
-            long old = highWatermark;
-            if (bounded == old) {
-                return false;
-            }
-            if (bounded < old) {
-                LOGGER.warn("{}Non-monotonic update of high watermark from {} to {}", logPrefix, old, bounded);
-            }
-            highWatermark = bounded;
-            log.updateHighWatermark(bounded);
-            return bounded > old;
+    Time time() {
+        return time;
+    }
+
+    /** Under the write side of {@link #stateLock}: an AlterPartition answer's registration. */
+    void setRegistration(PartitionRegistration newRegistration) {
+        registration = newRegistration;
+    }
+
+    /** Under the write side of {@link #stateLock}: the swapped-in log of a replica move, with the high watermark. */
+    void replaceLog(PartitionLog replacement) {
+        log = replacement;
+        replacement.updateHighWatermark(highWatermark);
+    }
+
+    /** Raises the high watermark (here and in the log) to {@code newHw}; false when that is not above it. */
+    synchronized boolean advanceHighWatermark(long newHw) {
+        if (newHw <= highWatermark) {
+            return false;
         }
+        highWatermark = newHw;
+        log.updateHighWatermark(newHw);
+        return true;
+    }
+
+    /** Sets the high watermark (here and in the log) to {@code value}, up or down; returns the one it replaced. */
+    synchronized long setHighWatermark(long value) {
+        long old = highWatermark;
+        if (value != old) {
+            highWatermark = value;
+            log.updateHighWatermark(value);
+        }
+        return old;
     }
 
     @Override
