@@ -28,8 +28,26 @@ final class LeaderAppender {
         this.log = log;
     }
 
-    /** Header facts of a checked request. */
-    private record Analysis(int batches, int records, int bytes) {
+    /**
+     * What the one walk over an append's batches ({@link #analyze}) found: the counts, and the header facts a
+     * follower's append needs, so that nothing walks the batches again before the write.
+     *
+     * @param batches       complete batches
+     * @param records       records in them
+     * @param bytes         their bytes
+     * @param firstOffset   base offset of the first batch
+     * @param lastOffset    last offset of the last batch
+     * @param maxTimestamp  largest batch max timestamp, -1 when none
+     * @param offsetOfMax   last offset of the batch carrying it
+     * @param lastEpoch     partition leader epoch of the last batch
+     * @param misplaced     whether a batch after the first does not follow its predecessor as a follower's log
+     *                      requires (an overlap, or a gap unless the topic is compacted)
+     * @param misplacedAt   base offset of the first such batch
+     * @param misplacedExpected the offset that batch should have started at
+     */
+    private record Analysis(int batches, int records, int bytes, long firstOffset, long lastOffset,
+                            long maxTimestamp, long offsetOfMax, int lastEpoch, boolean misplaced, long misplacedAt,
+                            long misplacedExpected) {
     }
 
     /** {@code verification} is null when the append needs none (verification disabled, coordinator writes). */
@@ -90,7 +108,8 @@ final class LeaderAppender {
             }
             log.appendValidated(toAppend, first, next - 1, totalRecords, maxTimestamp);
             return new LogAppendInfo(first, next - 1, maxTimestamp, offsetOfMax,
-                config.logAppendTime() ? now : -1L, log.logStartOffset(), totalRecords, totalBytes, false);
+                config.logAppendTime() ? now : -1L, log.logStartOffset(), totalRecords, totalBytes, false,
+                leaderEpoch);
         } finally {
             log.lock().unlock();
         }
@@ -111,63 +130,49 @@ final class LeaderAppender {
         if (analysis.batches() == 0) {
             return emptyAppend();
         }
+        long first = analysis.firstOffset();
+        long last = analysis.lastOffset();
         log.lock().lock();
         try {
             long expected = log.logEndOffset();
-            long first = RecordBatch.of(records, records.position()).baseOffset();
-            long appendLast = lastOffsetOf(records);
-            long maxTimestamp = -1L;
-            long offsetOfMax = -1L;
-            long last = -1L;
-            for (int at = records.position(); at < records.limit(); ) {
-                RecordBatch batch = RecordBatch.of(records, at);
-                long base = batch.baseOffset();
-                if (base < expected || (base > expected && !config.compact())) {
-                    throw new UnexpectedAppendOffsetException("follower append at offset " + base + " but the log "
-                        + (at == records.position() ? "end offset" : "expects") + " is " + expected, first,
-                        appendLast);
-                }
-                last = batch.lastOffset();
-                expected = last + 1;
-                long batchMax = batch.maxTimestamp();
-                if (batchMax > maxTimestamp) {
-                    maxTimestamp = batchMax;
-                    offsetOfMax = last;
-                }
-                at += batch.sizeInBytes();
+            if (first < expected || (first > expected && !config.compact())) {
+                throw new UnexpectedAppendOffsetException("follower append at offset " + first + " but the log "
+                    + "end offset is " + expected, first, last);
             }
-            log.appendValidated(records, first, last, analysis.records(), maxTimestamp);
-            return new LogAppendInfo(first, last, maxTimestamp, offsetOfMax, -1L, log.logStartOffset(),
-                analysis.records(), analysis.bytes(), false);
+            if (analysis.misplaced()) {
+                throw new UnexpectedAppendOffsetException("follower append at offset " + analysis.misplacedAt()
+                    + " but the log expects is " + analysis.misplacedExpected(), first, last);
+            }
+            log.appendValidated(records, first, last, analysis.records(), analysis.maxTimestamp());
+            return new LogAppendInfo(first, last, analysis.maxTimestamp(), analysis.offsetOfMax(), -1L,
+                log.logStartOffset(), analysis.records(), analysis.bytes(), false, analysis.lastEpoch());
         } finally {
             log.lock().unlock();
         }
     }
 
-    /** The last offset of the last batch of {@code records} (complete batches only, as analyzed). */
-    private static long lastOffsetOf(ByteBuffer records) {
-        long last = -1L;
-        for (int at = records.position(); at < records.limit(); ) {
-            RecordBatch batch = RecordBatch.of(records, at);
-            last = batch.lastOffset();
-            at += batch.sizeInBytes();
-        }
-        return last;
-    }
-
     private LogAppendInfo emptyAppend() {
-        return new LogAppendInfo(-1L, -1L, -1L, -1L, -1L, log.logStartOffset(), 0, 0, false);
+        return new LogAppendInfo(-1L, -1L, -1L, -1L, -1L, log.logStartOffset(), 0, 0, false, -1);
     }
 
     /**
-     * Checks every batch's frame, magic, CRC and size limit ({@code analyzeAndValidateRecords}); {@code origin} is
-     * null for a follower.
+     * Checks every batch's frame, magic, CRC and size limit ({@code analyzeAndValidateRecords}) and gathers the
+     * header facts of {@link Analysis}, in one walk over the batches; {@code origin} is null for a follower.
      */
     private static Analysis analyze(ByteBuffer records, LogConfig config, AppendOrigin origin) {
         int at = records.position();
         int end = records.limit();
         int batches = 0;
         int count = 0;
+        long firstOffset = -1L;
+        long lastOffset = -1L;
+        long maxTimestamp = -1L;
+        long offsetOfMax = -1L;
+        int lastEpoch = -1;
+        boolean misplaced = false;
+        long misplacedAt = -1L;
+        long misplacedExpected = -1L;
+        boolean compact = config.compact();
         while (at < end) {
             RecordBatches.Frame frame = RecordBatches.frameAt(records, at, end);
             int size = frame.sizeInBytes();
@@ -207,10 +212,26 @@ final class LeaderAppender {
             if (batch.lastOffsetDelta() < 0) {
                 throw new InvalidRecordException("negative last offset delta " + batch.lastOffsetDelta());
             }
+            long base = batch.baseOffset();
+            if (batches == 0) {
+                firstOffset = base;
+            } else if (!misplaced && (base <= lastOffset || base > lastOffset + 1 && !compact)) {
+                misplaced = true;
+                misplacedAt = base;
+                misplacedExpected = lastOffset + 1;
+            }
+            lastOffset = batch.lastOffset();
+            long batchMax = batch.maxTimestamp();
+            if (batchMax > maxTimestamp) {
+                maxTimestamp = batchMax;
+                offsetOfMax = lastOffset;
+            }
+            lastEpoch = batch.partitionLeaderEpoch();
             count += Math.max(batch.recordCount(), 0);
             batches++;
             at += size;
         }
-        return new Analysis(batches, count, end - records.position());
+        return new Analysis(batches, count, end - records.position(), firstOffset, lastOffset, maxTimestamp,
+            offsetOfMax, lastEpoch, misplaced, misplacedAt, misplacedExpected);
     }
 }

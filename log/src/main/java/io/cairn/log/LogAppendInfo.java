@@ -12,8 +12,10 @@ package io.cairn.log;
  * @param recordCount          records appended
  * @param validBytes           bytes appended
  * @param duplicate            true when the batch was a retry of an already written one and nothing was appended
+ * @param lastLeaderEpoch      partition leader epoch of the last batch appended (a follower's fetcher takes it as
+ *                             its last fetched epoch), -1 when nothing was appended
  */
 public record LogAppendInfo(long firstOffset, long lastOffset, long maxTimestamp, long offsetOfMaxTimestamp,
                             long logAppendTime, long logStartOffset, int recordCount, int validBytes,
-                            boolean duplicate) {
+                            boolean duplicate, int lastLeaderEpoch) {
 }

@@ -835,7 +835,7 @@ public final class PartitionLog implements Closeable {
     /** The batch metadata of the duplicate a leader append found, for tests and the broker's logging. */
     static LogAppendInfo duplicateInfo(BatchMetadata dup, long logStartOffset) {
         return new LogAppendInfo(dup.firstOffset(), dup.lastOffset(), dup.timestamp(), dup.lastOffset(), -1L,
-            logStartOffset, 0, 0, true);
+            logStartOffset, 0, 0, true, -1);
     }
 
     /**

@@ -28,6 +28,7 @@ import static io.cairn.log.TestBatches.offsetsAndValues;
 import static io.cairn.log.TestBatches.values;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 
 class PartitionLogTest {
@@ -198,6 +199,48 @@ class PartitionLogTest {
         assertThat(info.firstOffset()).isEqualTo(2);
         assertThat(readAll(log, 0)).containsExactly("0:a", "1:b", "2:c");
         assertThat(log.epochEntries()).containsExactly(new EpochEntry(1, 0), new EpochEntry(2, 2));
+    }
+
+    @Test
+    void followerAppendShouldRejectABatchThatDoesNotFollowTheOneBeforeItInTheSameAppend() {
+        // Given: the first batch follows the log end, the second leaves a gap after it (not a compacted topic)
+        PartitionLog log = open(LogConfig.defaults());
+        ByteBuffer first = values(time.milliseconds(), "a", "b");
+        assign(first, 0, 1);
+        ByteBuffer afterGap = values(time.milliseconds(), "c");
+        assign(afterGap, 3, 1);
+
+        // When
+        Throwable thrown = catchThrowable(() -> log.appendAsFollower(concat(first, afterGap)));
+
+        // Then: nothing of the append is written, and the exception names the whole append's offsets
+        assertThat(thrown).isInstanceOfSatisfying(UnexpectedAppendOffsetException.class, e -> {
+            assertThat(e.firstOffset()).isZero();
+            assertThat(e.lastOffset()).isEqualTo(3);
+        });
+        assertThat(log.logEndOffset()).isZero();
+    }
+
+    @Test
+    void followerAppendShouldReportTheEpochAndOffsetsOfItsBatches() {
+        // Given: batches of two leader epochs, the later one with the larger timestamp
+        PartitionLog log = open(LogConfig.defaults());
+        ByteBuffer older = values(time.milliseconds(), "a", "b");
+        assign(older, 0, 1);
+        ByteBuffer newer = values(time.milliseconds() + 5, "c");
+        assign(newer, 2, 4);
+
+        // When
+        LogAppendInfo info = log.appendAsFollower(concat(older, newer));
+
+        // Then
+        assertThat(info.firstOffset()).isZero();
+        assertThat(info.lastOffset()).isEqualTo(2);
+        assertThat(info.lastLeaderEpoch()).isEqualTo(4);
+        assertThat(info.maxTimestamp()).isEqualTo(time.milliseconds() + 5);
+        assertThat(info.offsetOfMaxTimestamp()).isEqualTo(2);
+        assertThat(info.recordCount()).isEqualTo(3);
+        assertThat(log.epochEntries()).containsExactly(new EpochEntry(1, 0), new EpochEntry(4, 2));
     }
 
     @Test

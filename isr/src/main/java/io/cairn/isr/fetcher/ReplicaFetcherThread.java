@@ -19,8 +19,6 @@ import io.cairn.wire.error.InvalidRecordException;
 import io.cairn.wire.error.NotLeaderOrFollowerException;
 import io.cairn.wire.error.UnknownLeaderEpochException;
 import io.cairn.wire.error.UnknownTopicOrPartitionException;
-import io.cairn.wire.record.RecordBatch;
-import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -594,7 +592,7 @@ public final class ReplicaFetcherThread extends Thread {
             long lag = Math.max(0L, data.highWatermark() - nextOffset);
             recordLag(tp, lag);
             if ((info.validBytes() > 0 || state.lag() == PartitionFetchState.UNKNOWN_LAG) && states.containsKey(tp)) {
-                int lastEpoch = lastBatchEpoch(data.records());
+                int lastEpoch = info.lastLeaderEpoch();
                 moveToEnd(tp, PartitionFetchState.of(state.topicId(), nextOffset, lag, epoch, Phase.FETCHING,
                     lastEpoch >= 0 ? lastEpoch : state.lastFetchedEpoch()));
             }
@@ -631,17 +629,6 @@ public final class ReplicaFetcherThread extends Thread {
     /** One partition's last lag; written by the fetcher thread, read by scrapes. */
     private static final class FetcherLag {
         private volatile long value;
-    }
-
-    /** The partition leader epoch of the last batch, or -1 when there is none. */
-    private static int lastBatchEpoch(ByteBuffer records) {
-        int epoch = -1;
-        for (int at = records.position(); at < records.limit(); ) {
-            RecordBatch batch = RecordBatch.of(records, at);
-            epoch = batch.partitionLeaderEpoch();
-            at += batch.sizeInBytes();
-        }
-        return epoch;
     }
 
     /**
