@@ -444,22 +444,38 @@ public final class Partition {
      * leader's log end offset before the read, so appends after the fetch do not keep the follower from counting as
      * caught up. A replica that is not assigned is ignored. A fetch carrying a broker epoch older than the metadata's
      * for that broker (a fetch of an earlier incarnation) is refused with NOT_LEADER_OR_FOLLOWER (KIP-903).
+     *
+     * <p>A follower of the committed ISR (the steady state: every fetch of every replicated partition) has nothing to
+     * join, so its position and the high watermark move under one hold of the read lock, as Kafka takes its lock
+     * once here; any other follower goes through {@link #maybeExpandIsr} first. The waiters hear of a moved high
+     * watermark once the lock is released, as before.
      */
     public void updateFollowerFetchState(int replicaId, long fetchOffset, long followerStartOffset, long fetchTimeMs,
                                          long leaderEndOffset, long brokerEpoch) {
         ReplicaState before = isr.follower(replicaId);
+        boolean endMoved = before == null || before.logEndOffset() != fetchOffset;
+        boolean inIsr;
+        boolean advanced = false;
         stateLock.readLock().lock();
         try {
             if (!isr.recordFetch(replicaId, fetchOffset, followerStartOffset, fetchTimeMs, leaderEndOffset,
                     brokerEpoch)) {
                 return;
             }
+            inIsr = isr.state().isr().contains(replicaId);
+            if (inIsr && endMoved) {
+                advanced = isr.maybeIncrementHighWatermark(fetchTimeMs);
+            }
         } finally {
             stateLock.readLock().unlock();
         }
-        maybeExpandIsr(replicaId);
-        if (before == null || before.logEndOffset() != fetchOffset) {
-            maybeIncrementHighWatermark(fetchTimeMs);
+        if (!inIsr) {
+            maybeExpandIsr(replicaId);
+            if (endMoved) {
+                maybeIncrementHighWatermark(fetchTimeMs);
+            }
+        } else if (advanced) {
+            listener.onHighWatermarkAdvanced(this);
         }
         if (before == null || before.logStartOffset() != followerStartOffset) {
             listener.onLogStartOffsetChanged(this);
