@@ -126,13 +126,44 @@ public final class RecordBatches implements Iterable<RecordBatch> {
         return new Frame(remaining < batchSize ? FrameKind.PARTIAL : FrameKind.BATCH, size, magic, null);
     }
 
-    /** The number of bytes taken by complete batches from the start: the rest is a partial trailing batch. */
+    /**
+     * The number of bytes taken by complete batches from the start: the rest is a partial trailing batch. Reads only
+     * each batch's frame, with the iterator's checks, and makes no view (a follower trims every fetched partition
+     * with it).
+     */
     public int sizeOfCompleteBatches() {
-        int size = 0;
-        for (RecordBatch batch : this) {
-            size += batch.sizeInBytes();
+        int start = buffer.readerIndex();
+        int end = buffer.writerIndex();
+        int position = start;
+        for (int size = completeBatchAt(position, end); size > 0; size = completeBatchAt(position, end)) {
+            position += size;
         }
-        return size;
+        return position - start;
+    }
+
+    /**
+     * The size of the complete batch at {@code position}, or -1 at the end or at a partial trailing batch; throws
+     * for a corrupt frame, a magic other than 2 or a size below the batch header.
+     */
+    private int completeBatchAt(int position, int end) {
+        Frame frame = frameAt(buffer, position, end, maxBatchSize);
+        if (frame.kind() == FrameKind.CORRUPT) {
+            throw frame.corruption();
+        }
+        if (frame.kind() != FrameKind.BATCH) {
+            return -1;
+        }
+        int batchSize = frame.sizeInBytes();
+        if (frame.magic() != RecordBatch.MAGIC) {
+            throw new InvalidRecordException("Record batch at offset " + buffer.getLong(position)
+                    + " has magic " + frame.magic() + "; only magic " + RecordBatch.MAGIC
+                    + " batches are supported");
+        }
+        if (batchSize < RecordBatch.RECORD_BATCH_OVERHEAD) {
+            throw new CorruptRecordException("Record batch is corrupt (the size " + batchSize
+                    + " is smaller than the minimum allowed overhead " + RecordBatch.RECORD_BATCH_OVERHEAD + ")");
+        }
+        return batchSize;
     }
 
     @Override
@@ -170,22 +201,9 @@ public final class RecordBatches implements Iterable<RecordBatch> {
         }
 
         private RecordBatch readNext() {
-            Frame frame = frameAt(buffer, position, end, maxBatchSize);
-            if (frame.kind() == FrameKind.CORRUPT) {
-                throw frame.corruption();
-            }
-            if (frame.kind() != FrameKind.BATCH) {
+            int batchSize = completeBatchAt(position, end);
+            if (batchSize < 0) {
                 return null;
-            }
-            int batchSize = frame.sizeInBytes();
-            if (frame.magic() != RecordBatch.MAGIC) {
-                throw new InvalidRecordException("Record batch at offset " + buffer.getLong(position)
-                        + " has magic " + frame.magic() + "; only magic " + RecordBatch.MAGIC
-                        + " batches are supported");
-            }
-            if (batchSize < RecordBatch.RECORD_BATCH_OVERHEAD) {
-                throw new CorruptRecordException("Record batch is corrupt (the size " + batchSize
-                        + " is smaller than the minimum allowed overhead " + RecordBatch.RECORD_BATCH_OVERHEAD + ")");
             }
             RecordBatch batch = RecordBatch.wrap(buffer.slice(position, batchSize));
             position += batchSize;
