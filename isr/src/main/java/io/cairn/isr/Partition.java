@@ -47,9 +47,10 @@ import org.apache.logging.log4j.Logger;
  * under the write side of {@link #stateLock} ({@link #maybeReplaceCurrentWithFutureLog}), so no append, read or
  * truncation sees the swap half done.
  *
- * <p>Design note: this class owns the state (log, registration, high watermark, removal) and the lock, and every
- * public method takes the lock, calls one of four package-private collaborators under it, and tells the listener
- * after releasing it. The collaborators hold no lock of their own and are called only this way:
+ * <p>Design note: this class owns the state (log, registration, high watermark, removal) and the lock; a method that
+ * needs the lock takes it here, calls one of four package-private collaborators under it, and tells the listener
+ * after releasing it (getters of volatile state take no lock, as before the split). The collaborators hold no lock
+ * of their own and are called only this way:
  * {@link PartitionIsr} (the leader side: followers' positions, ISR state, high watermark computation, expand and
  * shrink, AlterPartition answers), {@link PartitionReads} (records, ListOffsets, OffsetForLeaderEpoch),
  * {@link PartitionFollower} (the fetcher's appends, truncations, high watermark and log start) and

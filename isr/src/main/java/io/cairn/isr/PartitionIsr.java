@@ -258,9 +258,9 @@ final class PartitionIsr {
     }
 
     /**
-     * The ISR followers that are not caught up (Kafka's {@code getOutOfSyncReplicas}): neither at the leader's log
-     * end offset nor caught up within {@code maxLagMs}, which covers both a stuck follower (no fetch) and a slow one
-     * (fetching, never reaching the end). Empty while an ISR change is in flight.
+     * Under either side: the ISR followers that are not caught up (Kafka's {@code getOutOfSyncReplicas}): neither at
+     * the leader's log end offset nor caught up within {@code maxLagMs}, which covers both a stuck follower (no
+     * fetch) and a slow one (fetching, never reaching the end). Empty while an ISR change is in flight.
      */
     Set<Integer> getOutOfSyncReplicas(long maxLagMs) {
         PartitionState current = partitionState;

@@ -9,7 +9,7 @@ import java.util.Set;
  * the controller and not yet answered. At most one change is in flight per partition. The <em>maximal</em> ISR is the
  * one the high watermark and acks=all wait for: while an expansion is in flight it already counts the joining
  * replica (waiting for more replicas is always safe), while a shrink is in flight it still counts the leaving ones
- * (the shrink may fail). Immutable; {@link Partition} replaces it under its write lock.
+ * (the shrink may fail). Immutable; {@link PartitionIsr} replaces it under the partition's write lock.
  */
 sealed interface PartitionState permits PartitionState.Committed, PartitionState.Pending {
 
