@@ -93,6 +93,8 @@ public final class RatisMetadataNode implements MetadataNode {
     /** The directory of the metadata log inside metadata.log.dir (Kafka's name for it). */
     public static final String METADATA_DIR = "__cluster_metadata-0";
     private static final long RETRY_MS = 50;
+    /** The first election timeout of a quorum of one voter (then 1-2x it): it has no one to wait for. */
+    private static final long SOLE_VOTER_FIRST_ELECTION_MS = 10;
 
     private final MetadataConfig config;
     private final String clusterId;
@@ -271,6 +273,14 @@ public final class RatisMetadataNode implements MetadataNode {
         long election = config.electionTimeoutMs();
         RaftServerConfigKeys.Rpc.setTimeoutMin(props, TimeDuration.valueOf(election, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(props, TimeDuration.valueOf(2 * election, TimeUnit.MILLISECONDS));
+        if (!listener && config.voters().size() == 1 && config.voters().get(0).id() == config.nodeId()) {
+            // The sole voter elects itself at once, as KRaft's only voter becomes candidate and leader on start: no
+            // other voter can hold a term it would have to wait out. Later elections keep the configured timeout.
+            RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(props,
+                    TimeDuration.valueOf(SOLE_VOTER_FIRST_ELECTION_MS, TimeUnit.MILLISECONDS));
+            RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(props,
+                    TimeDuration.valueOf(2 * SOLE_VOTER_FIRST_ELECTION_MS, TimeUnit.MILLISECONDS));
+        }
         RaftServerConfigKeys.Rpc.setRequestTimeout(props,
                 TimeDuration.valueOf(config.requestTimeoutMs(), TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(props, true);
