@@ -821,6 +821,11 @@ public final class ReplicaManager implements AutoCloseable {
         }
         manager.removeFetcherForPartitions(Set.of(tp));
         fetchedEpochs.put(tp, reg.leaderEpoch());
+        if (reg.leader() < 0) {
+            // No leader (an offline partition, or the only replica in controlled shutdown): nothing to fetch from
+            // until the controller elects one, as Kafka's follower waits without a fetcher.
+            return;
+        }
         Optional<BrokerEndpoint> endpoint = image.broker(reg.leader())
             .flatMap(b -> b.endpoint(interBrokerListener));
         if (endpoint.isEmpty()) {
