@@ -72,6 +72,7 @@ import io.cairn.broker.handler.WriteTxnMarkersHandler;
 import io.cairn.broker.metrics.BrokerMetrics;
 import io.cairn.broker.metrics.BrokerState;
 import io.cairn.broker.metrics.ConsumerLagCollector;
+import io.cairn.broker.metrics.ControllerMutationQuotaCollector;
 import io.cairn.broker.metrics.FetcherLagMetrics;
 import io.cairn.broker.metrics.GroupCoordinatorMetrics;
 import io.cairn.broker.metrics.GroupMetadataCollector;
@@ -391,6 +392,7 @@ public final class CairnServer implements AutoCloseable {
         metrics.socketServer().requestHandlerIdle(requestHandlers::busyNanos, requestHandlers::threadCount);
         ReplicationMetrics.register(metrics, replicaManager, metadata.node(), () -> state);
         metrics.addCollector(new PartitionLogCollector(replicaManager));
+        metrics.addCollector(new ControllerMutationQuotaCollector(clientQuotas.controllerMutation()));
         metrics.addCollector(new ConsumerLagCollector(groupCoordinator, replicaManager));
         metrics.addCollector(new GroupMetadataCollector(groupCoordinator));
         GroupCoordinatorMetrics.register(metrics, groupCoordinator);
