@@ -9,8 +9,6 @@ import io.cairn.broker.config.DynamicConnectionLimits;
 import io.cairn.broker.config.DynamicLogCleaner;
 import io.cairn.broker.config.DynamicThreadPools;
 import io.cairn.broker.config.Endpoint;
-import io.cairn.broker.config.SaslSettings;
-import io.cairn.broker.config.SslSettings;
 import io.cairn.broker.fetch.FetchService;
 import io.cairn.broker.fetch.FetchSessionCache;
 import io.cairn.broker.group.GroupCoordinator;
@@ -74,6 +72,7 @@ import io.cairn.broker.handler.WriteTxnMarkersHandler;
 import io.cairn.broker.metrics.BrokerMetrics;
 import io.cairn.broker.metrics.BrokerState;
 import io.cairn.broker.metrics.ConsumerLagCollector;
+import io.cairn.broker.metrics.ControllerMutationQuotaCollector;
 import io.cairn.broker.metrics.FetcherLagMetrics;
 import io.cairn.broker.metrics.GroupCoordinatorMetrics;
 import io.cairn.broker.metrics.GroupMetadataCollector;
@@ -90,8 +89,8 @@ import io.cairn.broker.quota.RequestQuotas;
 import io.cairn.broker.security.Authorizer;
 import io.cairn.broker.security.DelegationTokenCache;
 import io.cairn.broker.security.DynamicSslStores;
+import io.cairn.broker.security.InterBrokerClientSecurity;
 import io.cairn.broker.security.ScramCredentials;
-import io.cairn.broker.security.SslEngineFactory;
 import io.cairn.broker.security.StandardAclAuthorizer;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMarkerSender;
@@ -100,7 +99,6 @@ import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.isr.LogConfigs;
 import io.cairn.isr.RackAwareReplicaSelector;
 import io.cairn.isr.ReplicaManager;
-import io.cairn.isr.client.ClientSasl;
 import io.cairn.isr.client.ClientTls;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
@@ -166,8 +164,8 @@ public final class CairnServer implements AutoCloseable {
     private volatile DynamicSslStores sslStores;
     private DynamicLogCleaner logCleaner;
     private TransactionMarkerChannel markerChannel;
-    /** Built on first use by {@link #interBrokerTls()}; guarded by {@code this}. */
-    private ClientTls interBrokerTls;
+    /** Built on first use by {@link #interBrokerSecurity()}; guarded by {@code this}. */
+    private InterBrokerClientSecurity interBrokerSecurity;
     private TransactionVerifier transactionVerifier;
     private SocketServer socketServer;
     private BrokerMetrics metrics;
@@ -266,7 +264,8 @@ public final class CairnServer implements AutoCloseable {
                     scramCredentials(node, subscribeDelegationTokens(node)));
             metadata.node().subscribe(connectionLimits);
             clientQuotas.useIpConnectionRates(socketServer.connectionQuotas()::updateIpRates);
-            sslStores = new DynamicSslStores(config.nodeId(), config.originals(), socketServer.sslFactories());
+            sslStores = new DynamicSslStores(config.nodeId(), config.originals(), socketServer.sslFactories(),
+                    interBrokerSecurity().reloadable());
             metadata.node().subscribe(sslStores);
             if (config.metricsEnabled()) {
                 metricsServer = startMetrics(config, metrics);
@@ -326,28 +325,19 @@ public final class CairnServer implements AutoCloseable {
     }
 
     /**
-     * How the inter-broker clients (followers, marker sender, verifier) secure their connections: TLS with the
-     * inter-broker listener's {@code ssl.*} settings when it is an SSL or SASL_SSL listener (built once; a bad store
-     * fails startup naming its key), else PLAINTEXT; then SASL on a SASL_PLAINTEXT or SASL_SSL listener.
+     * How the inter-broker clients (followers, marker sender, verifier) secure their connections
+     * ({@link InterBrokerClientSecurity}; built once, a bad store fails startup naming its key); its TLS engines take
+     * the inter-broker listener's reloaded stores through {@link DynamicSslStores}.
      */
-    private synchronized ClientTls interBrokerTls() {
-        if (interBrokerTls == null) {
-            SslSettings ssl = config.interBrokerSsl();
-            if (ssl == null) {
-                interBrokerTls = ClientTls.PLAINTEXT;
-            } else {
-                SslEngineFactory factory = SslEngineFactory.create(ssl);
-                interBrokerTls = factory::connectClient;
-                LOGGER.info("Inter-broker clients connect over TLS to listener {} (endpoint identification "
-                        + "'{}')", ssl.listenerName(), ssl.endpointIdentificationAlgorithm());
-            }
-            SaslSettings.ClientCredentials sasl = config.interBrokerSasl();
-            if (sasl != null) {
-                interBrokerTls = new ClientSasl(interBrokerTls, sasl.mechanism(), sasl.username(), sasl.password());
-                LOGGER.info("Inter-broker clients authenticate with SASL/{}", sasl);
-            }
+    private synchronized InterBrokerClientSecurity interBrokerSecurity() {
+        if (interBrokerSecurity == null) {
+            interBrokerSecurity = InterBrokerClientSecurity.create(config.interBrokerSsl(), config.interBrokerSasl());
         }
-        return interBrokerTls;
+        return interBrokerSecurity;
+    }
+
+    private ClientTls interBrokerTls() {
+        return interBrokerSecurity().clientTls();
     }
 
     /** The checks of a change of the SSL listeners' stores (none before the socket server has loaded them). */
@@ -402,6 +392,7 @@ public final class CairnServer implements AutoCloseable {
         metrics.socketServer().requestHandlerIdle(requestHandlers::busyNanos, requestHandlers::threadCount);
         ReplicationMetrics.register(metrics, replicaManager, metadata.node(), () -> state);
         metrics.addCollector(new PartitionLogCollector(replicaManager));
+        metrics.addCollector(new ControllerMutationQuotaCollector(clientQuotas.controllerMutation()));
         metrics.addCollector(new ConsumerLagCollector(groupCoordinator, replicaManager));
         metrics.addCollector(new GroupMetadataCollector(groupCoordinator));
         GroupCoordinatorMetrics.register(metrics, groupCoordinator);

@@ -43,6 +43,18 @@ final class ControllerCalls {
                 ctx.connection().principal().toString())).thenApply(responseType::cast), timeoutMs);
     }
 
+    /**
+     * {@code request}, which the broker makes on behalf of the client of {@code ctx} (Metadata's topic
+     * auto-creation), sent to the active controller in an envelope naming that client at the request's highest
+     * version, as Kafka's {@code AutoTopicCreationManager} forwards it with the client's request context: the
+     * controller checks and counts it as the client's own (strict quota).
+     */
+    static <R extends ApiMessage> CompletableFuture<R> forwardForClient(MetadataNode metadata, RequestContext ctx,
+                                                                       ApiMessage request, Class<R> responseType) {
+        return metadata.submit(ForwardedRequest.wrap(request, request.highestSupportedVersion(), ctx.clientId(),
+                ctx.connection().principal().toString())).thenApply(responseType::cast);
+    }
+
     /** The error code of a failed controller call. */
     static Errors error(Throwable failure, String api) {
         Throwable cause = failure;

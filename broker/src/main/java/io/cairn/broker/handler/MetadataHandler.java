@@ -14,6 +14,7 @@ import io.cairn.metadata.image.TopicImage;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.message.MetadataRequestData;
 import io.cairn.wire.message.MetadataResponseData;
 import io.cairn.wire.message.MetadataResponseData.MetadataResponseBroker;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -159,7 +161,7 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData, Me
             }
         }
         if (!missing.isEmpty()) {
-            answerMissing(missing, autoCreate);
+            answerMissing(ctx, missing, autoCreate);
         }
     }
 
@@ -174,8 +176,15 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData, Me
                 || ctx.authorize(AclOperation.CREATE, AclResourceType.TOPIC, topic);
     }
 
-    /** Kafka's getTopicMetadata for topics the image lacks: auto-create them, or say why they are unknown. */
-    private void answerMissing(Map<String, MetadataResponseTopic> missing, boolean create) {
+    /**
+     * Kafka's getTopicMetadata for topics the image lacks: auto-create them, or say why they are unknown. As Kafka
+     * 4.1's {@code AutoTopicCreationManager} does for Metadata, the CreateTopics goes to the controller in an envelope
+     * naming the client (its principal and client id) at the highest CreateTopics version (Kafka: the controller's
+     * latest usable one, 7), so the controller counts the new partitions against the client's
+     * {@code controller_mutation_rate} strictly (KIP-599): over its quota a topic is not created, the refusal only
+     * logged, and the client is not throttled (the Metadata response carries no controller throttle time).
+     */
+    private void answerMissing(RequestContext ctx, Map<String, MetadataResponseTopic> missing, boolean create) {
         CreateTopicsRequestData creation = new CreateTopicsRequestData();
         for (Map.Entry<String, MetadataResponseTopic> entry : missing.entrySet()) {
             String name = entry.getKey();
@@ -189,7 +198,9 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData, Me
             }
         }
         if (!creation.topics().isEmpty()) {
-            metadata.createTopics(creation).whenComplete((response, failure) -> {
+            CompletableFuture<CreateTopicsResponseData> created = ControllerCalls.forwardForClient(metadata, ctx,
+                    creation, CreateTopicsResponseData.class);
+            created.whenComplete((response, failure) -> {
                 if (failure != null) {
                     LOGGER.info("Auto-creation of topics {} failed: {}", missing.keySet(), failure.toString());
                     return;

@@ -1,8 +1,11 @@
 package io.cairn.broker.quota;
 
 import io.cairn.metadata.image.ClientQuotaEntity;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -49,14 +52,19 @@ final class ClientQuotaManager {
     record Tags(String user, String clientId) {
     }
 
-    /** A sensor's token bucket with the bound that applies to it now (the controller mutation quota). */
-    record BoundBucket(TokenBucket bucket, double rate) {
+    /**
+     * A sensor's token bucket with the bound that applies to it now (the controller mutation quota), and the sensor
+     * for {@link #recordRate}.
+     */
+    record BoundBucket(TokenBucket bucket, double rate, Sensor sensor) {
     }
 
-    private static final class Sensor {
+    static final class Sensor {
         private final QuotaRate rate;
-        /** Made on first use by {@link #tokenBucket}; guarded by the sensor. */
+        /** Made on first use by {@link #tokenBucket}; guarded by the sensor, the credits by the bucket itself. */
         private TokenBucket bucket;
+        /** Kafka's throttle-time sensor: an average over its default metric config (2 samples of 30 s). */
+        private final SampledAvg throttleTime = new SampledAvg(2, 30_000L);
         private long lastRecordMs;
 
         Sensor(int samples, long windowMs, long nowMs) {
@@ -158,8 +166,65 @@ final class ClientQuotaManager {
             if (sensor.bucket == null) {
                 sensor.bucket = new TokenBucket(samples, windowMs);
             }
-            return new BoundBucket(sensor.bucket, bound);
+            return new BoundBucket(sensor.bucket, bound, sensor);
         }
+    }
+
+    /** Counts {@code value} in the rate of {@code bound}'s sensor (Kafka's mutation sensors measure both). */
+    void recordRate(BoundBucket bound, double value, long nowMs) {
+        synchronized (bound.sensor()) {
+            bound.sensor().rate.record(value, nowMs);
+        }
+    }
+
+    /**
+     * Records the throttle time of a response to the client in its sensor's {@code throttle-time} (Kafka's
+     * {@code ClientQuotaManager.throttle}); nothing when no bound applies to it.
+     */
+    void recordThrottle(String user, String clientId, int throttleTimeMs, long nowMs) {
+        Map<ClientQuotaEntity, Double> bounds = quotas;
+        if (bounds.isEmpty()) {
+            return;
+        }
+        Tags tags = tags(bounds, user, clientId);
+        if (bound(bounds, tags) == null) {
+            return;
+        }
+        Sensor sensor = sensor(tags, nowMs);
+        synchronized (sensor) {
+            sensor.throttleTime.record(throttleTimeMs, nowMs);
+        }
+    }
+
+    /** What every sensor kept measures now (read at scrape time; a sensor idle for an hour is gone). */
+    List<QuotaSensorMetrics> sensorMetrics(long nowMs) {
+        Map<Tags, Sensor> current;
+        synchronized (sensors) {
+            expireIdle(nowMs);
+            // a copy, so that reading does not reorder the access-ordered map nor hold its lock while measuring
+            current = new HashMap<>(sensors);
+        }
+        Map<ClientQuotaEntity, Double> bounds = quotas;
+        List<QuotaSensorMetrics> all = new ArrayList<>(current.size());
+        current.forEach((tags, sensor) -> {
+            double rate;
+            double throttle;
+            TokenBucket bucket;
+            synchronized (sensor) {
+                rate = sensor.rate.measure(nowMs);
+                throttle = sensor.throttleTime.measure(nowMs);
+                bucket = sensor.bucket;
+            }
+            Double bound = bound(bounds, tags);
+            double tokens = Double.NaN;
+            if (bucket != null && bound != null) {
+                synchronized (bucket) {
+                    tokens = bucket.tokens(bound, nowMs);
+                }
+            }
+            all.add(new QuotaSensorMetrics(tags.user(), tags.clientId(), rate, tokens, throttle));
+        });
+        return all;
     }
 
     /** Takes back {@code value} recorded for a client whose response was not sent (Kafka's throttled fetch). */

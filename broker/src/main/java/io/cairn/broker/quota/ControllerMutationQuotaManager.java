@@ -2,6 +2,7 @@ package io.cairn.broker.quota;
 
 import io.cairn.log.Time;
 import io.cairn.metadata.controller.ControllerMutationQuotas;
+import java.util.List;
 
 /**
  * The controller mutation quota (KIP-599, {@code controller_mutation_rate}) as Kafka's
@@ -17,7 +18,9 @@ import io.cairn.metadata.controller.ControllerMutationQuotas;
  *   the response by the time to get back to zero.</li>
  * </ul>
  * The active controller calls it ({@link ControllerMutationQuotas}); the quotas follow the metadata image through
- * {@link ClientQuotas}. Thread-safe: each bucket is guarded by itself.
+ * {@link ClientQuotas}. Each sensor also measures Kafka's {@code ControllerMutation} metrics ({@link #sensorMetrics}):
+ * the accepted partitions' rate, the bucket's credits and the mean throttle time of the client's throttled responses.
+ * Thread-safe: each bucket is guarded by itself, never held together with its sensor's lock.
  */
 public final class ControllerMutationQuotaManager implements ControllerMutationQuotas {
 
@@ -38,6 +41,14 @@ public final class ControllerMutationQuotaManager implements ControllerMutationQ
 
     ClientQuotaManager sensors() {
         return sensors;
+    }
+
+    /**
+     * What each client's sensor measures now: Kafka's {@code ControllerMutation} metrics {@code mutation-rate}
+     * (partitions created or deleted per second over the quota window), {@code tokens} and {@code throttle-time}.
+     */
+    public List<QuotaSensorMetrics> sensorMetrics() {
+        return sensors.sensorMetrics(time.milliseconds());
     }
 
     @Override
@@ -77,15 +88,25 @@ public final class ControllerMutationQuotaManager implements ControllerMutationQ
                         return false;
                     }
                     bucket.record(partitions, bound.rate(), now);
-                    return true;
+                } else {
+                    bucket.record(partitions, bound.rate(), now);
+                    int throttle = TokenBucket.throttleTimeMs(bucket.tokens(bound.rate(), now), bound.rate());
+                    if (throttle > 0) {
+                        throttleTimeMs = throttle;
+                    }
                 }
-                bucket.record(partitions, bound.rate(), now);
-                int throttle = TokenBucket.throttleTimeMs(bucket.tokens(bound.rate(), now), bound.rate());
-                if (throttle > 0) {
-                    throttleTimeMs = throttle;
-                }
-                return true;
             }
+            // outside the bucket's lock: Kafka's sensor records the accepted mutations in its rate too
+            sensors.recordRate(bound, partitions, now);
+            return true;
+        }
+
+        @Override
+        public int complete() {
+            if (throttleTimeMs > 0) {
+                sensors.recordThrottle(user, clientId, throttleTimeMs, time.milliseconds());
+            }
+            return throttleTimeMs;
         }
 
         @Override

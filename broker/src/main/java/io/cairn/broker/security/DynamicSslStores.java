@@ -8,10 +8,13 @@ import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.MetadataListener;
 import io.cairn.metadata.image.MetadataUpdate;
+import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -25,7 +28,10 @@ import org.apache.logging.log4j.Logger;
  * at once, and reloads a store file modified in place even when no setting changed (Kafka's
  * {@code reloadUpdatedFilesWithoutConfigChange}, which is why the controller writes a record for an unchanged broker
  * value); at start the image's values are applied, so a swapped store survives a restart. A change that fails when
- * applied (a file replaced by a bad one) is logged and the listener keeps its engines.
+ * applied (a file replaced by a bad one) is logged and the listener keeps its engines. The inter-broker clients'
+ * engines (followers, marker sender, verifier) follow the inter-broker listener's settings the same way, checked and
+ * replaced with it, as Kafka reconfigures its replica fetcher's and marker sender's client channel builders with that
+ * listener's prefixed values: their new connections present and trust the new stores, open ones keep theirs.
  *
  * <p>Thread-safe: the factories serialise their replacement; applied on the metadata thread.
  */
@@ -35,17 +41,29 @@ public final class DynamicSslStores implements MetadataListener, BrokerReconfigu
 
     private final String brokerId;
     private final Map<String, String> staticProps;
-    private final Map<String, SslFactory> listeners;
+    /** The listeners' engines, then the clients' ones, each with the listener whose settings it follows. */
+    private final List<Stores> factories;
+
+    /** The engines of a listener ({@code client} false) or of the clients that follow its settings. */
+    private record Stores(String listenerName, SslFactory factory, boolean client) {
+    }
 
     /**
      * @param brokerId    this broker's id
      * @param staticProps {@code server.properties} (with overrides)
      * @param listeners   the engines of each SSL listener, by listener name
+     * @param clients     the engines of the clients that connect to a listener of other brokers with that listener's
+     *                    settings (the inter-broker clients, by the inter-broker listener's name), applied after the
+     *                    listeners' own
      */
-    public DynamicSslStores(int brokerId, Map<String, String> staticProps, Map<String, SslFactory> listeners) {
+    public DynamicSslStores(int brokerId, Map<String, String> staticProps, Map<String, SslFactory> listeners,
+                            Map<String, SslFactory> clients) {
         this.brokerId = Integer.toString(brokerId);
         this.staticProps = Map.copyOf(staticProps);
-        this.listeners = new LinkedHashMap<>(listeners);
+        List<Stores> all = new ArrayList<>();
+        listeners.forEach((name, factory) -> all.add(new Stores(name, factory, false)));
+        clients.forEach((name, factory) -> all.add(new Stores(name, factory, true)));
+        this.factories = List.copyOf(all);
     }
 
     @Override
@@ -53,17 +71,17 @@ public final class DynamicSslStores implements MetadataListener, BrokerReconfigu
         if (resourceName.isEmpty()) {
             return Optional.empty(); // the store keys are per broker: DynamicBrokerConfigs refuses them here
         }
-        for (Map.Entry<String, SslFactory> listener : listeners.entrySet()) {
+        for (Stores stores : factories) {
             SslSettings next;
             try {
-                next = settings(listener.getKey(), props);
+                next = settings(stores.listenerName(), props);
             } catch (ConfigException e) {
                 return Optional.of(DynamicBrokerConfigs.invalidDynamicConfiguration(SslFactory.refusal(
                         e.getMessage())));
             }
             // Kafka checks a listener only when its settings change; a file changed in place is checked on apply
-            if (!next.sameValues(listener.getValue().current().settings())) {
-                Optional<String> refused = listener.getValue().validateReconfiguration(next);
+            if (!next.sameValues(stores.factory().current().settings())) {
+                Optional<String> refused = stores.factory().validateReconfiguration(next);
                 if (refused.isPresent()) {
                     return Optional.of(DynamicBrokerConfigs.invalidDynamicConfiguration(refused.get()));
                 }
@@ -72,16 +90,28 @@ public final class DynamicSslStores implements MetadataListener, BrokerReconfigu
         return Optional.empty();
     }
 
-    /** Applies the stores {@code image} gives this broker's listeners (at start, for the values kept in metadata). */
+    /**
+     * Applies the stores {@code image} gives this broker's listeners (at start, for the values kept in metadata), then
+     * to the clients of each listener that took them or kept its engines; the clients of a listener that refused
+     * them keep theirs too.
+     */
     public void apply(MetadataImage image) {
         Map<String, String> dynamic = image.configs(ConfigResource.broker(brokerId));
-        for (Map.Entry<String, SslFactory> listener : listeners.entrySet()) {
+        Set<String> failed = new HashSet<>();
+        for (Stores stores : factories) {
+            if (stores.client() && failed.contains(stores.listenerName())) {
+                continue;
+            }
             try {
-                listener.getValue().reconfigure(settings(listener.getKey(), dynamic));
+                if (stores.factory().reconfigure(settings(stores.listenerName(), dynamic)) && stores.client()) {
+                    LOGGER.info("Inter-broker clients connect to listener {} with its new SSL stores",
+                            stores.listenerName());
+                }
             } catch (ConfigException | SslFactory.ReconfigurationException e) {
-                LOGGER.error("Failed to update the SSL stores of listener {} with the broker configs of metadata "
-                        + "offset {}; it keeps its current ones: {}", listener.getKey(), image.offset(),
-                        e.getMessage());
+                failed.add(stores.listenerName());
+                LOGGER.error("Failed to update the SSL stores of {} {} with the broker configs of metadata "
+                        + "offset {}; it keeps its current ones: {}", stores.client() ? "the clients of listener"
+                        : "listener", stores.listenerName(), image.offset(), e.getMessage());
             }
         }
     }

@@ -4,12 +4,18 @@ import static io.cairn.broker.handler.MetadataFixture.context;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.broker.quota.ClientQuotas;
+import io.cairn.broker.quota.ControllerMutationQuotaManager;
+import io.cairn.log.Time;
 import io.cairn.metadata.image.AclOperation;
 import io.cairn.metadata.image.AclPatternType;
 import io.cairn.metadata.image.AclResourceType;
+import io.cairn.metadata.image.ClientQuotaEntity;
+import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.MetadataRequestData;
+import io.cairn.wire.message.RequestHeaderData;
 import io.cairn.wire.message.MetadataRequestData.MetadataRequestTopic;
 import io.cairn.wire.message.MetadataResponseData;
 import io.cairn.wire.message.MetadataResponseData.MetadataResponsePartition;
@@ -19,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -138,6 +145,35 @@ class MetadataHandlerTest {
             assertThat(later.topics().get(0).errorCode()).isEqualTo(Errors.NONE.code());
             assertThat(later.topics().get(0).partitions()).hasSize(1);
         });
+    }
+
+    @Test
+    void autoCreatedPartitionsCountAgainstTheClientsControllerMutationQuota() throws Exception {
+        // Given: client id "auto-mutator" may mutate 1 partition per second (a burst of 11: 11 samples of 1 s)
+        ClientQuotas quotas = new ClientQuotas(2, 1, 11, 1, Time.SYSTEM);
+        quotas.load(new MetadataImage(1L, "c", 1, 1L, Map.of(), Map.of(), Map.of(), Map.of(), 0L, 0L, Map.of(),
+                Map.of(), Map.of(), Map.of(ClientQuotaEntity.of(ClientQuotaEntity.CLIENT_ID, "auto-mutator"),
+                        Map.of(ControllerMutationQuotaManager.KEY, 1.0))));
+        fixture.node().useControllerMutationQuotas(quotas.controllerMutation());
+        String[] names = new String[20];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = "auto-quota-" + i;
+        }
+        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(ApiKey.METADATA.id())
+                .setRequestApiVersion((short) 12).setCorrelationId(1).setClientId("auto-mutator");
+
+        // When: one Metadata request of that client auto-creates 20 topics of 1 partition
+        handler(true).handle(new RequestContext(header, ApiKey.METADATA, new ClientConnection("c", "PLAINTEXT",
+                null)), byName(names)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+        // Then: strict, as the controller counts a CreateTopics v7 in an envelope naming the client: topics are taken
+        // while credits remain (11 → -1 after the 12th), the other 8 are refused and not created (one command: its
+        // topics appear together)
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(fixture.node().currentImage()
+                .topic(names[11])).isPresent());
+        for (int i = 0; i < names.length; i++) {
+            assertThat(fixture.node().currentImage().topic(names[i]).isPresent()).as(names[i]).isEqualTo(i < 12);
+        }
     }
 
     @Test

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cairn.broker.config.ConfigException;
 import io.cairn.broker.config.SslSettings;
+import io.cairn.metadata.image.ConfigResource;
+import io.cairn.metadata.image.MetadataImage;
 import io.cairn.testkit.TestCertificates;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -27,6 +29,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.security.KeyStore;
+import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.HashMap;
 import java.util.List;
@@ -400,6 +403,110 @@ class SslEngineFactoryTest {
         @SuppressWarnings("unchecked")
         private static Map<String, String>[] pair(Map<String, String> before, Map<String, String> after) {
             return new Map[] {before, after};
+        }
+    }
+
+    /**
+     * The inter-broker clients' TLS follows the inter-broker listener's reloaded stores (Kafka's replica fetcher and
+     * marker sender channel builders are reconfigurables of that listener): after {@link DynamicSslStores} applies a
+     * new key store, a new inter-broker connection presents the new certificate to the leader.
+     */
+    @Nested
+    class InterBrokerClients {
+
+        private static final String LISTENER = "SSL";
+
+        /** A broker's server.properties for an SSL inter-broker listener with mutual TLS. */
+        private static Map<String, String> serverProperties() {
+            Map<String, String> props = new HashMap<>(certs.brokerStoreConfig());
+            props.put("listener.name.ssl.ssl.client.auth", "required");
+            return props;
+        }
+
+        private static MetadataImage brokerConfigs(Map<String, String> broker1) {
+            return new MetadataImage(7L, "c", 1, 1L, Map.of(), Map.of(), Map.of(),
+                    Map.of(ConfigResource.broker("1"), broker1), 0L, 0L, Map.of(), Map.of(), Map.of());
+        }
+
+        /** Connects with {@code client} to a TLS server requiring a certificate; the certificate it presented. */
+        private static Certificate presented(InterBrokerClientSecurity client, SslEngineFactory server)
+                throws Exception {
+            CompletableFuture<Certificate> peer = new CompletableFuture<>();
+            Channel channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            SslHandler ssl = new SslHandler(server.newServerEngine());
+                            ch.pipeline().addLast(ssl, new ChannelInboundHandlerAdapter() {
+                                @Override
+                                public void userEventTriggered(ChannelHandlerContext ctx, Object evt)
+                                        throws Exception {
+                                    if (evt instanceof SslHandshakeCompletionEvent) {
+                                        SslHandshakeCompletionEvent done = (SslHandshakeCompletionEvent) evt;
+                                        if (done.isSuccess()) {
+                                            peer.complete(ssl.engine().getSession()
+                                                    .getPeerCertificates()[0]);
+                                        } else {
+                                            peer.completeExceptionally(done.cause());
+                                        }
+                                    }
+                                }
+                            });
+                        }
+                    }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+            int port = ((InetSocketAddress) channel.localAddress()).getPort();
+            try (Socket plain = new Socket("127.0.0.1", port)) {
+                plain.setSoTimeout(10_000);
+                Socket secured = client.clientTls().secure(plain, "localhost", port);
+                secured.getOutputStream().write(0);
+                return peer.get(10, TimeUnit.SECONDS);
+            } finally {
+                channel.close().sync();
+            }
+        }
+
+        private static Certificate certificate(Path store, String alias) throws Exception {
+            KeyStore keyStore = KeyStore.getInstance("PKCS12");
+            try (InputStream in = Files.newInputStream(store)) {
+                keyStore.load(in, certs.password().toCharArray());
+            }
+            return keyStore.getCertificate(alias);
+        }
+
+        @Test
+        void newInterBrokerConnectionsShouldPresentTheInterBrokerListenersReloadedKeyStore() throws Exception {
+            // Given: the inter-broker listener and the inter-broker clients, both from server.properties
+            Map<String, String> props = serverProperties();
+            SslSettings settings = SslSettings.forListener(props, LISTENER);
+            SslFactory listener = new SslFactory(SslEngineFactory.create(settings), true);
+            InterBrokerClientSecurity clients = InterBrokerClientSecurity.create(settings, null);
+            DynamicSslStores stores = new DynamicSslStores(1, props, Map.of(LISTENER, listener), clients.reloadable());
+            SslEngineFactory leader = SslEngineFactory.create(settings);
+            assertThat(presented(clients, leader)).isEqualTo(certificate(certs.brokerKeystore(), "broker"));
+
+            // When: kafka-configs --entity-name 1 --alter --add-config listener.name.ssl.ssl.keystore.location=...
+            stores.apply(brokerConfigs(Map.of("listener.name.ssl.ssl.keystore.location", renewed.toString())));
+
+            // Then
+            assertThat(presented(clients, leader)).isEqualTo(certificate(renewed, "broker-renewed"));
+        }
+
+        @Test
+        void theClientsShouldKeepTheirStoresWhenTheListenerRefusesTheNewOnes() throws Exception {
+            // Given
+            Map<String, String> props = serverProperties();
+            SslSettings settings = SslSettings.forListener(props, LISTENER);
+            SslFactory listener = new SslFactory(SslEngineFactory.create(settings), true);
+            InterBrokerClientSecurity clients = InterBrokerClientSecurity.create(settings, null);
+            DynamicSslStores stores = new DynamicSslStores(1, props, Map.of(LISTENER, listener), clients.reloadable());
+
+            // When: a key store of another distinguished name (the client's), which Kafka's checks refuse
+            stores.apply(brokerConfigs(Map.of("listener.name.ssl.ssl.keystore.location",
+                    certs.clientKeystore().toString())));
+
+            // Then
+            assertThat(presented(clients, SslEngineFactory.create(settings)))
+                    .isEqualTo(certificate(certs.brokerKeystore(), "broker"));
         }
     }
 }

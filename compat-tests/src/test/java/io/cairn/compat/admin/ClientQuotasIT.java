@@ -10,6 +10,9 @@ import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.JavaTool;
 import io.cairn.testkit.KafkaDistribution;
+import io.cairn.testkit.RawKafkaClient;
+import io.cairn.wire.message.MetadataRequestData;
+import io.cairn.wire.message.RequestHeaderData;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -23,9 +26,11 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -66,7 +71,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code --describe} printing what Kafka's prints, and a producer whose client id has {@code producer_byte_rate}
  * held near its quota with a positive throttle time in its own metrics, a consumer likewise with
  * {@code consumer_byte_rate}, a producer over its {@code request_percentage} told to hold back, an admin client over
- * its {@code controller_mutation_rate} refused with THROTTLING_QUOTA_EXCEEDED (KIP-599), and raw connections over
+ * its {@code controller_mutation_rate} refused with THROTTLING_QUOTA_EXCEEDED (KIP-599), topics auto-created by a
+ * client's Metadata counted against that client's {@code controller_mutation_rate}, and raw connections over
  * their address's {@code connection_creation_rate} closed unanswered (KIP-612).
  */
 @Timeout(300)
@@ -428,6 +434,51 @@ class ClientQuotasIT {
         assertThat(refused.throttleTimeMs()).isBetween(1, 20_000);
         assertThat(deleteRefused).isNotNull();
         assertThat(deleteRefused.throttleTimeMs()).isBetween(1, 20_000);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kinds")
+    void topicsAutoCreatedByMetadataCountAgainstTheClientsControllerMutationRate(BrokerKind kind) throws Exception {
+        // Given: 0.1 partition per second for client id "auto-creator", a burst of 1.1 (11 samples of 1 s)
+        BrokerCluster cluster = node(kind);
+        try (Admin admin = admin(cluster)) {
+            admin.alterClientQuotas(List.of(alteration(entity("client-id", "auto-creator"),
+                    "controller_mutation_rate", 0.1))).all().get(30, TimeUnit.SECONDS);
+        }
+        AtomicLong rounds = new AtomicLong();
+
+        // When: that client's Metadata asks for 3 unknown topics of 1 partition (num.partitions), again with new names
+        // until the controller has the quota (before that all 3 are created)
+        Set<String> existing = await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .until(() -> autoCreateAsAutoCreator(cluster, "auto-created-" + rounds.incrementAndGet() + "-"),
+                        names -> names.size() < 3);
+
+        // Then: as Kafka 4.1's AutoTopicCreationManager forwards the CreateTopics (v7, strict) in an envelope with
+        // the client's principal and client id, one topic takes the burst to 0.1, another to -0.9 and the third is
+        // refused: it is not created (Kafka sends the three in no particular order)
+        assertThat(existing).hasSize(2);
+    }
+
+    /**
+     * Sends a Metadata request (v12, auto-creation allowed) as client id "auto-creator" for {@code prefix}0, 1 and 2,
+     * waits until one exists (the controller decided on all three in one command) and returns those that exist.
+     */
+    private static Set<String> autoCreateAsAutoCreator(BrokerCluster cluster, String prefix) throws Exception {
+        MetadataRequestData request = new MetadataRequestData().setAllowAutoTopicCreation(true);
+        for (int i = 0; i < 3; i++) {
+            request.topics().add(new MetadataRequestData.MetadataRequestTopic().setName(prefix + i));
+        }
+        try (RawKafkaClient client = RawKafkaClient.connect(cluster.nodes().get(0))) {
+            client.send(new RequestHeaderData().setRequestApiKey(request.apiKey()).setRequestApiVersion((short) 12)
+                    .setCorrelationId(1).setClientId("auto-creator"), request);
+            client.receive(Duration.ofSeconds(10));
+        }
+        try (Admin admin = admin(cluster)) {
+            return await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> admin.listTopics().names().get(10, TimeUnit.SECONDS).stream()
+                            .filter(name -> name.startsWith(prefix)).collect(Collectors.toSet()),
+                            names -> !names.isEmpty());
+        }
     }
 
     /** Creates the topic as client "mutator" without retrying on a quota violation: the violation, or null. */

@@ -198,21 +198,21 @@ public final class ControllerLogic {
                 MutationQuota quota = quota(quotas, forwarded, 6);
                 ControllerResult<CreateTopicsResponseData> result = topics.createTopics(image,
                         (CreateTopicsRequestData) forwarded.request(), quota);
-                result.response().setThrottleTimeMs(quota.throttleTimeMs());
+                result.response().setThrottleTimeMs(quota.complete());
                 yield result;
             }
             case CREATE_PARTITIONS -> {
                 MutationQuota quota = quota(quotas, forwarded, 3);
                 ControllerResult<CreatePartitionsResponseData> result = topics.createPartitions(image,
                         (CreatePartitionsRequestData) forwarded.request(), quota);
-                result.response().setThrottleTimeMs(quota.throttleTimeMs());
+                result.response().setThrottleTimeMs(quota.complete());
                 yield result;
             }
             case DELETE_TOPICS -> {
                 MutationQuota quota = quota(quotas, forwarded, 5);
                 ControllerResult<DeleteTopicsResponseData> result = topics.deleteTopics(image,
                         (DeleteTopicsRequestData) forwarded.request(), quota);
-                result.response().setThrottleTimeMs(quota.throttleTimeMs());
+                result.response().setThrottleTimeMs(quota.complete());
                 yield result;
             }
             case CREATE_DELEGATION_TOKEN -> DelegationTokenCommands.create(image, tokens,

@@ -46,5 +46,14 @@ public interface ControllerMutationQuotas {
 
         /** The throttle time the response carries, in ms: 0 unless a mutation was refused or went over the quota. */
         int throttleTimeMs();
+
+        /**
+         * Ends the request: the throttle time its response carries ({@link #throttleTimeMs()}), which an
+         * implementation may also record for the client (Kafka records a throttled response's time in the client's
+         * {@code throttle-time} sensor). Called once per request, when its response is made.
+         */
+        default int complete() {
+            return throttleTimeMs();
+        }
     }
 }
