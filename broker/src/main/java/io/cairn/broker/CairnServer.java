@@ -107,6 +107,7 @@ import io.cairn.log.LogManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.config.ConfigTable;
 import io.cairn.metadata.image.AclOperation;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.ScramCredential;
@@ -474,7 +475,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new ProduceHandler(new ProduceService(replicaManager, node, purgatory, metrics.topics(),
                 transactions.verifier(), transactions.requestHandlers())));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
-                BrokerConfig.CAIRN_DEFAULTS));
+                ConfigTable.get().cairnDefaults()));
         handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), reconfigurables));
         handlers.add(new AlterConfigsHandler(node, config.nodeId(), reconfigurables));
         handlers.add(new FetchHandler(fetchService, quotas));
