@@ -242,8 +242,11 @@ public final class CairnServer implements AutoCloseable {
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
             threadPools = new DynamicThreadPools(config.nodeId(), Map.of(
                     DynamicThreadPools.NUM_IO_THREADS, config.numIoThreads(),
+                    DynamicThreadPools.NUM_NETWORK_THREADS, config.numNetworkThreads(),
                     DynamicThreadPools.NUM_REPLICA_FETCHERS, config.replicaFetch().numFetchers()), Map.of(
                     DynamicThreadPools.NUM_IO_THREADS, requestHandlers::resize,
+                    // The socket server is made below, before the sizes kept in metadata are applied.
+                    DynamicThreadPools.NUM_NETWORK_THREADS, threads -> socketServer.resizeNetworkThreads(threads),
                     DynamicThreadPools.NUM_REPLICA_FETCHERS, replicaManager::resizeFetcherThreadPool));
             metadata.node().subscribe(threadPools);
             logCleaner = new DynamicLogCleaner(config.nodeId(), config.cleaner(),

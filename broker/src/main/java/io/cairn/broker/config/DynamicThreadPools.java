@@ -18,7 +18,8 @@ import org.apache.logging.log4j.Logger;
 
 /**
  * The thread pools a dynamic broker config resizes live (Kafka's {@code DynamicThreadPool}): {@code num.io.threads}
- * (the request handlers) and {@code num.replica.fetchers} (the follower fetchers per leader). A pool's size is this
+ * (the request handlers), {@code num.network.threads} (the event loops connections are served on) and
+ * {@code num.replica.fetchers} (the follower fetchers per leader). A pool's size is this
  * broker's dynamic value, else the cluster default's, else {@code server.properties}' (Kafka's order). A change is
  * checked as Kafka's {@code validateReconfiguration} checks it, against the size now: at least 1, at least half and at
  * most double. The broker checks a request before it forwards it ({@link #validate}); each committed change of this
@@ -31,9 +32,10 @@ import org.apache.logging.log4j.Logger;
 public final class DynamicThreadPools implements MetadataListener, BrokerReconfigurable, AutoCloseable {
 
     public static final String NUM_IO_THREADS = BrokerConfig.NUM_IO_THREADS;
+    public static final String NUM_NETWORK_THREADS = BrokerConfig.NUM_NETWORK_THREADS;
     public static final String NUM_REPLICA_FETCHERS = ReplicaFetchSettings.NUM_REPLICA_FETCHERS;
     /** The keys this class applies live. */
-    public static final Set<String> KEYS = Set.of(NUM_IO_THREADS, NUM_REPLICA_FETCHERS);
+    public static final Set<String> KEYS = Set.of(NUM_IO_THREADS, NUM_NETWORK_THREADS, NUM_REPLICA_FETCHERS);
 
     private static final Logger LOGGER = LogManager.getLogger(DynamicThreadPools.class);
 
@@ -49,7 +51,8 @@ public final class DynamicThreadPools implements MetadataListener, BrokerReconfi
 
     /**
      * @param brokerId    this broker's id
-     * @param staticSizes each key's size from {@code server.properties} (or Kafka's default), the pools' sizes now
+     * @param staticSizes each key's size from {@code server.properties} (or Kafka's default), the pools' sizes now;
+     *                    the keys of {@link #KEYS} this broker resizes
      * @param resizers    what resizes each key's pool
      */
     public DynamicThreadPools(int brokerId, Map<String, Integer> staticSizes, Map<String, IntConsumer> resizers) {
@@ -75,7 +78,7 @@ public final class DynamicThreadPools implements MetadataListener, BrokerReconfi
     public Optional<String> validate(String resourceName, Map<String, String> props, MetadataImage image) {
         Map<String, String> mine = resourceName.isEmpty() ? image.configs(ConfigResource.broker(brokerId)) : props;
         Map<String, String> cluster = resourceName.isEmpty() ? props : image.configs(ConfigResource.broker(""));
-        for (String key : KEYS) {
+        for (String key : staticSizes.keySet()) {
             Optional<String> refused = check(key, effective(key, mine, cluster));
             if (refused.isPresent()) {
                 return refused.map(DynamicBrokerConfigs::invalidDynamicConfiguration);
@@ -89,7 +92,7 @@ public final class DynamicThreadPools implements MetadataListener, BrokerReconfi
         Map<String, String> mine = image.configs(ConfigResource.broker(brokerId));
         Map<String, String> cluster = image.configs(ConfigResource.broker(""));
         Map<String, Integer> wanted = new LinkedHashMap<>();
-        for (String key : KEYS) {
+        for (String key : staticSizes.keySet()) {
             wanted.put(key, effective(key, mine, cluster));
         }
         synchronized (this) {

@@ -68,13 +68,14 @@ public final class SocketServer implements AutoCloseable {
     private final ScramCredentials scramCredentials;
     /** The TLS engines of each SSL listener, by listener name (their stores reloadable). */
     private final Map<String, SslFactory> sslFactories = new LinkedHashMap<>();
-    /** The network threads, for their CPU time (the idle-percent gauge); added by the thread factory. */
-    private final List<Thread> networkThreads = new CopyOnWriteArrayList<>();
     private final ConnectionQuotas connectionQuotas;
     /** The channel initializer of each bound listener, closed after the listeners. */
     private final List<CairnChannelInitializer> initializers = new CopyOnWriteArrayList<>();
     private EventLoopGroup acceptorGroup;
-    private EventLoopGroup networkGroup;
+    /** The network threads, from start; null before. Written under this object's lock, read by the metrics. */
+    private volatile NetworkThreads networkGroup;
+    /** How many network threads start makes (a dynamic size applied before start). Guarded by this object. */
+    private int networkThreadCount;
 
     /**
      * @param registries gives each listener its handlers (controller listeners serve other APIs than broker ones)
@@ -92,6 +93,7 @@ public final class SocketServer implements AutoCloseable {
         this.registries = registries;
         this.requestHandlers = requestHandlers;
         this.memoryPool = new RequestMemoryPool(config.queuedMaxRequestBytes());
+        this.networkThreadCount = config.numNetworkThreads();
         this.connectionQuotas = new ConnectionQuotas(config.connectionLimits(), config.kafkaListeners().stream()
                 .map(Endpoint::listenerName).collect(Collectors.toSet()),
                 config.replicaFetch().interBrokerListenerName(), config.quotaWindowNum(),
@@ -117,13 +119,10 @@ public final class SocketServer implements AutoCloseable {
     public void start() throws InterruptedException {
         IoHandlerFactory ioFactory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         acceptorGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("cairn-acceptor"), ioFactory);
-        DefaultThreadFactory networkFactory = new DefaultThreadFactory("cairn-network-thread");
-        networkGroup = new MultiThreadIoEventLoopGroup(config.numNetworkThreads(), runnable -> {
-            Thread thread = networkFactory.newThread(runnable);
-            networkThreads.add(thread);
-            return thread;
-        }, ioFactory);
-        metrics.socketServer().networkProcessorIdle(this::networkThreadsCpuNanos, config.numNetworkThreads());
+        synchronized (this) {
+            networkGroup = new NetworkThreads(networkThreadCount, ioFactory);
+        }
+        metrics.socketServer().networkProcessorIdle(this::networkThreadsCpuNanos, networkGroup::size);
         for (Endpoint endpoint : config.kafkaListeners()) {
             bind(endpoint, sslFactories.get(endpoint.listenerName()));
         }
@@ -210,7 +209,8 @@ public final class SocketServer implements AutoCloseable {
     private long networkThreadsCpuNanos() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long total = 0;
-        for (Thread thread : networkThreads) {
+        NetworkThreads group = networkGroup;
+        for (Thread thread : group == null ? List.<Thread>of() : group.threads()) {
             long cpu = threads.getThreadCpuTime(thread.getId());
             if (cpu > 0) {
                 total += cpu;
@@ -226,6 +226,19 @@ public final class SocketServer implements AutoCloseable {
             throw new IllegalArgumentException("No bound listener named " + listenerName);
         }
         return address.getPort();
+    }
+
+    /**
+     * Makes {@code num.network.threads} {@code threads} (a dynamic broker config): new connections are spread over
+     * the new set; when it shrinks, the connections of the removed threads are closed, as Kafka closes a removed
+     * processor's.
+     */
+    public synchronized void resizeNetworkThreads(int threads) {
+        networkThreadCount = threads;
+        if (networkGroup != null) {
+            networkGroup.resize(threads);
+        }
+        LOGGER.info("The listeners' connections are served by {} network threads", threads);
     }
 
     /** The connection limits of the Kafka listeners, which dynamic broker configs change. */

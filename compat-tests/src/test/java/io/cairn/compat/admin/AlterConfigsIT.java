@@ -48,7 +48,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * configs change): the stock {@code kafka-configs --alter --add-config / --delete-config} and {@code --describe}
  * of a topic, a broker and the cluster default, printed as Kafka prints them; {@code Admin.incrementalAlterConfigs}
  * APPEND and SUBTRACT on a list config, {@code validateOnly}, and Kafka's errors for an unknown key, a bad value,
- * APPEND on a non-list key, a non-dynamic broker key and another broker's id; the legacy AlterConfigs (v2, over a raw
+ * APPEND on a non-list key, a non-dynamic broker key and another broker's id; {@code num.network.threads} checked,
+ * grown and shrunk live; the legacy AlterConfigs (v2, over a raw
  * connection) replacing a topic's configs; a lowered {@code retention.ms} deleting records without a restart; and
  * the root logger's level changed through BROKER_LOGGER ({@code --entity-type broker-loggers}), shown in the log.
  * Dynamic broker configs as topic defaults: a cluster-wide {@code log.retention.ms} deleting old segments of a
@@ -318,6 +319,30 @@ class AlterConfigsIT {
         }
         alter(admin, one, new AlterConfigOp(new ConfigEntry("max.connections", "1000"), AlterConfigOp.OpType.SET));
         alter(admin, one, new AlterConfigOp(new ConfigEntry("max.connections", ""), AlterConfigOp.OpType.DELETE));
+        networkThreadsChangeLive(admin, one, wrapped);
+    }
+
+    /**
+     * {@code num.network.threads}: Kafka's check of a listener's processors, then one thread more and back to the
+     * static count, live (a client whose connection was on the removed thread reconnects).
+     */
+    private static void networkThreadsChangeLive(Admin admin, ConfigResource one, String wrapped) throws Exception {
+        // Given
+        String key = "num.network.threads";
+        int threads = Integer.parseInt(value(admin, one, key));
+
+        // Then
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry(key, Integer.toString(2 * threads + 1)),
+                AlterConfigOp.OpType.SET), InvalidRequestException.class, wrapped.formatted(
+                "Dynamic thread count update validation failed for " + key + "=" + (2 * threads + 1)
+                + ", value should not be greater than double the current value " + threads));
+        alter(admin, one, new AlterConfigOp(new ConfigEntry(key, Integer.toString(threads + 1)),
+                AlterConfigOp.OpType.SET));
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThat(value(admin, one, key))
+                .isEqualTo(Integer.toString(threads + 1)));
+        alter(admin, one, new AlterConfigOp(new ConfigEntry(key, ""), AlterConfigOp.OpType.DELETE));
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThat(value(admin, one, key))
+                .isEqualTo(Integer.toString(threads)));
     }
 
     private static void brokerAndClusterDefaultConfigs(BrokerProcess broker, Admin admin) throws Exception {
