@@ -6,6 +6,7 @@ import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.BrokerReconfigurable;
 import io.cairn.broker.config.CleanerSettings;
 import io.cairn.broker.config.DynamicConnectionLimits;
+import io.cairn.broker.config.DynamicListeners;
 import io.cairn.broker.config.DynamicLogCleaner;
 import io.cairn.broker.config.DynamicThreadPools;
 import io.cairn.broker.config.Endpoint;
@@ -162,6 +163,7 @@ public final class CairnServer implements AutoCloseable {
     private TransactionCoordinator transactionCoordinator;
     private RequestHandlerPool requestHandlers;
     private DynamicThreadPools threadPools;
+    private DynamicListeners listeners;
     private DynamicConnectionLimits connectionLimits;
     /** The SSL listeners' reloadable stores; set once the socket server has loaded them (before any request). */
     private volatile DynamicSslStores sslStores;
@@ -252,6 +254,7 @@ public final class CairnServer implements AutoCloseable {
             logCleaner = new DynamicLogCleaner(config.nodeId(), config.cleaner(),
                     () -> logManagers.stream().map(LogManager::cleaner).toList());
             metadata.node().subscribe(logCleaner);
+            listeners = dynamicListeners(config);
             connectionLimits = new DynamicConnectionLimits(config.nodeId(), config.originals(),
                     config.kafkaListeners().stream().map(Endpoint::listenerName).toList(),
                     limits -> socketServer.connectionQuotas().update(limits));
@@ -263,7 +266,8 @@ public final class CairnServer implements AutoCloseable {
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
                             producerIds), BrokerReconfigurable.all(List.<BrokerReconfigurable>of(threadPools,
-                            connectionLimits, logCleaner, this::validateSslStores)), clientQuotas, extraHandlers);
+                            connectionLimits, listeners, logCleaner, this::validateSslStores)), clientQuotas,
+                    extraHandlers);
             registerMetrics();
             MetadataNode node = metadata.node();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
@@ -280,6 +284,8 @@ public final class CairnServer implements AutoCloseable {
             threadPools.apply(metadata.node().currentImage());
             connectionLimits.apply(metadata.node().currentImage());
             logCleaner.apply(metadata.node().currentImage());
+            listeners.apply(metadata.node().currentImage());
+            metadata.node().subscribe(listeners);
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
             replicaManager.startIsrExpiration();
             state = BrokerState.RUNNING;
@@ -287,6 +293,24 @@ public final class CairnServer implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * The listeners dynamic configs add and remove, bound and closed by the socket server (made after this object,
+     * before the listeners kept in metadata are bound).
+     */
+    private DynamicListeners dynamicListeners(BrokerConfig config) {
+        return new DynamicListeners(config, new DynamicListeners.Binder() {
+            @Override
+            public void add(BrokerConfig next, Endpoint endpoint) {
+                socketServer.addListener(next, endpoint);
+            }
+
+            @Override
+            public void remove(String listenerName) {
+                socketServer.removeListener(listenerName);
+            }
+        });
     }
 
     /**
@@ -640,6 +664,10 @@ public final class CairnServer implements AutoCloseable {
         }
         if (connectionLimits != null) {
             metadata.node().unsubscribe(connectionLimits);
+        }
+        if (listeners != null) {
+            metadata.node().unsubscribe(listeners);
+            listeners.close();
         }
         if (sslStores != null) {
             metadata.node().unsubscribe(sslStores);

@@ -2,6 +2,7 @@ package io.cairn.broker.net;
 
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.Endpoint;
+import io.cairn.broker.config.SaslSettings;
 import io.cairn.broker.config.SecurityProtocol;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.metrics.BrokerMetrics;
@@ -36,7 +37,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -59,8 +60,7 @@ public final class SocketServer implements AutoCloseable {
     private final BrokerConfig config;
     private final Function<Endpoint, HandlerRegistry> registries;
     private final boolean epoll = Epoll.isAvailable();
-    private final ChannelGroup channels = new DefaultChannelGroup("cairn-connections", GlobalEventExecutor.INSTANCE);
-    private final Map<String, InetSocketAddress> boundAddresses = new LinkedHashMap<>();
+    private final Map<String, InetSocketAddress> boundAddresses = new ConcurrentHashMap<>();
     private final RequestMemoryPool memoryPool;
     private final Executor requestHandlers;
     private final BrokerMetrics metrics;
@@ -69,8 +69,10 @@ public final class SocketServer implements AutoCloseable {
     /** The TLS engines of each SSL listener, by listener name (their stores reloadable). */
     private final Map<String, SslFactory> sslFactories = new LinkedHashMap<>();
     private final ConnectionQuotas connectionQuotas;
-    /** The channel initializer of each bound listener, closed after the listeners. */
-    private final List<CairnChannelInitializer> initializers = new CopyOnWriteArrayList<>();
+    /** The channel initializer of each bound listener, by listener name, closed after the listeners. */
+    private final Map<String, CairnChannelInitializer> initializers = new ConcurrentHashMap<>();
+    /** Each bound listener's server channel and connections, by listener name (a listener removed closes them). */
+    private final Map<String, ChannelGroup> listenerChannels = new ConcurrentHashMap<>();
     private EventLoopGroup acceptorGroup;
     /** The network threads, from start; null before. Written under this object's lock, read by the metrics. */
     private volatile NetworkThreads networkGroup;
@@ -124,8 +126,44 @@ public final class SocketServer implements AutoCloseable {
         }
         metrics.socketServer().networkProcessorIdle(this::networkThreadsCpuNanos, networkGroup::size);
         for (Endpoint endpoint : config.kafkaListeners()) {
-            bind(endpoint, sslFactories.get(endpoint.listenerName()));
+            bind(endpoint, sslFactories.get(endpoint.listenerName()), config.saslSettings(endpoint.listenerName()));
         }
+    }
+
+    /**
+     * Binds a listener a dynamic {@code listeners} change adds, with the settings {@code next} (the configuration
+     * with that change) gives it: its TLS stores are loaded here, so a bad one fails the change, not the broker.
+     */
+    public void addListener(BrokerConfig next, Endpoint endpoint) {
+        SecurityProtocol protocol = endpoint.securityProtocol();
+        SslFactory ssl = null;
+        if (protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL) {
+            ssl = new SslFactory(SslEngineFactory.create(next.sslSettings(endpoint.listenerName())), false);
+        }
+        connectionQuotas.addListener(endpoint.listenerName());
+        try {
+            bind(endpoint, ssl, next.saslSettings(endpoint.listenerName()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while binding listener " + endpoint, e);
+        } catch (RuntimeException e) {
+            removeListener(endpoint.listenerName());
+            throw e;
+        }
+    }
+
+    /** Closes a listener a dynamic {@code listeners} change removes, with its connections (Kafka closes them). */
+    public void removeListener(String listenerName) {
+        ChannelGroup group = listenerChannels.remove(listenerName);
+        if (group != null) {
+            group.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+        boundAddresses.remove(listenerName);
+        CairnChannelInitializer initializer = initializers.remove(listenerName);
+        if (initializer != null) {
+            initializer.close();
+        }
+        connectionQuotas.removeListener(listenerName);
     }
 
     /** The TLS engines of each SSL listener, by listener name, whose stores dynamic configs replace. */
@@ -133,15 +171,18 @@ public final class SocketServer implements AutoCloseable {
         return Collections.unmodifiableMap(sslFactories);
     }
 
-    private void bind(Endpoint endpoint, SslFactory ssl) throws InterruptedException {
+    private void bind(Endpoint endpoint, SslFactory ssl, SaslSettings sasl) throws InterruptedException {
         Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class
                 : NioServerSocketChannel.class;
+        ChannelGroup listenerGroup = new DefaultChannelGroup("cairn-listener-" + endpoint.listenerName(),
+                GlobalEventExecutor.INSTANCE);
+        listenerChannels.put(endpoint.listenerName(), listenerGroup);
         CairnChannelInitializer initializer = new CairnChannelInitializer(endpoint, registries.apply(endpoint),
-                config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool,
+                config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), listenerGroup, memoryPool,
                 requestHandlers, new DispatcherMetrics(metrics.requests(),
                         metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM), ssl,
-                config.saslSettings(endpoint.listenerName()), scramCredentials, connectionQuotas.tracksActivity());
-        initializers.add(initializer);
+                sasl, scramCredentials, connectionQuotas.tracksActivity());
+        initializers.put(endpoint.listenerName(), initializer);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptorGroup, networkGroup)
                 .channel(channelClass)
@@ -177,7 +218,7 @@ public final class SocketServer implements AutoCloseable {
                 throw new IllegalStateException("Cannot bind listener " + endpoint + ": " + e2.getMessage(), e2);
             }
         }
-        channels.add(channel);
+        listenerGroup.add(channel);
         InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
         boundAddresses.put(endpoint.listenerName(), bound);
         String shownHost = endpoint.wildcardHost() ? "0.0.0.0" : endpoint.host();
@@ -253,10 +294,10 @@ public final class SocketServer implements AutoCloseable {
     /** Closes the listeners and every open connection, then stops the event loops. */
     @Override
     public void close() {
-        channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        listenerChannels.values().forEach(group -> group.close().awaitUninterruptibly(5, TimeUnit.SECONDS));
         shutdown(acceptorGroup);
         shutdown(networkGroup);
-        initializers.forEach(CairnChannelInitializer::close);
+        initializers.values().forEach(CairnChannelInitializer::close);
     }
 
     private static void shutdown(EventLoopGroup group) {
