@@ -254,7 +254,8 @@ public final class CairnServer implements AutoCloseable {
             logCleaner = new DynamicLogCleaner(config.nodeId(), config.cleaner(),
                     () -> logManagers.stream().map(LogManager::cleaner).toList());
             metadata.node().subscribe(logCleaner);
-            listeners = dynamicListeners(config);
+            // The socket server binds and closes them; it is made below, before the kept listeners are bound.
+            listeners = new DynamicListeners(config, () -> socketServer);
             connectionLimits = new DynamicConnectionLimits(config.nodeId(), config.originals(),
                     config.kafkaListeners().stream().map(Endpoint::listenerName).toList(),
                     limits -> socketServer.connectionQuotas().update(limits));
@@ -293,24 +294,6 @@ public final class CairnServer implements AutoCloseable {
             close();
             throw e;
         }
-    }
-
-    /**
-     * The listeners dynamic configs add and remove, bound and closed by the socket server (made after this object,
-     * before the listeners kept in metadata are bound).
-     */
-    private DynamicListeners dynamicListeners(BrokerConfig config) {
-        return new DynamicListeners(config, new DynamicListeners.Binder() {
-            @Override
-            public void add(BrokerConfig next, Endpoint endpoint) {
-                socketServer.addListener(next, endpoint);
-            }
-
-            @Override
-            public void remove(String listenerName) {
-                socketServer.removeListener(listenerName);
-            }
-        });
     }
 
     /**

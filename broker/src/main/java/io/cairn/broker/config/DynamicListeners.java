@@ -2,8 +2,6 @@ package io.cairn.broker.config;
 
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
-import io.cairn.metadata.image.MetadataListener;
-import io.cairn.metadata.image.MetadataUpdate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -11,9 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -31,7 +27,7 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Thread-safe.
  */
-public final class DynamicListeners implements MetadataListener, BrokerReconfigurable, AutoCloseable {
+public final class DynamicListeners extends AppliedOnOwnThread implements BrokerReconfigurable {
 
     /** The keys this class applies live. */
     public static final Set<String> KEYS = Set.of(BrokerConfig.LISTENERS, ListenerProtocols.KEY);
@@ -42,24 +38,21 @@ public final class DynamicListeners implements MetadataListener, BrokerReconfigu
     public interface Binder {
 
         /** Binds {@code endpoint}, whose settings {@code config} holds. */
-        void add(BrokerConfig config, Endpoint endpoint);
+        void addListener(BrokerConfig config, Endpoint endpoint);
 
         /** Closes the listener {@code listenerName} and its connections. */
-        void remove(String listenerName);
+        void removeListener(String listenerName);
     }
 
     private final String brokerId;
     private final BrokerConfig staticConfig;
-    private final Binder binder;
+    /** The binder, asked when a change is applied (the socket server is made after this object). */
+    private final Supplier<Binder> binder;
     /** The Kafka listeners bound now, by name; written only by the applier thread (or apply at start). */
     private final Map<String, Endpoint> bound = new LinkedHashMap<>();
-    private final ExecutorService applier = Executors.newSingleThreadExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "dynamic-listeners");
-        thread.setDaemon(true);
-        return thread;
-    });
 
-    public DynamicListeners(BrokerConfig staticConfig, Binder binder) {
+    public DynamicListeners(BrokerConfig staticConfig, Supplier<Binder> binder) {
+        super("dynamic-listeners", Integer.toString(staticConfig.nodeId()));
         this.brokerId = Integer.toString(staticConfig.nodeId());
         this.staticConfig = staticConfig;
         this.binder = binder;
@@ -79,6 +72,7 @@ public final class DynamicListeners implements MetadataListener, BrokerReconfigu
     }
 
     /** Binds and closes listeners to match what {@code image} gives this broker (at start, for the kept ones). */
+    @Override
     public synchronized void apply(MetadataImage image) {
         BrokerConfig next;
         try {
@@ -96,7 +90,7 @@ public final class DynamicListeners implements MetadataListener, BrokerReconfigu
         next.kafkaListeners().forEach(endpoint -> wanted.put(endpoint.listenerName(), endpoint));
         for (String name : new ArrayList<>(bound.keySet())) {
             if (!wanted.containsKey(name)) {
-                binder.remove(name);
+                binder.get().removeListener(name);
                 bound.remove(name);
                 LOGGER.info("Removed listener {}", name);
             }
@@ -104,7 +98,7 @@ public final class DynamicListeners implements MetadataListener, BrokerReconfigu
         for (Endpoint endpoint : wanted.values()) {
             if (!bound.containsKey(endpoint.listenerName())) {
                 try {
-                    binder.add(next, endpoint);
+                    binder.get().addListener(next, endpoint);
                     bound.put(endpoint.listenerName(), endpoint);
                     LOGGER.info("Added listener {}", endpoint);
                 } catch (RuntimeException e) {
@@ -112,23 +106,6 @@ public final class DynamicListeners implements MetadataListener, BrokerReconfigu
                 }
             }
         }
-    }
-
-    @Override
-    public void onUpdate(MetadataUpdate update) {
-        if (BrokerReconfigurable.changesConfigsOf(update, brokerId)) {
-            MetadataImage image = update.image();
-            try {
-                applier.execute(() -> apply(image));
-            } catch (RejectedExecutionException e) {
-                LOGGER.debug("Not applying the listeners of metadata offset {}: shutting down", image.offset());
-            }
-        }
-    }
-
-    @Override
-    public void close() {
-        applier.shutdownNow();
     }
 
     /** {@code server.properties} with this broker's dynamic {@code listeners} and protocol map, parsed. */

@@ -2,16 +2,11 @@ package io.cairn.broker.config;
 
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
-import io.cairn.metadata.image.MetadataListener;
-import io.cairn.metadata.image.MetadataUpdate;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.IntConsumer;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -29,7 +24,7 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Thread-safe.
  */
-public final class DynamicThreadPools implements MetadataListener, BrokerReconfigurable, AutoCloseable {
+public final class DynamicThreadPools extends AppliedOnOwnThread implements BrokerReconfigurable {
 
     public static final String NUM_IO_THREADS = BrokerConfig.NUM_IO_THREADS;
     public static final String NUM_NETWORK_THREADS = BrokerConfig.NUM_NETWORK_THREADS;
@@ -43,11 +38,6 @@ public final class DynamicThreadPools implements MetadataListener, BrokerReconfi
     private final Map<String, Integer> staticSizes;
     private final Map<String, IntConsumer> resizers;
     private final Map<String, Integer> current = new ConcurrentHashMap<>();
-    private final ExecutorService applier = Executors.newSingleThreadExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "dynamic-thread-pools");
-        thread.setDaemon(true);
-        return thread;
-    });
 
     /**
      * @param brokerId    this broker's id
@@ -56,6 +46,7 @@ public final class DynamicThreadPools implements MetadataListener, BrokerReconfi
      * @param resizers    what resizes each key's pool
      */
     public DynamicThreadPools(int brokerId, Map<String, Integer> staticSizes, Map<String, IntConsumer> resizers) {
+        super("dynamic-thread-pools", Integer.toString(brokerId));
         this.brokerId = Integer.toString(brokerId);
         this.staticSizes = Map.copyOf(staticSizes);
         this.resizers = Map.copyOf(resizers);
@@ -88,6 +79,7 @@ public final class DynamicThreadPools implements MetadataListener, BrokerReconfi
     }
 
     /** Resizes the pools to the sizes {@code image} gives this broker (at start, for the sizes kept in metadata). */
+    @Override
     public void apply(MetadataImage image) {
         Map<String, String> mine = image.configs(ConfigResource.broker(brokerId));
         Map<String, String> cluster = image.configs(ConfigResource.broker(""));
@@ -115,24 +107,6 @@ public final class DynamicThreadPools implements MetadataListener, BrokerReconfi
                 }
             });
         }
-    }
-
-    @Override
-    public void onUpdate(MetadataUpdate update) {
-        if (BrokerReconfigurable.changesConfigsOf(update, brokerId)) {
-            MetadataImage image = update.image();
-            try {
-                applier.execute(() -> apply(image));
-            } catch (RejectedExecutionException e) {
-                LOGGER.debug("Not applying the broker configs of metadata offset {}: shutting down", image.offset());
-            }
-        }
-    }
-
-    /** Stops the thread that applies changes (a change in progress completes). */
-    @Override
-    public void close() {
-        applier.shutdownNow();
     }
 
     /** The size the dynamic configs give {@code key}: this broker's value, else the cluster default's, else static. */

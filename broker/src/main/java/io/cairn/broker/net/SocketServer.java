@@ -1,6 +1,7 @@
 package io.cairn.broker.net;
 
 import io.cairn.broker.config.BrokerConfig;
+import io.cairn.broker.config.DynamicListeners;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.config.SaslSettings;
 import io.cairn.broker.config.SecurityProtocol;
@@ -53,7 +54,7 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Lifecycle: {@link #start()} once, then {@link #close()} once. Thread-safe for {@link #boundPort} after start.
  */
-public final class SocketServer implements AutoCloseable {
+public final class SocketServer implements AutoCloseable, DynamicListeners.Binder {
 
     private static final Logger LOGGER = LogManager.getLogger(SocketServer.class);
 
@@ -134,6 +135,7 @@ public final class SocketServer implements AutoCloseable {
      * Binds a listener a dynamic {@code listeners} change adds, with the settings {@code next} (the configuration
      * with that change) gives it: its TLS stores are loaded here, so a bad one fails the change, not the broker.
      */
+    @Override
     public void addListener(BrokerConfig next, Endpoint endpoint) {
         SecurityProtocol protocol = endpoint.securityProtocol();
         SslFactory ssl = null;
@@ -153,6 +155,7 @@ public final class SocketServer implements AutoCloseable {
     }
 
     /** Closes a listener a dynamic {@code listeners} change removes, with its connections (Kafka closes them). */
+    @Override
     public void removeListener(String listenerName) {
         ChannelGroup group = listenerChannels.remove(listenerName);
         if (group != null) {

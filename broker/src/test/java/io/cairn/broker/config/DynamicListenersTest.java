@@ -17,14 +17,14 @@ class DynamicListenersTest {
     private final BrokerConfig config = BrokerConfig.fromMap(Map.of("node.id", "1",
             "listeners", "PLAINTEXT://:9092,CONTROLLER://:9093", "controller.listener.names", "CONTROLLER",
             "ssl.keystore.location", "/unused.p12", "ssl.keystore.password", "unused"));
-    private final DynamicListeners listeners = new DynamicListeners(config, new DynamicListeners.Binder() {
+    private final DynamicListeners listeners = new DynamicListeners(config, () -> new DynamicListeners.Binder() {
         @Override
-        public void add(BrokerConfig next, Endpoint endpoint) {
+        public void addListener(BrokerConfig next, Endpoint endpoint) {
             changes.add("add " + endpoint);
         }
 
         @Override
-        public void remove(String listenerName) {
+        public void removeListener(String listenerName) {
             changes.add("remove " + listenerName);
         }
     });
