@@ -6,6 +6,7 @@ import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.BrokerReconfigurable;
 import io.cairn.broker.config.CleanerSettings;
 import io.cairn.broker.config.DynamicConnectionLimits;
+import io.cairn.broker.config.DynamicListeners;
 import io.cairn.broker.config.DynamicLogCleaner;
 import io.cairn.broker.config.DynamicThreadPools;
 import io.cairn.broker.config.Endpoint;
@@ -105,6 +106,7 @@ import io.cairn.log.LogManager;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.config.ConfigTable;
 import io.cairn.metadata.image.AclOperation;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.ScramCredential;
@@ -159,6 +161,7 @@ public final class CairnServer implements AutoCloseable {
     private TransactionCoordinator transactionCoordinator;
     private RequestHandlerPool requestHandlers;
     private DynamicThreadPools threadPools;
+    private DynamicListeners listeners;
     private DynamicConnectionLimits connectionLimits;
     /** The SSL listeners' reloadable stores; set once the socket server has loaded them (before any request). */
     private volatile DynamicSslStores sslStores;
@@ -239,13 +242,18 @@ public final class CairnServer implements AutoCloseable {
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
             threadPools = new DynamicThreadPools(config.nodeId(), Map.of(
                     DynamicThreadPools.NUM_IO_THREADS, config.numIoThreads(),
+                    DynamicThreadPools.NUM_NETWORK_THREADS, config.numNetworkThreads(),
                     DynamicThreadPools.NUM_REPLICA_FETCHERS, config.replicaFetch().numFetchers()), Map.of(
                     DynamicThreadPools.NUM_IO_THREADS, requestHandlers::resize,
+                    // The socket server is made below, before the sizes kept in metadata are applied.
+                    DynamicThreadPools.NUM_NETWORK_THREADS, threads -> socketServer.resizeNetworkThreads(threads),
                     DynamicThreadPools.NUM_REPLICA_FETCHERS, replicaManager::resizeFetcherThreadPool));
             metadata.node().subscribe(threadPools);
             logCleaner = new DynamicLogCleaner(config.nodeId(), config.cleaner(),
                     () -> logManagers.stream().map(LogManager::cleaner).toList());
             metadata.node().subscribe(logCleaner);
+            // The socket server binds and closes them; it is made below, before the kept listeners are bound.
+            listeners = new DynamicListeners(config, () -> socketServer);
             connectionLimits = new DynamicConnectionLimits(config.nodeId(), config.originals(),
                     config.kafkaListeners().stream().map(Endpoint::listenerName).toList(),
                     limits -> socketServer.connectionQuotas().update(limits));
@@ -257,7 +265,8 @@ public final class CairnServer implements AutoCloseable {
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
                             producerIds), BrokerReconfigurable.all(List.<BrokerReconfigurable>of(threadPools,
-                            connectionLimits, logCleaner, this::validateSslStores)), clientQuotas, extraHandlers);
+                            connectionLimits, listeners, logCleaner, this::validateSslStores)), clientQuotas,
+                    extraHandlers);
             registerMetrics();
             MetadataNode node = metadata.node();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
@@ -275,6 +284,8 @@ public final class CairnServer implements AutoCloseable {
             threadPools.apply(metadata.node().currentImage());
             connectionLimits.apply(metadata.node().currentImage());
             logCleaner.apply(metadata.node().currentImage());
+            listeners.apply(metadata.node().currentImage());
+            metadata.node().subscribe(listeners);
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
             replicaManager.startIsrExpiration();
             state = BrokerState.RUNNING;
@@ -465,7 +476,7 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new ProduceHandler(new ProduceService(replicaManager, node, purgatory, metrics.topics(),
                 transactions.verifier(), transactions.requestHandlers())));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
-                BrokerConfig.CAIRN_DEFAULTS));
+                ConfigTable.get().cairnDefaults()));
         handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), reconfigurables));
         handlers.add(new AlterConfigsHandler(node, config.nodeId(), reconfigurables));
         handlers.add(new FetchHandler(fetchService, quotas));
@@ -627,6 +638,10 @@ public final class CairnServer implements AutoCloseable {
         }
         if (connectionLimits != null) {
             metadata.node().unsubscribe(connectionLimits);
+        }
+        if (listeners != null) {
+            metadata.node().unsubscribe(listeners);
+            listeners.close();
         }
         if (sslStores != null) {
             metadata.node().unsubscribe(sslStores);

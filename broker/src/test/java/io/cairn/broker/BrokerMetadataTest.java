@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.ConfigException;
 import io.cairn.metadata.MetadataConfig;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class BrokerMetadataTest {
 
@@ -32,6 +34,43 @@ class BrokerMetadataTest {
         });
         assertThat(metadata.metadataLogDir()).isEqualTo(Path.of("/data/a"));
         assertThat(metadata.controller().defaultNumPartitions()).isEqualTo(4);
+    }
+
+    @Test
+    void theStorageToolFormatsTheDirectoriesTheBrokerServesWhenLogDirsIsUnset(@TempDir Path dir) throws Exception {
+        // Given: a file without log.dirs, log.dir or node.id (Cairn's defaults: ./data and node 1)
+        Path file = dir.resolve("server.properties");
+        Files.writeString(file, String.join("\n", "process.roles=broker,controller",
+                "controller.quorum.voters=1@localhost:9093", "controller.listener.names=CONTROLLER",
+                "listeners=PLAINTEXT://:9092,CONTROLLER://:9093"));
+        BrokerConfig broker = BrokerConfig.load(file, Map.of());
+
+        // When: what cairn-storage format reads, and what the broker starts its metadata node with
+        MetadataConfig formatted = MetadataConfig.load(file);
+        MetadataConfig served = BrokerMetadata.metadataConfig(broker);
+
+        // Then
+        assertThat(broker.logDirs()).containsExactly(Path.of("./data"));
+        assertThat(formatted.logDirs()).isEqualTo(served.logDirs()).isEqualTo(broker.logDirs());
+        assertThat(formatted.metadataLogDir()).isEqualTo(served.metadataLogDir());
+        assertThat(formatted.nodeId()).isEqualTo(served.nodeId()).isEqualTo(1);
+        assertThat(formatted.roles()).isEqualTo(served.roles());
+    }
+
+    @Test
+    void theMetadataNodeTakesTheControllerListenerNamesTheBrokerTakes() {
+        // Given: no controller.listener.names, so CONTROLLER is an ordinary listener of the broker's
+        BrokerConfig broker = BrokerConfig.fromMap(Map.of("node.id", "1", "controller.quorum.voters",
+                "1@localhost:9094", "listeners", "PLAINTEXT://:9092,CONTROLLER://:9093",
+                "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"));
+
+        // When
+        MetadataConfig metadata = BrokerMetadata.metadataConfig(broker);
+
+        // Then: the Raft server does not bind the broker's CONTROLLER listener a second time
+        assertThat(broker.controllerListenerNames()).isEmpty();
+        assertThat(metadata.controllerListenerNames()).isEqualTo(broker.controllerListenerNames());
+        assertThat(metadata.controllerBind()).isNull();
     }
 
     @Test

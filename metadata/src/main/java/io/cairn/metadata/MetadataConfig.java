@@ -1,24 +1,22 @@
 package io.cairn.metadata;
 
 import io.cairn.metadata.config.ConfigTable;
+import io.cairn.metadata.config.ServerProperties;
 import io.cairn.metadata.controller.ControllerSettings;
 import io.cairn.metadata.controller.DelegationTokenSettings;
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 
 /**
- * The metadata settings of a node, read from {@code server.properties} with Kafka's key names, types, rules and
- * defaults ({@link ConfigTable}; a value that fails its key's rule is an IllegalArgumentException with Kafka's
+ * The metadata settings of a node, built from the parsed {@code server.properties} the broker reads too
+ * ({@link ServerProperties}) with Kafka's key names, types, rules and the defaults a Cairn node takes
+ * ({@link ConfigTable#serverDefault}; a value that fails its key's rule is an IllegalArgumentException with Kafka's
  * message):
  * {@code process.roles}, {@code node.id}, {@code controller.quorum.voters} or
  * {@code controller.quorum.bootstrap.servers} (KIP-853: then the voters come from the storage formatted with
@@ -230,24 +228,25 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
         }
     }
 
+    /** Reads {@code file} with the one reader of server.properties ({@link ServerProperties}). */
     public static MetadataConfig load(Path file) throws IOException {
-        Properties props = new Properties();
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            props.load(reader);
-        }
-        return from(props);
+        return from(ServerProperties.load(file, Map.of()));
     }
 
     public static MetadataConfig from(Map<?, ?> source) {
-        Properties props = new Properties();
-        props.putAll(source);
-        for (String key : props.stringPropertyNames()) {
-            ConfigTable.get().broker(key).flatMap(k -> k.validate(props.getProperty(key))).ifPresent(message -> {
-                throw new IllegalArgumentException(message);
-            });
-        }
+        return from(ServerProperties.of(source));
+    }
+
+    /**
+     * The metadata settings of the parsed {@code props}, with the defaults the broker takes
+     * ({@link ConfigTable#serverDefault}: Cairn's {@code ./data} log directory, node 1, a combined node).
+     */
+    public static MetadataConfig from(ServerProperties props) {
+        props.firstInvalid().ifPresent(message -> {
+            throw new IllegalArgumentException(message);
+        });
         Set<String> roles = new LinkedHashSet<>();
-        for (String role : list(props.getProperty("process.roles", "broker,controller"))) {
+        for (String role : list(setting(props, "process.roles"))) {
             String normalized = role.toLowerCase(Locale.ROOT);
             if (!normalized.equals("broker") && !normalized.equals("controller")) {
                 throw new IllegalArgumentException("Unknown process role '" + role + "' in process.roles");
@@ -257,35 +256,32 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
         if (roles.isEmpty()) {
             throw new IllegalArgumentException("process.roles must contain broker, controller or both");
         }
-        int nodeId = Integer.parseInt(required(props, "node.id"));
+        int nodeId = Integer.parseInt(setting(props, "node.id"));
         if (nodeId < 0) {
             throw new IllegalArgumentException("node.id must be >= 0, got " + nodeId);
         }
         List<QuorumVoter> voters = new ArrayList<>();
-        for (String entry : list(props.getProperty("controller.quorum.voters", ""))) {
+        for (String entry : list(setting(props, "controller.quorum.voters"))) {
             voters.add(QuorumVoter.parse(entry));
         }
-        List<String> bootstrapServers = list(props.getProperty("controller.quorum.bootstrap.servers", ""));
+        List<String> bootstrapServers = list(setting(props, "controller.quorum.bootstrap.servers"));
         if (voters.isEmpty() && bootstrapServers.isEmpty()) {
             throw new IllegalArgumentException("Missing required configuration: controller.quorum.voters or "
                     + "controller.quorum.bootstrap.servers must name the controllers");
         }
-        List<String> controllerListenerNames = list(props.getProperty("controller.listener.names", "CONTROLLER"))
+        List<String> controllerListenerNames = list(setting(props, "controller.listener.names"))
                 .stream().map(name -> name.toUpperCase(Locale.ROOT)).toList();
         Address bind = null;
         Address advertised = null;
         if (roles.contains("controller")) {
-            bind = controllerAddress(props.getProperty("listeners", ""), controllerListenerNames);
-            advertised = controllerAddress(props.getProperty("advertised.listeners", ""), controllerListenerNames);
+            bind = controllerAddress(setting(props, "listeners"), controllerListenerNames);
+            advertised = controllerAddress(setting(props, "advertised.listeners"), controllerListenerNames);
             if (advertised == null) {
                 advertised = bind;
             }
         }
-        List<Path> logDirs = new ArrayList<>();
-        for (String dir : list(props.getProperty("log.dirs", props.getProperty("log.dir", "/tmp/kafka-logs")))) {
-            logDirs.add(Path.of(dir));
-        }
-        String metadataDir = props.getProperty("metadata.log.dir");
+        List<Path> logDirs = props.logDirs();
+        String metadataDir = props.get("metadata.log.dir");
         Path metadataLogDir = metadataDir == null || metadataDir.isBlank() ? logDirs.get(0) : Path.of(metadataDir);
         ControllerSettings settings = new ControllerSettings(nodeId,
                 Long.parseLong(setting(props, "broker.session.timeout.ms")),
@@ -312,13 +308,11 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
      * as in Kafka 4.1 it is an unknown key and does not enable tokens.
      */
     public static DelegationTokenSettings delegationTokens(Map<?, ?> source) {
-        Properties props = new Properties();
-        props.putAll(source);
-        return delegationTokens(props);
+        return delegationTokens(ServerProperties.of(source));
     }
 
-    private static DelegationTokenSettings delegationTokens(Properties props) {
-        String secret = props.getProperty("delegation.token.secret.key");
+    private static DelegationTokenSettings delegationTokens(ServerProperties props) {
+        String secret = props.get("delegation.token.secret.key");
         return new DelegationTokenSettings(secret == null || secret.isEmpty() ? null : secret,
                 Long.parseLong(setting(props, "delegation.token.max.lifetime.ms")),
                 Long.parseLong(setting(props, "delegation.token.expiry.time.ms")),
@@ -329,7 +323,7 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
      * {@code leader.imbalance.check.interval.seconds} (300, at least 1 as the table checks) in ms when
      * {@code auto.leader.rebalance.enable} (true), else -1.
      */
-    private static long leaderImbalanceCheckIntervalMs(Properties props) {
+    private static long leaderImbalanceCheckIntervalMs(ServerProperties props) {
         if (!Boolean.parseBoolean(setting(props, "auto.leader.rebalance.enable"))) {
             return -1;
         }
@@ -337,7 +331,7 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
     }
 
     /** {@code unclean.leader.election.interval.ms} (300000, at least 1 as the table checks). */
-    private static long uncleanLeaderElectionIntervalMs(Properties props) {
+    private static long uncleanLeaderElectionIntervalMs(ServerProperties props) {
         return Long.parseLong(setting(props, "unclean.leader.election.interval.ms"));
     }
 
@@ -345,8 +339,8 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
      * What listener.security.protocol.map maps the first controller listener name to, upper case; PLAINTEXT when the
      * map is not set (Kafka's KRaft default for controller listeners) or does not name it.
      */
-    private static String controllerSecurityProtocol(Properties props, List<String> controllerListenerNames) {
-        String map = props.getProperty("listener.security.protocol.map");
+    private static String controllerSecurityProtocol(ServerProperties props, List<String> controllerListenerNames) {
+        String map = props.get("listener.security.protocol.map");
         if (map == null || controllerListenerNames.isEmpty()) {
             return "PLAINTEXT";
         }
@@ -382,18 +376,10 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
         return null;
     }
 
-    /** The value of {@code key}, trimmed, or its default from {@link ConfigTable}. */
-    private static String setting(Properties props, String key) {
-        String value = props.getProperty(key);
-        return value == null ? ConfigTable.get().broker(key).orElseThrow().defaultValue() : value.trim();
-    }
-
-    private static String required(Properties props, String key) {
-        String value = props.getProperty(key);
-        if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException("Missing required configuration '" + key + "'");
-        }
-        return value.trim();
+    /** The value of {@code key}, trimmed, or the default a Cairn node takes ({@code ""} for a null default). */
+    private static String setting(ServerProperties props, String key) {
+        String value = props.value(key);
+        return value == null ? "" : value;
     }
 
     private static List<String> list(String value) {

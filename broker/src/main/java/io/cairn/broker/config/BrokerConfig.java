@@ -6,29 +6,27 @@ import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.isr.RackAwareReplicaSelector;
 import io.cairn.metadata.config.ConfigKey;
 import io.cairn.metadata.config.ConfigTable;
+import io.cairn.metadata.config.ServerProperties;
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The broker's configuration, read from a {@code server.properties} file with Kafka's key names and Kafka's
- * defaults (except {@code log.dirs}, which defaults to {@code ./data}). Every value is parsed and validated when the
- * object is built, so a bad value fails startup with one {@link ConfigException} naming the key and the rule: first
- * every key of {@link ConfigTable} against its type and rule, then the rules between keys.
+ * The broker's configuration, read from a {@code server.properties} file by the one reader of it
+ * ({@link ServerProperties}, which the metadata node's config and the storage tool read too) with Kafka's key names
+ * and defaults (except Cairn's own in {@link ConfigTable#cairnDefaults}: {@code log.dir} is {@code ./data}). Every
+ * value is parsed and validated when the object is built, so a bad value fails startup with one
+ * {@link ConfigException} naming the key and the rule: first every key of {@link ConfigTable} against its type and
+ * rule, then the rules between keys.
  *
  * <p>Keys neither Kafka nor Cairn knows are accepted and reported by {@link #unknownKeys()} (Kafka logs each at
  * WARN); Kafka's keys that Cairn accepts without acting on them by {@link #notActedOnKeys()}.
@@ -108,13 +106,6 @@ public final class BrokerConfig {
     /** Cairn's own: the port of the Prometheus endpoint, 9404 as Strimzi's; 0 picks a free one. */
     public static final String METRICS_PORT = "metrics.port";
 
-    /**
-     * Cairn's defaults where Kafka has none ({@code node.id}, {@code process.roles}: a single combined node starts
-     * from an empty file) or another ({@code log.dir}: {@code ./data}, not {@code /tmp/kafka-logs}).
-     */
-    public static final Map<String, String> CAIRN_DEFAULTS = Map.of(NODE_ID, "1", PROCESS_ROLES, "broker,controller",
-            LOG_DIR, "./data");
-
     private final Map<String, String> originals;
     private final Map<String, String> topicDefaults;
     private final long logRetentionCheckIntervalMs;
@@ -170,11 +161,10 @@ public final class BrokerConfig {
 
     private BrokerConfig(Map<String, String> props) {
         this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
-        checkAgainstTable(props);
+        ServerProperties server = checked(props);
         ValueParser values = new ValueParser(props);
-        this.nodeId = values.intValue(NODE_ID, Integer.parseInt(CAIRN_DEFAULTS.get(NODE_ID)), 0);
-        this.processRoles = ProcessRole.parse(PROCESS_ROLES, values.string(PROCESS_ROLES,
-                CAIRN_DEFAULTS.get(PROCESS_ROLES)));
+        this.nodeId = values.intValue(NODE_ID, Integer.parseInt(server.value(NODE_ID)), 0);
+        this.processRoles = ProcessRole.parse(PROCESS_ROLES, server.value(PROCESS_ROLES));
         this.controllerListenerNames = values.list(CONTROLLER_LISTENER_NAMES, "").stream()
                 .map(name -> name.toUpperCase(Locale.ROOT)).toList();
         ListenerProtocols protocols = ListenerProtocols.parse(
@@ -194,9 +184,7 @@ public final class BrokerConfig {
         this.listenerSasl = saslOf(props, listeners);
         this.advertisedListeners = advertisedAll.stream()
                 .filter(l -> !controllerListenerNames.contains(l.listenerName())).toList();
-        String dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS)
-                : values.string(LOG_DIR, CAIRN_DEFAULTS.get(LOG_DIR));
-        this.logDirs = parseLogDirs(props.get(LOG_DIRS) != null ? LOG_DIRS : LOG_DIR, dirs);
+        this.logDirs = logDirs(server);
         this.socketRequestMaxBytes = values.intValue(SOCKET_REQUEST_MAX_BYTES, 1);
         this.socketSendBufferBytes = values.intValue(SOCKET_SEND_BUFFER_BYTES, -1);
         this.socketReceiveBufferBytes = values.intValue(SOCKET_RECEIVE_BUFFER_BYTES, -1);
@@ -279,18 +267,7 @@ public final class BrokerConfig {
      * server.properties --override k=v} does.
      */
     public static BrokerConfig load(Path file, Map<String, String> overrides) throws IOException {
-        Map<String, String> props = new HashMap<>();
-        if (file != null) {
-            Properties properties = new Properties();
-            try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-                properties.load(reader);
-            }
-            for (String name : properties.stringPropertyNames()) {
-                props.put(name, properties.getProperty(name).trim());
-            }
-        }
-        props.putAll(overrides);
-        return new BrokerConfig(props);
+        return new BrokerConfig(ServerProperties.load(file, overrides).originals());
     }
 
     /**
@@ -433,28 +410,23 @@ public final class BrokerConfig {
         return true;
     }
 
-    private static List<Path> parseLogDirs(String key, String value) {
-        List<Path> dirs = new ArrayList<>();
-        for (String dir : value.split(",")) {
-            if (!dir.isBlank()) {
-                dirs.add(Path.of(dir.trim()));
-            }
-        }
-        if (dirs.isEmpty()) {
-            throw ConfigException.invalid(key, value, "at least one log directory is required");
-        }
-        return List.copyOf(dirs);
+    /**
+     * The parsed properties, once every value set for a key of {@link ConfigTable} has the key's type and passes
+     * its rule, as Kafka's {@code ConfigDef} checks them: the first that does not fails startup with Kafka's message.
+     */
+    private static ServerProperties checked(Map<String, String> props) {
+        ServerProperties server = ServerProperties.of(props);
+        server.firstInvalid().ifPresent(message -> {
+            throw new ConfigException(message);
+        });
+        return server;
     }
 
-    /**
-     * Every value set for a key of {@link ConfigTable} must have the key's type and pass its rule, as Kafka's
-     * {@code ConfigDef} checks them: the first that does not fails startup with Kafka's message.
-     */
-    private static void checkAgainstTable(Map<String, String> props) {
-        for (Map.Entry<String, String> e : new TreeMap<>(props).entrySet()) {
-            ConfigTable.get().broker(e.getKey()).flatMap(key -> key.validate(e.getValue())).ifPresent(message -> {
-                throw new ConfigException(message);
-            });
+    private static List<Path> logDirs(ServerProperties server) {
+        try {
+            return server.logDirs();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
         }
     }
 

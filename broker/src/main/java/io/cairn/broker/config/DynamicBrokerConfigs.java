@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
 /**
  * The broker configs that may change at run time (KIP-226 dynamic configs, per broker or cluster-wide): the keys
  * Cairn applies live (the replication throttle rates, the thread pools of {@link DynamicThreadPools}, the connection
- * limits of {@link DynamicConnectionLimits}, the cleaner threads and buffers of {@link DynamicLogCleaner} and the
+ * limits of {@link DynamicConnectionLimits}, the listeners of {@link DynamicListeners}, the cleaner
+ * threads and buffers of {@link DynamicLogCleaner} and the
  * topic defaults of {@link LogConfigs#isLiveDefault},
  * {@code log.retention.ms}, {@code log.segment.bytes}, {@code message.max.bytes}, ..., and a listener's key and trust
  * stores, {@code listener.name.<listener>.ssl.keystore.location} and the other {@link SslSettings#RECONFIGURABLE}
@@ -40,7 +41,8 @@ public final class DynamicBrokerConfigs {
     /** The keys besides the topic defaults that Cairn applies without a restart; the table gives their rule. */
     private static final Set<String> LIVE = Set.of(LEADER_REPLICATION_THROTTLED_RATE,
             FOLLOWER_REPLICATION_THROTTLED_RATE, ALTER_LOG_DIRS_RATE, DynamicThreadPools.NUM_IO_THREADS,
-            DynamicThreadPools.NUM_REPLICA_FETCHERS, CleanerSettings.THREADS, CleanerSettings.BACKOFF_MS,
+            DynamicThreadPools.NUM_NETWORK_THREADS, DynamicThreadPools.NUM_REPLICA_FETCHERS, CleanerSettings.THREADS,
+            CleanerSettings.BACKOFF_MS, BrokerConfig.LISTENERS, ListenerProtocols.KEY,
             CleanerSettings.IO_MAX_BYTES_PER_SECOND, CleanerSettings.DEDUPE_BUFFER_SIZE, CleanerSettings.LOAD_FACTOR,
             CleanerSettings.IO_BUFFER_SIZE);
 

@@ -2,23 +2,19 @@ package io.cairn.broker.config;
 
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
-import io.cairn.metadata.image.MetadataListener;
-import io.cairn.metadata.image.MetadataUpdate;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.IntConsumer;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
 /**
  * The thread pools a dynamic broker config resizes live (Kafka's {@code DynamicThreadPool}): {@code num.io.threads}
- * (the request handlers) and {@code num.replica.fetchers} (the follower fetchers per leader). A pool's size is this
+ * (the request handlers), {@code num.network.threads} (the event loops connections are served on) and
+ * {@code num.replica.fetchers} (the follower fetchers per leader). A pool's size is this
  * broker's dynamic value, else the cluster default's, else {@code server.properties}' (Kafka's order). A change is
  * checked as Kafka's {@code validateReconfiguration} checks it, against the size now: at least 1, at least half and at
  * most double. The broker checks a request before it forwards it ({@link #validate}); each committed change of this
@@ -28,12 +24,13 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Thread-safe.
  */
-public final class DynamicThreadPools implements MetadataListener, BrokerReconfigurable, AutoCloseable {
+public final class DynamicThreadPools extends AppliedOnOwnThread implements BrokerReconfigurable {
 
     public static final String NUM_IO_THREADS = BrokerConfig.NUM_IO_THREADS;
+    public static final String NUM_NETWORK_THREADS = BrokerConfig.NUM_NETWORK_THREADS;
     public static final String NUM_REPLICA_FETCHERS = ReplicaFetchSettings.NUM_REPLICA_FETCHERS;
     /** The keys this class applies live. */
-    public static final Set<String> KEYS = Set.of(NUM_IO_THREADS, NUM_REPLICA_FETCHERS);
+    public static final Set<String> KEYS = Set.of(NUM_IO_THREADS, NUM_NETWORK_THREADS, NUM_REPLICA_FETCHERS);
 
     private static final Logger LOGGER = LogManager.getLogger(DynamicThreadPools.class);
 
@@ -41,18 +38,15 @@ public final class DynamicThreadPools implements MetadataListener, BrokerReconfi
     private final Map<String, Integer> staticSizes;
     private final Map<String, IntConsumer> resizers;
     private final Map<String, Integer> current = new ConcurrentHashMap<>();
-    private final ExecutorService applier = Executors.newSingleThreadExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "dynamic-thread-pools");
-        thread.setDaemon(true);
-        return thread;
-    });
 
     /**
      * @param brokerId    this broker's id
-     * @param staticSizes each key's size from {@code server.properties} (or Kafka's default), the pools' sizes now
+     * @param staticSizes each key's size from {@code server.properties} (or Kafka's default), the pools' sizes now;
+     *                    the keys of {@link #KEYS} this broker resizes
      * @param resizers    what resizes each key's pool
      */
     public DynamicThreadPools(int brokerId, Map<String, Integer> staticSizes, Map<String, IntConsumer> resizers) {
+        super("dynamic-thread-pools", Integer.toString(brokerId));
         this.brokerId = Integer.toString(brokerId);
         this.staticSizes = Map.copyOf(staticSizes);
         this.resizers = Map.copyOf(resizers);
@@ -75,7 +69,7 @@ public final class DynamicThreadPools implements MetadataListener, BrokerReconfi
     public Optional<String> validate(String resourceName, Map<String, String> props, MetadataImage image) {
         Map<String, String> mine = resourceName.isEmpty() ? image.configs(ConfigResource.broker(brokerId)) : props;
         Map<String, String> cluster = resourceName.isEmpty() ? props : image.configs(ConfigResource.broker(""));
-        for (String key : KEYS) {
+        for (String key : staticSizes.keySet()) {
             Optional<String> refused = check(key, effective(key, mine, cluster));
             if (refused.isPresent()) {
                 return refused.map(DynamicBrokerConfigs::invalidDynamicConfiguration);
@@ -85,11 +79,12 @@ public final class DynamicThreadPools implements MetadataListener, BrokerReconfi
     }
 
     /** Resizes the pools to the sizes {@code image} gives this broker (at start, for the sizes kept in metadata). */
+    @Override
     public void apply(MetadataImage image) {
         Map<String, String> mine = image.configs(ConfigResource.broker(brokerId));
         Map<String, String> cluster = image.configs(ConfigResource.broker(""));
         Map<String, Integer> wanted = new LinkedHashMap<>();
-        for (String key : KEYS) {
+        for (String key : staticSizes.keySet()) {
             wanted.put(key, effective(key, mine, cluster));
         }
         synchronized (this) {
@@ -112,24 +107,6 @@ public final class DynamicThreadPools implements MetadataListener, BrokerReconfi
                 }
             });
         }
-    }
-
-    @Override
-    public void onUpdate(MetadataUpdate update) {
-        if (BrokerReconfigurable.changesConfigsOf(update, brokerId)) {
-            MetadataImage image = update.image();
-            try {
-                applier.execute(() -> apply(image));
-            } catch (RejectedExecutionException e) {
-                LOGGER.debug("Not applying the broker configs of metadata offset {}: shutting down", image.offset());
-            }
-        }
-    }
-
-    /** Stops the thread that applies changes (a change in progress completes). */
-    @Override
-    public void close() {
-        applier.shutdownNow();
     }
 
     /** The size the dynamic configs give {@code key}: this broker's value, else the cluster default's, else static. */

@@ -40,7 +40,7 @@ public final class DescribeConfigsHandler
 
     /**
      * @param staticConfigs the broker's server.properties (and overrides)
-     * @param cairnDefaults Cairn's defaults where they differ from Kafka's ({@code BrokerConfig.CAIRN_DEFAULTS})
+     * @param cairnDefaults Cairn's defaults where they differ from Kafka's ({@code ConfigTable.cairnDefaults})
      */
     public DescribeConfigsHandler(MetadataNode metadata, int nodeId, Map<String, String> staticConfigs,
                                   Map<String, String> cairnDefaults) {

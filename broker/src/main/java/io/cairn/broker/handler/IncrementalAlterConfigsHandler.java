@@ -1,33 +1,24 @@
 package io.cairn.broker.handler;
 
-import static java.util.concurrent.CompletableFuture.completedFuture;
-
 import io.cairn.broker.config.BrokerReconfigurable;
 import io.cairn.metadata.MetadataNode;
-import io.cairn.metadata.image.AclOperation;
-import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
-import io.cairn.wire.message.IncrementalAlterConfigsRequestData.AlterConfigsResource;
 import io.cairn.wire.message.IncrementalAlterConfigsResponseData;
 import io.cairn.wire.message.IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse;
-import java.util.ArrayList;
+import io.cairn.wire.protocol.ApiMessage;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
 
 /**
  * IncrementalAlterConfigs v0-v1 ({@code kafka-configs --alter}, {@code Admin.incrementalAlterConfigs}, and what
  * {@code kafka-reassign-partitions} sets and clears throttles with): checked here as Kafka's broker does
  * ({@link ConfigAlterations}), then the rest forwarded to the active controller, which validates topic configs and
- * stores the changes (or only validates them with {@code validate_only}); the answer keeps the request's order. A
- * controller that does not answer within {@value ControllerCalls#FORWARD_TIMEOUT_MS} ms gives REQUEST_TIMED_OUT
- * for the forwarded resources. Immutable, thread-safe, never blocks.
+ * stores the changes (or only validates them with {@code validate_only}); the answer keeps the request's order.
+ * The path is the one it shares with AlterConfigs ({@link ConfigAlterationHandler}); this class adapts its generated
+ * types. Immutable, thread-safe, never blocks.
  */
 public final class IncrementalAlterConfigsHandler
-        implements ApiHandler<IncrementalAlterConfigsRequestData, IncrementalAlterConfigsResponseData> {
-
-    private final MetadataNode metadata;
-    private final ConfigAlterations alterations;
+        extends ConfigAlterationHandler<IncrementalAlterConfigsRequestData, IncrementalAlterConfigsResponseData> {
 
     public IncrementalAlterConfigsHandler(MetadataNode metadata, int nodeId) {
         this(metadata, nodeId, null);
@@ -38,8 +29,7 @@ public final class IncrementalAlterConfigsHandler
      *     change must pass; null for none
      */
     public IncrementalAlterConfigsHandler(MetadataNode metadata, int nodeId, BrokerReconfigurable reconfigurables) {
-        this.metadata = metadata;
-        this.alterations = new ConfigAlterations(nodeId, metadata::currentImage, reconfigurables);
+        super(metadata, nodeId, reconfigurables, false);
     }
 
     @Override
@@ -48,88 +38,42 @@ public final class IncrementalAlterConfigsHandler
     }
 
     @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
     public short maxVersion() {
         return 1;
     }
 
     @Override
-    public CompletionStage<IncrementalAlterConfigsResponseData> handle(RequestContext ctx,
-                                                                       IncrementalAlterConfigsRequestData request) {
-        List<ConfigAlterations.Resource> resources = new ArrayList<>();
-        for (AlterConfigsResource r : request.resources()) {
-            List<ConfigAlterations.Op> ops = new ArrayList<>();
-            r.configs().forEach(c -> ops.add(new ConfigAlterations.Op(c.name(), c.configOperation(), c.value())));
-            resources.add(new ConfigAlterations.Resource(r.resourceType(), r.resourceName(), ops));
-        }
-        ConfigAlterations.Outcome[] outcomes = alterations.preprocess(resources, false, request.validateOnly());
-        // Kafka's authorizeAlterResource: ALTER_CONFIGS on the cluster, topic or group of each resource.
-        for (int i = 0; i < outcomes.length; i++) {
-            if (outcomes[i] == null) {
-                Errors denied = ConfigAuthorization.denied(ctx, AclOperation.ALTER_CONFIGS,
-                        request.resources().get(i).resourceType(), request.resources().get(i).resourceName());
-                if (denied != null) {
-                    outcomes[i] = new ConfigAlterations.Outcome(denied, null);
-                }
-            }
-        }
-        IncrementalAlterConfigsRequestData forwarded = new IncrementalAlterConfigsRequestData()
-                .setValidateOnly(request.validateOnly());
-        for (int i = 0; i < outcomes.length; i++) {
-            if (outcomes[i] == null) {
-                forwarded.resources().add(request.resources().get(i));
-            }
-        }
-        if (forwarded.resources().isEmpty()) {
-            return completedFuture(merge(request, outcomes, List.of()));
-        }
-        return ControllerCalls.withTimeout(metadata.submit(forwarded), ControllerCalls.FORWARD_TIMEOUT_MS)
-                .handle((answer, failure) -> {
-                    if (failure != null) {
-                        Errors error = ControllerCalls.error(failure, "IncrementalAlterConfigs");
-                        List<AlterConfigsResourceResponse> failed = new ArrayList<>();
-                        forwarded.resources().forEach(r -> failed.add(result(r, error, error.message())));
-                        return merge(request, outcomes, failed);
-                    }
-                    return merge(request, outcomes, ((IncrementalAlterConfigsResponseData) answer).responses());
-                });
-    }
-
-    /** The preprocessed verdicts and the controller's answers (in forwarded order), in the request's order. */
-    private static IncrementalAlterConfigsResponseData merge(IncrementalAlterConfigsRequestData request,
-                                                             ConfigAlterations.Outcome[] outcomes,
-                                                             List<AlterConfigsResourceResponse> forwarded) {
-        IncrementalAlterConfigsResponseData response = new IncrementalAlterConfigsResponseData().setThrottleTimeMs(0);
-        int next = 0;
-        for (int i = 0; i < outcomes.length; i++) {
-            AlterConfigsResource r = request.resources().get(i);
-            if (outcomes[i] != null) {
-                response.responses().add(result(r, outcomes[i].error(), outcomes[i].message()));
-            } else if (next < forwarded.size()) {
-                response.responses().add(forwarded.get(next++));
-            } else {
-                response.responses().add(result(r, Errors.UNKNOWN_SERVER_ERROR, null));
-            }
-        }
-        return response;
-    }
-
-    private static AlterConfigsResourceResponse result(AlterConfigsResource r, Errors error, String message) {
-        return new AlterConfigsResourceResponse().setResourceType(r.resourceType())
-                .setResourceName(r.resourceName()).setErrorCode(error.code())
-                .setErrorMessage(error == Errors.NONE ? null : message);
+    boolean validateOnly(IncrementalAlterConfigsRequestData request) {
+        return request.validateOnly();
     }
 
     @Override
-    public IncrementalAlterConfigsResponseData errorResponse(RequestContext ctx,
-                                                             IncrementalAlterConfigsRequestData request,
-                                                             Errors error) {
+    List<ConfigAlterations.Resource> resources(IncrementalAlterConfigsRequestData request) {
+        return request.resources().stream().map(r -> new ConfigAlterations.Resource(r.resourceType(),
+                r.resourceName(), r.configs().stream().map(c -> new ConfigAlterations.Op(c.name(),
+                        c.configOperation(), c.value())).toList())).toList();
+    }
+
+    @Override
+    IncrementalAlterConfigsRequestData forward(IncrementalAlterConfigsRequestData request, List<Integer> indexes) {
+        IncrementalAlterConfigsRequestData forwarded = new IncrementalAlterConfigsRequestData()
+                .setValidateOnly(request.validateOnly());
+        indexes.forEach(i -> forwarded.resources().add(request.resources().get(i)));
+        return forwarded;
+    }
+
+    @Override
+    List<Result> results(ApiMessage answer) {
+        return ((IncrementalAlterConfigsResponseData) answer).responses().stream()
+                .map(r -> new Result(r.resourceType(), r.resourceName(), r.errorCode(), r.errorMessage())).toList();
+    }
+
+    @Override
+    IncrementalAlterConfigsResponseData response(List<Result> results) {
         IncrementalAlterConfigsResponseData response = new IncrementalAlterConfigsResponseData().setThrottleTimeMs(0);
-        request.resources().forEach(r -> response.responses().add(result(r, error, error.message())));
+        results.forEach(r -> response.responses().add(new AlterConfigsResourceResponse()
+                .setResourceType(r.resourceType()).setResourceName(r.resourceName())
+                .setErrorCode(r.errorCode()).setErrorMessage(r.errorMessage())));
         return response;
     }
 }

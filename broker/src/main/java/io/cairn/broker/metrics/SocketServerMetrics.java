@@ -54,8 +54,8 @@ public final class SocketServerMetrics {
     }
 
     /** Publishes the network threads' idle fraction from their accumulated busy (CPU) time. */
-    public void networkProcessorIdle(LongSupplier busyNanos, int threads) {
-        IdleRatio ratio = new IdleRatio(registry.config().clock(), busyNanos, () -> threads);
+    public void networkProcessorIdle(LongSupplier busyNanos, IntSupplier threads) {
+        IdleRatio ratio = new IdleRatio(registry.config().clock(), busyNanos, threads);
         // Strong: the gauge is the only holder of the ratio (Micrometer keeps gauge objects weakly by default).
         Gauge.builder("kafka.network.socketserver.networkprocessoravgidle.percent", ratio, IdleRatio::read)
                 .description("Idle fraction of the network threads since the last scrape").strongReference(true)

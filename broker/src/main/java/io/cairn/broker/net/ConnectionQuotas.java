@@ -142,6 +142,26 @@ public final class ConnectionQuotas {
         }
     }
 
+    /** Counts a listener a dynamic {@code listeners} change binds. */
+    void addListener(String listener) {
+        synchronized (lock) {
+            listenerCounts.putIfAbsent(listener, 0);
+            listenerRates.putIfAbsent(listener, new ConnectionRateSensor(samples, windowMs));
+        }
+        if (metrics != null) {
+            metrics.forListener(listener).connectionAcceptRate(() -> acceptRate(listener));
+        }
+    }
+
+    /** Stops counting a listener a dynamic {@code listeners} change closed. */
+    void removeListener(String listener) {
+        gates.remove(listener);
+        synchronized (lock) {
+            listenerCounts.remove(listener);
+            listenerRates.remove(listener);
+        }
+    }
+
     /** The handler of {@code listener}'s server channel that admits its new connections. */
     ChannelHandler gate(String listener) {
         return gates.computeIfAbsent(listener, Gate::new);

@@ -1,7 +1,9 @@
 package io.cairn.broker.net;
 
 import io.cairn.broker.config.BrokerConfig;
+import io.cairn.broker.config.DynamicListeners;
 import io.cairn.broker.config.Endpoint;
+import io.cairn.broker.config.SaslSettings;
 import io.cairn.broker.config.SecurityProtocol;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.metrics.BrokerMetrics;
@@ -36,7 +38,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -52,15 +54,14 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Lifecycle: {@link #start()} once, then {@link #close()} once. Thread-safe for {@link #boundPort} after start.
  */
-public final class SocketServer implements AutoCloseable {
+public final class SocketServer implements AutoCloseable, DynamicListeners.Binder {
 
     private static final Logger LOGGER = LogManager.getLogger(SocketServer.class);
 
     private final BrokerConfig config;
     private final Function<Endpoint, HandlerRegistry> registries;
     private final boolean epoll = Epoll.isAvailable();
-    private final ChannelGroup channels = new DefaultChannelGroup("cairn-connections", GlobalEventExecutor.INSTANCE);
-    private final Map<String, InetSocketAddress> boundAddresses = new LinkedHashMap<>();
+    private final Map<String, InetSocketAddress> boundAddresses = new ConcurrentHashMap<>();
     private final RequestMemoryPool memoryPool;
     private final Executor requestHandlers;
     private final BrokerMetrics metrics;
@@ -68,13 +69,16 @@ public final class SocketServer implements AutoCloseable {
     private final ScramCredentials scramCredentials;
     /** The TLS engines of each SSL listener, by listener name (their stores reloadable). */
     private final Map<String, SslFactory> sslFactories = new LinkedHashMap<>();
-    /** The network threads, for their CPU time (the idle-percent gauge); added by the thread factory. */
-    private final List<Thread> networkThreads = new CopyOnWriteArrayList<>();
     private final ConnectionQuotas connectionQuotas;
-    /** The channel initializer of each bound listener, closed after the listeners. */
-    private final List<CairnChannelInitializer> initializers = new CopyOnWriteArrayList<>();
+    /** The channel initializer of each bound listener, by listener name, closed after the listeners. */
+    private final Map<String, CairnChannelInitializer> initializers = new ConcurrentHashMap<>();
+    /** Each bound listener's server channel and connections, by listener name (a listener removed closes them). */
+    private final Map<String, ChannelGroup> listenerChannels = new ConcurrentHashMap<>();
     private EventLoopGroup acceptorGroup;
-    private EventLoopGroup networkGroup;
+    /** The network threads, from start; null before. Written under this object's lock, read by the metrics. */
+    private volatile NetworkThreads networkGroup;
+    /** How many network threads start makes (a dynamic size applied before start). Guarded by this object. */
+    private int networkThreadCount;
 
     /**
      * @param registries gives each listener its handlers (controller listeners serve other APIs than broker ones)
@@ -92,6 +96,7 @@ public final class SocketServer implements AutoCloseable {
         this.registries = registries;
         this.requestHandlers = requestHandlers;
         this.memoryPool = new RequestMemoryPool(config.queuedMaxRequestBytes());
+        this.networkThreadCount = config.numNetworkThreads();
         this.connectionQuotas = new ConnectionQuotas(config.connectionLimits(), config.kafkaListeners().stream()
                 .map(Endpoint::listenerName).collect(Collectors.toSet()),
                 config.replicaFetch().interBrokerListenerName(), config.quotaWindowNum(),
@@ -117,16 +122,51 @@ public final class SocketServer implements AutoCloseable {
     public void start() throws InterruptedException {
         IoHandlerFactory ioFactory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         acceptorGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("cairn-acceptor"), ioFactory);
-        DefaultThreadFactory networkFactory = new DefaultThreadFactory("cairn-network-thread");
-        networkGroup = new MultiThreadIoEventLoopGroup(config.numNetworkThreads(), runnable -> {
-            Thread thread = networkFactory.newThread(runnable);
-            networkThreads.add(thread);
-            return thread;
-        }, ioFactory);
-        metrics.socketServer().networkProcessorIdle(this::networkThreadsCpuNanos, config.numNetworkThreads());
-        for (Endpoint endpoint : config.kafkaListeners()) {
-            bind(endpoint, sslFactories.get(endpoint.listenerName()));
+        synchronized (this) {
+            networkGroup = new NetworkThreads(networkThreadCount, ioFactory);
         }
+        metrics.socketServer().networkProcessorIdle(this::networkThreadsCpuNanos, networkGroup::size);
+        for (Endpoint endpoint : config.kafkaListeners()) {
+            bind(endpoint, sslFactories.get(endpoint.listenerName()), config.saslSettings(endpoint.listenerName()));
+        }
+    }
+
+    /**
+     * Binds a listener a dynamic {@code listeners} change adds, with the settings {@code next} (the configuration
+     * with that change) gives it: its TLS stores are loaded here, so a bad one fails the change, not the broker.
+     */
+    @Override
+    public void addListener(BrokerConfig next, Endpoint endpoint) {
+        SecurityProtocol protocol = endpoint.securityProtocol();
+        SslFactory ssl = null;
+        if (protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL) {
+            ssl = new SslFactory(SslEngineFactory.create(next.sslSettings(endpoint.listenerName())), false);
+        }
+        connectionQuotas.addListener(endpoint.listenerName());
+        try {
+            bind(endpoint, ssl, next.saslSettings(endpoint.listenerName()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while binding listener " + endpoint, e);
+        } catch (RuntimeException e) {
+            removeListener(endpoint.listenerName());
+            throw e;
+        }
+    }
+
+    /** Closes a listener a dynamic {@code listeners} change removes, with its connections (Kafka closes them). */
+    @Override
+    public void removeListener(String listenerName) {
+        ChannelGroup group = listenerChannels.remove(listenerName);
+        if (group != null) {
+            group.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+        boundAddresses.remove(listenerName);
+        CairnChannelInitializer initializer = initializers.remove(listenerName);
+        if (initializer != null) {
+            initializer.close();
+        }
+        connectionQuotas.removeListener(listenerName);
     }
 
     /** The TLS engines of each SSL listener, by listener name, whose stores dynamic configs replace. */
@@ -134,15 +174,18 @@ public final class SocketServer implements AutoCloseable {
         return Collections.unmodifiableMap(sslFactories);
     }
 
-    private void bind(Endpoint endpoint, SslFactory ssl) throws InterruptedException {
+    private void bind(Endpoint endpoint, SslFactory ssl, SaslSettings sasl) throws InterruptedException {
         Class<? extends ServerChannel> channelClass = epoll ? EpollServerSocketChannel.class
                 : NioServerSocketChannel.class;
+        ChannelGroup listenerGroup = new DefaultChannelGroup("cairn-listener-" + endpoint.listenerName(),
+                GlobalEventExecutor.INSTANCE);
+        listenerChannels.put(endpoint.listenerName(), listenerGroup);
         CairnChannelInitializer initializer = new CairnChannelInitializer(endpoint, registries.apply(endpoint),
-                config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), channels, memoryPool,
+                config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(), listenerGroup, memoryPool,
                 requestHandlers, new DispatcherMetrics(metrics.requests(),
                         metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM), ssl,
-                config.saslSettings(endpoint.listenerName()), scramCredentials, connectionQuotas.tracksActivity());
-        initializers.add(initializer);
+                sasl, scramCredentials, connectionQuotas.tracksActivity());
+        initializers.put(endpoint.listenerName(), initializer);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptorGroup, networkGroup)
                 .channel(channelClass)
@@ -178,7 +221,7 @@ public final class SocketServer implements AutoCloseable {
                 throw new IllegalStateException("Cannot bind listener " + endpoint + ": " + e2.getMessage(), e2);
             }
         }
-        channels.add(channel);
+        listenerGroup.add(channel);
         InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
         boundAddresses.put(endpoint.listenerName(), bound);
         String shownHost = endpoint.wildcardHost() ? "0.0.0.0" : endpoint.host();
@@ -210,7 +253,8 @@ public final class SocketServer implements AutoCloseable {
     private long networkThreadsCpuNanos() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long total = 0;
-        for (Thread thread : networkThreads) {
+        NetworkThreads group = networkGroup;
+        for (Thread thread : group == null ? List.<Thread>of() : group.threads()) {
             long cpu = threads.getThreadCpuTime(thread.getId());
             if (cpu > 0) {
                 total += cpu;
@@ -228,6 +272,19 @@ public final class SocketServer implements AutoCloseable {
         return address.getPort();
     }
 
+    /**
+     * Makes {@code num.network.threads} {@code threads} (a dynamic broker config): new connections are spread over
+     * the new set; when it shrinks, the connections of the removed threads are closed, as Kafka closes a removed
+     * processor's.
+     */
+    public synchronized void resizeNetworkThreads(int threads) {
+        networkThreadCount = threads;
+        if (networkGroup != null) {
+            networkGroup.resize(threads);
+        }
+        LOGGER.info("The listeners' connections are served by {} network threads", threads);
+    }
+
     /** The connection limits of the Kafka listeners, which dynamic broker configs change. */
     public ConnectionQuotas connectionQuotas() {
         return connectionQuotas;
@@ -240,10 +297,10 @@ public final class SocketServer implements AutoCloseable {
     /** Closes the listeners and every open connection, then stops the event loops. */
     @Override
     public void close() {
-        channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        listenerChannels.values().forEach(group -> group.close().awaitUninterruptibly(5, TimeUnit.SECONDS));
         shutdown(acceptorGroup);
         shutdown(networkGroup);
-        initializers.forEach(CairnChannelInitializer::close);
+        initializers.values().forEach(CairnChannelInitializer::close);
     }
 
     private static void shutdown(EventLoopGroup group) {

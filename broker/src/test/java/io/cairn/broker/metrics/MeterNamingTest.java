@@ -83,7 +83,7 @@ class MeterNamingTest {
     void connectionAndIdleMetersShouldUseKafkasSocketServerNames() {
         // Given
         SocketServerMetrics.ListenerMeters listener = metrics.socketServer().forListener("PLAINTEXT");
-        metrics.socketServer().networkProcessorIdle(() -> 0L, 3);
+        metrics.socketServer().networkProcessorIdle(() -> 0L, () -> 3);
         metrics.socketServer().requestHandlerIdle(() -> 0L, () -> 8);
 
         // When

@@ -9,12 +9,15 @@ import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
 import io.cairn.testkit.CairnProcess;
+import io.cairn.testkit.FreePorts;
 import io.cairn.testkit.JavaTool;
 import io.cairn.testkit.KafkaDistribution;
 import io.cairn.testkit.KafkaReferenceProcess;
 import io.cairn.testkit.RawKafkaClient;
 import io.cairn.wire.message.AlterConfigsRequestData;
 import io.cairn.wire.message.AlterConfigsResponseData;
+import io.cairn.wire.message.ApiVersionsRequestData;
+import io.cairn.wire.message.ApiVersionsResponseData;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -48,7 +51,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * configs change): the stock {@code kafka-configs --alter --add-config / --delete-config} and {@code --describe}
  * of a topic, a broker and the cluster default, printed as Kafka prints them; {@code Admin.incrementalAlterConfigs}
  * APPEND and SUBTRACT on a list config, {@code validateOnly}, and Kafka's errors for an unknown key, a bad value,
- * APPEND on a non-list key, a non-dynamic broker key and another broker's id; the legacy AlterConfigs (v2, over a raw
+ * APPEND on a non-list key, a non-dynamic broker key and another broker's id; {@code num.network.threads} checked,
+ * grown and shrunk live; a listener added to a broker's {@code listeners} bound live and closed when removed; the legacy AlterConfigs (v2, over a raw
  * connection) replacing a topic's configs; a lowered {@code retention.ms} deleting records without a restart; and
  * the root logger's level changed through BROKER_LOGGER ({@code --entity-type broker-loggers}), shown in the log.
  * Dynamic broker configs as topic defaults: a cluster-wide {@code log.retention.ms} deleting old segments of a
@@ -74,6 +78,7 @@ class AlterConfigsIT {
             legacyAlterConfigsReplacesTheTopicsConfigs(broker, admin);
             loweredRetentionDeletesRecordsWithoutRestart(broker, admin);
             brokerLoggerLevelsChangeLive(broker);
+            listenersChangeLive(admin);
             assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
         }
     }
@@ -318,6 +323,72 @@ class AlterConfigsIT {
         }
         alter(admin, one, new AlterConfigOp(new ConfigEntry("max.connections", "1000"), AlterConfigOp.OpType.SET));
         alter(admin, one, new AlterConfigOp(new ConfigEntry("max.connections", ""), AlterConfigOp.OpType.DELETE));
+        networkThreadsChangeLive(admin, one, wrapped);
+    }
+
+    /**
+     * {@code num.network.threads}: Kafka's check of a listener's processors, then one thread more and back to the
+     * static count, live (a client whose connection was on the removed thread reconnects).
+     */
+    private static void networkThreadsChangeLive(Admin admin, ConfigResource one, String wrapped) throws Exception {
+        // Given
+        String key = "num.network.threads";
+        int threads = Integer.parseInt(value(admin, one, key));
+
+        // Then
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry(key, Integer.toString(2 * threads + 1)),
+                AlterConfigOp.OpType.SET), InvalidRequestException.class, wrapped.formatted(
+                "Dynamic thread count update validation failed for " + key + "=" + (2 * threads + 1)
+                + ", value should not be greater than double the current value " + threads));
+        alter(admin, one, new AlterConfigOp(new ConfigEntry(key, Integer.toString(threads + 1)),
+                AlterConfigOp.OpType.SET));
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThat(value(admin, one, key))
+                .isEqualTo(Integer.toString(threads + 1)));
+        alter(admin, one, new AlterConfigOp(new ConfigEntry(key, ""), AlterConfigOp.OpType.DELETE));
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThat(value(admin, one, key))
+                .isEqualTo(Integer.toString(threads)));
+    }
+
+    /**
+     * A listener added to this broker's {@code listeners} (and the protocol map) is bound at once and answers Kafka
+     * requests; deleting the dynamic keys closes it again.
+     */
+    private static void listenersChangeLive(Admin admin) throws Exception {
+        // Given
+        ConfigResource one = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        int port = FreePorts.freePort();
+        String listeners = value(admin, one, "listeners") + ",EXTRA://" + FreePorts.LOOPBACK + ":" + port;
+        String map = value(admin, one, "listener.security.protocol.map") + ",EXTRA:PLAINTEXT";
+
+        // When
+        admin.incrementalAlterConfigs(Map.of(one, List.of(
+                new AlterConfigOp(new ConfigEntry("listeners", listeners), AlterConfigOp.OpType.SET),
+                new AlterConfigOp(new ConfigEntry("listener.security.protocol.map", map), AlterConfigOp.OpType.SET))))
+                .all().get(TIMEOUT_S, TimeUnit.SECONDS);
+
+        // Then
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).until(() -> answersApiVersions(port));
+
+        // When
+        admin.incrementalAlterConfigs(Map.of(one, List.of(
+                new AlterConfigOp(new ConfigEntry("listeners", ""), AlterConfigOp.OpType.DELETE),
+                new AlterConfigOp(new ConfigEntry("listener.security.protocol.map", ""),
+                        AlterConfigOp.OpType.DELETE)))).all().get(TIMEOUT_S, TimeUnit.SECONDS);
+
+        // Then
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).until(() -> !answersApiVersions(port));
+    }
+
+    /** Whether a Kafka listener on the loopback {@code port} answers ApiVersions. */
+    private static boolean answersApiVersions(int port) {
+        try (RawKafkaClient raw = RawKafkaClient.connect(FreePorts.LOOPBACK, port)) {
+            ApiVersionsResponseData answer = raw.sendAndReceive(new ApiVersionsRequestData()
+                    .setClientSoftwareName("cairn-it").setClientSoftwareVersion("1"), (short) 3,
+                    Duration.ofSeconds(5));
+            return answer.errorCode() == 0;
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     private static void brokerAndClusterDefaultConfigs(BrokerProcess broker, Admin admin) throws Exception {

@@ -29,6 +29,13 @@ import java.util.TreeMap;
 public final class ConfigTable {
 
     private static final String RESOURCE = "kafka-configs.tsv";
+    /**
+     * Cairn's defaults where Kafka has none ({@code node.id}, {@code process.roles}: a single combined node starts
+     * from an empty file) or another ({@code log.dir}: {@code ./data}, not Kafka's {@code /tmp/kafka-logs}). The
+     * broker, the storage tool and DescribeConfigs all take them from here.
+     */
+    private static final Map<String, String> CAIRN_DEFAULTS = Map.of("node.id", "1",
+            "process.roles", "broker,controller", "log.dir", "./data");
     private static final ConfigTable KAFKA = load();
 
     private final Map<String, ConfigKey> broker;
@@ -47,6 +54,26 @@ public final class ConfigTable {
     /** The broker key {@code name}, if the table has it. */
     public Optional<ConfigKey> broker(String name) {
         return Optional.ofNullable(broker.get(name));
+    }
+
+    /** Cairn's defaults that differ from Kafka's (or stand where Kafka has none), by broker key. */
+    public Map<String, String> cairnDefaults() {
+        return CAIRN_DEFAULTS;
+    }
+
+    /**
+     * The value a Cairn node takes for the broker key {@code name} when {@code server.properties} does not set it:
+     * Cairn's default where it has one, else Kafka's; null when neither has one.
+     *
+     * @throws IllegalStateException when the table does not have the key
+     */
+    public String serverDefault(String name) {
+        String cairn = CAIRN_DEFAULTS.get(name);
+        if (cairn != null) {
+            return cairn;
+        }
+        return broker(name).orElseThrow(() -> new IllegalStateException(name + " is not in the config table"))
+                .defaultValue();
     }
 
     /** The topic key {@code name}, if the table has it. */
