@@ -1,5 +1,6 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.coordinator.CoordinatorRuntime;
 import io.cairn.broker.coordinator.CoordinatorRuntimeConfig;
 import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;

@@ -1,13 +1,14 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorRecordSerde;
 import io.cairn.broker.coordinator.CoordinatorSerde;
+import io.cairn.broker.coordinator.CoordinatorSerde.MalformedRecordException;
 import io.cairn.broker.group.record.GroupMetadataKey;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
 import io.cairn.wire.protocol.ApiMessage;
-import io.cairn.wire.protocol.ByteBufAccessor;
-import io.cairn.wire.protocol.SerializationCache;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
@@ -55,8 +56,6 @@ public final class GroupRecordSerde {
         }
     };
 
-    private static final int PREFIX_BYTES = 2;
-
     private GroupRecordSerde() {
     }
 
@@ -73,7 +72,7 @@ public final class GroupRecordSerde {
             throw new IllegalArgumentException("Key version " + type + " does not fit the key "
                     + (record.key() == null ? "null" : record.key().getClass().getSimpleName()));
         }
-        return prefixed(type, record.key());
+        return CoordinatorRecordSerde.prefixed(type, type, record.key());
     }
 
     /**
@@ -99,7 +98,7 @@ public final class GroupRecordSerde {
             throw new IllegalArgumentException("Unsupported version " + version + " of "
                     + value.getClass().getSimpleName());
         }
-        return prefixed(version, value);
+        return CoordinatorRecordSerde.prefixed(version, version, value);
     }
 
     /**
@@ -119,24 +118,24 @@ public final class GroupRecordSerde {
         ByteBuf keyBuf = Unpooled.wrappedBuffer(key.duplicate());
         ByteBuf valueBuf = valueOrNull == null ? null : Unpooled.wrappedBuffer(valueOrNull.duplicate());
         try {
-            short type = readPrefix(keyBuf, "key");
+            short type = CoordinatorRecordSerde.readPrefix(keyBuf, "key");
             ApiMessage keyMessage = newKey(type);
             if (keyMessage == null) {
                 return Optional.empty();
             }
-            read(keyMessage, keyBuf, type, null);
+            CoordinatorRecordSerde.read(keyMessage, keyBuf, type, "key");
             boolean offset = type != GROUP_METADATA_KEY;
             if (valueBuf == null) {
-                short version = offset ? CoordinatorRecord.OFFSET_VALUE_VERSION : CoordinatorRecord.GROUP_VALUE_VERSION;
+                short version = offset ? GroupRecords.OFFSET_VALUE_VERSION : GroupRecords.GROUP_VALUE_VERSION;
                 return Optional.of(new CoordinatorRecord(keyMessage, type, null, version));
             }
-            short version = readPrefix(valueBuf, "value");
+            short version = CoordinatorRecordSerde.readPrefix(valueBuf, "value");
             ApiMessage value = offset ? new OffsetCommitValue() : new GroupMetadataValue();
             if (version < value.lowestSupportedVersion() || version > value.highestSupportedVersion()) {
                 throw new MalformedRecordException("Unsupported version " + version + " of "
                         + value.getClass().getSimpleName() + " (key " + keyMessage + ")");
             }
-            read(value, valueBuf, version, keyMessage);
+            CoordinatorRecordSerde.read(value, valueBuf, version, "value of " + keyMessage);
             return Optional.of(new CoordinatorRecord(keyMessage, type, value, version));
         } finally {
             keyBuf.release();
@@ -165,59 +164,5 @@ public final class GroupRecordSerde {
             return new OffsetCommitKey();
         }
         return type == GROUP_METADATA_KEY ? new GroupMetadataKey() : null;
-    }
-
-    private static byte[] prefixed(short version, ApiMessage message) {
-        SerializationCache cache = new SerializationCache();
-        int size = message.size(cache, version);
-        byte[] bytes = new byte[PREFIX_BYTES + size];
-        ByteBuf buf = Unpooled.wrappedBuffer(bytes).writerIndex(0);
-        try {
-            buf.writeShort(version);
-            message.write(new ByteBufAccessor(buf), cache, version);
-            if (buf.writerIndex() != bytes.length) {
-                throw new IllegalStateException(message.getClass().getSimpleName() + " wrote "
-                        + (buf.writerIndex() - PREFIX_BYTES) + " bytes at version " + version + ", expected " + size);
-            }
-            return bytes;
-        } finally {
-            buf.release();
-        }
-    }
-
-    private static short readPrefix(ByteBuf buf, String what) {
-        if (buf.readableBytes() < PREFIX_BYTES) {
-            throw new MalformedRecordException("The " + what + " has " + buf.readableBytes()
-                    + " byte(s), too few for its version");
-        }
-        return buf.readShort();
-    }
-
-    /** Reads a key ({@code keyOfValue} null) or the value of {@code keyOfValue}. */
-    private static void read(ApiMessage message, ByteBuf buf, short version, ApiMessage keyOfValue) {
-        try {
-            message.read(new ByteBufAccessor(buf), version);
-        } catch (RuntimeException e) {
-            String what = keyOfValue == null ? "key" : "value of " + keyOfValue;
-            throw new MalformedRecordException("Could not read the " + what + " as a "
-                    + message.getClass().getSimpleName() + " version " + version + ": " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * A {@code __consumer_offsets} record whose key or value does not decode. The loader logs and skips such a
-     * record; it never stops the broker. Immutable.
-     */
-    public static final class MalformedRecordException extends CoordinatorSerde.MalformedRecordException {
-
-        private static final long serialVersionUID = 1L;
-
-        public MalformedRecordException(String message) {
-            super(message);
-        }
-
-        public MalformedRecordException(String message, Throwable cause) {
-            super(message, cause);
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.coordinator.CoordinatorShard;
 import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.broker.group.record.GroupMetadataKey;

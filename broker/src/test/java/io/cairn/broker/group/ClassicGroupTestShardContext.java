@@ -1,5 +1,6 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.log.producer.VerificationGuard;
 import java.util.ArrayList;

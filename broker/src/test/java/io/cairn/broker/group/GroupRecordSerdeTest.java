@@ -1,5 +1,7 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorSerde;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,7 +32,7 @@ class GroupRecordSerdeTest {
     @Test
     void anOffsetCommitIsWrittenAsKafkaWritesItAtValueVersion3() {
         // Given
-        CoordinatorRecord record = CoordinatorRecord.offset(offsetKey("group-a", "orders", 7),
+        CoordinatorRecord record = GroupRecords.offset(offsetKey("group-a", "orders", 7),
                 new OffsetCommitValue().setOffset(12_345L).setLeaderEpoch(4).setMetadata("meta")
                         .setCommitTimestamp(COMMIT_TS));
 
@@ -50,7 +52,7 @@ class GroupRecordSerdeTest {
     @Test
     void anOffsetCommitWithEmptyMetadataAndNoLeaderEpochIsWrittenAsKafkaWritesIt() {
         // Given
-        CoordinatorRecord record = CoordinatorRecord.offset(offsetKey("g", "t", 0),
+        CoordinatorRecord record = GroupRecords.offset(offsetKey("g", "t", 0),
                 new OffsetCommitValue().setOffset(0L).setMetadata("").setCommitTimestamp(COMMIT_TS));
 
         // When
@@ -144,7 +146,7 @@ class GroupRecordSerdeTest {
                 .setMembers(List.of(
                         member("m-1", null, "client-1", "/10.0.0.1", 300_000, 45_000, "sub-1", "asg-1"),
                         member("m-2", "instance-2", "client-2", "/10.0.0.2", 60_000, 10_000, "sub-2", "")));
-        CoordinatorRecord record = CoordinatorRecord.group("group-b", value);
+        CoordinatorRecord record = GroupRecords.group("group-b", value);
 
         // When
         byte[] key = GroupRecordSerde.keyBytes(record);
@@ -169,7 +171,7 @@ class GroupRecordSerdeTest {
         // Given
         GroupMetadataValue value = new GroupMetadataValue().setProtocolType("consumer").setGeneration(6)
                 .setProtocol(null).setLeader(null).setCurrentStateTimestamp(COMMIT_TS).setMembers(List.of());
-        CoordinatorRecord record = CoordinatorRecord.group("empty", value);
+        CoordinatorRecord record = GroupRecords.group("empty", value);
 
         // When
         byte[] bytes = GroupRecordSerde.valueBytes(record);
@@ -217,8 +219,8 @@ class GroupRecordSerdeTest {
     @Test
     void tombstonesHaveNoValueAndDecodeBackToTombstones() {
         // Given
-        CoordinatorRecord offset = CoordinatorRecord.offsetTombstone(offsetKey("g", "t", 4));
-        CoordinatorRecord group = CoordinatorRecord.groupTombstone("g");
+        CoordinatorRecord offset = GroupRecords.offsetTombstone(offsetKey("g", "t", 4));
+        CoordinatorRecord group = GroupRecords.groupTombstone("g");
 
         // When
         byte[] offsetKey = GroupRecordSerde.keyBytes(offset);
@@ -250,7 +252,7 @@ class GroupRecordSerdeTest {
     @Test
     void decodingLeavesTheCallersBuffersWhereTheyWere() {
         // Given
-        CoordinatorRecord record = CoordinatorRecord.offset(offsetKey("g", "t", 0),
+        CoordinatorRecord record = GroupRecords.offset(offsetKey("g", "t", 0),
                 new OffsetCommitValue().setOffset(1L).setMetadata("").setCommitTimestamp(COMMIT_TS));
         ByteBuffer key = ByteBuffer.wrap(GroupRecordSerde.keyBytes(record));
         ByteBuffer value = ByteBuffer.wrap(GroupRecordSerde.valueBytes(record));
@@ -272,14 +274,14 @@ class GroupRecordSerdeTest {
 
         // When / Then
         assertThatThrownBy(() -> GroupRecordSerde.decode(truncated, null))
-                .isInstanceOf(GroupRecordSerde.MalformedRecordException.class)
+                .isInstanceOf(CoordinatorSerde.MalformedRecordException.class)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("key").hasMessageContaining("OffsetCommitKey");
         assertThatThrownBy(() -> GroupRecordSerde.decode(ByteBuffer.wrap(new byte[] {0}), null))
-                .isInstanceOf(GroupRecordSerde.MalformedRecordException.class)
+                .isInstanceOf(CoordinatorSerde.MalformedRecordException.class)
                 .hasMessageContaining("too few for its version");
         assertThatThrownBy(() -> GroupRecordSerde.decode(null, null))
-                .isInstanceOf(GroupRecordSerde.MalformedRecordException.class)
+                .isInstanceOf(CoordinatorSerde.MalformedRecordException.class)
                 .hasMessageContaining("no key");
     }
 
@@ -290,17 +292,17 @@ class GroupRecordSerdeTest {
         byte[] value = MessageUtil.toVersionPrefixedBytes((short) 3, kafkaOffsetValue(1L, 0, "metadata"));
         ByteBuffer unknownVersion = ByteBuffer.wrap(value.clone()).putShort(0, (short) 9);
         ByteBuffer truncated = ByteBuffer.wrap(value, 0, value.length - 3);
-        ByteBuffer groupKey = ByteBuffer.wrap(GroupRecordSerde.keyBytes(CoordinatorRecord.groupTombstone("g2")));
+        ByteBuffer groupKey = ByteBuffer.wrap(GroupRecordSerde.keyBytes(GroupRecords.groupTombstone("g2")));
 
         // When / Then
         assertThatThrownBy(() -> GroupRecordSerde.decode(key, unknownVersion))
-                .isInstanceOf(GroupRecordSerde.MalformedRecordException.class)
+                .isInstanceOf(CoordinatorSerde.MalformedRecordException.class)
                 .hasMessageContaining("Unsupported version 9 of OffsetCommitValue").hasMessageContaining("g1");
         assertThatThrownBy(() -> GroupRecordSerde.decode(key, truncated))
-                .isInstanceOf(GroupRecordSerde.MalformedRecordException.class)
+                .isInstanceOf(CoordinatorSerde.MalformedRecordException.class)
                 .hasMessageContaining("value of").hasMessageContaining("t1");
         assertThatThrownBy(() -> GroupRecordSerde.decode(groupKey, ByteBuffer.wrap(new byte[] {0, 3, 0, 1})))
-                .isInstanceOf(GroupRecordSerde.MalformedRecordException.class)
+                .isInstanceOf(CoordinatorSerde.MalformedRecordException.class)
                 .hasMessageContaining("GroupMetadataValue");
     }
 
