@@ -17,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Not thread-safe: the test thread plays the coordinator thread.
  */
-final class ClassicGroupTestShardContext implements ShardContext<CoordinatorRecord> {
+public final class ClassicGroupTestShardContext implements ShardContext<CoordinatorRecord> {
 
     /** A write the test has not completed yet; a producer id ≥ 0 marks a transactional one. */
     record PendingWrite(List<CoordinatorRecord> records, long producerId, long firstOffset,
@@ -35,7 +35,7 @@ final class ClassicGroupTestShardContext implements ShardContext<CoordinatorReco
     private final List<PendingWrite> pendingWrites = new ArrayList<>();
     private final List<List<CoordinatorRecord>> allWrites = new ArrayList<>();
 
-    ClassicGroupTestShardContext(long startMs) {
+    public ClassicGroupTestShardContext(long startMs) {
         this.nowMs = startMs;
     }
 
@@ -80,7 +80,7 @@ final class ClassicGroupTestShardContext implements ShardContext<CoordinatorReco
     }
 
     /** Moves the clock forward, running every timer that falls due on the way (at its due time). */
-    void advance(long ms) {
+    public void advance(long ms) {
         long target = nowMs + ms;
         while (true) {
             Optional<Map.Entry<String, Timer>> next = timers.entrySet().stream()
@@ -121,7 +121,7 @@ final class ClassicGroupTestShardContext implements ShardContext<CoordinatorReco
     }
 
     /** The number of pending timers. */
-    int timerCount() {
+    public int timerCount() {
         return timers.size();
     }
 }

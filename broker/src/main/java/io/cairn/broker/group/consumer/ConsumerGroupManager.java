@@ -1,0 +1,496 @@
+package io.cairn.broker.group.consumer;
+
+import io.cairn.broker.coordinator.ShardContext;
+import io.cairn.broker.group.assignor.GroupAssignment;
+import io.cairn.broker.group.assignor.PartitionAssignor;
+import io.cairn.wire.error.ApiException;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ConsumerGroupHeartbeatRequestData;
+import io.cairn.wire.message.ConsumerGroupHeartbeatResponseData;
+import io.cairn.wire.protocol.Uuid;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * The KIP-848 consumer groups of one coordinator shard and their ConsumerGroupHeartbeat, by Kafka's rules
+ * ({@code GroupMetadataManager.consumerGroupHeartbeat}). One heartbeat:
+ *
+ * <ol>
+ *   <li>is checked (INVALID_REQUEST, UNSUPPORTED_ASSIGNOR, GROUP_ID_NOT_FOUND, UNKNOWN_MEMBER_ID,
+ *       GROUP_MAX_SIZE_REACHED, FENCED_MEMBER_EPOCH, UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID);</li>
+ *   <li>creates or updates the member; a new member, a changed subscription or a change of the subscribed topics'
+ *       partition counts bumps the group epoch;</li>
+ *   <li>when the group epoch is ahead of the target assignment epoch, computes a new target assignment with the
+ *       group's assignor (the one most members ask for, else the first of {@code group.consumer.assignors});</li>
+ *   <li>reconciles the member towards its target ({@link MemberReconciler}) and answers its epoch, the heartbeat
+ *       interval and, when it sent a full request or its assignment changed, its assignment.</li>
+ * </ol>
+ *
+ * A member that does not heartbeat within {@code group.consumer.session.timeout.ms}, or does not revoke within its
+ * rebalance timeout, is fenced: removed, its partitions released, the group epoch bumped. Epoch -1 leaves; -2 is a
+ * static member leaving for a while (its instance id may rejoin with a new member id and takes over its
+ * assignment).
+ *
+ * <p>State is not written to {@code __consumer_offsets} yet, so it does not survive a coordinator change; the
+ * manager is not reachable from clients until it is.
+ *
+ * <p>Thread-safety: not thread-safe; every method and timer runs on the shard's thread ({@link ShardContext}).
+ */
+public final class ConsumerGroupManager {
+
+    /** The member epoch of a member leaving the group. */
+    public static final int LEAVE_GROUP_MEMBER_EPOCH = -1;
+    /** The member epoch of a static member leaving for a while. */
+    public static final int LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
+
+    private static final Logger LOGGER = LogManager.getLogger(ConsumerGroupManager.class);
+
+    private final ShardContext<?> ctx;
+    private final ConsumerGroupConfig config;
+    private final Map<String, PartitionAssignor> assignors;
+    private final Supplier<ConsumerGroupTopics> topics;
+    private final Predicate<String> otherGroupTypeExists;
+    private final Map<String, ConsumerGroup> groups = new HashMap<>();
+    private final Map<String, Map<String, TopicShape>> subscriptionMetadata = new HashMap<>();
+
+    /** A subscribed topic as the target assignment saw it: a change bumps the group epoch. */
+    private record TopicShape(Uuid topicId, int numPartitions) {
+    }
+
+    /**
+     * @param assignors            the assignors of {@code group.consumer.assignors}, by name
+     * @param topics               the current topics (the broker's metadata image)
+     * @param otherGroupTypeExists whether a group of another type (classic) has the id: such a group is not a
+     *                             consumer group (GROUP_ID_NOT_FOUND)
+     */
+    public ConsumerGroupManager(ShardContext<?> ctx, ConsumerGroupConfig config, List<PartitionAssignor> assignors,
+                                Supplier<ConsumerGroupTopics> topics, Predicate<String> otherGroupTypeExists) {
+        this.ctx = ctx;
+        this.config = config;
+        this.assignors = new TreeMap<>();
+        assignors.forEach(a -> this.assignors.put(a.name(), a));
+        for (String name : config.assignors()) {
+            if (!this.assignors.containsKey(name)) {
+                throw new IllegalArgumentException("Unknown assignor " + name + " in " + ConsumerGroupConfig.ASSIGNORS);
+            }
+        }
+        this.assignors.keySet().retainAll(config.assignors());
+        this.topics = topics;
+        this.otherGroupTypeExists = otherGroupTypeExists;
+    }
+
+    /** The group, if this shard has it. */
+    public Optional<ConsumerGroup> group(String groupId) {
+        return Optional.ofNullable(groups.get(groupId));
+    }
+
+    /** The ids of this shard's consumer groups. */
+    public Set<String> groupIds() {
+        return Collections.unmodifiableSet(new HashSet<>(groups.keySet()));
+    }
+
+    /**
+     * Handles one ConsumerGroupHeartbeat of {@code version}; errors are in the response.
+     *
+     * @param clientId   the request header's client id
+     * @param clientHost the client's address ({@code /127.0.0.1})
+     */
+    public ConsumerGroupHeartbeatResponseData heartbeat(String clientId, String clientHost,
+                                                        ConsumerGroupHeartbeatRequestData request, short version) {
+        try {
+            validate(request, version);
+            if (request.memberEpoch() == LEAVE_GROUP_MEMBER_EPOCH
+                    || request.memberEpoch() == LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+                return leave(request);
+            }
+            return join(clientId, clientHost, request);
+        } catch (ApiException e) {
+            Errors error = Errors.forException(e);
+            if (error == Errors.UNKNOWN_SERVER_ERROR) {
+                LOGGER.error("ConsumerGroupHeartbeat of group {} failed", request.groupId(), e);
+            }
+            return new ConsumerGroupHeartbeatResponseData().setErrorCode(error.code()).setErrorMessage(e.getMessage());
+        }
+    }
+
+    private void validate(ConsumerGroupHeartbeatRequestData request, short version) {
+        requireNonEmpty(request.groupId(), "GroupId can't be empty.");
+        requireNonEmpty(request.instanceId(), "InstanceId can't be empty.");
+        requireNonEmpty(request.rackId(), "RackId can't be empty.");
+        if (request.subscribedTopicRegex() != null) {
+            throw Errors.INVALID_REQUEST.exception("SubscribedTopicRegex is not supported yet.");
+        }
+        if (version >= 1 || request.memberEpoch() != 0) {
+            // From version 1 (KIP-1082) the client generates its member id.
+            requireNonEmpty(request.memberId(), "MemberId can't be empty.");
+        }
+        int epoch = request.memberEpoch();
+        if (epoch == 0) {
+            if (request.rebalanceTimeoutMs() == -1) {
+                throw Errors.INVALID_REQUEST.exception("RebalanceTimeoutMs must be provided in first request.");
+            }
+            if (request.topicPartitions() == null || !request.topicPartitions().isEmpty()) {
+                throw Errors.INVALID_REQUEST.exception("TopicPartitions must be empty when (re-)joining.");
+            }
+            if (request.subscribedTopicNames() == null || request.subscribedTopicNames().isEmpty()) {
+                throw Errors.INVALID_REQUEST.exception("SubscribedTopicNames must be set in first request.");
+            }
+        } else if (epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+            if (request.instanceId() == null) {
+                throw Errors.INVALID_REQUEST.exception("InstanceId can't be null.");
+            }
+        } else if (epoch < LEAVE_GROUP_MEMBER_EPOCH) {
+            throw Errors.INVALID_REQUEST.exception("MemberEpoch is invalid.");
+        }
+        if (request.serverAssignor() != null && !assignors.containsKey(request.serverAssignor())) {
+            throw Errors.UNSUPPORTED_ASSIGNOR.exception("ServerAssignor " + request.serverAssignor()
+                + " is not supported. Supported assignors: " + String.join(", ", assignors.keySet()) + ".");
+        }
+    }
+
+    private static void requireNonEmpty(String value, String message) {
+        if (value != null && value.isEmpty()) {
+            throw Errors.INVALID_REQUEST.exception(message);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- joining
+
+    private ConsumerGroupHeartbeatResponseData join(String clientId, String clientHost,
+                                                    ConsumerGroupHeartbeatRequestData request) {
+        String groupId = request.groupId();
+        int epoch = request.memberEpoch();
+        boolean joining = epoch == 0;
+        ConsumerGroup group = groupOrCreate(groupId, joining);
+        String memberId = request.memberId() == null || request.memberId().isEmpty() ? newMemberId()
+            : request.memberId();
+        if (group.numMembers() >= config.maxSize() && !group.hasMember(memberId)) {
+            throw Errors.GROUP_MAX_SIZE_REACHED.exception("The consumer group has reached its maximum capacity of "
+                + config.maxSize() + " members.");
+        }
+        Map<Uuid, Set<Integer>> owned = owned(request.topicPartitions());
+        ConsumerGroupMember member = request.instanceId() == null
+            ? dynamicMember(group, memberId, epoch, owned)
+            : staticMember(group, memberId, epoch, request.instanceId(), owned);
+        ConsumerGroupMember updated = member.withSubscription(
+            request.subscribedTopicNames() == null ? member.subscribedTopicNames() : request.subscribedTopicNames(),
+            request.serverAssignor() == null ? member.serverAssignorName() : request.serverAssignor(),
+            request.rackId() == null ? member.rackId() : request.rackId(), clientId, clientHost,
+            request.rebalanceTimeoutMs() == -1 ? member.rebalanceTimeoutMs() : request.rebalanceTimeoutMs());
+        // A new member has no subscription yet; a static member taking over its instance id keeps its predecessor's,
+        // so that a restart with the same subscription does not rebalance the group.
+        boolean bump = !updated.subscribedTopicNames().equals(member.subscribedTopicNames());
+        replaceStaticPredecessor(group, updated);
+        group.updateMember(updated);
+        bump |= refreshSubscriptionMetadata(group);
+        if (bump) {
+            group.setGroupEpoch(group.groupEpoch() + 1);
+            LOGGER.info("[GroupId {}] Bumped group epoch to {}.", groupId, group.groupEpoch());
+        }
+        if (group.groupEpoch() > group.targetAssignmentEpoch()) {
+            updateTargetAssignment(group);
+        }
+        ConsumerGroupMember reconciled = reconcile(group, group.member(memberId), owned);
+        scheduleSessionTimeout(groupId, memberId);
+        ConsumerGroupHeartbeatResponseData response = new ConsumerGroupHeartbeatResponseData().setMemberId(memberId)
+            .setMemberEpoch(reconciled.memberEpoch()).setHeartbeatIntervalMs(config.heartbeatIntervalMs());
+        boolean fullRequest = joining || (request.rebalanceTimeoutMs() != -1 && request.subscribedTopicNames() != null
+            && request.topicPartitions() != null);
+        if (fullRequest || !reconciled.assignedPartitions().equals(member.assignedPartitions())) {
+            response.setAssignment(assignment(reconciled.assignedPartitions()));
+        }
+        return response;
+    }
+
+    private ConsumerGroup groupOrCreate(String groupId, boolean create) {
+        ConsumerGroup group = groups.get(groupId);
+        if (group == null && otherGroupTypeExists.test(groupId)) {
+            throw Errors.GROUP_ID_NOT_FOUND.exception("Group " + groupId + " is not a consumer group.");
+        }
+        if (group == null) {
+            if (!create) {
+                throw Errors.GROUP_ID_NOT_FOUND.exception("Consumer group " + groupId + " not found.");
+            }
+            group = new ConsumerGroup(groupId);
+            groups.put(groupId, group);
+        }
+        return group;
+    }
+
+    private static String newMemberId() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        return new Uuid(random.nextLong(), random.nextLong()).toString();
+    }
+
+    private static ConsumerGroupMember newMember(String memberId, String instanceId) {
+        return new ConsumerGroupMember(memberId, instanceId, null, 0, 0, MemberState.STABLE, "", "", List.of(), null,
+            null, -1, Map.of(), Map.of());
+    }
+
+    private ConsumerGroupMember dynamicMember(ConsumerGroup group, String memberId, int epoch,
+                                              Map<Uuid, Set<Integer>> owned) {
+        ConsumerGroupMember member = group.member(memberId);
+        if (member == null) {
+            if (epoch != 0) {
+                throw Errors.UNKNOWN_MEMBER_ID.exception("Member " + memberId + " is not a member of group "
+                    + group.groupId() + ".");
+            }
+            LOGGER.info("[GroupId {}] Member {} joins the consumer group.", group.groupId(), memberId);
+            return newMember(memberId, null);
+        }
+        checkEpoch(member, epoch, owned);
+        return member;
+    }
+
+    private ConsumerGroupMember staticMember(ConsumerGroup group, String memberId, int epoch, String instanceId,
+                                             Map<Uuid, Set<Integer>> owned) {
+        String existingId = group.staticMemberId(instanceId);
+        ConsumerGroupMember existing = existingId == null ? null : group.member(existingId);
+        if (epoch == 0) {
+            if (existing == null) {
+                LOGGER.info("[GroupId {}] Static member {} with instance id {} joins the consumer group.",
+                    group.groupId(), memberId, instanceId);
+                return newMember(memberId, instanceId);
+            }
+            if (existing.memberEpoch() != LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+                throw Errors.UNRELEASED_INSTANCE_ID.exception("Static member " + memberId + " with instance id "
+                    + instanceId + " cannot join the group because the instance id is owned by " + existingId
+                    + " member.");
+            }
+            LOGGER.info("[GroupId {}] Static member with instance id {} rejoins as member {}, replacing {}.",
+                group.groupId(), instanceId, memberId, existingId);
+            // The new member takes over the old one's assignment at epoch 0 (it is reconciled from there).
+            return new ConsumerGroupMember(memberId, instanceId, existing.rackId(), 0, 0, existing.state(),
+                existing.clientId(), existing.clientHost(), existing.subscribedTopicNames(),
+                existing.subscribedTopicRegex(), existing.serverAssignorName(), existing.rebalanceTimeoutMs(),
+                existing.assignedPartitions(), existing.partitionsPendingRevocation());
+        }
+        if (existing == null) {
+            throw Errors.UNKNOWN_MEMBER_ID.exception("Instance id " + instanceId + " is unknown.");
+        }
+        if (!existing.memberId().equals(memberId)) {
+            throw Errors.FENCED_INSTANCE_ID.exception("Static member " + memberId + " with instance id " + instanceId
+                + " was fenced by member " + existingId + ".");
+        }
+        checkEpoch(existing, epoch, owned);
+        return existing;
+    }
+
+    /** The old member of a static member's instance id leaves when its successor joins, handing it its target. */
+    private void replaceStaticPredecessor(ConsumerGroup group, ConsumerGroupMember member) {
+        String previous = group.staticMemberId(member.instanceId());
+        if (previous != null && !previous.equals(member.memberId())) {
+            Map<Uuid, Set<Integer>> target = group.targetAssignment(previous);
+            cancelTimers(group.groupId(), previous);
+            group.removeMember(previous);
+            group.setTargetAssignment(member.memberId(), target);
+        }
+    }
+
+    /**
+     * Kafka's epoch check: an epoch ahead of the member's is fenced; one behind is fenced too, unless it is the
+     * previous epoch and the member owns no partition it is not assigned (the response with the new epoch was lost).
+     */
+    private static void checkEpoch(ConsumerGroupMember member, int received, Map<Uuid, Set<Integer>> owned) {
+        if (received > member.memberEpoch()) {
+            throw Errors.FENCED_MEMBER_EPOCH.exception("The consumer group member has a greater member epoch ("
+                + received + ") than the one known by the group coordinator (" + member.memberEpoch()
+                + "). The member must abandon all its partitions and rejoin.");
+        }
+        if (received < member.memberEpoch()
+                && (received != member.previousMemberEpoch() || !isSubset(owned, member.assignedPartitions()))) {
+            throw Errors.FENCED_MEMBER_EPOCH.exception("The consumer group member has a smaller member epoch ("
+                + received + ") than the one known by the group coordinator (" + member.memberEpoch()
+                + "). The member must abandon all its partitions and rejoin.");
+        }
+    }
+
+    private static boolean isSubset(Map<Uuid, Set<Integer>> owned, Map<Uuid, Set<Integer>> assigned) {
+        if (owned == null) {
+            return false;
+        }
+        for (Map.Entry<Uuid, Set<Integer>> topic : owned.entrySet()) {
+            if (!assigned.getOrDefault(topic.getKey(), Set.of()).containsAll(topic.getValue())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Records the subscribed topics' ids and partition counts; true when they changed since the last target
+     * assignment (a topic created, deleted or grown), which bumps the group epoch.
+     */
+    private boolean refreshSubscriptionMetadata(ConsumerGroup group) {
+        ConsumerGroupTopics current = topics.get();
+        Map<String, TopicShape> shapes = new HashMap<>();
+        for (String name : group.subscribedTopicNames()) {
+            Uuid id = current.topicId(name);
+            if (id != null) {
+                shapes.put(name, new TopicShape(id, current.numPartitions(id)));
+            }
+        }
+        Map<String, TopicShape> previous = subscriptionMetadata.put(group.groupId(), shapes);
+        return previous != null && !previous.equals(shapes);
+    }
+
+    private void updateTargetAssignment(ConsumerGroup group) {
+        String assignorName = group.preferredAssignor(config.defaultAssignor());
+        PartitionAssignor assignor = assignors.get(assignorName);
+        try {
+            GroupAssignment assignment = group.computeTargetAssignment(assignor, topics.get());
+            group.setTargetAssignment(group.groupEpoch(), assignment);
+            LOGGER.info("[GroupId {}] Computed a new target assignment for epoch {} with '{}' assignor.",
+                group.groupId(), group.groupEpoch(), assignorName);
+        } catch (PartitionAssignor.PartitionAssignorException e) {
+            throw Errors.UNKNOWN_SERVER_ERROR.exception("Failed to compute a new target assignment for epoch "
+                + group.groupEpoch() + ": " + e.getMessage());
+        }
+    }
+
+    private ConsumerGroupMember reconcile(ConsumerGroup group, ConsumerGroupMember member,
+                                          Map<Uuid, Set<Integer>> owned) {
+        int targetEpoch = group.targetAssignmentEpoch();
+        if (member.state() == MemberState.STABLE && member.memberEpoch() == targetEpoch) {
+            return member;
+        }
+        ConsumerGroupMember next = MemberReconciler.reconcile(member, targetEpoch,
+            group.targetAssignment(member.memberId()), group::partitionEpoch, owned);
+        if (!next.equals(member)) {
+            group.updateMember(next);
+            if (next.state() == MemberState.UNREVOKED_PARTITIONS) {
+                scheduleRebalanceTimeout(group.groupId(), next.memberId(), next.memberEpoch(),
+                    next.rebalanceTimeoutMs());
+            } else {
+                ctx.cancel(rebalanceKey(group.groupId(), next.memberId()));
+            }
+        }
+        return next;
+    }
+
+    // ------------------------------------------------------------------------------------------------- leaving
+
+    private ConsumerGroupHeartbeatResponseData leave(ConsumerGroupHeartbeatRequestData request) {
+        ConsumerGroup group = groups.get(request.groupId());
+        if (group == null) {
+            throw Errors.GROUP_ID_NOT_FOUND.exception("Consumer group " + request.groupId() + " not found.");
+        }
+        String memberId = request.memberId();
+        ConsumerGroupMember member;
+        if (request.instanceId() == null) {
+            member = group.member(memberId);
+            if (member == null) {
+                throw Errors.UNKNOWN_MEMBER_ID.exception("Member " + memberId + " is not a member of group "
+                    + group.groupId() + ".");
+            }
+        } else {
+            String existingId = group.staticMemberId(request.instanceId());
+            if (existingId == null) {
+                throw Errors.UNKNOWN_MEMBER_ID.exception("Instance id " + request.instanceId() + " is unknown.");
+            }
+            if (!existingId.equals(memberId)) {
+                throw Errors.FENCED_INSTANCE_ID.exception("Static member " + memberId + " with instance id "
+                    + request.instanceId() + " was fenced by member " + existingId + ".");
+            }
+            member = group.member(existingId);
+            if (request.memberEpoch() == LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+                LOGGER.info("[GroupId {}] Static member {} with instance id {} temporarily left the consumer group.",
+                    group.groupId(), memberId, request.instanceId());
+                group.updateMember(member.reconciled(member.state(), LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+                    member.assignedPartitions(), Map.of()));
+                return new ConsumerGroupHeartbeatResponseData().setMemberId(memberId)
+                    .setMemberEpoch(LEAVE_GROUP_STATIC_MEMBER_EPOCH);
+            }
+        }
+        LOGGER.info("[GroupId {}] Member {} left the consumer group.", group.groupId(), memberId);
+        fence(group, member);
+        return new ConsumerGroupHeartbeatResponseData().setMemberId(memberId).setMemberEpoch(request.memberEpoch());
+    }
+
+    /** Removes the member: its partitions are released and the group epoch bumped. */
+    private void fence(ConsumerGroup group, ConsumerGroupMember member) {
+        group.removeMember(member.memberId());
+        refreshSubscriptionMetadata(group);
+        group.setGroupEpoch(group.groupEpoch() + 1);
+        cancelTimers(group.groupId(), member.memberId());
+        LOGGER.info("[GroupId {}] Member {} removed; bumped group epoch to {}.", group.groupId(), member.memberId(),
+            group.groupEpoch());
+    }
+
+    // -------------------------------------------------------------------------------------------------- timers
+
+    private void scheduleSessionTimeout(String groupId, String memberId) {
+        ctx.schedule(sessionKey(groupId, memberId), config.sessionTimeoutMs(), () -> {
+            ConsumerGroup group = groups.get(groupId);
+            ConsumerGroupMember member = group == null ? null : group.member(memberId);
+            if (member != null) {
+                LOGGER.info("[GroupId {}] Member {} fenced from the group because its session expired.", groupId,
+                    memberId);
+                fence(group, member);
+            }
+        });
+    }
+
+    private void scheduleRebalanceTimeout(String groupId, String memberId, int memberEpoch, int timeoutMs) {
+        ctx.schedule(rebalanceKey(groupId, memberId), timeoutMs, () -> {
+            ConsumerGroup group = groups.get(groupId);
+            ConsumerGroupMember member = group == null ? null : group.member(memberId);
+            if (member != null && member.memberEpoch() == memberEpoch) {
+                LOGGER.info("[GroupId {}] Member {} fenced from the group because it failed to transition from epoch"
+                    + " {} within {}ms.", groupId, memberId, memberEpoch, timeoutMs);
+                fence(group, member);
+            }
+        });
+    }
+
+    private void cancelTimers(String groupId, String memberId) {
+        ctx.cancel(sessionKey(groupId, memberId));
+        ctx.cancel(rebalanceKey(groupId, memberId));
+    }
+
+    static String sessionKey(String groupId, String memberId) {
+        // The length prefix keeps (group "a-b", member "c") and (group "a", member "b-c") apart.
+        return "consumer-session-" + groupId.length() + "-" + groupId + "-" + memberId;
+    }
+
+    static String rebalanceKey(String groupId, String memberId) {
+        return "consumer-rebalance-" + groupId.length() + "-" + groupId + "-" + memberId;
+    }
+
+    // ------------------------------------------------------------------------------------------------- helpers
+
+    private static Map<Uuid, Set<Integer>> owned(List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned) {
+        if (owned == null) {
+            return null;
+        }
+        Map<Uuid, Set<Integer>> map = new HashMap<>();
+        owned.forEach(tp -> map.computeIfAbsent(tp.topicId(), id -> new HashSet<>()).addAll(tp.partitions()));
+        return map;
+    }
+
+    private static ConsumerGroupHeartbeatResponseData.Assignment assignment(Map<Uuid, Set<Integer>> partitions) {
+        List<ConsumerGroupHeartbeatResponseData.TopicPartitions> list = new ArrayList<>();
+        partitions.forEach((topicId, ids) -> list.add(new ConsumerGroupHeartbeatResponseData.TopicPartitions()
+            .setTopicId(topicId).setPartitions(ids.stream().sorted().toList())));
+        return new ConsumerGroupHeartbeatResponseData.Assignment().setTopicPartitions(list);
+    }
+
+    /** The shard is lost: timers stop (the runtime cancels them) and the groups go. */
+    public void unload() {
+        groups.values().forEach(ConsumerGroup::markDead);
+        groups.clear();
+        subscriptionMetadata.clear();
+    }
+}

@@ -1,0 +1,317 @@
+package io.cairn.broker.group.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.broker.group.ClassicGroupTestShardContext;
+import io.cairn.broker.group.assignor.RangeAssignor;
+import io.cairn.broker.group.assignor.UniformAssignor;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ConsumerGroupHeartbeatRequestData;
+import io.cairn.wire.message.ConsumerGroupHeartbeatResponseData;
+import io.cairn.wire.protocol.Uuid;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ConsumerGroupManagerTest {
+
+    private static final Uuid FOO = new Uuid(7, 7);
+    private static final short V1 = 1;
+    private static final int REBALANCE_TIMEOUT_MS = 30_000;
+
+    private final ClassicGroupTestShardContext ctx = new ClassicGroupTestShardContext(1_000);
+    private final Map<String, Integer> partitionCounts = new HashMap<>(Map.of("foo", 4));
+    private final Set<String> classicGroups = new HashSet<>();
+    private ConsumerGroupManager manager = manager(ConsumerGroupConfig.defaults());
+
+    private ConsumerGroupManager manager(ConsumerGroupConfig config) {
+        ConsumerGroupTopics topics = new ConsumerGroupTopics() {
+            @Override
+            public Uuid topicId(String name) {
+                return partitionCounts.containsKey(name) ? FOO : null;
+            }
+
+            @Override
+            public String topicName(Uuid topicId) {
+                return FOO.equals(topicId) ? "foo" : null;
+            }
+
+            @Override
+            public int numPartitions(Uuid topicId) {
+                return FOO.equals(topicId) ? partitionCounts.get("foo") : -1;
+            }
+        };
+        return new ConsumerGroupManager(ctx, config, List.of(new UniformAssignor(), new RangeAssignor()),
+            () -> topics, classicGroups::contains);
+    }
+
+    private static ConsumerGroupHeartbeatRequestData join(String memberId) {
+        return new ConsumerGroupHeartbeatRequestData().setGroupId("g").setMemberId(memberId).setMemberEpoch(0)
+            .setRebalanceTimeoutMs(REBALANCE_TIMEOUT_MS).setSubscribedTopicNames(List.of("foo"))
+            .setTopicPartitions(new ArrayList<>());
+    }
+
+    private static ConsumerGroupHeartbeatRequestData beat(String memberId, int epoch, Set<Integer> owned) {
+        List<ConsumerGroupHeartbeatRequestData.TopicPartitions> topicPartitions = new ArrayList<>();
+        if (!owned.isEmpty()) {
+            topicPartitions.add(new ConsumerGroupHeartbeatRequestData.TopicPartitions().setTopicId(FOO)
+                .setPartitions(new ArrayList<>(owned)));
+        }
+        return new ConsumerGroupHeartbeatRequestData().setGroupId("g").setMemberId(memberId).setMemberEpoch(epoch)
+            .setRebalanceTimeoutMs(-1).setTopicPartitions(topicPartitions);
+    }
+
+    private ConsumerGroupHeartbeatResponseData send(ConsumerGroupHeartbeatRequestData request) {
+        return manager.heartbeat("client", "/127.0.0.1", request, V1);
+    }
+
+    private static Errors error(ConsumerGroupHeartbeatResponseData response) {
+        return Errors.forCode(response.errorCode());
+    }
+
+    private static Set<Integer> assigned(ConsumerGroupHeartbeatResponseData response) {
+        Set<Integer> partitions = new HashSet<>();
+        response.assignment().topicPartitions().forEach(tp -> {
+            assertThat(tp.topicId()).isEqualTo(FOO);
+            partitions.addAll(tp.partitions());
+        });
+        return partitions;
+    }
+
+    @Test
+    void theFirstMemberShouldGetEveryPartitionAtEpochOne() {
+        // When
+        ConsumerGroupHeartbeatResponseData response = send(join("a"));
+
+        // Then
+        assertThat(error(response)).isEqualTo(Errors.NONE);
+        assertThat(response.memberId()).isEqualTo("a");
+        assertThat(response.memberEpoch()).isEqualTo(1);
+        assertThat(response.heartbeatIntervalMs()).isEqualTo(5_000);
+        assertThat(assigned(response)).containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(manager.group("g").orElseThrow().state()).isEqualTo(ConsumerGroupState.STABLE);
+    }
+
+    @Test
+    void aSecondMemberShouldGetItsShareOnlyAfterTheFirstRevokedIt() {
+        // Given
+        send(join("a"));
+
+        // When
+        ConsumerGroupHeartbeatResponseData bJoined = send(join("b"));
+        ConsumerGroupHeartbeatResponseData aRevoking = send(beat("a", 1, Set.of(0, 1, 2, 3)));
+        Set<Integer> aKeeps = assigned(aRevoking);
+        ConsumerGroupHeartbeatResponseData aRevoked = send(beat("a", 1, aKeeps));
+        ConsumerGroupHeartbeatResponseData bAssigned = send(beat("b", bJoined.memberEpoch(), Set.of()));
+
+        // Then
+        assertThat(bJoined.memberEpoch()).isEqualTo(2);
+        assertThat(assigned(bJoined)).isEmpty();
+        assertThat(aRevoking.memberEpoch()).isEqualTo(1);
+        assertThat(aKeeps).hasSize(2);
+        assertThat(aRevoked.memberEpoch()).isEqualTo(2);
+        assertThat(aRevoked.assignment()).isNull();
+        assertThat(assigned(bAssigned)).hasSize(2).doesNotContainAnyElementsOf(aKeeps);
+        assertThat(manager.group("g").orElseThrow().state()).isEqualTo(ConsumerGroupState.STABLE);
+    }
+
+    @Test
+    void epochsTheCoordinatorDoesNotKnowShouldBeFenced() {
+        // Given
+        send(join("a"));
+
+        // When
+        ConsumerGroupHeartbeatResponseData ahead = send(beat("a", 5, Set.of()));
+        ConsumerGroupHeartbeatResponseData unknown = send(beat("x", 1, Set.of()));
+
+        // Then
+        assertThat(error(ahead)).isEqualTo(Errors.FENCED_MEMBER_EPOCH);
+        assertThat(error(unknown)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+    }
+
+    @Test
+    void thePreviousEpochShouldBeAcceptedWhenTheMemberOwnsOnlyWhatItIsAssigned() {
+        // Given: a's response with epoch 2 is lost after b joined and a revoked.
+        send(join("a"));
+        send(join("b"));
+        Set<Integer> aKeeps = assigned(send(beat("a", 1, Set.of(0, 1, 2, 3))));
+        send(beat("a", 1, aKeeps));
+
+        // When
+        ConsumerGroupHeartbeatResponseData retried = send(beat("a", 1, aKeeps));
+        ConsumerGroupHeartbeatResponseData stale = send(beat("a", 1, Set.of(0, 1, 2, 3)));
+
+        // Then
+        assertThat(error(retried)).isEqualTo(Errors.NONE);
+        assertThat(retried.memberEpoch()).isEqualTo(2);
+        assertThat(error(stale)).isEqualTo(Errors.FENCED_MEMBER_EPOCH);
+    }
+
+    @Test
+    void malformedHeartbeatsShouldBeRefusedAsKafkaRefusesThem() {
+        // When
+        List<Errors> errors = List.of(
+            error(send(join("a").setSubscribedTopicNames(List.of()))),
+            error(send(join("a").setRebalanceTimeoutMs(-1))),
+            error(send(join(""))),
+            error(send(join("a").setSubscribedTopicRegex("foo.*"))),
+            error(send(join("a").setServerAssignor("sticky"))),
+            error(send(join("a").setMemberEpoch(-3))),
+            error(send(beat("a", 1, Set.of()))));
+
+        // Then
+        assertThat(errors).containsExactly(Errors.INVALID_REQUEST, Errors.INVALID_REQUEST, Errors.INVALID_REQUEST,
+            Errors.INVALID_REQUEST, Errors.UNSUPPORTED_ASSIGNOR, Errors.INVALID_REQUEST, Errors.GROUP_ID_NOT_FOUND);
+    }
+
+    @Test
+    void versionZeroShouldGenerateTheMemberId() {
+        // When
+        ConsumerGroupHeartbeatResponseData response = manager.heartbeat("client", "/127.0.0.1", join(""), (short) 0);
+
+        // Then
+        assertThat(error(response)).isEqualTo(Errors.NONE);
+        assertThat(response.memberId()).hasSize(22);
+    }
+
+    @Test
+    void aMemberThatStopsHeartbeatingShouldBeFencedAfterTheSessionTimeout() {
+        // Given
+        send(join("a"));
+        send(join("b"));
+        ctx.advance(40_000);
+        send(beat("a", 1, Set.of(0, 1, 2, 3)));
+
+        // When
+        ctx.advance(10_000);
+
+        // Then
+        ConsumerGroup group = manager.group("g").orElseThrow();
+        assertThat(group.hasMember("b")).isFalse();
+        assertThat(group.groupEpoch()).isEqualTo(3);
+        assertThat(error(send(beat("b", 2, Set.of())))).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+    }
+
+    @Test
+    void aMemberThatDoesNotRevokeWithinItsRebalanceTimeoutShouldBeFenced() {
+        // Given
+        send(join("a"));
+        send(join("b"));
+        send(beat("a", 1, Set.of(0, 1, 2, 3)));
+
+        // When
+        ctx.advance(REBALANCE_TIMEOUT_MS);
+
+        // Then
+        ConsumerGroup group = manager.group("g").orElseThrow();
+        assertThat(group.hasMember("a")).isFalse();
+        assertThat(group.partitionEpoch(FOO, 0)).isEqualTo(MemberReconciler.NO_EPOCH);
+        assertThat(assigned(send(beat("b", 2, Set.of())))).containsExactlyInAnyOrder(0, 1, 2, 3);
+    }
+
+    @Test
+    void aLeavingMemberShouldReleaseItsPartitions() {
+        // Given
+        send(join("a"));
+        send(join("b"));
+
+        // When
+        ConsumerGroupHeartbeatResponseData left = send(beat("a", -1, Set.of()));
+
+        // Then
+        assertThat(left.memberEpoch()).isEqualTo(-1);
+        assertThat(assigned(send(beat("b", 2, Set.of())))).containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(manager.group("g").orElseThrow().groupEpoch()).isEqualTo(3);
+    }
+
+    @Test
+    void aStaticMemberShouldRejoinWithANewMemberIdWithoutARebalance() {
+        // Given
+        send(join("a").setInstanceId("i"));
+        send(beat("a", -2, Set.of()).setInstanceId("i"));
+
+        // When
+        ConsumerGroupHeartbeatResponseData rejoined = send(join("a2").setInstanceId("i"));
+
+        // Then
+        ConsumerGroup group = manager.group("g").orElseThrow();
+        assertThat(rejoined.memberEpoch()).isEqualTo(1);
+        assertThat(assigned(rejoined)).containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(group.groupEpoch()).isEqualTo(1);
+        assertThat(group.hasMember("a")).isFalse();
+    }
+
+    @Test
+    void anInstanceIdInUseShouldNotBeTakenOver() {
+        // Given
+        send(join("a").setInstanceId("i"));
+
+        // When
+        ConsumerGroupHeartbeatResponseData response = send(join("a2").setInstanceId("i"));
+        ConsumerGroupHeartbeatResponseData impostor = send(beat("a3", 1, Set.of()).setInstanceId("i"));
+
+        // Then
+        assertThat(error(response)).isEqualTo(Errors.UNRELEASED_INSTANCE_ID);
+        assertThat(error(impostor)).isEqualTo(Errors.FENCED_INSTANCE_ID);
+    }
+
+    @Test
+    void aClassicGroupIdShouldNotBeAConsumerGroup() {
+        // Given
+        classicGroups.add("g");
+
+        // When
+        ConsumerGroupHeartbeatResponseData response = send(join("a"));
+
+        // Then
+        assertThat(error(response)).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+    }
+
+    @Test
+    void aFullGroupShouldTurnAwayNewMembers() {
+        // Given
+        manager = manager(new ConsumerGroupConfig(45_000, 45_000, 60_000, 5_000, 5_000, 15_000, 1,
+            List.of("uniform")));
+        send(join("a"));
+
+        // When
+        ConsumerGroupHeartbeatResponseData response = send(join("b"));
+
+        // Then
+        assertThat(error(response)).isEqualTo(Errors.GROUP_MAX_SIZE_REACHED);
+    }
+
+    @Test
+    void newPartitionsShouldBumpTheGroupEpochAndBeAssigned() {
+        // Given
+        send(join("a"));
+        partitionCounts.put("foo", 6);
+
+        // When
+        ConsumerGroupHeartbeatResponseData response = send(beat("a", 1, Set.of(0, 1, 2, 3)));
+
+        // Then
+        assertThat(response.memberEpoch()).isEqualTo(2);
+        assertThat(assigned(response)).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5);
+    }
+
+    @Test
+    void theAssignorMembersAskForShouldBeUsed() {
+        // Given: range gives member "a" (first by id) partitions 0-1 of 4.
+        send(join("b").setServerAssignor("range"));
+        send(join("a").setServerAssignor("range"));
+        send(beat("b", 1, Set.of(0, 1, 2, 3)));
+
+        // When
+        ConsumerGroupHeartbeatResponseData bDone = send(beat("b", 1, Set.of(2, 3)));
+        ConsumerGroupHeartbeatResponseData aDone = send(beat("a", 2, Set.of()));
+
+        // Then
+        assertThat(bDone.memberEpoch()).isEqualTo(2);
+        assertThat(assigned(aDone)).containsExactlyInAnyOrder(0, 1);
+    }
+}
