@@ -4,6 +4,16 @@ import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.coordinator.CoordinatorRecordSerde;
 import io.cairn.broker.coordinator.CoordinatorSerde;
 import io.cairn.broker.coordinator.CoordinatorSerde.MalformedRecordException;
+import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentKey;
+import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentValue;
+import io.cairn.broker.group.record.ConsumerGroupMemberMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupMemberMetadataValue;
+import io.cairn.broker.group.record.ConsumerGroupMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupMetadataValue;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberKey;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberValue;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataValue;
 import io.cairn.broker.group.record.GroupMetadataKey;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
@@ -14,15 +24,28 @@ import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The byte format of {@code __consumer_offsets} records, Kafka's: a key is an int16 record type followed by the key
- * message (types 0 and 1 are a committed offset's {@link OffsetCommitKey}, type 2 a group's {@link GroupMetadataKey};
- * Kafka 4.x writes types 3 and up for KIP-848 consumer, share and streams groups, which Cairn does not read), and a
- * value is an int16 version followed by the value message at that version ({@link OffsetCommitValue} or
- * {@link GroupMetadataValue}); a null value is a tombstone. The key's message is written and read at the version its
- * type names (older Kafka versioned the key so; Kafka 4.x writes version 0 under the type prefix: the same bytes, as
- * no key field depends on the version).
+ * message, and a value is an int16 version followed by the value message at that version; a null value is a
+ * tombstone. The record types:
+ *
+ * <pre>
+ *   0, 1  OffsetCommitKey / OffsetCommitValue                       a committed offset (0: before Kafka 0.10)
+ *   2     GroupMetadataKey / GroupMetadataValue                     a classic group
+ *   3     ConsumerGroupMetadataKey / ...Value                       a KIP-848 consumer group's epoch
+ *   4     ConsumerGroupPartitionMetadata                            skipped (Kafka 4.1 no longer writes it)
+ *   5     ConsumerGroupMemberMetadataKey / ...Value                 a member's subscription
+ *   6     ConsumerGroupTargetAssignmentMetadataKey / ...Value       the target assignment epoch
+ *   7     ConsumerGroupTargetAssignmentMemberKey / ...Value         a member's target assignment
+ *   8     ConsumerGroupCurrentMemberAssignmentKey / ...Value        a member's current assignment
+ *   9 up  share, streams groups, regular expressions                skipped
+ * </pre>
+ *
+ * The key of types 0-2 is written and read at the version its type names (older Kafka versioned the key so; Kafka
+ * 4.x writes version 0 under the type prefix: the same bytes, as no key field depends on the version); the key of
+ * types 3 and up at version 0.
  *
  * <p>Decoding is as lenient as Kafka's: bytes after a complete message are ignored; anything else malformed is a
  * {@link MalformedRecordException}.
@@ -37,6 +60,44 @@ public final class GroupRecordSerde {
     public static final short OFFSET_COMMIT_KEY = 1;
     /** The record type of a classic group's metadata. */
     public static final short GROUP_METADATA_KEY = 2;
+    /** The record type of a consumer group's epoch. */
+    public static final short CONSUMER_GROUP_METADATA_KEY = 3;
+    /** The record type of a consumer group member's subscription. */
+    public static final short CONSUMER_GROUP_MEMBER_METADATA_KEY = 5;
+    /** The record type of a consumer group's target assignment epoch. */
+    public static final short CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA_KEY = 6;
+    /** The record type of a consumer group member's target assignment. */
+    public static final short CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER_KEY = 7;
+    /** The record type of a consumer group member's current assignment. */
+    public static final short CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_KEY = 8;
+
+    /** One record type: its key and value messages, and the value version a tombstone is given. */
+    private record RecordType(Class<? extends ApiMessage> keyClass, Supplier<ApiMessage> newKey,
+                              Class<? extends ApiMessage> valueClass, Supplier<ApiMessage> newValue,
+                              short tombstoneVersion) {
+    }
+
+    private static final RecordType[] TYPES = {
+        new RecordType(OffsetCommitKey.class, OffsetCommitKey::new, OffsetCommitValue.class, OffsetCommitValue::new,
+            GroupRecords.OFFSET_VALUE_VERSION),
+        new RecordType(OffsetCommitKey.class, OffsetCommitKey::new, OffsetCommitValue.class, OffsetCommitValue::new,
+            GroupRecords.OFFSET_VALUE_VERSION),
+        new RecordType(GroupMetadataKey.class, GroupMetadataKey::new, GroupMetadataValue.class,
+            GroupMetadataValue::new, GroupRecords.GROUP_VALUE_VERSION),
+        new RecordType(ConsumerGroupMetadataKey.class, ConsumerGroupMetadataKey::new,
+            ConsumerGroupMetadataValue.class, ConsumerGroupMetadataValue::new, (short) 0),
+        null,
+        new RecordType(ConsumerGroupMemberMetadataKey.class, ConsumerGroupMemberMetadataKey::new,
+            ConsumerGroupMemberMetadataValue.class, ConsumerGroupMemberMetadataValue::new, (short) 0),
+        new RecordType(ConsumerGroupTargetAssignmentMetadataKey.class, ConsumerGroupTargetAssignmentMetadataKey::new,
+            ConsumerGroupTargetAssignmentMetadataValue.class, ConsumerGroupTargetAssignmentMetadataValue::new,
+            (short) 0),
+        new RecordType(ConsumerGroupTargetAssignmentMemberKey.class, ConsumerGroupTargetAssignmentMemberKey::new,
+            ConsumerGroupTargetAssignmentMemberValue.class, ConsumerGroupTargetAssignmentMemberValue::new, (short) 0),
+        new RecordType(ConsumerGroupCurrentMemberAssignmentKey.class, ConsumerGroupCurrentMemberAssignmentKey::new,
+            ConsumerGroupCurrentMemberAssignmentValue.class, ConsumerGroupCurrentMemberAssignmentValue::new,
+            (short) 0),
+    };
 
     /** This format as the coordinator runtime uses it. */
     public static final CoordinatorSerde<CoordinatorRecord> SERDE = new CoordinatorSerde<>() {
@@ -62,7 +123,7 @@ public final class GroupRecordSerde {
     /**
      * The key bytes of {@code record}: its key version (the record type) and its key.
      *
-     * @throws IllegalArgumentException when the key version is not 0, 1 or 2 or does not match the key's class
+     * @throws IllegalArgumentException when the key version is not a type Cairn writes or does not match the key
      */
     public static byte[] keyBytes(CoordinatorRecord record) {
         Objects.requireNonNull(record, "record");
@@ -72,7 +133,7 @@ public final class GroupRecordSerde {
             throw new IllegalArgumentException("Key version " + type + " does not fit the key "
                     + (record.key() == null ? "null" : record.key().getClass().getSimpleName()));
         }
-        return CoordinatorRecordSerde.prefixed(type, type, record.key());
+        return CoordinatorRecordSerde.prefixed(type, keyMessageVersion(type), record.key());
     }
 
     /**
@@ -106,8 +167,8 @@ public final class GroupRecordSerde {
      *
      * @param key          the record's key
      * @param valueOrNull  the record's value, or null for a tombstone
-     * @return the record, or empty when the key's type is not one Cairn reads (3 and up: KIP-848 groups), which the
-     *         caller skips
+     * @return the record, or empty when the key's type is not one Cairn reads (4, and 9 and up), which the caller
+     *         skips
      * @throws MalformedRecordException when the key or value is too short, has a value version its type lacks, or
      *                                  does not decode
      */
@@ -123,14 +184,12 @@ public final class GroupRecordSerde {
             if (keyMessage == null) {
                 return Optional.empty();
             }
-            CoordinatorRecordSerde.read(keyMessage, keyBuf, type, "key");
-            boolean offset = type != GROUP_METADATA_KEY;
+            CoordinatorRecordSerde.read(keyMessage, keyBuf, keyMessageVersion(type), "key");
             if (valueBuf == null) {
-                short version = offset ? GroupRecords.OFFSET_VALUE_VERSION : GroupRecords.GROUP_VALUE_VERSION;
-                return Optional.of(new CoordinatorRecord(keyMessage, type, null, version));
+                return Optional.of(new CoordinatorRecord(keyMessage, type, null, TYPES[type].tombstoneVersion()));
             }
             short version = CoordinatorRecordSerde.readPrefix(valueBuf, "value");
-            ApiMessage value = offset ? new OffsetCommitValue() : new GroupMetadataValue();
+            ApiMessage value = TYPES[type].newValue().get();
             if (version < value.lowestSupportedVersion() || version > value.highestSupportedVersion()) {
                 throw new MalformedRecordException("Unsupported version " + version + " of "
                         + value.getClass().getSimpleName() + " (key " + keyMessage + ")");
@@ -145,24 +204,26 @@ public final class GroupRecordSerde {
         }
     }
 
+    private static RecordType type(short type) {
+        return type >= 0 && type < TYPES.length ? TYPES[type] : null;
+    }
+
+    private static short keyMessageVersion(short type) {
+        return type <= GROUP_METADATA_KEY ? type : 0;
+    }
+
     private static Class<? extends ApiMessage> keyClass(short type) {
-        if (type == OFFSET_COMMIT_KEY_V0 || type == OFFSET_COMMIT_KEY) {
-            return OffsetCommitKey.class;
-        }
-        return type == GROUP_METADATA_KEY ? GroupMetadataKey.class : null;
+        RecordType recordType = type(type);
+        return recordType == null ? null : recordType.keyClass();
     }
 
     private static Class<? extends ApiMessage> valueClass(short type) {
-        if (type == OFFSET_COMMIT_KEY_V0 || type == OFFSET_COMMIT_KEY) {
-            return OffsetCommitValue.class;
-        }
-        return type == GROUP_METADATA_KEY ? GroupMetadataValue.class : null;
+        RecordType recordType = type(type);
+        return recordType == null ? null : recordType.valueClass();
     }
 
     private static ApiMessage newKey(short type) {
-        if (type == OFFSET_COMMIT_KEY_V0 || type == OFFSET_COMMIT_KEY) {
-            return new OffsetCommitKey();
-        }
-        return type == GROUP_METADATA_KEY ? new GroupMetadataKey() : null;
+        RecordType recordType = type(type);
+        return recordType == null ? null : recordType.newKey().get();
     }
 }
