@@ -4,6 +4,7 @@ import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.coordinator.CoordinatorRecordSerde;
 import io.cairn.broker.coordinator.CoordinatorSerde;
 import io.cairn.broker.coordinator.CoordinatorSerde.MalformedRecordException;
+import io.cairn.broker.group.consumer.ConsumerGroupRecords;
 import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentKey;
 import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentValue;
 import io.cairn.broker.group.record.ConsumerGroupMemberMetadataKey;
@@ -61,15 +62,18 @@ public final class GroupRecordSerde {
     /** The record type of a classic group's metadata. */
     public static final short GROUP_METADATA_KEY = 2;
     /** The record type of a consumer group's epoch. */
-    public static final short CONSUMER_GROUP_METADATA_KEY = 3;
+    public static final short CONSUMER_GROUP_METADATA_KEY = ConsumerGroupRecords.GROUP_METADATA;
     /** The record type of a consumer group member's subscription. */
-    public static final short CONSUMER_GROUP_MEMBER_METADATA_KEY = 5;
+    public static final short CONSUMER_GROUP_MEMBER_METADATA_KEY = ConsumerGroupRecords.MEMBER_METADATA;
     /** The record type of a consumer group's target assignment epoch. */
-    public static final short CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA_KEY = 6;
+    public static final short CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA_KEY =
+        ConsumerGroupRecords.TARGET_ASSIGNMENT_METADATA;
     /** The record type of a consumer group member's target assignment. */
-    public static final short CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER_KEY = 7;
+    public static final short CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER_KEY =
+        ConsumerGroupRecords.TARGET_ASSIGNMENT_MEMBER;
     /** The record type of a consumer group member's current assignment. */
-    public static final short CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_KEY = 8;
+    public static final short CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_KEY =
+        ConsumerGroupRecords.CURRENT_MEMBER_ASSIGNMENT;
 
     /** One record type: its key and value messages, and the value version a tombstone is given. */
     private record RecordType(Class<? extends ApiMessage> keyClass, Supplier<ApiMessage> newKey,

@@ -103,12 +103,12 @@ public final class ClassicGroupTestShardContext implements ShardContext<Coordina
     }
 
     /** Every write made so far, oldest first. */
-    List<List<CoordinatorRecord>> allWrites() {
+    public List<List<CoordinatorRecord>> allWrites() {
         return List.copyOf(allWrites);
     }
 
     /** Completes every pending write successfully, oldest first. */
-    void completeWrites() {
+    public void completeWrites() {
         while (!pendingWrites.isEmpty()) {
             PendingWrite write = pendingWrites.remove(0);
             write.future().complete(write.firstOffset());
@@ -116,7 +116,7 @@ public final class ClassicGroupTestShardContext implements ShardContext<Coordina
     }
 
     /** Fails the oldest pending write with {@code error}. */
-    void failOldestWrite(Throwable error) {
+    public void failOldestWrite(Throwable error) {
         pendingWrites.remove(0).future().completeExceptionally(error);
     }
 

@@ -132,6 +132,29 @@ public final class ConsumerGroup {
         countSubscriptions(member, 1);
     }
 
+    /**
+     * Adds or replaces a member while the shard loads: a partition another member holds is taken over (the log is
+     * the truth; a compacted log may show a partition's new owner before its old owner's release).
+     */
+    public void replayMember(ConsumerGroupMember member) {
+        ConsumerGroupMember old = members.get(member.memberId());
+        if (old != null) {
+            removePartitionEpochs(old);
+            countSubscriptions(old, -1);
+        }
+        addPartitionEpochs(member);
+        members.put(member.memberId(), member);
+        if (member.instanceId() != null) {
+            staticMembers.put(member.instanceId(), member.memberId());
+        }
+        countSubscriptions(member, 1);
+    }
+
+    /** Forgets a member's target assignment (replaying its tombstone). */
+    public void removeTargetAssignment(String memberId) {
+        targetAssignment.remove(memberId);
+    }
+
     /** Removes a member: its partitions are released and its target assignment forgotten. */
     public void removeMember(String memberId) {
         ConsumerGroupMember old = members.remove(memberId);

@@ -1,8 +1,20 @@
 package io.cairn.broker.group.consumer;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorWriteErrors;
 import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.broker.group.assignor.GroupAssignment;
 import io.cairn.broker.group.assignor.PartitionAssignor;
+import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentKey;
+import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentValue;
+import io.cairn.broker.group.record.ConsumerGroupMemberMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupMemberMetadataValue;
+import io.cairn.broker.group.record.ConsumerGroupMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupMetadataValue;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberKey;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberValue;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataValue;
 import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ConsumerGroupHeartbeatRequestData;
@@ -17,6 +29,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -43,8 +56,10 @@ import org.apache.logging.log4j.Logger;
  * static member leaving for a while (its instance id may rejoin with a new member id and takes over its
  * assignment).
  *
- * <p>State is not written to {@code __consumer_offsets} yet, so it does not survive a coordinator change; the
- * manager is not reachable from clients until it is.
+ * <p>Every change is written to {@code __consumer_offsets} as Kafka's records ({@link ConsumerGroupRecords}) and
+ * the answer goes out once they are committed; a shard that loads replays them ({@link #replay}). The in-memory state
+ * changes before the write completes (Kafka reverts it from a snapshot when the write fails; Cairn does not yet: a
+ * failed write answers the client's error, and a lost leadership unloads the shard anyway).
  *
  * <p>Thread-safety: not thread-safe; every method and timer runs on the shard's thread ({@link ShardContext}).
  */
@@ -57,7 +72,7 @@ public final class ConsumerGroupManager {
 
     private static final Logger LOGGER = LogManager.getLogger(ConsumerGroupManager.class);
 
-    private final ShardContext<?> ctx;
+    private final ShardContext<CoordinatorRecord> ctx;
     private final ConsumerGroupConfig config;
     private final Map<String, PartitionAssignor> assignors;
     private final Supplier<ConsumerGroupTopics> topics;
@@ -75,7 +90,8 @@ public final class ConsumerGroupManager {
      * @param otherGroupTypeExists whether a group of another type (classic) has the id: such a group is not a
      *                             consumer group (GROUP_ID_NOT_FOUND)
      */
-    public ConsumerGroupManager(ShardContext<?> ctx, ConsumerGroupConfig config, List<PartitionAssignor> assignors,
+    public ConsumerGroupManager(ShardContext<CoordinatorRecord> ctx, ConsumerGroupConfig config,
+                                List<PartitionAssignor> assignors,
                                 Supplier<ConsumerGroupTopics> topics, Predicate<String> otherGroupTypeExists) {
         this.ctx = ctx;
         this.config = config;
@@ -107,21 +123,41 @@ public final class ConsumerGroupManager {
      * @param clientId   the request header's client id
      * @param clientHost the client's address ({@code /127.0.0.1})
      */
-    public ConsumerGroupHeartbeatResponseData heartbeat(String clientId, String clientHost,
-                                                        ConsumerGroupHeartbeatRequestData request, short version) {
+    public CompletableFuture<ConsumerGroupHeartbeatResponseData> heartbeat(
+            String clientId, String clientHost, ConsumerGroupHeartbeatRequestData request, short version) {
+        List<CoordinatorRecord> records = new ArrayList<>();
+        ConsumerGroupHeartbeatResponseData response;
         try {
             validate(request, version);
             if (request.memberEpoch() == LEAVE_GROUP_MEMBER_EPOCH
                     || request.memberEpoch() == LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
-                return leave(request);
+                response = leave(request, records);
+            } else {
+                response = join(clientId, clientHost, request, records);
             }
-            return join(clientId, clientHost, request);
         } catch (ApiException e) {
-            Errors error = Errors.forException(e);
-            if (error == Errors.UNKNOWN_SERVER_ERROR) {
-                LOGGER.error("ConsumerGroupHeartbeat of group {} failed", request.groupId(), e);
-            }
-            return new ConsumerGroupHeartbeatResponseData().setErrorCode(error.code()).setErrorMessage(e.getMessage());
+            return CompletableFuture.completedFuture(errorResponse(request.groupId(), Errors.forException(e), e));
+        }
+        if (records.isEmpty()) {
+            return CompletableFuture.completedFuture(response);
+        }
+        return write(records).handle((ignored, failure) -> failure == null ? response
+            : errorResponse(request.groupId(), CoordinatorWriteErrors.operationError(failure), failure));
+    }
+
+    private static ConsumerGroupHeartbeatResponseData errorResponse(String groupId, Errors error, Throwable cause) {
+        if (error == Errors.UNKNOWN_SERVER_ERROR) {
+            LOGGER.error("ConsumerGroupHeartbeat of group {} failed", groupId, cause);
+        }
+        return new ConsumerGroupHeartbeatResponseData().setErrorCode(error.code())
+            .setErrorMessage(cause instanceof ApiException ? cause.getMessage() : error.message());
+    }
+
+    private CompletableFuture<Void> write(List<CoordinatorRecord> records) {
+        try {
+            return ctx.write(records);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 
@@ -169,7 +205,8 @@ public final class ConsumerGroupManager {
     // ------------------------------------------------------------------------------------------------- joining
 
     private ConsumerGroupHeartbeatResponseData join(String clientId, String clientHost,
-                                                    ConsumerGroupHeartbeatRequestData request) {
+                                                    ConsumerGroupHeartbeatRequestData request,
+                                                    List<CoordinatorRecord> records) {
         String groupId = request.groupId();
         int epoch = request.memberEpoch();
         boolean joining = epoch == 0;
@@ -192,17 +229,23 @@ public final class ConsumerGroupManager {
         // A new member has no subscription yet; a static member taking over its instance id keeps its predecessor's,
         // so that a restart with the same subscription does not rebalance the group.
         boolean bump = !updated.subscribedTopicNames().equals(member.subscribedTopicNames());
-        replaceStaticPredecessor(group, updated);
+        boolean changed = !group.hasMember(memberId) || !ConsumerGroupRecords.memberSubscription(groupId, updated)
+            .equals(ConsumerGroupRecords.memberSubscription(groupId, member));
+        replaceStaticPredecessor(group, updated, records);
         group.updateMember(updated);
+        if (changed) {
+            records.add(ConsumerGroupRecords.memberSubscription(groupId, updated));
+        }
         bump |= refreshSubscriptionMetadata(group);
         if (bump) {
             group.setGroupEpoch(group.groupEpoch() + 1);
+            records.add(ConsumerGroupRecords.groupEpoch(groupId, group.groupEpoch()));
             LOGGER.info("[GroupId {}] Bumped group epoch to {}.", groupId, group.groupEpoch());
         }
         if (group.groupEpoch() > group.targetAssignmentEpoch()) {
-            updateTargetAssignment(group);
+            updateTargetAssignment(group, records);
         }
-        ConsumerGroupMember reconciled = reconcile(group, group.member(memberId), owned);
+        ConsumerGroupMember reconciled = reconcile(group, group.member(memberId), owned, records);
         scheduleSessionTimeout(groupId, memberId);
         ConsumerGroupHeartbeatResponseData response = new ConsumerGroupHeartbeatResponseData().setMemberId(memberId)
             .setMemberEpoch(reconciled.memberEpoch()).setHeartbeatIntervalMs(config.heartbeatIntervalMs());
@@ -289,13 +332,16 @@ public final class ConsumerGroupManager {
     }
 
     /** The old member of a static member's instance id leaves when its successor joins, handing it its target. */
-    private void replaceStaticPredecessor(ConsumerGroup group, ConsumerGroupMember member) {
+    private void replaceStaticPredecessor(ConsumerGroup group, ConsumerGroupMember member,
+                                          List<CoordinatorRecord> records) {
         String previous = group.staticMemberId(member.instanceId());
         if (previous != null && !previous.equals(member.memberId())) {
             Map<Uuid, Set<Integer>> target = group.targetAssignment(previous);
             cancelTimers(group.groupId(), previous);
             group.removeMember(previous);
             group.setTargetAssignment(member.memberId(), target);
+            records.addAll(ConsumerGroupRecords.memberTombstones(group.groupId(), previous));
+            records.add(ConsumerGroupRecords.targetAssignment(group.groupId(), member.memberId(), target));
         }
     }
 
@@ -346,22 +392,30 @@ public final class ConsumerGroupManager {
         return previous != null && !previous.equals(shapes);
     }
 
-    private void updateTargetAssignment(ConsumerGroup group) {
+    private void updateTargetAssignment(ConsumerGroup group, List<CoordinatorRecord> records) {
         String assignorName = group.preferredAssignor(config.defaultAssignor());
         PartitionAssignor assignor = assignors.get(assignorName);
+        GroupAssignment assignment;
         try {
-            GroupAssignment assignment = group.computeTargetAssignment(assignor, topics.get());
-            group.setTargetAssignment(group.groupEpoch(), assignment);
-            LOGGER.info("[GroupId {}] Computed a new target assignment for epoch {} with '{}' assignor.",
-                group.groupId(), group.groupEpoch(), assignorName);
+            assignment = group.computeTargetAssignment(assignor, topics.get());
         } catch (PartitionAssignor.PartitionAssignorException e) {
             throw Errors.UNKNOWN_SERVER_ERROR.exception("Failed to compute a new target assignment for epoch "
                 + group.groupEpoch() + ": " + e.getMessage());
         }
+        for (ConsumerGroupMember member : group.members()) {
+            Map<Uuid, Set<Integer>> target = assignment.partitionsOf(member.memberId());
+            if (!target.equals(group.targetAssignment(member.memberId()))) {
+                records.add(ConsumerGroupRecords.targetAssignment(group.groupId(), member.memberId(), target));
+            }
+        }
+        group.setTargetAssignment(group.groupEpoch(), assignment);
+        records.add(ConsumerGroupRecords.targetAssignmentEpoch(group.groupId(), group.groupEpoch()));
+        LOGGER.info("[GroupId {}] Computed a new target assignment for epoch {} with '{}' assignor.",
+            group.groupId(), group.groupEpoch(), assignorName);
     }
 
     private ConsumerGroupMember reconcile(ConsumerGroup group, ConsumerGroupMember member,
-                                          Map<Uuid, Set<Integer>> owned) {
+                                          Map<Uuid, Set<Integer>> owned, List<CoordinatorRecord> records) {
         int targetEpoch = group.targetAssignmentEpoch();
         if (member.state() == MemberState.STABLE && member.memberEpoch() == targetEpoch) {
             return member;
@@ -370,6 +424,7 @@ public final class ConsumerGroupManager {
             group.targetAssignment(member.memberId()), group::partitionEpoch, owned);
         if (!next.equals(member)) {
             group.updateMember(next);
+            records.add(ConsumerGroupRecords.currentAssignment(group.groupId(), next));
             if (next.state() == MemberState.UNREVOKED_PARTITIONS) {
                 scheduleRebalanceTimeout(group.groupId(), next.memberId(), next.memberEpoch(),
                     next.rebalanceTimeoutMs());
@@ -382,7 +437,8 @@ public final class ConsumerGroupManager {
 
     // ------------------------------------------------------------------------------------------------- leaving
 
-    private ConsumerGroupHeartbeatResponseData leave(ConsumerGroupHeartbeatRequestData request) {
+    private ConsumerGroupHeartbeatResponseData leave(ConsumerGroupHeartbeatRequestData request,
+                                                     List<CoordinatorRecord> records) {
         ConsumerGroup group = groups.get(request.groupId());
         if (group == null) {
             throw Errors.GROUP_ID_NOT_FOUND.exception("Consumer group " + request.groupId() + " not found.");
@@ -408,25 +464,41 @@ public final class ConsumerGroupManager {
             if (request.memberEpoch() == LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
                 LOGGER.info("[GroupId {}] Static member {} with instance id {} temporarily left the consumer group.",
                     group.groupId(), memberId, request.instanceId());
-                group.updateMember(member.reconciled(member.state(), LEAVE_GROUP_STATIC_MEMBER_EPOCH,
-                    member.assignedPartitions(), Map.of()));
+                ConsumerGroupMember leaving = member.reconciled(member.state(), LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+                    member.assignedPartitions(), Map.of());
+                group.updateMember(leaving);
+                records.add(ConsumerGroupRecords.currentAssignment(group.groupId(), leaving));
                 return new ConsumerGroupHeartbeatResponseData().setMemberId(memberId)
                     .setMemberEpoch(LEAVE_GROUP_STATIC_MEMBER_EPOCH);
             }
         }
         LOGGER.info("[GroupId {}] Member {} left the consumer group.", group.groupId(), memberId);
-        fence(group, member);
+        records.addAll(fence(group, member));
         return new ConsumerGroupHeartbeatResponseData().setMemberId(memberId).setMemberEpoch(request.memberEpoch());
     }
 
-    /** Removes the member: its partitions are released and the group epoch bumped. */
-    private void fence(ConsumerGroup group, ConsumerGroupMember member) {
+    /** Removes the member: its partitions are released and the group epoch bumped; returns the records. */
+    private List<CoordinatorRecord> fence(ConsumerGroup group, ConsumerGroupMember member) {
+        List<CoordinatorRecord> records = new ArrayList<>(ConsumerGroupRecords.memberTombstones(group.groupId(),
+            member.memberId()));
         group.removeMember(member.memberId());
         refreshSubscriptionMetadata(group);
         group.setGroupEpoch(group.groupEpoch() + 1);
         cancelTimers(group.groupId(), member.memberId());
+        records.add(ConsumerGroupRecords.groupEpoch(group.groupId(), group.groupEpoch()));
         LOGGER.info("[GroupId {}] Member {} removed; bumped group epoch to {}.", group.groupId(), member.memberId(),
             group.groupEpoch());
+        return records;
+    }
+
+    /** A timer fenced a member: its records are written with no one to answer. */
+    private void fenceOnTimer(ConsumerGroup group, ConsumerGroupMember member) {
+        write(fence(group, member)).whenComplete((ignored, failure) -> {
+            if (failure != null) {
+                LOGGER.warn("[GroupId {}] Cannot write the removal of member {}: {}", group.groupId(),
+                    member.memberId(), CoordinatorWriteErrors.operationError(failure));
+            }
+        });
     }
 
     // -------------------------------------------------------------------------------------------------- timers
@@ -438,7 +510,7 @@ public final class ConsumerGroupManager {
             if (member != null) {
                 LOGGER.info("[GroupId {}] Member {} fenced from the group because its session expired.", groupId,
                     memberId);
-                fence(group, member);
+                fenceOnTimer(group, member);
             }
         });
     }
@@ -450,7 +522,7 @@ public final class ConsumerGroupManager {
             if (member != null && member.memberEpoch() == memberEpoch) {
                 LOGGER.info("[GroupId {}] Member {} fenced from the group because it failed to transition from epoch"
                     + " {} within {}ms.", groupId, memberId, memberEpoch, timeoutMs);
-                fence(group, member);
+                fenceOnTimer(group, member);
             }
         });
     }
@@ -485,6 +557,105 @@ public final class ConsumerGroupManager {
         partitions.forEach((topicId, ids) -> list.add(new ConsumerGroupHeartbeatResponseData.TopicPartitions()
             .setTopicId(topicId).setPartitions(ids.stream().sorted().toList())));
         return new ConsumerGroupHeartbeatResponseData.Assignment().setTopicPartitions(list);
+    }
+
+    // ------------------------------------------------------------------------------------------------- loading
+
+    /** Applies one consumer-group record (types 3, 5, 6, 7, 8) while the shard loads. */
+    public void replay(CoordinatorRecord record) {
+        ApiMessageKey key = ApiMessageKey.of(record.key());
+        ConsumerGroup group = groups.get(key.groupId());
+        if (record.value() == null) {
+            replayTombstone(record.keyVersion(), group, key);
+            return;
+        }
+        if (group == null) {
+            group = new ConsumerGroup(key.groupId());
+            groups.put(key.groupId(), group);
+        }
+        if (record.value() instanceof ConsumerGroupMetadataValue value) {
+            group.setGroupEpoch(value.epoch());
+        } else if (record.value() instanceof ConsumerGroupTargetAssignmentMetadataValue value) {
+            group.setTargetAssignmentEpoch(value.assignmentEpoch());
+        } else if (record.value() instanceof ConsumerGroupTargetAssignmentMemberValue value) {
+            group.setTargetAssignment(key.memberId(), ConsumerGroupRecords.partitions(value));
+        } else if (record.value() instanceof ConsumerGroupMemberMetadataValue value) {
+            ConsumerGroupMember member = group.member(key.memberId());
+            ConsumerGroupMember base = member != null ? member : newMember(key.memberId(), value.instanceId());
+            group.replayMember(new ConsumerGroupMember(base.memberId(), value.instanceId(), value.rackId(),
+                base.memberEpoch(), base.previousMemberEpoch(), base.state(), value.clientId(), value.clientHost(),
+                value.subscribedTopicNames(), value.subscribedTopicRegex(), value.serverAssignor(),
+                value.rebalanceTimeoutMs(), base.assignedPartitions(), base.partitionsPendingRevocation()));
+        } else if (record.value() instanceof ConsumerGroupCurrentMemberAssignmentValue value) {
+            ConsumerGroupMember member = group.member(key.memberId());
+            ConsumerGroupMember base = member != null ? member : newMember(key.memberId(), null);
+            group.replayMember(new ConsumerGroupMember(base.memberId(), base.instanceId(), base.rackId(),
+                value.memberEpoch(), value.previousMemberEpoch(), MemberState.fromValue(value.state()),
+                base.clientId(), base.clientHost(), base.subscribedTopicNames(), base.subscribedTopicRegex(),
+                base.serverAssignorName(), base.rebalanceTimeoutMs(),
+                ConsumerGroupRecords.partitions(value.assignedPartitions()),
+                ConsumerGroupRecords.partitions(value.partitionsPendingRevocation())));
+        }
+    }
+
+    private void replayTombstone(short type, ConsumerGroup group, ApiMessageKey key) {
+        if (group == null) {
+            return;
+        }
+        switch (type) {
+            case ConsumerGroupRecords.GROUP_METADATA -> {
+                groups.remove(key.groupId());
+                subscriptionMetadata.remove(key.groupId());
+            }
+            case ConsumerGroupRecords.MEMBER_METADATA -> group.removeMember(key.memberId());
+            case ConsumerGroupRecords.TARGET_ASSIGNMENT_MEMBER -> group.removeTargetAssignment(key.memberId());
+            case ConsumerGroupRecords.CURRENT_MEMBER_ASSIGNMENT -> {
+                ConsumerGroupMember member = group.member(key.memberId());
+                if (member != null) {
+                    group.replayMember(member.reconciled(member.state(), LEAVE_GROUP_MEMBER_EPOCH, Map.of(),
+                        Map.of()));
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /**
+     * Ends the load: every member must heartbeat within its session timeout, and a member revoking partitions
+     * within its rebalance timeout, counted from now.
+     */
+    public void onLoaded() {
+        for (ConsumerGroup group : groups.values()) {
+            refreshSubscriptionMetadata(group);
+            LOGGER.info("[GroupId {}] Loaded consumer group in state {} at epoch {} with {} members.",
+                group.groupId(), group.state().displayName(), group.groupEpoch(), group.numMembers());
+            for (ConsumerGroupMember member : group.members()) {
+                scheduleSessionTimeout(group.groupId(), member.memberId());
+                if (member.state() == MemberState.UNREVOKED_PARTITIONS) {
+                    scheduleRebalanceTimeout(group.groupId(), member.memberId(), member.memberEpoch(),
+                        member.rebalanceTimeoutMs());
+                }
+            }
+        }
+    }
+
+    /** The group and member ids of a consumer-group record key. */
+    private record ApiMessageKey(String groupId, String memberId) {
+        static ApiMessageKey of(Object key) {
+            if (key instanceof ConsumerGroupMetadataKey k) {
+                return new ApiMessageKey(k.groupId(), null);
+            } else if (key instanceof ConsumerGroupTargetAssignmentMetadataKey k) {
+                return new ApiMessageKey(k.groupId(), null);
+            } else if (key instanceof ConsumerGroupMemberMetadataKey k) {
+                return new ApiMessageKey(k.groupId(), k.memberId());
+            } else if (key instanceof ConsumerGroupTargetAssignmentMemberKey k) {
+                return new ApiMessageKey(k.groupId(), k.memberId());
+            } else if (key instanceof ConsumerGroupCurrentMemberAssignmentKey k) {
+                return new ApiMessageKey(k.groupId(), k.memberId());
+            }
+            throw new IllegalArgumentException("Not a consumer group record key: " + key);
+        }
     }
 
     /** The shard is lost: timers stop (the runtime cancels them) and the groups go. */

@@ -2,6 +2,7 @@ package io.cairn.broker.group.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.group.ClassicGroupTestShardContext;
 import io.cairn.broker.group.assignor.RangeAssignor;
 import io.cairn.broker.group.assignor.UniformAssignor;
@@ -15,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 class ConsumerGroupManagerTest {
@@ -66,7 +68,10 @@ class ConsumerGroupManagerTest {
     }
 
     private ConsumerGroupHeartbeatResponseData send(ConsumerGroupHeartbeatRequestData request) {
-        return manager.heartbeat("client", "/127.0.0.1", request, V1);
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> response = manager.heartbeat("client", "/127.0.0.1",
+            request, V1);
+        ctx.completeWrites();
+        return response.getNow(null);
     }
 
     private static Errors error(ConsumerGroupHeartbeatResponseData response) {
@@ -171,7 +176,10 @@ class ConsumerGroupManagerTest {
     @Test
     void versionZeroShouldGenerateTheMemberId() {
         // When
-        ConsumerGroupHeartbeatResponseData response = manager.heartbeat("client", "/127.0.0.1", join(""), (short) 0);
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> future = manager.heartbeat("client", "/127.0.0.1",
+            join(""), (short) 0);
+        ctx.completeWrites();
+        ConsumerGroupHeartbeatResponseData response = future.getNow(null);
 
         // Then
         assertThat(error(response)).isEqualTo(Errors.NONE);
@@ -313,5 +321,99 @@ class ConsumerGroupManagerTest {
         // Then
         assertThat(bDone.memberEpoch()).isEqualTo(2);
         assertThat(assigned(aDone)).containsExactlyInAnyOrder(0, 1);
+    }
+
+    @Test
+    void aJoinShouldBeWrittenAsKafkasRecordsBeforeItIsAnswered() {
+        // Given
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> response = manager.heartbeat("client", "/127.0.0.1",
+            join("a"), V1);
+        boolean answeredBeforeCommit = response.isDone();
+
+        // When
+        ctx.completeWrites();
+
+        // Then
+        assertThat(answeredBeforeCommit).isFalse();
+        assertThat(response.getNow(null).memberEpoch()).isEqualTo(1);
+        assertThat(ctx.allWrites()).hasSize(1);
+        assertThat(ctx.allWrites().get(0).stream().map(CoordinatorRecord::keyVersion).toList())
+            .containsExactly((short) 5, (short) 3, (short) 7, (short) 6, (short) 8);
+    }
+
+    @Test
+    void aFailedWriteShouldAnswerTheCoordinatorError() {
+        // Given
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> response = manager.heartbeat("client", "/127.0.0.1",
+            join("a"), V1);
+
+        // When
+        ctx.failOldestWrite(Errors.NOT_LEADER_OR_FOLLOWER.exception());
+
+        // Then
+        assertThat(error(response.getNow(null))).isEqualTo(Errors.NOT_COORDINATOR);
+    }
+
+    @Test
+    void aReloadedShardShouldKnowTheGroupFromItsRecords() {
+        // Given: a and b share the topic, a left with its partitions revoked, c joined statically
+        send(join("a"));
+        send(join("b"));
+        Set<Integer> aKeeps = assigned(send(beat("a", 1, Set.of(0, 1, 2, 3))));
+        send(beat("a", 1, aKeeps));
+        Set<Integer> bOwns = assigned(send(beat("b", 2, Set.of())));
+        ConsumerGroup before = manager.group("g").orElseThrow();
+
+        // When
+        ConsumerGroupManager reloaded = manager(ConsumerGroupConfig.defaults());
+        ctx.allWrites().forEach(write -> write.forEach(reloaded::replay));
+        reloaded.onLoaded();
+        manager = reloaded;
+
+        // Then
+        ConsumerGroup after = reloaded.group("g").orElseThrow();
+        assertThat(after.groupEpoch()).isEqualTo(before.groupEpoch());
+        assertThat(after.targetAssignmentEpoch()).isEqualTo(before.targetAssignmentEpoch());
+        assertThat(after.state()).isEqualTo(ConsumerGroupState.STABLE);
+        assertThat(after.member("a")).isEqualTo(before.member("a"));
+        assertThat(after.member("b")).isEqualTo(before.member("b"));
+        assertThat(after.targetAssignment("b")).isEqualTo(before.targetAssignment("b"));
+        ConsumerGroupHeartbeatResponseData next = send(beat("b", 2, bOwns));
+        assertThat(error(next)).isEqualTo(Errors.NONE);
+        assertThat(next.memberEpoch()).isEqualTo(2);
+    }
+
+    @Test
+    void aLeaveShouldBeReplayedAsTheMembersTombstones() {
+        // Given
+        send(join("a"));
+        send(join("b"));
+        send(beat("a", -1, Set.of()));
+
+        // When
+        ConsumerGroupManager reloaded = manager(ConsumerGroupConfig.defaults());
+        ctx.allWrites().forEach(write -> write.forEach(reloaded::replay));
+        reloaded.onLoaded();
+
+        // Then
+        ConsumerGroup group = reloaded.group("g").orElseThrow();
+        assertThat(group.hasMember("a")).isFalse();
+        assertThat(group.groupEpoch()).isEqualTo(3);
+        assertThat(group.partitionEpoch(FOO, 0)).isEqualTo(MemberReconciler.NO_EPOCH);
+    }
+
+    @Test
+    void aReloadedMemberThatStopsHeartbeatingShouldStillBeFenced() {
+        // Given
+        send(join("a"));
+        ConsumerGroupManager reloaded = manager(ConsumerGroupConfig.defaults());
+        ctx.allWrites().forEach(write -> write.forEach(reloaded::replay));
+        reloaded.onLoaded();
+
+        // When
+        ctx.advance(45_000);
+
+        // Then
+        assertThat(reloaded.group("g").orElseThrow().hasMember("a")).isFalse();
     }
 }
