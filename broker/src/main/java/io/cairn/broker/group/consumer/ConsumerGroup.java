@@ -4,6 +4,7 @@ import io.cairn.broker.group.assignor.GroupAssignment;
 import io.cairn.broker.group.assignor.GroupSpec;
 import io.cairn.broker.group.assignor.MemberSubscription;
 import io.cairn.broker.group.assignor.PartitionAssignor;
+import io.cairn.wire.error.Errors;
 import io.cairn.wire.protocol.Uuid;
 import java.util.Collection;
 import java.util.Collections;
@@ -246,6 +247,47 @@ public final class ConsumerGroup {
                 topicIds, targetAssignment(member.memberId())));
         }
         return assignor.assign(new GroupSpec(subscriptions), topics);
+    }
+
+    /**
+     * Kafka's check of an OffsetCommit or TxnOffsetCommit against this group: a commit without a member epoch
+     * (negative: the admin client, or a consumer outside group management) is accepted while the group is empty;
+     * otherwise it must name a member (UNKNOWN_MEMBER_ID), a non-transactional commit must use OffsetCommit v9 or
+     * later (UNSUPPORTED_VERSION), and the epoch must be the member's (STALE_MEMBER_EPOCH).
+     */
+    public Errors validateOffsetCommit(String memberId, int memberEpoch, boolean transactional, short apiVersion) {
+        if (memberEpoch < 0 && members.isEmpty()) {
+            return Errors.NONE;
+        }
+        ConsumerGroupMember member = memberId == null ? null : members.get(memberId);
+        if (member == null) {
+            return Errors.UNKNOWN_MEMBER_ID;
+        }
+        if (!transactional && apiVersion < 9) {
+            return Errors.UNSUPPORTED_VERSION;
+        }
+        return memberEpoch == member.memberEpoch() ? Errors.NONE : Errors.STALE_MEMBER_EPOCH;
+    }
+
+    /**
+     * Kafka's check of an OffsetFetch against this group: a fetch without member id and epoch (the admin client,
+     * older clients) is accepted; otherwise it must name a member (UNKNOWN_MEMBER_ID) at its epoch
+     * (STALE_MEMBER_EPOCH).
+     */
+    public Errors validateOffsetFetch(String memberId, int memberEpoch) {
+        if (memberId == null && memberEpoch < 0) {
+            return Errors.NONE;
+        }
+        ConsumerGroupMember member = memberId == null ? null : members.get(memberId);
+        if (member == null) {
+            return Errors.UNKNOWN_MEMBER_ID;
+        }
+        return memberEpoch == member.memberEpoch() ? Errors.NONE : Errors.STALE_MEMBER_EPOCH;
+    }
+
+    /** DeleteGroups: only an Empty group may be deleted (NON_EMPTY_GROUP). */
+    public Errors validateDeleteGroup() {
+        return state() == ConsumerGroupState.EMPTY ? Errors.NONE : Errors.NON_EMPTY_GROUP;
     }
 
     private void countSubscriptions(ConsumerGroupMember member, int delta) {

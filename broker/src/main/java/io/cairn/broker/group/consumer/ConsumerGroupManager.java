@@ -17,6 +17,7 @@ import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataKey;
 import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataValue;
 import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ConsumerGroupDescribeResponseData;
 import io.cairn.wire.message.ConsumerGroupHeartbeatRequestData;
 import io.cairn.wire.message.ConsumerGroupHeartbeatResponseData;
 import io.cairn.wire.protocol.Uuid;
@@ -557,6 +558,56 @@ public final class ConsumerGroupManager {
         partitions.forEach((topicId, ids) -> list.add(new ConsumerGroupHeartbeatResponseData.TopicPartitions()
             .setTopicId(topicId).setPartitions(ids.stream().sorted().toList())));
         return new ConsumerGroupHeartbeatResponseData.Assignment().setTopicPartitions(list);
+    }
+
+    // ------------------------------------------------------------------------------------------------ describe
+
+    /**
+     * The group as ConsumerGroupDescribe {@code version} reports it (Kafka's {@code asDescribedGroup}): state, epochs,
+     * assignor and each member with its current and target assignment (topic ids and names); GROUP_ID_NOT_FOUND for
+     * an unknown group or one of another type. Authorized operations are left to the caller.
+     */
+    public ConsumerGroupDescribeResponseData.DescribedGroup describe(String groupId, short version) {
+        ConsumerGroup group = groups.get(groupId);
+        if (group == null) {
+            String message = otherGroupTypeExists.test(groupId) ? "Group " + groupId + " is not a consumer group."
+                : "Group " + groupId + " not found.";
+            return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId)
+                .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage(message);
+        }
+        ConsumerGroupTopics current = topics.get();
+        List<ConsumerGroupDescribeResponseData.Member> members = new ArrayList<>();
+        for (ConsumerGroupMember member : group.members()) {
+            ConsumerGroupDescribeResponseData.Member described = new ConsumerGroupDescribeResponseData.Member()
+                .setMemberId(member.memberId()).setInstanceId(member.instanceId()).setRackId(member.rackId())
+                .setMemberEpoch(member.memberEpoch()).setClientId(member.clientId())
+                .setClientHost(member.clientHost()).setSubscribedTopicNames(member.subscribedTopicNames())
+                .setSubscribedTopicRegex(member.subscribedTopicRegex())
+                .setAssignment(describedAssignment(member.assignedPartitions(), current))
+                .setTargetAssignment(describedAssignment(group.targetAssignment(member.memberId()), current));
+            if (version >= 1) {
+                // KIP-1099: 1 is a member using the consumer protocol (0 would be a classic member).
+                described.setMemberType((byte) 1);
+            }
+            members.add(described);
+        }
+        return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId)
+            .setGroupState(group.state().displayName()).setGroupEpoch(group.groupEpoch())
+            .setAssignmentEpoch(group.targetAssignmentEpoch())
+            .setAssignorName(group.preferredAssignor(config.defaultAssignor())).setMembers(members);
+    }
+
+    private static ConsumerGroupDescribeResponseData.Assignment describedAssignment(
+            Map<Uuid, Set<Integer>> partitions, ConsumerGroupTopics current) {
+        List<ConsumerGroupDescribeResponseData.TopicPartitions> list = new ArrayList<>();
+        partitions.forEach((topicId, ids) -> {
+            String name = current.topicName(topicId);
+            if (name != null) {
+                list.add(new ConsumerGroupDescribeResponseData.TopicPartitions().setTopicId(topicId)
+                    .setTopicName(name).setPartitions(ids.stream().sorted().toList()));
+            }
+        });
+        return new ConsumerGroupDescribeResponseData.Assignment().setTopicPartitions(list);
     }
 
     // ------------------------------------------------------------------------------------------------- loading

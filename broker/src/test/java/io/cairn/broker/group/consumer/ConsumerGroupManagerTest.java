@@ -7,6 +7,7 @@ import io.cairn.broker.group.ClassicGroupTestShardContext;
 import io.cairn.broker.group.assignor.RangeAssignor;
 import io.cairn.broker.group.assignor.UniformAssignor;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ConsumerGroupDescribeResponseData;
 import io.cairn.wire.message.ConsumerGroupHeartbeatRequestData;
 import io.cairn.wire.message.ConsumerGroupHeartbeatResponseData;
 import io.cairn.wire.protocol.Uuid;
@@ -415,5 +416,64 @@ class ConsumerGroupManagerTest {
 
         // Then
         assertThat(reloaded.group("g").orElseThrow().hasMember("a")).isFalse();
+    }
+
+    @Test
+    void describeShouldReportTheGroupAndItsMembersAsKafkaDoes() {
+        // Given
+        send(join("a"));
+        send(join("b"));
+
+        // When
+        ConsumerGroupDescribeResponseData.DescribedGroup described = manager.describe("g", (short) 1);
+        ConsumerGroupDescribeResponseData.DescribedGroup unknown = manager.describe("nope", (short) 1);
+
+        // Then
+        assertThat(described.errorCode()).isZero();
+        assertThat(described.groupState()).isEqualTo("Reconciling");
+        assertThat(described.groupEpoch()).isEqualTo(2);
+        assertThat(described.assignmentEpoch()).isEqualTo(2);
+        assertThat(described.assignorName()).isEqualTo("uniform");
+        assertThat(described.members()).extracting(ConsumerGroupDescribeResponseData.Member::memberId)
+            .containsExactly("a", "b");
+        ConsumerGroupDescribeResponseData.Member a = described.members().get(0);
+        assertThat(a.memberEpoch()).isEqualTo(1);
+        assertThat(a.clientHost()).isEqualTo("/127.0.0.1");
+        assertThat(a.memberType()).isEqualTo((byte) 1);
+        assertThat(a.assignment().topicPartitions().get(0).topicName()).isEqualTo("foo");
+        assertThat(a.assignment().topicPartitions().get(0).partitions()).containsExactly(0, 1, 2, 3);
+        assertThat(a.targetAssignment().topicPartitions().get(0).partitions()).hasSize(2);
+        assertThat(Errors.forCode(unknown.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+    }
+
+    @Test
+    void offsetCommitsAndFetchesShouldCarryTheMembersEpoch() {
+        // Given
+        send(join("a"));
+        ConsumerGroup group = manager.group("g").orElseThrow();
+        ConsumerGroup empty = new ConsumerGroup("e");
+
+        // When
+        List<Errors> commits = List.of(
+            group.validateOffsetCommit("a", 1, false, (short) 9),
+            group.validateOffsetCommit("a", 0, false, (short) 9),
+            group.validateOffsetCommit("x", 1, false, (short) 9),
+            group.validateOffsetCommit("a", 1, false, (short) 8),
+            group.validateOffsetCommit("a", 1, true, (short) 4),
+            group.validateOffsetCommit(null, -1, false, (short) 9),
+            empty.validateOffsetCommit(null, -1, false, (short) 2));
+        List<Errors> fetches = List.of(
+            group.validateOffsetFetch("a", 1),
+            group.validateOffsetFetch("a", 2),
+            group.validateOffsetFetch("x", 1),
+            group.validateOffsetFetch(null, -1));
+
+        // Then
+        assertThat(commits).containsExactly(Errors.NONE, Errors.STALE_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID,
+            Errors.UNSUPPORTED_VERSION, Errors.NONE, Errors.UNKNOWN_MEMBER_ID, Errors.NONE);
+        assertThat(fetches).containsExactly(Errors.NONE, Errors.STALE_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID,
+            Errors.NONE);
+        assertThat(group.validateDeleteGroup()).isEqualTo(Errors.NON_EMPTY_GROUP);
+        assertThat(empty.validateDeleteGroup()).isEqualTo(Errors.NONE);
     }
 }
