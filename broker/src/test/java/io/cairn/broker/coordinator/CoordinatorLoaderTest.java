@@ -146,16 +146,17 @@ class CoordinatorLoaderTest {
 
     @Test
     void recordsOfAnUnknownTypeAndMalformedRecordsAreSkippedAndCounted() {
-        // Given: a KIP-848 consumer group record (type 3), a malformed key and a malformed value among known records
+        // Given: a share group record (type 10, which Cairn does not read), a malformed key and a malformed value
+        // among known records
         open();
-        byte[] consumerGroupKey = {0, 3, 0, 1, 'g'};
-        byte[] consumerGroupValue = {0, 0, 0, 0, 0, 7, 0};
+        byte[] unknownTypeKey = {0, 10, 0, 1, 'g'};
+        byte[] unknownTypeValue = {0, 0, 0, 0, 0, 7, 0};
         byte[] truncatedKey = {0, 1, 0, 5, 'g'};
         byte[] goodKey = GroupRecordSerde.keyBytes(offset("g", "t", 5, 1L));
         byte[] badValue = {0, 3, 1};
         append(List.of(offset("g", "t", 0, 1L)));
         ByteBuffer mixed = rawBatch(CompressionType.NONE, List.of(
-                new byte[][] {consumerGroupKey, consumerGroupValue},
+                new byte[][] {unknownTypeKey, unknownTypeValue},
                 new byte[][] {GroupRecordSerde.keyBytes(group("g", 1)), GroupRecordSerde.valueBytes(group("g", 1))},
                 new byte[][] {truncatedKey, null},
                 new byte[][] {goodKey, badValue}));
