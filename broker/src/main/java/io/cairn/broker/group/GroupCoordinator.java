@@ -54,11 +54,19 @@ public final class GroupCoordinator implements AutoCloseable {
     public GroupCoordinator(ReplicaManager replicaManager, MetadataNode metadata, GroupConfig config,
                             CoordinatorRuntimeSettings settings, int configuredPartitions, Time time,
                             PartitionPurgatory purgatory) {
+        this(replicaManager, metadata, config, ConsumerGroupConfig.defaults(), settings, configuredPartitions, time,
+            purgatory);
+    }
+
+    /** As above, with the KIP-848 consumer groups' settings ({@code group.consumer.*}). */
+    public GroupCoordinator(ReplicaManager replicaManager, MetadataNode metadata, GroupConfig config,
+                            ConsumerGroupConfig consumerConfig, CoordinatorRuntimeSettings settings,
+                            int configuredPartitions, Time time, PartitionPurgatory purgatory) {
         this.metadata = metadata;
         this.configuredPartitions = configuredPartitions;
         CoordinatorRuntimeConfig<GroupShard, CoordinatorRecord> kind = new CoordinatorRuntimeConfig<>(
             "group-coordinator", TOPIC, settings, GroupRecordSerde.SERDE,
-            ctx -> new GroupShard(ctx, config, ConsumerGroupConfig.defaults(), counters, this::topics));
+            ctx -> new GroupShard(ctx, config, consumerConfig, counters, this::topics));
         this.runtime = new CoordinatorRuntime<>(kind, replicaManager, purgatory,
             new SystemTimer("group-coordinator"), time);
     }
