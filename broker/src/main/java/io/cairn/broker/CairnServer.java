@@ -236,8 +236,8 @@ public final class CairnServer implements AutoCloseable {
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
                     config.fetchMaxBytes(), purgatory, metrics.topics());
             groupCoordinator = new GroupCoordinator(replicaManager, metadata.node(), config.groupConfig(),
-                    config.groupCoordinatorRuntime(), config.internalTopics().offsetsPartitions(), Time.SYSTEM,
-                    purgatory);
+                    config.consumerGroupConfig(), config.groupCoordinatorRuntime(),
+                    config.internalTopics().offsetsPartitions(), Time.SYSTEM, purgatory);
             groupCoordinator.start();
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
             threadPools = new DynamicThreadPools(config.nodeId(), Map.of(

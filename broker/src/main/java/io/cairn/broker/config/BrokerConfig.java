@@ -2,6 +2,7 @@ package io.cairn.broker.config;
 
 import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
+import io.cairn.broker.group.consumer.ConsumerGroupConfig;
 import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.isr.RackAwareReplicaSelector;
 import io.cairn.metadata.config.ConfigKey;
@@ -141,6 +142,7 @@ public final class BrokerConfig {
     private final boolean rackAwareReplicaSelector;
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
+    private final ConsumerGroupConfig consumerGroupConfig;
     private final CoordinatorRuntimeSettings groupCoordinatorRuntime;
     private final TransactionConfig transactionConfig;
     private final boolean metricsEnabled;
@@ -219,13 +221,8 @@ public final class BrokerConfig {
                 (short) values.intValue(OFFSETS_TOPIC_REPLICATION_FACTOR, 1),
                 values.intValue(TRANSACTION_STATE_LOG_NUM_PARTITIONS, 1),
                 (short) values.intValue(TRANSACTION_STATE_LOG_REPLICATION_FACTOR, 1));
-        this.groupConfig = new GroupConfig(values.intValue(GROUP_MIN_SESSION_TIMEOUT_MS, 0),
-                values.intValue(GROUP_MAX_SESSION_TIMEOUT_MS, 0),
-                values.intValue(GROUP_INITIAL_REBALANCE_DELAY_MS, 0),
-                values.intValue(GROUP_MAX_SIZE, 1),
-                values.intValue(OFFSETS_RETENTION_MINUTES, 1) * 60_000L,
-                values.longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS, 1L),
-                values.intValue(OFFSET_METADATA_MAX_BYTES, 0));
+        this.groupConfig = groupConfig(values);
+        this.consumerGroupConfig = consumerGroupConfig(values);
         this.groupCoordinatorRuntime = new CoordinatorRuntimeSettings(values.intValue(GROUP_COORDINATOR_THREADS, 1),
                 values.intValue(GROUP_COORDINATOR_APPEND_LINGER_MS, 0),
                 values.intValue(OFFSETS_COMMIT_TIMEOUT_MS, 1));
@@ -425,6 +422,47 @@ public final class BrokerConfig {
     private static List<Path> logDirs(ServerProperties server) {
         try {
             return server.logDirs();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+
+    private static GroupConfig groupConfig(ValueParser values) {
+        return new GroupConfig(values.intValue(GROUP_MIN_SESSION_TIMEOUT_MS, 0),
+                values.intValue(GROUP_MAX_SESSION_TIMEOUT_MS, 0),
+                values.intValue(GROUP_INITIAL_REBALANCE_DELAY_MS, 0),
+                values.intValue(GROUP_MAX_SIZE, 1),
+                values.intValue(OFFSETS_RETENTION_MINUTES, 1) * 60_000L,
+                values.longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS, 1L),
+                values.intValue(OFFSET_METADATA_MAX_BYTES, 0));
+    }
+
+    /** Kafka's {@code group.consumer.*} keys: their ranges, and an assignor's name or Kafka's class name. */
+    private static ConsumerGroupConfig consumerGroupConfig(ValueParser values) {
+        List<String> assignors = new ArrayList<>();
+        for (String raw : values.string(ConsumerGroupConfig.ASSIGNORS).split(",")) {
+            String name = raw.trim();
+            if (name.isEmpty()) {
+                continue;
+            }
+            String shortName = switch (name) {
+                case "uniform", "org.apache.kafka.coordinator.group.assignor.UniformAssignor" -> "uniform";
+                case "range", "org.apache.kafka.coordinator.group.assignor.RangeAssignor" -> "range";
+                default -> throw ConfigException.invalid(ConsumerGroupConfig.ASSIGNORS, name,
+                    "Cairn's server-side assignors are uniform and range");
+            };
+            if (!assignors.contains(shortName)) {
+                assignors.add(shortName);
+            }
+        }
+        try {
+            return new ConsumerGroupConfig(values.intValue(ConsumerGroupConfig.SESSION_TIMEOUT_MS, 1),
+                values.intValue(ConsumerGroupConfig.MIN_SESSION_TIMEOUT_MS, 1),
+                values.intValue(ConsumerGroupConfig.MAX_SESSION_TIMEOUT_MS, 1),
+                values.intValue(ConsumerGroupConfig.HEARTBEAT_INTERVAL_MS, 1),
+                values.intValue(ConsumerGroupConfig.MIN_HEARTBEAT_INTERVAL_MS, 1),
+                values.intValue(ConsumerGroupConfig.MAX_HEARTBEAT_INTERVAL_MS, 1),
+                values.intValue(ConsumerGroupConfig.MAX_SIZE, 1), assignors);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
@@ -821,6 +859,11 @@ public final class BrokerConfig {
     /** The group coordinator's settings ({@code group.*}, {@code offsets.retention.*}, ...). */
     public GroupConfig groupConfig() {
         return groupConfig;
+    }
+
+    /** The KIP-848 consumer groups' settings ({@code group.consumer.*}). */
+    public ConsumerGroupConfig consumerGroupConfig() {
+        return consumerGroupConfig;
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorWriteErrors;
 import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.wire.error.Errors;
@@ -23,7 +25,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -36,6 +37,11 @@ import java.util.concurrent.CompletableFuture;
  * it also answers DescribeGroups and ListGroups and the group-side checks of the offset APIs, and rebuilds its groups
  * from their records when the shard loads.
  *
+ * <p>Design note: the manager owns the groups, their timers and the rebalance (join phase, sync phase, sessions);
+ * the handling of one JoinGroup ({@link ClassicGroupJoin}), of one SyncGroup ({@link ClassicGroupSync}) and the
+ * offset APIs' checks ({@link ClassicGroupOffsetChecks}) live in their own classes, which call back into the
+ * manager's package-private rebalance and timer methods.
+ *
  * <p>Thread-safety: none needed and none provided: every method, timer task and write completion runs on the
  * shard's thread, one coordinator thread at a time ({@link ShardContext}).
  */
@@ -47,351 +53,51 @@ public final class ClassicGroupManager {
     public static final String GROUP_TYPE = "classic";
 
     private static final Logger LOGGER = LogManager.getLogger(ClassicGroupManager.class);
-    private static final byte[] EMPTY_ASSIGNMENT = new byte[0];
-    private static final String NO_MEMBER_ID = "";
+    static final byte[] EMPTY_ASSIGNMENT = new byte[0];
+    static final String NO_MEMBER_ID = "";
 
     private final ShardContext<CoordinatorRecord> ctx;
     private final GroupConfig config;
     private final Map<String, ClassicGroup> groups = new HashMap<>();
     private final Set<String> timerKeys = new HashSet<>();
     private final GroupCounters counters;
+    private final ClassicGroupJoin joins;
+    private final ClassicGroupSync syncs;
+    private final ClassicGroupOffsetChecks offsetChecks;
 
     /** @param counters counts the rebalances completed, shared by the coordinator's shards */
     public ClassicGroupManager(ShardContext<CoordinatorRecord> ctx, GroupConfig config, GroupCounters counters) {
         this.ctx = ctx;
         this.config = config;
         this.counters = counters;
+        this.joins = new ClassicGroupJoin(this, ctx, config);
+        this.syncs = new ClassicGroupSync(this, ctx, counters);
+        this.offsetChecks = new ClassicGroupOffsetChecks(this);
     }
 
-    // ---------------------------------------------------------------------------------------------- JoinGroup
+    // ------------------------------------------------------------------------------------ JoinGroup, SyncGroup
 
     /**
-     * Handles a JoinGroup: the future completes (on the coordinator thread) when the member may proceed: at once
-     * for an error, MEMBER_ID_REQUIRED or a member that need not wait, else when the rebalance completes.
+     * Handles a JoinGroup ({@link ClassicGroupJoin}): the future completes (on the coordinator thread) when the
+     * member may proceed: at once for an error, MEMBER_ID_REQUIRED or a member that need not wait, else when the
+     * rebalance completes.
      */
     public CompletableFuture<JoinGroupResponseData> join(ClientInfo client, JoinGroupRequestData request,
                                                          short version) {
-        CompletableFuture<JoinGroupResponseData> future = new CompletableFuture<>();
-        try {
-            if (version == 0) {
-                // Version 0 has no rebalance timeout: the session timeout serves as both, as in Kafka.
-                request.setRebalanceTimeoutMs(request.sessionTimeoutMs());
-            }
-            doJoin(client, request, version, future);
-        } catch (RuntimeException e) {
-            LOGGER.error("JoinGroup of group {} failed", request.groupId(), e);
-            future.completeExceptionally(e);
-        }
-        return future.thenApply(response -> adaptJoinResponse(response, version));
-    }
-
-    private static JoinGroupResponseData adaptJoinResponse(JoinGroupResponseData response, short version) {
-        if (version < 7 && response.protocolName() == null) {
-            response.setProtocolName("");
-        }
-        if (response.leader() == null) {
-            response.setLeader("");
-        }
-        if (response.memberId() == null) {
-            response.setMemberId(NO_MEMBER_ID);
-        }
-        if (version < 9) {
-            response.setSkipAssignment(false);
-        }
-        return response;
-    }
-
-    private void doJoin(ClientInfo client, JoinGroupRequestData request, short version,
-                        CompletableFuture<JoinGroupResponseData> future) {
-        String groupId = request.groupId();
-        String memberId = request.memberId() == null ? NO_MEMBER_ID : request.memberId();
-        if (isInvalidGroupId(groupId)) {
-            future.complete(joinError(memberId, Errors.INVALID_GROUP_ID));
-            return;
-        }
-        if (request.sessionTimeoutMs() < config.minSessionTimeoutMs()
-                || request.sessionTimeoutMs() > config.maxSessionTimeoutMs()) {
-            future.complete(joinError(memberId, Errors.INVALID_SESSION_TIMEOUT));
-            return;
-        }
-        boolean unknownMember = memberId.isEmpty();
-        ClassicGroup group = groups.get(groupId);
-        if (group == null) {
-            if (!unknownMember) {
-                future.complete(joinError(memberId, Errors.UNKNOWN_MEMBER_ID));
-                return;
-            }
-            group = new ClassicGroup(groupId, ctx.nowMs());
-            groups.put(groupId, group);
-            writeEmptyGroup(group);
-        }
-        if (!acceptJoiningMember(group, memberId)) {
-            group.remove(memberId);
-            cancelTimer(heartbeatKey(groupId, memberId));
-            future.complete(joinError(NO_MEMBER_ID, Errors.GROUP_MAX_SIZE_REACHED));
-        } else if (unknownMember) {
-            joinNewMember(client, request, version, group, future);
-        } else {
-            joinExistingMember(client, request, group, future);
-        }
-    }
-
-    /** A new group is committed to the log at once as an empty generation 0, as Kafka does. */
-    private void writeEmptyGroup(ClassicGroup group) {
-        GroupMetadataValue value = new GroupMetadataValue().setProtocolType("").setGeneration(0).setProtocol(null)
-                .setLeader(null).setCurrentStateTimestamp(group.stateTimestampMs()).setMembers(new ArrayList<>());
-        write(List.of(CoordinatorRecord.group(group.groupId(), value))).whenComplete((ignored, error) -> {
-            if (error != null) {
-                LOGGER.warn("Failed to write the empty metadata of new group {}: {}", group.groupId(),
-                        Errors.forException(error));
-            }
-        });
-    }
-
-    private boolean acceptJoiningMember(ClassicGroup group, String memberId) {
-        return switch (group.state()) {
-            case EMPTY, DEAD -> true;
-            // The number of members awaiting join (not the group size, which may exceed a lowered maximum) lets
-            // the last members to rejoin be the ones turned away.
-            case PREPARING_REBALANCE -> (group.hasMember(memberId) && group.member(memberId).isAwaitingJoin())
-                    || group.numAwaitingJoin() < config.maxGroupSize();
-            case COMPLETING_REBALANCE, STABLE -> group.hasMember(memberId)
-                    || group.numMembers() < config.maxGroupSize();
-        };
-    }
-
-    private void joinNewMember(ClientInfo client, JoinGroupRequestData request, short version, ClassicGroup group,
-                               CompletableFuture<JoinGroupResponseData> future) {
-        Map<String, byte[]> protocols = ClassicGroupMember.protocolMap(request.protocols());
-        if (group.isInState(ClassicGroupState.DEAD)) {
-            future.complete(joinError(NO_MEMBER_ID, Errors.COORDINATOR_NOT_AVAILABLE));
-            return;
-        }
-        if (!group.supportsProtocols(request.protocolType(), protocols.keySet())) {
-            future.complete(joinError(NO_MEMBER_ID, Errors.INCONSISTENT_GROUP_PROTOCOL));
-            return;
-        }
-        String instanceId = request.groupInstanceId();
-        String newMemberId = ClassicGroup.newMemberId(client.clientId(), instanceId);
-        if (instanceId != null) {
-            String existing = group.staticMemberId(instanceId);
-            if (existing != null) {
-                LOGGER.info("Static member with group instance id {} and unknown member id joins group {} in state"
-                        + " {}; replacing its previous member id {} with {}", instanceId, group.groupId(),
-                        group.state(), existing, newMemberId);
-                rejoinStaticMember(request, version, group, existing, newMemberId, protocols, future);
-            } else {
-                LOGGER.info("Static member with group instance id {} and unknown member id joins group {} in state"
-                        + " {}; new member id {}", instanceId, group.groupId(), group.state(), newMemberId);
-                addMemberThenRebalanceOrCompleteJoin(client, request, group, newMemberId, protocols, future);
-            }
-        } else if (version >= 4) {
-            LOGGER.info("Dynamic member with unknown member id joins group {} in state {}; created member id {} and"
-                    + " asking it to rejoin with it", group.groupId(), group.state(), newMemberId);
-            group.addPendingMember(newMemberId);
-            String groupId = group.groupId();
-            scheduleTimer(heartbeatKey(groupId, newMemberId), request.sessionTimeoutMs(),
-                    () -> expireHeartbeat(group, newMemberId));
-            future.complete(joinError(newMemberId, Errors.MEMBER_ID_REQUIRED));
-        } else {
-            LOGGER.info("Dynamic member with unknown member id joins group {} in state {}; added as {}",
-                    group.groupId(), group.state(), newMemberId);
-            addMemberThenRebalanceOrCompleteJoin(client, request, group, newMemberId, protocols, future);
-        }
-    }
-
-    private void joinExistingMember(ClientInfo client, JoinGroupRequestData request, ClassicGroup group,
-                                    CompletableFuture<JoinGroupResponseData> future) {
-        String memberId = request.memberId();
-        Map<String, byte[]> protocols = ClassicGroupMember.protocolMap(request.protocols());
-        if (group.isInState(ClassicGroupState.DEAD)) {
-            future.complete(joinError(memberId, Errors.COORDINATOR_NOT_AVAILABLE));
-            return;
-        }
-        if (!group.supportsProtocols(request.protocolType(), protocols.keySet())) {
-            future.complete(joinError(memberId, Errors.INCONSISTENT_GROUP_PROTOCOL));
-            return;
-        }
-        if (group.isPendingMember(memberId)) {
-            if (request.groupInstanceId() != null) {
-                // Pending members are dynamic; a static id on a pending member id is an inconsistent request.
-                future.complete(joinError(memberId, Errors.FENCED_INSTANCE_ID));
-                return;
-            }
-            LOGGER.debug("Pending member {} joins group {} in state {}", memberId, group.groupId(), group.state());
-            addMemberThenRebalanceOrCompleteJoin(client, request, group, memberId, protocols, future);
-            return;
-        }
-        Errors error = group.validateMember(memberId, request.groupInstanceId());
-        if (error != Errors.NONE) {
-            future.complete(joinError(memberId, error).setProtocolName(null));
-            return;
-        }
-        ClassicGroupMember member = group.member(memberId);
-        String reason = joinReason(request);
-        switch (group.state()) {
-            case PREPARING_REBALANCE -> updateMemberThenRebalanceOrCompleteJoin(request, group, member, protocols,
-                    "Member " + memberId + " is joining group during " + group.state() + "; client reason: "
-                            + reason, future);
-            case COMPLETING_REBALANCE -> {
-                if (member.matches(protocols)) {
-                    // Same metadata: it probably missed its JoinGroup response; answer with the current generation.
-                    future.complete(currentGenerationResponse(group, memberId, group.isLeader(memberId)));
-                } else {
-                    updateMemberThenRebalanceOrCompleteJoin(request, group, member, protocols, "Updating metadata"
-                            + " for member " + memberId + " during " + group.state() + "; client reason: " + reason,
-                            future);
-                }
-            }
-            case STABLE -> {
-                if (group.isLeader(memberId)) {
-                    // A leader's JoinGroup forces a rebalance: it lets the leader react to changes the member
-                    // metadata does not show (such as new partitions).
-                    updateMemberThenRebalanceOrCompleteJoin(request, group, member, protocols, "Leader " + memberId
-                            + " re-joining group during " + group.state() + "; client reason: " + reason, future);
-                } else if (!member.matches(protocols)) {
-                    updateMemberThenRebalanceOrCompleteJoin(request, group, member, protocols, "Updating metadata"
-                            + " for member " + memberId + " during " + group.state() + "; client reason: " + reason,
-                            future);
-                } else {
-                    future.complete(currentGenerationResponse(group, memberId, false));
-                }
-            }
-            default -> {
-                LOGGER.warn("Member {} rejoins group {} in unexpected state {}", memberId, group.groupId(),
-                        group.state());
-                future.complete(joinError(memberId, Errors.UNKNOWN_MEMBER_ID));
-            }
-        }
-    }
-
-    private static JoinGroupResponseData currentGenerationResponse(ClassicGroup group, String memberId,
-                                                                   boolean withMembers) {
-        return new JoinGroupResponseData()
-                .setMembers(withMembers ? group.leaderMemberList() : new ArrayList<>())
-                .setMemberId(memberId)
-                .setGenerationId(group.generationId())
-                .setProtocolName(group.protocolName())
-                .setProtocolType(group.protocolType())
-                .setLeader(group.leaderId())
-                .setSkipAssignment(false);
-    }
-
-    private static JoinGroupResponseData joinError(String memberId, Errors error) {
-        return new JoinGroupResponseData().setMemberId(memberId).setErrorCode(error.code());
-    }
-
-    private static String joinReason(JoinGroupRequestData request) {
-        return request.reason() == null || request.reason().isEmpty() ? "not provided" : request.reason();
-    }
-
-    private void addMemberThenRebalanceOrCompleteJoin(ClientInfo client, JoinGroupRequestData request,
-                                                      ClassicGroup group, String memberId,
-                                                      Map<String, byte[]> protocols,
-                                                      CompletableFuture<JoinGroupResponseData> future) {
-        ClassicGroupMember member = new ClassicGroupMember(memberId, request.groupInstanceId(),
-                client.clientId(), client.clientHost(),
-                request.rebalanceTimeoutMs(), request.sessionTimeoutMs(), request.protocolType(), protocols);
-        member.setNew(true);
-        if (group.isInState(ClassicGroupState.PREPARING_REBALANCE)
-                && group.previousState() == ClassicGroupState.EMPTY) {
-            // Lets the initial rebalance wait a little longer for more members.
-            group.setNewMemberAdded(true);
-        }
-        group.add(member, future);
-        // A new member cannot heartbeat while its JoinGroup is parked: its join expires after a generous timeout
-        // instead, so defunct new members (clients that gave up and retried) do not pile up.
-        rescheduleHeartbeat(group, member, NEW_MEMBER_JOIN_TIMEOUT_MS);
-        maybePrepareRebalanceOrCompleteJoin(group, "Adding new member " + memberId + " with group instance id "
-                + request.groupInstanceId() + "; client reason: " + joinReason(request));
-    }
-
-    private void updateMemberThenRebalanceOrCompleteJoin(JoinGroupRequestData request, ClassicGroup group,
-                                                         ClassicGroupMember member, Map<String, byte[]> protocols,
-                                                         String reason,
-                                                         CompletableFuture<JoinGroupResponseData> future) {
-        CompletableFuture<JoinGroupResponseData> replaced = group.updateMember(member, protocols,
-                request.rebalanceTimeoutMs(), request.sessionTimeoutMs(), future);
-        if (replaced != null) {
-            // The member resent its JoinGroup; the earlier call is answered so that it does not hang.
-            replaced.complete(joinError(member.memberId(), Errors.REBALANCE_IN_PROGRESS));
-        }
-        maybePrepareRebalanceOrCompleteJoin(group, reason);
+        return joins.join(client, request, version);
     }
 
     /**
-     * A known static member rejoins with an unknown member id (it restarted): its new member id replaces the old
-     * one, which is fenced. In Stable, if the protocol the group would choose does not change, no rebalance is
-     * needed: the group is stored with the new member id and the member gets the current generation (from
-     * JoinGroup v9 a rejoining leader is told to skip the assignment); otherwise the group rebalances.
+     * Handles a SyncGroup ({@link ClassicGroupSync}): in CompletingRebalance the call is parked until the leader's
+     * assignment is stored, in Stable it gets the member's assignment at once.
      */
-    private void rejoinStaticMember(JoinGroupRequestData request, short version, ClassicGroup group,
-                                    String oldMemberId, String newMemberId, Map<String, byte[]> protocols,
-                                    CompletableFuture<JoinGroupResponseData> future) {
-        String instanceId = request.groupInstanceId();
-        String previousLeader = group.leaderId();
-        cancelTimer(heartbeatKey(group.groupId(), oldMemberId));
-        ClassicGroupMember member = group.replaceStaticMember(instanceId, oldMemberId, newMemberId);
-        rescheduleHeartbeat(group, member, member.sessionTimeoutMs());
-        int oldRebalanceTimeoutMs = member.rebalanceTimeoutMs();
-        int oldSessionTimeoutMs = member.sessionTimeoutMs();
-        Map<String, byte[]> oldProtocols = member.protocols();
-        group.updateMember(member, protocols, request.rebalanceTimeoutMs(), request.sessionTimeoutMs(), future);
-        String reason = joinReason(request);
-        switch (group.state()) {
-            case STABLE -> {
-                if (!Objects.equals(group.selectProtocol(), group.protocolName())) {
-                    maybePrepareRebalanceOrCompleteJoin(group, "Group's selected protocol will change because"
-                            + " static member " + newMemberId + " with instance id " + instanceId
-                            + " joined with a change of protocol; client reason: " + reason);
-                    return;
-                }
-                LOGGER.info("Static member {} of group {} rejoins during Stable without changing the selected"
-                        + " protocol: no rebalance", instanceId, group.groupId());
-                int generation = group.generationId();
-                GroupMetadataValue value = group.toRecordValue(null, ctx.nowMs());
-                write(List.of(CoordinatorRecord.group(group.groupId(), value))).whenComplete((ignored, error) -> {
-                    if (!isLive(group) || !group.isInState(ClassicGroupState.STABLE)
-                            || group.generationId() != generation || group.member(newMemberId) != member
-                            || !member.isAwaitingJoin()) {
-                        return;
-                    }
-                    if (error != null) {
-                        Errors mapped = mapWriteError(Errors.forException(error));
-                        LOGGER.warn("Failed to store static member {} of group {} with member id {}: {}; reverting"
-                                + " to member id {}", instanceId, group.groupId(), newMemberId, mapped, oldMemberId);
-                        CompletableFuture<JoinGroupResponseData> parked = member.awaitingJoin();
-                        group.updateMember(member, oldProtocols, oldRebalanceTimeoutMs, oldSessionTimeoutMs, null);
-                        cancelTimer(heartbeatKey(group.groupId(), newMemberId));
-                        ClassicGroupMember restored = group.replaceStaticMember(instanceId, newMemberId, oldMemberId);
-                        rescheduleHeartbeat(group, restored, restored.sessionTimeoutMs());
-                        parked.complete(new JoinGroupResponseData().setMemberId(NO_MEMBER_ID)
-                                .setGenerationId(group.generationId()).setProtocolType(group.protocolType())
-                                .setProtocolName(group.protocolName()).setLeader(previousLeader)
-                                .setErrorCode(mapped.code()));
-                    } else if (version >= 9) {
-                        boolean leader = group.isLeader(newMemberId);
-                        group.completeJoin(member, currentGenerationResponse(group, newMemberId, leader)
-                                .setSkipAssignment(leader));
-                    } else {
-                        group.completeJoin(member, currentGenerationResponse(group, newMemberId, false)
-                                .setLeader(previousLeader));
-                    }
-                });
-            }
-            // The old member id may already be in the leader's assignment: only a new rebalance gives the new id
-            // its share.
-            case COMPLETING_REBALANCE -> prepareRebalance(group, "Updating metadata for static member "
-                    + newMemberId + " with instance id " + instanceId + "; client reason: " + reason);
-            case PREPARING_REBALANCE -> maybeCompleteJoinPhase(group);
-            default -> throw new IllegalStateException("Group " + group.groupId() + " in state " + group.state()
-                    + " cannot have the static member " + instanceId);
-        }
+    public CompletableFuture<SyncGroupResponseData> sync(SyncGroupRequestData request, short version) {
+        return syncs.sync(request, version);
     }
 
     // ------------------------------------------------------------------------------------------- rebalancing
 
-    private void maybePrepareRebalanceOrCompleteJoin(ClassicGroup group, String reason) {
+    void maybePrepareRebalanceOrCompleteJoin(ClassicGroup group, String reason) {
         if (group.canRebalance()) {
             prepareRebalance(group, reason);
         } else {
@@ -399,7 +105,7 @@ public final class ClassicGroupManager {
         }
     }
 
-    private void prepareRebalance(ClassicGroup group, String reason) {
+    void prepareRebalance(ClassicGroup group, String reason) {
         if (group.isInState(ClassicGroupState.COMPLETING_REBALANCE)) {
             resetAndPropagateAssignmentWithError(group, Errors.REBALANCE_IN_PROGRESS);
         }
@@ -450,7 +156,7 @@ public final class ClassicGroupManager {
         }
     }
 
-    private void maybeCompleteJoinPhase(ClassicGroup group) {
+    void maybeCompleteJoinPhase(ClassicGroup group) {
         if (group.isInState(ClassicGroupState.PREPARING_REBALANCE) && group.hasAllMembersJoined()
                 && group.previousState() != ClassicGroupState.EMPTY) {
             completeJoin(group);
@@ -491,11 +197,11 @@ public final class ClassicGroupManager {
         if (group.isInState(ClassicGroupState.EMPTY)) {
             LOGGER.info("Group {} with generation {} is now empty", groupId, group.generationId());
             GroupMetadataValue value = group.toRecordValue(Map.of(), ctx.nowMs());
-            write(List.of(CoordinatorRecord.group(groupId, value))).whenComplete((ignored, error) -> {
+            write(List.of(GroupRecords.group(groupId, value))).whenComplete((ignored, error) -> {
                 if (error != null) {
                     // The previous generation stays in the log; its members are gone and will time out.
                     LOGGER.warn("Failed to write the empty metadata of group {}: {}", groupId,
-                            mapWriteError(Errors.forException(error)));
+                            CoordinatorWriteErrors.operationError(error));
                 }
             });
             return;
@@ -503,7 +209,7 @@ public final class ClassicGroupManager {
         LOGGER.info("Stabilized group {} generation {} with {} members", groupId, group.generationId(),
                 group.numMembers());
         for (ClassicGroupMember member : new ArrayList<>(group.members())) {
-            JoinGroupResponseData response = currentGenerationResponse(group, member.memberId(),
+            JoinGroupResponseData response = ClassicGroupJoin.currentGenerationResponse(group, member.memberId(),
                     group.isLeader(member.memberId()));
             group.completeJoin(member, response);
             rescheduleHeartbeat(group, member, member.sessionTimeoutMs());
@@ -534,14 +240,14 @@ public final class ClassicGroupManager {
         }
     }
 
-    private void resetAndPropagateAssignmentWithError(ClassicGroup group, Errors error) {
+    void resetAndPropagateAssignmentWithError(ClassicGroup group, Errors error) {
         for (ClassicGroupMember member : group.members()) {
             member.setAssignment(EMPTY_ASSIGNMENT);
         }
         propagateAssignment(group, error);
     }
 
-    private void propagateAssignment(ClassicGroup group, Errors error) {
+    void propagateAssignment(ClassicGroup group, Errors error) {
         String protocolType = error == Errors.NONE ? group.protocolType() : null;
         String protocolName = error == Errors.NONE ? group.protocolName() : null;
         for (ClassicGroupMember member : new ArrayList<>(group.members())) {
@@ -559,19 +265,19 @@ public final class ClassicGroupManager {
         CompletableFuture<JoinGroupResponseData> join = member.awaitingJoin();
         if (join != null) {
             member.setAwaitingJoin(null);
-            join.complete(joinError(NO_MEMBER_ID, error));
+            join.complete(ClassicGroupJoin.joinError(NO_MEMBER_ID, error));
         }
         group.completeSync(member, new SyncGroupResponseData().setErrorCode(error.code()));
     }
 
     // -------------------------------------------------------------------------------------------- sessions
 
-    private void rescheduleHeartbeat(ClassicGroup group, ClassicGroupMember member, int timeoutMs) {
+    void rescheduleHeartbeat(ClassicGroup group, ClassicGroupMember member, int timeoutMs) {
         String memberId = member.memberId();
         scheduleTimer(heartbeatKey(group.groupId(), memberId), timeoutMs, () -> expireHeartbeat(group, memberId));
     }
 
-    private void expireHeartbeat(ClassicGroup group, String memberId) {
+    void expireHeartbeat(ClassicGroup group, String memberId) {
         if (!isLive(group) || group.isInState(ClassicGroupState.DEAD)) {
             return;
         }
@@ -595,7 +301,7 @@ public final class ClassicGroupManager {
 
     private void removeMemberAndUpdateGroup(ClassicGroup group, ClassicGroupMember member, String reason) {
         // A new member may time out with its JoinGroup parked: UNKNOWN_MEMBER_ID makes a live client join again.
-        group.completeJoin(member, joinError(NO_MEMBER_ID, Errors.UNKNOWN_MEMBER_ID));
+        group.completeJoin(member, ClassicGroupJoin.joinError(NO_MEMBER_ID, Errors.UNKNOWN_MEMBER_ID));
         group.completeSync(member, new SyncGroupResponseData().setErrorCode(Errors.UNKNOWN_MEMBER_ID.code()));
         group.remove(member.memberId());
         if (group.isInState(ClassicGroupState.STABLE) || group.isInState(ClassicGroupState.COMPLETING_REBALANCE)) {
@@ -603,157 +309,6 @@ public final class ClassicGroupManager {
         } else if (group.isInState(ClassicGroupState.PREPARING_REBALANCE) && group.hasAllMembersJoined()) {
             completeJoin(group);
         }
-    }
-
-    // ---------------------------------------------------------------------------------------------- SyncGroup
-
-    /**
-     * Handles a SyncGroup: in CompletingRebalance the call is parked until the leader's assignment is stored (the
-     * leader's own call writes it), in Stable it gets the member's assignment at once.
-     */
-    public CompletableFuture<SyncGroupResponseData> sync(SyncGroupRequestData request, short version) {
-        CompletableFuture<SyncGroupResponseData> future = new CompletableFuture<>();
-        try {
-            if (isInvalidGroupId(request.groupId())) {
-                future.complete(syncError(Errors.INVALID_GROUP_ID));
-            } else if (version >= 5 && (request.protocolType() == null || request.protocolName() == null)) {
-                future.complete(syncError(Errors.INCONSISTENT_GROUP_PROTOCOL));
-            } else {
-                doSync(request, future);
-            }
-        } catch (RuntimeException e) {
-            LOGGER.error("SyncGroup of group {} failed", request.groupId(), e);
-            future.completeExceptionally(e);
-        }
-        return future;
-    }
-
-    private static SyncGroupResponseData syncError(Errors error) {
-        return new SyncGroupResponseData().setErrorCode(error.code());
-    }
-
-    private void doSync(SyncGroupRequestData request, CompletableFuture<SyncGroupResponseData> future) {
-        ClassicGroup group = groups.get(request.groupId());
-        if (group == null) {
-            future.complete(syncError(Errors.UNKNOWN_MEMBER_ID));
-            return;
-        }
-        Errors error = validateSync(group, request);
-        if (error != Errors.NONE) {
-            future.complete(syncError(error));
-            return;
-        }
-        String memberId = request.memberId();
-        ClassicGroupMember member = group.member(memberId);
-        switch (group.state()) {
-            case EMPTY -> future.complete(syncError(Errors.UNKNOWN_MEMBER_ID));
-            case PREPARING_REBALANCE -> future.complete(syncError(Errors.REBALANCE_IN_PROGRESS));
-            case COMPLETING_REBALANCE -> {
-                CompletableFuture<SyncGroupResponseData> replaced = member.awaitingSync();
-                member.setAwaitingSync(future);
-                if (replaced != null) {
-                    replaced.complete(syncError(Errors.REBALANCE_IN_PROGRESS));
-                }
-                removePendingSyncMember(group, memberId);
-                if (group.isLeader(memberId)) {
-                    storeAssignment(group, request);
-                }
-            }
-            case STABLE -> {
-                removePendingSyncMember(group, memberId);
-                rescheduleHeartbeat(group, member, member.sessionTimeoutMs());
-                future.complete(new SyncGroupResponseData().setProtocolType(group.protocolType())
-                        .setProtocolName(group.protocolName()).setAssignment(member.assignment()));
-            }
-            default -> future.complete(syncError(Errors.COORDINATOR_NOT_AVAILABLE));
-        }
-    }
-
-    private static Errors validateSync(ClassicGroup group, SyncGroupRequestData request) {
-        if (group.isInState(ClassicGroupState.DEAD)) {
-            return Errors.COORDINATOR_NOT_AVAILABLE;
-        }
-        Errors error = group.validateMember(request.memberId(), request.groupInstanceId());
-        if (error != Errors.NONE) {
-            return error;
-        }
-        if (request.generationId() != group.generationId()) {
-            return Errors.ILLEGAL_GENERATION;
-        }
-        if (isInconsistent(request.protocolType(), group.protocolType())
-                || isInconsistent(request.protocolName(), group.protocolName())) {
-            return Errors.INCONSISTENT_GROUP_PROTOCOL;
-        }
-        return Errors.NONE;
-    }
-
-    private static boolean isInconsistent(String requested, String actual) {
-        return requested != null && actual != null && !requested.equals(actual);
-    }
-
-    private void removePendingSyncMember(ClassicGroup group, String memberId) {
-        group.removePendingSyncMember(memberId);
-        if (group.hasReceivedSyncFromAllMembers()) {
-            cancelTimer(syncKey(group.groupId()));
-        }
-    }
-
-    /**
-     * Writes the leader's assignment (members it left out get an empty one) as the group's record; once the write
-     * is committed every parked SyncGroup gets its assignment and the group is Stable. A failed write answers them
-     * with the mapped error and rebalances. Nothing happens if the group moved on meanwhile.
-     */
-    private void storeAssignment(ClassicGroup group, SyncGroupRequestData request) {
-        String groupId = group.groupId();
-        int generation = group.generationId();
-        LOGGER.info("Assignment received from leader {} for group {} for generation {}; the group has {} members",
-                request.memberId(), groupId, generation, group.numMembers());
-        Map<String, byte[]> assignment = new HashMap<>();
-        request.assignments().forEach(a -> assignment.put(a.memberId(),
-                a.assignment() == null ? EMPTY_ASSIGNMENT : a.assignment()));
-        List<String> missing = new ArrayList<>();
-        for (ClassicGroupMember member : group.members()) {
-            if (assignment.putIfAbsent(member.memberId(), EMPTY_ASSIGNMENT) == null) {
-                missing.add(member.memberId());
-            }
-        }
-        if (!missing.isEmpty()) {
-            LOGGER.warn("Setting empty assignments for members {} of group {} for generation {}", missing, groupId,
-                    generation);
-        }
-        GroupMetadataValue value = group.toRecordValue(assignment, ctx.nowMs());
-        write(List.of(CoordinatorRecord.group(groupId, value))).whenComplete((ignored, error) -> {
-            if (!isLive(group) || !group.isInState(ClassicGroupState.COMPLETING_REBALANCE)
-                    || group.generationId() != generation) {
-                return;
-            }
-            if (error != null) {
-                Errors mapped = mapWriteError(Errors.forException(error));
-                LOGGER.warn("Failed to store the assignment of group {} generation {}: {}", groupId, generation,
-                        mapped);
-                resetAndPropagateAssignmentWithError(group, mapped);
-                maybePrepareRebalanceOrCompleteJoin(group, "Error " + mapped + " when storing group assignment"
-                        + " during SyncGroup (member: " + request.memberId() + ")");
-            } else {
-                for (ClassicGroupMember member : group.members()) {
-                    member.setAssignment(assignment.get(member.memberId()));
-                }
-                group.transitionTo(ClassicGroupState.STABLE, ctx.nowMs());
-                counters.rebalanceCompleted();
-                LOGGER.debug("Stored the assignment of group {} generation {}", groupId, generation);
-                propagateAssignment(group, Errors.NONE);
-            }
-        });
-    }
-
-    /** The error a client sees for a failed write of group metadata (Kafka's mapping). */
-    static Errors mapWriteError(Errors appendError) {
-        return switch (appendError) {
-            case UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS, REQUEST_TIMED_OUT -> Errors.COORDINATOR_NOT_AVAILABLE;
-            case NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR -> Errors.NOT_COORDINATOR;
-            case MESSAGE_TOO_LARGE, RECORD_LIST_TOO_LARGE, INVALID_FETCH_SIZE -> Errors.UNKNOWN_SERVER_ERROR;
-            default -> appendError;
-        };
     }
 
     // ---------------------------------------------------------------------------------------------- Heartbeat
@@ -884,8 +439,8 @@ public final class ClassicGroupManager {
         cancelTimer(heartbeatKey(group.groupId(), memberId));
         LOGGER.info("Member {} has left group {} through an explicit LeaveGroup (client reason: {})", memberId,
                 group.groupId(), reason);
-        group.completeJoin(member, joinError(NO_MEMBER_ID, Errors.UNKNOWN_MEMBER_ID));
-        group.completeSync(member, syncError(Errors.UNKNOWN_MEMBER_ID));
+        group.completeJoin(member, ClassicGroupJoin.joinError(NO_MEMBER_ID, Errors.UNKNOWN_MEMBER_ID));
+        group.completeSync(member, ClassicGroupSync.syncError(Errors.UNKNOWN_MEMBER_ID));
         group.remove(memberId);
     }
 
@@ -954,6 +509,16 @@ public final class ClassicGroupManager {
         return Optional.ofNullable(groups.get(groupId));
     }
 
+    /** The group, or null when this shard has none of that id. */
+    ClassicGroup groupOrNull(String groupId) {
+        return groups.get(groupId);
+    }
+
+    /** Adds a new group. */
+    void putGroup(ClassicGroup group) {
+        groups.put(group.groupId(), group);
+    }
+
     /** The ids of this shard's groups. */
     public Set<String> groupIds() {
         return Collections.unmodifiableSet(new HashSet<>(groups.keySet()));
@@ -978,110 +543,36 @@ public final class ClassicGroupManager {
 
     // ------------------------------------------------------------------------------------- offset-side checks
 
-    /**
-     * Kafka's checks of an OffsetCommit against the group: an unknown group is created (Empty, in memory) for a
-     * commit without generation and refused with ILLEGAL_GENERATION otherwise; a member's commit must name a
-     * current member and generation; a commit without member is only accepted by an Empty group; CompletingRebalance
-     * answers REBALANCE_IN_PROGRESS. A member's valid commit also counts as its heartbeat. This is the rule of
-     * OffsetCommit v0-8; see {@link #validateOffsetCommit(String, int, String, String, short)}.
-     */
+    /** See {@link ClassicGroupOffsetChecks#validateOffsetCommit(String, int, String, String)}. */
     public Errors validateOffsetCommit(String groupId, int generationId, String memberId, String groupInstanceId) {
-        return validateCommit(groupId, generationId, memberId, groupInstanceId, false, Errors.ILLEGAL_GENERATION);
+        return offsetChecks.validateOffsetCommit(groupId, generationId, memberId, groupInstanceId);
     }
 
-    /**
-     * As {@link #validateOffsetCommit(String, int, String, String)} for OffsetCommit {@code version}: from version
-     * 9 a commit with a generation to an unknown group gets GROUP_ID_NOT_FOUND instead of ILLEGAL_GENERATION.
-     */
+    /** See {@link ClassicGroupOffsetChecks#validateOffsetCommit(String, int, String, String, short)}. */
     public Errors validateOffsetCommit(String groupId, int generationId, String memberId, String groupInstanceId,
                                        short version) {
-        return validateCommit(groupId, generationId, memberId, groupInstanceId, false,
-                version >= 9 ? Errors.GROUP_ID_NOT_FOUND : Errors.ILLEGAL_GENERATION);
+        return offsetChecks.validateOffsetCommit(groupId, generationId, memberId, groupInstanceId, version);
     }
 
-    /**
-     * Kafka's checks of a TxnOffsetCommit against the group: as an OffsetCommit's, except that a commit without
-     * member is accepted by a non-empty group (old producers send none), CompletingRebalance does not refuse it and
-     * it does not count as a heartbeat.
-     */
+    /** See {@link ClassicGroupOffsetChecks#validateTxnOffsetCommit}. */
     public Errors validateTxnOffsetCommit(String groupId, int generationId, String memberId,
                                           String groupInstanceId) {
-        return validateCommit(groupId, generationId, memberId, groupInstanceId, true, Errors.ILLEGAL_GENERATION);
+        return offsetChecks.validateTxnOffsetCommit(groupId, generationId, memberId, groupInstanceId);
     }
 
-    private Errors validateCommit(String groupId, int generationId, String memberId, String groupInstanceId,
-                                  boolean transactional, Errors unknownGroupError) {
-        String member = memberId == null ? NO_MEMBER_ID : memberId;
-        ClassicGroup group = groups.get(groupId);
-        if (group == null) {
-            if (generationId < 0) {
-                getOrCreateSimpleGroup(groupId);
-                return Errors.NONE;
-            }
-            return unknownGroupError;
-        }
-        if (group.isInState(ClassicGroupState.DEAD)) {
-            return Errors.COORDINATOR_NOT_AVAILABLE;
-        }
-        if (generationId < 0 && group.isInState(ClassicGroupState.EMPTY)) {
-            return Errors.NONE;
-        }
-        if (generationId >= 0 || !member.isEmpty() || groupInstanceId != null) {
-            Errors error = group.validateMember(member, groupInstanceId);
-            if (error != Errors.NONE) {
-                return error;
-            }
-            if (generationId != group.generationId()) {
-                return Errors.ILLEGAL_GENERATION;
-            }
-        } else if (!transactional && !group.isInState(ClassicGroupState.EMPTY)) {
-            return Errors.UNKNOWN_MEMBER_ID;
-        }
-        if (transactional) {
-            return Errors.NONE;
-        }
-        if (group.isInState(ClassicGroupState.COMPLETING_REBALANCE)) {
-            return Errors.REBALANCE_IN_PROGRESS;
-        }
-        ClassicGroupMember committer = group.member(member);
-        if (committer != null && (group.isInState(ClassicGroupState.STABLE)
-                || group.isInState(ClassicGroupState.PREPARING_REBALANCE))) {
-            rescheduleHeartbeat(group, committer, committer.sessionTimeoutMs());
-        }
-        return Errors.NONE;
-    }
-
-    /** OffsetFetch against the group: GROUP_ID_NOT_FOUND for a Dead group, else NONE (unknown groups included). */
+    /** See {@link ClassicGroupOffsetChecks#validateOffsetFetch}. */
     public Errors validateOffsetFetch(String groupId) {
-        ClassicGroup group = groups.get(groupId);
-        return group != null && group.isInState(ClassicGroupState.DEAD) ? Errors.GROUP_ID_NOT_FOUND : Errors.NONE;
+        return offsetChecks.validateOffsetFetch(groupId);
     }
 
-    /** DeleteGroups: GROUP_ID_NOT_FOUND for an unknown or Dead group, NON_EMPTY_GROUP unless Empty. */
+    /** See {@link ClassicGroupOffsetChecks#validateDeleteGroup}. */
     public Errors validateDeleteGroup(String groupId) {
-        ClassicGroup group = groups.get(groupId);
-        if (group == null || group.isInState(ClassicGroupState.DEAD)) {
-            return Errors.GROUP_ID_NOT_FOUND;
-        }
-        return group.isInState(ClassicGroupState.EMPTY) ? Errors.NONE : Errors.NON_EMPTY_GROUP;
+        return offsetChecks.validateDeleteGroup(groupId);
     }
 
-    /**
-     * OffsetDelete of one topic: GROUP_ID_NOT_FOUND for an unknown or Dead group, NON_EMPTY_GROUP for a non-empty
-     * group that does not use the consumer protocol, GROUP_SUBSCRIBED_TO_TOPIC when a member subscribes to it.
-     */
+    /** See {@link ClassicGroupOffsetChecks#validateOffsetDelete}. */
     public Errors validateOffsetDelete(String groupId, String topic) {
-        ClassicGroup group = groups.get(groupId);
-        if (group == null || group.isInState(ClassicGroupState.DEAD)) {
-            return Errors.GROUP_ID_NOT_FOUND;
-        }
-        if (group.isInState(ClassicGroupState.EMPTY)) {
-            return Errors.NONE;
-        }
-        if (!group.usesConsumerProtocol()) {
-            return Errors.NON_EMPTY_GROUP;
-        }
-        return group.isSubscribedToTopic(topic) ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE;
+        return offsetChecks.validateOffsetDelete(groupId, topic);
     }
 
     /**
@@ -1094,7 +585,7 @@ public final class ClassicGroupManager {
             killGroup(group, Errors.COORDINATOR_NOT_AVAILABLE);
             LOGGER.info("Group {} deleted (generation {})", groupId, group.generationId());
         }
-        return List.of(CoordinatorRecord.groupTombstone(groupId));
+        return List.of(GroupRecords.groupTombstone(groupId));
     }
 
     private void killGroup(ClassicGroup group, Errors error) {
@@ -1106,9 +597,9 @@ public final class ClassicGroupManager {
         for (ClassicGroupMember member : new ArrayList<>(group.members())) {
             cancelTimer(heartbeatKey(group.groupId(), member.memberId()));
             if (member.isAwaitingJoin()) {
-                group.completeJoin(member, joinError(member.memberId(), error));
+                group.completeJoin(member, ClassicGroupJoin.joinError(member.memberId(), error));
             }
-            group.completeSync(member, syncError(error));
+            group.completeSync(member, ClassicGroupSync.syncError(error));
         }
         group.transitionTo(ClassicGroupState.DEAD, ctx.nowMs());
     }
@@ -1158,15 +649,15 @@ public final class ClassicGroupManager {
     // ------------------------------------------------------------------------------------------- plumbing
 
     /** Kafka answers INVALID_GROUP_ID to group requests with an empty group id. */
-    private static boolean isInvalidGroupId(String groupId) {
+    static boolean isInvalidGroupId(String groupId) {
         return groupId == null || groupId.isEmpty();
     }
 
-    private boolean isLive(ClassicGroup group) {
+    boolean isLive(ClassicGroup group) {
         return groups.get(group.groupId()) == group && !group.isInState(ClassicGroupState.DEAD);
     }
 
-    private CompletableFuture<Void> write(List<CoordinatorRecord> records) {
+    CompletableFuture<Void> write(List<CoordinatorRecord> records) {
         try {
             return ctx.write(records);
         } catch (RuntimeException e) {
@@ -1174,7 +665,7 @@ public final class ClassicGroupManager {
         }
     }
 
-    private void scheduleTimer(String key, long delayMs, Runnable task) {
+    void scheduleTimer(String key, long delayMs, Runnable task) {
         timerKeys.add(key);
         ctx.schedule(key, delayMs, () -> {
             timerKeys.remove(key);
@@ -1182,7 +673,7 @@ public final class ClassicGroupManager {
         });
     }
 
-    private void cancelTimer(String key) {
+    void cancelTimer(String key) {
         if (timerKeys.remove(key)) {
             ctx.cancel(key);
         }

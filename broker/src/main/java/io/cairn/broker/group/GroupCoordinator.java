@@ -1,17 +1,22 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.coordinator.CoordinatorRuntime;
 import io.cairn.broker.coordinator.CoordinatorRuntimeConfig;
 import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
+import io.cairn.broker.group.consumer.ConsumerGroupConfig;
+import io.cairn.broker.group.consumer.ConsumerGroupTopics;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.broker.purgatory.SystemTimer;
 import io.cairn.isr.ReplicaManager;
 import io.cairn.log.Time;
 import io.cairn.log.producer.VerificationGuard;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.MetadataListener;
 import io.cairn.metadata.image.MetadataUpdate;
 import io.cairn.metadata.image.TopicImage;
+import io.cairn.wire.protocol.Uuid;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -49,11 +54,19 @@ public final class GroupCoordinator implements AutoCloseable {
     public GroupCoordinator(ReplicaManager replicaManager, MetadataNode metadata, GroupConfig config,
                             CoordinatorRuntimeSettings settings, int configuredPartitions, Time time,
                             PartitionPurgatory purgatory) {
+        this(replicaManager, metadata, config, ConsumerGroupConfig.defaults(), settings, configuredPartitions, time,
+            purgatory);
+    }
+
+    /** As above, with the KIP-848 consumer groups' settings ({@code group.consumer.*}). */
+    public GroupCoordinator(ReplicaManager replicaManager, MetadataNode metadata, GroupConfig config,
+                            ConsumerGroupConfig consumerConfig, CoordinatorRuntimeSettings settings,
+                            int configuredPartitions, Time time, PartitionPurgatory purgatory) {
         this.metadata = metadata;
         this.configuredPartitions = configuredPartitions;
         CoordinatorRuntimeConfig<GroupShard, CoordinatorRecord> kind = new CoordinatorRuntimeConfig<>(
             "group-coordinator", TOPIC, settings, GroupRecordSerde.SERDE,
-            ctx -> new GroupShard(ctx, config, counters));
+            ctx -> new GroupShard(ctx, config, consumerConfig, counters, this::topics));
         this.runtime = new CoordinatorRuntime<>(kind, replicaManager, purgatory,
             new SystemTimer("group-coordinator"), time);
     }
@@ -82,6 +95,27 @@ public final class GroupCoordinator implements AutoCloseable {
         int hash = groupId.hashCode();
         int abs = hash == Integer.MIN_VALUE ? 0 : Math.abs(hash);
         return abs % partitions;
+    }
+
+    /** The topics of the current metadata image, as consumer group subscriptions see them. */
+    private ConsumerGroupTopics topics() {
+        MetadataImage image = metadata.currentImage();
+        return new ConsumerGroupTopics() {
+            @Override
+            public Uuid topicId(String name) {
+                return image.topic(name).map(TopicImage::id).orElse(null);
+            }
+
+            @Override
+            public String topicName(Uuid topicId) {
+                return image.topic(topicId).map(TopicImage::name).orElse(null);
+            }
+
+            @Override
+            public int numPartitions(Uuid topicId) {
+                return image.topic(topicId).map(t -> t.partitions().size()).orElse(-1);
+            }
+        };
     }
 
     /** The topic's image, if it exists. */

@@ -1,27 +1,52 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorRecordSerde;
 import io.cairn.broker.coordinator.CoordinatorSerde;
+import io.cairn.broker.coordinator.CoordinatorSerde.MalformedRecordException;
+import io.cairn.broker.group.consumer.ConsumerGroupRecords;
+import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentKey;
+import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentValue;
+import io.cairn.broker.group.record.ConsumerGroupMemberMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupMemberMetadataValue;
+import io.cairn.broker.group.record.ConsumerGroupMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupMetadataValue;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberKey;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberValue;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataValue;
 import io.cairn.broker.group.record.GroupMetadataKey;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
 import io.cairn.wire.protocol.ApiMessage;
-import io.cairn.wire.protocol.ByteBufAccessor;
-import io.cairn.wire.protocol.SerializationCache;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The byte format of {@code __consumer_offsets} records, Kafka's: a key is an int16 record type followed by the key
- * message (types 0 and 1 are a committed offset's {@link OffsetCommitKey}, type 2 a group's {@link GroupMetadataKey};
- * Kafka 4.x writes types 3 and up for KIP-848 consumer, share and streams groups, which Cairn does not read), and a
- * value is an int16 version followed by the value message at that version ({@link OffsetCommitValue} or
- * {@link GroupMetadataValue}); a null value is a tombstone. The key's message is written and read at the version its
- * type names (older Kafka versioned the key so; Kafka 4.x writes version 0 under the type prefix: the same bytes, as
- * no key field depends on the version).
+ * message, and a value is an int16 version followed by the value message at that version; a null value is a
+ * tombstone. The record types:
+ *
+ * <pre>
+ *   0, 1  OffsetCommitKey / OffsetCommitValue                       a committed offset (0: before Kafka 0.10)
+ *   2     GroupMetadataKey / GroupMetadataValue                     a classic group
+ *   3     ConsumerGroupMetadataKey / ...Value                       a KIP-848 consumer group's epoch
+ *   4     ConsumerGroupPartitionMetadata                            skipped (Kafka 4.1 no longer writes it)
+ *   5     ConsumerGroupMemberMetadataKey / ...Value                 a member's subscription
+ *   6     ConsumerGroupTargetAssignmentMetadataKey / ...Value       the target assignment epoch
+ *   7     ConsumerGroupTargetAssignmentMemberKey / ...Value         a member's target assignment
+ *   8     ConsumerGroupCurrentMemberAssignmentKey / ...Value        a member's current assignment
+ *   9 up  share, streams groups, regular expressions                skipped
+ * </pre>
+ *
+ * The key of types 0-2 is written and read at the version its type names (older Kafka versioned the key so; Kafka
+ * 4.x writes version 0 under the type prefix: the same bytes, as no key field depends on the version); the key of
+ * types 3 and up at version 0.
  *
  * <p>Decoding is as lenient as Kafka's: bytes after a complete message are ignored; anything else malformed is a
  * {@link MalformedRecordException}.
@@ -36,6 +61,47 @@ public final class GroupRecordSerde {
     public static final short OFFSET_COMMIT_KEY = 1;
     /** The record type of a classic group's metadata. */
     public static final short GROUP_METADATA_KEY = 2;
+    /** The record type of a consumer group's epoch. */
+    public static final short CONSUMER_GROUP_METADATA_KEY = ConsumerGroupRecords.GROUP_METADATA;
+    /** The record type of a consumer group member's subscription. */
+    public static final short CONSUMER_GROUP_MEMBER_METADATA_KEY = ConsumerGroupRecords.MEMBER_METADATA;
+    /** The record type of a consumer group's target assignment epoch. */
+    public static final short CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA_KEY =
+        ConsumerGroupRecords.TARGET_ASSIGNMENT_METADATA;
+    /** The record type of a consumer group member's target assignment. */
+    public static final short CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER_KEY =
+        ConsumerGroupRecords.TARGET_ASSIGNMENT_MEMBER;
+    /** The record type of a consumer group member's current assignment. */
+    public static final short CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_KEY =
+        ConsumerGroupRecords.CURRENT_MEMBER_ASSIGNMENT;
+
+    /** One record type: its key and value messages, and the value version a tombstone is given. */
+    private record RecordType(Class<? extends ApiMessage> keyClass, Supplier<ApiMessage> newKey,
+                              Class<? extends ApiMessage> valueClass, Supplier<ApiMessage> newValue,
+                              short tombstoneVersion) {
+    }
+
+    private static final RecordType[] TYPES = {
+        new RecordType(OffsetCommitKey.class, OffsetCommitKey::new, OffsetCommitValue.class, OffsetCommitValue::new,
+            GroupRecords.OFFSET_VALUE_VERSION),
+        new RecordType(OffsetCommitKey.class, OffsetCommitKey::new, OffsetCommitValue.class, OffsetCommitValue::new,
+            GroupRecords.OFFSET_VALUE_VERSION),
+        new RecordType(GroupMetadataKey.class, GroupMetadataKey::new, GroupMetadataValue.class,
+            GroupMetadataValue::new, GroupRecords.GROUP_VALUE_VERSION),
+        new RecordType(ConsumerGroupMetadataKey.class, ConsumerGroupMetadataKey::new,
+            ConsumerGroupMetadataValue.class, ConsumerGroupMetadataValue::new, (short) 0),
+        null,
+        new RecordType(ConsumerGroupMemberMetadataKey.class, ConsumerGroupMemberMetadataKey::new,
+            ConsumerGroupMemberMetadataValue.class, ConsumerGroupMemberMetadataValue::new, (short) 0),
+        new RecordType(ConsumerGroupTargetAssignmentMetadataKey.class, ConsumerGroupTargetAssignmentMetadataKey::new,
+            ConsumerGroupTargetAssignmentMetadataValue.class, ConsumerGroupTargetAssignmentMetadataValue::new,
+            (short) 0),
+        new RecordType(ConsumerGroupTargetAssignmentMemberKey.class, ConsumerGroupTargetAssignmentMemberKey::new,
+            ConsumerGroupTargetAssignmentMemberValue.class, ConsumerGroupTargetAssignmentMemberValue::new, (short) 0),
+        new RecordType(ConsumerGroupCurrentMemberAssignmentKey.class, ConsumerGroupCurrentMemberAssignmentKey::new,
+            ConsumerGroupCurrentMemberAssignmentValue.class, ConsumerGroupCurrentMemberAssignmentValue::new,
+            (short) 0),
+    };
 
     /** This format as the coordinator runtime uses it. */
     public static final CoordinatorSerde<CoordinatorRecord> SERDE = new CoordinatorSerde<>() {
@@ -55,15 +121,13 @@ public final class GroupRecordSerde {
         }
     };
 
-    private static final int PREFIX_BYTES = 2;
-
     private GroupRecordSerde() {
     }
 
     /**
      * The key bytes of {@code record}: its key version (the record type) and its key.
      *
-     * @throws IllegalArgumentException when the key version is not 0, 1 or 2 or does not match the key's class
+     * @throws IllegalArgumentException when the key version is not a type Cairn writes or does not match the key
      */
     public static byte[] keyBytes(CoordinatorRecord record) {
         Objects.requireNonNull(record, "record");
@@ -73,7 +137,7 @@ public final class GroupRecordSerde {
             throw new IllegalArgumentException("Key version " + type + " does not fit the key "
                     + (record.key() == null ? "null" : record.key().getClass().getSimpleName()));
         }
-        return prefixed(type, record.key());
+        return CoordinatorRecordSerde.prefixed(type, keyMessageVersion(type), record.key());
     }
 
     /**
@@ -99,7 +163,7 @@ public final class GroupRecordSerde {
             throw new IllegalArgumentException("Unsupported version " + version + " of "
                     + value.getClass().getSimpleName());
         }
-        return prefixed(version, value);
+        return CoordinatorRecordSerde.prefixed(version, version, value);
     }
 
     /**
@@ -107,8 +171,8 @@ public final class GroupRecordSerde {
      *
      * @param key          the record's key
      * @param valueOrNull  the record's value, or null for a tombstone
-     * @return the record, or empty when the key's type is not one Cairn reads (3 and up: KIP-848 groups), which the
-     *         caller skips
+     * @return the record, or empty when the key's type is not one Cairn reads (4, and 9 and up), which the caller
+     *         skips
      * @throws MalformedRecordException when the key or value is too short, has a value version its type lacks, or
      *                                  does not decode
      */
@@ -119,24 +183,22 @@ public final class GroupRecordSerde {
         ByteBuf keyBuf = Unpooled.wrappedBuffer(key.duplicate());
         ByteBuf valueBuf = valueOrNull == null ? null : Unpooled.wrappedBuffer(valueOrNull.duplicate());
         try {
-            short type = readPrefix(keyBuf, "key");
+            short type = CoordinatorRecordSerde.readPrefix(keyBuf, "key");
             ApiMessage keyMessage = newKey(type);
             if (keyMessage == null) {
                 return Optional.empty();
             }
-            read(keyMessage, keyBuf, type, null);
-            boolean offset = type != GROUP_METADATA_KEY;
+            CoordinatorRecordSerde.read(keyMessage, keyBuf, keyMessageVersion(type), "key");
             if (valueBuf == null) {
-                short version = offset ? CoordinatorRecord.OFFSET_VALUE_VERSION : CoordinatorRecord.GROUP_VALUE_VERSION;
-                return Optional.of(new CoordinatorRecord(keyMessage, type, null, version));
+                return Optional.of(new CoordinatorRecord(keyMessage, type, null, TYPES[type].tombstoneVersion()));
             }
-            short version = readPrefix(valueBuf, "value");
-            ApiMessage value = offset ? new OffsetCommitValue() : new GroupMetadataValue();
+            short version = CoordinatorRecordSerde.readPrefix(valueBuf, "value");
+            ApiMessage value = TYPES[type].newValue().get();
             if (version < value.lowestSupportedVersion() || version > value.highestSupportedVersion()) {
                 throw new MalformedRecordException("Unsupported version " + version + " of "
                         + value.getClass().getSimpleName() + " (key " + keyMessage + ")");
             }
-            read(value, valueBuf, version, keyMessage);
+            CoordinatorRecordSerde.read(value, valueBuf, version, "value of " + keyMessage);
             return Optional.of(new CoordinatorRecord(keyMessage, type, value, version));
         } finally {
             keyBuf.release();
@@ -146,78 +208,26 @@ public final class GroupRecordSerde {
         }
     }
 
+    private static RecordType type(short type) {
+        return type >= 0 && type < TYPES.length ? TYPES[type] : null;
+    }
+
+    private static short keyMessageVersion(short type) {
+        return type <= GROUP_METADATA_KEY ? type : 0;
+    }
+
     private static Class<? extends ApiMessage> keyClass(short type) {
-        if (type == OFFSET_COMMIT_KEY_V0 || type == OFFSET_COMMIT_KEY) {
-            return OffsetCommitKey.class;
-        }
-        return type == GROUP_METADATA_KEY ? GroupMetadataKey.class : null;
+        RecordType recordType = type(type);
+        return recordType == null ? null : recordType.keyClass();
     }
 
     private static Class<? extends ApiMessage> valueClass(short type) {
-        if (type == OFFSET_COMMIT_KEY_V0 || type == OFFSET_COMMIT_KEY) {
-            return OffsetCommitValue.class;
-        }
-        return type == GROUP_METADATA_KEY ? GroupMetadataValue.class : null;
+        RecordType recordType = type(type);
+        return recordType == null ? null : recordType.valueClass();
     }
 
     private static ApiMessage newKey(short type) {
-        if (type == OFFSET_COMMIT_KEY_V0 || type == OFFSET_COMMIT_KEY) {
-            return new OffsetCommitKey();
-        }
-        return type == GROUP_METADATA_KEY ? new GroupMetadataKey() : null;
-    }
-
-    private static byte[] prefixed(short version, ApiMessage message) {
-        SerializationCache cache = new SerializationCache();
-        int size = message.size(cache, version);
-        byte[] bytes = new byte[PREFIX_BYTES + size];
-        ByteBuf buf = Unpooled.wrappedBuffer(bytes).writerIndex(0);
-        try {
-            buf.writeShort(version);
-            message.write(new ByteBufAccessor(buf), cache, version);
-            if (buf.writerIndex() != bytes.length) {
-                throw new IllegalStateException(message.getClass().getSimpleName() + " wrote "
-                        + (buf.writerIndex() - PREFIX_BYTES) + " bytes at version " + version + ", expected " + size);
-            }
-            return bytes;
-        } finally {
-            buf.release();
-        }
-    }
-
-    private static short readPrefix(ByteBuf buf, String what) {
-        if (buf.readableBytes() < PREFIX_BYTES) {
-            throw new MalformedRecordException("The " + what + " has " + buf.readableBytes()
-                    + " byte(s), too few for its version");
-        }
-        return buf.readShort();
-    }
-
-    /** Reads a key ({@code keyOfValue} null) or the value of {@code keyOfValue}. */
-    private static void read(ApiMessage message, ByteBuf buf, short version, ApiMessage keyOfValue) {
-        try {
-            message.read(new ByteBufAccessor(buf), version);
-        } catch (RuntimeException e) {
-            String what = keyOfValue == null ? "key" : "value of " + keyOfValue;
-            throw new MalformedRecordException("Could not read the " + what + " as a "
-                    + message.getClass().getSimpleName() + " version " + version + ": " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * A {@code __consumer_offsets} record whose key or value does not decode. The loader logs and skips such a
-     * record; it never stops the broker. Immutable.
-     */
-    public static final class MalformedRecordException extends CoordinatorSerde.MalformedRecordException {
-
-        private static final long serialVersionUID = 1L;
-
-        public MalformedRecordException(String message) {
-            super(message);
-        }
-
-        public MalformedRecordException(String message, Throwable cause) {
-            super(message, cause);
-        }
+        RecordType recordType = type(type);
+        return recordType == null ? null : recordType.newKey().get();
     }
 }

@@ -1,7 +1,14 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.coordinator.CoordinatorShard;
 import io.cairn.broker.coordinator.ShardContext;
+import io.cairn.broker.group.assignor.RangeAssignor;
+import io.cairn.broker.group.assignor.UniformAssignor;
+import io.cairn.broker.group.consumer.ConsumerGroupConfig;
+import io.cairn.broker.group.consumer.ConsumerGroupManager;
+import io.cairn.broker.group.consumer.ConsumerGroupRecords;
+import io.cairn.broker.group.consumer.ConsumerGroupTopics;
 import io.cairn.broker.group.record.GroupMetadataKey;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
@@ -11,11 +18,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.apache.logging.log4j.Logger;
 
 /**
  * The group coordinator state kept in one {@code __consumer_offsets} partition this broker leads, in one leader
- * epoch: its groups ({@link ClassicGroupManager}) and their offsets ({@link OffsetManager}), fed by the partition's
+ * epoch: its classic groups ({@link ClassicGroupManager}), its KIP-848 consumer groups ({@link ConsumerGroupManager},
+ * not reachable from clients yet) and their offsets ({@link OffsetManager}), fed by the partition's
  * log when loaded, and the shard's periodic offset expiry. The coordinator runtime runs it
  * ({@code io.cairn.broker.coordinator}); a new leader epoch loads a new shard from the log.
  *
@@ -30,20 +39,58 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
     private final ShardContext<CoordinatorRecord> ctx;
     private final GroupConfig config;
     private final ClassicGroupManager groups;
+    private final ConsumerGroupManager consumerGroups;
     private final OffsetManager offsets;
     private final GroupCounters counters;
 
-    /** @param counters counts commits, expirations, deletions and rebalances, shared by the coordinator's shards */
+    /** A shard whose consumer groups see no topics (tests of classic groups and offsets). */
     GroupShard(ShardContext<CoordinatorRecord> ctx, GroupConfig config, GroupCounters counters) {
+        this(ctx, config, ConsumerGroupConfig.defaults(), counters, GroupShard::noTopics);
+    }
+
+    /**
+     * @param counters counts commits, expirations, deletions and rebalances, shared by the coordinator's shards
+     * @param topics   the current topics, which consumer group subscriptions resolve against
+     */
+    GroupShard(ShardContext<CoordinatorRecord> ctx, GroupConfig config, ConsumerGroupConfig consumerConfig,
+               GroupCounters counters, Supplier<ConsumerGroupTopics> topics) {
         this.ctx = ctx;
         this.config = config;
         this.counters = counters;
         this.groups = new ClassicGroupManager(ctx, config, counters);
         this.offsets = new OffsetManager(ctx, config, counters);
+        // A group id is one group's: a consumer heartbeat for a classic group's id is GROUP_ID_NOT_FOUND (Kafka
+        // converts an empty classic group; Cairn does not migrate groups yet).
+        this.consumerGroups = new ConsumerGroupManager(ctx, consumerConfig,
+            List.of(new UniformAssignor(), new RangeAssignor()), topics, id -> groups.group(id).isPresent());
+    }
+
+    private static ConsumerGroupTopics noTopics() {
+        return new ConsumerGroupTopics() {
+            @Override
+            public io.cairn.wire.protocol.Uuid topicId(String name) {
+                return null;
+            }
+
+            @Override
+            public String topicName(io.cairn.wire.protocol.Uuid topicId) {
+                return null;
+            }
+
+            @Override
+            public int numPartitions(io.cairn.wire.protocol.Uuid topicId) {
+                return -1;
+            }
+        };
     }
 
     public ClassicGroupManager groups() {
         return groups;
+    }
+
+    /** The KIP-848 consumer groups of this shard. */
+    public ConsumerGroupManager consumerGroups() {
+        return consumerGroups;
     }
 
     public OffsetManager offsets() {
@@ -66,6 +113,8 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
             offsets.replay(offset, producerId, (OffsetCommitKey) record.key(), (OffsetCommitValue) record.value());
         } else if (record.key() instanceof GroupMetadataKey) {
             groups.replay(((GroupMetadataKey) record.key()).group(), (GroupMetadataValue) record.value());
+        } else if (record.keyVersion() >= ConsumerGroupRecords.GROUP_METADATA) {
+            consumerGroups.replay(record);
         }
     }
 
@@ -77,21 +126,24 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
     @Override
     public void onLoaded() {
         for (String groupId : offsets.groupIdsWithAnyOffsets()) {
-            if (groups.group(groupId).isEmpty()) {
+            if (groups.group(groupId).isEmpty() && consumerGroups.group(groupId).isEmpty()) {
                 // Offsets without a group record belong to a "simple" group (assign + commit): Kafka recreates it
                 // as an empty group when loading.
                 groups.getOrCreateSimpleGroup(groupId);
             }
         }
         groups.onLoaded();
+        consumerGroups.onLoaded();
         scheduleOffsetExpiry();
-        LOGGER.info("Loaded {} group(s) and the offsets of {} group(s) of __consumer_offsets-{}",
-            groups.groupIds().size(), offsets.groupIds().size(), ctx.partitionIndex());
+        LOGGER.info("Loaded {} classic group(s), {} consumer group(s) and the offsets of {} group(s) of"
+            + " __consumer_offsets-{}", groups.groupIds().size(), consumerGroups.groupIds().size(),
+            offsets.groupIds().size(), ctx.partitionIndex());
     }
 
     @Override
     public void onUnloaded() {
         groups.unload();
+        consumerGroups.unload();
     }
 
     private void scheduleOffsetExpiry() {
@@ -103,9 +155,12 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
 
     /** Kafka's offset expiration task: expired offsets get tombstones, then empty groups without offsets die. */
     private void expireOffsets() {
+        // A consumer group's offsets expire only while it has no member; the time it became empty is not tracked
+        // yet, so the commit timestamps alone count then.
         Map<String, List<OffsetManager.TopicPartitionKey>> expired = offsets.expiredOffsets(groupId ->
-            groups.group(groupId).map(g -> g.isInState(ClassicGroupState.EMPTY)
-                ? Long.valueOf(g.stateTimestampMs()) : null).orElse(-1L));
+            consumerGroups.group(groupId).map(g -> g.numMembers() > 0 ? null : Long.valueOf(-1L))
+                .orElseGet(() -> groups.group(groupId).map(g -> g.isInState(ClassicGroupState.EMPTY)
+                    ? Long.valueOf(g.stateTimestampMs()) : null).orElse(-1L)));
         if (expired.isEmpty()) {
             return;
         }
@@ -119,7 +174,7 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
             List<CoordinatorRecord> tombstones = new ArrayList<>();
             for (String groupId : expired.keySet()) {
                 if (!offsets.hasOffsets(groupId) && !offsets.hasOpenTransaction(groupId)
-                        && groups.isEmptyGroup(groupId)) {
+                        && consumerGroups.group(groupId).isEmpty() && groups.isEmptyGroup(groupId)) {
                     tombstones.addAll(groups.deleteGroup(groupId));
                 }
             }

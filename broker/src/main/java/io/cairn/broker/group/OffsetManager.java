@@ -1,5 +1,7 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorWriteErrors;
 import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
@@ -220,23 +222,7 @@ public final class OffsetManager {
 
     /** Kafka's {@code GroupCoordinatorService.handleOperationException} for a failed transactional commit. */
     public static Errors txnCommitError(Throwable failure) {
-        Errors error = Errors.forException(failure);
-        switch (error) {
-            case UNKNOWN_TOPIC_OR_PARTITION:
-            case NOT_ENOUGH_REPLICAS:
-            case NOT_ENOUGH_REPLICAS_AFTER_APPEND:
-            case REQUEST_TIMED_OUT:
-                return Errors.COORDINATOR_NOT_AVAILABLE;
-            case NOT_LEADER_OR_FOLLOWER:
-            case KAFKA_STORAGE_ERROR:
-                return Errors.NOT_COORDINATOR;
-            case MESSAGE_TOO_LARGE:
-            case RECORD_LIST_TOO_LARGE:
-            case INVALID_FETCH_SIZE:
-                return Errors.UNKNOWN_SERVER_ERROR;
-            default:
-                return error;
-        }
+        return CoordinatorWriteErrors.operationError(failure);
     }
 
     private boolean metadataTooLarge(String metadata) {
@@ -276,7 +262,7 @@ public final class OffsetManager {
         OffsetCommitValue value = new OffsetCommitValue().setOffset(offset.offset())
             .setLeaderEpoch(withExpiry ? -1 : offset.leaderEpoch()).setMetadata(offset.metadata())
             .setCommitTimestamp(offset.commitTimestampMs()).setExpireTimestamp(offset.expireTimestampMs());
-        short valueVersion = withExpiry ? 1 : CoordinatorRecord.OFFSET_VALUE_VERSION;
+        short valueVersion = withExpiry ? 1 : GroupRecords.OFFSET_VALUE_VERSION;
         return new CoordinatorRecord(recordKey, (short) 1, value, valueVersion);
     }
 
@@ -325,7 +311,7 @@ public final class OffsetManager {
         Set<TopicPartitionKey> keys = new TreeSet<>(offsets(groupId).keySet());
         keys.addAll(pending.partitions(groupId));
         List<CoordinatorRecord> records = new ArrayList<>();
-        keys.forEach(key -> records.add(CoordinatorRecord.offsetTombstone(
+        keys.forEach(key -> records.add(GroupRecords.offsetTombstone(
             new OffsetCommitKey().setGroup(groupId).setTopic(key.topic()).setPartition(key.partition()))));
         return records;
     }
@@ -356,7 +342,7 @@ public final class OffsetManager {
                 TopicPartitionKey key = new TopicPartitionKey(topic.name(), p.partitionIndex());
                 if (error == Errors.NONE && offset(groupId, topic.name(), p.partitionIndex()) != null) {
                     deleted.add(key);
-                    records.add(CoordinatorRecord.offsetTombstone(new OffsetCommitKey().setGroup(groupId)
+                    records.add(GroupRecords.offsetTombstone(new OffsetCommitKey().setGroup(groupId)
                         .setTopic(key.topic()).setPartition(key.partition())));
                 }
             }
@@ -474,7 +460,7 @@ public final class OffsetManager {
     /** Writes the tombstones of {@code gone} and forgets those offsets once written; {@code why} is for the log. */
     public CompletableFuture<Void> remove(Map<String, List<TopicPartitionKey>> gone, String why) {
         List<CoordinatorRecord> records = new ArrayList<>();
-        gone.forEach((groupId, keys) -> keys.forEach(key -> records.add(CoordinatorRecord.offsetTombstone(
+        gone.forEach((groupId, keys) -> keys.forEach(key -> records.add(GroupRecords.offsetTombstone(
             new OffsetCommitKey().setGroup(groupId).setTopic(key.topic()).setPartition(key.partition())))));
         if (records.isEmpty()) {
             return CompletableFuture.completedFuture(null);

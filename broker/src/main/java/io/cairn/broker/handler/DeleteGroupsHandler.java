@@ -1,6 +1,6 @@
 package io.cairn.broker.handler;
 
-import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.group.GroupShard;
 import io.cairn.metadata.image.AclOperation;

@@ -3,7 +3,7 @@ package io.cairn.broker.txn;
 import io.cairn.broker.coordinator.CoordinatorRuntime;
 import io.cairn.broker.coordinator.CoordinatorRuntimeConfig;
 import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
-import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.broker.purgatory.SystemTimer;
 import io.cairn.isr.ReplicaManager;

@@ -1,13 +1,11 @@
 package io.cairn.broker.txn;
 
+import io.cairn.broker.coordinator.CoordinatorRecordSerde;
 import io.cairn.broker.coordinator.CoordinatorSerde.MalformedRecordException;
-import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.txn.record.TransactionLogKey;
 import io.cairn.broker.txn.record.TransactionLogValue;
 import io.cairn.metadata.image.TopicPartition;
-import io.cairn.wire.protocol.ApiMessage;
-import io.cairn.wire.protocol.ByteBufAccessor;
-import io.cairn.wire.protocol.SerializationCache;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
@@ -47,8 +45,6 @@ public final class TransactionLog {
     public static final short TRANSACTION_LOG_KEY = 0;
     /** The value version written while transaction.version 0 is finalized. */
     public static final short VALUE_VERSION = 0;
-
-    private static final int PREFIX_BYTES = 2;
 
     private TransactionLog() {
     }
@@ -108,7 +104,7 @@ public final class TransactionLog {
         if (!(record.key() instanceof TransactionLogKey) || record.keyVersion() != TRANSACTION_LOG_KEY) {
             throw new IllegalArgumentException("Not a transaction log key: " + record.key());
         }
-        return prefixed(TRANSACTION_LOG_KEY, (short) 0, record.key());
+        return CoordinatorRecordSerde.prefixed(TRANSACTION_LOG_KEY, (short) 0, record.key());
     }
 
     /** The value bytes of {@code record}, or null for a tombstone. */
@@ -123,7 +119,7 @@ public final class TransactionLog {
         if (version < 0 || version > 1) {
             throw new IllegalArgumentException("Unsupported version " + version + " of TransactionLogValue");
         }
-        return prefixed(version, version, record.value());
+        return CoordinatorRecordSerde.prefixed(version, version, record.value());
     }
 
     /**
@@ -151,22 +147,22 @@ public final class TransactionLog {
         ByteBuf keyBuf = Unpooled.wrappedBuffer(key.duplicate());
         ByteBuf valueBuf = valueOrNull == null ? null : Unpooled.wrappedBuffer(valueOrNull.duplicate());
         try {
-            if (readPrefix(keyBuf, "key") != TRANSACTION_LOG_KEY) {
+            if (CoordinatorRecordSerde.readPrefix(keyBuf, "key") != TRANSACTION_LOG_KEY) {
                 return Optional.empty();
             }
             TransactionLogKey keyMessage = new TransactionLogKey();
-            read(keyMessage, keyBuf, (short) 0, "key");
+            CoordinatorRecordSerde.read(keyMessage, keyBuf, (short) 0, "key");
             String transactionalId = keyMessage.transactionalId();
             if (valueBuf == null) {
                 return Optional.of(new CoordinatorRecord(keyMessage, TRANSACTION_LOG_KEY, null, VALUE_VERSION));
             }
-            short version = readPrefix(valueBuf, "value");
+            short version = CoordinatorRecordSerde.readPrefix(valueBuf, "value");
             if (version < 0 || version > 1) {
                 throw new MalformedRecordException("Unsupported version " + version + " of the state of "
                         + transactionalId);
             }
             TransactionLogValue value = new TransactionLogValue();
-            read(value, valueBuf, version, "value of " + transactionalId);
+            CoordinatorRecordSerde.read(value, valueBuf, version, "value of " + transactionalId);
             transit(transactionalId, value);
             return Optional.of(new CoordinatorRecord(keyMessage, TRANSACTION_LOG_KEY, value, version));
         } finally {
@@ -204,36 +200,5 @@ public final class TransactionLog {
                 value.producerEpoch(), TransactionMetadata.NO_PRODUCER_EPOCH, value.transactionTimeoutMs(), state,
                 partitions, value.transactionStartTimestampMs(), value.transactionLastUpdateTimestampMs(),
                 value.clientTransactionVersion());
-    }
-
-    private static byte[] prefixed(short prefix, short version, ApiMessage message) {
-        SerializationCache cache = new SerializationCache();
-        int size = message.size(cache, version);
-        byte[] bytes = new byte[PREFIX_BYTES + size];
-        ByteBuf buf = Unpooled.wrappedBuffer(bytes).writerIndex(0);
-        try {
-            buf.writeShort(prefix);
-            message.write(new ByteBufAccessor(buf), cache, version);
-            return bytes;
-        } finally {
-            buf.release();
-        }
-    }
-
-    private static short readPrefix(ByteBuf buf, String what) {
-        if (buf.readableBytes() < PREFIX_BYTES) {
-            throw new MalformedRecordException("The " + what + " has " + buf.readableBytes()
-                    + " byte(s), too few for its version");
-        }
-        return buf.readShort();
-    }
-
-    private static void read(ApiMessage message, ByteBuf buf, short version, String what) {
-        try {
-            message.read(new ByteBufAccessor(buf), version);
-        } catch (RuntimeException e) {
-            throw new MalformedRecordException("Could not read the " + what + " as a "
-                    + message.getClass().getSimpleName() + " version " + version + ": " + e.getMessage(), e);
-        }
     }
 }

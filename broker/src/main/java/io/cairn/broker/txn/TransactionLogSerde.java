@@ -1,7 +1,7 @@
 package io.cairn.broker.txn;
 
 import io.cairn.broker.coordinator.CoordinatorSerde;
-import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import java.nio.ByteBuffer;
 import java.util.Optional;
 

@@ -1,7 +1,8 @@
 package io.cairn.broker.txn;
 
 import io.cairn.broker.coordinator.ShardContext;
-import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorWriteErrors;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.DescribeTransactionsResponseData;
@@ -517,22 +518,7 @@ public final class TransactionManager {
 
     /** Kafka's mapping of the errors of a write to {@code __transaction_state}. */
     static Errors writeError(Throwable failure) {
-        Errors error = Errors.forException(failure);
-        switch (error) {
-            case UNKNOWN_TOPIC_OR_PARTITION:
-            case NOT_ENOUGH_REPLICAS:
-            case NOT_ENOUGH_REPLICAS_AFTER_APPEND:
-            case REQUEST_TIMED_OUT:
-                return Errors.COORDINATOR_NOT_AVAILABLE;
-            case NOT_LEADER_OR_FOLLOWER:
-            case KAFKA_STORAGE_ERROR:
-                return Errors.NOT_COORDINATOR;
-            case MESSAGE_TOO_LARGE:
-            case RECORD_LIST_TOO_LARGE:
-                return Errors.UNKNOWN_SERVER_ERROR;
-            default:
-                return error;
-        }
+        return CoordinatorWriteErrors.operationError(failure);
     }
 
     // ---- timers

@@ -2,7 +2,7 @@ package io.cairn.broker.txn;
 
 import io.cairn.broker.coordinator.CoordinatorShard;
 import io.cairn.broker.coordinator.ShardContext;
-import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
+import io.cairn.broker.group.consumer.ConsumerGroupConfig;
 import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.log.cleaner.LogCleaner;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -378,6 +380,25 @@ class BrokerConfigTest {
                 .containsEntry("offsets.commit.timeout.ms", "700");
         assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("group.coordinator.threads", "0")))
                 .isInstanceOf(ConfigException.class);
+    }
+
+    @Test
+    void shouldReadTheConsumerGroupSettingsWithKafkasDefaultsAndRanges() {
+        // When
+        BrokerConfig defaults = BrokerConfig.fromMap(Map.of());
+        BrokerConfig set = BrokerConfig.fromMap(Map.of("group.consumer.session.timeout.ms", "50000",
+                "group.consumer.heartbeat.interval.ms", "6000", "group.consumer.max.size", "3",
+                "group.consumer.assignors", "range, org.apache.kafka.coordinator.group.assignor.UniformAssignor"));
+
+        // Then
+        assertThat(defaults.consumerGroupConfig()).isEqualTo(ConsumerGroupConfig.defaults());
+        assertThat(set.consumerGroupConfig()).isEqualTo(new ConsumerGroupConfig(50_000, 45_000, 60_000, 6_000, 5_000,
+                15_000, 3, List.of("range", "uniform")));
+        assertThat(set.unknownKeys()).isEmpty();
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("group.consumer.session.timeout.ms", "30000")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("group.consumer.session.timeout.ms");
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("group.consumer.assignors", "sticky")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("group.consumer.assignors");
     }
 
     @Test

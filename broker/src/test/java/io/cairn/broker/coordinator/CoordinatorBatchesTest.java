@@ -1,7 +1,8 @@
 package io.cairn.broker.coordinator;
 
-import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.group.GroupRecordSerde;
+import io.cairn.broker.group.GroupRecords;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,15 +26,15 @@ class CoordinatorBatchesTest {
 
     private static final long NOW = 1_764_500_000_000L;
 
-    private static final CoordinatorRecord OFFSET = CoordinatorRecord.offset(
+    private static final CoordinatorRecord OFFSET = GroupRecords.offset(
             new OffsetCommitKey().setGroup("g").setTopic("orders").setPartition(2),
             new OffsetCommitValue().setOffset(10L).setLeaderEpoch(1).setMetadata("").setCommitTimestamp(NOW));
-    private static final CoordinatorRecord GROUP = CoordinatorRecord.group("g", new GroupMetadataValue()
+    private static final CoordinatorRecord GROUP = GroupRecords.group("g", new GroupMetadataValue()
             .setProtocolType("consumer").setGeneration(1).setProtocol("range").setLeader("m")
             .setCurrentStateTimestamp(NOW).setMembers(List.of(new GroupMetadataValue.MemberMetadata()
                     .setMemberId("m").setClientId("c").setClientHost("/h").setRebalanceTimeout(1000)
                     .setSessionTimeout(500).setSubscription(new byte[] {1}).setAssignment(new byte[] {2}))));
-    private static final CoordinatorRecord TOMBSTONE = CoordinatorRecord.offsetTombstone(
+    private static final CoordinatorRecord TOMBSTONE = GroupRecords.offsetTombstone(
             new OffsetCommitKey().setGroup("g").setTopic("orders").setPartition(3));
 
     @Test

@@ -3,8 +3,9 @@ package io.cairn.broker.coordinator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.broker.LogCapture;
-import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.group.GroupRecordSerde;
+import io.cairn.broker.group.GroupRecords;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
@@ -61,8 +62,8 @@ class CoordinatorLoaderTest {
         List<CoordinatorRecord> first = List.of(offset("g1", "orders", 0, 10L), offset("g1", "orders", 1, 20L),
                 group("g1", 1));
         List<CoordinatorRecord> second = List.of(offset("g1", "orders", 0, 11L), group("g2", 3));
-        List<CoordinatorRecord> third = List.of(CoordinatorRecord.offsetTombstone(offsetKey("g1", "orders", 1)),
-                CoordinatorRecord.groupTombstone("g2"));
+        List<CoordinatorRecord> third = List.of(GroupRecords.offsetTombstone(offsetKey("g1", "orders", 1)),
+                GroupRecords.groupTombstone("g2"));
         append(first);
         append(second);
         append(third);
@@ -105,7 +106,7 @@ class CoordinatorLoaderTest {
         // Given: a gzip batch (compression.type=producer keeps what a writer compressed) between two plain ones
         open();
         List<CoordinatorRecord> compressed = List.of(offset("g", "t", 0, 1L), offset("g", "t", 1, 2L),
-                group("g", 4), CoordinatorRecord.offsetTombstone(offsetKey("g", "t", 2)));
+                group("g", 4), GroupRecords.offsetTombstone(offsetKey("g", "t", 2)));
         append(List.of(offset("g", "t", 0, 0L)));
         log.appendAsLeader(compressedBatch(CompressionType.GZIP, compressed), 0, AppendOrigin.COORDINATOR);
         append(List.of(offset("g", "t", 1, 3L)));
@@ -145,16 +146,17 @@ class CoordinatorLoaderTest {
 
     @Test
     void recordsOfAnUnknownTypeAndMalformedRecordsAreSkippedAndCounted() {
-        // Given: a KIP-848 consumer group record (type 3), a malformed key and a malformed value among known records
+        // Given: a share group record (type 10, which Cairn does not read), a malformed key and a malformed value
+        // among known records
         open();
-        byte[] consumerGroupKey = {0, 3, 0, 1, 'g'};
-        byte[] consumerGroupValue = {0, 0, 0, 0, 0, 7, 0};
+        byte[] unknownTypeKey = {0, 10, 0, 1, 'g'};
+        byte[] unknownTypeValue = {0, 0, 0, 0, 0, 7, 0};
         byte[] truncatedKey = {0, 1, 0, 5, 'g'};
         byte[] goodKey = GroupRecordSerde.keyBytes(offset("g", "t", 5, 1L));
         byte[] badValue = {0, 3, 1};
         append(List.of(offset("g", "t", 0, 1L)));
         ByteBuffer mixed = rawBatch(CompressionType.NONE, List.of(
-                new byte[][] {consumerGroupKey, consumerGroupValue},
+                new byte[][] {unknownTypeKey, unknownTypeValue},
                 new byte[][] {GroupRecordSerde.keyBytes(group("g", 1)), GroupRecordSerde.valueBytes(group("g", 1))},
                 new byte[][] {truncatedKey, null},
                 new byte[][] {goodKey, badValue}));
@@ -209,13 +211,13 @@ class CoordinatorLoaderTest {
         for (int batch = 0; batch < 100; batch++) {
             List<CoordinatorRecord> records = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
-                records.add(CoordinatorRecord.offset(offsetKey("g", "t", i), new OffsetCommitValue()
+                records.add(GroupRecords.offset(offsetKey("g", "t", i), new OffsetCommitValue()
                         .setOffset(sequence++).setMetadata(metadata).setCommitTimestamp(now)));
             }
             append(records);
             written.addAll(records);
             if (batch == 50) {
-                CoordinatorRecord large = CoordinatorRecord.group("large", groupValue(7, new byte[2 * MIB]));
+                CoordinatorRecord large = GroupRecords.group("large", groupValue(7, new byte[2 * MIB]));
                 append(List.of(large));
                 written.add(large);
             }
@@ -307,7 +309,7 @@ class CoordinatorLoaderTest {
     }
 
     private CoordinatorRecord offset(String group, String topic, int partition, long offset) {
-        return CoordinatorRecord.offset(offsetKey(group, topic, partition), new OffsetCommitValue().setOffset(offset)
+        return GroupRecords.offset(offsetKey(group, topic, partition), new OffsetCommitValue().setOffset(offset)
                 .setLeaderEpoch(0).setMetadata("").setCommitTimestamp(now));
     }
 
@@ -316,7 +318,7 @@ class CoordinatorLoaderTest {
     }
 
     private CoordinatorRecord group(String groupId, int generation) {
-        return CoordinatorRecord.group(groupId, groupValue(generation, new byte[] {1, 2, 3}));
+        return GroupRecords.group(groupId, groupValue(generation, new byte[] {1, 2, 3}));
     }
 
     private GroupMetadataValue groupValue(int generation, byte[] assignment) {

@@ -1,5 +1,7 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorWriteErrors;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ConsumerProtocolSubscription;
@@ -452,8 +454,8 @@ class ClassicGroupManagerTest {
 
         // Then
         assertThat(Errors.forCode(done(leaderSync).errorCode())).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
-        assertThat(ClassicGroupManager.mapWriteError(Errors.NOT_LEADER_OR_FOLLOWER)).isEqualTo(Errors.NOT_COORDINATOR);
-        assertThat(ClassicGroupManager.mapWriteError(Errors.MESSAGE_TOO_LARGE))
+        assertThat(CoordinatorWriteErrors.operationError(Errors.NOT_LEADER_OR_FOLLOWER)).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(CoordinatorWriteErrors.operationError(Errors.MESSAGE_TOO_LARGE))
                 .isEqualTo(Errors.UNKNOWN_SERVER_ERROR);
     }
 
@@ -962,7 +964,7 @@ class ClassicGroupManagerTest {
         List<CoordinatorRecord> records = manager.deleteGroup("simple");
 
         // Then
-        assertThat(records).containsExactly(CoordinatorRecord.groupTombstone("simple"));
+        assertThat(records).containsExactly(GroupRecords.groupTombstone("simple"));
         assertThat(manager.group("simple")).isEmpty();
         assertThat(manager.groupIds()).doesNotContain("simple");
     }
@@ -1131,7 +1133,7 @@ class ClassicGroupManagerTest {
         List<CoordinatorRecord> records = manager.deleteGroup(GROUP);
 
         // Then
-        assertThat(records).containsExactly(CoordinatorRecord.groupTombstone(GROUP));
+        assertThat(records).containsExactly(GroupRecords.groupTombstone(GROUP));
         assertThat(error(done(parked))).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
         assertThat(manager.group(GROUP)).isEmpty();
         assertThat(ctx.timerCount()).isZero();

@@ -1,5 +1,6 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.log.producer.VerificationGuard;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Not thread-safe: the test thread plays the coordinator thread.
  */
-final class ClassicGroupTestShardContext implements ShardContext<CoordinatorRecord> {
+public final class ClassicGroupTestShardContext implements ShardContext<CoordinatorRecord> {
 
     /** A write the test has not completed yet; a producer id ≥ 0 marks a transactional one. */
     record PendingWrite(List<CoordinatorRecord> records, long producerId, long firstOffset,
@@ -34,7 +35,7 @@ final class ClassicGroupTestShardContext implements ShardContext<CoordinatorReco
     private final List<PendingWrite> pendingWrites = new ArrayList<>();
     private final List<List<CoordinatorRecord>> allWrites = new ArrayList<>();
 
-    ClassicGroupTestShardContext(long startMs) {
+    public ClassicGroupTestShardContext(long startMs) {
         this.nowMs = startMs;
     }
 
@@ -79,7 +80,7 @@ final class ClassicGroupTestShardContext implements ShardContext<CoordinatorReco
     }
 
     /** Moves the clock forward, running every timer that falls due on the way (at its due time). */
-    void advance(long ms) {
+    public void advance(long ms) {
         long target = nowMs + ms;
         while (true) {
             Optional<Map.Entry<String, Timer>> next = timers.entrySet().stream()
@@ -102,12 +103,12 @@ final class ClassicGroupTestShardContext implements ShardContext<CoordinatorReco
     }
 
     /** Every write made so far, oldest first. */
-    List<List<CoordinatorRecord>> allWrites() {
+    public List<List<CoordinatorRecord>> allWrites() {
         return List.copyOf(allWrites);
     }
 
     /** Completes every pending write successfully, oldest first. */
-    void completeWrites() {
+    public void completeWrites() {
         while (!pendingWrites.isEmpty()) {
             PendingWrite write = pendingWrites.remove(0);
             write.future().complete(write.firstOffset());
@@ -115,12 +116,12 @@ final class ClassicGroupTestShardContext implements ShardContext<CoordinatorReco
     }
 
     /** Fails the oldest pending write with {@code error}. */
-    void failOldestWrite(Throwable error) {
+    public void failOldestWrite(Throwable error) {
         pendingWrites.remove(0).future().completeExceptionally(error);
     }
 
     /** The number of pending timers. */
-    int timerCount() {
+    public int timerCount() {
         return timers.size();
     }
 }

@@ -1,8 +1,18 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorSerde;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentKey;
+import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentValue;
+import io.cairn.broker.group.record.ConsumerGroupMemberMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupMemberMetadataValue;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberKey;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberValue;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataValue;
 import io.cairn.broker.group.record.GroupMetadataKey;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
@@ -30,7 +40,7 @@ class GroupRecordSerdeTest {
     @Test
     void anOffsetCommitIsWrittenAsKafkaWritesItAtValueVersion3() {
         // Given
-        CoordinatorRecord record = CoordinatorRecord.offset(offsetKey("group-a", "orders", 7),
+        CoordinatorRecord record = GroupRecords.offset(offsetKey("group-a", "orders", 7),
                 new OffsetCommitValue().setOffset(12_345L).setLeaderEpoch(4).setMetadata("meta")
                         .setCommitTimestamp(COMMIT_TS));
 
@@ -50,7 +60,7 @@ class GroupRecordSerdeTest {
     @Test
     void anOffsetCommitWithEmptyMetadataAndNoLeaderEpochIsWrittenAsKafkaWritesIt() {
         // Given
-        CoordinatorRecord record = CoordinatorRecord.offset(offsetKey("g", "t", 0),
+        CoordinatorRecord record = GroupRecords.offset(offsetKey("g", "t", 0),
                 new OffsetCommitValue().setOffset(0L).setMetadata("").setCommitTimestamp(COMMIT_TS));
 
         // When
@@ -144,7 +154,7 @@ class GroupRecordSerdeTest {
                 .setMembers(List.of(
                         member("m-1", null, "client-1", "/10.0.0.1", 300_000, 45_000, "sub-1", "asg-1"),
                         member("m-2", "instance-2", "client-2", "/10.0.0.2", 60_000, 10_000, "sub-2", "")));
-        CoordinatorRecord record = CoordinatorRecord.group("group-b", value);
+        CoordinatorRecord record = GroupRecords.group("group-b", value);
 
         // When
         byte[] key = GroupRecordSerde.keyBytes(record);
@@ -169,7 +179,7 @@ class GroupRecordSerdeTest {
         // Given
         GroupMetadataValue value = new GroupMetadataValue().setProtocolType("consumer").setGeneration(6)
                 .setProtocol(null).setLeader(null).setCurrentStateTimestamp(COMMIT_TS).setMembers(List.of());
-        CoordinatorRecord record = CoordinatorRecord.group("empty", value);
+        CoordinatorRecord record = GroupRecords.group("empty", value);
 
         // When
         byte[] bytes = GroupRecordSerde.valueBytes(record);
@@ -217,8 +227,8 @@ class GroupRecordSerdeTest {
     @Test
     void tombstonesHaveNoValueAndDecodeBackToTombstones() {
         // Given
-        CoordinatorRecord offset = CoordinatorRecord.offsetTombstone(offsetKey("g", "t", 4));
-        CoordinatorRecord group = CoordinatorRecord.groupTombstone("g");
+        CoordinatorRecord offset = GroupRecords.offsetTombstone(offsetKey("g", "t", 4));
+        CoordinatorRecord group = GroupRecords.groupTombstone("g");
 
         // When
         byte[] offsetKey = GroupRecordSerde.keyBytes(offset);
@@ -232,25 +242,103 @@ class GroupRecordSerdeTest {
     }
 
     @Test
-    void aKip848ConsumerGroupRecordIsNotReadAndReportedAsUnknown() {
-        // Given: Kafka 4.x's consumer group metadata record (type 3)
-        ConsumerGroupMetadataKey kafkaKey = new ConsumerGroupMetadataKey().setGroupId("new-protocol");
-        byte[] key = MessageUtil.toCoordinatorTypePrefixedBytes(kafkaKey);
-        byte[] value = MessageUtil.toVersionPrefixedBytes((short) 0, new ConsumerGroupMetadataValue().setEpoch(3));
+    void kip848ConsumerGroupRecordsAreWrittenAndReadAsKafkaWritesThem() {
+        // Given: one record of each type 3, 5, 6, 7 and 8, as Cairn and as Kafka 4.1.1 build them
+        Uuid topicId = new Uuid(0x1234L, 0x5678L);
+        org.apache.kafka.common.Uuid kafkaTopicId = new org.apache.kafka.common.Uuid(0x1234L, 0x5678L);
+        List<CoordinatorRecord> ours = List.of(
+            new CoordinatorRecord(new io.cairn.broker.group.record.ConsumerGroupMetadataKey().setGroupId("g"),
+                GroupRecordSerde.CONSUMER_GROUP_METADATA_KEY,
+                new io.cairn.broker.group.record.ConsumerGroupMetadataValue().setEpoch(3), (short) 0),
+            new CoordinatorRecord(new ConsumerGroupMemberMetadataKey().setGroupId("g").setMemberId("m"),
+                GroupRecordSerde.CONSUMER_GROUP_MEMBER_METADATA_KEY, new ConsumerGroupMemberMetadataValue()
+                    .setInstanceId("i").setRackId(null).setClientId("c").setClientHost("/127.0.0.1")
+                    .setSubscribedTopicNames(List.of("a", "b")).setRebalanceTimeoutMs(300_000)
+                    .setServerAssignor("uniform"), (short) 0),
+            new CoordinatorRecord(new ConsumerGroupTargetAssignmentMetadataKey().setGroupId("g"),
+                GroupRecordSerde.CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA_KEY,
+                new ConsumerGroupTargetAssignmentMetadataValue().setAssignmentEpoch(3), (short) 0),
+            new CoordinatorRecord(new ConsumerGroupTargetAssignmentMemberKey().setGroupId("g").setMemberId("m"),
+                GroupRecordSerde.CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER_KEY,
+                new ConsumerGroupTargetAssignmentMemberValue().setTopicPartitions(List.of(
+                    new ConsumerGroupTargetAssignmentMemberValue.TopicPartition().setTopicId(topicId)
+                        .setPartitions(List.of(0, 2)))), (short) 0),
+            new CoordinatorRecord(new ConsumerGroupCurrentMemberAssignmentKey().setGroupId("g").setMemberId("m"),
+                GroupRecordSerde.CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_KEY,
+                new ConsumerGroupCurrentMemberAssignmentValue().setMemberEpoch(3).setPreviousMemberEpoch(2)
+                    .setState((byte) 1).setAssignedPartitions(List.of(
+                        new ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions().setTopicId(topicId)
+                            .setPartitions(List.of(0))))
+                    .setPartitionsPendingRevocation(List.of(
+                        new ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions().setTopicId(topicId)
+                            .setPartitions(List.of(2)))), (short) 0));
+        List<org.apache.kafka.common.protocol.ApiMessage> kafkaKeys = List.of(
+            new ConsumerGroupMetadataKey().setGroupId("g"),
+            new org.apache.kafka.coordinator.group.generated.ConsumerGroupMemberMetadataKey().setGroupId("g")
+                .setMemberId("m"),
+            new org.apache.kafka.coordinator.group.generated.ConsumerGroupTargetAssignmentMetadataKey()
+                .setGroupId("g"),
+            new org.apache.kafka.coordinator.group.generated.ConsumerGroupTargetAssignmentMemberKey().setGroupId("g")
+                .setMemberId("m"),
+            new org.apache.kafka.coordinator.group.generated.ConsumerGroupCurrentMemberAssignmentKey()
+                .setGroupId("g").setMemberId("m"));
+        List<org.apache.kafka.common.protocol.ApiMessage> kafkaValues = List.of(
+            new ConsumerGroupMetadataValue().setEpoch(3),
+            new org.apache.kafka.coordinator.group.generated.ConsumerGroupMemberMetadataValue().setInstanceId("i")
+                .setRackId(null).setClientId("c").setClientHost("/127.0.0.1").setSubscribedTopicNames(List.of("a", "b"))
+                .setRebalanceTimeoutMs(300_000).setServerAssignor("uniform"),
+            new org.apache.kafka.coordinator.group.generated.ConsumerGroupTargetAssignmentMetadataValue()
+                .setAssignmentEpoch(3),
+            new org.apache.kafka.coordinator.group.generated.ConsumerGroupTargetAssignmentMemberValue()
+                .setTopicPartitions(List.of(new org.apache.kafka.coordinator.group.generated
+                    .ConsumerGroupTargetAssignmentMemberValue.TopicPartition().setTopicId(kafkaTopicId)
+                    .setPartitions(List.of(0, 2)))),
+            new org.apache.kafka.coordinator.group.generated.ConsumerGroupCurrentMemberAssignmentValue()
+                .setMemberEpoch(3).setPreviousMemberEpoch(2).setState((byte) 1)
+                .setAssignedPartitions(List.of(new org.apache.kafka.coordinator.group.generated
+                    .ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions().setTopicId(kafkaTopicId)
+                    .setPartitions(List.of(0))))
+                .setPartitionsPendingRevocation(List.of(new org.apache.kafka.coordinator.group.generated
+                    .ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions().setTopicId(kafkaTopicId)
+                    .setPartitions(List.of(2)))));
+
+        for (int i = 0; i < ours.size(); i++) {
+            // When
+            byte[] key = GroupRecordSerde.keyBytes(ours.get(i));
+            byte[] value = GroupRecordSerde.valueBytes(ours.get(i));
+
+            // Then
+            assertThat(key).as("key %d", i)
+                .isEqualTo(MessageUtil.toCoordinatorTypePrefixedBytes(kafkaKeys.get(i)));
+            assertThat(value).as("value %d", i)
+                .isEqualTo(MessageUtil.toVersionPrefixedBytes((short) 0, kafkaValues.get(i)));
+            assertThat(GroupRecordSerde.decode(ByteBuffer.wrap(key), ByteBuffer.wrap(value))).contains(ours.get(i));
+            assertThat(GroupRecordSerde.decode(ByteBuffer.wrap(key), null)).contains(new CoordinatorRecord(
+                ours.get(i).key(), ours.get(i).keyVersion(), null, (short) 0));
+        }
+    }
+
+    @Test
+    void recordTypesCairnDoesNotReadAreSkipped() {
+        // Given: a type 4 (consumer group partition metadata) and a type 9 key
+        byte[] partitionMetadataKey = MessageUtil.toCoordinatorTypePrefixedBytes(
+            new org.apache.kafka.coordinator.group.generated.ConsumerGroupPartitionMetadataKey().setGroupId("g"));
+        byte[] type9 = {0, 9, 0, 1, 'g'};
 
         // When
-        Optional<CoordinatorRecord> decoded = GroupRecordSerde.decode(ByteBuffer.wrap(key), ByteBuffer.wrap(value));
+        Optional<CoordinatorRecord> partitionMetadata = GroupRecordSerde.decode(ByteBuffer.wrap(partitionMetadataKey),
+            null);
 
         // Then
-        assertThat(key[1]).isEqualTo((byte) 3);
-        assertThat(decoded).isEmpty();
-        assertThat(GroupRecordSerde.decode(ByteBuffer.wrap(key), null)).isEmpty();
+        assertThat(partitionMetadataKey[1]).isEqualTo((byte) 4);
+        assertThat(partitionMetadata).isEmpty();
+        assertThat(GroupRecordSerde.decode(ByteBuffer.wrap(type9), null)).isEmpty();
     }
 
     @Test
     void decodingLeavesTheCallersBuffersWhereTheyWere() {
         // Given
-        CoordinatorRecord record = CoordinatorRecord.offset(offsetKey("g", "t", 0),
+        CoordinatorRecord record = GroupRecords.offset(offsetKey("g", "t", 0),
                 new OffsetCommitValue().setOffset(1L).setMetadata("").setCommitTimestamp(COMMIT_TS));
         ByteBuffer key = ByteBuffer.wrap(GroupRecordSerde.keyBytes(record));
         ByteBuffer value = ByteBuffer.wrap(GroupRecordSerde.valueBytes(record));
@@ -272,14 +360,14 @@ class GroupRecordSerdeTest {
 
         // When / Then
         assertThatThrownBy(() -> GroupRecordSerde.decode(truncated, null))
-                .isInstanceOf(GroupRecordSerde.MalformedRecordException.class)
+                .isInstanceOf(CoordinatorSerde.MalformedRecordException.class)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("key").hasMessageContaining("OffsetCommitKey");
         assertThatThrownBy(() -> GroupRecordSerde.decode(ByteBuffer.wrap(new byte[] {0}), null))
-                .isInstanceOf(GroupRecordSerde.MalformedRecordException.class)
+                .isInstanceOf(CoordinatorSerde.MalformedRecordException.class)
                 .hasMessageContaining("too few for its version");
         assertThatThrownBy(() -> GroupRecordSerde.decode(null, null))
-                .isInstanceOf(GroupRecordSerde.MalformedRecordException.class)
+                .isInstanceOf(CoordinatorSerde.MalformedRecordException.class)
                 .hasMessageContaining("no key");
     }
 
@@ -290,17 +378,17 @@ class GroupRecordSerdeTest {
         byte[] value = MessageUtil.toVersionPrefixedBytes((short) 3, kafkaOffsetValue(1L, 0, "metadata"));
         ByteBuffer unknownVersion = ByteBuffer.wrap(value.clone()).putShort(0, (short) 9);
         ByteBuffer truncated = ByteBuffer.wrap(value, 0, value.length - 3);
-        ByteBuffer groupKey = ByteBuffer.wrap(GroupRecordSerde.keyBytes(CoordinatorRecord.groupTombstone("g2")));
+        ByteBuffer groupKey = ByteBuffer.wrap(GroupRecordSerde.keyBytes(GroupRecords.groupTombstone("g2")));
 
         // When / Then
         assertThatThrownBy(() -> GroupRecordSerde.decode(key, unknownVersion))
-                .isInstanceOf(GroupRecordSerde.MalformedRecordException.class)
+                .isInstanceOf(CoordinatorSerde.MalformedRecordException.class)
                 .hasMessageContaining("Unsupported version 9 of OffsetCommitValue").hasMessageContaining("g1");
         assertThatThrownBy(() -> GroupRecordSerde.decode(key, truncated))
-                .isInstanceOf(GroupRecordSerde.MalformedRecordException.class)
+                .isInstanceOf(CoordinatorSerde.MalformedRecordException.class)
                 .hasMessageContaining("value of").hasMessageContaining("t1");
         assertThatThrownBy(() -> GroupRecordSerde.decode(groupKey, ByteBuffer.wrap(new byte[] {0, 3, 0, 1})))
-                .isInstanceOf(GroupRecordSerde.MalformedRecordException.class)
+                .isInstanceOf(CoordinatorSerde.MalformedRecordException.class)
                 .hasMessageContaining("GroupMetadataValue");
     }
 
@@ -308,7 +396,7 @@ class GroupRecordSerdeTest {
     void aRecordWhoseKeyVersionDoesNotFitItsMessagesIsRefusedWhenWritten() {
         // Given
         CoordinatorRecord wrongType = new CoordinatorRecord(offsetKey("g", "t", 0), (short) 2, null, (short) 3);
-        CoordinatorRecord unknownType = new CoordinatorRecord(offsetKey("g", "t", 0), (short) 3, null, (short) 3);
+        CoordinatorRecord unknownType = new CoordinatorRecord(offsetKey("g", "t", 0), (short) 9, null, (short) 3);
         CoordinatorRecord wrongValue = new CoordinatorRecord(offsetKey("g", "t", 0), (short) 1,
                 new GroupMetadataValue(), (short) 3);
         CoordinatorRecord badVersion = new CoordinatorRecord(offsetKey("g", "t", 0), (short) 1,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.broker.coordinator.CoordinatorBatches;
 import io.cairn.broker.coordinator.CoordinatorLoader;
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
 import io.cairn.log.AppendOrigin;
@@ -206,7 +207,7 @@ class OffsetManagerTransactionTest {
     }
 
     private static void appendTransactional(PartitionLog log, long producerId, int partition, long offset) {
-        CoordinatorRecord record = CoordinatorRecord.offset(new OffsetCommitKey().setGroup("g").setTopic("t")
+        CoordinatorRecord record = GroupRecords.offset(new OffsetCommitKey().setGroup("g").setTopic("t")
             .setPartition(partition), new OffsetCommitValue().setOffset(offset).setLeaderEpoch(1).setMetadata("")
             .setCommitTimestamp(NOW));
         log.appendAsLeader(CoordinatorBatches.toBatch(CoordinatorBatches.encode(GroupRecordSerde.SERDE,

@@ -2,7 +2,7 @@ package io.cairn.broker.txn;
 
 import io.cairn.broker.coordinator.CoordinatorBatches;
 import io.cairn.broker.coordinator.ShardContext;
-import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.producer.VerificationGuard;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cairn.broker.coordinator.CoordinatorSerde;
-import io.cairn.broker.group.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.metadata.image.TopicPartition;
 import java.nio.ByteBuffer;
 import java.util.List;

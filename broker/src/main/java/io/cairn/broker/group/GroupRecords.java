@@ -1,21 +1,19 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.group.record.GroupMetadataKey;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
-import io.cairn.wire.protocol.ApiMessage;
 
 /**
- * One record of {@code __consumer_offsets}: a key and its value at the versions they are written with; a null value
- * is a tombstone (the offset or group is deleted, and compaction eventually drops the key). Immutable.
+ * The {@code __consumer_offsets} records the group coordinator writes (Kafka's {@code GroupCoordinatorRecordHelpers}):
+ * committed offsets ({@link OffsetCommitKey}, record type 1) and classic groups ({@link GroupMetadataKey}, type 2),
+ * each with its tombstone. {@link GroupRecordSerde} turns them into bytes.
  *
- * @param key          an {@link OffsetCommitKey} or a {@link GroupMetadataKey}
- * @param keyVersion   the version the key is written with: 1 for offsets, 2 for groups (Kafka's record types)
- * @param value        the matching {@link OffsetCommitValue} or {@link GroupMetadataValue}, or null
- * @param valueVersion the version the value is written with (3 for both)
+ * <p>Thread-safety: stateless, thread-safe.
  */
-public record CoordinatorRecord(ApiMessage key, short keyVersion, ApiMessage value, short valueVersion) {
+public final class GroupRecords {
 
     /**
      * The version Cairn writes committed offsets with. Kafka 4.1 writes 4 (3 plus a tagged topic id Cairn does not
@@ -25,23 +23,28 @@ public record CoordinatorRecord(ApiMessage key, short keyVersion, ApiMessage val
     /** The version Cairn writes group metadata with. */
     public static final short GROUP_VALUE_VERSION = 3;
 
+    private GroupRecords() {
+    }
+
     /** A committed offset. */
     public static CoordinatorRecord offset(OffsetCommitKey key, OffsetCommitValue value) {
-        return new CoordinatorRecord(key, (short) 1, value, OFFSET_VALUE_VERSION);
+        return new CoordinatorRecord(key, GroupRecordSerde.OFFSET_COMMIT_KEY, value, OFFSET_VALUE_VERSION);
     }
 
     /** The tombstone of a committed offset. */
     public static CoordinatorRecord offsetTombstone(OffsetCommitKey key) {
-        return new CoordinatorRecord(key, (short) 1, null, OFFSET_VALUE_VERSION);
+        return new CoordinatorRecord(key, GroupRecordSerde.OFFSET_COMMIT_KEY, null, OFFSET_VALUE_VERSION);
     }
 
     /** A classic group's metadata. */
     public static CoordinatorRecord group(String groupId, GroupMetadataValue value) {
-        return new CoordinatorRecord(new GroupMetadataKey().setGroup(groupId), (short) 2, value, GROUP_VALUE_VERSION);
+        return new CoordinatorRecord(new GroupMetadataKey().setGroup(groupId), GroupRecordSerde.GROUP_METADATA_KEY,
+            value, GROUP_VALUE_VERSION);
     }
 
     /** The tombstone of a classic group. */
     public static CoordinatorRecord groupTombstone(String groupId) {
-        return new CoordinatorRecord(new GroupMetadataKey().setGroup(groupId), (short) 2, null, GROUP_VALUE_VERSION);
+        return new CoordinatorRecord(new GroupMetadataKey().setGroup(groupId), GroupRecordSerde.GROUP_METADATA_KEY,
+            null, GROUP_VALUE_VERSION);
     }
 }

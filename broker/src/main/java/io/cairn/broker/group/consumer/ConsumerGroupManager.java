@@ -1,0 +1,718 @@
+package io.cairn.broker.group.consumer;
+
+import io.cairn.broker.coordinator.CoordinatorRecord;
+import io.cairn.broker.coordinator.CoordinatorWriteErrors;
+import io.cairn.broker.coordinator.ShardContext;
+import io.cairn.broker.group.assignor.GroupAssignment;
+import io.cairn.broker.group.assignor.PartitionAssignor;
+import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentKey;
+import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentValue;
+import io.cairn.broker.group.record.ConsumerGroupMemberMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupMemberMetadataValue;
+import io.cairn.broker.group.record.ConsumerGroupMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupMetadataValue;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberKey;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberValue;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataKey;
+import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataValue;
+import io.cairn.wire.error.ApiException;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ConsumerGroupDescribeResponseData;
+import io.cairn.wire.message.ConsumerGroupHeartbeatRequestData;
+import io.cairn.wire.message.ConsumerGroupHeartbeatResponseData;
+import io.cairn.wire.protocol.Uuid;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+
+/**
+ * The KIP-848 consumer groups of one coordinator shard and their ConsumerGroupHeartbeat, by Kafka's rules
+ * ({@code GroupMetadataManager.consumerGroupHeartbeat}). One heartbeat:
+ *
+ * <ol>
+ *   <li>is checked (INVALID_REQUEST, UNSUPPORTED_ASSIGNOR, GROUP_ID_NOT_FOUND, UNKNOWN_MEMBER_ID,
+ *       GROUP_MAX_SIZE_REACHED, FENCED_MEMBER_EPOCH, UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID);</li>
+ *   <li>creates or updates the member; a new member, a changed subscription or a change of the subscribed topics'
+ *       partition counts bumps the group epoch;</li>
+ *   <li>when the group epoch is ahead of the target assignment epoch, computes a new target assignment with the
+ *       group's assignor (the one most members ask for, else the first of {@code group.consumer.assignors});</li>
+ *   <li>reconciles the member towards its target ({@link MemberReconciler}) and answers its epoch, the heartbeat
+ *       interval and, when it sent a full request or its assignment changed, its assignment.</li>
+ * </ol>
+ *
+ * A member that does not heartbeat within {@code group.consumer.session.timeout.ms}, or does not revoke within its
+ * rebalance timeout, is fenced: removed, its partitions released, the group epoch bumped. Epoch -1 leaves; -2 is a
+ * static member leaving for a while (its instance id may rejoin with a new member id and takes over its
+ * assignment).
+ *
+ * <p>Every change is written to {@code __consumer_offsets} as Kafka's records ({@link ConsumerGroupRecords}) and
+ * the answer goes out once they are committed; a shard that loads replays them ({@link #replay}). The in-memory state
+ * changes before the write completes (Kafka reverts it from a snapshot when the write fails; Cairn does not yet: a
+ * failed write answers the client's error, and a lost leadership unloads the shard anyway).
+ *
+ * <p>Thread-safety: not thread-safe; every method and timer runs on the shard's thread ({@link ShardContext}).
+ */
+public final class ConsumerGroupManager {
+
+    /** The member epoch of a member leaving the group. */
+    public static final int LEAVE_GROUP_MEMBER_EPOCH = -1;
+    /** The member epoch of a static member leaving for a while. */
+    public static final int LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
+
+    private static final Logger LOGGER = LogManager.getLogger(ConsumerGroupManager.class);
+
+    private final ShardContext<CoordinatorRecord> ctx;
+    private final ConsumerGroupConfig config;
+    private final Map<String, PartitionAssignor> assignors;
+    private final Supplier<ConsumerGroupTopics> topics;
+    private final Predicate<String> otherGroupTypeExists;
+    private final Map<String, ConsumerGroup> groups = new HashMap<>();
+    private final Map<String, Map<String, TopicShape>> subscriptionMetadata = new HashMap<>();
+
+    /** A subscribed topic as the target assignment saw it: a change bumps the group epoch. */
+    private record TopicShape(Uuid topicId, int numPartitions) {
+    }
+
+    /**
+     * @param assignors            the assignors of {@code group.consumer.assignors}, by name
+     * @param topics               the current topics (the broker's metadata image)
+     * @param otherGroupTypeExists whether a group of another type (classic) has the id: such a group is not a
+     *                             consumer group (GROUP_ID_NOT_FOUND)
+     */
+    public ConsumerGroupManager(ShardContext<CoordinatorRecord> ctx, ConsumerGroupConfig config,
+                                List<PartitionAssignor> assignors,
+                                Supplier<ConsumerGroupTopics> topics, Predicate<String> otherGroupTypeExists) {
+        this.ctx = ctx;
+        this.config = config;
+        this.assignors = new TreeMap<>();
+        assignors.forEach(a -> this.assignors.put(a.name(), a));
+        for (String name : config.assignors()) {
+            if (!this.assignors.containsKey(name)) {
+                throw new IllegalArgumentException("Unknown assignor " + name + " in " + ConsumerGroupConfig.ASSIGNORS);
+            }
+        }
+        this.assignors.keySet().retainAll(config.assignors());
+        this.topics = topics;
+        this.otherGroupTypeExists = otherGroupTypeExists;
+    }
+
+    /** The group, if this shard has it. */
+    public Optional<ConsumerGroup> group(String groupId) {
+        return Optional.ofNullable(groups.get(groupId));
+    }
+
+    /** The ids of this shard's consumer groups. */
+    public Set<String> groupIds() {
+        return Collections.unmodifiableSet(new HashSet<>(groups.keySet()));
+    }
+
+    /**
+     * Handles one ConsumerGroupHeartbeat of {@code version}; errors are in the response.
+     *
+     * @param clientId   the request header's client id
+     * @param clientHost the client's address ({@code /127.0.0.1})
+     */
+    public CompletableFuture<ConsumerGroupHeartbeatResponseData> heartbeat(
+            String clientId, String clientHost, ConsumerGroupHeartbeatRequestData request, short version) {
+        List<CoordinatorRecord> records = new ArrayList<>();
+        ConsumerGroupHeartbeatResponseData response;
+        try {
+            validate(request, version);
+            if (request.memberEpoch() == LEAVE_GROUP_MEMBER_EPOCH
+                    || request.memberEpoch() == LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+                response = leave(request, records);
+            } else {
+                response = join(clientId, clientHost, request, records);
+            }
+        } catch (ApiException e) {
+            return CompletableFuture.completedFuture(errorResponse(request.groupId(), Errors.forException(e), e));
+        }
+        if (records.isEmpty()) {
+            return CompletableFuture.completedFuture(response);
+        }
+        return write(records).handle((ignored, failure) -> failure == null ? response
+            : errorResponse(request.groupId(), CoordinatorWriteErrors.operationError(failure), failure));
+    }
+
+    private static ConsumerGroupHeartbeatResponseData errorResponse(String groupId, Errors error, Throwable cause) {
+        if (error == Errors.UNKNOWN_SERVER_ERROR) {
+            LOGGER.error("ConsumerGroupHeartbeat of group {} failed", groupId, cause);
+        }
+        return new ConsumerGroupHeartbeatResponseData().setErrorCode(error.code())
+            .setErrorMessage(cause instanceof ApiException ? cause.getMessage() : error.message());
+    }
+
+    private CompletableFuture<Void> write(List<CoordinatorRecord> records) {
+        try {
+            return ctx.write(records);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private void validate(ConsumerGroupHeartbeatRequestData request, short version) {
+        requireNonEmpty(request.groupId(), "GroupId can't be empty.");
+        requireNonEmpty(request.instanceId(), "InstanceId can't be empty.");
+        requireNonEmpty(request.rackId(), "RackId can't be empty.");
+        if (request.subscribedTopicRegex() != null) {
+            throw Errors.INVALID_REQUEST.exception("SubscribedTopicRegex is not supported yet.");
+        }
+        if (version >= 1 || request.memberEpoch() != 0) {
+            // From version 1 (KIP-1082) the client generates its member id.
+            requireNonEmpty(request.memberId(), "MemberId can't be empty.");
+        }
+        int epoch = request.memberEpoch();
+        if (epoch == 0) {
+            if (request.rebalanceTimeoutMs() == -1) {
+                throw Errors.INVALID_REQUEST.exception("RebalanceTimeoutMs must be provided in first request.");
+            }
+            if (request.topicPartitions() == null || !request.topicPartitions().isEmpty()) {
+                throw Errors.INVALID_REQUEST.exception("TopicPartitions must be empty when (re-)joining.");
+            }
+            if (request.subscribedTopicNames() == null || request.subscribedTopicNames().isEmpty()) {
+                throw Errors.INVALID_REQUEST.exception("SubscribedTopicNames must be set in first request.");
+            }
+        } else if (epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+            if (request.instanceId() == null) {
+                throw Errors.INVALID_REQUEST.exception("InstanceId can't be null.");
+            }
+        } else if (epoch < LEAVE_GROUP_MEMBER_EPOCH) {
+            throw Errors.INVALID_REQUEST.exception("MemberEpoch is invalid.");
+        }
+        if (request.serverAssignor() != null && !assignors.containsKey(request.serverAssignor())) {
+            throw Errors.UNSUPPORTED_ASSIGNOR.exception("ServerAssignor " + request.serverAssignor()
+                + " is not supported. Supported assignors: " + String.join(", ", assignors.keySet()) + ".");
+        }
+    }
+
+    private static void requireNonEmpty(String value, String message) {
+        if (value != null && value.isEmpty()) {
+            throw Errors.INVALID_REQUEST.exception(message);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- joining
+
+    private ConsumerGroupHeartbeatResponseData join(String clientId, String clientHost,
+                                                    ConsumerGroupHeartbeatRequestData request,
+                                                    List<CoordinatorRecord> records) {
+        String groupId = request.groupId();
+        int epoch = request.memberEpoch();
+        boolean joining = epoch == 0;
+        ConsumerGroup group = groupOrCreate(groupId, joining);
+        String memberId = request.memberId() == null || request.memberId().isEmpty() ? newMemberId()
+            : request.memberId();
+        if (group.numMembers() >= config.maxSize() && !group.hasMember(memberId)) {
+            throw Errors.GROUP_MAX_SIZE_REACHED.exception("The consumer group has reached its maximum capacity of "
+                + config.maxSize() + " members.");
+        }
+        Map<Uuid, Set<Integer>> owned = owned(request.topicPartitions());
+        ConsumerGroupMember member = request.instanceId() == null
+            ? dynamicMember(group, memberId, epoch, owned)
+            : staticMember(group, memberId, epoch, request.instanceId(), owned);
+        ConsumerGroupMember updated = member.withSubscription(
+            request.subscribedTopicNames() == null ? member.subscribedTopicNames() : request.subscribedTopicNames(),
+            request.serverAssignor() == null ? member.serverAssignorName() : request.serverAssignor(),
+            request.rackId() == null ? member.rackId() : request.rackId(), clientId, clientHost,
+            request.rebalanceTimeoutMs() == -1 ? member.rebalanceTimeoutMs() : request.rebalanceTimeoutMs());
+        // A new member has no subscription yet; a static member taking over its instance id keeps its predecessor's,
+        // so that a restart with the same subscription does not rebalance the group.
+        boolean bump = !updated.subscribedTopicNames().equals(member.subscribedTopicNames());
+        boolean changed = !group.hasMember(memberId) || !ConsumerGroupRecords.memberSubscription(groupId, updated)
+            .equals(ConsumerGroupRecords.memberSubscription(groupId, member));
+        replaceStaticPredecessor(group, updated, records);
+        group.updateMember(updated);
+        if (changed) {
+            records.add(ConsumerGroupRecords.memberSubscription(groupId, updated));
+        }
+        bump |= refreshSubscriptionMetadata(group);
+        if (bump) {
+            group.setGroupEpoch(group.groupEpoch() + 1);
+            records.add(ConsumerGroupRecords.groupEpoch(groupId, group.groupEpoch()));
+            LOGGER.info("[GroupId {}] Bumped group epoch to {}.", groupId, group.groupEpoch());
+        }
+        if (group.groupEpoch() > group.targetAssignmentEpoch()) {
+            updateTargetAssignment(group, records);
+        }
+        ConsumerGroupMember reconciled = reconcile(group, group.member(memberId), owned, records);
+        scheduleSessionTimeout(groupId, memberId);
+        ConsumerGroupHeartbeatResponseData response = new ConsumerGroupHeartbeatResponseData().setMemberId(memberId)
+            .setMemberEpoch(reconciled.memberEpoch()).setHeartbeatIntervalMs(config.heartbeatIntervalMs());
+        boolean fullRequest = joining || (request.rebalanceTimeoutMs() != -1 && request.subscribedTopicNames() != null
+            && request.topicPartitions() != null);
+        if (fullRequest || !reconciled.assignedPartitions().equals(member.assignedPartitions())) {
+            response.setAssignment(assignment(reconciled.assignedPartitions()));
+        }
+        return response;
+    }
+
+    private ConsumerGroup groupOrCreate(String groupId, boolean create) {
+        ConsumerGroup group = groups.get(groupId);
+        if (group == null && otherGroupTypeExists.test(groupId)) {
+            throw Errors.GROUP_ID_NOT_FOUND.exception("Group " + groupId + " is not a consumer group.");
+        }
+        if (group == null) {
+            if (!create) {
+                throw Errors.GROUP_ID_NOT_FOUND.exception("Consumer group " + groupId + " not found.");
+            }
+            group = new ConsumerGroup(groupId);
+            groups.put(groupId, group);
+        }
+        return group;
+    }
+
+    private static String newMemberId() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        return new Uuid(random.nextLong(), random.nextLong()).toString();
+    }
+
+    private static ConsumerGroupMember newMember(String memberId, String instanceId) {
+        return new ConsumerGroupMember(memberId, instanceId, null, 0, 0, MemberState.STABLE, "", "", List.of(), null,
+            null, -1, Map.of(), Map.of());
+    }
+
+    private ConsumerGroupMember dynamicMember(ConsumerGroup group, String memberId, int epoch,
+                                              Map<Uuid, Set<Integer>> owned) {
+        ConsumerGroupMember member = group.member(memberId);
+        if (member == null) {
+            if (epoch != 0) {
+                throw Errors.UNKNOWN_MEMBER_ID.exception("Member " + memberId + " is not a member of group "
+                    + group.groupId() + ".");
+            }
+            LOGGER.info("[GroupId {}] Member {} joins the consumer group.", group.groupId(), memberId);
+            return newMember(memberId, null);
+        }
+        checkEpoch(member, epoch, owned);
+        return member;
+    }
+
+    private ConsumerGroupMember staticMember(ConsumerGroup group, String memberId, int epoch, String instanceId,
+                                             Map<Uuid, Set<Integer>> owned) {
+        String existingId = group.staticMemberId(instanceId);
+        ConsumerGroupMember existing = existingId == null ? null : group.member(existingId);
+        if (epoch == 0) {
+            if (existing == null) {
+                LOGGER.info("[GroupId {}] Static member {} with instance id {} joins the consumer group.",
+                    group.groupId(), memberId, instanceId);
+                return newMember(memberId, instanceId);
+            }
+            if (existing.memberEpoch() != LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+                throw Errors.UNRELEASED_INSTANCE_ID.exception("Static member " + memberId + " with instance id "
+                    + instanceId + " cannot join the group because the instance id is owned by " + existingId
+                    + " member.");
+            }
+            LOGGER.info("[GroupId {}] Static member with instance id {} rejoins as member {}, replacing {}.",
+                group.groupId(), instanceId, memberId, existingId);
+            // The new member takes over the old one's assignment at epoch 0 (it is reconciled from there).
+            return new ConsumerGroupMember(memberId, instanceId, existing.rackId(), 0, 0, existing.state(),
+                existing.clientId(), existing.clientHost(), existing.subscribedTopicNames(),
+                existing.subscribedTopicRegex(), existing.serverAssignorName(), existing.rebalanceTimeoutMs(),
+                existing.assignedPartitions(), existing.partitionsPendingRevocation());
+        }
+        if (existing == null) {
+            throw Errors.UNKNOWN_MEMBER_ID.exception("Instance id " + instanceId + " is unknown.");
+        }
+        if (!existing.memberId().equals(memberId)) {
+            throw Errors.FENCED_INSTANCE_ID.exception("Static member " + memberId + " with instance id " + instanceId
+                + " was fenced by member " + existingId + ".");
+        }
+        checkEpoch(existing, epoch, owned);
+        return existing;
+    }
+
+    /** The old member of a static member's instance id leaves when its successor joins, handing it its target. */
+    private void replaceStaticPredecessor(ConsumerGroup group, ConsumerGroupMember member,
+                                          List<CoordinatorRecord> records) {
+        String previous = group.staticMemberId(member.instanceId());
+        if (previous != null && !previous.equals(member.memberId())) {
+            Map<Uuid, Set<Integer>> target = group.targetAssignment(previous);
+            cancelTimers(group.groupId(), previous);
+            group.removeMember(previous);
+            group.setTargetAssignment(member.memberId(), target);
+            records.addAll(ConsumerGroupRecords.memberTombstones(group.groupId(), previous));
+            records.add(ConsumerGroupRecords.targetAssignment(group.groupId(), member.memberId(), target));
+        }
+    }
+
+    /**
+     * Kafka's epoch check: an epoch ahead of the member's is fenced; one behind is fenced too, unless it is the
+     * previous epoch and the member owns no partition it is not assigned (the response with the new epoch was lost).
+     */
+    private static void checkEpoch(ConsumerGroupMember member, int received, Map<Uuid, Set<Integer>> owned) {
+        if (received > member.memberEpoch()) {
+            throw Errors.FENCED_MEMBER_EPOCH.exception("The consumer group member has a greater member epoch ("
+                + received + ") than the one known by the group coordinator (" + member.memberEpoch()
+                + "). The member must abandon all its partitions and rejoin.");
+        }
+        if (received < member.memberEpoch()
+                && (received != member.previousMemberEpoch() || !isSubset(owned, member.assignedPartitions()))) {
+            throw Errors.FENCED_MEMBER_EPOCH.exception("The consumer group member has a smaller member epoch ("
+                + received + ") than the one known by the group coordinator (" + member.memberEpoch()
+                + "). The member must abandon all its partitions and rejoin.");
+        }
+    }
+
+    private static boolean isSubset(Map<Uuid, Set<Integer>> owned, Map<Uuid, Set<Integer>> assigned) {
+        if (owned == null) {
+            return false;
+        }
+        for (Map.Entry<Uuid, Set<Integer>> topic : owned.entrySet()) {
+            if (!assigned.getOrDefault(topic.getKey(), Set.of()).containsAll(topic.getValue())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Records the subscribed topics' ids and partition counts; true when they changed since the last target
+     * assignment (a topic created, deleted or grown), which bumps the group epoch.
+     */
+    private boolean refreshSubscriptionMetadata(ConsumerGroup group) {
+        ConsumerGroupTopics current = topics.get();
+        Map<String, TopicShape> shapes = new HashMap<>();
+        for (String name : group.subscribedTopicNames()) {
+            Uuid id = current.topicId(name);
+            if (id != null) {
+                shapes.put(name, new TopicShape(id, current.numPartitions(id)));
+            }
+        }
+        Map<String, TopicShape> previous = subscriptionMetadata.put(group.groupId(), shapes);
+        return previous != null && !previous.equals(shapes);
+    }
+
+    private void updateTargetAssignment(ConsumerGroup group, List<CoordinatorRecord> records) {
+        String assignorName = group.preferredAssignor(config.defaultAssignor());
+        PartitionAssignor assignor = assignors.get(assignorName);
+        GroupAssignment assignment;
+        try {
+            assignment = group.computeTargetAssignment(assignor, topics.get());
+        } catch (PartitionAssignor.PartitionAssignorException e) {
+            throw Errors.UNKNOWN_SERVER_ERROR.exception("Failed to compute a new target assignment for epoch "
+                + group.groupEpoch() + ": " + e.getMessage());
+        }
+        for (ConsumerGroupMember member : group.members()) {
+            Map<Uuid, Set<Integer>> target = assignment.partitionsOf(member.memberId());
+            if (!target.equals(group.targetAssignment(member.memberId()))) {
+                records.add(ConsumerGroupRecords.targetAssignment(group.groupId(), member.memberId(), target));
+            }
+        }
+        group.setTargetAssignment(group.groupEpoch(), assignment);
+        records.add(ConsumerGroupRecords.targetAssignmentEpoch(group.groupId(), group.groupEpoch()));
+        LOGGER.info("[GroupId {}] Computed a new target assignment for epoch {} with '{}' assignor.",
+            group.groupId(), group.groupEpoch(), assignorName);
+    }
+
+    private ConsumerGroupMember reconcile(ConsumerGroup group, ConsumerGroupMember member,
+                                          Map<Uuid, Set<Integer>> owned, List<CoordinatorRecord> records) {
+        int targetEpoch = group.targetAssignmentEpoch();
+        if (member.state() == MemberState.STABLE && member.memberEpoch() == targetEpoch) {
+            return member;
+        }
+        ConsumerGroupMember next = MemberReconciler.reconcile(member, targetEpoch,
+            group.targetAssignment(member.memberId()), group::partitionEpoch, owned);
+        if (!next.equals(member)) {
+            group.updateMember(next);
+            records.add(ConsumerGroupRecords.currentAssignment(group.groupId(), next));
+            if (next.state() == MemberState.UNREVOKED_PARTITIONS) {
+                scheduleRebalanceTimeout(group.groupId(), next.memberId(), next.memberEpoch(),
+                    next.rebalanceTimeoutMs());
+            } else {
+                ctx.cancel(rebalanceKey(group.groupId(), next.memberId()));
+            }
+        }
+        return next;
+    }
+
+    // ------------------------------------------------------------------------------------------------- leaving
+
+    private ConsumerGroupHeartbeatResponseData leave(ConsumerGroupHeartbeatRequestData request,
+                                                     List<CoordinatorRecord> records) {
+        ConsumerGroup group = groups.get(request.groupId());
+        if (group == null) {
+            throw Errors.GROUP_ID_NOT_FOUND.exception("Consumer group " + request.groupId() + " not found.");
+        }
+        String memberId = request.memberId();
+        ConsumerGroupMember member;
+        if (request.instanceId() == null) {
+            member = group.member(memberId);
+            if (member == null) {
+                throw Errors.UNKNOWN_MEMBER_ID.exception("Member " + memberId + " is not a member of group "
+                    + group.groupId() + ".");
+            }
+        } else {
+            String existingId = group.staticMemberId(request.instanceId());
+            if (existingId == null) {
+                throw Errors.UNKNOWN_MEMBER_ID.exception("Instance id " + request.instanceId() + " is unknown.");
+            }
+            if (!existingId.equals(memberId)) {
+                throw Errors.FENCED_INSTANCE_ID.exception("Static member " + memberId + " with instance id "
+                    + request.instanceId() + " was fenced by member " + existingId + ".");
+            }
+            member = group.member(existingId);
+            if (request.memberEpoch() == LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+                LOGGER.info("[GroupId {}] Static member {} with instance id {} temporarily left the consumer group.",
+                    group.groupId(), memberId, request.instanceId());
+                ConsumerGroupMember leaving = member.reconciled(member.state(), LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+                    member.assignedPartitions(), Map.of());
+                group.updateMember(leaving);
+                records.add(ConsumerGroupRecords.currentAssignment(group.groupId(), leaving));
+                return new ConsumerGroupHeartbeatResponseData().setMemberId(memberId)
+                    .setMemberEpoch(LEAVE_GROUP_STATIC_MEMBER_EPOCH);
+            }
+        }
+        LOGGER.info("[GroupId {}] Member {} left the consumer group.", group.groupId(), memberId);
+        records.addAll(fence(group, member));
+        return new ConsumerGroupHeartbeatResponseData().setMemberId(memberId).setMemberEpoch(request.memberEpoch());
+    }
+
+    /** Removes the member: its partitions are released and the group epoch bumped; returns the records. */
+    private List<CoordinatorRecord> fence(ConsumerGroup group, ConsumerGroupMember member) {
+        List<CoordinatorRecord> records = new ArrayList<>(ConsumerGroupRecords.memberTombstones(group.groupId(),
+            member.memberId()));
+        group.removeMember(member.memberId());
+        refreshSubscriptionMetadata(group);
+        group.setGroupEpoch(group.groupEpoch() + 1);
+        cancelTimers(group.groupId(), member.memberId());
+        records.add(ConsumerGroupRecords.groupEpoch(group.groupId(), group.groupEpoch()));
+        LOGGER.info("[GroupId {}] Member {} removed; bumped group epoch to {}.", group.groupId(), member.memberId(),
+            group.groupEpoch());
+        return records;
+    }
+
+    /** A timer fenced a member: its records are written with no one to answer. */
+    private void fenceOnTimer(ConsumerGroup group, ConsumerGroupMember member) {
+        write(fence(group, member)).whenComplete((ignored, failure) -> {
+            if (failure != null) {
+                LOGGER.warn("[GroupId {}] Cannot write the removal of member {}: {}", group.groupId(),
+                    member.memberId(), CoordinatorWriteErrors.operationError(failure));
+            }
+        });
+    }
+
+    // -------------------------------------------------------------------------------------------------- timers
+
+    private void scheduleSessionTimeout(String groupId, String memberId) {
+        ctx.schedule(sessionKey(groupId, memberId), config.sessionTimeoutMs(), () -> {
+            ConsumerGroup group = groups.get(groupId);
+            ConsumerGroupMember member = group == null ? null : group.member(memberId);
+            if (member != null) {
+                LOGGER.info("[GroupId {}] Member {} fenced from the group because its session expired.", groupId,
+                    memberId);
+                fenceOnTimer(group, member);
+            }
+        });
+    }
+
+    private void scheduleRebalanceTimeout(String groupId, String memberId, int memberEpoch, int timeoutMs) {
+        ctx.schedule(rebalanceKey(groupId, memberId), timeoutMs, () -> {
+            ConsumerGroup group = groups.get(groupId);
+            ConsumerGroupMember member = group == null ? null : group.member(memberId);
+            if (member != null && member.memberEpoch() == memberEpoch) {
+                LOGGER.info("[GroupId {}] Member {} fenced from the group because it failed to transition from epoch"
+                    + " {} within {}ms.", groupId, memberId, memberEpoch, timeoutMs);
+                fenceOnTimer(group, member);
+            }
+        });
+    }
+
+    private void cancelTimers(String groupId, String memberId) {
+        ctx.cancel(sessionKey(groupId, memberId));
+        ctx.cancel(rebalanceKey(groupId, memberId));
+    }
+
+    static String sessionKey(String groupId, String memberId) {
+        // The length prefix keeps (group "a-b", member "c") and (group "a", member "b-c") apart.
+        return "consumer-session-" + groupId.length() + "-" + groupId + "-" + memberId;
+    }
+
+    static String rebalanceKey(String groupId, String memberId) {
+        return "consumer-rebalance-" + groupId.length() + "-" + groupId + "-" + memberId;
+    }
+
+    // ------------------------------------------------------------------------------------------------- helpers
+
+    private static Map<Uuid, Set<Integer>> owned(List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned) {
+        if (owned == null) {
+            return null;
+        }
+        Map<Uuid, Set<Integer>> map = new HashMap<>();
+        owned.forEach(tp -> map.computeIfAbsent(tp.topicId(), id -> new HashSet<>()).addAll(tp.partitions()));
+        return map;
+    }
+
+    private static ConsumerGroupHeartbeatResponseData.Assignment assignment(Map<Uuid, Set<Integer>> partitions) {
+        List<ConsumerGroupHeartbeatResponseData.TopicPartitions> list = new ArrayList<>();
+        partitions.forEach((topicId, ids) -> list.add(new ConsumerGroupHeartbeatResponseData.TopicPartitions()
+            .setTopicId(topicId).setPartitions(ids.stream().sorted().toList())));
+        return new ConsumerGroupHeartbeatResponseData.Assignment().setTopicPartitions(list);
+    }
+
+    // ------------------------------------------------------------------------------------------------ describe
+
+    /**
+     * The group as ConsumerGroupDescribe {@code version} reports it (Kafka's {@code asDescribedGroup}): state, epochs,
+     * assignor and each member with its current and target assignment (topic ids and names); GROUP_ID_NOT_FOUND for
+     * an unknown group or one of another type. Authorized operations are left to the caller.
+     */
+    public ConsumerGroupDescribeResponseData.DescribedGroup describe(String groupId, short version) {
+        ConsumerGroup group = groups.get(groupId);
+        if (group == null) {
+            String message = otherGroupTypeExists.test(groupId) ? "Group " + groupId + " is not a consumer group."
+                : "Group " + groupId + " not found.";
+            return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId)
+                .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage(message);
+        }
+        ConsumerGroupTopics current = topics.get();
+        List<ConsumerGroupDescribeResponseData.Member> members = new ArrayList<>();
+        for (ConsumerGroupMember member : group.members()) {
+            ConsumerGroupDescribeResponseData.Member described = new ConsumerGroupDescribeResponseData.Member()
+                .setMemberId(member.memberId()).setInstanceId(member.instanceId()).setRackId(member.rackId())
+                .setMemberEpoch(member.memberEpoch()).setClientId(member.clientId())
+                .setClientHost(member.clientHost()).setSubscribedTopicNames(member.subscribedTopicNames())
+                .setSubscribedTopicRegex(member.subscribedTopicRegex())
+                .setAssignment(describedAssignment(member.assignedPartitions(), current))
+                .setTargetAssignment(describedAssignment(group.targetAssignment(member.memberId()), current));
+            if (version >= 1) {
+                // KIP-1099: 1 is a member using the consumer protocol (0 would be a classic member).
+                described.setMemberType((byte) 1);
+            }
+            members.add(described);
+        }
+        return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId)
+            .setGroupState(group.state().displayName()).setGroupEpoch(group.groupEpoch())
+            .setAssignmentEpoch(group.targetAssignmentEpoch())
+            .setAssignorName(group.preferredAssignor(config.defaultAssignor())).setMembers(members);
+    }
+
+    private static ConsumerGroupDescribeResponseData.Assignment describedAssignment(
+            Map<Uuid, Set<Integer>> partitions, ConsumerGroupTopics current) {
+        List<ConsumerGroupDescribeResponseData.TopicPartitions> list = new ArrayList<>();
+        partitions.forEach((topicId, ids) -> {
+            String name = current.topicName(topicId);
+            if (name != null) {
+                list.add(new ConsumerGroupDescribeResponseData.TopicPartitions().setTopicId(topicId)
+                    .setTopicName(name).setPartitions(ids.stream().sorted().toList()));
+            }
+        });
+        return new ConsumerGroupDescribeResponseData.Assignment().setTopicPartitions(list);
+    }
+
+    // ------------------------------------------------------------------------------------------------- loading
+
+    /** Applies one consumer-group record (types 3, 5, 6, 7, 8) while the shard loads. */
+    public void replay(CoordinatorRecord record) {
+        ApiMessageKey key = ApiMessageKey.of(record.key());
+        ConsumerGroup group = groups.get(key.groupId());
+        if (record.value() == null) {
+            replayTombstone(record.keyVersion(), group, key);
+            return;
+        }
+        if (group == null) {
+            group = new ConsumerGroup(key.groupId());
+            groups.put(key.groupId(), group);
+        }
+        if (record.value() instanceof ConsumerGroupMetadataValue value) {
+            group.setGroupEpoch(value.epoch());
+        } else if (record.value() instanceof ConsumerGroupTargetAssignmentMetadataValue value) {
+            group.setTargetAssignmentEpoch(value.assignmentEpoch());
+        } else if (record.value() instanceof ConsumerGroupTargetAssignmentMemberValue value) {
+            group.setTargetAssignment(key.memberId(), ConsumerGroupRecords.partitions(value));
+        } else if (record.value() instanceof ConsumerGroupMemberMetadataValue value) {
+            ConsumerGroupMember member = group.member(key.memberId());
+            ConsumerGroupMember base = member != null ? member : newMember(key.memberId(), value.instanceId());
+            group.replayMember(new ConsumerGroupMember(base.memberId(), value.instanceId(), value.rackId(),
+                base.memberEpoch(), base.previousMemberEpoch(), base.state(), value.clientId(), value.clientHost(),
+                value.subscribedTopicNames(), value.subscribedTopicRegex(), value.serverAssignor(),
+                value.rebalanceTimeoutMs(), base.assignedPartitions(), base.partitionsPendingRevocation()));
+        } else if (record.value() instanceof ConsumerGroupCurrentMemberAssignmentValue value) {
+            ConsumerGroupMember member = group.member(key.memberId());
+            ConsumerGroupMember base = member != null ? member : newMember(key.memberId(), null);
+            group.replayMember(new ConsumerGroupMember(base.memberId(), base.instanceId(), base.rackId(),
+                value.memberEpoch(), value.previousMemberEpoch(), MemberState.fromValue(value.state()),
+                base.clientId(), base.clientHost(), base.subscribedTopicNames(), base.subscribedTopicRegex(),
+                base.serverAssignorName(), base.rebalanceTimeoutMs(),
+                ConsumerGroupRecords.partitions(value.assignedPartitions()),
+                ConsumerGroupRecords.partitions(value.partitionsPendingRevocation())));
+        }
+    }
+
+    private void replayTombstone(short type, ConsumerGroup group, ApiMessageKey key) {
+        if (group == null) {
+            return;
+        }
+        switch (type) {
+            case ConsumerGroupRecords.GROUP_METADATA -> {
+                groups.remove(key.groupId());
+                subscriptionMetadata.remove(key.groupId());
+            }
+            case ConsumerGroupRecords.MEMBER_METADATA -> group.removeMember(key.memberId());
+            case ConsumerGroupRecords.TARGET_ASSIGNMENT_MEMBER -> group.removeTargetAssignment(key.memberId());
+            case ConsumerGroupRecords.CURRENT_MEMBER_ASSIGNMENT -> {
+                ConsumerGroupMember member = group.member(key.memberId());
+                if (member != null) {
+                    group.replayMember(member.reconciled(member.state(), LEAVE_GROUP_MEMBER_EPOCH, Map.of(),
+                        Map.of()));
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /**
+     * Ends the load: every member must heartbeat within its session timeout, and a member revoking partitions
+     * within its rebalance timeout, counted from now.
+     */
+    public void onLoaded() {
+        for (ConsumerGroup group : groups.values()) {
+            refreshSubscriptionMetadata(group);
+            LOGGER.info("[GroupId {}] Loaded consumer group in state {} at epoch {} with {} members.",
+                group.groupId(), group.state().displayName(), group.groupEpoch(), group.numMembers());
+            for (ConsumerGroupMember member : group.members()) {
+                scheduleSessionTimeout(group.groupId(), member.memberId());
+                if (member.state() == MemberState.UNREVOKED_PARTITIONS) {
+                    scheduleRebalanceTimeout(group.groupId(), member.memberId(), member.memberEpoch(),
+                        member.rebalanceTimeoutMs());
+                }
+            }
+        }
+    }
+
+    /** The group and member ids of a consumer-group record key. */
+    private record ApiMessageKey(String groupId, String memberId) {
+        static ApiMessageKey of(Object key) {
+            if (key instanceof ConsumerGroupMetadataKey k) {
+                return new ApiMessageKey(k.groupId(), null);
+            } else if (key instanceof ConsumerGroupTargetAssignmentMetadataKey k) {
+                return new ApiMessageKey(k.groupId(), null);
+            } else if (key instanceof ConsumerGroupMemberMetadataKey k) {
+                return new ApiMessageKey(k.groupId(), k.memberId());
+            } else if (key instanceof ConsumerGroupTargetAssignmentMemberKey k) {
+                return new ApiMessageKey(k.groupId(), k.memberId());
+            } else if (key instanceof ConsumerGroupCurrentMemberAssignmentKey k) {
+                return new ApiMessageKey(k.groupId(), k.memberId());
+            }
+            throw new IllegalArgumentException("Not a consumer group record key: " + key);
+        }
+    }
+
+    /** The shard is lost: timers stop (the runtime cancels them) and the groups go. */
+    public void unload() {
+        groups.values().forEach(ConsumerGroup::markDead);
+        groups.clear();
+        subscriptionMetadata.clear();
+    }
+}

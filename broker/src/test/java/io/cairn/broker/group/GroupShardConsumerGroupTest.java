@@ -1,0 +1,98 @@
+package io.cairn.broker.group;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.broker.coordinator.CoordinatorRecord;
+import io.cairn.broker.group.consumer.ConsumerGroupConfig;
+import io.cairn.broker.group.consumer.ConsumerGroupState;
+import io.cairn.broker.group.consumer.ConsumerGroupTopics;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ConsumerGroupHeartbeatRequestData;
+import io.cairn.wire.message.ConsumerGroupHeartbeatResponseData;
+import io.cairn.wire.message.JoinGroupRequestData;
+import io.cairn.wire.protocol.Uuid;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** A group shard's consumer groups: through the real record format, across a reload. */
+class GroupShardConsumerGroupTest {
+
+    private static final Uuid FOO = new Uuid(9, 9);
+    private static final ConsumerGroupTopics TOPICS = new ConsumerGroupTopics() {
+        @Override
+        public Uuid topicId(String name) {
+            return "foo".equals(name) ? FOO : null;
+        }
+
+        @Override
+        public String topicName(Uuid topicId) {
+            return FOO.equals(topicId) ? "foo" : null;
+        }
+
+        @Override
+        public int numPartitions(Uuid topicId) {
+            return FOO.equals(topicId) ? 3 : -1;
+        }
+    };
+
+    private final ClassicGroupTestShardContext ctx = new ClassicGroupTestShardContext(1_000);
+
+    private GroupShard shard() {
+        return new GroupShard(ctx, GroupConfig.defaults(), ConsumerGroupConfig.defaults(), new GroupCounters(),
+            () -> TOPICS);
+    }
+
+    private ConsumerGroupHeartbeatResponseData join(GroupShard shard, String groupId) {
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> response = shard.consumerGroups().heartbeat("c",
+            "/127.0.0.1", new ConsumerGroupHeartbeatRequestData().setGroupId(groupId).setMemberId("m")
+                .setMemberEpoch(0).setRebalanceTimeoutMs(30_000).setSubscribedTopicNames(List.of("foo"))
+                .setTopicPartitions(new ArrayList<>()), (short) 1);
+        ctx.completeWrites();
+        return response.getNow(null);
+    }
+
+    @Test
+    void aConsumerGroupShouldSurviveAReloadThroughTheRecordFormat() {
+        // Given
+        GroupShard first = shard();
+        join(first, "g");
+        GroupShard reloaded = shard();
+
+        // When
+        long offset = 0;
+        for (List<CoordinatorRecord> write : ctx.allWrites()) {
+            for (CoordinatorRecord record : write) {
+                byte[] value = GroupRecordSerde.valueBytes(record);
+                CoordinatorRecord decoded = GroupRecordSerde.decode(ByteBuffer.wrap(GroupRecordSerde.keyBytes(record)),
+                    value == null ? null : ByteBuffer.wrap(value)).orElseThrow();
+                reloaded.replay(offset++, -1L, (short) -1, decoded);
+            }
+        }
+        reloaded.onLoaded();
+
+        // Then
+        assertThat(reloaded.consumerGroups().group("g").orElseThrow().state()).isEqualTo(ConsumerGroupState.STABLE);
+        assertThat(reloaded.consumerGroups().group("g").orElseThrow().member("m").assignedPartitions().get(FOO))
+            .containsExactlyInAnyOrder(0, 1, 2);
+        assertThat(reloaded.groups().group("g")).isEmpty();
+    }
+
+    @Test
+    void aClassicGroupIdShouldNotBecomeAConsumerGroup() {
+        // Given
+        GroupShard shard = shard();
+        shard.groups().join(new ClientInfo("c", "/127.0.0.1"), new JoinGroupRequestData().setGroupId("g")
+            .setMemberId("").setSessionTimeoutMs(10_000).setRebalanceTimeoutMs(10_000).setProtocolType("consumer")
+            .setProtocols(new ArrayList<>()), (short) 3);
+        ctx.completeWrites();
+
+        // When
+        ConsumerGroupHeartbeatResponseData response = join(shard, "g");
+
+        // Then
+        assertThat(Errors.forCode(response.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+    }
+}

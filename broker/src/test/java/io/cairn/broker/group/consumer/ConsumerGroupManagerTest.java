@@ -1,0 +1,479 @@
+package io.cairn.broker.group.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cairn.broker.coordinator.CoordinatorRecord;
+import io.cairn.broker.group.ClassicGroupTestShardContext;
+import io.cairn.broker.group.assignor.RangeAssignor;
+import io.cairn.broker.group.assignor.UniformAssignor;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.ConsumerGroupDescribeResponseData;
+import io.cairn.wire.message.ConsumerGroupHeartbeatRequestData;
+import io.cairn.wire.message.ConsumerGroupHeartbeatResponseData;
+import io.cairn.wire.protocol.Uuid;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+class ConsumerGroupManagerTest {
+
+    private static final Uuid FOO = new Uuid(7, 7);
+    private static final short V1 = 1;
+    private static final int REBALANCE_TIMEOUT_MS = 30_000;
+
+    private final ClassicGroupTestShardContext ctx = new ClassicGroupTestShardContext(1_000);
+    private final Map<String, Integer> partitionCounts = new HashMap<>(Map.of("foo", 4));
+    private final Set<String> classicGroups = new HashSet<>();
+    private ConsumerGroupManager manager = manager(ConsumerGroupConfig.defaults());
+
+    private ConsumerGroupManager manager(ConsumerGroupConfig config) {
+        ConsumerGroupTopics topics = new ConsumerGroupTopics() {
+            @Override
+            public Uuid topicId(String name) {
+                return partitionCounts.containsKey(name) ? FOO : null;
+            }
+
+            @Override
+            public String topicName(Uuid topicId) {
+                return FOO.equals(topicId) ? "foo" : null;
+            }
+
+            @Override
+            public int numPartitions(Uuid topicId) {
+                return FOO.equals(topicId) ? partitionCounts.get("foo") : -1;
+            }
+        };
+        return new ConsumerGroupManager(ctx, config, List.of(new UniformAssignor(), new RangeAssignor()),
+            () -> topics, classicGroups::contains);
+    }
+
+    private static ConsumerGroupHeartbeatRequestData join(String memberId) {
+        return new ConsumerGroupHeartbeatRequestData().setGroupId("g").setMemberId(memberId).setMemberEpoch(0)
+            .setRebalanceTimeoutMs(REBALANCE_TIMEOUT_MS).setSubscribedTopicNames(List.of("foo"))
+            .setTopicPartitions(new ArrayList<>());
+    }
+
+    private static ConsumerGroupHeartbeatRequestData beat(String memberId, int epoch, Set<Integer> owned) {
+        List<ConsumerGroupHeartbeatRequestData.TopicPartitions> topicPartitions = new ArrayList<>();
+        if (!owned.isEmpty()) {
+            topicPartitions.add(new ConsumerGroupHeartbeatRequestData.TopicPartitions().setTopicId(FOO)
+                .setPartitions(new ArrayList<>(owned)));
+        }
+        return new ConsumerGroupHeartbeatRequestData().setGroupId("g").setMemberId(memberId).setMemberEpoch(epoch)
+            .setRebalanceTimeoutMs(-1).setTopicPartitions(topicPartitions);
+    }
+
+    private ConsumerGroupHeartbeatResponseData send(ConsumerGroupHeartbeatRequestData request) {
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> response = manager.heartbeat("client", "/127.0.0.1",
+            request, V1);
+        ctx.completeWrites();
+        return response.getNow(null);
+    }
+
+    private static Errors error(ConsumerGroupHeartbeatResponseData response) {
+        return Errors.forCode(response.errorCode());
+    }
+
+    private static Set<Integer> assigned(ConsumerGroupHeartbeatResponseData response) {
+        Set<Integer> partitions = new HashSet<>();
+        response.assignment().topicPartitions().forEach(tp -> {
+            assertThat(tp.topicId()).isEqualTo(FOO);
+            partitions.addAll(tp.partitions());
+        });
+        return partitions;
+    }
+
+    @Test
+    void theFirstMemberShouldGetEveryPartitionAtEpochOne() {
+        // When
+        ConsumerGroupHeartbeatResponseData response = send(join("a"));
+
+        // Then
+        assertThat(error(response)).isEqualTo(Errors.NONE);
+        assertThat(response.memberId()).isEqualTo("a");
+        assertThat(response.memberEpoch()).isEqualTo(1);
+        assertThat(response.heartbeatIntervalMs()).isEqualTo(5_000);
+        assertThat(assigned(response)).containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(manager.group("g").orElseThrow().state()).isEqualTo(ConsumerGroupState.STABLE);
+    }
+
+    @Test
+    void aSecondMemberShouldGetItsShareOnlyAfterTheFirstRevokedIt() {
+        // Given
+        send(join("a"));
+
+        // When
+        ConsumerGroupHeartbeatResponseData bJoined = send(join("b"));
+        ConsumerGroupHeartbeatResponseData aRevoking = send(beat("a", 1, Set.of(0, 1, 2, 3)));
+        Set<Integer> aKeeps = assigned(aRevoking);
+        ConsumerGroupHeartbeatResponseData aRevoked = send(beat("a", 1, aKeeps));
+        ConsumerGroupHeartbeatResponseData bAssigned = send(beat("b", bJoined.memberEpoch(), Set.of()));
+
+        // Then
+        assertThat(bJoined.memberEpoch()).isEqualTo(2);
+        assertThat(assigned(bJoined)).isEmpty();
+        assertThat(aRevoking.memberEpoch()).isEqualTo(1);
+        assertThat(aKeeps).hasSize(2);
+        assertThat(aRevoked.memberEpoch()).isEqualTo(2);
+        assertThat(aRevoked.assignment()).isNull();
+        assertThat(assigned(bAssigned)).hasSize(2).doesNotContainAnyElementsOf(aKeeps);
+        assertThat(manager.group("g").orElseThrow().state()).isEqualTo(ConsumerGroupState.STABLE);
+    }
+
+    @Test
+    void epochsTheCoordinatorDoesNotKnowShouldBeFenced() {
+        // Given
+        send(join("a"));
+
+        // When
+        ConsumerGroupHeartbeatResponseData ahead = send(beat("a", 5, Set.of()));
+        ConsumerGroupHeartbeatResponseData unknown = send(beat("x", 1, Set.of()));
+
+        // Then
+        assertThat(error(ahead)).isEqualTo(Errors.FENCED_MEMBER_EPOCH);
+        assertThat(error(unknown)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+    }
+
+    @Test
+    void thePreviousEpochShouldBeAcceptedWhenTheMemberOwnsOnlyWhatItIsAssigned() {
+        // Given: a's response with epoch 2 is lost after b joined and a revoked.
+        send(join("a"));
+        send(join("b"));
+        Set<Integer> aKeeps = assigned(send(beat("a", 1, Set.of(0, 1, 2, 3))));
+        send(beat("a", 1, aKeeps));
+
+        // When
+        ConsumerGroupHeartbeatResponseData retried = send(beat("a", 1, aKeeps));
+        ConsumerGroupHeartbeatResponseData stale = send(beat("a", 1, Set.of(0, 1, 2, 3)));
+
+        // Then
+        assertThat(error(retried)).isEqualTo(Errors.NONE);
+        assertThat(retried.memberEpoch()).isEqualTo(2);
+        assertThat(error(stale)).isEqualTo(Errors.FENCED_MEMBER_EPOCH);
+    }
+
+    @Test
+    void malformedHeartbeatsShouldBeRefusedAsKafkaRefusesThem() {
+        // When
+        List<Errors> errors = List.of(
+            error(send(join("a").setSubscribedTopicNames(List.of()))),
+            error(send(join("a").setRebalanceTimeoutMs(-1))),
+            error(send(join(""))),
+            error(send(join("a").setSubscribedTopicRegex("foo.*"))),
+            error(send(join("a").setServerAssignor("sticky"))),
+            error(send(join("a").setMemberEpoch(-3))),
+            error(send(beat("a", 1, Set.of()))));
+
+        // Then
+        assertThat(errors).containsExactly(Errors.INVALID_REQUEST, Errors.INVALID_REQUEST, Errors.INVALID_REQUEST,
+            Errors.INVALID_REQUEST, Errors.UNSUPPORTED_ASSIGNOR, Errors.INVALID_REQUEST, Errors.GROUP_ID_NOT_FOUND);
+    }
+
+    @Test
+    void versionZeroShouldGenerateTheMemberId() {
+        // When
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> future = manager.heartbeat("client", "/127.0.0.1",
+            join(""), (short) 0);
+        ctx.completeWrites();
+        ConsumerGroupHeartbeatResponseData response = future.getNow(null);
+
+        // Then
+        assertThat(error(response)).isEqualTo(Errors.NONE);
+        assertThat(response.memberId()).hasSize(22);
+    }
+
+    @Test
+    void aMemberThatStopsHeartbeatingShouldBeFencedAfterTheSessionTimeout() {
+        // Given
+        send(join("a"));
+        send(join("b"));
+        ctx.advance(40_000);
+        send(beat("a", 1, Set.of(0, 1, 2, 3)));
+
+        // When
+        ctx.advance(10_000);
+
+        // Then
+        ConsumerGroup group = manager.group("g").orElseThrow();
+        assertThat(group.hasMember("b")).isFalse();
+        assertThat(group.groupEpoch()).isEqualTo(3);
+        assertThat(error(send(beat("b", 2, Set.of())))).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+    }
+
+    @Test
+    void aMemberThatDoesNotRevokeWithinItsRebalanceTimeoutShouldBeFenced() {
+        // Given
+        send(join("a"));
+        send(join("b"));
+        send(beat("a", 1, Set.of(0, 1, 2, 3)));
+
+        // When
+        ctx.advance(REBALANCE_TIMEOUT_MS);
+
+        // Then
+        ConsumerGroup group = manager.group("g").orElseThrow();
+        assertThat(group.hasMember("a")).isFalse();
+        assertThat(group.partitionEpoch(FOO, 0)).isEqualTo(MemberReconciler.NO_EPOCH);
+        assertThat(assigned(send(beat("b", 2, Set.of())))).containsExactlyInAnyOrder(0, 1, 2, 3);
+    }
+
+    @Test
+    void aLeavingMemberShouldReleaseItsPartitions() {
+        // Given
+        send(join("a"));
+        send(join("b"));
+
+        // When
+        ConsumerGroupHeartbeatResponseData left = send(beat("a", -1, Set.of()));
+
+        // Then
+        assertThat(left.memberEpoch()).isEqualTo(-1);
+        assertThat(assigned(send(beat("b", 2, Set.of())))).containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(manager.group("g").orElseThrow().groupEpoch()).isEqualTo(3);
+    }
+
+    @Test
+    void aStaticMemberShouldRejoinWithANewMemberIdWithoutARebalance() {
+        // Given
+        send(join("a").setInstanceId("i"));
+        send(beat("a", -2, Set.of()).setInstanceId("i"));
+
+        // When
+        ConsumerGroupHeartbeatResponseData rejoined = send(join("a2").setInstanceId("i"));
+
+        // Then
+        ConsumerGroup group = manager.group("g").orElseThrow();
+        assertThat(rejoined.memberEpoch()).isEqualTo(1);
+        assertThat(assigned(rejoined)).containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(group.groupEpoch()).isEqualTo(1);
+        assertThat(group.hasMember("a")).isFalse();
+    }
+
+    @Test
+    void anInstanceIdInUseShouldNotBeTakenOver() {
+        // Given
+        send(join("a").setInstanceId("i"));
+
+        // When
+        ConsumerGroupHeartbeatResponseData response = send(join("a2").setInstanceId("i"));
+        ConsumerGroupHeartbeatResponseData impostor = send(beat("a3", 1, Set.of()).setInstanceId("i"));
+
+        // Then
+        assertThat(error(response)).isEqualTo(Errors.UNRELEASED_INSTANCE_ID);
+        assertThat(error(impostor)).isEqualTo(Errors.FENCED_INSTANCE_ID);
+    }
+
+    @Test
+    void aClassicGroupIdShouldNotBeAConsumerGroup() {
+        // Given
+        classicGroups.add("g");
+
+        // When
+        ConsumerGroupHeartbeatResponseData response = send(join("a"));
+
+        // Then
+        assertThat(error(response)).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+    }
+
+    @Test
+    void aFullGroupShouldTurnAwayNewMembers() {
+        // Given
+        manager = manager(new ConsumerGroupConfig(45_000, 45_000, 60_000, 5_000, 5_000, 15_000, 1,
+            List.of("uniform")));
+        send(join("a"));
+
+        // When
+        ConsumerGroupHeartbeatResponseData response = send(join("b"));
+
+        // Then
+        assertThat(error(response)).isEqualTo(Errors.GROUP_MAX_SIZE_REACHED);
+    }
+
+    @Test
+    void newPartitionsShouldBumpTheGroupEpochAndBeAssigned() {
+        // Given
+        send(join("a"));
+        partitionCounts.put("foo", 6);
+
+        // When
+        ConsumerGroupHeartbeatResponseData response = send(beat("a", 1, Set.of(0, 1, 2, 3)));
+
+        // Then
+        assertThat(response.memberEpoch()).isEqualTo(2);
+        assertThat(assigned(response)).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5);
+    }
+
+    @Test
+    void theAssignorMembersAskForShouldBeUsed() {
+        // Given: range gives member "a" (first by id) partitions 0-1 of 4.
+        send(join("b").setServerAssignor("range"));
+        send(join("a").setServerAssignor("range"));
+        send(beat("b", 1, Set.of(0, 1, 2, 3)));
+
+        // When
+        ConsumerGroupHeartbeatResponseData bDone = send(beat("b", 1, Set.of(2, 3)));
+        ConsumerGroupHeartbeatResponseData aDone = send(beat("a", 2, Set.of()));
+
+        // Then
+        assertThat(bDone.memberEpoch()).isEqualTo(2);
+        assertThat(assigned(aDone)).containsExactlyInAnyOrder(0, 1);
+    }
+
+    @Test
+    void aJoinShouldBeWrittenAsKafkasRecordsBeforeItIsAnswered() {
+        // Given
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> response = manager.heartbeat("client", "/127.0.0.1",
+            join("a"), V1);
+        boolean answeredBeforeCommit = response.isDone();
+
+        // When
+        ctx.completeWrites();
+
+        // Then
+        assertThat(answeredBeforeCommit).isFalse();
+        assertThat(response.getNow(null).memberEpoch()).isEqualTo(1);
+        assertThat(ctx.allWrites()).hasSize(1);
+        assertThat(ctx.allWrites().get(0).stream().map(CoordinatorRecord::keyVersion).toList())
+            .containsExactly((short) 5, (short) 3, (short) 7, (short) 6, (short) 8);
+    }
+
+    @Test
+    void aFailedWriteShouldAnswerTheCoordinatorError() {
+        // Given
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> response = manager.heartbeat("client", "/127.0.0.1",
+            join("a"), V1);
+
+        // When
+        ctx.failOldestWrite(Errors.NOT_LEADER_OR_FOLLOWER.exception());
+
+        // Then
+        assertThat(error(response.getNow(null))).isEqualTo(Errors.NOT_COORDINATOR);
+    }
+
+    @Test
+    void aReloadedShardShouldKnowTheGroupFromItsRecords() {
+        // Given: a and b share the topic, a left with its partitions revoked, c joined statically
+        send(join("a"));
+        send(join("b"));
+        Set<Integer> aKeeps = assigned(send(beat("a", 1, Set.of(0, 1, 2, 3))));
+        send(beat("a", 1, aKeeps));
+        Set<Integer> bOwns = assigned(send(beat("b", 2, Set.of())));
+        ConsumerGroup before = manager.group("g").orElseThrow();
+
+        // When
+        ConsumerGroupManager reloaded = manager(ConsumerGroupConfig.defaults());
+        ctx.allWrites().forEach(write -> write.forEach(reloaded::replay));
+        reloaded.onLoaded();
+        manager = reloaded;
+
+        // Then
+        ConsumerGroup after = reloaded.group("g").orElseThrow();
+        assertThat(after.groupEpoch()).isEqualTo(before.groupEpoch());
+        assertThat(after.targetAssignmentEpoch()).isEqualTo(before.targetAssignmentEpoch());
+        assertThat(after.state()).isEqualTo(ConsumerGroupState.STABLE);
+        assertThat(after.member("a")).isEqualTo(before.member("a"));
+        assertThat(after.member("b")).isEqualTo(before.member("b"));
+        assertThat(after.targetAssignment("b")).isEqualTo(before.targetAssignment("b"));
+        ConsumerGroupHeartbeatResponseData next = send(beat("b", 2, bOwns));
+        assertThat(error(next)).isEqualTo(Errors.NONE);
+        assertThat(next.memberEpoch()).isEqualTo(2);
+    }
+
+    @Test
+    void aLeaveShouldBeReplayedAsTheMembersTombstones() {
+        // Given
+        send(join("a"));
+        send(join("b"));
+        send(beat("a", -1, Set.of()));
+
+        // When
+        ConsumerGroupManager reloaded = manager(ConsumerGroupConfig.defaults());
+        ctx.allWrites().forEach(write -> write.forEach(reloaded::replay));
+        reloaded.onLoaded();
+
+        // Then
+        ConsumerGroup group = reloaded.group("g").orElseThrow();
+        assertThat(group.hasMember("a")).isFalse();
+        assertThat(group.groupEpoch()).isEqualTo(3);
+        assertThat(group.partitionEpoch(FOO, 0)).isEqualTo(MemberReconciler.NO_EPOCH);
+    }
+
+    @Test
+    void aReloadedMemberThatStopsHeartbeatingShouldStillBeFenced() {
+        // Given
+        send(join("a"));
+        ConsumerGroupManager reloaded = manager(ConsumerGroupConfig.defaults());
+        ctx.allWrites().forEach(write -> write.forEach(reloaded::replay));
+        reloaded.onLoaded();
+
+        // When
+        ctx.advance(45_000);
+
+        // Then
+        assertThat(reloaded.group("g").orElseThrow().hasMember("a")).isFalse();
+    }
+
+    @Test
+    void describeShouldReportTheGroupAndItsMembersAsKafkaDoes() {
+        // Given
+        send(join("a"));
+        send(join("b"));
+
+        // When
+        ConsumerGroupDescribeResponseData.DescribedGroup described = manager.describe("g", (short) 1);
+        ConsumerGroupDescribeResponseData.DescribedGroup unknown = manager.describe("nope", (short) 1);
+
+        // Then
+        assertThat(described.errorCode()).isZero();
+        assertThat(described.groupState()).isEqualTo("Reconciling");
+        assertThat(described.groupEpoch()).isEqualTo(2);
+        assertThat(described.assignmentEpoch()).isEqualTo(2);
+        assertThat(described.assignorName()).isEqualTo("uniform");
+        assertThat(described.members()).extracting(ConsumerGroupDescribeResponseData.Member::memberId)
+            .containsExactly("a", "b");
+        ConsumerGroupDescribeResponseData.Member a = described.members().get(0);
+        assertThat(a.memberEpoch()).isEqualTo(1);
+        assertThat(a.clientHost()).isEqualTo("/127.0.0.1");
+        assertThat(a.memberType()).isEqualTo((byte) 1);
+        assertThat(a.assignment().topicPartitions().get(0).topicName()).isEqualTo("foo");
+        assertThat(a.assignment().topicPartitions().get(0).partitions()).containsExactly(0, 1, 2, 3);
+        assertThat(a.targetAssignment().topicPartitions().get(0).partitions()).hasSize(2);
+        assertThat(Errors.forCode(unknown.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+    }
+
+    @Test
+    void offsetCommitsAndFetchesShouldCarryTheMembersEpoch() {
+        // Given
+        send(join("a"));
+        ConsumerGroup group = manager.group("g").orElseThrow();
+        ConsumerGroup empty = new ConsumerGroup("e");
+
+        // When
+        List<Errors> commits = List.of(
+            group.validateOffsetCommit("a", 1, false, (short) 9),
+            group.validateOffsetCommit("a", 0, false, (short) 9),
+            group.validateOffsetCommit("x", 1, false, (short) 9),
+            group.validateOffsetCommit("a", 1, false, (short) 8),
+            group.validateOffsetCommit("a", 1, true, (short) 4),
+            group.validateOffsetCommit(null, -1, false, (short) 9),
+            empty.validateOffsetCommit(null, -1, false, (short) 2));
+        List<Errors> fetches = List.of(
+            group.validateOffsetFetch("a", 1),
+            group.validateOffsetFetch("a", 2),
+            group.validateOffsetFetch("x", 1),
+            group.validateOffsetFetch(null, -1));
+
+        // Then
+        assertThat(commits).containsExactly(Errors.NONE, Errors.STALE_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID,
+            Errors.UNSUPPORTED_VERSION, Errors.NONE, Errors.UNKNOWN_MEMBER_ID, Errors.NONE);
+        assertThat(fetches).containsExactly(Errors.NONE, Errors.STALE_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID,
+            Errors.NONE);
+        assertThat(group.validateDeleteGroup()).isEqualTo(Errors.NON_EMPTY_GROUP);
+        assertThat(empty.validateDeleteGroup()).isEqualTo(Errors.NONE);
+    }
+}
