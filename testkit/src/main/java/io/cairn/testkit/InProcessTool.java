@@ -49,13 +49,26 @@ final class InProcessTool {
     private InProcessTool() {
     }
 
-    /** Whether {@code mainClass} and Kafka's {@code Exit} are on this JVM's classpath. */
-    static boolean available(String mainClass) {
+    /**
+     * Whether {@code mainClass} and Kafka's {@code Exit} are on this JVM's classpath and, for a Scala tool printing
+     * through {@code scala.Console} ({@code scalaConsole}), whether that prints through {@code System.out} (it keeps
+     * the stream it found at its first use, so it does once this class has routed the streams first).
+     */
+    static boolean available(String mainClass, boolean scalaConsole) {
         try {
             Class.forName(EXIT_CLASS, false, InProcessTool.class.getClassLoader());
             Class.forName(mainClass, false, InProcessTool.class.getClassLoader());
-            return true;
         } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+        if (!scalaConsole) {
+            return true;
+        }
+        install();
+        try {
+            Class<?> console = Class.forName("scala.Console");
+            return console.getMethod("out").invoke(null) == out && console.getMethod("err").invoke(null) == err;
+        } catch (ReflectiveOperationException | LinkageError e) {
             return false;
         }
     }

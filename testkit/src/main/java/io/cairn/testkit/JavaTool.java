@@ -52,6 +52,11 @@ public final class JavaTool {
         return new Builder(mainClass);
     }
 
+    /** Whether {@link #run()} calls the main class in this JVM ({@link InProcessTool}) rather than a child JVM. */
+    public boolean inProcess() {
+        return inProcess;
+    }
+
     /** The {@code java} executable of the running JVM. */
     public static String javaExecutable() {
         return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
@@ -190,6 +195,12 @@ public final class JavaTool {
         /** The child's working directory (kept); by default a temp directory deleted after the run. */
         public Builder workDir(Path value) {
             this.workDir = value;
+            this.inProcess = false;
+            return this;
+        }
+
+        /** Runs the main class in a child JVM even where {@link KafkaDistribution#tool} would run it in this one. */
+        public Builder inChildJvm() {
             this.inProcess = false;
             return this;
         }

@@ -35,12 +35,13 @@ public final class KafkaDistribution {
     /**
      * Kafka's command-line tools that run in the test JVM ({@link InProcessTool}): admin-client commands whose
      * {@code main} prints to {@code System.out}/{@code err}, ends with Kafka's {@code Exit}, and adds no shutdown
-     * hook, reads no standard input and sets no system property (checked in their 4.1.1 bytecode). The console
-     * producer and consumers, the perf tests, the verifiable clients, {@code StorageTool} and the Scala
-     * {@code DumpLogSegments} (which prints through Scala's {@code Console}) still get a JVM of their own.
+     * hook, reads no standard input and sets no system property (checked in their 4.1.1 bytecode), and
+     * {@code DumpLogSegments}, which only reads the files it is given. The console producer and consumers, the perf
+     * tests, the verifiable clients and {@code StorageTool} still get a JVM of their own.
      */
     static final Set<String> IN_PROCESS_TOOLS = Set.of(
             "kafka.admin.ConfigCommand",
+            "kafka.tools.DumpLogSegments",
             "org.apache.kafka.tools.AclCommand",
             "org.apache.kafka.tools.BrokerApiVersionsCommand",
             "org.apache.kafka.tools.ClusterTool",
@@ -55,6 +56,9 @@ public final class KafkaDistribution {
             "org.apache.kafka.tools.TransactionsCommand",
             "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
             "org.apache.kafka.tools.reassign.ReassignPartitionsCommand");
+
+    /** The Scala tools of {@link #IN_PROCESS_TOOLS} that print through {@code scala.Console}. */
+    private static final Set<String> SCALA_CONSOLE_TOOLS = Set.of("kafka.tools.DumpLogSegments");
 
     /** System property that, set to {@code false}, runs every tool in a JVM of its own. */
     public static final String IN_PROCESS_PROPERTY = "cairn.tools.inProcess";
@@ -98,7 +102,7 @@ public final class KafkaDistribution {
                 .classpath(classpath())
                 .jvmArgs(toolJvmArgs().toArray(String[]::new));
         if (IN_PROCESS_TOOLS.contains(mainClass) && !"false".equals(System.getProperty(IN_PROCESS_PROPERTY))
-                && InProcessTool.available(mainClass)) {
+                && InProcessTool.available(mainClass, SCALA_CONSOLE_TOOLS.contains(mainClass))) {
             builder.inProcess();
         }
         return builder;
