@@ -36,12 +36,14 @@ public final class KafkaDistribution {
      * Kafka's command-line tools that run in the test JVM ({@link InProcessTool}): admin-client commands whose
      * {@code main} prints to {@code System.out}/{@code err}, ends with Kafka's {@code Exit}, and adds no shutdown
      * hook, reads no standard input and sets no system property (checked in their 4.1.1 bytecode), and
-     * {@code DumpLogSegments}, which only reads the files it is given. The console producer and consumers, the perf
-     * tests, the verifiable clients and {@code StorageTool} still get a JVM of their own.
+     * {@code DumpLogSegments}, which only reads the files it is given, and {@code StorageTool}, which formats the
+     * reference Kafka's storage before its first start. The console producer and consumers, the perf tests and the
+     * verifiable clients still get a JVM of their own.
      */
     static final Set<String> IN_PROCESS_TOOLS = Set.of(
             "kafka.admin.ConfigCommand",
             "kafka.tools.DumpLogSegments",
+            "kafka.tools.StorageTool",
             "org.apache.kafka.tools.AclCommand",
             "org.apache.kafka.tools.BrokerApiVersionsCommand",
             "org.apache.kafka.tools.ClusterTool",
