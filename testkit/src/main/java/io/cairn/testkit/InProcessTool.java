@@ -101,6 +101,7 @@ final class InProcessTool {
                 run.err.println(e);
                 run.exit(1);
             } finally {
+                run.done = true;
                 CURRENT.remove();
             }
         }, "kafka-tool-" + mainClass.substring(mainClass.lastIndexOf('.') + 1));
@@ -171,7 +172,7 @@ final class InProcessTool {
             }
             int status = (Integer) arguments[0];
             Run run = CURRENT.get();
-            if (run == null) {
+            if (run == null || run.done) {
                 // Kafka's defaults
                 if (halt) {
                     Runtime.getRuntime().halt(status);
@@ -203,6 +204,11 @@ final class InProcessTool {
         final PrintStream err = new PrintStream(new Routed(OutputStream.nullOutputStream(), run -> run.errBytes,
                 this), true, StandardCharsets.UTF_8);
         private Integer exitCode;
+        /**
+         * Set when the tool's thread ends: a thread that inherited the run (a pool thread the tool happened to
+         * start) writes and exits as any other thread from then on.
+         */
+        volatile boolean done;
 
         synchronized void exit(int status) {
             if (exitCode == null) {
@@ -254,7 +260,7 @@ final class InProcessTool {
         @Override
         public void write(byte[] bytes, int offset, int length) {
             Run run = fixed != null ? fixed : CURRENT.get();
-            if (run != null) {
+            if (run != null && (run == fixed || !run.done)) {
                 run.write(target.apply(run), bytes, offset, length);
                 return;
             }
@@ -267,7 +273,8 @@ final class InProcessTool {
 
         @Override
         public void flush() {
-            if ((fixed != null ? fixed : CURRENT.get()) != null) {
+            Run run = fixed != null ? fixed : CURRENT.get();
+            if (run != null && (run == fixed || !run.done)) {
                 return;
             }
             try {
