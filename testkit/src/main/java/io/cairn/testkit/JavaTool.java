@@ -18,7 +18,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs one Java main class in a child JVM, as a user runs a Kafka CLI tool, and captures its exit code, stdout and
  * stderr. A child process (rather than calling {@code main} in the test JVM) keeps the tool's {@code System.exit},
- * static state and logging out of the test JVM, and a hung tool can be killed by PID.
+ * static state and logging out of the test JVM, and a hung tool can be killed by PID. Kafka's tools without JVM-wide
+ * side effects run in the test JVM instead ({@link KafkaDistribution#tool}, {@link InProcessTool}), with the same
+ * result.
  *
  * <p>Build one with {@link #builder(String)}; each {@link #run()} is independent. Not thread-safe while being built;
  * a built instance may run from any thread.
@@ -33,6 +35,7 @@ public final class JavaTool {
     private final List<String> args;
     private final Duration timeout;
     private final Path workDir;
+    private final boolean inProcess;
 
     private JavaTool(Builder builder) {
         this.mainClass = builder.mainClass;
@@ -41,11 +44,17 @@ public final class JavaTool {
         this.args = List.copyOf(builder.args);
         this.timeout = builder.timeout;
         this.workDir = builder.workDir;
+        this.inProcess = builder.inProcess;
     }
 
     /** A tool running {@code mainClass}; by default on this JVM's classpath with a 60 s timeout. */
     public static Builder builder(String mainClass) {
         return new Builder(mainClass);
+    }
+
+    /** Whether {@link #run()} calls the main class in this JVM ({@link InProcessTool}) rather than a child JVM. */
+    public boolean inProcess() {
+        return inProcess;
     }
 
     /** The {@code java} executable of the running JVM. */
@@ -58,6 +67,9 @@ public final class JavaTool {
      * {@link IllegalStateException} carries what it printed so far.
      */
     public Result run() {
+        if (inProcess) {
+            return InProcessTool.run(mainClass, args, timeout);
+        }
         Path dir = workDir != null ? workDir : TestDirectories.createTempDirectory("cairn-tool-");
         Path stdout = dir.resolve("tool-" + System.nanoTime() + ".out");
         Path stderr = dir.resolve("tool-" + System.nanoTime() + ".err");
@@ -142,20 +154,23 @@ public final class JavaTool {
         private final List<String> args = new ArrayList<>();
         private Duration timeout = Duration.ofSeconds(60);
         private Path workDir;
+        private boolean inProcess;
 
         private Builder(String mainClass) {
             this.mainClass = mainClass;
         }
 
-        /** The child's classpath, entries joined by the path separator. */
+        /** The child's classpath, entries joined by the path separator; the tool then runs in a child JVM. */
         public Builder classpath(String value) {
             this.classpath = value;
+            this.inProcess = false;
             return this;
         }
 
-        /** Adds JVM options placed before {@code -cp}. */
+        /** Adds JVM options placed before {@code -cp}; the tool then runs in a child JVM. */
         public Builder jvmArgs(String... values) {
             this.jvmArgs.addAll(List.of(values));
+            this.inProcess = false;
             return this;
         }
 
@@ -180,6 +195,23 @@ public final class JavaTool {
         /** The child's working directory (kept); by default a temp directory deleted after the run. */
         public Builder workDir(Path value) {
             this.workDir = value;
+            this.inProcess = false;
+            return this;
+        }
+
+        /** Runs the main class in a child JVM even where {@link KafkaDistribution#tool} would run it in this one. */
+        public Builder inChildJvm() {
+            this.inProcess = false;
+            return this;
+        }
+
+        /**
+         * Runs the main class in this JVM ({@link InProcessTool}) rather than a child, until a later classpath, JVM
+         * option or working directory asks for a child. Only for a tool with no JVM-wide side effects (no shutdown
+         * hook, no standard input, no system property) whose class is on this JVM's classpath.
+         */
+        Builder inProcess() {
+            this.inProcess = true;
             return this;
         }
 

@@ -10,6 +10,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The reference Apache Kafka as the build resolved it from Maven Central ({@code org.apache.kafka:kafka_2.13},
@@ -30,6 +31,39 @@ public final class KafkaDistribution {
 
     /** JVM options for short-lived Kafka tools: small heap, C1 only (starts faster on few cores). */
     static final List<String> TOOL_JVM_ARGS = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
+    /**
+     * Kafka's command-line tools that run in the test JVM ({@link InProcessTool}): admin-client commands whose
+     * {@code main} prints to {@code System.out}/{@code err}, ends with Kafka's {@code Exit}, and adds no shutdown
+     * hook, reads no standard input and sets no system property (checked in their 4.1.1 bytecode), and
+     * {@code DumpLogSegments}, which only reads the files it is given, and {@code StorageTool}, which formats the
+     * reference Kafka's storage before its first start. The console producer and consumers, the perf tests and the
+     * verifiable clients still get a JVM of their own.
+     */
+    static final Set<String> IN_PROCESS_TOOLS = Set.of(
+            "kafka.admin.ConfigCommand",
+            "kafka.tools.DumpLogSegments",
+            "kafka.tools.StorageTool",
+            "org.apache.kafka.tools.AclCommand",
+            "org.apache.kafka.tools.BrokerApiVersionsCommand",
+            "org.apache.kafka.tools.ClusterTool",
+            "org.apache.kafka.tools.DelegationTokenCommand",
+            "org.apache.kafka.tools.DeleteRecordsCommand",
+            "org.apache.kafka.tools.FeatureCommand",
+            "org.apache.kafka.tools.GetOffsetShell",
+            "org.apache.kafka.tools.LeaderElectionCommand",
+            "org.apache.kafka.tools.LogDirsCommand",
+            "org.apache.kafka.tools.MetadataQuorumCommand",
+            "org.apache.kafka.tools.TopicCommand",
+            "org.apache.kafka.tools.TransactionsCommand",
+            "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+            "org.apache.kafka.tools.reassign.ReassignPartitionsCommand");
+
+    /** The Scala tools of {@link #IN_PROCESS_TOOLS} that print through {@code scala.Console}. */
+    private static final Set<String> SCALA_CONSOLE_TOOLS = Set.of("kafka.tools.DumpLogSegments");
+
+    /** System property that, set to {@code false}, runs every tool in a JVM of its own. */
+    public static final String IN_PROCESS_PROPERTY = "cairn.tools.inProcess";
 
     private KafkaDistribution() {
     }
@@ -61,12 +95,19 @@ public final class KafkaDistribution {
     /**
      * A child JVM running one of Kafka's tools ({@code org.apache.kafka.tools.BrokerApiVersionsCommand},
      * {@code kafka.tools.StorageTool}, ...) with Kafka's classpath and its logging at WARN on stderr, so stdout
-     * holds only what the tool prints.
+     * holds only what the tool prints; or, for the {@link #IN_PROCESS_TOOLS} when their classes are on this JVM's
+     * classpath (compat-tests) and {@value #IN_PROCESS_PROPERTY} is not {@code false}, a run of its {@code main} in
+     * this JVM, unless the caller then sets JVM options, a classpath or a working directory.
      */
     public static JavaTool.Builder tool(String mainClass) {
-        return JavaTool.builder(mainClass)
+        JavaTool.Builder builder = JavaTool.builder(mainClass)
                 .classpath(classpath())
                 .jvmArgs(toolJvmArgs().toArray(String[]::new));
+        if (IN_PROCESS_TOOLS.contains(mainClass) && !"false".equals(System.getProperty(IN_PROCESS_PROPERTY))
+                && InProcessTool.available(mainClass, SCALA_CONSOLE_TOOLS.contains(mainClass))) {
+            builder.inProcess();
+        }
+        return builder;
     }
 
     /** The JVM options of a tool's JVM: a small heap, quick start, logging at WARN on stderr. */

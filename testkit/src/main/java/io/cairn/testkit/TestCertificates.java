@@ -1,8 +1,13 @@
 package io.cairn.testkit;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,8 +29,9 @@ import java.util.concurrent.TimeUnit;
  * as JKS) with the password {@link #password()}; the CA certificate and the broker's key and chain are also written
  * as PEM.
  *
- * <p>Building one runs keytool about fifteen times (a few seconds): share one per test class. Immutable once built
- * but for the key stores {@link #newBrokerKeystore} adds.
+ * <p>Building one runs keytool about fifteen times: its class in this JVM where the JDK opens its package to this
+ * module (the poms' test JVM options), well under a second; else a JVM each, a few seconds. Share one per test class.
+ * Immutable once built but for the key stores {@link #newBrokerKeystore} adds.
  */
 public final class TestCertificates {
 
@@ -34,6 +40,9 @@ public final class TestCertificates {
     /** The distinguished name of the broker certificate. */
     public static final String BROKER_DN = "CN=localhost,OU=Cairn,O=Test";
     private static final String PASSWORD = "cairn-test-secret";
+
+    private static final String KEYTOOL_CLASS = "sun.security.tools.keytool.Main";
+    private static final Method IN_PROCESS_KEYTOOL = inProcessKeytool();
 
     private final Path dir;
 
@@ -112,6 +121,10 @@ public final class TestCertificates {
     }
 
     private void keytool(String... args) throws IOException {
+        if (IN_PROCESS_KEYTOOL != null) {
+            keytoolInProcess(args);
+            return;
+        }
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
         // A short-lived tool: the quick JIT tier and a small heap start it several times faster.
@@ -132,6 +145,43 @@ public final class TestCertificates {
             Thread.currentThread().interrupt();
             process.destroyForcibly();
             throw new IOException("Interrupted running keytool", e);
+        }
+    }
+
+    /**
+     * The JDK's {@code keytool} class run in this JVM: a new {@code Main} and its {@code run(args, out)}, which
+     * throws where the command line tool would print the error and exit with 1. About 50 ms a command against half a
+     * second for a JVM of its own here; the package must be opened to this module, as the poms' test JVM options do
+     * ({@code --add-opens java.base/sun.security.tools.keytool=ALL-UNNAMED}).
+     */
+    private static void keytoolInProcess(String... args) throws IOException {
+        ByteArrayOutputStream output = new ByteArrayOutputStream();
+        try (PrintStream out = new PrintStream(output, true, StandardCharsets.UTF_8)) {
+            Constructor<?> constructor = IN_PROCESS_KEYTOOL.getDeclaringClass().getDeclaredConstructor();
+            constructor.setAccessible(true);
+            Object keytool = constructor.newInstance();
+            IN_PROCESS_KEYTOOL.invoke(keytool, args, out);
+        } catch (InvocationTargetException e) {
+            throw new IOException("keytool failed: " + List.of(args) + ": " + e.getCause() + "; "
+                    + output.toString(StandardCharsets.UTF_8), e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IOException("Could not run keytool in this JVM: " + List.of(args), e);
+        }
+    }
+
+    /** {@code sun.security.tools.keytool.Main.run(String[], PrintStream)}, made accessible, or null if closed. */
+    private static Method inProcessKeytool() {
+        try {
+            Class<?> main = Class.forName(KEYTOOL_CLASS);
+            String pkg = main.getPackageName();
+            if (!main.getModule().isOpen(pkg, TestCertificates.class.getModule())) {
+                return null;
+            }
+            Method run = main.getDeclaredMethod("run", String[].class, PrintStream.class);
+            run.setAccessible(true);
+            return run;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
         }
     }
 

@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Kafka's stock {@code kafka-broker-api-versions} tool ({@code org.apache.kafka.tools.BrokerApiVersionsCommand}),
- * run as a user runs it (its own JVM, {@code --bootstrap-server}), against Cairn and the reference Kafka.
+ * run as a user runs it ({@code --bootstrap-server}; its {@code main} in the test JVM, testkit's
+ * {@code InProcessTool}), against Cairn and the reference Kafka.
  *
  * <p>The tool first sends Metadata (all topics) to the bootstrap server to learn the brokers, then ApiVersions to
  * each broker Metadata named, and prints {@code <host>:<port> (id: <id> rack: <rack> isFenced: <bool>) -> (}

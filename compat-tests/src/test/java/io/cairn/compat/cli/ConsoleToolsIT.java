@@ -30,8 +30,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Kafka's stock console tools, each run as a user runs it (its own JVM, {@code --bootstrap-server}), with the same
- * scenario against Cairn and the reference Kafka: {@code kafka-console-producer}
+ * Kafka's stock console tools, each run as a user runs it ({@code --bootstrap-server}; the console tools in their own
+ * JVM, {@code kafka-topics} and {@code kafka-get-offsets} in the test JVM as {@link KafkaDistribution#tool} runs
+ * them), with the same scenario against Cairn and the reference Kafka: {@code kafka-console-producer}
  * ({@code org.apache.kafka.tools.ConsoleProducer}) fed keys, headers and values on stdin,
  * {@code kafka-console-consumer} ({@code org.apache.kafka.tools.consumer.ConsoleConsumer}) reading them back from
  * {@code --partition 0 --offset earliest}, and {@code kafka-get-offsets}
@@ -151,9 +152,9 @@ class ConsoleToolsIT {
     }
 
     /**
-     * Runs one of Kafka's tools in its own JVM, as {@link KafkaDistribution#tool} does, with {@code stdin} as its
-     * standard input (a user piping lines into {@code kafka-console-producer}); a tool that outlives
-     * {@link #TOOL_TIMEOUT} is killed by PID.
+     * Runs one of Kafka's tools in its own JVM, as {@link KafkaDistribution#tool} runs a console tool, with
+     * {@code stdin} as its standard input (a user piping lines into {@code kafka-console-producer}); a tool that
+     * outlives {@link #TOOL_TIMEOUT} is killed by PID.
      */
     private static JavaTool.Result runWithStdin(String mainClass, String stdin, String... args) {
         Path dir = TestDirectories.createTempDirectory("cairn-console-");

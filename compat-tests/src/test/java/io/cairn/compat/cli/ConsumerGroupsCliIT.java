@@ -23,11 +23,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Kafka's stock consumer-group tools, each run as a user runs it (its own JVM, {@code --bootstrap-server}), with the
- * same scenario against Cairn and the reference Kafka: {@code kafka-console-consumer --group} resumes where its last
- * run committed, {@code kafka-consumer-groups} ({@code org.apache.kafka.tools.consumer.group.ConsumerGroupCommand})
- * lists, describes (offsets and lag, members, state), resets, deletes offsets of and deletes a group, and
- * {@code kafka-consumer-perf-test} ({@code org.apache.kafka.tools.ConsumerPerformance}) reads a topic as a group.
+ * Kafka's stock consumer-group tools, each run as a user runs it ({@code --bootstrap-server}; the console consumer and
+ * the perf test in their own JVM, {@code kafka-consumer-groups} in the test JVM as {@link KafkaDistribution#tool}
+ * runs it), with the same scenario against Cairn and the reference Kafka: {@code kafka-console-consumer --group}
+ * resumes where its last run committed, {@code kafka-consumer-groups}
+ * ({@code org.apache.kafka.tools.consumer.group.ConsumerGroupCommand}) lists, describes (offsets and lag, members,
+ * state), resets, deletes offsets of and deletes a group, and {@code kafka-consumer-perf-test}
+ * ({@code org.apache.kafka.tools.ConsumerPerformance}) reads a topic as a group.
  *
  * <p>The tables the group tool prints are compared column by column (split on whitespace), as its column widths
  * follow the longest value.
