@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cairn.log.AppendOrigin;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogEnvironment;
+import io.cairn.log.MockTime;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
 import io.cairn.metadata.image.PartitionRegistration;
@@ -21,7 +22,6 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,23 +40,7 @@ class PartitionFollowerTest {
     @TempDir
     Path dir;
 
-    private final AtomicLong nowMs = new AtomicLong(100);
-    private final Time clock = new Time() {
-        @Override
-        public long milliseconds() {
-            return nowMs.get();
-        }
-
-        @Override
-        public long nanoseconds() {
-            return nowMs.get() * 1_000_000L;
-        }
-
-        @Override
-        public void sleep(long ms) {
-            nowMs.addAndGet(ms);
-        }
-    };
+    private final MockTime clock = new MockTime(100);
     private PartitionLog log;
 
     private Partition leader(List<Integer> isr) {
@@ -92,7 +76,7 @@ class PartitionFollowerTest {
     }
 
     private void followerFetch(Partition p, long offset, long atMs) {
-        nowMs.set(atMs);
+        clock.setCurrentTimeMs(atMs);
         try (LogReadResult ignored = p.fetchRecords(new LogReadRequest(FOLLOWER, offset, 3, -1, 0L),
                 FetchIsolation.LOG_END, 1 << 20, true, true)) {
             assertThat(ignored.divergingEpoch()).isNull();

@@ -31,4 +31,13 @@ public final class MockTime implements Time {
         millis.addAndGet(ms);
         nanos.addAndGet(ms * 1_000_000L);
     }
+
+    /** Moves the clock forward to {@code ms}; a clock never goes back, so an earlier time is an error. */
+    public void setCurrentTimeMs(long ms) {
+        long now = millis.get();
+        if (ms < now) {
+            throw new IllegalArgumentException("Setting the clock back from " + now + " ms to " + ms + " ms");
+        }
+        sleep(ms - now);
+    }
 }

@@ -2,7 +2,7 @@ package io.cairn.broker.fetch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cairn.log.Time;
+import io.cairn.log.MockTime;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.FetchResponseData;
 import io.cairn.wire.message.FetchResponseData.PartitionData;
@@ -11,7 +11,6 @@ import io.netty.buffer.Unpooled;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -23,23 +22,7 @@ class FetchSessionTest {
     private static final TopicIdPartition P1 = new TopicIdPartition(Uuid.ZERO, "t", 1);
     private static final Function<Uuid, String> NAMES = id -> TOPIC_ID.equals(id) ? "t" : null;
 
-    private final AtomicLong now = new AtomicLong(1_000_000L);
-    private final Time time = new Time() {
-        @Override
-        public long milliseconds() {
-            return now.get();
-        }
-
-        @Override
-        public long nanoseconds() {
-            return now.get() * 1_000_000L;
-        }
-
-        @Override
-        public void sleep(long ms) {
-            now.addAndGet(ms);
-        }
-    };
+    private final MockTime time = new MockTime(1_000_000L);
     private final FetchSessionCache cache = new FetchSessionCache(2, 120_000L, time);
     private final FetchManager manager = new FetchManager(cache);
 
@@ -196,9 +179,9 @@ class FetchSessionTest {
         // Given
         int old = createSession(false);
         createSession(false);
-        now.addAndGet(60_000L);
+        time.sleep(60_000L);
         manager.newContext((short) 12, old, 1, false, request(), List.of(), NAMES);
-        now.addAndGet(70_000L);
+        time.sleep(70_000L);
 
         // When
         int created = createSession(false);

@@ -3,13 +3,12 @@ package io.cairn.broker.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.broker.quota.ClientQuotas;
-import io.cairn.log.Time;
+import io.cairn.log.MockTime;
 import io.cairn.metadata.controller.ControllerMutationQuotas.MutationQuota;
 import io.cairn.metadata.image.ClientQuotaEntity;
 import io.cairn.metadata.image.MetadataImage;
 import io.micrometer.core.instrument.MockClock;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,23 +17,7 @@ import org.junit.jupiter.api.Test;
  */
 class ControllerMutationQuotaCollectorTest {
 
-    private final AtomicLong nowMs = new AtomicLong(1_000_000L);
-    private final Time clock = new Time() {
-        @Override
-        public long milliseconds() {
-            return nowMs.get();
-        }
-
-        @Override
-        public long nanoseconds() {
-            return nowMs.get() * 1_000_000L;
-        }
-
-        @Override
-        public void sleep(long ms) {
-            nowMs.addAndGet(ms);
-        }
-    };
+    private final MockTime clock = new MockTime(1_000_000L);
 
     @Test
     void aClientsMutationRateTokensAndThrottleTimeShouldBeScrapedPerUserAndClientId() {

@@ -2,6 +2,7 @@ package io.cairn.broker.quota;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.log.MockTime;
 import io.cairn.log.Time;
 import io.cairn.metadata.image.ClientQuotaEntity;
 import io.cairn.metadata.image.MetadataImage;
@@ -23,21 +24,7 @@ import org.junit.jupiter.api.Test;
 /** Which requests count against which quota, and what a throttled response looks like, on a fixed clock. */
 class ClientQuotasTest {
 
-    private static final Time CLOCK = new Time() {
-        @Override
-        public long milliseconds() {
-            return 0;
-        }
-
-        @Override
-        public long nanoseconds() {
-            return 0;
-        }
-
-        @Override
-        public void sleep(long ms) {
-        }
-    };
+    private static final Time CLOCK = new MockTime(0);
 
     private static ClientQuotas quotas(ClientQuotaEntity entity, Map<String, Double> values) {
         ClientQuotas quotas = new ClientQuotas(11, 1, CLOCK);

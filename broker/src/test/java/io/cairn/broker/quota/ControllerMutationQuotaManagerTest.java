@@ -2,11 +2,10 @@ package io.cairn.broker.quota;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cairn.log.Time;
+import io.cairn.log.MockTime;
 import io.cairn.metadata.controller.ControllerMutationQuotas.MutationQuota;
 import io.cairn.metadata.image.ClientQuotaEntity;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,23 +14,7 @@ import org.junit.jupiter.api.Test;
  */
 class ControllerMutationQuotaManagerTest {
 
-    private final AtomicLong nowMs = new AtomicLong(1_000_000L);
-    private final Time clock = new Time() {
-        @Override
-        public long milliseconds() {
-            return nowMs.get();
-        }
-
-        @Override
-        public long nanoseconds() {
-            return nowMs.get() * 1_000_000L;
-        }
-
-        @Override
-        public void sleep(long ms) {
-            nowMs.addAndGet(ms);
-        }
-    };
+    private final MockTime clock = new MockTime(1_000_000L);
 
     private ControllerMutationQuotaManager manager(double rate) {
         ControllerMutationQuotaManager manager = new ControllerMutationQuotaManager(11, 1, clock);

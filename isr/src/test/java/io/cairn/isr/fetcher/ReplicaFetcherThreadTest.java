@@ -11,6 +11,7 @@ import io.cairn.log.AppendOrigin;
 import io.cairn.log.FetchDataInfo;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogEnvironment;
+import io.cairn.log.MockTime;
 import io.cairn.log.PartitionLog;
 import io.cairn.log.Time;
 import io.cairn.log.epoch.EpochEntry;
@@ -33,7 +34,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,23 +54,7 @@ class ReplicaFetcherThreadTest {
     @TempDir
     Path dir;
 
-    private final AtomicLong nowMs = new AtomicLong(1_000);
-    private final Time clock = new Time() {
-        @Override
-        public long milliseconds() {
-            return nowMs.get();
-        }
-
-        @Override
-        public long nanoseconds() {
-            return nowMs.get() * 1_000_000L;
-        }
-
-        @Override
-        public void sleep(long ms) {
-            nowMs.addAndGet(ms);
-        }
-    };
+    private final MockTime clock = new MockTime(1_000);
     private final List<PartitionLog> logs = new ArrayList<>();
     private final AtomicInteger highWatermarkEvents = new AtomicInteger();
     private PartitionLog leaderLog;
@@ -350,7 +334,7 @@ class ReplicaFetcherThreadTest {
 
         // Then: nothing of the old leader's response was appended; the partition backs off until it is moved
         assertThat(follower.logEndOffset()).isEqualTo(5);
-        assertThat(thread.fetchState(TP).isDelayed(nowMs.get())).isTrue();
+        assertThat(thread.fetchState(TP).isDelayed(clock.milliseconds())).isTrue();
         assertThat(thread.fetchState(TP).fetchOffset()).isEqualTo(5);
     }
 
