@@ -393,6 +393,21 @@ public final class ClassicGroup {
     }
 
     /**
+     * The checks a member's SyncGroup and Heartbeat share: COORDINATOR_NOT_AVAILABLE for a dead group, then
+     * {@link #validateMember}'s answer, then ILLEGAL_GENERATION when the generation is not the group's.
+     */
+    Errors validateGeneration(String memberId, String groupInstanceId, int requestGeneration) {
+        if (isInState(ClassicGroupState.DEAD)) {
+            return Errors.COORDINATOR_NOT_AVAILABLE;
+        }
+        Errors error = validateMember(memberId, groupInstanceId);
+        if (error != Errors.NONE) {
+            return error;
+        }
+        return requestGeneration != generationId() ? Errors.ILLEGAL_GENERATION : Errors.NONE;
+    }
+
+    /**
      * Whether a member with this protocol type and these protocols may join: an Empty group takes any non-empty
      * type with at least one protocol; otherwise the type must match and one of the protocols must be supported by
      * every current member.

@@ -332,15 +332,10 @@ public final class ClassicGroupManager {
         if (group == null) {
             return Errors.UNKNOWN_MEMBER_ID;
         }
-        if (group.isInState(ClassicGroupState.DEAD)) {
-            return Errors.COORDINATOR_NOT_AVAILABLE;
-        }
-        Errors error = group.validateMember(request.memberId(), request.groupInstanceId());
+        Errors error = group.validateGeneration(request.memberId(), request.groupInstanceId(),
+                request.generationId());
         if (error != Errors.NONE) {
             return error;
-        }
-        if (request.generationId() != group.generationId()) {
-            return Errors.ILLEGAL_GENERATION;
         }
         ClassicGroupMember member = group.member(request.memberId());
         return switch (group.state()) {

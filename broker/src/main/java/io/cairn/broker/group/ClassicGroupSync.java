@@ -102,15 +102,10 @@ final class ClassicGroupSync {
     }
 
     private static Errors validateSync(ClassicGroup group, SyncGroupRequestData request) {
-        if (group.isInState(ClassicGroupState.DEAD)) {
-            return Errors.COORDINATOR_NOT_AVAILABLE;
-        }
-        Errors error = group.validateMember(request.memberId(), request.groupInstanceId());
+        Errors error = group.validateGeneration(request.memberId(), request.groupInstanceId(),
+                request.generationId());
         if (error != Errors.NONE) {
             return error;
-        }
-        if (request.generationId() != group.generationId()) {
-            return Errors.ILLEGAL_GENERATION;
         }
         if (isInconsistent(request.protocolType(), group.protocolType())
                 || isInconsistent(request.protocolName(), group.protocolName())) {
