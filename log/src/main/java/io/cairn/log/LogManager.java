@@ -29,7 +29,8 @@ import org.apache.logging.log4j.Logger;
  * cleanly with the broker epoch of the shutdown as Kafka writes it, {@code {"version":0,"brokerEpoch":N}}, and
  * removed once the next start has read it; KIP-966 registers with that epoch), the shared bounds on open file
  * handles and mapped indexes, and the background work: retention and time-based flush, each pass bounded to one
- * partition at a time and never holding a partition's lock across I/O it does not need.
+ * partition at a time and never holding a partition's lock across I/O it does not need. That work runs on the
+ * broker's {@link Scheduler} ({@code background.threads}) as this manager's own tasks, which {@link #close} cancels.
  *
  * <p>It also holds the directory's future logs ({@code <topic>-<partition>.<id>-future}, Kafka's
  * {@code LogManager.futureLogs}): the copies a replica move into this directory writes. They are loaded at start like
