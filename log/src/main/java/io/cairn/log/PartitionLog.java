@@ -383,7 +383,7 @@ public final class PartitionLog implements Closeable {
             endOffsetMetadata = new LogOffsetMetadata(newBase, newBase, 0);
             LOGGER.info("{}Rolled new segment at offset {}", logPrefix, newBase);
             if (env.scheduler() == null) {
-                flushRolled(old, newBase);
+                flushRolled(newBase);
             } else {
                 env.scheduler().execute(() -> flushRolledInBackground(old, newBase));
             }
@@ -453,31 +453,14 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * fsyncs a segment that was just rolled (log and trimmed indexes), then moves the recovery point to the new
-     * segment's base. Roll tasks run in roll order (one background thread), so every segment below that base is
-     * flushed by then.
+     * fsyncs a segment that was just rolled (log and trimmed indexes) and every one before it not flushed yet, then
+     * moves the recovery point to the new segment's base (Kafka's {@code flushUptoOffsetExclusive}). The background
+     * flushes of several rolls may run at once on the shared background threads, and a later one may finish first:
+     * flushing from the recovery point, not just the rolled segment, keeps the recovery point from passing a segment
+     * that is not durable yet.
      */
-    private void flushRolled(LogSegment old, long newBase) {
-        try {
-            flushSegment(old);
-        } catch (UncheckedIOException e) {
-            if (segments.get(old.baseOffset()) == old) {
-                throw new KafkaStorageException(logPrefix + "cannot flush " + old, e);
-            }
-            // deleted or swapped meanwhile: nothing left to make durable
-        }
-        lock.lock();
-        try {
-            if (newBase > recoveryPoint && newBase <= logEndOffset()) {
-                recoveryPoint = newBase;
-                // Kafka's markFlushed: any move of the recovery point restarts the flush.ms clock
-                lastFlushMs = env.time().milliseconds();
-                groupCommit.advance(newBase);
-                LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
-            }
-        } finally {
-            lock.unlock();
-        }
+    private void flushRolled(long newBase) {
+        flush(newBase);
         if (!lock.isHeldByCurrentThread()) {
             enforceBudgets();
         }
@@ -496,7 +479,7 @@ public final class PartitionLog implements Closeable {
     private void flushRolledInBackground(LogSegment old, long newBase) {
         try {
             if (!closed) {
-                flushRolled(old, newBase);
+                flushRolled(newBase);
             }
         } catch (RuntimeException e) {
             if (!closed) {
