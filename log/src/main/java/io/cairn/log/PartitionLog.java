@@ -383,7 +383,7 @@ public final class PartitionLog implements Closeable {
             endOffsetMetadata = new LogOffsetMetadata(newBase, newBase, 0);
             LOGGER.info("{}Rolled new segment at offset {}", logPrefix, newBase);
             if (env.scheduler() == null) {
-                flushRolled(newBase);
+                flushRolled(old, newBase);
             } else {
                 env.scheduler().execute(() -> flushRolledInBackground(old, newBase));
             }
@@ -453,14 +453,34 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * fsyncs a segment that was just rolled (log and trimmed indexes) and every one before it not flushed yet, then
-     * moves the recovery point to the new segment's base (Kafka's {@code flushUptoOffsetExclusive}). The background
-     * flushes of several rolls may run at once on the shared background threads, and a later one may finish first:
-     * flushing from the recovery point, not just the rolled segment, keeps the recovery point from passing a segment
-     * that is not durable yet.
+     * fsyncs a segment that was just rolled (log and trimmed indexes), then moves the recovery point to the new
+     * segment's base. The background flushes of several rolls may run at once on the shared background threads, and
+     * a later one may finish first: so first every segment before the rolled one that is not flushed yet is (Kafka's
+     * {@code flushUptoOffsetExclusive} flushes from the recovery point too), and the recovery point never passes a
+     * segment that is not durable.
      */
-    private void flushRolled(long newBase) {
-        flush(newBase);
+    private void flushRolled(LogSegment old, long newBase) {
+        flush(old.baseOffset());
+        try {
+            flushSegment(old);
+        } catch (UncheckedIOException e) {
+            if (segments.get(old.baseOffset()) == old) {
+                throw new KafkaStorageException(logPrefix + "cannot flush " + old, e);
+            }
+            // deleted or swapped meanwhile: nothing left to make durable
+        }
+        lock.lock();
+        try {
+            if (newBase > recoveryPoint && newBase <= logEndOffset()) {
+                recoveryPoint = newBase;
+                // Kafka's markFlushed: any move of the recovery point restarts the flush.ms clock
+                lastFlushMs = env.time().milliseconds();
+                groupCommit.advance(newBase);
+                LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+            }
+        } finally {
+            lock.unlock();
+        }
         if (!lock.isHeldByCurrentThread()) {
             enforceBudgets();
         }
@@ -479,7 +499,7 @@ public final class PartitionLog implements Closeable {
     private void flushRolledInBackground(LogSegment old, long newBase) {
         try {
             if (!closed) {
-                flushRolled(newBase);
+                flushRolled(old, newBase);
             }
         } catch (RuntimeException e) {
             if (!closed) {
