@@ -103,6 +103,7 @@ import io.cairn.isr.ReplicaManager;
 import io.cairn.isr.client.ClientTls;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
+import io.cairn.log.Scheduler;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
@@ -153,6 +154,8 @@ public final class CairnServer implements AutoCloseable {
     /** The client byte-rate quotas, following the metadata image. */
     private ClientQuotas clientQuotas;
     private DelegationTokenCache delegationTokens;
+    /** The {@code background.threads} pool ({@code kafka-scheduler-N}) the log managers and replica manager share. */
+    private Scheduler scheduler;
     private final List<LogManager> logManagers = new ArrayList<>();
     private ReplicaManager replicaManager;
     private FetchService fetchService;
@@ -218,12 +221,14 @@ public final class CairnServer implements AutoCloseable {
             Map<String, String> topicDefaults = LogConfigs.merge(TopicConfigDefaults.defaults(),
                     config.topicDefaults());
             LogConfig defaultLogConfig = LogConfigs.toLogConfig(topicDefaults);
+            scheduler = new Scheduler(config.backgroundThreads());
             for (Path dir : config.logDirs()) {
                 logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM,
-                        logManagerOptions(config).withFlushListener(metrics.logFlush())));
+                        logManagerOptions(config).withFlushListener(metrics.logFlush()), scheduler));
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults, Time.SYSTEM,
                     config.replicaLagTimeMaxMs(), metadata::brokerEpoch);
+            replicaManager.useScheduler(scheduler);
             metadata.reportAppliedOffset(replicaManager::appliedMetadataOffset);
             replicaManager.useReplicaFetchers(config.replicaFetch().toFetcherConfig(
                     defaultLogConfig.maxMessageBytes()), config.replicaFetch().interBrokerListenerName(),
@@ -240,14 +245,7 @@ public final class CairnServer implements AutoCloseable {
                     config.internalTopics().offsetsPartitions(), Time.SYSTEM, purgatory);
             groupCoordinator.start();
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
-            threadPools = new DynamicThreadPools(config.nodeId(), Map.of(
-                    DynamicThreadPools.NUM_IO_THREADS, config.numIoThreads(),
-                    DynamicThreadPools.NUM_NETWORK_THREADS, config.numNetworkThreads(),
-                    DynamicThreadPools.NUM_REPLICA_FETCHERS, config.replicaFetch().numFetchers()), Map.of(
-                    DynamicThreadPools.NUM_IO_THREADS, requestHandlers::resize,
-                    // The socket server is made below, before the sizes kept in metadata are applied.
-                    DynamicThreadPools.NUM_NETWORK_THREADS, threads -> socketServer.resizeNetworkThreads(threads),
-                    DynamicThreadPools.NUM_REPLICA_FETCHERS, replicaManager::resizeFetcherThreadPool));
+            threadPools = dynamicThreadPools();
             metadata.node().subscribe(threadPools);
             logCleaner = new DynamicLogCleaner(config.nodeId(), config.cleaner(),
                     () -> logManagers.stream().map(LogManager::cleaner).toList());
@@ -280,7 +278,7 @@ public final class CairnServer implements AutoCloseable {
                 metricsServer = startMetrics(config, metrics);
             }
             registerAndListen();
-            // The pool sizes kept in metadata (dynamic num.io.threads, num.replica.fetchers) from the caught-up image.
+            // The pool sizes kept in metadata (dynamic num.io.threads, background.threads...) from the caught-up image.
             threadPools.apply(metadata.node().currentImage());
             connectionLimits.apply(metadata.node().currentImage());
             logCleaner.apply(metadata.node().currentImage());
@@ -293,6 +291,20 @@ public final class CairnServer implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /** The pools dynamic configs resize (Kafka's {@code DynamicThreadPool}), at their server.properties sizes. */
+    private DynamicThreadPools dynamicThreadPools() {
+        return new DynamicThreadPools(config.nodeId(), Map.of(
+                DynamicThreadPools.NUM_IO_THREADS, config.numIoThreads(),
+                DynamicThreadPools.NUM_NETWORK_THREADS, config.numNetworkThreads(),
+                DynamicThreadPools.NUM_REPLICA_FETCHERS, config.replicaFetch().numFetchers(),
+                DynamicThreadPools.BACKGROUND_THREADS, config.backgroundThreads()), Map.of(
+                DynamicThreadPools.NUM_IO_THREADS, requestHandlers::resize,
+                // The socket server is made later in start(), before the sizes kept in metadata are applied.
+                DynamicThreadPools.NUM_NETWORK_THREADS, threads -> socketServer.resizeNetworkThreads(threads),
+                DynamicThreadPools.NUM_REPLICA_FETCHERS, replicaManager::resizeFetcherThreadPool,
+                DynamicThreadPools.BACKGROUND_THREADS, scheduler::resize));
     }
 
     /**
@@ -678,6 +690,10 @@ public final class CairnServer implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOGGER.error("{}Cannot close the logs of {}", logPrefix, manager.logDir(), e);
             }
+        }
+        // The log managers and the replica manager have cancelled their tasks; nothing else schedules on it.
+        if (scheduler != null) {
+            scheduler.close();
         }
         if (metadata != null) {
             metadata.close();

@@ -128,6 +128,7 @@ class RequestHandlerPoolIT {
                 }
             }
             assertThat(newThreads(before, HANDLER_THREAD_PREFIX)).isPositive();
+            assertThat(newThreads(before, "kafka-scheduler-")).isPositive();
         } finally {
             // When
             broker.close();
@@ -139,6 +140,7 @@ class RequestHandlerPoolIT {
             assertThat(newThreads(before, "cairn-produce-acks-")).isZero();
             assertThat(newThreads(before, "cairn-network-thread")).isZero();
             assertThat(newThreads(before, "cairn-acceptor")).isZero();
+            assertThat(newThreads(before, "kafka-scheduler-")).isZero();
         });
     }
 

@@ -8,6 +8,7 @@ import io.cairn.isr.client.SourceBroker;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogManager;
 import io.cairn.log.PartitionLog;
+import io.cairn.log.Scheduler;
 import io.cairn.log.Time;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.BrokerEndpoint;
@@ -66,8 +67,9 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>As leader, partitions change their ISR through one {@link AlterPartitionManager} (its own thread,
  * {@code cairn-alter-partition}), created in {@link #start}; once {@link #startIsrExpiration} ran, the ISR expiration
- * task drops followers that lag more than {@code replica.lag.time.max.ms}, every half of it, on
- * {@code cairn-isr-expiration} (Kafka's {@code isr-expiration} task).
+ * task drops followers that lag more than {@code replica.lag.time.max.ms}, every half of it (Kafka's
+ * {@code isr-expiration} task). Both periodic tasks run on the broker's background threads ({@link #useScheduler},
+ * {@code kafka-scheduler-N}).
  *
  * <p>Replica moves between log directories (AlterReplicaLogDirs, KIP-113) are {@link LogDirMoves}'s: a partition
  * created here resumes a move a restart interrupted, and one without a log takes the future log a swap left.
@@ -125,16 +127,13 @@ public final class ReplicaManager implements AutoCloseable {
         update -> applier.execute(() -> apply(update));
     /** High watermarks read from the checkpoints at start, each taken by the partition it belongs to. */
     private final Map<TopicPartition, Long> checkpointedHighWatermarks = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "cairn-highwatermark-checkpoint");
-        t.setDaemon(true);
-        return t;
-    });
-    private final ScheduledExecutorService isrExpiration = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "cairn-isr-expiration");
-        t.setDaemon(true);
-        return t;
-    });
+    /**
+     * The high-watermark checkpoints and the ISR expiration, on the broker's background threads
+     * ({@link #useScheduler}) or, until one is handed in, on a thread of this manager's own; set before either starts.
+     */
+    private volatile ScheduledExecutorService background;
+    /** The pool made for this manager alone when no scheduler was handed in; null otherwise. */
+    private volatile Scheduler ownScheduler;
     private final long replicaLagTimeMaxMs;
     /** This broker's epoch; null to read it from the metadata image. */
     private final LongSupplier brokerEpoch;
@@ -613,11 +612,32 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /**
+     * Runs the high-watermark checkpoints and the ISR expiration on {@code scheduler}, the broker's
+     * {@code background.threads} (Kafka's {@code kafka-scheduler-N}); call before
+     * {@link #startHighWatermarkCheckpoints} and {@link #startIsrExpiration}. {@link #close} cancels these tasks only.
+     */
+    public synchronized void useScheduler(Scheduler scheduler) {
+        if (background != null) {
+            throw new IllegalStateException("background tasks already scheduled");
+        }
+        background = scheduler.tasks("replica manager");
+    }
+
+    /** Where the background tasks run: the scheduler handed in, else a thread of this manager's own. */
+    private synchronized ScheduledExecutorService background() {
+        if (background == null) {
+            ownScheduler = new Scheduler(1);
+            background = ownScheduler.tasks("replica manager");
+        }
+        return background;
+    }
+
+    /**
      * Writes the high watermarks every {@code intervalMs} ({@code replica.high.watermark.checkpoint.interval.ms},
-     * Kafka's default 5000), on a thread of its own.
+     * Kafka's default 5000), on the background threads.
      */
     public void startHighWatermarkCheckpoints(long intervalMs) {
-        checkpointer.scheduleWithFixedDelay(this::checkpointHighWatermarks, intervalMs, intervalMs,
+        background().scheduleWithFixedDelay(this::checkpointHighWatermarks, intervalMs, intervalMs,
             TimeUnit.MILLISECONDS);
     }
 
@@ -649,11 +669,11 @@ public final class ReplicaManager implements AutoCloseable {
     /**
      * Starts the ISR expiration task: every {@code replica.lag.time.max.ms / 2}, each partition this broker leads
      * drops the followers that have not caught up for {@code replica.lag.time.max.ms} (Kafka's
-     * {@code isr-expiration}), on a thread of its own.
+     * {@code isr-expiration}), on the background threads.
      */
     public void startIsrExpiration() {
         long period = Math.max(1L, replicaLagTimeMaxMs / 2);
-        isrExpiration.scheduleAtFixedRate(this::maybeShrinkIsr, 0L, period, TimeUnit.MILLISECONDS);
+        background().scheduleAtFixedRate(this::maybeShrinkIsr, 0L, period, TimeUnit.MILLISECONDS);
     }
 
     /** One round of the ISR expiration task over every hosted partition; a failing partition is logged and skipped. */
@@ -869,19 +889,27 @@ public final class ReplicaManager implements AutoCloseable {
         if (current != null) {
             current.unsubscribe(metadataListener);
         }
-        isrExpiration.shutdownNow();
+        // A checkpoint being written finishes (an interrupt would abort its file channel); later rounds are dropped.
+        ScheduledExecutorService tasks = background;
+        if (tasks != null) {
+            tasks.shutdown();
+        }
         AlterPartitionManager alter = alterPartitionManager;
         if (alter != null) {
             alter.close();
         }
-        // A checkpoint being written finishes (an interrupt would abort its file channel); later rounds are dropped.
-        checkpointer.shutdown();
         applier.shutdown();
         try {
             applier.awaitTermination(10, TimeUnit.SECONDS);
-            checkpointer.awaitTermination(10, TimeUnit.SECONDS);
+            if (tasks != null) {
+                tasks.awaitTermination(10, TimeUnit.SECONDS);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        Scheduler own = ownScheduler;
+        if (own != null) {
+            own.close();
         }
         checkpointHighWatermarks();
         List<Partition> all = new ArrayList<>(partitions.values());

@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -30,7 +29,8 @@ import org.apache.logging.log4j.Logger;
  * cleanly with the broker epoch of the shutdown as Kafka writes it, {@code {"version":0,"brokerEpoch":N}}, and
  * removed once the next start has read it; KIP-966 registers with that epoch), the shared bounds on open file
  * handles and mapped indexes, and the background work: retention and time-based flush, each pass bounded to one
- * partition at a time and never holding a partition's lock across I/O it does not need.
+ * partition at a time and never holding a partition's lock across I/O it does not need. That work runs on the
+ * broker's {@link Scheduler} ({@code background.threads}) as this manager's own tasks, which {@link #close} cancels.
  *
  * <p>It also holds the directory's future logs ({@code <topic>-<partition>.<id>-future}, Kafka's
  * {@code LogManager.futureLogs}): the copies a replica move into this directory writes. They are loaded at start like
@@ -51,7 +51,10 @@ public final class LogManager implements Closeable {
     private final Path logDir;
     private final LogConfig defaultConfig;
     private final LogEnvironment env;
+    /** This manager's tasks on the background threads. */
     private final ScheduledExecutorService scheduler;
+    /** The pool made for this manager alone when none was handed in; null otherwise. */
+    private final Scheduler ownScheduler;
     private final Map<String, PartitionLog> logs = new ConcurrentHashMap<>();
     /** Future logs (KIP-113): copies of a partition of another log directory that will replace it; by partition. */
     private final Map<String, PartitionLog> futureLogs = new ConcurrentHashMap<>();
@@ -122,18 +125,14 @@ public final class LogManager implements Closeable {
         }
     }
 
-    private LogManager(Path logDir, LogConfig defaultConfig, Time time, Options options) {
+    private LogManager(Path logDir, LogConfig defaultConfig, Time time, Options options, Scheduler shared) {
         this.logDir = logDir;
         this.defaultConfig = defaultConfig;
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "cairn-log-background");
-            t.setDaemon(true);
-            return t;
-        });
-        executor.setRemoveOnCancelPolicy(true);
+        this.ownScheduler = shared == null ? new Scheduler(1) : null;
         // Closing drops waiting tasks (deferred deletes, background flushes that close() redoes) but lets a running
         // one finish: an interrupt would close the FileChannel under the flush that close() needs next.
-        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        ScheduledExecutorService executor = (shared == null ? ownScheduler : shared).tasks("log manager of "
+            + logDir);
         this.scheduler = executor;
         this.env = new LogEnvironment(time, options.layer(), new OpenResources(options.maxOpenHandles()),
             new OpenResources(options.maxMappedIndexes()), executor, options.flushListener());
@@ -155,14 +154,24 @@ public final class LogManager implements Closeable {
         }
     }
 
-    /** Opens the log directory and loads every partition in it. */
+    /** Opens the log directory and loads every partition in it; background work on a thread of its own. */
     public static LogManager start(Path logDir, LogConfig defaultConfig, Time time, Options options) {
+        return start(logDir, defaultConfig, time, options, null);
+    }
+
+    /**
+     * Opens the log directory and loads every partition in it; background work (retention, time flush, background
+     * flushes, delayed deletes) runs on {@code scheduler}, the broker's {@code background.threads} (null: a thread of
+     * its own). Closing the manager cancels its tasks, not the scheduler's others.
+     */
+    public static LogManager start(Path logDir, LogConfig defaultConfig, Time time, Options options,
+                                   Scheduler scheduler) {
         try {
             Files.createDirectories(logDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + logDir, e);
         }
-        LogManager manager = new LogManager(logDir, defaultConfig, time, options);
+        LogManager manager = new LogManager(logDir, defaultConfig, time, options, scheduler);
         manager.loadAll();
         return manager;
     }
@@ -417,6 +426,9 @@ public final class LogManager implements Closeable {
             scheduler.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (ownScheduler != null) {
+            ownScheduler.close();
         }
         for (PartitionLog log : logs.values()) {
             log.close();

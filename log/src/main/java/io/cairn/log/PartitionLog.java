@@ -454,10 +454,13 @@ public final class PartitionLog implements Closeable {
 
     /**
      * fsyncs a segment that was just rolled (log and trimmed indexes), then moves the recovery point to the new
-     * segment's base. Roll tasks run in roll order (one background thread), so every segment below that base is
-     * flushed by then.
+     * segment's base. The background flushes of several rolls may run at once on the shared background threads, and
+     * a later one may finish first: so first every segment before the rolled one that is not flushed yet is (Kafka's
+     * {@code flushUptoOffsetExclusive} flushes from the recovery point too), and the recovery point never passes a
+     * segment that is not durable.
      */
     private void flushRolled(LogSegment old, long newBase) {
+        flush(old.baseOffset());
         try {
             flushSegment(old);
         } catch (UncheckedIOException e) {

@@ -4,6 +4,7 @@ import static io.cairn.log.TestBatches.values;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.log.io.FileLayer;
+import io.cairn.log.io.OpenResources;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -13,7 +14,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -119,6 +123,64 @@ class FlushTest {
         assertThat(atFlushMessages).isEqualTo(1);
         assertThat(flushes).hasSize(2).allSatisfy(nanos -> assertThat(nanos).isGreaterThanOrEqualTo(7_000_000L));
         log.close();
+    }
+
+    @Test
+    void aLaterRollsBackgroundFlushNeverMovesTheRecoveryPointPastASegmentNotFlushedYet() throws Exception {
+        // Given: two background threads, and the first segment's fsync on one of them parked until released
+        String first = "00000000000000000000.log";
+        AtomicInteger firstForced = new AtomicInteger();
+        CountDownLatch parked = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean parkOnce = new AtomicBoolean(true);
+        FileLayer layer = new FileLayer() {
+            @Override
+            public FileChannel open(Path path, java.nio.file.OpenOption... options) throws IOException {
+                boolean isFirst = path.getFileName().toString().equals(first);
+                return new DelegatingFileChannel(FileChannel.open(path, options)) {
+                    @Override
+                    public void force(boolean metaData) throws IOException {
+                        if (isFirst && Thread.currentThread().getName().startsWith(Scheduler.THREAD_NAME_PREFIX)
+                                && parkOnce.compareAndSet(true, false)) {
+                            parked.countDown();
+                            awaitQuietly(release);
+                        }
+                        super.force(metaData);
+                        if (isFirst) {
+                            firstForced.incrementAndGet();
+                        }
+                    }
+                };
+            }
+        };
+        try (Scheduler scheduler = new Scheduler(2)) {
+            LogEnvironment env = new LogEnvironment(time, layer, OpenResources.unbounded(),
+                OpenResources.unbounded(), scheduler.tasks("test"));
+            PartitionLog log = PartitionLog.open(tmp.resolve("r-0"), LogConfig.defaults(), env, true);
+            log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+            log.roll();
+            assertThat(parked.await(10, TimeUnit.SECONDS)).isTrue();
+
+            // When: a second roll, whose background flush runs while the first one is parked
+            log.appendAsLeader(values(time.milliseconds(), "b"), 0, AppendOrigin.CLIENT);
+            log.roll();
+
+            // Then: the recovery point reaches 2 only with the first segment fsynced (the second flush did it)
+            Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> log.recoveryPoint() == 2);
+            assertThat(firstForced.get()).isPositive();
+            release.countDown();
+            log.close();
+        } finally {
+            release.countDown();
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test

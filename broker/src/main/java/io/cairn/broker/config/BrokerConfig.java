@@ -52,6 +52,7 @@ public final class BrokerConfig {
     public static final String CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS = "controller.quota.window.size.seconds";
     public static final String NUM_NETWORK_THREADS = "num.network.threads";
     public static final String NUM_IO_THREADS = "num.io.threads";
+    public static final String BACKGROUND_THREADS = "background.threads";
     public static final String QUEUED_MAX_REQUESTS = "queued.max.requests";
     public static final String QUEUED_MAX_REQUEST_BYTES = "queued.max.request.bytes";
     public static final String CONNECTIONS_MAX_IDLE_MS = "connections.max.idle.ms";
@@ -126,6 +127,7 @@ public final class BrokerConfig {
     private final int[] quotaWindow;
     private final int numNetworkThreads;
     private final int numIoThreads;
+    private final int backgroundThreads;
     private final int queuedMaxRequests;
     private final long queuedMaxRequestBytes;
     private final long connectionsMaxIdleMs;
@@ -194,6 +196,7 @@ public final class BrokerConfig {
         this.quotaWindow = quotaWindow(values);
         this.numNetworkThreads = values.intValue(NUM_NETWORK_THREADS, 1);
         this.numIoThreads = values.intValue(NUM_IO_THREADS, 1);
+        this.backgroundThreads = values.intValue(BACKGROUND_THREADS, 1);
         this.queuedMaxRequests = values.intValue(QUEUED_MAX_REQUESTS, 1);
         this.queuedMaxRequestBytes = values.longValue(QUEUED_MAX_REQUEST_BYTES, -1L);
         this.connectionsMaxIdleMs = values.longValue(CONNECTIONS_MAX_IDLE_MS, -1L);
@@ -529,6 +532,7 @@ public final class BrokerConfig {
     public Map<String, String> effectiveValues() {
         Map<String, String> values = new LinkedHashMap<>();
         values.put(ADVERTISED_LISTENERS, joined(advertisedListeners));
+        values.put(BACKGROUND_THREADS, Integer.toString(backgroundThreads));
         values.put(AUTO_CREATE_TOPICS_ENABLE, Boolean.toString(autoCreateTopicsEnable));
         values.put(TRANSACTION_PARTITION_VERIFICATION_ENABLE, Boolean.toString(transactionPartitionVerificationEnable));
         values.put(BROKER_HEARTBEAT_INTERVAL_MS, Long.toString(brokerHeartbeatIntervalMs));
@@ -766,6 +770,11 @@ public final class BrokerConfig {
 
     public int numIoThreads() {
         return numIoThreads;
+    }
+
+    /** {@code background.threads}: the threads of the broker's periodic and delayed tasks (Kafka's default 10). */
+    public int backgroundThreads() {
+        return backgroundThreads;
     }
 
     public int queuedMaxRequests() {

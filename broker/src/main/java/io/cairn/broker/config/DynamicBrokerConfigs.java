@@ -41,7 +41,8 @@ public final class DynamicBrokerConfigs {
     /** The keys besides the topic defaults that Cairn applies without a restart; the table gives their rule. */
     private static final Set<String> LIVE = Set.of(LEADER_REPLICATION_THROTTLED_RATE,
             FOLLOWER_REPLICATION_THROTTLED_RATE, ALTER_LOG_DIRS_RATE, DynamicThreadPools.NUM_IO_THREADS,
-            DynamicThreadPools.NUM_NETWORK_THREADS, DynamicThreadPools.NUM_REPLICA_FETCHERS, CleanerSettings.THREADS,
+            DynamicThreadPools.NUM_NETWORK_THREADS, DynamicThreadPools.NUM_REPLICA_FETCHERS,
+            DynamicThreadPools.BACKGROUND_THREADS, CleanerSettings.THREADS,
             CleanerSettings.BACKOFF_MS, BrokerConfig.LISTENERS, ListenerProtocols.KEY,
             CleanerSettings.IO_MAX_BYTES_PER_SECOND, CleanerSettings.DEDUPE_BUFFER_SIZE, CleanerSettings.LOAD_FACTOR,
             CleanerSettings.IO_BUFFER_SIZE);

@@ -2,6 +2,7 @@ package io.cairn.broker.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.log.Scheduler;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import java.util.List;
@@ -75,6 +76,30 @@ class DynamicThreadPoolsTest {
         // Then
         assertThat(resized).isEmpty();
         assertThat(pools.currentSize("num.io.threads")).isEqualTo(8);
+    }
+
+    @Test
+    void backgroundThreadsResizeTheSharedSchedulerLive() {
+        // Given: Kafka's default of 10 threads
+        try (Scheduler scheduler = new Scheduler(10)) {
+            DynamicThreadPools background = new DynamicThreadPools(1, Map.of(DynamicThreadPools.BACKGROUND_THREADS,
+                    10), Map.of(DynamicThreadPools.BACKGROUND_THREADS, scheduler::resize));
+
+            // When: a cluster default, then this broker's own value
+            background.apply(image(Map.of(), Map.of("background.threads", "20")));
+            int clusterWide = scheduler.poolSize();
+            background.apply(image(Map.of("background.threads", "12"), Map.of("background.threads", "20")));
+
+            // Then
+            assertThat(clusterWide).isEqualTo(20);
+            assertThat(scheduler.poolSize()).isEqualTo(12);
+            assertThat(background.validate("1", Map.of("background.threads", "25"), image(Map.of(), Map.of())))
+                    .contains(wrapped("Dynamic thread count update validation failed for background.threads=25, "
+                            + "value should not be greater than double the current value 12"));
+            assertThat(background.validate("1", Map.of("background.threads", "5"), image(Map.of(), Map.of())))
+                    .contains(wrapped("Dynamic thread count update validation failed for background.threads=5, "
+                            + "value should be at least half the current value 12"));
+        }
     }
 
     /** As Kafka's DynamicBrokerConfig wraps a reconfigurable's refusal. */

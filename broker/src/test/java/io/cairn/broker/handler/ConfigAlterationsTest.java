@@ -42,6 +42,11 @@ class ConfigAlterationsTest {
         assertThat(only(resource(BROKER, "", set("log.retention.ms", "1000"), set("log.segment.bytes",
                 "2097152"), set("log.cleanup.policy", "compact")))).isNull();
         assertThat(only(resource(BROKER, "1", set("message.max.bytes", "2000000")))).isNull();
+        assertThat(only(resource(BROKER, "", set("background.threads", "4")))).isNull();
+        assertThat(only(resource(BROKER, "1", set("background.threads", "20")))).isNull();
+        assertThat(only(resource(BROKER, "1", set("background.threads", "0")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Invalid value 0 for configuration "
+                        + "background.threads: Value must be at least 1"));
     }
 
     @Test
@@ -88,9 +93,9 @@ class ConfigAlterationsTest {
         assertThat(only(resource(BROKER, "1", set("log.dirs", "/x"), set("node.id", "3")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_REQUEST,
                         "Cannot update these configs dynamically: Set(log.dirs, node.id)"));
-        assertThat(only(resource(BROKER, "", set("background.threads", "4")))).isEqualTo(
+        assertThat(only(resource(BROKER, "", set("log.preallocate", "true")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn applies these configs only at start, "
-                        + "set them in server.properties: Set(background.threads)"));
+                        + "set them in server.properties: Set(log.preallocate)"));
         assertThat(only(resource(BROKER, "1", set(RATE, "fast")))).isEqualTo(new ConfigAlterations.Outcome(
                 Errors.INVALID_REQUEST, "Invalid value fast for configuration " + RATE
                         + ": Not a number of type LONG"));

@@ -58,7 +58,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Dynamic broker configs as topic defaults: a cluster-wide {@code log.retention.ms} deleting old segments of a
  * topic without its own, a per-broker {@code message.max.bytes} letting a larger record in, both kept across a
  * restart and undone by {@code --delete-config}; with eligible leader replicas, a broker's own
- * {@code min.insync.replicas} refused, the cluster default's set but not removed.
+ * {@code min.insync.replicas} refused, the cluster default's set but not removed; {@code background.threads}
+ * changed live cluster-wide and per broker, and a cluster-wide size kept across a restart.
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
@@ -74,6 +75,7 @@ class AlterConfigsIT {
             incrementalAlterConfigsAppendsSubtractsAndValidates(admin);
             errorsAreKafkas(admin);
             liveBrokerKeysAreCheckedAsOnKafka(admin);
+            backgroundThreadsChangeLive(broker, admin);
             brokerAndClusterDefaultConfigs(broker, admin);
             legacyAlterConfigsReplacesTheTopicsConfigs(broker, admin);
             loweredRetentionDeletesRecordsWithoutRestart(broker, admin);
@@ -140,12 +142,18 @@ class AlterConfigsIT {
                     AlterConfigOp.OpType.DELETE), InvalidConfigurationException.class,
                     "Cluster-level min.insync.replicas cannot be removed while ELR is enabled.");
 
+            // and a cluster-wide background.threads (Kafka's default 10) doubles the background pool
+            alter(admin, cluster, new AlterConfigOp(new ConfigEntry("background.threads", "20"),
+                    AlterConfigOp.OpType.SET));
+
             // When the broker restarts, the dynamic configs are still in force
             broker.restart();
             try (Admin again = AdminTopicsIT.admin(broker); KafkaProducer<byte[], byte[]> producer = producer(broker)) {
                 ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, plain);
                 assertThat(value(again, topic, "retention.ms")).isEqualTo("1000");
                 assertThat(sendLarge(producer, plain)).isNull();
+                await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThreadCountRefused(again, node, 41,
+                        "value should not be greater than double the current value 20"));
 
                 // and deleting them restores the static defaults
                 run(broker, "--alter", "--entity-type", "brokers", "--entity-name", "1", "--delete-config",
@@ -347,6 +355,57 @@ class AlterConfigsIT {
         alter(admin, one, new AlterConfigOp(new ConfigEntry(key, ""), AlterConfigOp.OpType.DELETE));
         await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThat(value(admin, one, key))
                 .isEqualTo(Integer.toString(threads)));
+    }
+
+    /**
+     * {@code background.threads} (the {@code kafka-scheduler-N} pool) with {@code kafka-configs --alter}, cluster-wide
+     * and per broker: each change is applied live, which Kafka's bounds show (the next change is checked against the
+     * new size), and is described with its synonyms; deleting both restores the static size.
+     */
+    private static void backgroundThreadsChangeLive(BrokerProcess broker, Admin admin) throws Exception {
+        // Given: Kafka's default, 10
+        String key = "background.threads";
+        ConfigResource one = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        int threads = Integer.parseInt(value(admin, one, key));
+
+        // When: the cluster default doubles it, then this broker's own value takes 1.5 times the static size
+        JavaTool.Result clusterWide = run(broker, "--alter", "--entity-type", "brokers", "--entity-default",
+                "--add-config", key + "=" + 2 * threads);
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThreadCountRefused(admin, one,
+                4 * threads + 1, "value should not be greater than double the current value " + 2 * threads));
+        JavaTool.Result perBroker = run(broker, "--alter", "--entity-type", "brokers", "--entity-name", "1",
+                "--add-config", key + "=" + 3 * threads / 2);
+
+        // Then
+        assertThat(clusterWide.stdout()).as("%s", clusterWide)
+                .contains("Completed updating default config for brokers in the cluster.");
+        assertThat(perBroker.stdout()).as("%s", perBroker).contains("Completed updating config for broker 1.");
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThreadCountRefused(admin, one,
+                3 * threads / 4 - 1, "value should be at least half the current value " + 3 * threads / 2));
+        JavaTool.Result described = run(broker, "--describe", "--entity-type", "brokers", "--entity-name", "1");
+        assertThat(described.stdout().lines().toList()).as("%s", described).containsExactly(
+                "Dynamic configs for broker 1 are:", "  " + key + "=" + 3 * threads / 2 + " sensitive=false "
+                + "synonyms={DYNAMIC_BROKER_CONFIG:" + key + "=" + 3 * threads / 2 + ", DYNAMIC_DEFAULT_BROKER_CONFIG:"
+                + key + "=" + 2 * threads + ", DEFAULT_CONFIG:" + key + "=" + threads + "}");
+
+        // When: both are deleted
+        run(broker, "--alter", "--entity-type", "brokers", "--entity-name", "1", "--delete-config", key);
+        run(broker, "--alter", "--entity-type", "brokers", "--entity-default", "--delete-config", key);
+
+        // Then: the static size is back, and the next change is checked against it (a value refused by every size
+        // on the way, so that a retry never sets it)
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThreadCountRefused(admin, one,
+                threads / 2 - 1, "value should be at least half the current value " + threads));
+        assertThat(value(admin, one, key)).isEqualTo(Integer.toString(threads));
+    }
+
+    /** Kafka's refusal of {@code background.threads=threads} for broker {@code one}, {@code reason} its end. */
+    private static void assertThreadCountRefused(Admin admin, ConfigResource one, int threads, String reason) {
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry("background.threads",
+                Integer.toString(threads)), AlterConfigOp.OpType.SET), InvalidRequestException.class,
+                "Invalid value org.apache.kafka.common.config.ConfigException: Dynamic thread count update "
+                + "validation failed for background.threads=" + threads + ", " + reason
+                + " for configuration Invalid dynamic configuration");
     }
 
     /**
