@@ -182,18 +182,23 @@ final class ClientQuotaManager {
      * {@code ClientQuotaManager.throttle}); nothing when no bound applies to it.
      */
     void recordThrottle(String user, String clientId, int throttleTimeMs, long nowMs) {
-        Map<ClientQuotaEntity, Double> bounds = quotas;
-        if (bounds.isEmpty()) {
+        Sensor sensor = boundedSensor(user, clientId, nowMs);
+        if (sensor == null) {
             return;
         }
-        Tags tags = tags(bounds, user, clientId);
-        if (bound(bounds, tags) == null) {
-            return;
-        }
-        Sensor sensor = sensor(tags, nowMs);
         synchronized (sensor) {
             sensor.throttleTime.record(throttleTimeMs, nowMs);
         }
+    }
+
+    /** The client's sensor when a bound applies to it, else null (no quotas, or none for this client). */
+    private Sensor boundedSensor(String user, String clientId, long nowMs) {
+        Map<ClientQuotaEntity, Double> bounds = quotas;
+        if (bounds.isEmpty()) {
+            return null;
+        }
+        Tags tags = tags(bounds, user, clientId);
+        return bound(bounds, tags) == null ? null : sensor(tags, nowMs);
     }
 
     /** What every sensor kept measures now (read at scrape time; a sensor idle for an hour is gone). */
@@ -229,15 +234,10 @@ final class ClientQuotaManager {
 
     /** Takes back {@code value} recorded for a client whose response was not sent (Kafka's throttled fetch). */
     void unrecord(String user, String clientId, double value, long nowMs) {
-        Map<ClientQuotaEntity, Double> bounds = quotas;
-        if (bounds.isEmpty()) {
+        Sensor sensor = boundedSensor(user, clientId, nowMs);
+        if (sensor == null) {
             return;
         }
-        Tags tags = tags(bounds, user, clientId);
-        if (bound(bounds, tags) == null) {
-            return;
-        }
-        Sensor sensor = sensor(tags, nowMs);
         synchronized (sensor) {
             sensor.rate.record(-value, nowMs);
         }
