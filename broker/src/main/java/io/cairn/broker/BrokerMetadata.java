@@ -4,8 +4,10 @@ import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.ConfigException;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.config.SslSettings;
+import io.cairn.broker.quorum.SaslQuorumFront;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.QuorumFront;
 import io.cairn.metadata.controller.ControllerEventListener;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.BrokerHeartbeatRequestData;
@@ -105,7 +107,9 @@ final class BrokerMetadata implements AutoCloseable {
             LOGGER.info("Starting the metadata node (roles {}, voters {}, metadata dir {})", metadataConfig.roles(),
                     metadataConfig.voters(), metadataConfig.metadataLogDir().toAbsolutePath().normalize());
             try {
-                return new BrokerMetadata(config, MetadataNode.start(metadataConfig, controllerEvents));
+                QuorumFront front = config.controllerSasl() == null ? null
+                        : new SaslQuorumFront(config.controllerSasl(), config.nodeId());
+                return new BrokerMetadata(config, MetadataNode.start(metadataConfig, controllerEvents, front));
             } catch (IOException e) {
                 // The loopback port this node picked for a quorum of its own can be taken (by any socket, an
                 // outgoing connection's included) before the Raft server binds it: pick another, a few times.

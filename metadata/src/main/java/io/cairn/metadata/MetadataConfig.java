@@ -167,12 +167,14 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
     }
 
     /**
-     * Checks that the quorum can speak the controller listener's protocol: PLAINTEXT, or SSL with its stores given
-     * ({@link #withTls}); a SASL protocol cannot be served (Ratis' gRPC transport has no SASL).
+     * Checks that the quorum can speak the controller listener's protocol: PLAINTEXT, SSL with its stores given
+     * ({@link #withTls}), or SASL_PLAINTEXT and SASL_SSL with a {@link QuorumFront} that authenticates the links (and
+     * does their TLS: no stores are given to the transport then).
      *
+     * @param fronted whether a front authenticates the quorum's links
      * @throws IllegalArgumentException naming listener.security.protocol.map when it cannot
      */
-    public void checkControllerSecurity() {
+    public void checkControllerSecurity(boolean fronted) {
         String key = "listener.security.protocol.map";
         String name = controllerListenerNames.isEmpty() ? "CONTROLLER" : controllerListenerNames.get(0);
         switch (controllerSecurityProtocol) {
@@ -189,9 +191,20 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
                             + "from listener.name." + name.toLowerCase(Locale.ROOT) + ".ssl.* and ssl.*");
                 }
             }
+            case "SASL_PLAINTEXT", "SASL_SSL" -> {
+                if (!fronted || tls != null) {
+                    throw new IllegalArgumentException(key + " maps the controller listener " + name + " to "
+                            + controllerSecurityProtocol + ", but the metadata node was given "
+                            + (fronted ? "TLS stores for its transport" : "nothing to authenticate its links with"));
+                }
+            }
             default -> throw new IllegalArgumentException("Invalid value " + name + ":" + controllerSecurityProtocol
-                    + " for configuration " + key + ": Cairn's metadata quorum (Apache Ratis over gRPC, which has "
-                    + "no SASL) speaks PLAINTEXT or SSL; map the controller listener to one of them");
+                    + " for configuration " + key + ": the controller listener speaks PLAINTEXT, SSL, SASL_PLAINTEXT "
+                    + "or SASL_SSL");
+        }
+        if (fronted && !controllerSecurityProtocol.startsWith("SASL_")) {
+            throw new IllegalArgumentException("A front authenticates the quorum's links, but " + key + " maps the "
+                    + "controller listener " + name + " to " + controllerSecurityProtocol);
         }
     }
 

@@ -48,6 +48,15 @@ public interface MetadataNode extends AutoCloseable {
         return RatisMetadataNode.start(config, controllerEvents);
     }
 
+    /**
+     * {@link #start(MetadataConfig, ControllerEventListener)} with the quorum's links authenticated by {@code front}
+     * (a SASL controller listener).
+     */
+    static MetadataNode start(MetadataConfig config, ControllerEventListener controllerEvents, QuorumFront front)
+            throws IOException {
+        return RatisMetadataNode.start(config, controllerEvents, front);
+    }
+
     /** The latest committed image; a volatile read, never blocks. */
     MetadataImage currentImage();
 

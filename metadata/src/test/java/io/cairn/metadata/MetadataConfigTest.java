@@ -56,19 +56,24 @@ class MetadataConfigTest {
 
         // Then: PLAINTEXT needs nothing; SSL needs the stores the broker loads (the storage tool reads it as is)
         assertThat(plaintext.controllerSecurityProtocol()).isEqualTo("PLAINTEXT");
-        plaintext.checkControllerSecurity();
+        plaintext.checkControllerSecurity(false);
         assertThat(tls.controllerSecurityProtocol()).isEqualTo("SSL");
-        assertThatThrownBy(tls::checkControllerSecurity).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> tls.checkControllerSecurity(false)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("listener.security.protocol.map maps the controller listener CONTROLLER to SSL, "
                         + "but no key and trust stores were given");
         MetadataConfig secured = tls.withTls(anyTls());
-        secured.checkControllerSecurity();
+        secured.checkControllerSecurity(false);
         assertThat(secured.withVoters(secured.voters()).tls()).isSameAs(secured.tls());
-        assertThatThrownBy(() -> plaintext.withTls(anyTls()).checkControllerSecurity())
+        assertThatThrownBy(() -> plaintext.withTls(anyTls()).checkControllerSecurity(false))
                 .hasMessageContaining("which listener.security.protocol.map maps to PLAINTEXT");
-        assertThatThrownBy(() -> MetadataConfig.from(sasl).checkControllerSecurity())
-                .hasMessageStartingWith("Invalid value CONTROLLER:SASL_SSL for configuration "
-                        + "listener.security.protocol.map:");
+        // SASL needs a front that authenticates the links (and does their TLS), and only SASL takes one
+        MetadataConfig.from(sasl).checkControllerSecurity(true);
+        assertThatThrownBy(() -> MetadataConfig.from(sasl).checkControllerSecurity(false))
+                .hasMessageContaining("maps the controller listener CONTROLLER to SASL_SSL, but the metadata node was "
+                        + "given nothing to authenticate its links with");
+        assertThatThrownBy(() -> tls.checkControllerSecurity(true))
+                .hasMessageContaining("A front authenticates the quorum's links, but listener.security.protocol.map "
+                        + "maps the controller listener CONTROLLER to SSL");
     }
 
     /** Managers of an empty key store and the JVM's trusted certificates. */

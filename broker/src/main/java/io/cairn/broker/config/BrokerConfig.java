@@ -160,6 +160,7 @@ public final class BrokerConfig {
     private final Map<String, SaslSettings> listenerSasl;
     /** The credentials the inter-broker clients authenticate with, or null when that listener is not SASL. */
     private final SaslSettings.ClientCredentials interBrokerSasl;
+    private final ControllerSasl controllerSasl;
     /** The standard authorizer's settings, or null without {@code authorizer.class.name}. */
     private final AuthorizerSettings authorizer;
 
@@ -250,6 +251,8 @@ public final class BrokerConfig {
         this.interBrokerSasl = SaslSettings.interBrokerClient(props,
                 listenerSasl.get(replicaFetch.interBrokerListenerName()));
         this.authorizer = AuthorizerSettings.parse(props);
+        this.controllerSasl = controllerListenerNames.isEmpty() ? null : ControllerSasl.of(props,
+                controllerListenerNames.get(0), protocols.find(controllerListenerNames.get(0)), authorizer);
         if (groupConfig.minSessionTimeoutMs() > groupConfig.maxSessionTimeoutMs()) {
             throw ConfigException.invalid(GROUP_MIN_SESSION_TIMEOUT_MS, props.get(GROUP_MIN_SESSION_TIMEOUT_MS),
                     "must not be larger than " + GROUP_MAX_SESSION_TIMEOUT_MS + " (" + groupConfig.maxSessionTimeoutMs()
@@ -272,21 +275,14 @@ public final class BrokerConfig {
 
     /**
      * Checks what each listener's security protocol needs and resolves the {@code ssl.*} settings of the SSL ones:
-     * a controller listener must be PLAINTEXT or SSL (the metadata quorum speaks Ratis over gRPC, which has TLS but
-     * no SASL), and an SSL or SASL_SSL listener needs a key store.
+     * the controller listeners must all map to one protocol (one Raft server serves them), and an SSL or SASL_SSL
+     * listener needs a key store.
      */
     private static Map<String, SslSettings> securityOf(Map<String, String> props, List<Endpoint> listeners,
             ListenerProtocols protocols, List<String> controllerListenerNames) {
         SecurityProtocol first = null;
         for (String controller : controllerListenerNames) {
             SecurityProtocol protocol = protocols.find(controller);
-            if (protocol == SecurityProtocol.SASL_PLAINTEXT || protocol == SecurityProtocol.SASL_SSL) {
-                throw ConfigException.invalid(ListenerProtocols.KEY, controller + ":" + protocol, "the controller "
-                        + "listener " + controller + " maps to " + protocol + ", but Cairn's metadata quorum (Apache "
-                        + "Ratis over gRPC) cannot authenticate with SASL (so sasl.mechanism.controller.protocol "
-                        + "has no use either); map it to SSL, with ssl.client.auth=required for mutual TLS, or "
-                        + "PLAINTEXT");
-            }
             SecurityProtocol effective = protocol == null ? SecurityProtocol.PLAINTEXT : protocol;
             if (first != null && effective != first) {
                 throw ConfigException.invalid(ListenerProtocols.KEY, controller + ":" + effective, "Cairn's "
@@ -667,6 +663,14 @@ public final class BrokerConfig {
      */
     public SslSettings controllerSsl() {
         return controllerSsl;
+    }
+
+    /**
+     * The SASL settings of the controller listener when it maps to SASL_PLAINTEXT or SASL_SSL (the quorum's links are
+     * authenticated by the node's quorum front), else null.
+     */
+    public ControllerSasl controllerSasl() {
+        return controllerSasl;
     }
 
     /** The resolved {@code ssl.*} settings of listener {@code listenerName}, or null when it is not an SSL one. */

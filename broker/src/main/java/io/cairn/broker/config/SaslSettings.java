@@ -188,16 +188,26 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
             return null;
         }
         String mechanism = props.getOrDefault(MECHANISM_INTER_BROKER_PROTOCOL, "GSSAPI").trim();
+        return client(props, listener, mechanism, MECHANISM_INTER_BROKER_PROTOCOL);
+    }
+
+    /**
+     * How this node authenticates to {@code listener} with {@code mechanism} (the value of {@code mechanismKey}): the
+     * {@code username} and {@code password} options of that mechanism's JAAS login module on the listener.
+     */
+    static ClientCredentials client(Map<String, String> props, SaslSettings listener, String mechanism,
+            String mechanismKey) {
+        String use = mechanismKey.equals(MECHANISM_INTER_BROKER_PROTOCOL) ? "inter-broker" : "controller";
         if (mechanism.equals(OAUTHBEARER)) {
-            throw ConfigException.invalid(MECHANISM_INTER_BROKER_PROTOCOL, mechanism, "Cairn serves OAUTHBEARER to "
+            throw ConfigException.invalid(mechanismKey, mechanism, "Cairn serves OAUTHBEARER to "
                     + "clients but its brokers cannot authenticate to each other with it (they have no token source):"
                     + " use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 on the inter-broker listener "
                     + listener.listenerName());
         }
         if (!listener.enabledMechanisms().contains(mechanism)) {
-            throw ConfigException.invalid(MECHANISM_INTER_BROKER_PROTOCOL, mechanism, MECHANISM_INTER_BROKER_PROTOCOL
-                    + " must be included in " + ENABLED_MECHANISMS + " when SASL is used for inter-broker "
-                    + "communication (listener " + listener.listenerName() + " enables "
+            throw ConfigException.invalid(mechanismKey, mechanism, mechanismKey
+                    + " must be included in " + ENABLED_MECHANISMS + " when SASL is used for " + use
+                    + " communication (listener " + listener.listenerName() + " enables "
                     + String.join(",", listener.enabledMechanisms()) + ")");
         }
         JaasConfig jaas = listener.jaasOf(mechanism);
@@ -205,7 +215,7 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
         String password = jaas.option("password");
         if (username == null || password == null) {
             throw ConfigException.invalid(SslSettings.listenerPrefix(listener.listenerName())
-                    + mechanism.toLowerCase(Locale.ROOT) + "." + JAAS_CONFIG, "[hidden]", "the inter-broker listener "
+                    + mechanism.toLowerCase(Locale.ROOT) + "." + JAAS_CONFIG, "[hidden]", "the " + use + " listener "
                     + listener.listenerName() + " needs the broker's own username and password options in its "
                     + mechanism + " login module");
         }

@@ -408,6 +408,28 @@ public final class SslEngineFactory {
         return ssl;
     }
 
+    /**
+     * Layers a server TLS socket over the accepted {@code socket} and completes the handshake (asking for or
+     * requiring the client's certificate as {@code ssl.client.auth} says); closing the returned socket closes
+     * {@code socket}.
+     */
+    public SSLSocket acceptServer(Socket socket) throws IOException {
+        SSLSocket ssl = (SSLSocket) context.getSocketFactory().createSocket(socket, null, true);
+        ssl.setEnabledProtocols(protocols);
+        if (cipherSuites != null) {
+            ssl.setEnabledCipherSuites(cipherSuites);
+        }
+        ssl.setUseClientMode(false);
+        switch (settings.clientAuth()) {
+            case REQUIRED -> ssl.setNeedClientAuth(true);
+            case REQUESTED -> ssl.setWantClientAuth(true);
+            default -> {
+            }
+        }
+        ssl.startHandshake();
+        return ssl;
+    }
+
     private SSLParameters clientParameters(SSLParameters parameters) {
         String algorithm = settings.endpointIdentificationAlgorithm();
         parameters.setEndpointIdentificationAlgorithm(algorithm.isEmpty() ? null : algorithm);

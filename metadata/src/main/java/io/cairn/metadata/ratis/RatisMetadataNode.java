@@ -6,6 +6,7 @@ import io.cairn.metadata.BootstrapVoters;
 import io.cairn.metadata.MetaProperties;
 import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.QuorumFront;
 import io.cairn.metadata.controller.ControllerLogic;
 import io.cairn.metadata.controller.ControllerMutationQuotas;
 import io.cairn.metadata.controller.ControllerEventListener;
@@ -21,6 +22,8 @@ import io.cairn.wire.message.DescribeQuorumRequestData;
 import io.cairn.wire.message.DescribeQuorumResponseData;
 import io.cairn.wire.protocol.ApiMessage;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -117,10 +120,13 @@ public final class RatisMetadataNode implements MetadataNode {
     private final QuorumDescription quorumDescription = new QuorumDescription();
     /** Told each controller event's times and each append's commit latency. */
     private final ControllerEventListener controllerEvents;
+    /** What authenticates the quorum's links of a SASL controller listener, or null. */
+    private final QuorumFront front;
 
-    private RatisMetadataNode(MetadataConfig config, String clusterId, ControllerEventListener controllerEvents)
-            throws IOException {
+    private RatisMetadataNode(MetadataConfig config, String clusterId, ControllerEventListener controllerEvents,
+            QuorumFront front) throws IOException {
         this.config = config;
+        this.front = front;
         this.clusterId = clusterId;
         this.controllerEvents = controllerEvents;
         this.selfId = peerId(config.nodeId());
@@ -135,7 +141,7 @@ public final class RatisMetadataNode implements MetadataNode {
         }
         this.group = RaftGroup.valueOf(GROUP_ID, peers);
         this.stateMachine = new MetadataStateMachine(new Hooks());
-        RaftProperties properties = properties(config, listener);
+        RaftProperties properties = properties(config, listener, front != null);
         this.controller = config.isController()
                 ? new QuorumController(new ControllerLogic(config.controller(),
                         BootstrapFeatures.read(config.metadataLogDir()), BootstrapScram.read(config.metadataLogDir())),
@@ -170,12 +176,37 @@ public final class RatisMetadataNode implements MetadataNode {
     /** {@link #start(MetadataConfig)}, the controller's event loop telling {@code controllerEvents} its times. */
     public static RatisMetadataNode start(MetadataConfig configured, ControllerEventListener controllerEvents)
             throws IOException {
-        configured.checkControllerSecurity();
+        return start(configured, controllerEvents, null);
+    }
+
+    /**
+     * {@link #start(MetadataConfig, ControllerEventListener)} with the quorum's links authenticated by {@code front}
+     * (a SASL controller listener; null otherwise): the Raft server binds a loopback port of its own, the front
+     * serves the node's quorum address before it, and every connection to a peer goes through the front.
+     */
+    public static RatisMetadataNode start(MetadataConfig configured, ControllerEventListener controllerEvents,
+            QuorumFront front) throws IOException {
+        configured.checkControllerSecurity(front != null);
         MetaProperties meta = ensureFormatted(configured);
         MetadataConfig config = withFormattedVoters(configured);
-        RatisMetadataNode node = new RatisMetadataNode(config, meta.clusterId(), controllerEvents);
+        if (front != null) {
+            QuorumRoutes.add(front);
+        }
+        RatisMetadataNode node;
+        try {
+            node = new RatisMetadataNode(config, meta.clusterId(), controllerEvents, front);
+        } catch (IOException | RuntimeException e) {
+            if (front != null) {
+                QuorumRoutes.remove(front);
+                front.close();
+            }
+            throw e;
+        }
         try {
             node.server.start();
+            if (front != null) {
+                front.serve(node.publicAddress(), node.server.getServerRpc().getInetSocketAddress());
+            }
         } catch (IOException | RuntimeException e) {
             // Ratis starts the division (its election timer, its outbound clients) before it binds the RPC server:
             // a node that cannot bind would live on as a voter that others cannot reach (and, alone, as a leader
@@ -190,7 +221,7 @@ public final class RatisMetadataNode implements MetadataNode {
                 config.nodeId(), config.roles(), config.voters(), meta.clusterId(),
                 config.isController() && config.controllerBind() != null
                         ? "; the controller listener " + config.controllerBind() + " serves the Raft quorum" : "",
-                config.tls() == null ? "PLAINTEXT" : config.tls());
+                front != null ? front : config.tls() == null ? "PLAINTEXT" : config.tls());
         if (!config.isController()) {
             node.joinAsListener();
         }
@@ -254,14 +285,18 @@ public final class RatisMetadataNode implements MetadataNode {
                 .setStartupRole(RaftPeerRole.LISTENER).build();
     }
 
-    private static RaftProperties properties(MetadataConfig config, boolean listener) {
+    private static RaftProperties properties(MetadataConfig config, boolean listener, boolean fronted) {
         RaftProperties props = new RaftProperties();
         RaftConfigKeys.Rpc.setType(props, SupportedRpcType.GRPC);
-        GrpcConfigKeys.Server.setPort(props, listener ? config.listenerPort() : config.controllerBindPort());
+        GrpcConfigKeys.Server.setPort(props, fronted ? 0 : listener ? config.listenerPort()
+                : config.controllerBindPort());
         // A controller's Raft server is its controller listener: it binds that listener's host (every interface
-        // when the host is empty), as KRaft's controller listener does.
+        // when the host is empty), as KRaft's controller listener does. Behind a front it binds a loopback port of
+        // its own, and the front serves the listener.
         MetadataConfig.Address bind = config.controllerBind();
-        if (!listener && bind != null && !bind.host().isEmpty()) {
+        if (fronted) {
+            GrpcConfigKeys.Server.setHost(props, InetAddress.getLoopbackAddress().getHostAddress());
+        } else if (!listener && bind != null && !bind.host().isEmpty()) {
             GrpcConfigKeys.Server.setHost(props, bind.host());
         } else if (!listener && bind == null) {
             // No controller listener (a combined node alone, its quorum on a loopback port it picked): the server
@@ -641,6 +676,24 @@ public final class RatisMetadataNode implements MetadataNode {
         return activeControllerId;
     }
 
+    /**
+     * The node's quorum address as others dial it, to bind: a broker-only node's metadata listener port or a
+     * controller's listener (its host, or every interface when empty), else its voter entry.
+     */
+    private InetSocketAddress publicAddress() {
+        if (!config.isController()) {
+            return new InetSocketAddress(config.listenerPort());
+        }
+        MetadataConfig.Address bind = config.controllerBind();
+        if (bind != null) {
+            return bind.host().isEmpty() ? new InetSocketAddress(config.controllerBindPort())
+                    : new InetSocketAddress(bind.host(), config.controllerBindPort());
+        }
+        return config.voters().stream().filter(v -> v.id() == config.nodeId()).findFirst()
+                .map(self -> new InetSocketAddress(self.host(), self.port()))
+                .orElseGet(() -> new InetSocketAddress(config.controllerBindPort()));
+    }
+
     private void closeAfterFailedStart() {
         try {
             server.getDivision(GROUP_ID).close();
@@ -663,6 +716,11 @@ public final class RatisMetadataNode implements MetadataNode {
             server.close();
         } catch (IOException e) {
             LOGGER.warn("Error closing metadata node {}", config.nodeId(), e);
+        } finally {
+            if (front != null) {
+                QuorumRoutes.remove(front);
+                front.close();
+            }
         }
     }
 
