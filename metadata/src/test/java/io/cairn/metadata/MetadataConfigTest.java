@@ -71,7 +71,7 @@ class MetadataConfigTest {
         assertThatThrownBy(() -> MetadataConfig.from(sasl).checkControllerSecurity(false))
                 .hasMessageContaining("maps the controller listener CONTROLLER to SASL_SSL, but the metadata node was "
                         + "given nothing to authenticate its links with");
-        assertThatThrownBy(() -> tls.checkControllerSecurity(true))
+        assertThatThrownBy(() -> secured.checkControllerSecurity(true))
                 .hasMessageContaining("A front authenticates the quorum's links, but listener.security.protocol.map "
                         + "maps the controller listener CONTROLLER to SSL");
     }
