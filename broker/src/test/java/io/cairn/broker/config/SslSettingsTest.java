@@ -151,17 +151,43 @@ class SslSettingsTest {
 
     @Test
     void shouldRefuseWhatTheQuorumCannotServeOnTheControllerListenerWithOneLine() {
-        // SASL: Ratis' gRPC transport has none
+        // SASL: the quorum authenticates with PLAIN only (Kafka's default is GSSAPI; SCRAM lives in the metadata)
+        String plain = "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"c\" "
+                + "password=\"c-secret\" user_c=\"c-secret\";";
         for (String protocol : List.of("SASL_SSL", "SASL_PLAINTEXT")) {
-            assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093",
+            Map<String, String> sasl = Map.of("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093",
                     "controller.listener.names", "CONTROLLER",
                     "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:" + protocol,
-                    "ssl.keystore.location", "/ks.jks", "ssl.keystore.password", "pw")))
+                    "ssl.keystore.location", "/ks.jks", "ssl.keystore.password", "pw",
+                    "listener.name.controller.sasl.enabled.mechanisms", "PLAIN",
+                    "listener.name.controller.plain.sasl.jaas.config", plain);
+            assertThatThrownBy(() -> BrokerConfig.fromMap(sasl))
                     .isInstanceOf(ConfigException.class)
-                    .hasMessageStartingWith("Invalid value CONTROLLER:" + protocol
-                            + " for configuration listener.security.protocol.map:")
-                    .hasMessageContaining("cannot authenticate with SASL");
+                    .hasMessageStartingWith("Invalid value GSSAPI for configuration sasl.mechanism.controller.protocol:")
+                    .hasMessageContaining("authenticates with PLAIN only");
+            Map<String, String> withPlain = new HashMap<>(sasl);
+            withPlain.put("sasl.mechanism.controller.protocol", "PLAIN");
+            ControllerSasl controller = BrokerConfig.fromMap(withPlain).controllerSasl();
+            assertThat(controller.client().username()).isEqualTo("c");
+            assertThat(controller.server().enabledMechanisms()).containsExactly("PLAIN");
+            assertThat(controller.ssl() != null).isEqualTo(protocol.equals("SASL_SSL"));
+            assertThat(controller.admits("User:anyone")).as("no authorizer: every authenticated principal").isTrue();
+            withPlain.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            withPlain.put("super.users", "User:c");
+            ControllerSasl authorized = BrokerConfig.fromMap(withPlain).controllerSasl();
+            assertThat(authorized.admits("User:c")).isTrue();
+            assertThat(authorized.admits("User:anyone")).isFalse();
+            withPlain.put("sasl.mechanism.controller.protocol", "SCRAM-SHA-256");
+            assertThatThrownBy(() -> BrokerConfig.fromMap(withPlain)).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("sasl.mechanism.controller.protocol");
         }
+        // a broker-only node authenticates with the controller listener's login module, which it must have
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("process.roles", "broker",
+                "listeners", "PLAINTEXT://:9092", "controller.listener.names", "CONTROLLER",
+                "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:SASL_PLAINTEXT",
+                "sasl.mechanism.controller.protocol", "PLAIN", "controller.quorum.voters", "1@localhost:9093")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("listener.name.controller.plain.sasl.jaas.config");
         // ssl.client.auth=requested: the gRPC server requires a certificate or asks for none
         assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093",
                 "controller.listener.names", "CONTROLLER",

@@ -57,9 +57,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * whose brokers replicate over a SASL_SSL inter-broker listener (SCRAM-SHA-512 as the super user {@code broker}),
  * clients on a SASL_SSL listener (SCRAM-SHA-256), every SCRAM credential formatted into the storage with
  * {@code --add-scram}, Kafka's {@code StandardAuthorizer} with no access unless an ACL grants it, and the controller
- * listener on mutual TLS ({@code CONTROLLER:SSL}, {@code ssl.client.auth=required}, the same stores): the Raft quorum
- * and the brokers' registrations and heartbeats go over it, so Kafka's controllers see the nodes as the broker
- * certificate's principal (a super user; {@code User:ANONYMOUS} is not one), and Cairn's quorum speaks TLS. The
+ * listener on SASL_SSL ({@code CONTROLLER:SASL_SSL}, {@code sasl.mechanism.controller.protocol=PLAIN}, the same
+ * stores): the Raft quorum and the brokers' registrations and heartbeats go over it, authenticated as the super user
+ * {@code controller} (Kafka's controllers authorize them; Cairn's quorum fronts let only super users through). The
  * harness's PLAINTEXT listener is used only to see the nodes start.
  *
  * <p>The admin grants alice a transactional id and writes to {@code orders}, bob reads of it in his group; alice runs
@@ -72,6 +72,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class SecuredClusterIT {
 
     private static final String SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule";
+    private static final String PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule";
     private static final String TOPIC = "orders";
     private static final String GROUP = "orders-readers";
     private static final String TRANSACTIONAL_ID = "orders-tx";
@@ -95,7 +96,7 @@ class SecuredClusterIT {
     @KafkaHalfInFaults
     void transactionsSurviveALeaderKilledOnASecuredClusterAndEachUserGetsOnlyWhatItsAclsGrant(BrokerKind kind)
             throws Exception {
-        // Given: three nodes, SASL_SSL between brokers and to clients, mutual TLS on the controller listener, the
+        // Given: three nodes, SASL_SSL between brokers, to clients and on the controller listener, the
         // standard authorizer, SCRAM users formatted
         int[] internalPorts = FreePorts.freePorts(3);
         int[] clientPorts = FreePorts.freePorts(3);
@@ -186,7 +187,7 @@ class SecuredClusterIT {
                 if (kind == BrokerKind.CAIRN) {
                     assertThat(node.logLinesContaining("Inter-broker clients authenticate with SASL/SCRAM-SHA-512"))
                             .isNotEmpty();
-                    assertThat(node.logLinesContaining("the quorum speaks TLS (mutual, host names checked)"))
+                    assertThat(node.logLinesContaining("the quorum speaks SASL_SSL with SASL/PLAIN as controller"))
                             .isNotEmpty();
                 }
             }
@@ -195,14 +196,18 @@ class SecuredClusterIT {
     }
 
     /**
-     * Every node's settings: SASL_SSL inter-broker and client listeners, SCRAM, mutual TLS on the controller
-     * listener, the standard authorizer.
+     * Every node's settings: SASL_SSL inter-broker and client listeners, SCRAM, SASL_SSL with PLAIN on the
+     * controller listener, the standard authorizer.
      */
     private static Map<String, String> config() {
         Map<String, String> config = new LinkedHashMap<>(certs.brokerStoreConfig());
         config.put("listener.security.protocol.map",
-                "CONTROLLER:SSL,PLAINTEXT:PLAINTEXT,INTERNAL:SASL_SSL,CLIENT:SASL_SSL");
-        config.put("listener.name.controller.ssl.client.auth", "required");
+                "CONTROLLER:SASL_SSL,PLAINTEXT:PLAINTEXT,INTERNAL:SASL_SSL,CLIENT:SASL_SSL");
+        config.put("sasl.mechanism.controller.protocol", "PLAIN");
+        config.put("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
+        config.put("listener.name.controller.plain.sasl.jaas.config", PLAIN_MODULE
+                + " required username=\"controller\" password=\"controller-secret\" "
+                + "user_controller=\"controller-secret\";");
         config.put("inter.broker.listener.name", "INTERNAL");
         config.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
         config.put("listener.name.internal.sasl.enabled.mechanisms", "SCRAM-SHA-512");
@@ -212,7 +217,7 @@ class SecuredClusterIT {
         config.put("listener.name.client.scram-sha-256.sasl.jaas.config", SCRAM_MODULE + " required;");
         config.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
         config.put("allow.everyone.if.no.acl.found", "false");
-        config.put("super.users", "User:broker;User:admin;User:" + TestCertificates.BROKER_DN);
+        config.put("super.users", "User:broker;User:admin;User:controller");
         config.put("offsets.topic.replication.factor", "3");
         config.put("transaction.state.log.replication.factor", "3");
         config.put("transaction.state.log.min.isr", "2");
