@@ -98,12 +98,20 @@ public final class FaultCampaign {
         }
     }
 
-    /** One run's outcome: its findings (null when it did not get that far), its unavailability, its failure. */
+    /**
+     * One run's outcome: its findings (null when it did not get that far), its unavailability, its failure, and
+     * whether the cluster started at all (a start that fails, as on a machine too loaded to start three JVMs within the
+     * harness's limit, has no history to check: it is retried once and never counted as an anomaly).
+     */
     record Result(long seed, HistoryChecker.Findings findings, Map<String, List<Long>> unavailableMs, String size,
-                  String failure) {
+                  String failure, boolean started) {
 
         boolean clean() {
             return failure == null && findings != null && findings.clean();
+        }
+
+        String verdict() {
+            return clean() ? "OK" : started ? "ANOMALY" : "NOT STARTED";
         }
     }
 
@@ -112,8 +120,13 @@ public final class FaultCampaign {
         List<Result> results = new ArrayList<>();
         for (long seed : options.seeds) {
             Result result = new FaultCampaign(options.kind, seed, options.faults, options.kinds, options.config).run();
+            if (!result.started) {
+                System.out.printf("%s seed %d: NOT STARTED (%s); running the seed again%n", options.kind, seed,
+                        result.failure);
+                result = new FaultCampaign(options.kind, seed, options.faults, options.kinds, options.config).run();
+            }
             results.add(result);
-            System.out.printf("%s seed %d: %s; %s; %s%n", options.kind, seed, result.clean() ? "OK" : "ANOMALY",
+            System.out.printf("%s seed %d: %s; %s; %s%n", options.kind, seed, result.verdict(),
                     result.size, result.failure != null ? "failed: " + result.failure : result.findings.summary());
         }
         printSummary(options.kind, results);
@@ -125,15 +138,21 @@ public final class FaultCampaign {
         for (Result r : results) {
             r.unavailableMs.forEach((k, v) -> unavailable.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
         }
-        long anomalies = results.stream().filter(r -> !r.clean()).count();
-        System.out.printf("%s: %d runs, %d with anomalies or failures (seeds %s)%n", kind, results.size(), anomalies,
-                results.stream().filter(r -> !r.clean()).map(r -> Long.toString(r.seed)).toList());
+        long anomalies = results.stream().filter(r -> !r.clean() && r.started).count();
+        long notStarted = results.stream().filter(r -> !r.started).count();
+        System.out.printf("%s: %d runs, %d with anomalies or failures (seeds %s), %d not started twice (seeds %s)%n",
+                kind, results.size(), anomalies,
+                results.stream().filter(r -> !r.clean() && r.started).map(r -> Long.toString(r.seed)).toList(),
+                notStarted, results.stream().filter(r -> !r.started).map(r -> Long.toString(r.seed)).toList());
         unavailable.forEach((fault, ms) -> {
             List<Long> sorted = ms.stream().sorted().toList();
             System.out.printf("  %-29s %3d faults: unavailable median %6d ms, max %6d ms%n", fault, sorted.size(),
                     sorted.get((sorted.size() - 1) / 2), sorted.get(sorted.size() - 1));
         });
     }
+
+    /** Set once the cluster has started and the admin client reached it. */
+    private boolean started;
 
     private Result run() {
         System.out.printf("%s %s%n", kind, schedule);
@@ -159,6 +178,7 @@ public final class FaultCampaign {
                     node -> ReplicationClients.proxiedListeners(node, replication[node.nodeId() - 1],
                             proxies.get(node.nodeId() - 1).port(), controller[node.nodeId() - 1]));
                  Admin admin = ReplicationClients.startAndConnect(cluster)) {
+                started = true;
                 try {
                     String data = "faults-data-" + seed;
                     String txns = "faults-txn-" + seed;
@@ -186,7 +206,7 @@ public final class FaultCampaign {
                     List<String> committed = new ArrayList<>();
                     readAll(cluster, txns, "read_committed").values().forEach(committed::addAll);
                     return new Result(seed, HistoryChecker.check(history, dataValues, committed), unavailable,
-                            history.size(), null);
+                            history.size(), null, true);
                 } finally {
                     running = false;
                     resumePaused();
@@ -194,7 +214,7 @@ public final class FaultCampaign {
             }
         } catch (Throwable e) {
             return new Result(seed, null, unavailable, history.size(), e + (errors.isEmpty() ? ""
-                    : " (client errors, e.g. " + errors.peek() + ")"));
+                    : " (client errors, e.g. " + errors.peek() + ")"), started);
         } finally {
             running = false;
             resumePaused();
