@@ -16,8 +16,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -37,6 +43,10 @@ import org.apache.logging.log4j.Logger;
  * the others, but neither cleaned nor retained nor flushed by time: the move owns them until
  * {@link #promoteFutureLog} renames one into place. Directories of deleted logs ({@code -delete}) left by a crash
  * are removed at start.
+ *
+ * <p>Logs are loaded at start and closed at shutdown by {@code num.recovery.threads.per.data.dir} threads of this
+ * directory ({@code log-recovery-<dir>}, Kafka's pool of the same name), made for that work and ended after it; a
+ * dynamic change of the count ({@link #resizeRecoveryThreadPool}) applies to the next such work, as in Kafka.
  *
  * <p>Thread-safety: thread-safe; the partition map is concurrent and each partition log is itself thread-safe.
  */
@@ -61,6 +71,8 @@ public final class LogManager implements Closeable {
     private final boolean hadCleanShutdown;
     private final long previousBrokerEpoch;
     private final LogCleaner cleaner;
+    /** {@code num.recovery.threads.per.data.dir}; written by the broker's config thread, read at load and close. */
+    private volatile int recoveryThreads;
     private volatile boolean closed;
 
     /**
@@ -125,8 +137,10 @@ public final class LogManager implements Closeable {
         }
     }
 
-    private LogManager(Path logDir, LogConfig defaultConfig, Time time, Options options, Scheduler shared) {
+    private LogManager(Path logDir, LogConfig defaultConfig, Time time, Options options, Scheduler shared,
+                       int recoveryThreads) {
         this.logDir = logDir;
+        this.recoveryThreads = recoveryThreads;
         this.defaultConfig = defaultConfig;
         this.ownScheduler = shared == null ? new Scheduler(1) : null;
         // Closing drops waiting tasks (deferred deletes, background flushes that close() redoes) but lets a running
@@ -166,12 +180,24 @@ public final class LogManager implements Closeable {
      */
     public static LogManager start(Path logDir, LogConfig defaultConfig, Time time, Options options,
                                    Scheduler scheduler) {
+        return start(logDir, defaultConfig, time, options, scheduler, 1);
+    }
+
+    /**
+     * As {@link #start(Path, LogConfig, Time, Options, Scheduler)}, loading the logs with {@code recoveryThreads}
+     * threads ({@code num.recovery.threads.per.data.dir}, at least 1).
+     */
+    public static LogManager start(Path logDir, LogConfig defaultConfig, Time time, Options options,
+                                   Scheduler scheduler, int recoveryThreads) {
+        if (recoveryThreads < 1) {
+            throw new IllegalArgumentException("num.recovery.threads.per.data.dir must be at least 1");
+        }
         try {
             Files.createDirectories(logDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + logDir, e);
         }
-        LogManager manager = new LogManager(logDir, defaultConfig, time, options, scheduler);
+        LogManager manager = new LogManager(logDir, defaultConfig, time, options, scheduler, recoveryThreads);
         manager.loadAll();
         return manager;
     }
@@ -184,23 +210,88 @@ public final class LogManager implements Closeable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + logDir, e);
         }
+        List<Path> partitionDirs = new ArrayList<>();
         for (Path dir : dirs) {
             String name = dir.getFileName().toString();
             if (isPartitionDir(dir)) {
-                logs.put(name, PartitionLog.open(dir, defaultConfig, env, hadCleanShutdown));
+                partitionDirs.add(dir);
             } else if (LogDirNames.isFuture(name)) {
                 loadFutureLog(dir);
             } else if (name.endsWith(LogDirNames.DELETE_SUFFIX)) {
                 scheduler.execute(() -> deleteTree(dir));
             }
         }
+        int threads = inRecoveryThreads(partitionDirs, dir -> logs.put(dir.getFileName().toString(),
+            PartitionLog.open(dir, defaultConfig, env, hadCleanShutdown)));
         try {
             Files.deleteIfExists(logDir.resolve(CLEAN_SHUTDOWN_FILE));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot remove the clean-shutdown marker", e);
         }
-        LOGGER.info("Loaded {} partition log(s) from {} in {} ms ({} shutdown)", logs.size(), logDir,
-            env.time().milliseconds() - start, hadCleanShutdown ? "clean" : "unclean");
+        LOGGER.info("Loaded {} partition log(s) from {} in {} ms ({} shutdown, {} recovery thread(s))", logs.size(),
+            logDir, env.time().milliseconds() - start, hadCleanShutdown ? "clean" : "unclean", threads);
+    }
+
+    /**
+     * Runs {@code action} on every item with {@code num.recovery.threads.per.data.dir} threads made for it (on this
+     * thread when one is enough), and returns once all are done; the first failure is thrown after that.
+     *
+     * @return the threads used
+     */
+    private <T> int inRecoveryThreads(List<T> items, Consumer<T> action) {
+        int threads = Math.min(recoveryThreads, items.size());
+        if (threads <= 1) {
+            items.forEach(action);
+            return 1;
+        }
+        AtomicInteger index = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "log-recovery-" + logDir + "-" + index.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (T item : items) {
+                done.add(pool.submit(() -> action.accept(item)));
+            }
+            RuntimeException first = null;
+            for (Future<?> f : done) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    if (first == null) {
+                        Throwable cause = e.getCause();
+                        first = cause instanceof RuntimeException re ? re : new IllegalStateException(cause);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while loading or closing the logs of " + logDir, e);
+                }
+            }
+            if (first != null) {
+                throw first;
+            }
+            return threads;
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    /**
+     * Kafka's {@code resizeRecoveryThreadPool}: the logs are loaded (at the next start) and closed with
+     * {@code threads} threads of this directory from now on.
+     */
+    public void resizeRecoveryThreadPool(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("num.recovery.threads.per.data.dir must be at least 1");
+        }
+        recoveryThreads = threads;
+    }
+
+    /** {@code num.recovery.threads.per.data.dir} now. */
+    public int recoveryThreads() {
+        return recoveryThreads;
     }
 
     private void loadFutureLog(Path dir) {
@@ -430,12 +521,9 @@ public final class LogManager implements Closeable {
         if (ownScheduler != null) {
             ownScheduler.close();
         }
-        for (PartitionLog log : logs.values()) {
-            log.close();
-        }
-        for (PartitionLog log : futureLogs.values()) {
-            log.close();
-        }
+        List<PartitionLog> all = new ArrayList<>(logs.values());
+        all.addAll(futureLogs.values());
+        inRecoveryThreads(all, PartitionLog::close);
         io.cairn.log.io.CheckpointFile.write(env.layer(), logDir.resolve(CLEAN_SHUTDOWN_FILE),
             "{\"version\":0,\"brokerEpoch\":" + brokerEpoch + "}");
         LOGGER.info("Closed {} partition log(s) in {} cleanly", logs.size(), logDir);

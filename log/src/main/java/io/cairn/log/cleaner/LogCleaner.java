@@ -23,11 +23,11 @@ import org.apache.logging.log4j.Logger;
 
 /**
  * The background cleaner (Kafka's {@code LogCleaner}): every {@code log.cleaner.backoff.ms} it picks the
- * compacted partition with the highest dirty ratio at or above its {@code min.cleanable.dirty.ratio} and cleans
- * it, each thread one partition at a time, its I/O bounded by a {@link Throttler}. A partition whose cleaning fails
- * (other than by a storage error, which is its directory's) is marked uncleanable and skipped from then on, as
- * Kafka's {@code LogCleanerManager} does, so one broken log cannot hold the cleaner; {@link #stats()} tells what
- * Kafka's cleaner gauges tell.
+ * compacted partition with the highest dirty ratio among those at or above their {@code min.cleanable.dirty.ratio}
+ * or holding a dirty record older than their {@code max.compaction.lag.ms}, and cleans it, each thread one partition
+ * at a time, its I/O bounded by a {@link Throttler}. A partition whose cleaning fails (other than by a storage error,
+ * which is its directory's) is marked uncleanable and skipped from then on, as Kafka's {@code LogCleanerManager} does,
+ * so one broken log cannot hold the cleaner; {@link #stats()} tells what Kafka's cleaner gauges tell.
  *
  * <p>{@code log.cleaner.threads} threads (Kafka's {@code CleanerThread}s) each look for work every backoff; a thread
  * takes the dirtiest partition no other thread is cleaning, so a partition is never cleaned twice at once. They share
@@ -206,8 +206,7 @@ public final class LogCleaner implements Closeable {
                     continue;
                 }
                 Optional<Cleaner.Cleanable> target = Cleaner.cleanable(log);
-                if (target.isPresent() && target.get().dirtyRatio() >= log.config().minCleanableDirtyRatio()
-                    && target.get().dirtyRatio() > best) {
+                if (target.isPresent() && target.get().due(log.config()) && target.get().dirtyRatio() > best) {
                     best = target.get().dirtyRatio();
                     dirtiest = log;
                 }
