@@ -14,8 +14,8 @@ import java.util.function.ToDoubleFunction;
  * (smallest), and per {@code logDirectory} {@code …_uncleanable_partitions_count} and {@code …_uncleanable_bytes};
  * {@code kafka_log_logcleaner_cleaner_recopy_percent} and {@code …_max_clean_time_secs} of the last pass (largest),
  * {@code kafka_log_logcleaner_deadthreadcount}. Not published: Kafka's {@code max-buffer-utilization-percent} (the
- * offset map's fill is not reported yet) and {@code max-compaction-delay-secs} (Cairn does not act on
- * {@code max.compaction.lag.ms}).
+ * offset map's fill is not reported yet) and {@code max-compaction-delay-secs} (the cleaner acts on
+ * {@code max.compaction.lag.ms} but does not report the delay yet).
  *
  * <p>Stateless: the gauges read {@link LogCleaner#stats()} at scrape time. Thread-safe.
  */
