@@ -445,7 +445,8 @@ public final class CairnServer implements AutoCloseable {
         return LogManager.Options.defaults().withIntervals(config.logRetentionCheckIntervalMs(),
                 config.logFlushSchedulerIntervalMs()).withCleaner(cleaner.threadsToRun(),
                 cleaner.scheduledBackoffMs(), cleaner.ioMaxBytesPerSecond())
-                .withCleanerBuffers(cleaner.bufferSizes());
+                .withCleanerBuffers(cleaner.bufferSizes())
+                .withProducerIdExpirationCheckMs(config.producerIdExpirationCheckIntervalMs());
     }
 
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */

@@ -34,9 +34,10 @@ import org.apache.logging.log4j.Logger;
  * deleting partitions, the clean-shutdown marker ({@code .kafka_cleanshutdown}, written after every log closed
  * cleanly with the broker epoch of the shutdown as Kafka writes it, {@code {"version":0,"brokerEpoch":N}}, and
  * removed once the next start has read it; KIP-966 registers with that epoch), the shared bounds on open file
- * handles and mapped indexes, and the background work: retention and time-based flush, each pass bounded to one
- * partition at a time and never holding a partition's lock across I/O it does not need. That work runs on the
- * broker's {@link Scheduler} ({@code background.threads}) as this manager's own tasks, which {@link #close} cancels.
+ * handles and mapped indexes, and the background work: retention, producer expiry and time-based flush, each pass
+ * bounded to one partition at a time and never holding a partition's lock across I/O it does not need. That work
+ * runs on the broker's {@link Scheduler} ({@code background.threads}) as this manager's own tasks, which
+ * {@link #close} cancels.
  *
  * <p>It also holds the directory's future logs ({@code <topic>-<partition>.<id>-future}, Kafka's
  * {@code LogManager.futureLogs}): the copies a replica move into this directory writes. They are loaded at start like
@@ -91,16 +92,24 @@ public final class LogManager implements Closeable {
      * @param cleanerThreads     {@code log.cleaner.threads}
      * @param cleanerBuffers     {@code log.cleaner.dedupe.buffer.size}, {@code log.cleaner.io.buffer.load.factor}
      *                           and {@code log.cleaner.io.buffer.size}
+     * @param producerIdExpirationCheckMs {@code producer.id.expiration.check.interval.ms}: how often producers idle
+     *                           for longer than their log's {@code producer.id.expiration.ms} are dropped (Kafka's
+     *                           {@code PeriodicProducerExpirationCheck}); {@code <= 0} disables the task
      */
     public record Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
                           long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer,
-                          LogFlushListener flushListener, int cleanerThreads, LogCleaner.BufferSizes cleanerBuffers) {
+                          LogFlushListener flushListener, int cleanerThreads, LogCleaner.BufferSizes cleanerBuffers,
+                          long producerIdExpirationCheckMs) {
+
+        /** Kafka's {@code producer.id.expiration.check.interval.ms} default: 10 minutes. */
+        public static final long DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_MS = 600_000L;
 
         /** Options whose flushes nobody listens to, with one cleaner thread. */
         public Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
                        long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer) {
             this(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
-                cleanerIoMaxBytesPerSecond, layer, LogFlushListener.NONE, 1, LogCleaner.BufferSizes.DEFAULTS);
+                cleanerIoMaxBytesPerSecond, layer, LogFlushListener.NONE, 1, LogCleaner.BufferSizes.DEFAULTS,
+                DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_MS);
         }
 
         /** Kafka's intervals; bounds that fit the default 1,048,576 descriptors and 65,530 mappings with room. */
@@ -112,7 +121,8 @@ public final class LogManager implements Closeable {
         /** These options with other retention and flush intervals. */
         public Options withIntervals(long newRetentionCheckMs, long newFlushCheckMs) {
             return new Options(maxOpenHandles, maxMappedIndexes, newRetentionCheckMs, newFlushCheckMs,
-                cleanerBackoffMs, cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, cleanerBuffers);
+                cleanerBackoffMs, cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, cleanerBuffers,
+                producerIdExpirationCheckMs);
         }
 
         /**
@@ -121,19 +131,26 @@ public final class LogManager implements Closeable {
          */
         public Options withCleaner(int threads, long backoffMs, double ioMaxBytesPerSecond) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, backoffMs,
-                ioMaxBytesPerSecond, layer, flushListener, threads, cleanerBuffers);
+                ioMaxBytesPerSecond, layer, flushListener, threads, cleanerBuffers, producerIdExpirationCheckMs);
         }
 
         /** These options with other cleaner buffer sizes. */
         public Options withCleanerBuffers(LogCleaner.BufferSizes buffers) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
-                cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, buffers);
+                cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, buffers, producerIdExpirationCheckMs);
         }
 
         /** These options with {@code listener} told of every segment flush. */
         public Options withFlushListener(LogFlushListener listener) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
-                cleanerIoMaxBytesPerSecond, layer, listener, cleanerThreads, cleanerBuffers);
+                cleanerIoMaxBytesPerSecond, layer, listener, cleanerThreads, cleanerBuffers,
+                producerIdExpirationCheckMs);
+        }
+
+        /** These options with producer expiry checked every {@code intervalMs} ({@code <= 0}: never). */
+        public Options withProducerIdExpirationCheckMs(long intervalMs) {
+            return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
+                cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, cleanerBuffers, intervalMs);
         }
     }
 
@@ -156,6 +173,10 @@ public final class LogManager implements Closeable {
         if (options.retentionCheckMs() > 0) {
             executor.scheduleWithFixedDelay(this::runRetentionSafely, options.retentionCheckMs(),
                 options.retentionCheckMs(), TimeUnit.MILLISECONDS);
+        }
+        if (options.producerIdExpirationCheckMs() > 0) {
+            executor.scheduleWithFixedDelay(this::runProducerExpirationSafely, options.producerIdExpirationCheckMs(),
+                options.producerIdExpirationCheckMs(), TimeUnit.MILLISECONDS);
         }
         if (options.flushCheckMs() > 0 && options.flushCheckMs() != Long.MAX_VALUE) {
             executor.scheduleWithFixedDelay(this::runFlushSafely, options.flushCheckMs(), options.flushCheckMs(),
@@ -455,9 +476,27 @@ public final class LogManager implements Closeable {
         int deleted = 0;
         for (PartitionLog log : logs.values()) {
             deleted += log.deleteOldSegments();
-            log.removeExpiredProducers();
         }
         return deleted;
+    }
+
+    /**
+     * One producer-expiry pass (Kafka's {@code PeriodicProducerExpirationCheck}): every partition drops the producers
+     * idle for longer than its {@code producer.id.expiration.ms}, read now, so a dynamic change applies at the next
+     * pass.
+     */
+    public void runProducerExpiration() {
+        for (PartitionLog log : logs.values()) {
+            log.removeExpiredProducers();
+        }
+    }
+
+    private void runProducerExpirationSafely() {
+        try {
+            runProducerExpiration();
+        } catch (RuntimeException e) {
+            LOGGER.error("Producer expiration pass failed", e);
+        }
     }
 
     /** The compaction cleaner of this directory (tests drive it with {@code cleanDirtiest()}). */

@@ -80,6 +80,28 @@ class LogManagerTest {
     }
 
     @Test
+    void theProducerExpiryPassDropsProducersIdleLongerThanTheirLogsCurrentExpiration() {
+        // Given: a producer that wrote once, then its log's producer.id.expiration.ms lowered live to 1 s
+        LogManager manager = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults()
+            .withProducerIdExpirationCheckMs(0));
+        PartitionLog log = manager.getOrCreateLog("t", 0, LogConfig.defaults(), null);
+        log.appendAsLeader(TestBatches.idempotent(7L, (short) 0, 0, time.milliseconds(), "a"), 0,
+            AppendOrigin.CLIENT);
+        log.updateConfig(log.config().toBuilder().producerIdExpirationMs(1_000).build());
+        time.sleep(1_001);
+        manager.runRetention();
+        int afterRetention = log.activeProducers().size();
+
+        // When
+        manager.runProducerExpiration();
+
+        // Then: retention leaves producers alone (Kafka's separate PeriodicProducerExpirationCheck)
+        assertThat(afterRetention).isEqualTo(1);
+        assertThat(log.activeProducers()).isEmpty();
+        manager.close();
+    }
+
+    @Test
     void theCleanShutdownMarkerShouldCarryTheBrokerEpochAsKafkaWritesIt() throws Exception {
         // Given
         LogManager first = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
