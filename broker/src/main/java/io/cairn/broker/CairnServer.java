@@ -222,9 +222,13 @@ public final class CairnServer implements AutoCloseable {
                     config.topicDefaults());
             LogConfig defaultLogConfig = LogConfigs.toLogConfig(topicDefaults);
             scheduler = new Scheduler(config.backgroundThreads());
+            // a dynamic num.recovery.threads.per.data.dir the metadata node holds already loads the logs
+            int recoveryThreads = DynamicThreadPools.effectiveSize(metadata.node().currentImage(), config.nodeId(),
+                    DynamicThreadPools.NUM_RECOVERY_THREADS_PER_DATA_DIR, config.numRecoveryThreadsPerDataDir());
             for (Path dir : config.logDirs()) {
                 logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM,
-                        logManagerOptions(config).withFlushListener(metrics.logFlush()), scheduler));
+                        logManagerOptions(config).withFlushListener(metrics.logFlush()), scheduler,
+                        Math.max(1, recoveryThreads)));
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults, Time.SYSTEM,
                     config.replicaLagTimeMaxMs(), metadata::brokerEpoch);
@@ -299,12 +303,15 @@ public final class CairnServer implements AutoCloseable {
                 DynamicThreadPools.NUM_IO_THREADS, config.numIoThreads(),
                 DynamicThreadPools.NUM_NETWORK_THREADS, config.numNetworkThreads(),
                 DynamicThreadPools.NUM_REPLICA_FETCHERS, config.replicaFetch().numFetchers(),
-                DynamicThreadPools.BACKGROUND_THREADS, config.backgroundThreads()), Map.of(
+                DynamicThreadPools.BACKGROUND_THREADS, config.backgroundThreads(),
+                DynamicThreadPools.NUM_RECOVERY_THREADS_PER_DATA_DIR, config.numRecoveryThreadsPerDataDir()), Map.of(
                 DynamicThreadPools.NUM_IO_THREADS, requestHandlers::resize,
                 // The socket server is made later in start(), before the sizes kept in metadata are applied.
                 DynamicThreadPools.NUM_NETWORK_THREADS, threads -> socketServer.resizeNetworkThreads(threads),
                 DynamicThreadPools.NUM_REPLICA_FETCHERS, replicaManager::resizeFetcherThreadPool,
-                DynamicThreadPools.BACKGROUND_THREADS, scheduler::resize));
+                DynamicThreadPools.BACKGROUND_THREADS, scheduler::resize,
+                DynamicThreadPools.NUM_RECOVERY_THREADS_PER_DATA_DIR,
+                threads -> logManagers.forEach(m -> m.resizeRecoveryThreadPool(threads))));
     }
 
     /**
@@ -438,7 +445,8 @@ public final class CairnServer implements AutoCloseable {
         return LogManager.Options.defaults().withIntervals(config.logRetentionCheckIntervalMs(),
                 config.logFlushSchedulerIntervalMs()).withCleaner(cleaner.threadsToRun(),
                 cleaner.scheduledBackoffMs(), cleaner.ioMaxBytesPerSecond())
-                .withCleanerBuffers(cleaner.bufferSizes());
+                .withCleanerBuffers(cleaner.bufferSizes())
+                .withProducerIdExpirationCheckMs(config.producerIdExpirationCheckIntervalMs());
     }
 
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */

@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Builds a partition's {@link LogConfig} and {@code min.insync.replicas} from topic-level config names
@@ -18,16 +17,22 @@ import java.util.Set;
  * <p>Also the broker keys that set topic defaults live when changed for a broker or cluster-wide (Kafka's
  * {@code DynamicLogConfig}: the first broker synonym of each topic key, {@code log.retention.ms},
  * {@code log.segment.bytes}, {@code message.max.bytes}, ...), limited to the rows of {@link ConfigTable} that
- * are dynamic and acted on for both the broker key and its topic key. {@code unclean.leader.election.enable} is
- * not among them: the controller acts on it (elections) and reads only the topic's value. {@code min.insync.replicas}
- * is: the controller reads the cluster default too and clears the ELRs when it changes.
+ * are dynamic and acted on for both the broker key and its topic key. {@code unclean.leader.election.enable} and
+ * {@code min.insync.replicas} are among them, though the controller is the one that acts on them: it reads the
+ * topic's value, else its own node's and the cluster default's dynamic values (it elects unclean leaders for
+ * leaderless partitions at its next periodic pass; it clears the ELRs when the minimum changes).
+ *
+ * <p>{@code producer.id.expiration.ms} is a broker key without a topic key (Kafka's
+ * {@code ProducerStateManagerConfig}, shared by every log): it is carried in the same maps under its own name, its
+ * static value among the broker's defaults and its dynamic value from {@link #dynamicDefaults}, so that every log's
+ * {@link LogConfig#producerIdExpirationMs} follows a live change.
  *
  * <p>Stateless and thread-safe.
  */
 public final class LogConfigs {
 
-    /** Broker keys the controller would have to act on as well; refused as dynamic broker configs. */
-    private static final Set<String> CONTROLLER_KEYS = Set.of("unclean.leader.election.enable");
+    /** The broker key of producer state expiry, for every log of the broker. */
+    public static final String PRODUCER_ID_EXPIRATION_MS = "producer.id.expiration.ms";
 
     /** Live broker key to the topic key whose default it sets. */
     private static final Map<String, String> LIVE_DEFAULTS = liveDefaults(ConfigTable.get());
@@ -44,14 +49,18 @@ public final class LogConfigs {
             String brokerKey = topic.synonyms().get(0).brokerKey();
             boolean brokerLive = table.broker(brokerKey)
                     .filter(k -> k.dynamic() && k.support() == ConfigKey.Support.ACTED).isPresent();
-            if (brokerLive && !CONTROLLER_KEYS.contains(brokerKey)) {
+            if (brokerLive) {
                 live.put(brokerKey, topic.name());
             }
         }
+        live.put(PRODUCER_ID_EXPIRATION_MS, PRODUCER_ID_EXPIRATION_MS);
         return Map.copyOf(live);
     }
 
-    /** Whether broker key {@code brokerKey} sets a topic default live when set per broker or cluster-wide. */
+    /**
+     * Whether broker key {@code brokerKey} sets a topic default (or {@code producer.id.expiration.ms}) live when set
+     * per broker or cluster-wide.
+     */
     public static boolean isLiveDefault(String brokerKey) {
         return LIVE_DEFAULTS.containsKey(brokerKey);
     }
@@ -93,6 +102,8 @@ public final class LogConfigs {
         longValue(configs, "retention.bytes", b::retentionBytes);
         longValue(configs, "delete.retention.ms", b::deleteRetentionMs);
         longValue(configs, "min.compaction.lag.ms", b::minCompactionLagMs);
+        longValue(configs, "max.compaction.lag.ms", b::maxCompactionLagMs);
+        longValue(configs, PRODUCER_ID_EXPIRATION_MS, b::producerIdExpirationMs);
         longValue(configs, "message.timestamp.after.max.ms", b::timestampAfterMaxMs);
         longValue(configs, "message.timestamp.before.max.ms", b::timestampBeforeMaxMs);
         longValue(configs, "file.delete.delay.ms", b::fileDeleteDelayMs);
@@ -114,6 +125,10 @@ public final class LogConfigs {
         String policy = configs.get("cleanup.policy");
         if (policy != null) {
             b.cleanupPolicy(policy.trim().toLowerCase(Locale.ROOT));
+        }
+        String preallocate = configs.get("preallocate");
+        if (preallocate != null) {
+            b.preallocate(Boolean.parseBoolean(preallocate.trim()));
         }
         String timestampType = configs.get("message.timestamp.type");
         if (timestampType != null) {

@@ -35,6 +35,11 @@ import java.util.Locale;
  * @param compressionGzipLevel     {@code compression.gzip.level}
  * @param compressionLz4Level      {@code compression.lz4.level}
  * @param compressionZstdLevel     {@code compression.zstd.level}
+ * @param maxCompactionLagMs       {@code max.compaction.lag.ms}: a compacted log whose oldest dirty batch is this old
+ *                                 is cleaned whatever its dirty ratio, and its active segment rolls this long after
+ *                                 its first batch
+ * @param preallocate              {@code preallocate}: a new segment's log file is allocated to {@code segmentBytes}
+ *                                 at once and trimmed to its data when the segment rolls or the log closes
  */
 public record LogConfig(int segmentBytes, long segmentMs, long segmentJitterMs, int segmentIndexBytes,
                         int indexIntervalBytes, int maxMessageBytes, long flushMessages, long flushMs, boolean durable,
@@ -42,7 +47,8 @@ public record LogConfig(int segmentBytes, long segmentMs, long segmentJitterMs, 
                         long deleteRetentionMs, double minCleanableDirtyRatio, long minCompactionLagMs,
                         boolean logAppendTime, long timestampAfterMaxMs, long timestampBeforeMaxMs,
                         long fileDeleteDelayMs, long producerIdExpirationMs, String compressionType,
-                        int compressionGzipLevel, int compressionLz4Level, int compressionZstdLevel) {
+                        int compressionGzipLevel, int compressionLz4Level, int compressionZstdLevel,
+                        long maxCompactionLagMs, boolean preallocate) {
 
     /** The {@code compression.type} that keeps the producer's codec (Kafka's default). */
     public static final String PRODUCER_COMPRESSION = "producer";
@@ -91,6 +97,20 @@ public record LogConfig(int segmentBytes, long segmentMs, long segmentJitterMs, 
         return codec.isValidLevel(level) ? level : codec.defaultLevel();
     }
 
+    /**
+     * Kafka's {@code LogConfig.maxSegmentMs}: how old the active segment's first batch may get before the segment
+     * rolls, {@code segment.ms}, or {@code max.compaction.lag.ms} when the log is compacted and that is shorter, so
+     * that a record becomes cleanable within the lag.
+     */
+    public long maxSegmentMs() {
+        return compact && maxCompactionLagMs > 0 ? Math.min(maxCompactionLagMs, segmentMs) : segmentMs;
+    }
+
+    /** Kafka's {@code initFileSize}: the length a new segment's log file is created at, 0 without preallocation. */
+    public int initFileSize() {
+        return preallocate ? segmentBytes : 0;
+    }
+
     public static Builder builder() {
         return new Builder();
     }
@@ -123,6 +143,8 @@ public record LogConfig(int segmentBytes, long segmentMs, long segmentJitterMs, 
         b.compressionGzipLevel = compressionGzipLevel;
         b.compressionLz4Level = compressionLz4Level;
         b.compressionZstdLevel = compressionZstdLevel;
+        b.maxCompactionLagMs = maxCompactionLagMs;
+        b.preallocate = preallocate;
         return b;
     }
 
@@ -153,6 +175,8 @@ public record LogConfig(int segmentBytes, long segmentMs, long segmentJitterMs, 
         private int compressionGzipLevel = CompressionType.GZIP.defaultLevel();
         private int compressionLz4Level = CompressionType.LZ4.defaultLevel();
         private int compressionZstdLevel = CompressionType.ZSTD.defaultLevel();
+        private long maxCompactionLagMs = Long.MAX_VALUE;
+        private boolean preallocate;
 
         private Builder() {
         }
@@ -280,6 +304,16 @@ public record LogConfig(int segmentBytes, long segmentMs, long segmentJitterMs, 
             return this;
         }
 
+        public Builder maxCompactionLagMs(long v) {
+            maxCompactionLagMs = v;
+            return this;
+        }
+
+        public Builder preallocate(boolean v) {
+            preallocate = v;
+            return this;
+        }
+
         public LogConfig build() {
             if (segmentBytes < 14 || segmentIndexBytes < 12 || maxMessageBytes < 0 || indexIntervalBytes < 0) {
                 throw new IllegalArgumentException("invalid log config sizes");
@@ -288,7 +322,7 @@ public record LogConfig(int segmentBytes, long segmentMs, long segmentJitterMs, 
                 maxMessageBytes, flushMessages, flushMs, durable, retentionMs, retentionBytes, compact, delete,
                 deleteRetentionMs, minCleanableDirtyRatio, minCompactionLagMs, logAppendTime, timestampAfterMaxMs,
                 timestampBeforeMaxMs, fileDeleteDelayMs, producerIdExpirationMs, compressionType, compressionGzipLevel,
-                compressionLz4Level, compressionZstdLevel);
+                compressionLz4Level, compressionZstdLevel, maxCompactionLagMs, preallocate);
         }
     }
 }

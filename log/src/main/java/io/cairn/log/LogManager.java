@@ -16,8 +16,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -28,15 +34,20 @@ import org.apache.logging.log4j.Logger;
  * deleting partitions, the clean-shutdown marker ({@code .kafka_cleanshutdown}, written after every log closed
  * cleanly with the broker epoch of the shutdown as Kafka writes it, {@code {"version":0,"brokerEpoch":N}}, and
  * removed once the next start has read it; KIP-966 registers with that epoch), the shared bounds on open file
- * handles and mapped indexes, and the background work: retention and time-based flush, each pass bounded to one
- * partition at a time and never holding a partition's lock across I/O it does not need. That work runs on the
- * broker's {@link Scheduler} ({@code background.threads}) as this manager's own tasks, which {@link #close} cancels.
+ * handles and mapped indexes, and the background work: retention, producer expiry and time-based flush, each pass
+ * bounded to one partition at a time and never holding a partition's lock across I/O it does not need. That work
+ * runs on the broker's {@link Scheduler} ({@code background.threads}) as this manager's own tasks, which
+ * {@link #close} cancels.
  *
  * <p>It also holds the directory's future logs ({@code <topic>-<partition>.<id>-future}, Kafka's
  * {@code LogManager.futureLogs}): the copies a replica move into this directory writes. They are loaded at start like
  * the others, but neither cleaned nor retained nor flushed by time: the move owns them until
  * {@link #promoteFutureLog} renames one into place. Directories of deleted logs ({@code -delete}) left by a crash
  * are removed at start.
+ *
+ * <p>Logs are loaded at start and closed at shutdown by {@code num.recovery.threads.per.data.dir} threads of this
+ * directory ({@code log-recovery-<dir>}, Kafka's pool of the same name), made for that work and ended after it; a
+ * dynamic change of the count ({@link #resizeRecoveryThreadPool}) applies to the next such work, as in Kafka.
  *
  * <p>Thread-safety: thread-safe; the partition map is concurrent and each partition log is itself thread-safe.
  */
@@ -61,6 +72,8 @@ public final class LogManager implements Closeable {
     private final boolean hadCleanShutdown;
     private final long previousBrokerEpoch;
     private final LogCleaner cleaner;
+    /** {@code num.recovery.threads.per.data.dir}; written by the broker's config thread, read at load and close. */
+    private volatile int recoveryThreads;
     private volatile boolean closed;
 
     /**
@@ -79,16 +92,24 @@ public final class LogManager implements Closeable {
      * @param cleanerThreads     {@code log.cleaner.threads}
      * @param cleanerBuffers     {@code log.cleaner.dedupe.buffer.size}, {@code log.cleaner.io.buffer.load.factor}
      *                           and {@code log.cleaner.io.buffer.size}
+     * @param producerIdExpirationCheckMs {@code producer.id.expiration.check.interval.ms}: how often producers idle
+     *                           for longer than their log's {@code producer.id.expiration.ms} are dropped (Kafka's
+     *                           {@code PeriodicProducerExpirationCheck}); {@code <= 0} disables the task
      */
     public record Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
                           long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer,
-                          LogFlushListener flushListener, int cleanerThreads, LogCleaner.BufferSizes cleanerBuffers) {
+                          LogFlushListener flushListener, int cleanerThreads, LogCleaner.BufferSizes cleanerBuffers,
+                          long producerIdExpirationCheckMs) {
+
+        /** Kafka's {@code producer.id.expiration.check.interval.ms} default: 10 minutes. */
+        public static final long DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_MS = 600_000L;
 
         /** Options whose flushes nobody listens to, with one cleaner thread. */
         public Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
                        long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer) {
             this(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
-                cleanerIoMaxBytesPerSecond, layer, LogFlushListener.NONE, 1, LogCleaner.BufferSizes.DEFAULTS);
+                cleanerIoMaxBytesPerSecond, layer, LogFlushListener.NONE, 1, LogCleaner.BufferSizes.DEFAULTS,
+                DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_MS);
         }
 
         /** Kafka's intervals; bounds that fit the default 1,048,576 descriptors and 65,530 mappings with room. */
@@ -100,7 +121,8 @@ public final class LogManager implements Closeable {
         /** These options with other retention and flush intervals. */
         public Options withIntervals(long newRetentionCheckMs, long newFlushCheckMs) {
             return new Options(maxOpenHandles, maxMappedIndexes, newRetentionCheckMs, newFlushCheckMs,
-                cleanerBackoffMs, cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, cleanerBuffers);
+                cleanerBackoffMs, cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, cleanerBuffers,
+                producerIdExpirationCheckMs);
         }
 
         /**
@@ -109,24 +131,33 @@ public final class LogManager implements Closeable {
          */
         public Options withCleaner(int threads, long backoffMs, double ioMaxBytesPerSecond) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, backoffMs,
-                ioMaxBytesPerSecond, layer, flushListener, threads, cleanerBuffers);
+                ioMaxBytesPerSecond, layer, flushListener, threads, cleanerBuffers, producerIdExpirationCheckMs);
         }
 
         /** These options with other cleaner buffer sizes. */
         public Options withCleanerBuffers(LogCleaner.BufferSizes buffers) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
-                cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, buffers);
+                cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, buffers, producerIdExpirationCheckMs);
         }
 
         /** These options with {@code listener} told of every segment flush. */
         public Options withFlushListener(LogFlushListener listener) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
-                cleanerIoMaxBytesPerSecond, layer, listener, cleanerThreads, cleanerBuffers);
+                cleanerIoMaxBytesPerSecond, layer, listener, cleanerThreads, cleanerBuffers,
+                producerIdExpirationCheckMs);
+        }
+
+        /** These options with producer expiry checked every {@code intervalMs} ({@code <= 0}: never). */
+        public Options withProducerIdExpirationCheckMs(long intervalMs) {
+            return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
+                cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, cleanerBuffers, intervalMs);
         }
     }
 
-    private LogManager(Path logDir, LogConfig defaultConfig, Time time, Options options, Scheduler shared) {
+    private LogManager(Path logDir, LogConfig defaultConfig, Time time, Options options, Scheduler shared,
+                       int recoveryThreads) {
         this.logDir = logDir;
+        this.recoveryThreads = recoveryThreads;
         this.defaultConfig = defaultConfig;
         this.ownScheduler = shared == null ? new Scheduler(1) : null;
         // Closing drops waiting tasks (deferred deletes, background flushes that close() redoes) but lets a running
@@ -142,6 +173,10 @@ public final class LogManager implements Closeable {
         if (options.retentionCheckMs() > 0) {
             executor.scheduleWithFixedDelay(this::runRetentionSafely, options.retentionCheckMs(),
                 options.retentionCheckMs(), TimeUnit.MILLISECONDS);
+        }
+        if (options.producerIdExpirationCheckMs() > 0) {
+            executor.scheduleWithFixedDelay(this::runProducerExpirationSafely, options.producerIdExpirationCheckMs(),
+                options.producerIdExpirationCheckMs(), TimeUnit.MILLISECONDS);
         }
         if (options.flushCheckMs() > 0 && options.flushCheckMs() != Long.MAX_VALUE) {
             executor.scheduleWithFixedDelay(this::runFlushSafely, options.flushCheckMs(), options.flushCheckMs(),
@@ -166,12 +201,24 @@ public final class LogManager implements Closeable {
      */
     public static LogManager start(Path logDir, LogConfig defaultConfig, Time time, Options options,
                                    Scheduler scheduler) {
+        return start(logDir, defaultConfig, time, options, scheduler, 1);
+    }
+
+    /**
+     * As {@link #start(Path, LogConfig, Time, Options, Scheduler)}, loading the logs with {@code recoveryThreads}
+     * threads ({@code num.recovery.threads.per.data.dir}, at least 1).
+     */
+    public static LogManager start(Path logDir, LogConfig defaultConfig, Time time, Options options,
+                                   Scheduler scheduler, int recoveryThreads) {
+        if (recoveryThreads < 1) {
+            throw new IllegalArgumentException("num.recovery.threads.per.data.dir must be at least 1");
+        }
         try {
             Files.createDirectories(logDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + logDir, e);
         }
-        LogManager manager = new LogManager(logDir, defaultConfig, time, options, scheduler);
+        LogManager manager = new LogManager(logDir, defaultConfig, time, options, scheduler, recoveryThreads);
         manager.loadAll();
         return manager;
     }
@@ -184,23 +231,88 @@ public final class LogManager implements Closeable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + logDir, e);
         }
+        List<Path> partitionDirs = new ArrayList<>();
         for (Path dir : dirs) {
             String name = dir.getFileName().toString();
             if (isPartitionDir(dir)) {
-                logs.put(name, PartitionLog.open(dir, defaultConfig, env, hadCleanShutdown));
+                partitionDirs.add(dir);
             } else if (LogDirNames.isFuture(name)) {
                 loadFutureLog(dir);
             } else if (name.endsWith(LogDirNames.DELETE_SUFFIX)) {
                 scheduler.execute(() -> deleteTree(dir));
             }
         }
+        int threads = inRecoveryThreads(partitionDirs, dir -> logs.put(dir.getFileName().toString(),
+            PartitionLog.open(dir, defaultConfig, env, hadCleanShutdown)));
         try {
             Files.deleteIfExists(logDir.resolve(CLEAN_SHUTDOWN_FILE));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot remove the clean-shutdown marker", e);
         }
-        LOGGER.info("Loaded {} partition log(s) from {} in {} ms ({} shutdown)", logs.size(), logDir,
-            env.time().milliseconds() - start, hadCleanShutdown ? "clean" : "unclean");
+        LOGGER.info("Loaded {} partition log(s) from {} in {} ms ({} shutdown, {} recovery thread(s))", logs.size(),
+            logDir, env.time().milliseconds() - start, hadCleanShutdown ? "clean" : "unclean", threads);
+    }
+
+    /**
+     * Runs {@code action} on every item with {@code num.recovery.threads.per.data.dir} threads made for it (on this
+     * thread when one is enough), and returns once all are done; the first failure is thrown after that.
+     *
+     * @return the threads used
+     */
+    private <T> int inRecoveryThreads(List<T> items, Consumer<T> action) {
+        int threads = Math.min(recoveryThreads, items.size());
+        if (threads <= 1) {
+            items.forEach(action);
+            return 1;
+        }
+        AtomicInteger index = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "log-recovery-" + logDir + "-" + index.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (T item : items) {
+                done.add(pool.submit(() -> action.accept(item)));
+            }
+            RuntimeException first = null;
+            for (Future<?> f : done) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    if (first == null) {
+                        Throwable cause = e.getCause();
+                        first = cause instanceof RuntimeException re ? re : new IllegalStateException(cause);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while loading or closing the logs of " + logDir, e);
+                }
+            }
+            if (first != null) {
+                throw first;
+            }
+            return threads;
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    /**
+     * Kafka's {@code resizeRecoveryThreadPool}: the logs are loaded (at the next start) and closed with
+     * {@code threads} threads of this directory from now on.
+     */
+    public void resizeRecoveryThreadPool(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("num.recovery.threads.per.data.dir must be at least 1");
+        }
+        recoveryThreads = threads;
+    }
+
+    /** {@code num.recovery.threads.per.data.dir} now. */
+    public int recoveryThreads() {
+        return recoveryThreads;
     }
 
     private void loadFutureLog(Path dir) {
@@ -364,9 +476,27 @@ public final class LogManager implements Closeable {
         int deleted = 0;
         for (PartitionLog log : logs.values()) {
             deleted += log.deleteOldSegments();
-            log.removeExpiredProducers();
         }
         return deleted;
+    }
+
+    /**
+     * One producer-expiry pass (Kafka's {@code PeriodicProducerExpirationCheck}): every partition drops the producers
+     * idle for longer than its {@code producer.id.expiration.ms}, read now, so a dynamic change applies at the next
+     * pass.
+     */
+    public void runProducerExpiration() {
+        for (PartitionLog log : logs.values()) {
+            log.removeExpiredProducers();
+        }
+    }
+
+    private void runProducerExpirationSafely() {
+        try {
+            runProducerExpiration();
+        } catch (RuntimeException e) {
+            LOGGER.error("Producer expiration pass failed", e);
+        }
     }
 
     /** The compaction cleaner of this directory (tests drive it with {@code cleanDirtiest()}). */
@@ -430,12 +560,9 @@ public final class LogManager implements Closeable {
         if (ownScheduler != null) {
             ownScheduler.close();
         }
-        for (PartitionLog log : logs.values()) {
-            log.close();
-        }
-        for (PartitionLog log : futureLogs.values()) {
-            log.close();
-        }
+        List<PartitionLog> all = new ArrayList<>(logs.values());
+        all.addAll(futureLogs.values());
+        inRecoveryThreads(all, PartitionLog::close);
         io.cairn.log.io.CheckpointFile.write(env.layer(), logDir.resolve(CLEAN_SHUTDOWN_FILE),
             "{\"version\":0,\"brokerEpoch\":" + brokerEpoch + "}");
         LOGGER.info("Closed {} partition log(s) in {} cleanly", logs.size(), logDir);

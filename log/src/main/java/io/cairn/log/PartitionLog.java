@@ -352,7 +352,7 @@ public final class PartitionLog implements Closeable {
     private LogSegment maybeRoll(int bytes, long lastOffset, long maxTimestamp) {
         LogSegment active = activeSegment();
         LogConfig cfg = config;
-        if (active.shouldRoll(cfg.segmentBytes(), cfg.segmentMs(), bytes, lastOffset, maxTimestamp,
+        if (active.shouldRoll(cfg.segmentBytes(), cfg.maxSegmentMs(), bytes, lastOffset, maxTimestamp,
                 env.time().milliseconds())) {
             return roll();
         }
@@ -376,7 +376,8 @@ public final class PartitionLog implements Closeable {
             LogConfig cfg = config;
             long jitter = cfg.segmentJitterMs() > 0 ? ThreadLocalRandom.current().nextLong(cfg.segmentJitterMs()) : 0;
             LogSegment.Options options = new LogSegment.Options(env.layer(), env.handles(), env.mappings(),
-                cfg.segmentIndexBytes(), cfg.indexIntervalBytes(), jitter, env.time().milliseconds());
+                cfg.segmentIndexBytes(), cfg.indexIntervalBytes(), jitter, env.time().milliseconds(),
+                cfg.initFileSize());
             LogSegment fresh = LogSegment.open(dir, newBase, options, true);
             segments.put(newBase, fresh);
             ProducerSnapshots.write(env.layer(), dir, newBase, producers);
@@ -626,7 +627,8 @@ public final class PartitionLog implements Closeable {
             List<LogSegment> all = new ArrayList<>(segments.values());
             LogConfig cfg = config;
             LogSegment.Options options = new LogSegment.Options(env.layer(), env.handles(), env.mappings(),
-                cfg.segmentIndexBytes(), cfg.indexIntervalBytes(), 0L, env.time().milliseconds());
+                cfg.segmentIndexBytes(), cfg.indexIntervalBytes(), 0L, env.time().milliseconds(),
+                cfg.initFileSize());
             for (LogSegment s : all) {
                 segments.remove(s.baseOffset());
                 deleteSegmentNow(s);
@@ -852,6 +854,7 @@ public final class PartitionLog implements Closeable {
             if (closed) {
                 return;
             }
+            activeSegment().log().trim();
             flush(logEndOffset());
             closed = true;
             ProducerSnapshots.write(env.layer(), dir, logEndOffset(), producers);

@@ -1,12 +1,17 @@
 package io.cairn.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.log.io.FileLayer;
 import io.cairn.wire.protocol.Uuid;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,6 +46,59 @@ class LogManagerTest {
         assertThat(log.topic()).isEqualTo("orders");
         assertThat(log.partition()).isEqualTo(3);
         second.close();
+    }
+
+    @Test
+    void logsAreLoadedByNumRecoveryThreadsPerDataDirThreadsAndANewCountIsKeptForTheNextWork() {
+        // Given: four partitions on disk
+        LogManager first = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
+        for (int p = 0; p < 4; p++) {
+            first.getOrCreateLog("t", p, LogConfig.defaults(), null)
+                .appendAsLeader(TestBatches.values(time.milliseconds(), "v" + p), 0, AppendOrigin.CLIENT);
+        }
+        first.close();
+        Set<String> loaders = ConcurrentHashMap.newKeySet();
+        FileLayer watching = (path, options) -> {
+            if (path.getFileName().toString().endsWith(".log")) {
+                loaders.add(Thread.currentThread().getName());
+            }
+            return FileChannel.open(path, options);
+        };
+
+        // When
+        LogManager second = LogManager.start(tmp, LogConfig.defaults(), time, new LogManager.Options(10_000,
+            30_000, 300_000L, Long.MAX_VALUE, 15_000L, Double.MAX_VALUE, watching), null, 2);
+        second.resizeRecoveryThreadPool(3);
+
+        // Then
+        assertThat(second.allLogs()).hasSize(4).allSatisfy(log -> assertThat(log.logEndOffset()).isEqualTo(1));
+        assertThat(loaders).hasSizeBetween(1, 2).allSatisfy(name -> assertThat(name).startsWith("log-recovery-"));
+        assertThat(second.recoveryThreads()).isEqualTo(3);
+        assertThatThrownBy(() -> second.resizeRecoveryThreadPool(0)).isInstanceOf(IllegalArgumentException.class);
+        second.close();
+        assertThat(Files.exists(tmp.resolve(LogManager.CLEAN_SHUTDOWN_FILE))).isTrue();
+    }
+
+    @Test
+    void theProducerExpiryPassDropsProducersIdleLongerThanTheirLogsCurrentExpiration() {
+        // Given: a producer that wrote once, then its log's producer.id.expiration.ms lowered live to 1 s
+        LogManager manager = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults()
+            .withProducerIdExpirationCheckMs(0));
+        PartitionLog log = manager.getOrCreateLog("t", 0, LogConfig.defaults(), null);
+        log.appendAsLeader(TestBatches.idempotent(7L, (short) 0, 0, time.milliseconds(), "a"), 0,
+            AppendOrigin.CLIENT);
+        log.updateConfig(log.config().toBuilder().producerIdExpirationMs(1_000).build());
+        time.sleep(1_001);
+        manager.runRetention();
+        int afterRetention = log.activeProducers().size();
+
+        // When
+        manager.runProducerExpiration();
+
+        // Then: retention leaves producers alone (Kafka's separate PeriodicProducerExpirationCheck)
+        assertThat(afterRetention).isEqualTo(1);
+        assertThat(log.activeProducers()).isEmpty();
+        manager.close();
     }
 
     @Test

@@ -571,6 +571,33 @@ class PartitionLogTest {
     }
 
     @Test
+    void preallocatedSegmentsAreAllocatedInFullAndTrimmedOnRollAndClose() throws Exception {
+        // Given: preallocation turned on live, so the next segment is the first preallocated one
+        PartitionLog log = open(LogConfig.builder().segmentBytes(4096).build());
+        log.updateConfig(log.config().toBuilder().preallocate(true).build());
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        LogSegment rolledTo = log.roll();
+        Path rolledToFile = rolledTo.log().file();
+        long allocated = Files.size(rolledToFile);
+        log.appendAsLeader(values(time.milliseconds(), "b"), 0, AppendOrigin.CLIENT);
+
+        // When
+        LogSegment last = log.roll();
+        log.appendAsLeader(values(time.milliseconds(), "c"), 0, AppendOrigin.CLIENT);
+        log.close();
+        opened.remove(log);
+
+        // Then: allocated in full while active, trimmed to its batches when rolled and when closed
+        assertThat(allocated).isEqualTo(4096);
+        assertThat(Files.size(rolledToFile)).isEqualTo(rolledTo.size()).isLessThan(4096);
+        assertThat(Files.size(last.log().file())).isEqualTo(last.size()).isLessThan(4096);
+        PartitionLog reopened = open(LogConfig.builder().segmentBytes(4096).preallocate(true).build());
+        assertThat(readAll(reopened, 0)).containsExactly("0:a", "1:b", "2:c");
+        reopened.appendAsLeader(values(time.milliseconds(), "d"), 0, AppendOrigin.CLIENT);
+        assertThat(readAll(reopened, 0)).containsExactly("0:a", "1:b", "2:c", "3:d");
+    }
+
+    @Test
     void reopenAfterCleanCloseShouldKeepEverything() {
         // Given
         PartitionLog log = open(LogConfig.builder().segmentBytes(120).build());

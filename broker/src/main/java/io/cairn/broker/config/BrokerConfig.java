@@ -53,6 +53,8 @@ public final class BrokerConfig {
     public static final String NUM_NETWORK_THREADS = "num.network.threads";
     public static final String NUM_IO_THREADS = "num.io.threads";
     public static final String BACKGROUND_THREADS = "background.threads";
+    public static final String NUM_RECOVERY_THREADS_PER_DATA_DIR = "num.recovery.threads.per.data.dir";
+    public static final String PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = "producer.id.expiration.check.interval.ms";
     public static final String QUEUED_MAX_REQUESTS = "queued.max.requests";
     public static final String QUEUED_MAX_REQUEST_BYTES = "queued.max.request.bytes";
     public static final String CONNECTIONS_MAX_IDLE_MS = "connections.max.idle.ms";
@@ -128,6 +130,8 @@ public final class BrokerConfig {
     private final int numNetworkThreads;
     private final int numIoThreads;
     private final int backgroundThreads;
+    private final int numRecoveryThreadsPerDataDir;
+    private final int producerIdExpirationCheckIntervalMs;
     private final int queuedMaxRequests;
     private final long queuedMaxRequestBytes;
     private final long connectionsMaxIdleMs;
@@ -198,6 +202,8 @@ public final class BrokerConfig {
         this.numNetworkThreads = values.intValue(NUM_NETWORK_THREADS, 1);
         this.numIoThreads = values.intValue(NUM_IO_THREADS, 1);
         this.backgroundThreads = values.intValue(BACKGROUND_THREADS, 1);
+        this.numRecoveryThreadsPerDataDir = values.intValue(NUM_RECOVERY_THREADS_PER_DATA_DIR, 1);
+        this.producerIdExpirationCheckIntervalMs = values.intValue(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, 1);
         this.queuedMaxRequests = values.intValue(QUEUED_MAX_REQUESTS, 1);
         this.queuedMaxRequestBytes = values.longValue(QUEUED_MAX_REQUEST_BYTES, -1L);
         this.connectionsMaxIdleMs = values.longValue(CONNECTIONS_MAX_IDLE_MS, -1L);
@@ -529,6 +535,8 @@ public final class BrokerConfig {
         Map<String, String> values = new LinkedHashMap<>();
         values.put(ADVERTISED_LISTENERS, joined(advertisedListeners));
         values.put(BACKGROUND_THREADS, Integer.toString(backgroundThreads));
+        values.put(NUM_RECOVERY_THREADS_PER_DATA_DIR, Integer.toString(numRecoveryThreadsPerDataDir));
+        values.put(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, Integer.toString(producerIdExpirationCheckIntervalMs));
         values.put(AUTO_CREATE_TOPICS_ENABLE, Boolean.toString(autoCreateTopicsEnable));
         values.put(TRANSACTION_PARTITION_VERIFICATION_ENABLE, Boolean.toString(transactionPartitionVerificationEnable));
         values.put(BROKER_HEARTBEAT_INTERVAL_MS, Long.toString(brokerHeartbeatIntervalMs));
@@ -779,6 +787,22 @@ public final class BrokerConfig {
     /** {@code background.threads}: the threads of the broker's periodic and delayed tasks (Kafka's default 10). */
     public int backgroundThreads() {
         return backgroundThreads;
+    }
+
+    /**
+     * {@code num.recovery.threads.per.data.dir}: the threads per log directory that load the logs at start and close
+     * them at shutdown (Kafka's default 2).
+     */
+    public int numRecoveryThreadsPerDataDir() {
+        return numRecoveryThreadsPerDataDir;
+    }
+
+    /**
+     * {@code producer.id.expiration.check.interval.ms}: how often the logs drop producers idle for longer than
+     * {@code producer.id.expiration.ms} (Kafka's default 10 minutes).
+     */
+    public int producerIdExpirationCheckIntervalMs() {
+        return producerIdExpirationCheckIntervalMs;
     }
 
     public int queuedMaxRequests() {

@@ -17,9 +17,12 @@ import java.util.regex.Pattern;
  * The broker configs that may change at run time (KIP-226 dynamic configs, per broker or cluster-wide): the keys
  * Cairn applies live (the replication throttle rates, the thread pools of {@link DynamicThreadPools}, the connection
  * limits of {@link DynamicConnectionLimits}, the listeners of {@link DynamicListeners}, the cleaner
- * threads and buffers of {@link DynamicLogCleaner} and the
+ * threads and buffers of {@link DynamicLogCleaner}, {@code transaction.partition.verification.enable} (read at each
+ * transactional write) and the
  * topic defaults of {@link LogConfigs#isLiveDefault},
- * {@code log.retention.ms}, {@code log.segment.bytes}, {@code message.max.bytes}, ..., and a listener's key and trust
+ * {@code log.retention.ms}, {@code log.segment.bytes}, {@code message.max.bytes}, {@code log.preallocate},
+ * {@code log.cleaner.max.compaction.lag.ms}, {@code unclean.leader.election.enable} (which the controller reads),
+ * {@code producer.id.expiration.ms}, ..., and a listener's key and trust
  * stores, {@code listener.name.<listener>.ssl.keystore.location} and the other {@link SslSettings#RECONFIGURABLE}
  * keys, per broker), and the rest of the keys
  * Kafka's {@code DynamicBrokerConfig} lets change (the dynamic rows of {@link ConfigTable}), which Cairn refuses
@@ -45,7 +48,8 @@ public final class DynamicBrokerConfigs {
             DynamicThreadPools.BACKGROUND_THREADS, CleanerSettings.THREADS,
             CleanerSettings.BACKOFF_MS, BrokerConfig.LISTENERS, ListenerProtocols.KEY,
             CleanerSettings.IO_MAX_BYTES_PER_SECOND, CleanerSettings.DEDUPE_BUFFER_SIZE, CleanerSettings.LOAD_FACTOR,
-            CleanerSettings.IO_BUFFER_SIZE);
+            CleanerSettings.IO_BUFFER_SIZE, DynamicThreadPools.NUM_RECOVERY_THREADS_PER_DATA_DIR,
+            BrokerConfig.TRANSACTION_PARTITION_VERIFICATION_ENABLE);
 
     /** Prefixes of Kafka's dynamic per-listener keys ({@code listener.name.<listener>.ssl.keystore.location}). */
     private static final List<String> KAFKA_DYNAMIC_PREFIXES = List.of("listener.name.");

@@ -16,7 +16,9 @@ import org.apache.logging.log4j.Logger;
  * (the request handlers), {@code num.network.threads} (the event loops connections are served on) and
  * {@code num.replica.fetchers} (the follower fetchers per leader) and {@code background.threads} (the
  * {@code kafka-scheduler-N} threads of retention, flushes, delayed deletes, high-watermark checkpoints and ISR
- * expiration). A pool's size is this
+ * expiration) and {@code num.recovery.threads.per.data.dir} (the threads per log directory that load the logs and
+ * close them, made for that work: a new count applies to the next shutdown and start, as in Kafka). A pool's size is
+ * this
  * broker's dynamic value, else the cluster default's, else {@code server.properties}' (Kafka's order). A change is
  * checked as Kafka's {@code validateReconfiguration} checks it, against the size now: at least 1, at least half and at
  * most double. The broker checks a request before it forwards it ({@link #validate}); each committed change of this
@@ -32,9 +34,10 @@ public final class DynamicThreadPools extends AppliedOnOwnThread implements Brok
     public static final String NUM_NETWORK_THREADS = BrokerConfig.NUM_NETWORK_THREADS;
     public static final String NUM_REPLICA_FETCHERS = ReplicaFetchSettings.NUM_REPLICA_FETCHERS;
     public static final String BACKGROUND_THREADS = BrokerConfig.BACKGROUND_THREADS;
+    public static final String NUM_RECOVERY_THREADS_PER_DATA_DIR = BrokerConfig.NUM_RECOVERY_THREADS_PER_DATA_DIR;
     /** The keys this class applies live. */
     public static final Set<String> KEYS = Set.of(NUM_IO_THREADS, NUM_NETWORK_THREADS, NUM_REPLICA_FETCHERS,
-            BACKGROUND_THREADS);
+            BACKGROUND_THREADS, NUM_RECOVERY_THREADS_PER_DATA_DIR);
 
     private static final Logger LOGGER = LogManager.getLogger(DynamicThreadPools.class);
 
@@ -113,19 +116,32 @@ public final class DynamicThreadPools extends AppliedOnOwnThread implements Brok
         }
     }
 
+    /**
+     * The size the dynamic configs of {@code image} give {@code key} on broker {@code brokerId}: its value, else the
+     * cluster default's, else {@code staticSize} (what a pool made before this object, at start, is sized with).
+     */
+    public static int effectiveSize(MetadataImage image, int brokerId, String key, int staticSize) {
+        return sizeOf(key, image.configs(ConfigResource.broker(Integer.toString(brokerId))),
+                image.configs(ConfigResource.broker("")), staticSize);
+    }
+
     /** The size the dynamic configs give {@code key}: this broker's value, else the cluster default's, else static. */
     private int effective(String key, Map<String, String> mine, Map<String, String> cluster) {
+        return sizeOf(key, mine, cluster, staticSizes.get(key));
+    }
+
+    private static int sizeOf(String key, Map<String, String> mine, Map<String, String> cluster, int staticSize) {
         String value = mine.get(key);
         if (value == null) {
             value = cluster.get(key);
         }
         if (value == null) {
-            return staticSizes.get(key);
+            return staticSize;
         }
         try {
             return Integer.parseInt(value.trim());
         } catch (NumberFormatException e) {
-            return staticSizes.get(key);
+            return staticSize;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.cairn.broker.config;
 
+import io.cairn.isr.LogConfigs;
 import io.cairn.metadata.config.ConfigKey;
 import io.cairn.metadata.config.ConfigTable;
 import java.util.LinkedHashMap;
@@ -11,7 +12,9 @@ import java.util.Map;
  * as the topic rows of {@link ConfigTable} list them: the first synonym set in {@code server.properties} wins, so
  * {@code log.retention.ms} beats {@code .minutes} beats {@code .hours}, {@code log.roll.ms} beats {@code .hours}, and
  * {@code log.flush.interval.ms} beats {@code log.flush.scheduler.interval.ms} (Kafka's precedence); hours and minutes
- * become ms. The values themselves are checked with the rest of {@code server.properties}.
+ * become ms. {@code producer.id.expiration.ms}, a broker key every log follows, comes along under its own name
+ * ({@link LogConfigs#PRODUCER_ID_EXPIRATION_MS}). The values themselves are checked with the rest of
+ * {@code server.properties}.
  *
  * <p>Stateless and thread-safe.
  */
@@ -36,6 +39,10 @@ public final class LogDefaults {
                 defaults.put(topic.name(), converted(topic, s, value));
                 break;
             }
+        }
+        String producerIdExpirationMs = props.get(LogConfigs.PRODUCER_ID_EXPIRATION_MS);
+        if (producerIdExpirationMs != null) {
+            defaults.put(LogConfigs.PRODUCER_ID_EXPIRATION_MS, producerIdExpirationMs.trim());
         }
         return Map.copyOf(defaults);
     }

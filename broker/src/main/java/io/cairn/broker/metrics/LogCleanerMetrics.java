@@ -13,9 +13,9 @@ import java.util.function.ToDoubleFunction;
  * threads): {@code kafka_log_logcleanermanager_max_dirty_percent} (largest), {@code …_time_since_last_run_ms}
  * (smallest), and per {@code logDirectory} {@code …_uncleanable_partitions_count} and {@code …_uncleanable_bytes};
  * {@code kafka_log_logcleaner_cleaner_recopy_percent} and {@code …_max_clean_time_secs} of the last pass (largest),
- * {@code kafka_log_logcleaner_deadthreadcount}. Not published: Kafka's {@code max-buffer-utilization-percent} (the
- * offset map's fill is not reported yet) and {@code max-compaction-delay-secs} (Cairn does not act on
- * {@code max.compaction.lag.ms}).
+ * {@code kafka_log_logcleaner_max_compaction_delay_secs} (largest: how long a dirty record was past its
+ * {@code max.compaction.lag.ms} at the last look for work), {@code kafka_log_logcleaner_deadthreadcount}. Not
+ * published: Kafka's {@code max-buffer-utilization-percent} (the offset map's fill is not reported yet).
  *
  * <p>Stateless: the gauges read {@link LogCleaner#stats()} at scrape time. Thread-safe.
  */
@@ -39,6 +39,9 @@ public final class LogCleanerMetrics {
                 cleaners, s -> s.recopyPercent(), true);
         gauge(registry, CLEANER + "max.clean.time.secs", "Seconds the last clean took", cleaners,
                 s -> s.cleanTimeMs() / 1000, true);
+        gauge(registry, CLEANER + "max.compaction.delay.secs", "Seconds the most overdue dirty record was past its "
+                + "max.compaction.lag.ms at the last look for work", cleaners, s -> s.maxCompactionDelayMs() / 1000,
+                true);
         Gauge.builder(CLEANER + "deadthreadcount", cleaners, list -> list.stream().filter(c -> c.stats().dead())
                 .count()).description("Cleaner threads that have stopped").strongReference(true).register(registry);
         for (LogManager manager : logManagers) {

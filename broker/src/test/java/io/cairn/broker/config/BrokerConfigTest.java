@@ -97,11 +97,11 @@ class BrokerConfigTest {
     void shouldAcceptAndReportUnknownKeys() {
         // When
         BrokerConfig config = BrokerConfig.fromMap(Map.of("num.partitions", "3", "node.id", "2", "foo", "bar",
-                "log.cleaner.threads", "10", "log.preallocate", "true"));
+                "log.cleaner.threads", "10", "log.local.retention.ms", "1000"));
 
         // Then
         assertThat(config.unknownKeys()).containsExactly("foo");
-        assertThat(config.notActedOnKeys()).containsExactly("log.preallocate");
+        assertThat(config.notActedOnKeys()).containsExactly("log.local.retention.ms");
         assertThat(config.cleaner().threads()).isEqualTo(10);
     }
 
@@ -512,11 +512,11 @@ class BrokerConfigTest {
     @Test
     void kafkasKeysThatCairnDoesNotActOnAreReportedApartFromUnknownOnes() {
         // When
-        BrokerConfig config = BrokerConfig.fromMap(Map.of("log.preallocate", "true", "queued.max.requests", "10",
-                "num.io.threads", "4", "no.such.key", "1"));
+        BrokerConfig config = BrokerConfig.fromMap(Map.of("log.local.retention.ms", "1000",
+                "queued.max.requests", "10", "num.io.threads", "4", "no.such.key", "1"));
 
         // Then
-        assertThat(config.notActedOnKeys()).containsExactly("log.preallocate", "queued.max.requests");
+        assertThat(config.notActedOnKeys()).containsExactly("log.local.retention.ms", "queued.max.requests");
         assertThat(config.unknownKeys()).containsExactly("no.such.key");
     }
 

@@ -2,13 +2,18 @@ package io.cairn.broker.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.log.LogConfig;
+import io.cairn.log.LogManager;
 import io.cairn.log.Scheduler;
+import io.cairn.log.Time;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Kafka's DynamicThreadPool: sizes from this broker's, the cluster default's or the static value, Kafka's checks. */
 class DynamicThreadPoolsTest {
@@ -76,6 +81,34 @@ class DynamicThreadPoolsTest {
         // Then
         assertThat(resized).isEmpty();
         assertThat(pools.currentSize("num.io.threads")).isEqualTo(8);
+    }
+
+    @Test
+    void recoveryThreadsAreCheckedAsKafkasAndGivenToTheLogManagersAndReadFromTheImageAtStart(@TempDir Path dir) {
+        // Given: two log directories loaded with Kafka's default of 2 threads each
+        List<LogManager> managers = List.of(
+                LogManager.start(dir.resolve("a"), LogConfig.defaults(), Time.SYSTEM, LogManager.Options.defaults(),
+                        null, 2),
+                LogManager.start(dir.resolve("b"), LogConfig.defaults(), Time.SYSTEM, LogManager.Options.defaults(),
+                        null, 2));
+        String key = DynamicThreadPools.NUM_RECOVERY_THREADS_PER_DATA_DIR;
+        DynamicThreadPools recovery = new DynamicThreadPools(1, Map.of(key, 2), Map.of(key,
+                n -> managers.forEach(m -> m.resizeRecoveryThreadPool(n))));
+        MetadataImage clusterWide = image(Map.of(), Map.of(key, "4"));
+
+        // When
+        recovery.apply(clusterWide);
+
+        // Then
+        assertThat(managers).allSatisfy(m -> assertThat(m.recoveryThreads()).isEqualTo(4));
+        assertThat(recovery.validate("1", Map.of(key, "9"), clusterWide)).contains(wrapped("Dynamic thread count "
+                + "update validation failed for " + key + "=9, value should not be greater than double the current "
+                + "value 4"));
+        assertThat(DynamicThreadPools.effectiveSize(clusterWide, 1, key, 2)).isEqualTo(4);
+        assertThat(DynamicThreadPools.effectiveSize(image(Map.of(key, "3"), Map.of(key, "4")), 1, key, 2))
+                .isEqualTo(3);
+        assertThat(DynamicThreadPools.effectiveSize(image(Map.of(), Map.of()), 1, key, 2)).isEqualTo(2);
+        managers.forEach(LogManager::close);
     }
 
     @Test

@@ -55,9 +55,14 @@ class ConfigAlterationsTest {
         assertThat(only(resource(BROKER, "1", set("log.segment.bytes", "10")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Invalid value 10 for configuration "
                         + "log.segment.bytes: Value must be at least 1048576"));
-        assertThat(only(resource(BROKER, "", set("unclean.leader.election.enable", "true")))).isEqualTo(
+        assertThat(only(resource(BROKER, "", set("log.local.retention.ms", "1000")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn applies these configs only at start, "
-                        + "set them in server.properties: Set(unclean.leader.election.enable)"));
+                        + "set them in server.properties: Set(log.local.retention.ms)"));
+        assertThat(only(resource(BROKER, "", set("unclean.leader.election.enable", "true")))).isNull();
+        assertThat(only(resource(BROKER, "1", set("log.preallocate", "true")))).isNull();
+        assertThat(only(resource(BROKER, "", set("log.cleaner.max.compaction.lag.ms", "0")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Invalid value 0 for configuration "
+                        + "log.cleaner.max.compaction.lag.ms: Value must be at least 1"));
         assertThat(only(resource(BROKER, "", set("min.insync.replicas", "2")))).isNull();
         assertThat(only(resource(BROKER, "", set("log.retention.hours", "1")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_REQUEST,
@@ -93,9 +98,12 @@ class ConfigAlterationsTest {
         assertThat(only(resource(BROKER, "1", set("log.dirs", "/x"), set("node.id", "3")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_REQUEST,
                         "Cannot update these configs dynamically: Set(log.dirs, node.id)"));
-        assertThat(only(resource(BROKER, "", set("log.preallocate", "true")))).isEqualTo(
+        assertThat(only(resource(BROKER, "", set("remote.log.reader.threads", "2")))).isEqualTo(
                 new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn applies these configs only at start, "
-                        + "set them in server.properties: Set(log.preallocate)"));
+                        + "set them in server.properties: Set(remote.log.reader.threads)"));
+        assertThat(only(resource(BROKER, "1", set("num.recovery.threads.per.data.dir", "2"),
+                set("producer.id.expiration.ms", "1000"), set("transaction.partition.verification.enable", "false"))))
+                .isNull();
         assertThat(only(resource(BROKER, "1", set(RATE, "fast")))).isEqualTo(new ConfigAlterations.Outcome(
                 Errors.INVALID_REQUEST, "Invalid value fast for configuration " + RATE
                         + ": Not a number of type LONG"));

@@ -18,6 +18,8 @@ import io.cairn.wire.message.AlterConfigsRequestData;
 import io.cairn.wire.message.AlterConfigsResponseData;
 import io.cairn.wire.message.ApiVersionsRequestData;
 import io.cairn.wire.message.ApiVersionsResponseData;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -34,6 +36,8 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -42,6 +46,7 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -59,7 +64,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * topic without its own, a per-broker {@code message.max.bytes} letting a larger record in, both kept across a
  * restart and undone by {@code --delete-config}; with eligible leader replicas, a broker's own
  * {@code min.insync.replicas} refused, the cluster default's set but not removed; {@code background.threads}
- * changed live cluster-wide and per broker, and a cluster-wide size kept across a restart.
+ * changed live cluster-wide and per broker, and a cluster-wide size kept across a restart. The log, producer and
+ * controller keys Kafka changes live: {@code unclean.leader.election.enable}, {@code log.cleaner.max.compaction.lag.ms}
+ * (a compacted topic's old records cleaned without a dirty ratio or a segment.ms reached) and
+ * {@code producer.id.expiration.ms} (an idle producer gone) cluster-wide, {@code log.preallocate} (a new segment
+ * allocated in full), {@code transaction.partition.verification.enable} and {@code num.recovery.threads.per.data.dir}
+ * (checked against the new count, also after a restart) per broker.
  */
 @Timeout(300)
 @ExtendWith(BrokerLogsExtension.class)
@@ -81,6 +91,7 @@ class AlterConfigsIT {
             loweredRetentionDeletesRecordsWithoutRestart(broker, admin);
             brokerLoggerLevelsChangeLive(broker);
             listenersChangeLive(admin);
+            logProducerAndControllerKeysChangeLive(broker, admin);
             assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
         }
     }
@@ -142,8 +153,11 @@ class AlterConfigsIT {
                     AlterConfigOp.OpType.DELETE), InvalidConfigurationException.class,
                     "Cluster-level min.insync.replicas cannot be removed while ELR is enabled.");
 
-            // and a cluster-wide background.threads (Kafka's default 10) doubles the background pool
+            // and a cluster-wide background.threads (Kafka's default 10) doubles the background pool, and
+            // num.recovery.threads.per.data.dir (Kafka's default 2) the threads that load the logs at the next start
             alter(admin, cluster, new AlterConfigOp(new ConfigEntry("background.threads", "20"),
+                    AlterConfigOp.OpType.SET));
+            alter(admin, cluster, new AlterConfigOp(new ConfigEntry("num.recovery.threads.per.data.dir", "4"),
                     AlterConfigOp.OpType.SET));
 
             // When the broker restarts, the dynamic configs are still in force
@@ -154,6 +168,11 @@ class AlterConfigsIT {
                 assertThat(sendLarge(producer, plain)).isNull();
                 await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThreadCountRefused(again, node, 41,
                         "value should not be greater than double the current value 20"));
+                assertAlterFails(again, node, new AlterConfigOp(new ConfigEntry("num.recovery.threads.per.data.dir",
+                        "9"), AlterConfigOp.OpType.SET), InvalidRequestException.class, "Invalid value "
+                        + "org.apache.kafka.common.config.ConfigException: Dynamic thread count update validation "
+                        + "failed for num.recovery.threads.per.data.dir=9, value should not be greater than double the "
+                        + "current value 4 for configuration Invalid dynamic configuration");
 
                 // and deleting them restores the static defaults
                 run(broker, "--alter", "--entity-type", "brokers", "--entity-name", "1", "--delete-config",
@@ -195,9 +214,19 @@ class AlterConfigsIT {
     }
 
     private static BrokerProcess start(BrokerKind kind) {
-        BrokerProcess broker = kind == BrokerKind.CAIRN
-                ? CairnProcess.builder().config("log.retention.check.interval.ms", "500").build()
-                : KafkaReferenceProcess.builder().config("log.retention.check.interval.ms", "500").build();
+        // quick retention, cleaner and producer-expiry passes, so that their live changes show within seconds
+        Map<String, String> quick = Map.of("log.retention.check.interval.ms", "500", "log.cleaner.backoff.ms", "500",
+                "producer.id.expiration.check.interval.ms", "500");
+        BrokerProcess broker;
+        if (kind == BrokerKind.CAIRN) {
+            CairnProcess.Builder builder = CairnProcess.builder();
+            quick.forEach(builder::config);
+            broker = builder.build();
+        } else {
+            KafkaReferenceProcess.Builder builder = KafkaReferenceProcess.builder();
+            quick.forEach(builder::config);
+            broker = builder.build();
+        }
         try {
             broker.start();
             return broker;
@@ -397,6 +426,122 @@ class AlterConfigsIT {
         await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThreadCountRefused(admin, one,
                 threads / 2 - 1, "value should be at least half the current value " + threads));
         assertThat(value(admin, one, key)).isEqualTo(Integer.toString(threads));
+    }
+
+    /**
+     * The log, producer and controller keys Kafka changes live, with {@code kafka-configs --alter}: each described
+     * with its synonyms, and its effect where one broker shows it: a new topic's segment allocated in full, the
+     * recovery threads checked against their new count, a compacted topic's old records cleaned once they are older
+     * than the lag (its segment rolls that long after its first batch, with no segment.ms nor dirty ratio reached),
+     * an idle producer forgotten after its expiration. Every key is deleted again.
+     */
+    private static void logProducerAndControllerKeysChangeLive(BrokerProcess broker, Admin admin) throws Exception {
+        // Given
+        ConfigResource one = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        String recovery = "num.recovery.threads.per.data.dir";
+        int threads = Integer.parseInt(value(admin, one, recovery));
+
+        // When
+        JavaTool.Result clusterWide = run(broker, "--alter", "--entity-type", "brokers", "--entity-default",
+                "--add-config", "unclean.leader.election.enable=true,log.cleaner.max.compaction.lag.ms=1000");
+        JavaTool.Result perBroker = run(broker, "--alter", "--entity-type", "brokers", "--entity-name", "1",
+                "--add-config", "log.preallocate=true,transaction.partition.verification.enable=false,"
+                        + recovery + "=" + 2 * threads);
+
+        // Then: described as Kafka describes them
+        assertThat(clusterWide.stdout()).as("%s", clusterWide)
+                .contains("Completed updating default config for brokers in the cluster.");
+        assertThat(perBroker.stdout()).as("%s", perBroker).contains("Completed updating config for broker 1.");
+        JavaTool.Result described = run(broker, "--describe", "--entity-type", "brokers", "--entity-name", "1");
+        assertThat(described.stdout().lines().toList()).as("%s", described).contains(
+                "  log.preallocate=true sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.preallocate=true, "
+                        + "DEFAULT_CONFIG:log.preallocate=false}",
+                "  transaction.partition.verification.enable=false sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:"
+                        + "transaction.partition.verification.enable=false, DEFAULT_CONFIG:"
+                        + "transaction.partition.verification.enable=true}",
+                "  " + recovery + "=" + 2 * threads + " sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:" + recovery
+                        + "=" + 2 * threads + ", DEFAULT_CONFIG:" + recovery + "=" + threads + "}");
+        String compacted = create(admin, "cfg-lag", Map.of("cleanup.policy", "compact"));
+        ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, compacted);
+        Config topicConfigs = admin.describeConfigs(List.of(topic)).all().get(TIMEOUT_S, TimeUnit.SECONDS)
+                .get(topic);
+        for (Map.Entry<String, String> e : Map.of("unclean.leader.election.enable", "true", "max.compaction.lag.ms",
+                "1000").entrySet()) {
+            assertThat(topicConfigs.get(e.getKey())).satisfies(c -> {
+                assertThat(c.value()).isEqualTo(e.getValue());
+                assertThat(c.source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG);
+            });
+        }
+
+        // and a new topic's first segment is allocated in full
+        String preallocated = create(admin, "cfg-prealloc", Map.of("segment.bytes", "1048576"));
+        Path segment = broker.dataDir().resolve(preallocated + "-0")
+                .resolve("00000000000000000000.log");
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThat(segment)
+                .satisfies(f -> assertThat(Files.size(f)).isEqualTo(1048576L)));
+
+        // and the next recovery thread count is checked against the new one
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry(recovery, Integer.toString(4 * threads + 1)),
+                AlterConfigOp.OpType.SET), InvalidRequestException.class, "Invalid value "
+                + "org.apache.kafka.common.config.ConfigException: Dynamic thread count update validation failed for "
+                + recovery + "=" + (4 * threads + 1) + ", value should not be greater than double the current value "
+                + 2 * threads + " for configuration Invalid dynamic configuration");
+
+        // and a compacted topic's records older than the lag are cleaned: its segment rolls at the next append
+        TopicPartition lagged = new TopicPartition(compacted, 0);
+        try (KafkaProducer<byte[], byte[]> producer = producer(broker)) {
+            for (int i = 0; i < 5; i++) {
+                producer.send(new ProducerRecord<>(compacted, "k".getBytes(), ("v" + i).getBytes()))
+                        .get(TIMEOUT_S, TimeUnit.SECONDS);
+            }
+            Thread.sleep(1_100); // the first batch must be older than the lag; not a synchronisation
+            producer.send(new ProducerRecord<>(compacted, "k".getBytes(), "v5".getBytes()))
+                    .get(TIMEOUT_S, TimeUnit.SECONDS);
+        }
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThat(values(broker, lagged))
+                .containsExactly("v4", "v5"));
+
+        // When: producers expire after 1 s of silence
+        ConfigResource cluster = new ConfigResource(ConfigResource.Type.BROKER, "");
+        alter(admin, cluster, new AlterConfigOp(new ConfigEntry("producer.id.expiration.ms", "1000"),
+                AlterConfigOp.OpType.SET));
+        String idle = create(admin, "cfg-idle");
+        TopicPartition idleTp = new TopicPartition(idle, 0);
+        try (KafkaProducer<byte[], byte[]> producer = producer(broker)) {
+            producer.send(new ProducerRecord<>(idle, "x".getBytes())).get(TIMEOUT_S, TimeUnit.SECONDS);
+        }
+
+        // Then its state is gone without a restart
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThat(admin.describeProducers(
+                List.of(idleTp)).partitionResult(idleTp).get(TIMEOUT_S, TimeUnit.SECONDS).activeProducers())
+                .isEmpty());
+        for (String key : List.of("unclean.leader.election.enable", "log.cleaner.max.compaction.lag.ms",
+                "producer.id.expiration.ms")) {
+            alter(admin, cluster, new AlterConfigOp(new ConfigEntry(key, ""), AlterConfigOp.OpType.DELETE));
+        }
+        for (String key : List.of("log.preallocate", "transaction.partition.verification.enable", recovery)) {
+            alter(admin, one, new AlterConfigOp(new ConfigEntry(key, ""), AlterConfigOp.OpType.DELETE));
+        }
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThat(value(admin, one, recovery))
+                .isEqualTo(Integer.toString(threads)));
+    }
+
+    /** The values of every record of {@code tp}, from its log start offset to its end. */
+    private static List<String> values(BrokerProcess broker, TopicPartition tp) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp)).get(tp);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(new String(r.value())));
+            }
+        }
+        return values;
     }
 
     /** Kafka's refusal of {@code background.threads=threads} for broker {@code one}, {@code reason} its end. */

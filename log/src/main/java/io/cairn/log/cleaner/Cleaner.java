@@ -33,9 +33,11 @@ import org.apache.logging.log4j.Logger;
  * records is rebuilt with the same codec and base offset, base sequence and last offset); the active segment,
  * anything at or after the first open transaction or the high watermark, and segments younger than
  * {@code min.compaction.lag.ms} are never touched; a
- * pass runs only when the dirty ratio reaches {@code min.cleanable.dirty.ratio}. Each cleaned segment is written to
- * {@code .cleaned} files, renamed {@code .swap} and swapped in under the partition lock, so readers see either the
- * old or the new segment, both valid.
+ * pass runs only when the dirty ratio reaches {@code min.cleanable.dirty.ratio}, or when the first batch of a dirty
+ * inactive segment is older than {@code max.compaction.lag.ms} (Kafka's {@code needCompactionNow}; the active segment
+ * of a compacted log rolls that long after its first batch, {@link LogConfig#maxSegmentMs}). Each cleaned segment is
+ * written to {@code .cleaned} files, renamed {@code .swap} and swapped in under the partition lock, so readers see
+ * either the old or the new segment, both valid.
  *
  * <p>Transactions follow Kafka's cleaner ({@link CleanedTransactions}): keys of aborted transactions never enter
  * the offset map and their batches lose their records; a COMMIT or ABORT marker whose transaction has no batch left
@@ -113,8 +115,25 @@ public final class Cleaner {
                               long bytesWritten, long recordsRemoved) {
     }
 
-    /** The cleanable part of a log and how dirty it is. */
-    public record Cleanable(List<LogSegment> segments, long firstDirtyOffset, long endOffset, double dirtyRatio) {
+    /**
+     * The cleanable part of a log and how dirty it is; {@code compactionDelayMs}: how long past
+     * {@code max.compaction.lag.ms} its oldest dirty batch is (Kafka's {@code maxCompactionDelay}), 0 when none is.
+     */
+    public record Cleanable(List<LogSegment> segments, long firstDirtyOffset, long endOffset, double dirtyRatio,
+                            long compactionDelayMs) {
+
+        /** A part no record of which is overdue. */
+        public Cleanable(List<LogSegment> segments, long firstDirtyOffset, long endOffset, double dirtyRatio) {
+            this(segments, firstDirtyOffset, endOffset, dirtyRatio, 0L);
+        }
+
+        /**
+         * Kafka's test of a log to clean: dirty enough ({@code min.cleanable.dirty.ratio}), or holding a dirty record
+         * older than {@code max.compaction.lag.ms} ({@code needCompactionNow}), whatever the ratio.
+         */
+        public boolean due(LogConfig config) {
+            return compactionDelayMs > 0 || dirtyRatio >= config.minCleanableDirtyRatio();
+        }
     }
 
     /** The segments a pass may rewrite, or empty when there is nothing to clean. */
@@ -160,13 +179,37 @@ public final class Cleaner {
             }
         }
         double ratio = clean + dirty == 0 ? 0.0 : (double) dirty / (clean + dirty);
-        return Optional.of(new Cleanable(cleanable, firstDirty, end, ratio));
+        return Optional.of(new Cleanable(cleanable, firstDirty, end, ratio,
+            compactionDelayMs(all, firstDirty, config.maxCompactionLagMs(), now)));
     }
 
-    /** Cleans when the dirty ratio reaches {@code min.cleanable.dirty.ratio}. */
+    /**
+     * Kafka's {@code LogCleanerManager.maxCompactionDelay}: how long ago the oldest first-batch timestamp of the
+     * dirty inactive segments (those from the one holding {@code firstDirty} to the active one, timestamps above 0)
+     * passed {@code now - maxCompactionLagMs}; 0 when it did not.
+     */
+    static long compactionDelayMs(List<LogSegment> all, long firstDirty, long maxCompactionLagMs, long now) {
+        long earliest = Long.MAX_VALUE;
+        for (int i = 0; i + 1 < all.size(); i++) {
+            if (all.get(i + 1).baseOffset() <= firstDirty) {
+                continue; // wholly below the dirty part
+            }
+            long first = all.get(i).firstBatchTimestamp();
+            if (first > 0) {
+                earliest = Math.min(earliest, first);
+            }
+        }
+        long cleanUntil = now - Math.max(maxCompactionLagMs, 0L);
+        return earliest < cleanUntil ? cleanUntil - earliest : 0L;
+    }
+
+    /**
+     * Cleans when the dirty ratio reaches {@code min.cleanable.dirty.ratio} or a dirty record is older than
+     * {@code max.compaction.lag.ms}.
+     */
     public Optional<CleanResult> cleanIfNeeded(PartitionLog log) {
         Optional<Cleanable> target = cleanable(log);
-        if (target.isEmpty() || target.get().dirtyRatio() < log.config().minCleanableDirtyRatio()) {
+        if (target.isEmpty() || !target.get().due(log.config())) {
             return Optional.empty();
         }
         return Optional.of(clean(log, target.get()));

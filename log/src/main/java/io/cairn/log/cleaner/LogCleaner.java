@@ -23,11 +23,11 @@ import org.apache.logging.log4j.Logger;
 
 /**
  * The background cleaner (Kafka's {@code LogCleaner}): every {@code log.cleaner.backoff.ms} it picks the
- * compacted partition with the highest dirty ratio at or above its {@code min.cleanable.dirty.ratio} and cleans
- * it, each thread one partition at a time, its I/O bounded by a {@link Throttler}. A partition whose cleaning fails
- * (other than by a storage error, which is its directory's) is marked uncleanable and skipped from then on, as
- * Kafka's {@code LogCleanerManager} does, so one broken log cannot hold the cleaner; {@link #stats()} tells what
- * Kafka's cleaner gauges tell.
+ * compacted partition with the highest dirty ratio among those at or above their {@code min.cleanable.dirty.ratio}
+ * or holding a dirty record older than their {@code max.compaction.lag.ms}, and cleans it, each thread one partition
+ * at a time, its I/O bounded by a {@link Throttler}. A partition whose cleaning fails (other than by a storage error,
+ * which is its directory's) is marked uncleanable and skipped from then on, as Kafka's {@code LogCleanerManager} does,
+ * so one broken log cannot hold the cleaner; {@link #stats()} tells what Kafka's cleaner gauges tell.
  *
  * <p>{@code log.cleaner.threads} threads (Kafka's {@code CleanerThread}s) each look for work every backoff; a thread
  * takes the dirtiest partition no other thread is cleaning, so a partition is never cleaned twice at once. They share
@@ -63,6 +63,8 @@ public final class LogCleaner implements Closeable {
     private volatile long lastRunMs;
     /** The dirty ratio of the dirtiest cleanable partition at the last look, 0 when none was cleanable. */
     private volatile double maxDirtyRatio;
+    /** The longest a dirty record was overdue ({@code max.compaction.lag.ms}) at the last look, 0 when none was. */
+    private volatile long maxCompactionDelayMs;
     /** The last pass, or null before the first one. */
     private volatile LastClean lastClean;
 
@@ -74,10 +76,12 @@ public final class LogCleaner implements Closeable {
      * Kafka's cleaner gauges. {@code maxDirtyPercent}: the dirtiest cleanable partition's dirty share at the last
      * look for work; {@code recopyPercent} and {@code cleanTimeMs}: the last pass's bytes written per byte read and
      * its duration (0 before the first pass); {@code uncleanablePartitions} and {@code uncleanableBytes}: partitions
-     * whose cleaning failed and their dirty bytes; {@code dead}: the cleaner thread has stopped.
+     * whose cleaning failed and their dirty bytes; {@code dead}: the cleaner thread has stopped;
+     * {@code maxCompactionDelayMs}: the longest a dirty record was past its {@code max.compaction.lag.ms} at the
+     * last look for work (Kafka's {@code max-compaction-delay-secs}, in ms).
      */
     public record Stats(long timeSinceLastRunMs, int maxDirtyPercent, int recopyPercent, long cleanTimeMs,
-                        int uncleanablePartitions, long uncleanableBytes, boolean dead) {
+                        int uncleanablePartitions, long uncleanableBytes, boolean dead, long maxCompactionDelayMs) {
     }
 
     /**
@@ -201,18 +205,22 @@ public final class LogCleaner implements Closeable {
         PartitionLog dirtiest = null;
         synchronized (inProgress) {
             double best = -1;
+            long maxDelay = 0;
             for (PartitionLog log : all) {
                 if (uncleanable.contains(log) || inProgress.contains(log)) {
                     continue;
                 }
                 Optional<Cleaner.Cleanable> target = Cleaner.cleanable(log);
-                if (target.isPresent() && target.get().dirtyRatio() >= log.config().minCleanableDirtyRatio()
-                    && target.get().dirtyRatio() > best) {
+                if (target.isPresent()) {
+                    maxDelay = Math.max(maxDelay, target.get().compactionDelayMs());
+                }
+                if (target.isPresent() && target.get().due(log.config()) && target.get().dirtyRatio() > best) {
                     best = target.get().dirtyRatio();
                     dirtiest = log;
                 }
             }
             maxDirtyRatio = Math.max(0, best);
+            maxCompactionDelayMs = maxDelay;
             if (dirtiest == null) {
                 return Optional.empty();
             }
@@ -263,7 +271,7 @@ public final class LogCleaner implements Closeable {
             dead = tasks.stream().anyMatch(task -> task.isDone() && !task.isCancelled());
         }
         return new Stats(Math.max(0, time.milliseconds() - lastRunMs), (int) (100 * maxDirtyRatio), recopy,
-                last == null ? 0 : last.elapsedMs(), uncleanable.size(), uncleanableBytes, dead);
+                last == null ? 0 : last.elapsedMs(), uncleanable.size(), uncleanableBytes, dead, maxCompactionDelayMs);
     }
 
     /** Cleans every eligible partition once, dirtiest first. */

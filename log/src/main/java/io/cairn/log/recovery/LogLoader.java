@@ -61,7 +61,8 @@ public final class LogLoader {
         long recoveryPoint = checkpoint[0];
         long logStartOffset = checkpoint[1];
         LogSegment.Options options = new LogSegment.Options(env.layer(), env.handles(), env.mappings(),
-            config.segmentIndexBytes(), config.indexIntervalBytes(), 0L, env.time().milliseconds());
+            config.segmentIndexBytes(), config.indexIntervalBytes(), 0L, env.time().milliseconds(),
+            config.initFileSize());
         ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
         TreeSet<Long> missingIndexes = new TreeSet<>();
         for (long base : segmentBaseOffsets(dir)) {

@@ -8,6 +8,7 @@ import io.cairn.wire.record.RecordBatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -20,6 +21,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * writing. The channel is opened lazily, counted against an {@link OpenResources} budget, and reference-counted so
  * eviction never closes it under a reader.
  *
+ * <p>A new file may be preallocated ({@code preallocate}, Kafka's {@code FileRecords.openChannel}): it is created at
+ * its full length at once, its visible size 0, and {@link #trim} cuts it back to the bytes written when the segment
+ * rolls or closes. A preallocated file found after a crash is as long as it was allocated; the recovery of the
+ * unclean shutdown truncates the zeros after the last batch as it does a torn tail.
+ *
  * <p>Thread-safety: one writer (appends, truncation) at a time, guarded by the partition's lock; reads and slices
  * from any thread.
  */
@@ -31,15 +37,31 @@ public final class FileRecords implements AutoCloseable {
     private final AtomicInteger size;
     private volatile Path file;
     private SharedChannel current;
+    /** Whether the file may be longer than its data (created preallocated, not trimmed since); the writer's. */
+    private volatile boolean preallocated;
 
     public FileRecords(FileLayer layer, Path file, OpenResources handles) throws IOException {
+        this(layer, file, handles, 0);
+    }
+
+    /**
+     * Opens {@code file}, creating it when missing: then at {@code preallocateBytes} bytes when that is positive
+     * (its visible size 0), else empty.
+     */
+    public FileRecords(FileLayer layer, Path file, OpenResources handles, int preallocateBytes) throws IOException {
         this.layer = layer;
         this.file = file;
         this.handles = handles;
         if (!Files.exists(file)) {
-            layer.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE).close();
+            try (FileChannel ch = layer.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+                if (preallocateBytes > 0) {
+                    // one byte at the end sets the length, as RandomAccessFile.setLength (Kafka's) does
+                    ch.write(ByteBuffer.allocate(1), preallocateBytes - 1L);
+                    preallocated = true;
+                }
+            }
         }
-        long length = Files.size(file);
+        long length = preallocated ? 0 : Files.size(file);
         if (length > Integer.MAX_VALUE) {
             throw new IOException("segment " + file + " is larger than 2 GiB");
         }
@@ -171,6 +193,30 @@ public final class FileRecords implements AutoCloseable {
         return new FileSlice(acquire(), position, length);
     }
 
+    /**
+     * Cuts a preallocated file back to the bytes written (Kafka's {@code FileRecords.trim}); nothing for a file
+     * that never was preallocated or was trimmed already.
+     */
+    public void trim() {
+        if (!preallocated) {
+            return;
+        }
+        SharedChannel ch = acquire();
+        try {
+            ch.channel().truncate(size.get());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot trim " + file, e);
+        } finally {
+            ch.release();
+        }
+        preallocated = false;
+    }
+
+    /** Whether the file was created preallocated and is not trimmed yet. */
+    public boolean preallocated() {
+        return preallocated;
+    }
+
     /** Cuts the file to {@code newSize} bytes. */
     public void truncateTo(int newSize) {
         if (newSize > size.get()) {
@@ -185,6 +231,7 @@ public final class FileRecords implements AutoCloseable {
             ch.release();
         }
         size.set(newSize);
+        preallocated = false;
     }
 
     /** fsyncs the data written so far. */
@@ -205,6 +252,7 @@ public final class FileRecords implements AutoCloseable {
     }
 
     public void deleteIfExists() throws IOException {
+        preallocated = false;
         closeHandle();
         Files.deleteIfExists(file);
     }

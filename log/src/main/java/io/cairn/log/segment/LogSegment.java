@@ -60,12 +60,24 @@ public final class LogSegment implements AutoCloseable {
         this.createdMs = createdMs;
     }
 
-    /** Settings a segment needs when it is opened. */
+    /**
+     * Settings a segment needs when it is opened; {@code preallocateBytes}: the length a new active segment's log
+     * file is created at ({@code segment.bytes} with {@code preallocate}), 0 for none.
+     */
     public record Options(FileLayer layer, OpenResources handles, OpenResources mappings, int maxIndexSize,
-                          int indexIntervalBytes, long rollJitterMs, long nowMs) {
+                          int indexIntervalBytes, long rollJitterMs, long nowMs, int preallocateBytes) {
+
+        /** Options that preallocate no log file. */
+        public Options(FileLayer layer, OpenResources handles, OpenResources mappings, int maxIndexSize,
+                       int indexIntervalBytes, long rollJitterMs, long nowMs) {
+            this(layer, handles, mappings, maxIndexSize, indexIntervalBytes, rollJitterMs, nowMs, 0);
+        }
     }
 
-    /** Opens (creating when missing) the segment at {@code baseOffset} in {@code dir}; {@code active} preallocates. */
+    /**
+     * Opens (creating when missing) the segment at {@code baseOffset} in {@code dir}; {@code active} preallocates
+     * the indexes, and a new log file when the options say so.
+     */
     public static LogSegment open(Path dir, long baseOffset, Options options, boolean active) throws IOException {
         return open(dir, baseOffset, options, active, "");
     }
@@ -75,7 +87,7 @@ public final class LogSegment implements AutoCloseable {
         throws IOException {
         String name = fileName(baseOffset);
         FileRecords log = new FileRecords(options.layer(), dir.resolve(name + LOG_SUFFIX + suffix),
-            options.handles());
+            options.handles(), active ? options.preallocateBytes() : 0);
         OffsetIndex offsetIndex = new OffsetIndex(options.layer(), dir.resolve(name + INDEX_SUFFIX + suffix),
             baseOffset, options.maxIndexSize(), active);
         TimeIndex timeIndex = new TimeIndex(options.layer(), dir.resolve(name + TIME_INDEX_SUFFIX + suffix),
@@ -174,13 +186,22 @@ public final class LogSegment implements AutoCloseable {
      * batch's {@code messageTimestamp}, or from its creation to now when it has no timestamped batch.
      */
     public long timeWaitedForRoll(long nowMs, long messageTimestamp) {
+        long base = firstBatchTimestamp();
+        return base >= 0 ? messageTimestamp - base : nowMs - createdMs;
+    }
+
+    /**
+     * The max timestamp of the segment's first batch (Kafka's {@code getFirstBatchTimestamp}), or -1 when the
+     * segment is empty or that batch has no timestamp.
+     */
+    public long firstBatchTimestamp() {
         long base = rollingBasedTimestamp;
         if (base < 0 && log.sizeInBytes() > 0) {
             FileBatch first = log.batchAt(0, log.sizeInBytes());
             base = first == null ? -1L : first.maxTimestamp();
             rollingBasedTimestamp = base;
         }
-        return base >= 0 ? messageTimestamp - base : nowMs - createdMs;
+        return base;
     }
 
     /**
@@ -348,8 +369,9 @@ public final class LogSegment implements AutoCloseable {
         txnIndex.append(txn);
     }
 
-    /** Called on roll: records the final max timestamp and trims the indexes to their entries. */
+    /** Called on roll: records the final max timestamp and trims the log file and the indexes to their entries. */
     public void onBecomeInactive() {
+        log.trim();
         TimestampOffset max = maxTimestampSoFar();
         if (max.timestamp() >= 0 && !timeIndex.isFull()) {
             timeIndex.maybeAppend(max.timestamp(), max.offset());

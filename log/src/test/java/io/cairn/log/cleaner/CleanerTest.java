@@ -234,6 +234,52 @@ class CleanerTest {
     }
 
     @Test
+    void aDirtyRecordOlderThanMaxCompactionLagMsShouldBeCleanedWhateverTheDirtyRatio() {
+        // Given: a cleaned log, then two records more, far below its min.cleanable.dirty.ratio
+        PartitionLog log = compacted(LogConfig.builder().segmentBytes(600));
+        for (int i = 0; i < 30; i++) {
+            log.appendAsLeader(keyed(time.milliseconds(), "k", "v" + i), 0, AppendOrigin.CLIENT);
+        }
+        log.roll();
+        Cleaner cleaner = cleaner(time);
+        assertThat(cleaner.cleanIfNeeded(log)).isPresent();
+        for (int i = 0; i < 2; i++) {
+            log.appendAsLeader(keyed(time.milliseconds(), "k", "late" + i), 0, AppendOrigin.CLIENT);
+        }
+        log.roll();
+        log.updateConfig(log.config().toBuilder().minCleanableDirtyRatio(0.99).maxCompactionLagMs(10_000).build());
+        Optional<Cleaner.CleanResult> young = cleaner.cleanIfNeeded(log);
+
+        // When: the late records get older than max.compaction.lag.ms
+        time.sleep(10_001);
+        Optional<Cleaner.CleanResult> overdue = cleaner.cleanIfNeeded(log);
+
+        // Then
+        assertThat(young).isEmpty();
+        assertThat(overdue).isPresent();
+        assertThat(byKey(log).get("k")).singleElement().asString().endsWith("=late1");
+    }
+
+    @Test
+    void theActiveSegmentOfACompactedLogRollsOnceItsFirstBatchIsOlderThanMaxCompactionLagMs() {
+        // Given: segment.ms far longer than max.compaction.lag.ms
+        PartitionLog log = compacted(LogConfig.builder().segmentMs(3_600_000).maxCompactionLagMs(1_000));
+        log.appendAsLeader(keyed(time.milliseconds(), "k", "v0"), 0, AppendOrigin.CLIENT);
+        time.sleep(1_001);
+        log.appendAsLeader(keyed(time.milliseconds(), "k", "v1"), 0, AppendOrigin.CLIENT);
+        LogCleaner background = new LogCleaner(() -> List.of(log), time, Double.MAX_VALUE);
+
+        // When
+        Optional<Cleaner.CleanResult> result = background.cleanDirtiest();
+
+        // Then: v0 went to an inactive segment, found 1 ms past its lag (Kafka's max-compaction-delay-secs)
+        background.close();
+        assertThat(log.numberOfSegments()).isEqualTo(2);
+        assertThat(result).isPresent();
+        assertThat(background.stats().maxCompactionDelayMs()).isOne();
+    }
+
+    @Test
     void controlBatchesShouldBeKeptAndCompactedTopicsShouldRejectKeylessRecords() {
         // Given
         PartitionLog log = compacted(LogConfig.builder().segmentBytes(600));

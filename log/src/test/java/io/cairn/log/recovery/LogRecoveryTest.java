@@ -4,6 +4,7 @@ import static io.cairn.log.TestBatches.values;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.log.AppendOrigin;
+import io.cairn.log.FetchDataInfo;
 import io.cairn.log.LogAppendInfo;
 import io.cairn.log.LogConfig;
 import io.cairn.log.LogEnvironment;
@@ -308,5 +309,31 @@ class LogRecoveryTest {
 
         // Then: the aborted overwrite neither survives nor supersedes the committed value
         assertThat(LogInvariants.verify(log)).contains("0:committed").doesNotContain("1:aborted");
+    }
+
+    @Test
+    void uncleanOpenShouldCutThePreallocatedTailOfTheActiveSegment() throws Exception {
+        // Given: a crash with a preallocated active segment, its file 64 KiB of which three batches are data
+        LogConfig preallocating = LogConfig.builder().segmentBytes(65_536).preallocate(true).build();
+        PartitionLog before = PartitionLog.open(tmp.resolve("p-0"), preallocating, LogEnvironment.of(time), true);
+        for (int i = 0; i < 3; i++) {
+            before.appendAsLeader(values(time.milliseconds() + i, "v" + i), 1, AppendOrigin.CLIENT);
+        }
+        before.closeWithoutFlush();
+        long crashedLength = Files.size(lastLogFile(before));
+
+        // When
+        PartitionLog log = PartitionLog.open(tmp.resolve("p-0"), preallocating, LogEnvironment.of(time), false);
+        opened.add(log);
+        log.appendAsLeader(values(time.milliseconds(), "after"), 1, AppendOrigin.CLIENT);
+
+        // Then
+        assertThat(crashedLength).isEqualTo(65_536);
+        assertThat(log.logEndOffset()).isEqualTo(4);
+        try (FetchDataInfo read = log.read(0, Integer.MAX_VALUE, Long.MAX_VALUE, true)) {
+            assertThat(TestBatches.offsetsAndValues(read.records().readBytes()))
+                    .containsExactly("0:v0", "1:v1", "2:v2", "3:after");
+        }
+        LogInvariants.verify(log);
     }
 }

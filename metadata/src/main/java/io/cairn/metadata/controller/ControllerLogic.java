@@ -73,6 +73,7 @@ public final class ControllerLogic {
     static final String TOO_LARGE = "Unable to perform excessively large batch operation.";
 
     private static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
+    private static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
 
     private final ControllerSettings settings;
     private final TopicCommands topics;
@@ -492,8 +493,21 @@ public final class ControllerLogic {
         return change.eligibleLeaderReplicas(Features.elrEnabled(image), minInsyncReplicas(image, topic));
     }
 
+    /**
+     * Kafka's {@code uncleanLeaderElectionEnabledForTopic}: the topic's {@code unclean.leader.election.enable}, else
+     * this controller's dynamic broker config, else the cluster default's, else this controller's
+     * {@code server.properties} (Kafka's {@code getTopicConfig} order), so that a dynamic change takes effect at the
+     * next election and the next periodic pass ({@link #electUncleanLeaders}).
+     */
     boolean uncleanElection(MetadataImage image, TopicImage topic) {
-        String value = image.configs(ConfigResource.topic(topic.name())).get("unclean.leader.election.enable");
+        String value = image.configs(ConfigResource.topic(topic.name())).get(UNCLEAN_LEADER_ELECTION_ENABLE);
+        if (value == null) {
+            value = image.configs(ConfigResource.broker(Integer.toString(settings.nodeId())))
+                    .get(UNCLEAN_LEADER_ELECTION_ENABLE);
+        }
+        if (value == null) {
+            value = image.configs(ConfigResource.broker("")).get(UNCLEAN_LEADER_ELECTION_ENABLE);
+        }
         return value == null ? settings.uncleanLeaderElectionEnable() : Boolean.parseBoolean(value.trim());
     }
 

@@ -139,8 +139,9 @@ final class LeaderCommands {
 
     /**
      * One pass of Kafka's periodic unclean election ({@code maybeElectUncleanLeaders}): for every leaderless partition
-     * of a topic that allows unclean election (topic config or cluster default), a leader from the ISR or else any
-     * usable replica, at most {@code maxElections} of them, in topic-name and partition order.
+     * of a topic that allows unclean election ({@link ControllerLogic#uncleanElection}: the topic's config, else the
+     * controller's or the cluster default's dynamic broker config, else {@code server.properties}), a leader from the
+     * ISR or else any usable replica, at most {@code maxElections} of them, in topic-name and partition order.
      */
     static List<ApiMessage> electUncleanLeaders(ControllerLogic logic, MetadataImage image, int maxElections) {
         IntPredicate usable = usable(image);

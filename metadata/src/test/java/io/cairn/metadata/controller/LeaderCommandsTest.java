@@ -269,4 +269,35 @@ class LeaderCommandsTest {
         assertThat(PartitionImages.partition(elected, "u", 1).leaderEpoch()).isZero();
         assertThat(logic.electUncleanLeaders(elected)).isEmpty();
     }
+
+    @Test
+    void thePeriodicUncleanElectionReadsTheTopicThenTheControllerThenTheClusterDefault() {
+        // Given: leaderless partitions of topics "a" (no config), "b" (its own false) and "c" (no config); the
+        // cluster default allows unclean election, this controller's (node 0) own dynamic config does not, then does
+        MetadataImage image = ControllerLogic.apply(new PartitionImages().brokers(2).fenced(1)
+                .topic("a", partition(List.of(1, 2), List.of(1), -1))
+                .topic("b", partition(List.of(1, 2), List.of(1), -1))
+                .image(), List.of(config(ConfigResource.broker(""), "true"),
+                config(ConfigResource.topic("b"), "false")));
+        MetadataImage nodeRefuses = ControllerLogic.apply(image, List.of(config(ConfigResource.broker("0"), "false")));
+        MetadataImage nodeAllows = ControllerLogic.apply(nodeRefuses,
+                List.of(config(ConfigResource.broker("0"), "true"), config(ConfigResource.broker(""), "false")));
+
+        // When
+        MetadataImage byCluster = ControllerLogic.apply(image, logic.electUncleanLeaders(image));
+        List<?> byRefusingNode = logic.electUncleanLeaders(nodeRefuses);
+        MetadataImage byNode = ControllerLogic.apply(nodeAllows, logic.electUncleanLeaders(nodeAllows));
+
+        // Then
+        assertThat(PartitionImages.partition(byCluster, "a", 0).leader()).isEqualTo(2);
+        assertThat(PartitionImages.partition(byCluster, "b", 0).leader()).isEqualTo(-1);
+        assertThat(byRefusingNode).isEmpty();
+        assertThat(PartitionImages.partition(byNode, "a", 0).leader()).isEqualTo(2);
+        assertThat(PartitionImages.partition(byNode, "b", 0).leader()).isEqualTo(-1);
+    }
+
+    private static ConfigRecord config(ConfigResource resource, String value) {
+        return new ConfigRecord().setResourceType(resource.type()).setResourceName(resource.name())
+                .setName("unclean.leader.election.enable").setValue(value);
+    }
 }

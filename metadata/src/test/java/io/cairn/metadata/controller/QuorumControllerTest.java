@@ -3,8 +3,10 @@ package io.cairn.metadata.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cairn.metadata.TestRequests;
+import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataDelta;
 import io.cairn.metadata.image.MetadataImage;
+import io.cairn.metadata.record.ConfigRecord;
 import io.cairn.metadata.record.RegisterBrokerRecord;
 import io.cairn.metadata.record.RemoveDelegationTokenRecord;
 import io.cairn.wire.error.Errors;
@@ -407,6 +409,27 @@ class QuorumControllerTest {
         // Then
         scheduler.runUntil(start + 290);
         assertThat(PartitionImages.partition(image, "t", 0).leader()).isEqualTo(-1);
+        scheduler.runUntil(start + 300 + 2 * COMMIT_DELAY_MS);
+        assertThat(PartitionImages.partition(image, "t", 0).leader()).isEqualTo(2);
+    }
+
+    @Test
+    void theUncleanElectionPassReadsTheDynamicClusterDefault() {
+        // Given: unclean election off in server.properties, on as a dynamic cluster default; the only ISR member of
+        // t-0 is fenced
+        ControllerLogic logic = new ControllerLogic(new ControllerSettings(1, SESSION_TIMEOUT_MS, (short) 1, 1, false,
+                true, 1000).withLeaderImbalanceCheckIntervalMs(-1).withUncleanLeaderElectionIntervalMs(300));
+        image = ControllerLogic.apply(new PartitionImages().brokers(2).fenced(1)
+                .topic("t", PartitionImages.partition(List.of(1, 2), List.of(1), -1)).image(), List.of(
+                new ConfigRecord().setResourceType(ConfigResource.BROKER).setResourceName("")
+                        .setName("unclean.leader.election.enable").setValue("true")));
+        long start = scheduler.now();
+
+        // When
+        new QuorumController(logic, "test-cluster", log, () -> image, scheduler.loop(), applied::response)
+                .becomeLeader(1);
+
+        // Then
         scheduler.runUntil(start + 300 + 2 * COMMIT_DELAY_MS);
         assertThat(PartitionImages.partition(image, "t", 0).leader()).isEqualTo(2);
     }

@@ -8,6 +8,7 @@ import io.cairn.isr.client.ClientTls;
 import io.cairn.isr.client.SourceBroker;
 import io.cairn.metadata.image.BrokerEndpoint;
 import io.cairn.metadata.image.BrokerRegistration;
+import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicImage;
@@ -54,6 +55,10 @@ import org.apache.logging.log4j.Logger;
  * <p>Threads: {@link #verify} queues and returns; the {@code cairn-add-partitions-to-txn-sender} thread sends (each
  * request is bounded by the socket timeout) and completes the futures, so callers continue on their own executor.
  * Thread-safe: the queue is guarded by this object's monitor.
+ *
+ * <p>{@code transaction.partition.verification.enable} is read live, at each question, as Kafka's verifier reads its
+ * current {@code KafkaConfig}: this broker's dynamic value, else the cluster default's, else {@code server.properties}'
+ * (the value it was made with).
  */
 public final class TransactionVerifier implements AutoCloseable {
 
@@ -61,6 +66,8 @@ public final class TransactionVerifier implements AutoCloseable {
     static final String TRANSACTION_STATE_TOPIC = TransactionCoordinator.TOPIC;
     /** Every AddPartitionsToTxn response this client can cause names each partition once: far below this. */
     private static final int MAX_RESPONSE_BYTES = 16 << 20;
+    /** The dynamic broker config that turns verification on and off. */
+    static final String VERIFICATION_ENABLE = "transaction.partition.verification.enable";
 
     /** One transaction waiting for its coordinator's answer. */
     private record Pending(long producerId, short producerEpoch, List<TopicPartition> partitions,
@@ -75,6 +82,9 @@ public final class TransactionVerifier implements AutoCloseable {
     private final Supplier<MetadataImage> image;
     private final String listenerName;
     private final VerificationTransport transport;
+    /** This broker's dynamic configs, whose {@code transaction.partition.verification.enable} wins. */
+    private final ConfigResource brokerConfigs;
+    /** {@code transaction.partition.verification.enable} of {@code server.properties}. */
     private final boolean verificationEnabled;
     private final Thread thread;
     /** Coordinator id → queued transactions; guarded by {@code this}. */
@@ -96,7 +106,7 @@ public final class TransactionVerifier implements AutoCloseable {
         BrokerConnections connections = new BrokerConnections("broker-" + brokerId + "-add-partitions-to-txn",
             "cairn-add-partitions-to-txn-sender", socketTimeoutMs, MAX_RESPONSE_BYTES,
             List.of(new BrokerConnection.ApiRange(ApiKey.ADD_PARTITIONS_TO_TXN, (short) 4, (short) 5)), tls);
-        return new TransactionVerifier(image, listenerName, verificationEnabled, new VerificationTransport() {
+        VerificationTransport transport = new VerificationTransport() {
             @Override
             public AddPartitionsToTxnResponseData send(SourceBroker coordinator, AddPartitionsToTxnRequestData request)
                     throws IOException {
@@ -107,7 +117,8 @@ public final class TransactionVerifier implements AutoCloseable {
             public void close() {
                 connections.close();
             }
-        });
+        };
+        return new TransactionVerifier(image, brokerId, listenerName, verificationEnabled, transport);
     }
 
     /** A verifying verifier reaching coordinators through {@code transport} (tests); {@link #start()} it. */
@@ -115,9 +126,22 @@ public final class TransactionVerifier implements AutoCloseable {
         this(image, listenerName, true, transport);
     }
 
-    /** A verifier reaching coordinators through {@code transport}; {@link #start()} it. */
+    /**
+     * A verifier reaching coordinators through {@code transport}, whose verification only the cluster default's
+     * dynamic configs change (tests); {@link #start()} it.
+     */
     public TransactionVerifier(Supplier<MetadataImage> image, String listenerName, boolean verificationEnabled,
                                 VerificationTransport transport) {
+        this(image, -1, listenerName, verificationEnabled, transport);
+    }
+
+    /**
+     * A verifier of broker {@code brokerId} reaching coordinators through {@code transport}; {@link #start()} it.
+     * {@code verificationEnabled}: {@code transaction.partition.verification.enable} of {@code server.properties}.
+     */
+    public TransactionVerifier(Supplier<MetadataImage> image, int brokerId, String listenerName,
+                                boolean verificationEnabled, VerificationTransport transport) {
+        this.brokerConfigs = ConfigResource.broker(Integer.toString(brokerId));
         this.verificationEnabled = verificationEnabled;
         this.image = image;
         this.listenerName = listenerName;
@@ -130,9 +154,17 @@ public final class TransactionVerifier implements AutoCloseable {
         thread.start();
     }
 
-    /** transaction.partition.verification.enable: whether partitions are verified (adding is always done). */
+    /**
+     * transaction.partition.verification.enable now: whether partitions are verified (adding is always done); this
+     * broker's dynamic value, else the cluster default's, else the static one.
+     */
     public boolean verificationEnabled() {
-        return verificationEnabled;
+        MetadataImage now = image.get();
+        String value = now == null ? null : now.configs(brokerConfigs).get(VERIFICATION_ENABLE);
+        if (value == null && now != null) {
+            value = now.configs(ConfigResource.broker("")).get(VERIFICATION_ENABLE);
+        }
+        return value == null ? verificationEnabled : Boolean.parseBoolean(value.trim());
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cairn.isr.client.SourceBroker;
 import io.cairn.metadata.image.BrokerEndpoint;
 import io.cairn.metadata.image.BrokerRegistration;
+import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicImage;
@@ -235,5 +236,41 @@ class TransactionVerifierTest {
                 .isEqualTo((short) 3));
         answers.add(answer(second, Errors.NONE));
         assertThat(get(retry)).isEmpty();
+    }
+
+    @Test
+    void verificationFollowsTheDynamicConfigsOfThisBrokerThenTheClusterDefaultLive() {
+        // Given: a verifier of broker 1, verifying per server.properties
+        TransactionVerifier live = new TransactionVerifier(() -> image, 1, LISTENER, true, coordinator);
+        MetadataImage staticOnly = image;
+        MetadataImage clusterOff = withConfigs(Map.of(broker(""), Map.of(TransactionVerifier.VERIFICATION_ENABLE,
+                "false")));
+        MetadataImage brokerOn = withConfigs(Map.of(broker(""), Map.of(TransactionVerifier.VERIFICATION_ENABLE,
+                "false"), broker("1"), Map.of(TransactionVerifier.VERIFICATION_ENABLE, "true")));
+        MetadataImage otherBrokerOn = withConfigs(Map.of(broker(""), Map.of(TransactionVerifier.VERIFICATION_ENABLE,
+                "false"), broker("2"), Map.of(TransactionVerifier.VERIFICATION_ENABLE, "true")));
+
+        // When
+        boolean[] seen = new boolean[4];
+        MetadataImage[] images = {staticOnly, clusterOff, brokerOn, otherBrokerOn};
+        for (int i = 0; i < images.length; i++) {
+            image = images[i];
+            seen[i] = live.verificationEnabled();
+        }
+
+        // Then
+        assertThat(seen).containsExactly(true, false, true, false);
+    }
+
+    private static ConfigResource broker(String id) {
+        return ConfigResource.broker(id);
+    }
+
+    /** {@link #image(int)} led by broker 1, with these dynamic configs. */
+    private static MetadataImage withConfigs(Map<ConfigResource, Map<String, String>> configs) {
+        MetadataImage base = image(1);
+        return new MetadataImage(base.offset(), base.clusterId(), base.controllerId(), base.controllerTerm(),
+                base.brokers(), base.topicsById(), base.topicIds(), configs, base.nextProducerId(),
+                base.lastBrokerEpoch(), base.acls(), base.scram(), base.features(), base.clientQuotas());
     }
 }
