@@ -163,7 +163,8 @@ public final class DynamicBrokerConfigs {
         notLive.stream().filter(key -> PLUGIN_CLASS_KEYS.contains(BrokerConfig.withoutListenerPrefix(key)))
                 .forEach(plugins::add);
         if (!plugins.isEmpty()) {
-            return Optional.of(new Refusal(false, PLUGIN_CLASSES_REFUSED + scalaSet(plugins)));
+            // INVALID_REQUEST, as Kafka answers a plugin class it cannot load
+            return Optional.of(new Refusal(true, PLUGIN_CLASSES_REFUSED + scalaSet(plugins)));
         }
         if (!notLive.isEmpty()) {
             return Optional.of(new Refusal(false, "Cairn applies these configs only at start, set them in "

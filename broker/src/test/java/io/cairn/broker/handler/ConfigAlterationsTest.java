@@ -179,7 +179,7 @@ class ConfigAlterationsTest {
                         + "ssl.client.auth: String must be one of: required, requested, none"));
         // plugin classes: kafka-clients interfaces Cairn cannot load
         assertThat(only(resource(BROKER, "1", set("metric.reporters", "com.example.Reporter")))).isEqualTo(
-                new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn cannot load these plugin classes: they "
+                new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Cairn cannot load these plugin classes: they "
                         + "implement kafka-clients interfaces (MetricsReporter, KafkaPrincipalBuilder) and kafka-clients "
                         + "is not on Cairn's classpath; Cairn serves its metrics on its Prometheus endpoint "
                         + "(metrics.port) and builds principals as Kafka's DefaultKafkaPrincipalBuilder does "

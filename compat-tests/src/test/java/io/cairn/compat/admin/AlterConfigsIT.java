@@ -51,7 +51,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * configs change): the stock {@code kafka-configs --alter --add-config / --delete-config} and {@code --describe}
  * of a topic, a broker and the cluster default, printed as Kafka prints them; {@code Admin.incrementalAlterConfigs}
  * APPEND and SUBTRACT on a list config, {@code validateOnly}, and Kafka's errors for an unknown key, a bad value,
- * APPEND on a non-list key, a non-dynamic broker key and another broker's id; {@code num.network.threads} checked,
+ * APPEND on a non-list key, a non-dynamic broker key and another broker's id; plugin classes ({@code metric.reporters},
+ * {@code principal.builder.class}) refused, Kafka's for a class it cannot load, Cairn's for any; {@code num.network.threads} checked,
  * grown and shrunk live, and a listener's own {@code listener.name.<l>.num.network.threads} too; a listener added
  * to a broker's {@code listeners} bound live and closed when removed; the legacy AlterConfigs (v2, over a raw
  * connection) replacing a topic's configs; a lowered {@code retention.ms} deleting records without a restart; and
@@ -75,6 +76,7 @@ class AlterConfigsIT {
             kafkaConfigsAltersAndDescribesATopic(broker, admin);
             incrementalAlterConfigsAppendsSubtractsAndValidates(admin);
             errorsAreKafkas(admin);
+            pluginClassesAreRefused(kind, admin);
             liveBrokerKeysAreCheckedAsOnKafka(admin);
             backgroundThreadsChangeLive(broker, admin);
             brokerAndClusterDefaultConfigs(broker, admin);
@@ -284,6 +286,32 @@ class AlterConfigsIT {
                 InvalidRequestException.class,
                 "Invalid value -1 for configuration leader.replication.throttled.rate: Value must be at least 0");
         assertThat(value(admin, resource, "retention.ms")).isEqualTo("604800000");
+    }
+
+    /**
+     * {@code metric.reporters} and {@code principal.builder.class} name plugin classes: Kafka refuses one it cannot
+     * load, Cairn every one (they implement kafka-clients interfaces, never on its classpath), both with
+     * INVALID_REQUEST.
+     */
+    private static void pluginClassesAreRefused(BrokerKind kind, Admin admin) {
+        // Given
+        ConfigResource one = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        String cairn = "Cairn cannot load these plugin classes: they implement kafka-clients interfaces "
+                + "(MetricsReporter, KafkaPrincipalBuilder) and kafka-clients is not on Cairn's classpath; Cairn serves "
+                + "its metrics on its Prometheus endpoint (metrics.port) and builds principals as Kafka's "
+                + "DefaultKafkaPrincipalBuilder does (ssl.principal.mapping.rules): Set(%s)";
+
+        // Then
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry("metric.reporters", "com.example.Reporter"),
+                AlterConfigOp.OpType.SET), InvalidRequestException.class, kind == BrokerKind.CAIRN
+                ? cairn.formatted("metric.reporters") : "Invalid value org.apache.kafka.common.config.ConfigException: "
+                + "Validation of dynamic config update of Set(metric.reporters) failed with class class "
+                + "kafka.server.DynamicMetricsReporters for configuration Invalid dynamic configuration");
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry("principal.builder.class",
+                "com.example.Builder"), AlterConfigOp.OpType.SET), InvalidRequestException.class,
+                kind == BrokerKind.CAIRN ? cairn.formatted("principal.builder.class") : "Invalid value "
+                + "com.example.Builder for configuration principal.builder.class: Class com.example.Builder could not "
+                + "be found.");
     }
 
     /**
