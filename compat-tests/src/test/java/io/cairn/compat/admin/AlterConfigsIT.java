@@ -52,7 +52,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * of a topic, a broker and the cluster default, printed as Kafka prints them; {@code Admin.incrementalAlterConfigs}
  * APPEND and SUBTRACT on a list config, {@code validateOnly}, and Kafka's errors for an unknown key, a bad value,
  * APPEND on a non-list key, a non-dynamic broker key and another broker's id; plugin classes ({@code metric.reporters},
- * {@code principal.builder.class}) refused, Kafka's for a class it cannot load, Cairn's for any; {@code num.network.threads} checked,
+ * {@code principal.builder.class}) refused, Kafka's for a class it cannot load, Cairn's for any;
+ * {@code num.network.threads} checked,
  * grown and shrunk live, and a listener's own {@code listener.name.<l>.num.network.threads} too; a listener added
  * to a broker's {@code listeners} bound live and closed when removed; the legacy AlterConfigs (v2, over a raw
  * connection) replacing a topic's configs; a lowered {@code retention.ms} deleting records without a restart; and
@@ -297,8 +298,8 @@ class AlterConfigsIT {
         // Given
         ConfigResource one = new ConfigResource(ConfigResource.Type.BROKER, "1");
         String cairn = "Cairn cannot load these plugin classes: they implement kafka-clients interfaces "
-                + "(MetricsReporter, KafkaPrincipalBuilder) and kafka-clients is not on Cairn's classpath; Cairn serves "
-                + "its metrics on its Prometheus endpoint (metrics.port) and builds principals as Kafka's "
+                + "(MetricsReporter, KafkaPrincipalBuilder) and kafka-clients is not on Cairn's classpath; "
+                + "Cairn serves its metrics on its Prometheus endpoint (metrics.port) and builds principals as Kafka's "
                 + "DefaultKafkaPrincipalBuilder does (ssl.principal.mapping.rules): Set(%s)";
 
         // Then
