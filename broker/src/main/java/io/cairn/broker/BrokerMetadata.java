@@ -75,12 +75,15 @@ final class BrokerMetadata implements AutoCloseable {
     private volatile BrokerRegistrationRequestData registration;
     /** The metadata offset the broker has acted on; unset (null) while nothing but the node's image applies it. */
     private volatile LongSupplier appliedOffset;
+    /** The SSL controller listener's stores the quorum uses, replaceable live; null without TLS. */
+    private final QuorumStores quorumStores;
     private boolean closed;
     private boolean shutDown;
 
-    private BrokerMetadata(BrokerConfig config, MetadataNode node) {
+    private BrokerMetadata(BrokerConfig config, MetadataNode node, QuorumStores quorumStores) {
         this.config = config;
         this.node = node;
+        this.quorumStores = quorumStores;
         UUID random = UUID.randomUUID();
         this.incarnationId = new Uuid(random.getMostSignificantBits(), random.getLeastSignificantBits());
         this.heartbeats = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -102,14 +105,16 @@ final class BrokerMetadata implements AutoCloseable {
                     + "TLSv1.2 or TLSv1.3 with its default cipher suites and does not act on: {}",
                     controllerSsl.listenerName(), String.join(", ", ControllerListenerTls.notActedOn(controllerSsl)));
         }
+        QuorumStores quorumStores = controllerSsl == null ? null : QuorumStores.load(controllerSsl);
         for (int attempt = 1; ; attempt++) {
-            MetadataConfig metadataConfig = metadataConfig(config);
+            MetadataConfig metadataConfig = metadataConfig(config, quorumStores);
             LOGGER.info("Starting the metadata node (roles {}, voters {}, metadata dir {})", metadataConfig.roles(),
                     metadataConfig.voters(), metadataConfig.metadataLogDir().toAbsolutePath().normalize());
             try {
                 QuorumFront front = config.controllerSasl() == null ? null
                         : new SaslQuorumFront(config.controllerSasl(), config.nodeId());
-                return new BrokerMetadata(config, MetadataNode.start(metadataConfig, controllerEvents, front));
+                return new BrokerMetadata(config, MetadataNode.start(metadataConfig, controllerEvents, front),
+                        quorumStores);
             } catch (IOException e) {
                 // The loopback port this node picked for a quorum of its own can be taken (by any socket, an
                 // outgoing connection's included) before the Raft server binds it: pick another, a few times.
@@ -152,6 +157,12 @@ final class BrokerMetadata implements AutoCloseable {
      * and the stores of an SSL controller listener (loaded here, so a bad one fails startup naming its key).
      */
     static MetadataConfig metadataConfig(BrokerConfig config) {
+        SslSettings controllerSsl = config.controllerSsl();
+        return metadataConfig(config, controllerSsl == null ? null : QuorumStores.load(controllerSsl));
+    }
+
+    /** {@link #metadataConfig(BrokerConfig)} with the controller listener's stores already loaded (null: none). */
+    static MetadataConfig metadataConfig(BrokerConfig config, QuorumStores quorumStores) {
         Map<String, String> props = new HashMap<>(config.originals());
         props.put(BrokerConfig.NODE_ID, Integer.toString(config.nodeId()));
         props.put(BrokerConfig.LOG_DIRS, String.join(",", config.logDirs().stream().map(Object::toString).toList()));
@@ -185,8 +196,7 @@ final class BrokerMetadata implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
-        SslSettings controllerSsl = config.controllerSsl();
-        return controllerSsl == null ? metadata : metadata.withTls(ControllerListenerTls.quorumTls(controllerSsl));
+        return quorumStores == null ? metadata : metadata.withTls(quorumStores.tls());
     }
 
     private static String hostForVoters(String host) {
@@ -204,6 +214,11 @@ final class BrokerMetadata implements AutoCloseable {
 
     MetadataNode node() {
         return node;
+    }
+
+    /** The SSL controller listener's stores the quorum's TLS uses (replaceable live), or null without TLS. */
+    QuorumStores quorumStores() {
+        return quorumStores;
     }
 
     /** The epoch of this broker's current registration, -1 before it registered. */

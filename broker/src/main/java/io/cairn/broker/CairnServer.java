@@ -7,6 +7,8 @@ import io.cairn.broker.config.BrokerReconfigurable;
 import io.cairn.broker.config.CleanerSettings;
 import io.cairn.broker.config.DynamicConnectionLimits;
 import io.cairn.broker.config.DynamicListeners;
+import io.cairn.broker.config.DynamicNetworkThreads;
+import io.cairn.broker.config.DynamicSaslSettings;
 import io.cairn.broker.config.DynamicLogCleaner;
 import io.cairn.broker.config.DynamicThreadPools;
 import io.cairn.broker.config.Endpoint;
@@ -92,6 +94,8 @@ import io.cairn.broker.security.DelegationTokenCache;
 import io.cairn.broker.security.DynamicSslStores;
 import io.cairn.broker.security.InterBrokerClientSecurity;
 import io.cairn.broker.security.ScramCredentials;
+import io.cairn.broker.security.SslEngineFactory;
+import io.cairn.broker.security.SslFactory;
 import io.cairn.broker.security.StandardAclAuthorizer;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMarkerSender;
@@ -118,9 +122,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import org.apache.logging.log4j.Logger;
 
@@ -165,6 +171,8 @@ public final class CairnServer implements AutoCloseable {
     private RequestHandlerPool requestHandlers;
     private DynamicThreadPools threadPools;
     private DynamicListeners listeners;
+    private DynamicNetworkThreads networkThreads;
+    private DynamicSaslSettings saslSettings;
     private DynamicConnectionLimits connectionLimits;
     /** The SSL listeners' reloadable stores; set once the socket server has loaded them (before any request). */
     private volatile DynamicSslStores sslStores;
@@ -256,6 +264,8 @@ public final class CairnServer implements AutoCloseable {
             metadata.node().subscribe(logCleaner);
             // The socket server binds and closes them; it is made below, before the kept listeners are bound.
             listeners = new DynamicListeners(config, () -> socketServer);
+            networkThreads = new DynamicNetworkThreads(config, () -> socketServer);
+            saslSettings = new DynamicSaslSettings(config.nodeId(), config.originals(), () -> socketServer);
             connectionLimits = new DynamicConnectionLimits(config.nodeId(), config.originals(),
                     config.kafkaListeners().stream().map(Endpoint::listenerName).toList(),
                     limits -> socketServer.connectionQuotas().update(limits));
@@ -267,17 +277,15 @@ public final class CairnServer implements AutoCloseable {
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
                             producerIds), BrokerReconfigurable.all(List.<BrokerReconfigurable>of(threadPools,
-                            connectionLimits, listeners, logCleaner, this::validateSslStores)), clientQuotas,
-                    extraHandlers);
+                            networkThreads, connectionLimits, listeners, logCleaner, this::validateSslStores,
+                            saslSettings)), clientQuotas, extraHandlers);
             registerMetrics();
             MetadataNode node = metadata.node();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
                     scramCredentials(node, subscribeDelegationTokens(node)));
             metadata.node().subscribe(connectionLimits);
             clientQuotas.useIpConnectionRates(socketServer.connectionQuotas()::updateIpRates);
-            sslStores = new DynamicSslStores(config.nodeId(), config.originals(), socketServer.sslFactories(),
-                    interBrokerSecurity().reloadable());
-            metadata.node().subscribe(sslStores);
+            subscribeSslStoresAndSasl();
             if (config.metricsEnabled()) {
                 metricsServer = startMetrics(config, metrics);
             }
@@ -288,6 +296,8 @@ public final class CairnServer implements AutoCloseable {
             logCleaner.apply(metadata.node().currentImage());
             listeners.apply(metadata.node().currentImage());
             metadata.node().subscribe(listeners);
+            networkThreads.apply(metadata.node().currentImage());
+            metadata.node().subscribe(networkThreads);
             replicaManager.startHighWatermarkCheckpoints(config.replicaHighWatermarkCheckpointIntervalMs());
             replicaManager.startIsrExpiration();
             state = BrokerState.RUNNING;
@@ -301,13 +311,10 @@ public final class CairnServer implements AutoCloseable {
     private DynamicThreadPools dynamicThreadPools() {
         return new DynamicThreadPools(config.nodeId(), Map.of(
                 DynamicThreadPools.NUM_IO_THREADS, config.numIoThreads(),
-                DynamicThreadPools.NUM_NETWORK_THREADS, config.numNetworkThreads(),
                 DynamicThreadPools.NUM_REPLICA_FETCHERS, config.replicaFetch().numFetchers(),
                 DynamicThreadPools.BACKGROUND_THREADS, config.backgroundThreads(),
                 DynamicThreadPools.NUM_RECOVERY_THREADS_PER_DATA_DIR, config.numRecoveryThreadsPerDataDir()), Map.of(
                 DynamicThreadPools.NUM_IO_THREADS, requestHandlers::resize,
-                // The socket server is made later in start(), before the sizes kept in metadata are applied.
-                DynamicThreadPools.NUM_NETWORK_THREADS, threads -> socketServer.resizeNetworkThreads(threads),
                 DynamicThreadPools.NUM_REPLICA_FETCHERS, replicaManager::resizeFetcherThreadPool,
                 DynamicThreadPools.BACKGROUND_THREADS, scheduler::resize,
                 DynamicThreadPools.NUM_RECOVERY_THREADS_PER_DATA_DIR,
@@ -319,19 +326,21 @@ public final class CairnServer implements AutoCloseable {
      * once the controller has unfenced this broker, so the first Metadata already lists it; an advertised port 0 is
      * only known once bound, so then the listeners come first. Partitions are opened (and stray logs deleted) only
      * once the controller answered isCaughtUp: this node's image has applied the broker's own registration record, so
-     * it is not stale. The key stores swapped by dynamic configs are applied from that caught-up image before clients
-     * connect (with port 0, right after registration).
+     * it is not stale. The key stores and SASL settings changed by dynamic configs are applied from that caught-up
+     * image before clients connect (with port 0, right after registration).
      */
     private void registerAndListen() throws InterruptedException, IOException {
         if (config.advertisedListeners().stream().allMatch(endpoint -> endpoint.port() != 0)) {
             metadata.register(socketServer::boundPort, previousBrokerEpoch(), REGISTRATION_TIMEOUT_MS);
             sslStores.apply(metadata.node().currentImage());
+            saslSettings.apply(metadata.node().currentImage());
             replicaManager.start(metadata.node());
             socketServer.start();
         } else {
             socketServer.start();
             metadata.register(socketServer::boundPort, previousBrokerEpoch(), REGISTRATION_TIMEOUT_MS);
             sslStores.apply(metadata.node().currentImage());
+            saslSettings.apply(metadata.node().currentImage());
             replicaManager.start(metadata.node());
         }
     }
@@ -368,6 +377,29 @@ public final class CairnServer implements AutoCloseable {
 
     private ClientTls interBrokerTls() {
         return interBrokerSecurity().clientTls();
+    }
+
+    /** The SSL listeners' stores and settings and the SASL listeners' settings follow dynamic configs from now on. */
+    private void subscribeSslStoresAndSasl() {
+        sslStores = new DynamicSslStores(config.nodeId(), config.originals(), reloadableSslListeners(),
+                interBrokerSecurity().reloadable(), config.controllerSsl() == null ? Set.of()
+                : Set.of(config.controllerSsl().listenerName()));
+        metadata.node().subscribe(sslStores);
+        metadata.node().subscribe(saslSettings);
+    }
+
+    /**
+     * The engines of the SSL listeners whose stores dynamic configs replace: the socket server's, and the SSL
+     * controller listener's, whose replacements the metadata quorum's TLS takes for its new connections.
+     */
+    private Map<String, SslFactory> reloadableSslListeners() {
+        Map<String, SslFactory> factories = new LinkedHashMap<>(socketServer.sslFactories());
+        QuorumStores quorum = metadata.quorumStores();
+        if (quorum != null) {
+            factories.put(config.controllerSsl().listenerName(), new SslFactory(SslEngineFactory.create(
+                    config.controllerSsl()), false, quorum::replace));
+        }
+        return factories;
     }
 
     /** The checks of a change of the SSL listeners' stores (none before the socket server has loaded them). */
@@ -663,8 +695,15 @@ public final class CairnServer implements AutoCloseable {
             metadata.node().unsubscribe(listeners);
             listeners.close();
         }
+        if (networkThreads != null) {
+            metadata.node().unsubscribe(networkThreads);
+            networkThreads.close();
+        }
         if (sslStores != null) {
             metadata.node().unsubscribe(sslStores);
+        }
+        if (saslSettings != null) {
+            metadata.node().unsubscribe(saslSettings);
         }
         if (logCleaner != null) {
             metadata.node().unsubscribe(logCleaner);

@@ -39,7 +39,15 @@ final class ControllerListenerTls {
      * @throws ConfigException naming the key whose value cannot be used
      */
     static QuorumTls quorumTls(SslSettings settings) {
-        SslEngineFactory.Managers managers = SslEngineFactory.managers(settings);
+        return quorumTls(settings, SslEngineFactory.managers(settings));
+    }
+
+    /**
+     * The quorum's TLS from the stores of {@code settings} already loaded as {@code managers}.
+     *
+     * @throws ConfigException naming the key whose value cannot be used
+     */
+    static QuorumTls quorumTls(SslSettings settings, SslEngineFactory.Managers managers) {
         X509KeyManager keyManager = null;
         for (KeyManager manager : managers.keyManagers()) {
             if (manager instanceof X509KeyManager x509) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.broker.config.BrokerConfig;
+import io.cairn.broker.config.SslSettings;
+import io.cairn.broker.security.SslEngineFactory;
 import io.cairn.metadata.MetaProperties;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.StorageTool;
@@ -28,6 +30,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
+import java.security.cert.Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -55,7 +58,8 @@ import org.junit.jupiter.api.Timeout;
  * properties files and started in this JVM as {@code cairn-server} starts them. The broker-only node joins the quorum
  * as a listener, registers through the active controller and follows the log, all over TLS; the quorum's ports
  * answer nothing to a plaintext HTTP/2 client, and refuse TLS clients without a certificate of the CA or that do not
- * trust it, while a client with the CA's client certificate is served.
+ * trust it, while a client with the CA's client certificate is served; a replaced key store (what a dynamic
+ * {@code listener.name.controller.ssl.keystore.location} gives) is what the next TLS connection to the quorum sees.
  */
 @Timeout(120)
 class ControllerTlsIT {
@@ -72,6 +76,8 @@ class ControllerTlsIT {
     private static int controllerPort;
     private static int listenerPort;
     private static MetadataNode controller;
+    /** The controller's quorum stores, which a test replaces as a dynamic config change does. */
+    private static QuorumStores controllerStores;
     private static MetadataNode broker;
 
     @BeforeAll
@@ -88,7 +94,8 @@ class ControllerTlsIT {
         BrokerConfig brokerConfig = format(clusterId, config(BROKER, Map.of("process.roles", "broker",
                 "listeners", "PLAINTEXT://" + host + ":" + ports[2], "metadata.listener.host", host,
                 "metadata.listener.port", Integer.toString(listenerPort))));
-        controller = MetadataNode.start(BrokerMetadata.metadataConfig(controllerConfig));
+        controllerStores = QuorumStores.load(controllerConfig.controllerSsl());
+        controller = MetadataNode.start(BrokerMetadata.metadataConfig(controllerConfig, controllerStores));
         broker = MetadataNode.start(BrokerMetadata.metadataConfig(brokerConfig));
     }
 
@@ -150,6 +157,38 @@ class ControllerTlsIT {
         assertRefused(listenerPort, selfSigned, trustsCa);
         // Trusting another CA (the JVM's) only: the server's certificate is refused
         assertRefused(controllerPort, caSigned, null);
+    }
+
+    @Test
+    void aReplacedKeyStoreIsWhatNewQuorumConnectionsPresent() throws Exception {
+        // Given: a renewed controller certificate (same names, new key), as
+        // listener.name.controller.ssl.keystore.location would name it
+        Path renewed = certs.newBrokerKeystore("controller-renewed");
+        Map<String, String> props = new HashMap<>(certs.brokerStoreConfig());
+        props.put("listener.name.controller.ssl.keystore.location", renewed.toString());
+        props.put("listener.name.controller.ssl.client.auth", "required");
+
+        // When
+        controllerStores.replace(SslEngineFactory.create(SslSettings.forListener(props, "CONTROLLER")));
+
+        // Then: gRPC's TLS (BoringSSL through Netty) presents it to the next connection, which is served
+        assertThat(servedCertificate(controllerPort)).isEqualTo(load(renewed).getCertificate("controller-renewed"));
+        assertThat(http2OverTls(controllerPort, keyManagers(certs.clientKeystore()),
+                trustManagers(certs.truststore()))).isEqualTo(SETTINGS_FRAME);
+    }
+
+    /** The certificate the quorum's server at {@code port} presents to a TLS client of the CA. */
+    private static Certificate servedCertificate(int port) throws Exception {
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(keyManagers(certs.clientKeystore()), trustManagers(certs.truststore()), null);
+        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(FreePorts.LOOPBACK, port)) {
+            socket.setSoTimeout(5000);
+            SSLParameters parameters = socket.getSSLParameters();
+            parameters.setApplicationProtocols(new String[] {"h2"});
+            socket.setSSLParameters(parameters);
+            socket.startHandshake();
+            return socket.getSession().getPeerCertificates()[0];
+        }
     }
 
     /** The connection fails (a handshake failure, an alert or a close), and not by waiting for an answer. */

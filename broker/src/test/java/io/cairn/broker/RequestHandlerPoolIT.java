@@ -50,7 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Network threads never wait for a partition: with one event loop for every connection, requests blocked on a real
  * partition's lock wait on the request-handler threads while the other connections' ApiVersions and Metadata are
- * answered; and the request-handler and network threads end with the server.
+ * answered; and the request-handler and network threads end with the server. A listener's own
+ * {@code listener.name.<l>.num.network.threads} sizes its network threads, live.
  */
 @ExtendWith(LeakDetection.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -192,6 +193,51 @@ class RequestHandlerPoolIT {
                     assertThat(newThreads(before, HANDLER_THREAD_PREFIX)).isEqualTo(5));
         } finally {
             broker.close();
+        }
+    }
+
+    @Test
+    void aListenersOwnNetworkThreadsServeItsConnectionsAndResizeLive() throws Exception {
+        // Given: PLAINTEXT with 2 network threads of its own (num.network.threads: Kafka's 3)
+        Set<Thread> before = Set.copyOf(Thread.getAllStackTraces().keySet());
+        String threads = "cairn-network-thread-PLAINTEXT";
+        String key = "listener.name.plaintext.num.network.threads";
+        InProcessBroker broker = InProcessBroker.start(dataDir, Map.of(key, "2"));
+        ConfigResource one = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        try (Admin admin = admin(broker)) {
+            connectTimes(broker, 4);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(newThreads(before, threads)).isEqualTo(2));
+
+            // When: 4, as kafka-configs --alter --entity-type brokers --entity-name 1 sets it
+            admin.incrementalAlterConfigs(Map.of(one, List.of(new AlterConfigOp(new ConfigEntry(key, "4"),
+                    AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+
+            // Then: new connections are spread over 4
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                connectTimes(broker, 4);
+                assertThat(newThreads(before, threads)).isEqualTo(4);
+            });
+
+            // When: deleted, the listener's own value in server.properties is back (the last two threads end)
+            admin.incrementalAlterConfigs(Map.of(one, List.of(new AlterConfigOp(new ConfigEntry(key, ""),
+                    AlterConfigOp.OpType.DELETE)))).all().get(30, TimeUnit.SECONDS);
+
+            // Then
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(newThreads(before, threads)).isEqualTo(2));
+        } finally {
+            broker.close();
+        }
+    }
+
+    /** Opens and closes {@code count} connections to the broker's listener (each registers with a network thread). */
+    private static void connectTimes(InProcessBroker broker, int count) throws Exception {
+        for (int i = 0; i < count; i++) {
+            try (RawConnection connection = broker.connect()) {
+                connection.sendFrame(frame(ApiKeys.METADATA, (short) 12, i, new MetadataRequestData()));
+                connection.readFrame();
+            }
         }
     }
 

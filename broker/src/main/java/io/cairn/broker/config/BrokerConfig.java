@@ -780,6 +780,29 @@ public final class BrokerConfig {
         return numNetworkThreads;
     }
 
+    /**
+     * The network threads of listener {@code listenerName}: {@code listener.name.<l>.num.network.threads} where set
+     * (Kafka sizes each listener's processors with its prefixed value), else {@code num.network.threads}.
+     *
+     * @throws ConfigException when the listener's value is not a number of at least 1
+     */
+    public int numNetworkThreads(String listenerName) {
+        String key = SslSettings.listenerPrefix(listenerName) + NUM_NETWORK_THREADS;
+        String value = originals.get(key);
+        if (value == null || value.isBlank()) {
+            return numNetworkThreads;
+        }
+        try {
+            int threads = Integer.parseInt(value.trim());
+            if (threads < 1) {
+                throw ConfigException.invalid(key, value, "Value must be at least 1");
+            }
+            return threads;
+        } catch (NumberFormatException e) {
+            throw ConfigException.invalid(key, value, "Not a number of type INT");
+        }
+    }
+
     public int numIoThreads() {
         return numIoThreads;
     }

@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
 /**
  * The broker configs that may change at run time (KIP-226 dynamic configs, per broker or cluster-wide): the keys
  * Cairn applies live (the replication throttle rates, the thread pools of {@link DynamicThreadPools}, the connection
- * limits of {@link DynamicConnectionLimits}, the listeners of {@link DynamicListeners}, the cleaner
+ * limits of {@link DynamicConnectionLimits}, the listeners of {@link DynamicListeners}, each listener's network
+ * threads of {@link DynamicNetworkThreads} ({@code listener.name.<listener>.num.network.threads}), the cleaner
  * threads and buffers of {@link DynamicLogCleaner}, {@code transaction.partition.verification.enable} (read at each
  * transactional write) and the
  * topic defaults of {@link LogConfigs#isLiveDefault},
@@ -24,7 +25,8 @@ import java.util.regex.Pattern;
  * {@code log.cleaner.max.compaction.lag.ms}, {@code unclean.leader.election.enable} (which the controller reads),
  * {@code producer.id.expiration.ms}, ..., and a listener's key and trust
  * stores, {@code listener.name.<listener>.ssl.keystore.location} and the other {@link SslSettings#RECONFIGURABLE}
- * keys, per broker), and the rest of the keys
+ * keys, with its other {@code ssl.*} keys ({@link #isListenerSslKey}, per broker; the controller listener's stores
+ * included), and its SASL keys of {@link SaslSettings#isListenerKey}), and the rest of the keys
  * Kafka's {@code DynamicBrokerConfig} lets change (the dynamic rows of {@link ConfigTable}), which Cairn refuses
  * rather than store without honouring them. Validates a broker resource's resulting dynamic configs as Kafka's
  * {@code DynamicBrokerConfig.validateConfigs} does: a key that is not dynamic gets INVALID_REQUEST with Kafka's
@@ -44,7 +46,7 @@ public final class DynamicBrokerConfigs {
     /** The keys besides the topic defaults that Cairn applies without a restart; the table gives their rule. */
     private static final Set<String> LIVE = Set.of(LEADER_REPLICATION_THROTTLED_RATE,
             FOLLOWER_REPLICATION_THROTTLED_RATE, ALTER_LOG_DIRS_RATE, DynamicThreadPools.NUM_IO_THREADS,
-            DynamicThreadPools.NUM_NETWORK_THREADS, DynamicThreadPools.NUM_REPLICA_FETCHERS,
+            DynamicNetworkThreads.KEY, DynamicThreadPools.NUM_REPLICA_FETCHERS,
             DynamicThreadPools.BACKGROUND_THREADS, CleanerSettings.THREADS,
             CleanerSettings.BACKOFF_MS, BrokerConfig.LISTENERS, ListenerProtocols.KEY,
             CleanerSettings.IO_MAX_BYTES_PER_SECOND, CleanerSettings.DEDUPE_BUFFER_SIZE, CleanerSettings.LOAD_FACTOR,
@@ -81,6 +83,16 @@ public final class DynamicBrokerConfigs {
     private static final Set<String> CLUSTER_LEVEL_LISTENER_KEYS = Set.of(ConnectionLimits.MAX_CONNECTIONS,
             "max.connection.creation.rate", "num.network.threads");
 
+    /**
+     * The dynamic keys that name plugin classes implementing kafka-clients interfaces ({@code MetricsReporter},
+     * {@code KafkaPrincipalBuilder}), which Kafka loads and Cairn cannot: kafka-clients is never on its classpath.
+     */
+    private static final Set<String> PLUGIN_CLASS_KEYS = Set.of("metric.reporters", "principal.builder.class");
+    private static final String PLUGIN_CLASSES_REFUSED = "Cairn cannot load these plugin classes: they implement "
+            + "kafka-clients interfaces (MetricsReporter, KafkaPrincipalBuilder) and kafka-clients is not on Cairn's "
+            + "classpath; Cairn serves its metrics on its Prometheus endpoint (metrics.port) and builds principals as "
+            + "Kafka's DefaultKafkaPrincipalBuilder does (ssl.principal.mapping.rules): ";
+
     /** A refused change: {@code invalidRequest} selects INVALID_REQUEST, else INVALID_CONFIG. */
     public record Refusal(boolean invalidRequest, String message) {
     }
@@ -91,7 +103,17 @@ public final class DynamicBrokerConfigs {
     /** Whether {@code key} is applied live when set for this broker (or cluster-wide, where Kafka allows it). */
     public static boolean isLive(String key) {
         return LIVE.contains(key) || LogConfigs.isLiveDefault(key) || ConnectionLimits.isKey(key)
-                || isListenerStoreKey(key);
+                || isListenerSslKey(key) || SaslSettings.isListenerKey(key) || DynamicNetworkThreads.isListenerKey(key);
+    }
+
+    /**
+     * Whether {@code key} is {@code listener.name.<listener>.<key>} of one of the {@code ssl.*} keys of a listener
+     * ({@link SslSettings#isSslKey}), which {@code io.cairn.broker.security.DynamicSslStores} applies to its new
+     * connections.
+     */
+    public static boolean isListenerSslKey(String key) {
+        Matcher m = LISTENER_KEY.matcher(key);
+        return m.matches() && SslSettings.isSslKey(m.group(1));
     }
 
     /**
@@ -141,6 +163,13 @@ public final class DynamicBrokerConfigs {
             return Optional.of(new Refusal(true, "Cannot update these configs at default cluster level, broker id "
                     + "must be specified: " + scalaSet(perBrokerOnly)));
         }
+        Set<String> plugins = new TreeSet<>();
+        notLive.stream().filter(key -> PLUGIN_CLASS_KEYS.contains(BrokerConfig.withoutListenerPrefix(key)))
+                .forEach(plugins::add);
+        if (!plugins.isEmpty()) {
+            // INVALID_REQUEST, as Kafka answers a plugin class it cannot load
+            return Optional.of(new Refusal(true, PLUGIN_CLASSES_REFUSED + scalaSet(plugins)));
+        }
         if (!notLive.isEmpty()) {
             return Optional.of(new Refusal(false, "Cairn applies these configs only at start, set them in "
                     + "server.properties: " + scalaSet(notLive)));
@@ -151,6 +180,13 @@ public final class DynamicBrokerConfigs {
             }
             String tableKey = ConnectionLimits.isListenerKey(e.getKey())
                     ? ConnectionLimits.listenerBaseKey(e.getKey()) : e.getKey();
+            if (DynamicNetworkThreads.isListenerKey(tableKey) || isListenerSslKey(tableKey)
+                    || SaslSettings.isListenerKey(tableKey)) {
+                tableKey = BrokerConfig.withoutListenerPrefix(tableKey); // Kafka checks it as the key it overrides
+            }
+            if (ConfigTable.get().broker(tableKey).isEmpty()) {
+                continue; // a listener's key Kafka's table does not type (its owner checks it)
+            }
             Optional<String> invalid = ConfigTable.get().broker(tableKey).orElseThrow().validate(e.getValue());
             if (invalid.isPresent()) {
                 return Optional.of(new Refusal(true, invalid.get()));

@@ -17,7 +17,8 @@ import org.apache.logging.log4j.Logger;
  * The listeners a dynamic broker config adds and removes live (Kafka's {@code DynamicListenerConfig}):
  * {@code listeners} and {@code listener.security.protocol.map}, per broker only (the cluster default is refused by
  * {@link DynamicBrokerConfigs}). A change is read with the rest of {@code server.properties} by {@link BrokerConfig},
- * so a listener's own settings ({@code listener.name.<l>.ssl.*}, its SASL mechanisms) come from the file, then checked
+ * so a listener's own settings ({@code listener.name.<l>.ssl.*}, its SASL mechanisms) come from the file and this
+ * broker's dynamic listener keys (as Kafka adds a listener with the new configuration's), then checked
  * as Kafka checks it: the advertised listeners (which do not change at run time, as {@code advertised.listeners}
  * is a static key) must stay among the listeners, and an existing listener keeps its security protocol. Listeners
  * whose name is new are bound, listeners no longer named are closed with their connections, as Kafka's
@@ -108,9 +109,17 @@ public final class DynamicListeners extends AppliedOnOwnThread implements Broker
         }
     }
 
-    /** {@code server.properties} with this broker's dynamic {@code listeners} and protocol map, parsed. */
+    /**
+     * {@code server.properties} with this broker's dynamic {@code listeners}, protocol map and listener keys
+     * ({@code listener.name.<l>.ssl.*}, its SASL keys, ...: a listener added live takes them, as Kafka's), parsed.
+     */
     private BrokerConfig with(Map<String, String> dynamic) {
         Map<String, String> props = new HashMap<>(staticConfig.originals());
+        dynamic.forEach((key, value) -> {
+            if (value != null && key.startsWith("listener.name.")) {
+                props.put(key, value);
+            }
+        });
         for (String key : KEYS) {
             if (dynamic.get(key) != null) {
                 props.put(key, dynamic.get(key));

@@ -13,8 +13,8 @@ import org.apache.logging.log4j.Logger;
 
 /**
  * The thread pools a dynamic broker config resizes live (Kafka's {@code DynamicThreadPool}): {@code num.io.threads}
- * (the request handlers), {@code num.network.threads} (the event loops connections are served on) and
- * {@code num.replica.fetchers} (the follower fetchers per leader) and {@code background.threads} (the
+ * (the request handlers), {@code num.replica.fetchers} (the follower fetchers per leader) and
+ * {@code background.threads} (the
  * {@code kafka-scheduler-N} threads of retention, flushes, delayed deletes, high-watermark checkpoints and ISR
  * expiration) and {@code num.recovery.threads.per.data.dir} (the threads per log directory that load the logs and
  * close them, made for that work: a new count applies to the next shutdown and start, as in Kafka). A pool's size is
@@ -31,13 +31,12 @@ import org.apache.logging.log4j.Logger;
 public final class DynamicThreadPools extends AppliedOnOwnThread implements BrokerReconfigurable {
 
     public static final String NUM_IO_THREADS = BrokerConfig.NUM_IO_THREADS;
-    public static final String NUM_NETWORK_THREADS = BrokerConfig.NUM_NETWORK_THREADS;
     public static final String NUM_REPLICA_FETCHERS = ReplicaFetchSettings.NUM_REPLICA_FETCHERS;
     public static final String BACKGROUND_THREADS = BrokerConfig.BACKGROUND_THREADS;
     public static final String NUM_RECOVERY_THREADS_PER_DATA_DIR = BrokerConfig.NUM_RECOVERY_THREADS_PER_DATA_DIR;
-    /** The keys this class applies live. */
-    public static final Set<String> KEYS = Set.of(NUM_IO_THREADS, NUM_NETWORK_THREADS, NUM_REPLICA_FETCHERS,
-            BACKGROUND_THREADS, NUM_RECOVERY_THREADS_PER_DATA_DIR);
+    /** The keys this class applies live (a listener's {@code num.network.threads}: {@link DynamicNetworkThreads}). */
+    public static final Set<String> KEYS = Set.of(NUM_IO_THREADS, NUM_REPLICA_FETCHERS, BACKGROUND_THREADS,
+            NUM_RECOVERY_THREADS_PER_DATA_DIR);
 
     private static final Logger LOGGER = LogManager.getLogger(DynamicThreadPools.class);
 

@@ -101,6 +101,31 @@ public record SaslSettings(String listenerName, List<String> enabledMechanisms, 
     }
 
     /**
+     * Whether {@code key} is one of a listener's SASL keys that a dynamic broker config changes live (per broker):
+     * {@code listener.name.<l>.sasl.enabled.mechanisms}, {@code listener.name.<l>.sasl.server.max.receive.size},
+     * {@code listener.name.<l>.connections.max.reauth.ms}, and a mechanism's
+     * {@code listener.name.<l>.<mechanism>.sasl.jaas.config} or {@code .connections.max.reauth.ms}.
+     */
+    public static boolean isListenerKey(String key) {
+        String prefix = "listener.name.";
+        int dot = key.startsWith(prefix) ? key.indexOf('.', prefix.length()) : -1;
+        if (dot <= prefix.length()) {
+            return false;
+        }
+        String rest = key.substring(dot + 1);
+        if (rest.equals(ENABLED_MECHANISMS) || rest.equals(MAX_RECEIVE_SIZE)
+                || rest.equals(CONNECTIONS_MAX_REAUTH_MS)) {
+            return true;
+        }
+        int mechanismDot = rest.indexOf('.');
+        if (mechanismDot <= 0) {
+            return false;
+        }
+        String base = rest.substring(mechanismDot + 1);
+        return base.equals(JAAS_CONFIG) || base.equals(CONNECTIONS_MAX_REAUTH_MS);
+    }
+
+    /**
      * {@code connections.max.reauth.ms} of one mechanism, looked up as Kafka's {@code SaslChannelBuilder} does on the
      * listener's prefix-overridden configs; a LONG without bounds (Kafka validates none: 0 or less disables it).
      */

@@ -16,6 +16,8 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,7 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * file regions (TLS must encrypt the bytes, so there is no sendfile). On a SASL listener the
  * {@link SaslServerAuthenticator} answers everything until the client has authenticated, then leaves the pipeline;
  * the connection's {@link SaslSession} it started goes on with the {@link RequestDispatcher} (expiry and
- * re-authentication, KIP-368).
+ * re-authentication, KIP-368), with the SASL settings current when the connection was accepted (a dynamic config
+ * replaces them for later connections, {@link #replaceSasl}).
  *
  * <p>Thread-safe: called by the acceptor for each new channel; the connection counter is atomic.
  */
@@ -50,9 +53,14 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final DispatcherMetrics metrics;
     /** The listener's TLS engines (each connection takes the current ones), or null on a PLAINTEXT listener. */
     private final SslFactory ssl;
-    /** The listener's SASL settings, or null when it is not a SASL listener. */
-    private final SaslSettings sasl;
-    private final SaslServers saslServers;
+    /**
+     * The listener's SASL settings and the servers made from them, or null when it is not a SASL listener: written by
+     * {@link #replaceSasl} (a dynamic config), read once by each accepted connection, which keeps the pair it took.
+     */
+    private volatile Sasl sasl;
+    /** The servers {@link #replaceSasl} replaced (connections accepted before may still use them), closed by close. */
+    private final List<SaslServers> retiredSaslServers = new CopyOnWriteArrayList<>();
+    private final ScramCredentials scramCredentials;
     private final AtomicLong connectionIndex = new AtomicLong();
     /** Whether connections note their activity (for {@link ConnectionQuotas}' choice of which to close). */
     private final boolean trackActivity;
@@ -71,15 +79,42 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         this.requestHandlers = requestHandlers;
         this.metrics = metrics;
         this.ssl = ssl;
-        this.sasl = sasl;
-        this.saslServers = sasl == null ? null : new SaslServers(sasl, scramCredentials);
+        this.scramCredentials = scramCredentials;
+        this.sasl = sasl == null ? null : new Sasl(sasl, new SaslServers(sasl, scramCredentials));
+    }
+
+    /** A listener's SASL settings and its servers. */
+    private record Sasl(SaslSettings settings, SaslServers servers) {
+    }
+
+    /** The listener's SASL settings now, or null when it is not a SASL listener. */
+    SaslSettings saslSettings() {
+        Sasl now = sasl;
+        return now == null ? null : now.settings();
+    }
+
+    /**
+     * Makes {@code next} the SASL settings of the listener's next connections (its mechanisms, JAAS users, ...);
+     * connections already accepted, and their re-authentications, keep the settings they were accepted with.
+     *
+     * @throws IllegalStateException when the servers of {@code next} cannot start (OAUTHBEARER's keys)
+     */
+    synchronized void replaceSasl(SaslSettings next) {
+        Sasl old = sasl;
+        if (old == null) {
+            throw new IllegalStateException("listener " + endpoint.listenerName() + " is not a SASL listener");
+        }
+        sasl = new Sasl(next, new SaslServers(next, scramCredentials));
+        retiredSaslServers.add(old.servers());
     }
 
     /** Stops what the listener's SASL mechanisms run in the background (the OAUTHBEARER key refresh). */
     void close() {
-        if (saslServers != null) {
-            saslServers.close();
+        Sasl now = sasl;
+        if (now != null) {
+            now.servers().close();
         }
+        retiredSaslServers.forEach(SaslServers::close);
     }
 
     @Override
@@ -105,13 +140,15 @@ final class CairnChannelInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("frameDecoder", frameDecoder);
         pipeline.addLast("responseEncoder", ENCODER);
         SaslSession session = null;
-        if (sasl != null) {
-            session = new SaslSession(sasl, saslServers, requestHandlers, connection, metrics.time(),
+        Sasl saslNow = sasl;
+        if (saslNow != null) {
+            SaslSettings settings = saslNow.settings();
+            session = new SaslSession(settings, saslNow.servers(), requestHandlers, connection, metrics.time(),
                     metrics.connections());
-            frameDecoder.maxRequestBytes(Math.min(sasl.maxReceiveSize(), maxRequestBytes),
+            frameDecoder.maxRequestBytes(Math.min(settings.maxReceiveSize(), maxRequestBytes),
                     SaslSettings.MAX_RECEIVE_SIZE + " (before SASL authentication)");
-            pipeline.addLast("sasl", new SaslServerAuthenticator(sasl, decoder, connection, memoryPool,
-                    requestHandlers, frameDecoder, maxRequestBytes, saslServers, session));
+            pipeline.addLast("sasl", new SaslServerAuthenticator(settings, decoder, connection, memoryPool,
+                    requestHandlers, frameDecoder, maxRequestBytes, saslNow.servers(), session));
         }
         pipeline.addLast("responseOrderer", new ResponseOrderer());
         pipeline.addLast("dispatcher", new RequestDispatcher(decoder, memoryPool, requestHandlers,

@@ -21,11 +21,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The network threads ({@code num.network.threads}, Kafka's processors): a set of single-thread event loops that
- * accepted connections are registered with in turn, which a dynamic config resizes live. Growing adds loops that
- * new connections go to; shrinking stops the last loops, which closes the connections they serve, as Kafka's
- * {@code removeProcessors} closes the removed processors' connections (their clients reconnect). Every listener's
- * server channel registers its connections here ({@code ServerBootstrap}'s child group).
+ * The network threads of one listener ({@code listener.name.<l>.num.network.threads}, else
+ * {@code num.network.threads}: Kafka's processors of one acceptor): a set of single-thread event loops that the
+ * listener's accepted connections are registered with in turn, which a dynamic config resizes live. Growing adds
+ * loops that new connections go to; shrinking stops the last loops, which closes the connections they serve, as
+ * Kafka's {@code removeProcessors} closes the removed processors' connections (their clients reconnect). The
+ * listener's server channel registers its connections here ({@code ServerBootstrap}'s child group).
  *
  * <p>Thread-safe: {@link #resize} and {@link #shutdownGracefully} are serialized; {@link #next} reads a
  * copy-on-write list.
@@ -37,15 +38,21 @@ final class NetworkThreads extends AbstractEventExecutorGroup implements EventLo
     }
 
     private final IoHandlerFactory ioFactory;
-    private final DefaultThreadFactory threadFactory = new DefaultThreadFactory("cairn-network-thread");
+    private final DefaultThreadFactory threadFactory;
     /** Written under this object's lock by resize and shutdown, read by every accept. */
     private final List<Processor> processors = new CopyOnWriteArrayList<>();
     private final AtomicInteger turn = new AtomicInteger();
     private final Promise<Void> terminated = GlobalEventExecutor.INSTANCE.newPromise();
     private volatile boolean shuttingDown;
 
-    NetworkThreads(int threads, IoHandlerFactory ioFactory) {
+    /**
+     * @param threads      how many loops to start with
+     * @param ioFactory    epoll or NIO
+     * @param listenerName the listener served, in the threads' names ({@code cairn-network-thread-<listener>-...})
+     */
+    NetworkThreads(int threads, IoHandlerFactory ioFactory, String listenerName) {
         this.ioFactory = ioFactory;
+        this.threadFactory = new DefaultThreadFactory("cairn-network-thread-" + listenerName);
         resize(threads);
     }
 

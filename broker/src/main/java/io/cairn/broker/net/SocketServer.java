@@ -2,6 +2,8 @@ package io.cairn.broker.net;
 
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.DynamicListeners;
+import io.cairn.broker.config.DynamicNetworkThreads;
+import io.cairn.broker.config.DynamicSaslSettings;
 import io.cairn.broker.config.Endpoint;
 import io.cairn.broker.config.SaslSettings;
 import io.cairn.broker.config.SecurityProtocol;
@@ -36,7 +38,6 @@ import java.lang.management.ThreadMXBean;
 import java.net.UnknownHostException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -47,14 +48,17 @@ import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
 /**
- * The broker's network front: one Netty server channel per configured listener on a shared acceptor thread and a
- * shared pool of {@code num.network.threads} event loops, epoll where the platform has it and NIO elsewhere.
+ * The broker's network front: one Netty server channel per configured listener on a shared acceptor thread, each
+ * listener with its own network threads ({@code listener.name.<l>.num.network.threads}, else
+ * {@code num.network.threads}, as Kafka gives each listener's acceptor its processors), epoll where the platform has
+ * it and NIO elsewhere.
  * A listener with an empty or wildcard host binds the IPv6 wildcard, which on Linux also accepts IPv4, so
  * {@code localhost} works whether it resolves to 127.0.0.1 or ::1.
  *
  * <p>Lifecycle: {@link #start()} once, then {@link #close()} once. Thread-safe for {@link #boundPort} after start.
  */
-public final class SocketServer implements AutoCloseable, DynamicListeners.Binder {
+public final class SocketServer implements AutoCloseable, DynamicListeners.Binder, DynamicNetworkThreads.Listeners,
+        DynamicSaslSettings.Listeners {
 
     private static final Logger LOGGER = LogManager.getLogger(SocketServer.class);
 
@@ -75,10 +79,17 @@ public final class SocketServer implements AutoCloseable, DynamicListeners.Binde
     /** Each bound listener's server channel and connections, by listener name (a listener removed closes them). */
     private final Map<String, ChannelGroup> listenerChannels = new ConcurrentHashMap<>();
     private EventLoopGroup acceptorGroup;
-    /** The network threads, from start; null before. Written under this object's lock, read by the metrics. */
-    private volatile NetworkThreads networkGroup;
-    /** How many network threads start makes (a dynamic size applied before start). Guarded by this object. */
-    private int networkThreadCount;
+    /** Epoll or NIO, from start; null before. */
+    private volatile IoHandlerFactory ioFactory;
+    /**
+     * Each bound listener's network threads, by listener name: put by bind (under this object's lock), removed with
+     * the listener, read by the metrics.
+     */
+    private final Map<String, NetworkThreads> networkGroups = new ConcurrentHashMap<>();
+    /** The SASL settings a listener is bound with when dynamic configs gave them before start. This lock. */
+    private final Map<String, SaslSettings> saslBeforeStart = new LinkedHashMap<>();
+    /** The network thread count of each listener when it is bound (a dynamic size applied before). This lock. */
+    private final Map<String, Integer> networkThreadCounts = new LinkedHashMap<>();
 
     /**
      * @param registries gives each listener its handlers (controller listeners serve other APIs than broker ones)
@@ -96,7 +107,8 @@ public final class SocketServer implements AutoCloseable, DynamicListeners.Binde
         this.registries = registries;
         this.requestHandlers = requestHandlers;
         this.memoryPool = new RequestMemoryPool(config.queuedMaxRequestBytes());
-        this.networkThreadCount = config.numNetworkThreads();
+        config.kafkaListeners().forEach(endpoint -> networkThreadCounts.put(endpoint.listenerName(),
+                config.numNetworkThreads(endpoint.listenerName())));
         this.connectionQuotas = new ConnectionQuotas(config.connectionLimits(), config.kafkaListeners().stream()
                 .map(Endpoint::listenerName).collect(Collectors.toSet()),
                 config.replicaFetch().interBrokerListenerName(), config.quotaWindowNum(),
@@ -120,14 +132,17 @@ public final class SocketServer implements AutoCloseable, DynamicListeners.Binde
 
     /** Binds every listener; throws if one cannot be bound (the caller closes this server). */
     public void start() throws InterruptedException {
-        IoHandlerFactory ioFactory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        ioFactory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         acceptorGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("cairn-acceptor"), ioFactory);
-        synchronized (this) {
-            networkGroup = new NetworkThreads(networkThreadCount, ioFactory);
-        }
-        metrics.socketServer().networkProcessorIdle(this::networkThreadsCpuNanos, networkGroup::size);
+        metrics.socketServer().networkProcessorIdle(this::networkThreadsCpuNanos, () -> networkGroups.values()
+                .stream().mapToInt(NetworkThreads::size).sum());
         for (Endpoint endpoint : config.kafkaListeners()) {
-            bind(endpoint, sslFactories.get(endpoint.listenerName()), config.saslSettings(endpoint.listenerName()));
+            SaslSettings sasl;
+            synchronized (this) {
+                sasl = saslBeforeStart.getOrDefault(endpoint.listenerName(),
+                        config.saslSettings(endpoint.listenerName()));
+            }
+            bind(endpoint, sslFactories.get(endpoint.listenerName()), sasl);
         }
     }
 
@@ -143,6 +158,9 @@ public final class SocketServer implements AutoCloseable, DynamicListeners.Binde
             ssl = new SslFactory(SslEngineFactory.create(next.sslSettings(endpoint.listenerName())), false);
         }
         connectionQuotas.addListener(endpoint.listenerName());
+        synchronized (this) {
+            networkThreadCounts.putIfAbsent(endpoint.listenerName(), next.numNetworkThreads(endpoint.listenerName()));
+        }
         try {
             bind(endpoint, ssl, next.saslSettings(endpoint.listenerName()));
         } catch (InterruptedException e) {
@@ -166,6 +184,10 @@ public final class SocketServer implements AutoCloseable, DynamicListeners.Binde
         if (initializer != null) {
             initializer.close();
         }
+        synchronized (this) {
+            shutdown(networkGroups.remove(listenerName));
+            networkThreadCounts.remove(listenerName);
+        }
         connectionQuotas.removeListener(listenerName);
     }
 
@@ -186,6 +208,11 @@ public final class SocketServer implements AutoCloseable, DynamicListeners.Binde
                         metrics.socketServer().forListener(endpoint.listenerName()), Time.SYSTEM), ssl,
                 sasl, scramCredentials, connectionQuotas.tracksActivity());
         initializers.put(endpoint.listenerName(), initializer);
+        NetworkThreads networkGroup;
+        synchronized (this) {
+            networkGroup = networkGroups.computeIfAbsent(endpoint.listenerName(), name -> new NetworkThreads(
+                    networkThreadCounts.getOrDefault(name, config.numNetworkThreads()), ioFactory, name));
+        }
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptorGroup, networkGroup)
                 .channel(channelClass)
@@ -253,11 +280,12 @@ public final class SocketServer implements AutoCloseable, DynamicListeners.Binde
     private long networkThreadsCpuNanos() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long total = 0;
-        NetworkThreads group = networkGroup;
-        for (Thread thread : group == null ? List.<Thread>of() : group.threads()) {
-            long cpu = threads.getThreadCpuTime(thread.getId());
-            if (cpu > 0) {
-                total += cpu;
+        for (NetworkThreads group : networkGroups.values()) {
+            for (Thread thread : group.threads()) {
+                long cpu = threads.getThreadCpuTime(thread.getId());
+                if (cpu > 0) {
+                    total += cpu;
+                }
             }
         }
         return total;
@@ -273,16 +301,63 @@ public final class SocketServer implements AutoCloseable, DynamicListeners.Binde
     }
 
     /**
-     * Makes {@code num.network.threads} {@code threads} (a dynamic broker config): new connections are spread over
-     * the new set; when it shrinks, the connections of the removed threads are closed, as Kafka closes a removed
-     * processor's.
+     * Makes the network threads of listener {@code listenerName} {@code threads} (a dynamic broker config): its new
+     * connections are spread over the new set; when it shrinks, the connections of the removed threads are closed, as
+     * Kafka closes a removed processor's. A listener not bound (removed meanwhile) is left alone.
      */
-    public synchronized void resizeNetworkThreads(int threads) {
-        networkThreadCount = threads;
-        if (networkGroup != null) {
-            networkGroup.resize(threads);
+    @Override
+    public synchronized void resizeNetworkThreads(String listenerName, int threads) {
+        if (!networkThreadCounts.containsKey(listenerName)) {
+            return;
         }
-        LOGGER.info("The listeners' connections are served by {} network threads", threads);
+        networkThreadCounts.put(listenerName, threads);
+        NetworkThreads group = networkGroups.get(listenerName);
+        if (group != null) {
+            group.resize(threads);
+        }
+        LOGGER.info("Listener {}'s connections are served by {} network threads", listenerName, threads);
+    }
+
+    /** The SASL settings of each SASL listener now (or what start binds it with), by listener name. */
+    @Override
+    public synchronized Map<String, SaslSettings> saslSettings() {
+        Map<String, SaslSettings> settings = new LinkedHashMap<>();
+        for (Endpoint endpoint : config.kafkaListeners()) {
+            SaslSettings before = saslBeforeStart.getOrDefault(endpoint.listenerName(),
+                    config.saslSettings(endpoint.listenerName()));
+            if (before != null) {
+                settings.put(endpoint.listenerName(), before);
+            }
+        }
+        initializers.forEach((name, initializer) -> {
+            if (initializer.saslSettings() != null) {
+                settings.put(name, initializer.saslSettings());
+            }
+        });
+        return settings;
+    }
+
+    /**
+     * Makes {@code next} the SASL settings of the next connections of listener {@code listenerName} (a dynamic
+     * config); a listener not bound (removed meanwhile) is left alone.
+     *
+     * @throws IllegalStateException when the servers of {@code next} cannot start (OAUTHBEARER's keys)
+     */
+    @Override
+    public synchronized void replaceSasl(String listenerName, SaslSettings next) {
+        CairnChannelInitializer initializer = initializers.get(listenerName);
+        if (initializer != null) {
+            initializer.replaceSasl(next);
+            LOGGER.info("Listener {} authenticates new connections with SASL: {}", listenerName, next);
+        } else if (config.saslSettings(listenerName) != null) {
+            saslBeforeStart.put(listenerName, next);
+        }
+    }
+
+    /** The network thread count of each Kafka listener, by listener name (what start binds them with, before). */
+    @Override
+    public synchronized Map<String, Integer> networkThreads() {
+        return Map.copyOf(networkThreadCounts);
     }
 
     /** The connection limits of the Kafka listeners, which dynamic broker configs change. */
@@ -299,7 +374,7 @@ public final class SocketServer implements AutoCloseable, DynamicListeners.Binde
     public void close() {
         listenerChannels.values().forEach(group -> group.close().awaitUninterruptibly(5, TimeUnit.SECONDS));
         shutdown(acceptorGroup);
-        shutdown(networkGroup);
+        networkGroups.values().forEach(SocketServer::shutdown);
         initializers.values().forEach(CairnChannelInitializer::close);
     }
 

@@ -15,14 +15,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
 /**
  * The key and trust stores of the SSL listeners as this broker's dynamic configs change them (Kafka's listener
  * reconfigurables of {@code DynamicBrokerConfig}): {@code listener.name.<listener>.ssl.keystore.location} and the other
- * {@link SslSettings#RECONFIGURABLE} keys set for this broker override {@code server.properties}; the other
- * {@code ssl.*} keys stay as the broker started. A change that alters a listener's settings is checked before the
+ * {@link SslSettings#RECONFIGURABLE} keys set for this broker override {@code server.properties}, and so do the
+ * listener's other {@code ssl.*} keys ({@code ssl.enabled.protocols}, {@code ssl.cipher.suites},
+ * {@code ssl.client.auth}, ...): the listener's new connections take them all. Kafka 4.1.1 accepts those other keys
+ * too, but its listener's {@code SslFactory} copies only the store keys into its engines, so there they reach only a
+ * listener added later; Cairn honours what it stores. A change that alters a listener's settings is checked before the
  * broker forwards it ({@link SslFactory#validateReconfiguration}, wrapped as
  * {@link DynamicBrokerConfigs#invalidDynamicConfiguration}); each committed change of this broker's configs is applied
  * at once, and reloads a store file modified in place even when no setting changed (Kafka's
@@ -31,7 +35,9 @@ import org.apache.logging.log4j.Logger;
  * applied (a file replaced by a bad one) is logged and the listener keeps its engines. The inter-broker clients'
  * engines (followers, marker sender, verifier) follow the inter-broker listener's settings the same way, checked and
  * replaced with it, as Kafka reconfigures its replica fetcher's and marker sender's client channel builders with that
- * listener's prefixed values: their new connections present and trust the new stores, open ones keep theirs.
+ * listener's prefixed values: their new connections present and trust the new stores, open ones keep theirs. An SSL
+ * controller listener's stores are reloaded the same way, with the same checks, for the metadata quorum's TLS (its
+ * factory hands each replacement to the quorum's key and trust managers), as Kafka reloads a controller listener's.
  *
  * <p>Thread-safe: the factories serialise their replacement; applied on the metadata thread.
  */
@@ -43,6 +49,8 @@ public final class DynamicSslStores implements MetadataListener, BrokerReconfigu
     private final Map<String, String> staticProps;
     /** The listeners' engines, then the clients' ones, each with the listener whose settings it follows. */
     private final List<Stores> factories;
+    /** The listeners that take only their store keys live (the SSL controller listener: gRPC's TLS takes no more). */
+    private final Set<String> storesOnly;
 
     /** The engines of a listener ({@code client} false) or of the clients that follow its settings. */
     private record Stores(String listenerName, SslFactory factory, boolean client) {
@@ -58,6 +66,16 @@ public final class DynamicSslStores implements MetadataListener, BrokerReconfigu
      */
     public DynamicSslStores(int brokerId, Map<String, String> staticProps, Map<String, SslFactory> listeners,
                             Map<String, SslFactory> clients) {
+        this(brokerId, staticProps, listeners, clients, Set.of());
+    }
+
+    /**
+     * As {@link #DynamicSslStores(int, Map, Map, Map)}, the listeners named in {@code storesOnly} taking only their
+     * store keys ({@link SslSettings#RECONFIGURABLE}); their other {@code ssl.*} keys are refused.
+     */
+    public DynamicSslStores(int brokerId, Map<String, String> staticProps, Map<String, SslFactory> listeners,
+                            Map<String, SslFactory> clients, Set<String> storesOnly) {
+        this.storesOnly = Set.copyOf(storesOnly);
         this.brokerId = Integer.toString(brokerId);
         this.staticProps = Map.copyOf(staticProps);
         List<Stores> all = new ArrayList<>();
@@ -70,6 +88,18 @@ public final class DynamicSslStores implements MetadataListener, BrokerReconfigu
     public Optional<String> validate(String resourceName, Map<String, String> props, MetadataImage image) {
         if (resourceName.isEmpty()) {
             return Optional.empty(); // the store keys are per broker: DynamicBrokerConfigs refuses them here
+        }
+        for (String listenerName : storesOnly) {
+            String prefix = SslSettings.listenerPrefix(listenerName);
+            Set<String> refused = new TreeSet<>();
+            props.keySet().stream().filter(key -> key.startsWith(prefix)
+                    && SslSettings.isSslKey(key.substring(prefix.length()))
+                    && !SslSettings.RECONFIGURABLE.contains(key.substring(prefix.length()))).forEach(refused::add);
+            if (!refused.isEmpty()) {
+                return Optional.of(DynamicBrokerConfigs.invalidDynamicConfiguration("The SSL controller listener "
+                        + listenerName + " is served by the metadata quorum's gRPC TLS, which takes only its key and "
+                        + "trust stores live: Set(" + String.join(", ", refused) + ")"));
+            }
         }
         for (Stores stores : factories) {
             SslSettings next;
@@ -124,16 +154,18 @@ public final class DynamicSslStores implements MetadataListener, BrokerReconfigu
         }
     }
 
-    /** The listener's settings: {@code server.properties} with this broker's dynamic store keys of the listener. */
+    /** The listener's settings: {@code server.properties} with this broker's dynamic {@code ssl.*} keys of it. */
     private SslSettings settings(String listenerName, Map<String, String> dynamic) {
         Map<String, String> props = new HashMap<>(staticProps);
         String prefix = SslSettings.listenerPrefix(listenerName);
-        for (String key : SslSettings.RECONFIGURABLE) {
-            String value = dynamic.get(prefix + key);
-            if (value != null) {
-                props.put(prefix + key, value);
+        boolean onlyStores = storesOnly.contains(listenerName);
+        dynamic.forEach((key, value) -> {
+            String base = key.startsWith(prefix) ? key.substring(prefix.length()) : "";
+            if (value != null && SslSettings.isSslKey(base)
+                    && (!onlyStores || SslSettings.RECONFIGURABLE.contains(base))) {
+                props.put(key, value);
             }
-        }
+        });
         return SslSettings.forListener(props, listenerName);
     }
 }

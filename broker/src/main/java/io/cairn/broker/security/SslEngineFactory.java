@@ -327,6 +327,15 @@ public final class SslEngineFactory {
         }
     }
 
+    /**
+     * Key and trust managers over the stores this factory loaded (not read again), for a TLS stack that builds its own
+     * context: the metadata quorum's, when the controller listener's stores are replaced.
+     */
+    public Managers loadedManagers() {
+        return new Managers(stores.keystore() != null ? keyManagers(settings, stores.keystore()) : new KeyManager[0],
+                trustManagers(settings, stores.truststore()).getTrustManagers());
+    }
+
     /** The settings this factory was built from. */
     public SslSettings settings() {
         return settings;

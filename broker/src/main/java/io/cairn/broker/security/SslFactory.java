@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLException;
 import javax.security.auth.x500.X500Principal;
 import org.apache.logging.log4j.LogManager;
@@ -41,6 +42,8 @@ public final class SslFactory {
 
     /** Whether the listener is the inter-broker one, whose new stores must complete handshakes with the old. */
     private final boolean interBroker;
+    /** Told of each replacement before new connections take it (the quorum's TLS follows the controller's). */
+    private final Consumer<SslEngineFactory> replaced;
     /** Written by {@link #reconfigure} (under this object's monitor), read by every accepted connection. */
     private volatile SslEngineFactory current;
 
@@ -59,8 +62,18 @@ public final class SslFactory {
      *                    a replacement must complete TLS handshakes with the current stores both ways)
      */
     public SslFactory(SslEngineFactory initial, boolean interBroker) {
+        this(initial, interBroker, replacement -> { });
+    }
+
+    /**
+     * Engines whose replacements {@code replaced} also takes, before {@link #current()} gives them (it may refuse one
+     * with a {@link ConfigException}, and the current engines stay): the controller listener's, whose stores the
+     * metadata quorum's TLS uses.
+     */
+    public SslFactory(SslEngineFactory initial, boolean interBroker, Consumer<SslEngineFactory> replaced) {
         this.current = initial;
         this.interBroker = interBroker;
+        this.replaced = replaced;
     }
 
     /** The engines new connections of the listener use. */
@@ -89,12 +102,14 @@ public final class SslFactory {
      *
      * @return whether the engines were replaced
      * @throws ReconfigurationException when the replacement fails Kafka's checks (the current engines stay)
+     * @throws ConfigException when the replacement's other user refuses it (the current engines stay)
      */
     public synchronized boolean reconfigure(SslSettings next) throws ReconfigurationException {
         SslEngineFactory replacement = replacement(next);
         if (replacement == current) {
             return false;
         }
+        replaced.accept(replacement);
         current = replacement;
         LOGGER.info("Created new SSL engines for listener {}: {}", next.listenerName(), replacement);
         return true;

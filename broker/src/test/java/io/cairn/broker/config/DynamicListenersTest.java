@@ -21,6 +21,11 @@ class DynamicListenersTest {
         @Override
         public void addListener(BrokerConfig next, Endpoint endpoint) {
             changes.add("add " + endpoint);
+            SaslSettings sasl = next.saslSettings(endpoint.listenerName());
+            if (sasl != null) {
+                changes.add(endpoint.listenerName() + " " + sasl.enabledMechanisms() + " users "
+                        + sasl.jaasOf("PLAIN").options().keySet().stream().filter(k -> k.startsWith("user_")).toList());
+            }
         }
 
         @Override
@@ -59,6 +64,19 @@ class DynamicListenersTest {
         assertThat(listeners.validate("1", Map.of("listeners", "PLAINTEXT://:9092"), none)).hasValueSatisfying(
                 refusal -> assertThat(refusal).contains("controller listeners"));
         assertThat(listeners.validate("2", Map.of("listeners", "EXTRA://:9094"), none)).isEmpty();
+    }
+
+    @Test
+    void aListenerAddedLiveTakesItsDynamicListenerKeysAsKafkasDoes() {
+        // When: a SASL listener added with its mechanisms and JAAS users in the broker's dynamic configs
+        listeners.apply(image(Map.of("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093,EXTRA://127.0.0.1:9094",
+                "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,EXTRA:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "listener.name.extra.sasl.enabled.mechanisms", "PLAIN",
+                "listener.name.extra.plain.sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule "
+                        + "required user_carol=\"carol-secret\";")));
+
+        // Then
+        assertThat(changes).containsExactly("add EXTRA://127.0.0.1:9094", "EXTRA [PLAIN] users [user_carol]");
     }
 
     @Test

@@ -173,8 +173,27 @@ class ConfigAlterationsTest {
                 new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Cannot update these configs at default "
                         + "cluster level, broker id must be specified: Set(ssl.protocol)"));
         assertThat(only(resource(BROKER, "", set("listener.name.plaintext.max.connections", "5")))).isNull();
-        assertThat(only(resource(BROKER, "1", set("listener.name.ssl.ssl.client.auth", "required")))).isEqualTo(
-                new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn applies these configs only at start, "
-                        + "set them in server.properties: Set(listener.name.ssl.ssl.client.auth)"));
+        // a listener's other ssl.* keys and its SASL keys are live per broker, checked as the keys they override
+        assertThat(only(resource(BROKER, "1", set("listener.name.ssl.ssl.client.auth", "required")))).isNull();
+        assertThat(only(resource(BROKER, "1", set("listener.name.ssl.ssl.enabled.protocols", "TLSv1.3")))).isNull();
+        assertThat(only(resource(BROKER, "1", set("listener.name.sasl_plaintext.plain.sasl.jaas.config", "x"),
+                set("listener.name.sasl_plaintext.sasl.enabled.mechanisms", "PLAIN")))).isNull();
+        assertThat(only(resource(BROKER, "", set("listener.name.sasl_plaintext.sasl.enabled.mechanisms", "PLAIN"))))
+                .isEqualTo(new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Cannot update these configs at "
+                        + "default cluster level, broker id must be specified: "
+                        + "Set(listener.name.sasl_plaintext.sasl.enabled.mechanisms)"));
+        assertThat(only(resource(BROKER, "1", set("listener.name.ssl.ssl.client.auth", "sometimes")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Invalid value sometimes for configuration "
+                        + "ssl.client.auth: String must be one of: required, requested, none"));
+        // plugin classes: kafka-clients interfaces Cairn cannot load
+        assertThat(only(resource(BROKER, "1", set("metric.reporters", "com.example.Reporter")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Cairn cannot load these plugin classes: they "
+                        + "implement kafka-clients interfaces (MetricsReporter, KafkaPrincipalBuilder) and kafka-clients "
+                        + "is not on Cairn's classpath; Cairn serves its metrics on its Prometheus endpoint "
+                        + "(metrics.port) and builds principals as Kafka's DefaultKafkaPrincipalBuilder does "
+                        + "(ssl.principal.mapping.rules): Set(metric.reporters)"));
+        assertThat(only(resource(BROKER, "1", set("listener.name.ssl.principal.builder.class", "com.example.B"))))
+                .extracting(ConfigAlterations.Outcome::message).asString()
+                .endsWith(": Set(listener.name.ssl.principal.builder.class)");
     }
 }

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class NetworkThreadsTest {
 
-    private final NetworkThreads threads = new NetworkThreads(1, NioIoHandler.newFactory());
+    private final NetworkThreads threads = new NetworkThreads(1, NioIoHandler.newFactory(), "PLAINTEXT");
     private final EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     /** The thread each accepted connection became active on, in accept order. */
     private final List<Thread> servedOn = new CopyOnWriteArrayList<>();

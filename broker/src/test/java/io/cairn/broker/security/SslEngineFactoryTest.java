@@ -492,6 +492,31 @@ class SslEngineFactoryTest {
         }
 
         @Test
+        void aListenersOtherSslKeysShouldReachItsNewConnectionsAndBeCheckedFirst() throws Exception {
+            // Given
+            Map<String, String> props = serverProperties();
+            SslSettings settings = SslSettings.forListener(props, LISTENER);
+            SslFactory listener = new SslFactory(SslEngineFactory.create(settings), false);
+            DynamicSslStores stores = new DynamicSslStores(1, props, Map.of(LISTENER, listener), Map.of());
+            Map<String, String> tls12 = Map.of("listener.name.ssl.ssl.enabled.protocols", "TLSv1.2",
+                    "listener.name.ssl.ssl.client.auth", "none");
+
+            // When: kafka-configs --entity-name 1 --alter --add-config listener.name.ssl.ssl.enabled.protocols=...
+            Optional<String> checked = stores.validate("1", tls12, brokerConfigs(Map.of()));
+            stores.apply(brokerConfigs(tls12));
+
+            // Then
+            assertThat(checked).isEmpty();
+            assertThat(listener.current().newServerEngine().getEnabledProtocols()).containsExactly("TLSv1.2");
+            assertThat(listener.current().newServerEngine().getNeedClientAuth()).isFalse();
+            assertThat(stores.validate("1", Map.of("listener.name.ssl.ssl.cipher.suites", "TLS_NO_SUCH_SUITE"),
+                    brokerConfigs(tls12))).hasValueSatisfying(refusal -> assertThat(refusal).startsWith(
+                    "Invalid value org.apache.kafka.common.config.ConfigException: Validation of dynamic config "
+                    + "update of SSLFactory failed: org.apache.kafka.common.config.ConfigException: Invalid value "
+                    + "TLS_NO_SUCH_SUITE for configuration listener.name.ssl.ssl.cipher.suites: "));
+        }
+
+        @Test
         void theClientsShouldKeepTheirStoresWhenTheListenerRefusesTheNewOnes() throws Exception {
             // Given
             Map<String, String> props = serverProperties();

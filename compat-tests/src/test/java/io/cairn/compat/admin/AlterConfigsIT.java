@@ -56,8 +56,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * configs change): the stock {@code kafka-configs --alter --add-config / --delete-config} and {@code --describe}
  * of a topic, a broker and the cluster default, printed as Kafka prints them; {@code Admin.incrementalAlterConfigs}
  * APPEND and SUBTRACT on a list config, {@code validateOnly}, and Kafka's errors for an unknown key, a bad value,
- * APPEND on a non-list key, a non-dynamic broker key and another broker's id; {@code num.network.threads} checked,
- * grown and shrunk live; a listener added to a broker's {@code listeners} bound live and closed when removed; the legacy AlterConfigs (v2, over a raw
+ * APPEND on a non-list key, a non-dynamic broker key and another broker's id; plugin classes ({@code metric.reporters},
+ * {@code principal.builder.class}) refused, Kafka's for a class it cannot load, Cairn's for any;
+ * {@code num.network.threads} checked,
+ * grown and shrunk live, and a listener's own {@code listener.name.<l>.num.network.threads} too; a listener added
+ * to a broker's {@code listeners} bound live and closed when removed; the legacy AlterConfigs (v2, over a raw
  * connection) replacing a topic's configs; a lowered {@code retention.ms} deleting records without a restart; and
  * the root logger's level changed through BROKER_LOGGER ({@code --entity-type broker-loggers}), shown in the log.
  * Dynamic broker configs as topic defaults: a cluster-wide {@code log.retention.ms} deleting old segments of a
@@ -84,6 +87,7 @@ class AlterConfigsIT {
             kafkaConfigsAltersAndDescribesATopic(broker, admin);
             incrementalAlterConfigsAppendsSubtractsAndValidates(admin);
             errorsAreKafkas(admin);
+            pluginClassesAreRefused(kind, admin);
             liveBrokerKeysAreCheckedAsOnKafka(admin);
             backgroundThreadsChangeLive(broker, admin);
             brokerAndClusterDefaultConfigs(broker, admin);
@@ -315,6 +319,32 @@ class AlterConfigsIT {
     }
 
     /**
+     * {@code metric.reporters} and {@code principal.builder.class} name plugin classes: Kafka refuses one it cannot
+     * load, Cairn every one (they implement kafka-clients interfaces, never on its classpath), both with
+     * INVALID_REQUEST.
+     */
+    private static void pluginClassesAreRefused(BrokerKind kind, Admin admin) {
+        // Given
+        ConfigResource one = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        String cairn = "Cairn cannot load these plugin classes: they implement kafka-clients interfaces "
+                + "(MetricsReporter, KafkaPrincipalBuilder) and kafka-clients is not on Cairn's classpath; "
+                + "Cairn serves its metrics on its Prometheus endpoint (metrics.port) and builds principals as Kafka's "
+                + "DefaultKafkaPrincipalBuilder does (ssl.principal.mapping.rules): Set(%s)";
+
+        // Then
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry("metric.reporters", "com.example.Reporter"),
+                AlterConfigOp.OpType.SET), InvalidRequestException.class, kind == BrokerKind.CAIRN
+                ? cairn.formatted("metric.reporters") : "Invalid value org.apache.kafka.common.config.ConfigException: "
+                + "Validation of dynamic config update of Set(metric.reporters) failed with class class "
+                + "kafka.server.DynamicMetricsReporters for configuration Invalid dynamic configuration");
+        assertAlterFails(admin, one, new AlterConfigOp(new ConfigEntry("principal.builder.class",
+                "com.example.Builder"), AlterConfigOp.OpType.SET), InvalidRequestException.class,
+                kind == BrokerKind.CAIRN ? cairn.formatted("principal.builder.class") : "Invalid value "
+                + "com.example.Builder for configuration principal.builder.class: Class com.example.Builder could not "
+                + "be found.");
+    }
+
+    /**
      * The checks of the keys the broker applies live: a thread pool's and a listener's (DynamicBrokerConfig wraps
      * their refusal in ConfigException(name, value)), and KafkaConfig's own (its message as is), the cleaner's
      * buffers among them.
@@ -384,6 +414,40 @@ class AlterConfigsIT {
         alter(admin, one, new AlterConfigOp(new ConfigEntry(key, ""), AlterConfigOp.OpType.DELETE));
         await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertThat(value(admin, one, key))
                 .isEqualTo(Integer.toString(threads)));
+        listenerNetworkThreadsChangeLive(admin, one, wrapped, threads);
+    }
+
+    /**
+     * {@code listener.name.plaintext.num.network.threads}: the PLAINTEXT listener's own processors (Kafka's
+     * {@code DataPlaneAcceptor}), resized live and checked against that listener's count; deleting the key gives the
+     * listener {@code num.network.threads} again, and clients keep connecting to it.
+     */
+    private static void listenerNetworkThreadsChangeLive(Admin admin, ConfigResource one, String wrapped,
+            int threads) throws Exception {
+        // Given
+        String key = "listener.name.plaintext.num.network.threads";
+
+        // When
+        alter(admin, one, new AlterConfigOp(new ConfigEntry(key, Integer.toString(threads + 1)),
+                AlterConfigOp.OpType.SET));
+
+        // Then: the next change is checked against the listener's new count
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertAlterFails(admin, one,
+                new AlterConfigOp(new ConfigEntry(key, Integer.toString(2 * threads + 3)), AlterConfigOp.OpType.SET),
+                InvalidRequestException.class, wrapped.formatted("Dynamic thread count update validation failed for "
+                        + "num.network.threads=" + (2 * threads + 3) + ", value should not be greater than double the "
+                        + "current value " + (threads + 1))));
+
+        // When
+        alter(admin, one, new AlterConfigOp(new ConfigEntry(key, ""), AlterConfigOp.OpType.DELETE));
+
+        // Then
+        await().atMost(Duration.ofSeconds(TIMEOUT_S)).untilAsserted(() -> assertAlterFails(admin, one,
+                new AlterConfigOp(new ConfigEntry(key, Integer.toString(2 * threads + 1)), AlterConfigOp.OpType.SET),
+                InvalidRequestException.class, wrapped.formatted("Dynamic thread count update validation failed for "
+                        + "num.network.threads=" + (2 * threads + 1) + ", value should not be greater than double the "
+                        + "current value " + threads)));
+        assertThat(value(admin, one, "num.network.threads")).isEqualTo(Integer.toString(threads));
     }
 
     /**

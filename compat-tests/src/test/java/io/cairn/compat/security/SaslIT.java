@@ -28,9 +28,12 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -40,6 +43,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
@@ -55,7 +59,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * PLAINTEXT listener (the harness's probe), a SASL_PLAINTEXT and a SASL_SSL listener offering PLAIN with users from
  * the listener's {@code PlainLoginModule} JAAS config, all keys Kafka's. The stock Java producer and consumer
  * authenticate over both, a wrong password and an unknown user fail with the same
- * {@link SaslAuthenticationException}, and kcat (librdkafka) authenticates with PLAIN too. A 3-node cluster whose
+ * {@link SaslAuthenticationException}, and kcat (librdkafka) authenticates with PLAIN too; a user added to the
+ * listener's JAAS config with {@code kafka-configs} is accepted by both and authenticates on Cairn's next connections
+ * (Kafka's listener keeps its JAAS context). A 3-node cluster whose
  * inter-broker listener is SASL_PLAINTEXT (PLAIN, the broker's own user from the listener's JAAS config) replicates
  * acks=all records with every replica in sync.
  */
@@ -155,8 +161,55 @@ class SaslIT {
             // And: librdkafka authenticates with PLAIN too
             createTopic(cluster.bootstrapServers(), "kcat-sasl", 1, (short) 1);
             kcat(saslPlaintext);
+
+            // And: the listener's JAAS users changed with kafka-configs, accepted on both
+            theListenersJaasUsersChangeLiveOnCairnOnly(kind, cluster.bootstrapServers(), saslPlaintext);
             assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
             System.out.printf("SaslIT %s PLAIN: %d ms%n", kind, (System.nanoTime() - begin) / 1_000_000);
+        }
+    }
+
+    /**
+     * {@code kafka-configs --entity-type brokers --entity-name 1 --alter --add-config
+     * listener.name.sasl_plaintext.plain.sasl.jaas.config=...} adding bob: accepted by both; Cairn's next
+     * connections authenticate against the new users, while Kafka 4.1.1 keeps the listener's JAAS context (its SASL
+     * channel builder reconfigures only SSL stores, so the value reaches only a listener added later).
+     */
+    private static void theListenersJaasUsersChangeLiveOnCairnOnly(BrokerKind kind, String bootstrap,
+            String saslPlaintext) throws Exception {
+        // When
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.BROKER, "1"), List.of(
+                    new AlterConfigOp(new ConfigEntry("listener.name.sasl_plaintext.plain.sasl.jaas.config",
+                            BROKER_JAAS.replace(";", " user_bob=\"bob-secret\";")), AlterConfigOp.OpType.SET))))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+
+        // Then
+        Properties bob = client(saslPlaintext, "SASL_PLAINTEXT", "bob", "bob-secret");
+        bob.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+        bob.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+        if (kind == BrokerKind.CAIRN) {
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(authenticates(bob)).isTrue());
+        } else {
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(authenticates(bob)).isFalse());
+        }
+        assertThat(authenticates(client(saslPlaintext, "SASL_PLAINTEXT", "alice", "alice-secret"))).isTrue();
+    }
+
+    /** Whether a new connection with {@code props} authenticates (and is answered). */
+    private static boolean authenticates(Properties props) {
+        try (Admin admin = Admin.create(props)) {
+            admin.describeCluster().clusterId().get(20, TimeUnit.SECONDS);
+            return true;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SaslAuthenticationException) {
+                return false;
+            }
+            throw new AssertionError("neither served nor refused authentication", e);
+        } catch (InterruptedException | TimeoutException e) {
+            throw new AssertionError("neither served nor refused authentication", e);
         }
     }
 

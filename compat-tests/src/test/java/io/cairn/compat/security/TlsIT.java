@@ -16,6 +16,7 @@ import io.cairn.testkit.TestCertificates;
 import io.cairn.testkit.TestDirectories;
 import java.io.File;
 import java.io.InputStream;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,6 +37,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -72,7 +75,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * SSL, a 5 MB fetch over TLS (file data copied through the TLS engine, not sent with sendfile), mutual TLS with and
  * without a client certificate, kcat over SSL, the SSL listener's key store swapped live by a dynamic broker config
  * (Kafka's refusals; the renewed certificate served to new clients and after a restart; the file rewritten in
- * place reloaded when the same location is given again), and a 3-node cluster whose inter-broker listener is SSL with mutual
+ * place reloaded when the same location is given again; the listener's {@code ssl.enabled.protocols} changed per broker,
+ * which Cairn's new connections take and Kafka's listener does not), an SSL controller listener's key store swapped
+ * live on the node, and a 3-node cluster whose inter-broker listener is SSL with mutual
  * TLS replicating acks=all records with every replica in sync.
  *
  * <p>The certificates are made once for the class with keytool ({@link TestCertificates}).
@@ -205,6 +210,9 @@ class TlsIT {
                     .isEqualTo(certificate(certs.brokerKeystore(), "broker")));
             System.out.printf("TlsIT %s key store swaps and restart: %d ms%n", kind, (System.nanoTime() - swap)
                     / 1_000_000);
+
+            // And: the listener's other ssl.* keys are accepted per broker on both
+            theEnabledProtocolsChangeLiveOnCairnOnly(kind, cluster.bootstrapServers(), ssl);
         }
     }
 
@@ -244,6 +252,55 @@ class TlsIT {
         }
     }
 
+    /**
+     * {@code kafka-configs --entity-name 1 --alter --add-config listener.name.ssl.ssl.enabled.protocols=TLSv1.2}:
+     * accepted by both; Cairn's next connections are TLSv1.2 only, while Kafka 4.1.1's listener keeps its engines
+     * (its {@code SslFactory} copies only the store keys, so the value reaches only a listener added later).
+     */
+    private static void theEnabledProtocolsChangeLiveOnCairnOnly(BrokerKind kind, String bootstrap, String ssl)
+            throws Exception {
+        // Given
+        assertThat(negotiated(ssl, "TLSv1.3")).isEqualTo("TLSv1.3");
+
+        // When
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            alter(admin, new ConfigResource(ConfigResource.Type.BROKER, "1"),
+                    Map.of("listener.name.ssl.ssl.enabled.protocols", "TLSv1.2"));
+        }
+
+        // Then
+        if (kind == BrokerKind.CAIRN) {
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                    assertThat(negotiated(ssl, "TLSv1.3")).startsWith("refused"));
+        } else {
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(negotiated(ssl, "TLSv1.3")).isEqualTo("TLSv1.3"));
+        }
+        assertThat(negotiated(ssl, "TLSv1.2")).isEqualTo("TLSv1.2");
+    }
+
+    /** The protocol a new TLS client offering only {@code protocol} negotiates with {@code address}, or "refused". */
+    private static String negotiated(String address, String protocol) throws Exception {
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(certs.truststore())) {
+            trust.load(in, certs.password().toCharArray());
+        }
+        TrustManagerFactory trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trustManagers.init(trust);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trustManagers.getTrustManagers(), null);
+        String[] hostPort = address.split(":");
+        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(hostPort[0],
+                Integer.parseInt(hostPort[1]))) {
+            socket.setSoTimeout(10_000);
+            socket.setEnabledProtocols(new String[] {protocol});
+            socket.startHandshake();
+            return socket.getSession().getProtocol();
+        } catch (SSLException | SocketException e) {
+            return "refused: " + e.getMessage();
+        }
+    }
+
     private static void alter(Admin admin, ConfigResource resource, Map<String, String> values) throws Exception {
         List<AlterConfigOp> ops = values.entrySet().stream().map(e -> new AlterConfigOp(new ConfigEntry(e.getKey(),
                 e.getValue()), AlterConfigOp.OpType.SET)).toList();
@@ -276,6 +333,66 @@ class TlsIT {
             store.load(in, certs.password().toCharArray());
         }
         return (X509Certificate) store.getCertificate(alias);
+    }
+
+    /**
+     * An SSL controller listener's key store swapped with {@code kafka-configs --entity-type brokers --entity-name 1
+     * --alter --add-config listener.name.controller.ssl.keystore.location=...} on the node: the next TLS connection
+     * to the controller listener (Kafka's socket server; Cairn's metadata quorum, Ratis over gRPC) is shown the
+     * renewed certificate, and the node keeps serving clients.
+     */
+    @KafkaHalfInFaults
+    void theControllerListenersKeyStoreIsSwappedLive(BrokerKind kind) throws Exception {
+        // Given: one node whose controller listener is SSL
+        Map<String, String> config = new LinkedHashMap<>(brokerStores());
+        config.put("listener.security.protocol.map", "CONTROLLER:SSL,PLAINTEXT:PLAINTEXT");
+        config.put("offsets.topic.replication.factor", "1");
+        int[] controllerPort = new int[1];
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 1, config, node -> {
+            controllerPort[0] = node.controllerPort();
+            return Map.of();
+        })) {
+            cluster.start();
+            String controller = FreePorts.LOOPBACK + ":" + controllerPort[0];
+            assertThat(servedCertificateOverH2(controller)).isEqualTo(certificate(certs.brokerKeystore(), "broker"));
+
+            // When
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    cluster.bootstrapServers()))) {
+                alter(admin, new ConfigResource(ConfigResource.Type.BROKER, "1"),
+                        Map.of("listener.name.controller.ssl.keystore.location", renewed.toString()));
+            }
+
+            // Then
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                    assertThat(servedCertificateOverH2(controller)).isEqualTo(certificate(renewed, RENEWED)));
+            createTopic(cluster.bootstrapServers(), "after-controller-swap", 1, (short) 1);
+        }
+    }
+
+    /**
+     * The certificate a new TLS client (trusting the test CA, offering ALPN h2 as gRPC's clients do) is shown by
+     * {@code address}.
+     */
+    private static X509Certificate servedCertificateOverH2(String address) throws Exception {
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(certs.truststore())) {
+            trust.load(in, certs.password().toCharArray());
+        }
+        TrustManagerFactory trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trustManagers.init(trust);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trustManagers.getTrustManagers(), null);
+        String[] hostPort = address.split(":");
+        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(hostPort[0],
+                Integer.parseInt(hostPort[1]))) {
+            socket.setSoTimeout(10_000);
+            SSLParameters parameters = socket.getSSLParameters();
+            parameters.setApplicationProtocols(new String[] {"h2"});
+            socket.setSSLParameters(parameters);
+            socket.startHandshake();
+            return (X509Certificate) socket.getSession().getPeerCertificates()[0];
+        }
     }
 
     @KafkaHalfInFaults
