@@ -81,18 +81,51 @@ class GroupShardConsumerGroupTest {
     }
 
     @Test
-    void aClassicGroupIdShouldNotBecomeAConsumerGroup() {
+    void aClassicGroupWithAMemberShouldNotBecomeAConsumerGroup() {
         // Given
         GroupShard shard = shard();
         shard.groups().join(new ClientInfo("c", "/127.0.0.1"), new JoinGroupRequestData().setGroupId("g")
             .setMemberId("").setSessionTimeoutMs(10_000).setRebalanceTimeoutMs(10_000).setProtocolType("consumer")
-            .setProtocols(new ArrayList<>()), (short) 3);
+            .setProtocols(new ArrayList<>(List.of(new JoinGroupRequestData.JoinGroupRequestProtocol().setName("range")
+                .setMetadata(new byte[] {1})))), (short) 3);
         ctx.completeWrites();
+        assertThat(shard.groups().isEmptyGroup("g")).isFalse();
 
         // When
         ConsumerGroupHeartbeatResponseData response = join(shard, "g");
 
         // Then
         assertThat(Errors.forCode(response.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+    }
+
+    @Test
+    void anEmptyClassicGroupShouldBeReplacedAndTheGroupApisShouldAnswerForTheConsumerGroup() {
+        // Given: a simple group (offsets committed outside group management)
+        GroupShard shard = shard();
+        shard.groups().getOrCreateSimpleGroup("g");
+
+        // When
+        ConsumerGroupHeartbeatResponseData joined = join(shard, "g");
+
+        // Then
+        assertThat(Errors.forCode(joined.errorCode())).isEqualTo(Errors.NONE);
+        assertThat(shard.groups().group("g")).isEmpty();
+        assertThat(ctx.allWrites().get(0).get(0).keyVersion()).isEqualTo(GroupRecordSerde.GROUP_METADATA_KEY);
+        assertThat(ctx.allWrites().get(0).get(0).value()).isNull();
+        assertThat(shard.listGroups(java.util.Set.of(), java.util.Set.of())).singleElement()
+            .satisfies(listed -> assertThat(listed.groupType()).isEqualTo("consumer"));
+        io.cairn.wire.message.DescribeGroupsResponseData.DescribedGroup described = shard.describeClassicGroup("g",
+            (short) 6);
+        assertThat(Errors.forCode(described.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+        assertThat(described.errorMessage()).isEqualTo("Group g is not a classic group.");
+        assertThat(described.groupState()).isEqualTo("Dead");
+        assertThat(List.of(shard.validateOffsetCommit("g", 1, "m", null, (short) 9),
+            shard.validateOffsetCommit("g", 0, "m", null, (short) 9),
+            shard.validateOffsetCommit("g", 1, "x", null, (short) 9),
+            shard.validateOffsetFetch("g", "m", 1), shard.validateOffsetFetch("g", "m", 2),
+            shard.validateDeleteGroup("g"), shard.validateOffsetDelete("g", "foo"),
+            shard.validateOffsetDelete("g", "bar"))).containsExactly(Errors.NONE, Errors.STALE_MEMBER_EPOCH,
+                Errors.UNKNOWN_MEMBER_ID, Errors.NONE, Errors.STALE_MEMBER_EPOCH, Errors.NON_EMPTY_GROUP,
+                Errors.GROUP_SUBSCRIBED_TO_TOPIC, Errors.NONE);
     }
 }
