@@ -257,6 +257,7 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
             consumerGroups.group(groupId).map(g -> g.numMembers() > 0 ? null : Long.valueOf(-1L))
                 .orElseGet(() -> groups.group(groupId).map(g -> g.isInState(ClassicGroupState.EMPTY)
                     ? Long.valueOf(g.stateTimestampMs()) : null).orElse(-1L)));
+        deleteEmptyConsumerGroupsWithoutOffsets(expired.keySet());
         if (expired.isEmpty()) {
             return;
         }
@@ -269,17 +270,42 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
             counters.offsetsExpired(expired.values().stream().mapToInt(List::size).sum());
             List<CoordinatorRecord> tombstones = new ArrayList<>();
             for (String groupId : expired.keySet()) {
-                if (!offsets.hasOffsets(groupId) && !offsets.hasOpenTransaction(groupId)
-                        && consumerGroups.group(groupId).isEmpty() && groups.isEmptyGroup(groupId)) {
+                if (offsets.hasOffsets(groupId) || offsets.hasOpenTransaction(groupId)) {
+                    continue;
+                }
+                if (consumerGroups.group(groupId).isPresent()) {
+                    if (consumerGroups.group(groupId).get().validateDeleteGroup() == Errors.NONE) {
+                        tombstones.addAll(consumerGroups.deleteGroup(groupId));
+                    }
+                } else if (groups.isEmptyGroup(groupId)) {
                     tombstones.addAll(groups.deleteGroup(groupId));
                 }
             }
             if (!tombstones.isEmpty()) {
                 ctx.write(tombstones).whenComplete((done, error) -> LOGGER.info(
-                    "Removed {} empty group(s) without offsets from __consumer_offsets-{}{}", tombstones.size(),
-                    ctx.partitionIndex(), error == null ? "" : " (write failed: " + error + ")"));
+                    "Wrote {} tombstone(s) of empty groups without offsets to __consumer_offsets-{}{}",
+                    tombstones.size(), ctx.partitionIndex(), error == null ? "" : " (write failed: " + error + ")"));
             }
         });
+    }
+
+    /**
+     * Kafka's group cleanup for consumer groups: an Empty consumer group without offsets (and none expiring now, whose
+     * group the expiry handles once they are gone) is deleted, its tombstones written.
+     */
+    private void deleteEmptyConsumerGroupsWithoutOffsets(Set<String> expiring) {
+        List<CoordinatorRecord> tombstones = new ArrayList<>();
+        for (String groupId : consumerGroups.groupIds()) {
+            if (!expiring.contains(groupId) && !offsets.hasOffsets(groupId) && !offsets.hasOpenTransaction(groupId)
+                    && consumerGroups.group(groupId).map(g -> g.validateDeleteGroup() == Errors.NONE).orElse(false)) {
+                tombstones.addAll(consumerGroups.deleteGroup(groupId));
+            }
+        }
+        if (!tombstones.isEmpty()) {
+            ctx.write(tombstones).whenComplete((done, error) -> LOGGER.info(
+                "Removed empty consumer group(s) without offsets from __consumer_offsets-{}{}", ctx.partitionIndex(),
+                error == null ? "" : " (write failed: " + error + ")"));
+        }
     }
 
     /** Kafka's {@code onPartitionsDeleted}: every group loses its committed offsets of the deleted topics. */

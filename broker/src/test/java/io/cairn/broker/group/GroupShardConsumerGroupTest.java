@@ -128,4 +128,27 @@ class GroupShardConsumerGroupTest {
                 Errors.UNKNOWN_MEMBER_ID, Errors.NONE, Errors.STALE_MEMBER_EPOCH, Errors.NON_EMPTY_GROUP,
                 Errors.GROUP_SUBSCRIBED_TO_TOPIC, Errors.NONE);
     }
+
+    @Test
+    void anEmptyConsumerGroupWithoutOffsetsShouldBeDeletedAtTheNextRetentionCheck() {
+        // Given: a group whose only member left
+        GroupShard shard = shard();
+        shard.onLoaded();
+        join(shard, "g");
+        shard.consumerGroups().heartbeat("c", "/127.0.0.1", new ConsumerGroupHeartbeatRequestData().setGroupId("g")
+            .setMemberId("m").setMemberEpoch(-1), (short) 1);
+        ctx.completeWrites();
+        int writes = ctx.allWrites().size();
+
+        // When
+        ctx.advance(GroupConfig.defaults().offsetsRetentionCheckIntervalMs());
+        ctx.completeWrites();
+
+        // Then
+        assertThat(shard.consumerGroups().group("g")).isEmpty();
+        List<CoordinatorRecord> tombstones = ctx.allWrites().get(writes);
+        assertThat(tombstones.get(tombstones.size() - 1).keyVersion())
+            .isEqualTo(io.cairn.broker.group.consumer.ConsumerGroupRecords.GROUP_METADATA);
+        assertThat(tombstones).allSatisfy(record -> assertThat(record.value()).isNull());
+    }
 }
