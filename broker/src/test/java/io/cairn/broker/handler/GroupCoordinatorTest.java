@@ -462,4 +462,31 @@ class GroupCoordinatorTest {
         assertThat(deleted.results().get(0).errorCode()).isEqualTo(Errors.NONE.code());
         assertThat(fetch("modern", "clicks").committedOffset()).as("offsets deleted with the group").isEqualTo(-1);
     }
+
+    @Test
+    void theConsumerGroupApisAnswerUnsupportedVersionWhileGroupVersionIsZero() throws Exception {
+        // Given: group.version disabled as kafka-features disable does it
+        fixture.createTopic("views", 1);
+        awaitCoordinator("disabled");
+        io.cairn.wire.message.UpdateFeaturesResponseData disabled = call(new UpdateFeaturesHandler(
+            fixture.metadata().node()), new io.cairn.wire.message.UpdateFeaturesRequestData().setTimeoutMs(30_000)
+                .setFeatureUpdates(List.of(new io.cairn.wire.message.UpdateFeaturesRequestData.FeatureUpdateKey()
+                    .setFeature("group.version").setMaxVersionLevel((short) 0).setUpgradeType((byte) 2))), 1);
+        assertThat(disabled.errorCode()).isEqualTo(Errors.NONE.code());
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+            fixture.metadata().node().currentImage().featureLevel("group.version") == 0);
+
+        // When
+        ConsumerGroupHeartbeatResponseData heartbeat = call(new ConsumerGroupHeartbeatHandler(coordinator,
+            fixture.metadata().node()), new ConsumerGroupHeartbeatRequestData().setGroupId("disabled")
+                .setMemberId("m").setMemberEpoch(0).setRebalanceTimeoutMs(30_000)
+                .setSubscribedTopicNames(List.of("views")).setTopicPartitions(List.of()), 1);
+        ConsumerGroupDescribeResponseData described = call(new ConsumerGroupDescribeHandler(coordinator,
+            fixture.metadata().node()), new ConsumerGroupDescribeRequestData().setGroupIds(List.of("disabled")), 1);
+
+        // Then
+        assertThat(heartbeat.errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+        assertThat(described.groups()).singleElement()
+            .satisfies(g -> assertThat(g.errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code()));
+    }
 }
