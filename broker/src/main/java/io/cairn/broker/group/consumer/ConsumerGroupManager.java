@@ -87,6 +87,12 @@ public final class ConsumerGroupManager {
 
     /** Kafka's {@code REGEX_BATCH_REFRESH_MIN_INTERVAL_MS}: regular expressions are resolved again at most so often. */
     public static final long REGEX_REFRESH_INTERVAL_MS = 10_000L;
+    /**
+     * Kafka's default {@code group.consumer.regex.refresh.interval.ms} (an internal key Cairn does not read): regular
+     * expressions older than this are resolved again even when no topic was created (a topic deleted, an ACL
+     * changed).
+     */
+    public static final long REGEX_MAX_AGE_MS = 600_000L;
 
     private static final Logger LOGGER = LogManager.getLogger(ConsumerGroupManager.class);
 
@@ -531,9 +537,9 @@ public final class ConsumerGroupManager {
     /**
      * Kafka's {@code maybeUpdateRegularExpressions}, resolved at once rather than on a background executor: a member
      * that leaves a regular expression no one else subscribes to deletes its resolution; a member subscribing to a
-     * new one resolves it; and every subscribed one is resolved again when a topic was created since the last
-     * resolution and that is at least {@value #REGEX_REFRESH_INTERVAL_MS} ms ago. Returns whether what they match
-     * changed (the group epoch is bumped).
+     * new one resolves it; and every subscribed one is resolved again at least {@value #REGEX_REFRESH_INTERVAL_MS} ms
+     * after the last resolution when a topic was created since, when it is older than {@value #REGEX_MAX_AGE_MS} ms,
+     * or when one is not resolved. Returns whether what they match changed (the group epoch is bumped).
      */
     private boolean updateRegularExpressions(ConsumerGroup group, String oldRegex, String newRegex,
                                              Predicate<String> describable, List<CoordinatorRecord> records) {
@@ -555,8 +561,11 @@ public final class ConsumerGroupManager {
         }
         Set<String> regexes = group.subscribedRegularExpressions();
         ConsumerGroupTopics current = topics.get();
-        if (regexes.isEmpty() || ctx.nowMs() <= group.lastRegexRefreshMs() + REGEX_REFRESH_INTERVAL_MS
-                || group.lastRegexVersion() >= current.lastTopicCreationVersion()) {
+        long lastRefreshMs = group.lastRegexRefreshMs();
+        boolean due = group.lastRegexVersion() < current.lastTopicCreationVersion()
+            || ctx.nowMs() > lastRefreshMs + REGEX_MAX_AGE_MS
+            || regexes.size() != group.resolvedRegularExpressions().size();
+        if (regexes.isEmpty() || ctx.nowMs() <= lastRefreshMs + REGEX_REFRESH_INTERVAL_MS || !due) {
             return changed;
         }
         for (String regex : regexes.stream().sorted().toList()) {

@@ -630,4 +630,41 @@ class ConsumerGroupManagerTest {
         assertThat(tombstones).allSatisfy(record -> assertThat(record.value()).isNull());
         assertThat(manager.group("h")).isEmpty();
     }
+
+    @Test
+    void aRegularExpressionShouldBeResolvedAgainAfterTenMinutesWithoutATopicCreated() {
+        // Given: "fo.*" resolved to foo and fob, then fob deleted
+        partitionCounts.put("fob", 2);
+        ConsumerGroupHeartbeatResponseData last = send(join("a").setSubscribedTopicNames(List.of())
+            .setSubscribedTopicRegex("fo.*"));
+        partitionCounts.remove("fob");
+        Set<String> beforeTenMinutes = null;
+
+        // When: the member heartbeats every 40 s, up to 10 min 40 s
+        List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned = new ArrayList<>();
+        for (int i = 0; i < 17; i++) {
+            // Two heartbeats in a row: the second one acknowledges what the first revoked, as a client does.
+            for (int beat = 0; beat < 2; beat++) {
+                if (last.assignment() != null) {
+                    owned = new ArrayList<>();
+                    for (ConsumerGroupHeartbeatResponseData.TopicPartitions tp : last.assignment().topicPartitions()) {
+                        owned.add(new ConsumerGroupHeartbeatRequestData.TopicPartitions().setTopicId(tp.topicId())
+                            .setPartitions(tp.partitions()));
+                    }
+                }
+                last = send(new ConsumerGroupHeartbeatRequestData().setGroupId("g").setMemberId("a")
+                    .setMemberEpoch(last.memberEpoch()).setRebalanceTimeoutMs(-1).setTopicPartitions(owned));
+            }
+            ctx.advance(40_000);
+            if (i == 14) {
+                beforeTenMinutes = manager.group("g").orElseThrow().resolvedRegularExpression("fo.*").topics();
+            }
+        }
+
+        // Then
+        assertThat(error(last)).isEqualTo(Errors.NONE);
+        assertThat(beforeTenMinutes).as("after 9 min 20 s").containsExactlyInAnyOrder("foo", "fob");
+        assertThat(manager.group("g").orElseThrow().resolvedRegularExpression("fo.*").topics())
+            .containsExactly("foo");
+    }
 }
