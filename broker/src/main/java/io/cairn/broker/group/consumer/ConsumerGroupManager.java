@@ -1,7 +1,5 @@
 package io.cairn.broker.group.consumer;
 
-import com.google.re2j.Pattern;
-import com.google.re2j.PatternSyntaxException;
 import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.coordinator.CoordinatorWriteErrors;
 import io.cairn.broker.coordinator.ShardContext;
@@ -32,7 +30,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -68,8 +65,8 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>A member may subscribe to a regular expression (RE2J syntax, as Kafka; INVALID_REGULAR_EXPRESSION when it does
  * not compile): the group resolves it against the topics' names when a member first subscribes to it, and again at a
- * heartbeat at least {@value #REGEX_REFRESH_INTERVAL_MS} ms after the last resolution once a topic has been created
- * since (Kafka's batching of refreshes); the topics it matches count as subscribed.
+ * heartbeat 10 s or more after the last resolution once a topic has been created since or the resolution is 10 min
+ * old (Kafka's batching of refreshes; see {@link RegularExpressions}); the topics it matches count as subscribed.
  *
  * <p>Every change is written to {@code __consumer_offsets} as Kafka's records ({@link ConsumerGroupRecords}) and
  * the answer goes out once they are committed; a shard that loads replays them ({@link #replay}). The in-memory state
@@ -85,15 +82,6 @@ public final class ConsumerGroupManager {
     /** The member epoch of a static member leaving for a while. */
     public static final int LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
 
-    /** Kafka's {@code REGEX_BATCH_REFRESH_MIN_INTERVAL_MS}: regular expressions are resolved again at most so often. */
-    public static final long REGEX_REFRESH_INTERVAL_MS = 10_000L;
-    /**
-     * Kafka's default {@code group.consumer.regex.refresh.interval.ms} (an internal key Cairn does not read): regular
-     * expressions older than this are resolved again even when no topic was created (a topic deleted, an ACL
-     * changed).
-     */
-    public static final long REGEX_MAX_AGE_MS = 600_000L;
-
     private static final Logger LOGGER = LogManager.getLogger(ConsumerGroupManager.class);
 
     private final ShardContext<CoordinatorRecord> ctx;
@@ -102,6 +90,7 @@ public final class ConsumerGroupManager {
     private final Supplier<ConsumerGroupTopics> topics;
     private final Predicate<String> otherGroupTypeExists;
     private final Function<String, List<CoordinatorRecord>> emptyClassicGroupReplacer;
+    private final RegularExpressions regexes;
     private final Map<String, ConsumerGroup> groups = new HashMap<>();
     private final Map<String, Map<String, TopicShape>> subscriptionMetadata = new HashMap<>();
     private final Map<String, ArrayDeque<PendingChange>> pendingChanges = new HashMap<>();
@@ -141,6 +130,7 @@ public final class ConsumerGroupManager {
                                 Supplier<ConsumerGroupTopics> topics, Predicate<String> otherGroupTypeExists,
                                 Function<String, List<CoordinatorRecord>> emptyClassicGroupReplacer) {
         this.emptyClassicGroupReplacer = emptyClassicGroupReplacer;
+        this.regexes = new RegularExpressions(ctx, topics);
         this.ctx = ctx;
         this.config = config;
         this.assignors = new TreeMap<>();
@@ -337,16 +327,6 @@ public final class ConsumerGroupManager {
         }
     }
 
-    /** Kafka's check of a regular expression a member subscribes to: it must compile as RE2J. */
-    private static void requireValidRegex(String regex) {
-        try {
-            Pattern.compile(regex);
-        } catch (PatternSyntaxException e) {
-            throw Errors.INVALID_REGULAR_EXPRESSION.exception("SubscribedTopicRegex `" + regex
-                + "` is not a valid regular expression: " + e.getDescription() + ".");
-        }
-    }
-
     // ------------------------------------------------------------------------------------------------- joining
 
     private ConsumerGroupHeartbeatResponseData join(String clientId, String clientHost,
@@ -375,7 +355,7 @@ public final class ConsumerGroupManager {
         String oldRegex = member.subscribedTopicRegex();
         String newRegex = updated.subscribedTopicRegex();
         if (newRegex != null && !newRegex.equals(oldRegex) && group.numSubscribedMembers(newRegex) == 0) {
-            requireValidRegex(newRegex);
+            RegularExpressions.requireValid(newRegex);
         }
         // A new member has no subscription yet; a static member taking over its instance id keeps its predecessor's,
         // so that a restart with the same subscription does not rebalance the group.
@@ -388,7 +368,7 @@ public final class ConsumerGroupManager {
         if (changed) {
             records.add(ConsumerGroupRecords.memberSubscription(groupId, updated));
         }
-        bump |= updateRegularExpressions(group, oldRegex, newRegex, describable, records);
+        bump |= regexes.update(group, oldRegex, newRegex, describable, records);
         bump |= refreshSubscriptionMetadata(group);
         if (bump) {
             group.setGroupEpoch(group.groupEpoch() + 1);
@@ -532,69 +512,6 @@ public final class ConsumerGroupManager {
             }
         }
         return true;
-    }
-
-    /**
-     * Kafka's {@code maybeUpdateRegularExpressions}, resolved at once rather than on a background executor: a member
-     * that leaves a regular expression no one else subscribes to deletes its resolution; a member subscribing to a
-     * new one resolves it; and every subscribed one is resolved again at least {@value #REGEX_REFRESH_INTERVAL_MS} ms
-     * after the last resolution when a topic was created since, when it is older than {@value #REGEX_MAX_AGE_MS} ms,
-     * or when one is not resolved. Returns whether what they match changed (the group epoch is bumped).
-     */
-    private boolean updateRegularExpressions(ConsumerGroup group, String oldRegex, String newRegex,
-                                             Predicate<String> describable, List<CoordinatorRecord> records) {
-        String groupId = group.groupId();
-        boolean changed = false;
-        if (!Objects.equals(oldRegex, newRegex)) {
-            if (oldRegex != null && group.numSubscribedMembers(oldRegex) == 0
-                    && group.resolvedRegularExpression(oldRegex) != null) {
-                group.removeResolvedRegularExpression(oldRegex);
-                records.add(ConsumerGroupRecords.regularExpressionTombstone(groupId, oldRegex));
-            }
-            if (newRegex != null && group.resolvedRegularExpression(newRegex) == null) {
-                ConsumerGroup.ResolvedRegularExpression resolved = resolve(groupId, newRegex, topics.get(),
-                    describable);
-                group.setResolvedRegularExpression(newRegex, resolved);
-                records.add(ConsumerGroupRecords.regularExpression(groupId, newRegex, resolved));
-                changed = !resolved.topics().isEmpty();
-            }
-        }
-        Set<String> regexes = group.subscribedRegularExpressions();
-        ConsumerGroupTopics current = topics.get();
-        long lastRefreshMs = group.lastRegexRefreshMs();
-        boolean due = group.lastRegexVersion() < current.lastTopicCreationVersion()
-            || ctx.nowMs() > lastRefreshMs + REGEX_MAX_AGE_MS
-            || regexes.size() != group.resolvedRegularExpressions().size();
-        if (regexes.isEmpty() || ctx.nowMs() <= lastRefreshMs + REGEX_REFRESH_INTERVAL_MS || !due) {
-            return changed;
-        }
-        for (String regex : regexes.stream().sorted().toList()) {
-            ConsumerGroup.ResolvedRegularExpression resolved = resolve(groupId, regex, current, describable);
-            ConsumerGroup.ResolvedRegularExpression previous = group.resolvedRegularExpression(regex);
-            changed |= previous == null || !previous.topics().equals(resolved.topics());
-            group.setResolvedRegularExpression(regex, resolved);
-            records.add(ConsumerGroupRecords.regularExpression(groupId, regex, resolved));
-        }
-        LOGGER.info("[GroupId {}] Refreshed regular expressions {}.", groupId, regexes);
-        return changed;
-    }
-
-    /** The topics {@code regex} matches in full (Kafka's {@code Matcher.matches}) that the member may describe. */
-    private ConsumerGroup.ResolvedRegularExpression resolve(String groupId, String regex, ConsumerGroupTopics current,
-                                                            Predicate<String> describable) {
-        Set<String> matched = new java.util.TreeSet<>();
-        try {
-            Pattern pattern = Pattern.compile(regex);
-            for (String name : current.topicNames()) {
-                if (pattern.matcher(name).matches() && describable.test(name)) {
-                    matched.add(name);
-                }
-            }
-        } catch (PatternSyntaxException e) {
-            LOGGER.error("[GroupId {}] Couldn't parse regular expression '{}' due to `{}`. Ignoring it.", groupId,
-                regex, e.getDescription());
-        }
-        return new ConsumerGroup.ResolvedRegularExpression(matched, current.version(), ctx.nowMs());
     }
 
     /**
@@ -790,30 +707,9 @@ public final class ConsumerGroupManager {
 
     // ------------------------------------------------------------------------------- ListGroups, DeleteGroups
 
-    /**
-     * The groups as ListGroups reports them (protocol type and group type "consumer"), filtered by state (Kafka's
-     * display names, case-insensitive) and by type (case-insensitive); an empty or null filter matches everything.
-     */
+    /** See {@link ConsumerGroupDescriptions#list}. */
     public List<ListGroupsResponseData.ListedGroup> list(Set<String> statesFilter, Set<String> typesFilter) {
-        Set<String> states = new HashSet<>();
-        if (statesFilter != null) {
-            statesFilter.forEach(state -> states.add(state.trim().toLowerCase(Locale.ROOT)));
-        }
-        List<ListGroupsResponseData.ListedGroup> listed = new ArrayList<>();
-        if (typesFilter != null && !typesFilter.isEmpty()
-                && typesFilter.stream().noneMatch(type -> ConsumerGroup.GROUP_TYPE.equalsIgnoreCase(type.trim()))) {
-            return listed;
-        }
-        for (ConsumerGroup group : groups.values()) {
-            ConsumerGroupState state = group.state();
-            if (state == ConsumerGroupState.DEAD || (!states.isEmpty() && !states.contains(state.lowerCaseName()))) {
-                continue;
-            }
-            listed.add(new ListGroupsResponseData.ListedGroup().setGroupId(group.groupId())
-                .setProtocolType(ConsumerGroup.GROUP_TYPE).setGroupState(state.displayName())
-                .setGroupType(ConsumerGroup.GROUP_TYPE));
-        }
-        return listed;
+        return ConsumerGroupDescriptions.list(groups.values(), statesFilter, typesFilter);
     }
 
     /**
@@ -835,52 +731,10 @@ public final class ConsumerGroupManager {
 
     // ------------------------------------------------------------------------------------------------ describe
 
-    /**
-     * The group as ConsumerGroupDescribe {@code version} reports it (Kafka's {@code asDescribedGroup}): state, epochs,
-     * assignor and each member with its current and target assignment (topic ids and names); GROUP_ID_NOT_FOUND for
-     * an unknown group or one of another type. Authorized operations are left to the caller.
-     */
+    /** See {@link ConsumerGroupDescriptions#describe}. */
     public ConsumerGroupDescribeResponseData.DescribedGroup describe(String groupId, short version) {
-        ConsumerGroup group = groups.get(groupId);
-        if (group == null) {
-            String message = otherGroupTypeExists.test(groupId) ? "Group " + groupId + " is not a consumer group."
-                : "Group " + groupId + " not found.";
-            return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId)
-                .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage(message);
-        }
-        ConsumerGroupTopics current = topics.get();
-        List<ConsumerGroupDescribeResponseData.Member> members = new ArrayList<>();
-        for (ConsumerGroupMember member : group.members()) {
-            ConsumerGroupDescribeResponseData.Member described = new ConsumerGroupDescribeResponseData.Member()
-                .setMemberId(member.memberId()).setInstanceId(member.instanceId()).setRackId(member.rackId())
-                .setMemberEpoch(member.memberEpoch()).setClientId(member.clientId())
-                .setClientHost(member.clientHost()).setSubscribedTopicNames(member.subscribedTopicNames())
-                .setSubscribedTopicRegex(ConsumerGroupRecords.regexOrEmpty(member))
-                .setAssignment(describedAssignment(member.assignedPartitions(), current))
-                .setTargetAssignment(describedAssignment(group.targetAssignment(member.memberId()), current));
-            if (version >= 1) {
-                // KIP-1099: 1 is a member using the consumer protocol (0 would be a classic member).
-                described.setMemberType((byte) 1);
-            }
-            members.add(described);
-        }
-        return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId)
-            .setGroupState(group.state().displayName()).setGroupEpoch(group.groupEpoch())
-            .setAssignmentEpoch(group.targetAssignmentEpoch())
-            .setAssignorName(group.preferredAssignor(config.defaultAssignor())).setMembers(members);
-    }
-
-    private static ConsumerGroupDescribeResponseData.Assignment describedAssignment(
-            Map<Uuid, Set<Integer>> partitions, ConsumerGroupTopics current) {
-        List<ConsumerGroupDescribeResponseData.TopicPartitions> list = new ArrayList<>();
-        partitions.forEach((topicId, ids) -> {
-            String name = current.topicName(topicId);
-            if (name != null) {
-                list.add(new ConsumerGroupDescribeResponseData.TopicPartitions().setTopicId(topicId)
-                    .setTopicName(name).setPartitions(ids.stream().sorted().toList()));
-            }
-        });
-        return new ConsumerGroupDescribeResponseData.Assignment().setTopicPartitions(list);
+        return ConsumerGroupDescriptions.describe(groupId, groups.get(groupId), otherGroupTypeExists.test(groupId),
+            topics.get(), config.defaultAssignor(), version);
     }
 
     // ------------------------------------------------------------------------------------------------- loading
