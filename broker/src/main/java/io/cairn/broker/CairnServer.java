@@ -25,6 +25,8 @@ import io.cairn.broker.handler.AlterReplicaLogDirsHandler;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
 import io.cairn.broker.handler.ClusterAuthorizedHandler;
+import io.cairn.broker.handler.ConsumerGroupDescribeHandler;
+import io.cairn.broker.handler.ConsumerGroupHeartbeatHandler;
 import io.cairn.broker.handler.CreateAclsHandler;
 import io.cairn.broker.handler.CreateDelegationTokenHandler;
 import io.cairn.broker.handler.CreatePartitionsHandler;
@@ -565,6 +567,8 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new ListGroupsHandler(groups));
         handlers.add(new DescribeGroupsHandler(groups));
         handlers.add(new DeleteGroupsHandler(groups));
+        handlers.add(new ConsumerGroupHeartbeatHandler(groups, node));
+        handlers.add(new ConsumerGroupDescribeHandler(groups, node));
         handlers.addAll(extra);
         return List.copyOf(handlers);
     }

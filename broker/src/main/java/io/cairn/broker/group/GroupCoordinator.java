@@ -17,6 +17,7 @@ import io.cairn.metadata.image.MetadataListener;
 import io.cairn.metadata.image.MetadataUpdate;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.wire.protocol.Uuid;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -28,7 +29,8 @@ import java.util.function.LongConsumer;
 /**
  * The group coordinator (Kafka's {@code GroupCoordinatorService}): a {@link CoordinatorRuntime} over
  * {@code __consumer_offsets} whose shards are {@link GroupShard}s. It routes a group's requests to the shard of the
- * group's partition, removes the offsets of deleted topics, and completes the transactions whose offsets a shard
+ * group's partition, removes the offsets of deleted topics, tells consumer groups when topics are created (their
+ * regular expressions may match more), and completes the transactions whose offsets a shard
  * holds (the transaction markers of WriteTxnMarkers).
  *
  * <p>Thread-safety: thread-safe; shard operations run on the runtime's {@code cairn-group-coordinator-N} threads,
@@ -44,6 +46,12 @@ public final class GroupCoordinator implements AutoCloseable {
     private final CoordinatorRuntime<GroupShard, CoordinatorRecord> runtime;
     private final MetadataListener deletions = this::onMetadataUpdate;
     private final GroupCounters counters = new GroupCounters();
+    /**
+     * The metadata offset of the latest image that created a topic (from the start, that of the first image): a
+     * consumer group's regular expressions resolved before it are resolved again. Written by the metadata listener,
+     * read by the coordinator threads.
+     */
+    private volatile long lastTopicCreationVersion = -1L;
 
     /**
      * @param settings             group.coordinator.threads, group.coordinator.append.linger.ms and
@@ -76,6 +84,7 @@ public final class GroupCoordinator implements AutoCloseable {
      * topic deletions, whose committed offsets it removes.
      */
     public void start() {
+        lastTopicCreationVersion = metadata.currentImage().offset();
         metadata.subscribe(deletions);
         runtime.start();
     }
@@ -100,6 +109,7 @@ public final class GroupCoordinator implements AutoCloseable {
     /** The topics of the current metadata image, as consumer group subscriptions see them. */
     private ConsumerGroupTopics topics() {
         MetadataImage image = metadata.currentImage();
+        long lastTopicCreation = lastTopicCreationVersion;
         return new ConsumerGroupTopics() {
             @Override
             public Uuid topicId(String name) {
@@ -114,6 +124,21 @@ public final class GroupCoordinator implements AutoCloseable {
             @Override
             public int numPartitions(Uuid topicId) {
                 return image.topic(topicId).map(t -> t.partitions().size()).orElse(-1);
+            }
+
+            @Override
+            public Collection<String> topicNames() {
+                return image.topicIds().keySet();
+            }
+
+            @Override
+            public long version() {
+                return image.offset();
+            }
+
+            @Override
+            public long lastTopicCreationVersion() {
+                return lastTopicCreation;
             }
         };
     }
@@ -174,6 +199,9 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     private void onMetadataUpdate(MetadataUpdate update) {
+        if (!update.changes().createdTopics().isEmpty()) {
+            lastTopicCreationVersion = update.image().offset();
+        }
         if (!update.changes().deletedTopics().isEmpty()) {
             Set<String> topics = new HashSet<>();
             update.changes().deletedTopics().forEach(t -> topics.add(t.name()));

@@ -11,6 +11,8 @@ import io.cairn.broker.group.record.ConsumerGroupMemberMetadataKey;
 import io.cairn.broker.group.record.ConsumerGroupMemberMetadataValue;
 import io.cairn.broker.group.record.ConsumerGroupMetadataKey;
 import io.cairn.broker.group.record.ConsumerGroupMetadataValue;
+import io.cairn.broker.group.record.ConsumerGroupRegularExpressionKey;
+import io.cairn.broker.group.record.ConsumerGroupRegularExpressionValue;
 import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberKey;
 import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberValue;
 import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataKey;
@@ -41,7 +43,9 @@ import java.util.function.Supplier;
  *   6     ConsumerGroupTargetAssignmentMetadataKey / ...Value       the target assignment epoch
  *   7     ConsumerGroupTargetAssignmentMemberKey / ...Value         a member's target assignment
  *   8     ConsumerGroupCurrentMemberAssignmentKey / ...Value        a member's current assignment
- *   9 up  share, streams groups, regular expressions                skipped
+ *   9-15  share and streams groups                                  skipped
+ *   16    ConsumerGroupRegularExpressionKey / ...Value              what a subscribed regular expression matched
+ *   17 up later types (streams groups)                              skipped
  * </pre>
  *
  * The key of types 0-2 is written and read at the version its type names (older Kafka versioned the key so; Kafka
@@ -101,6 +105,9 @@ public final class GroupRecordSerde {
         new RecordType(ConsumerGroupCurrentMemberAssignmentKey.class, ConsumerGroupCurrentMemberAssignmentKey::new,
             ConsumerGroupCurrentMemberAssignmentValue.class, ConsumerGroupCurrentMemberAssignmentValue::new,
             (short) 0),
+        null, null, null, null, null, null, null,
+        new RecordType(ConsumerGroupRegularExpressionKey.class, ConsumerGroupRegularExpressionKey::new,
+            ConsumerGroupRegularExpressionValue.class, ConsumerGroupRegularExpressionValue::new, (short) 0),
     };
 
     /** This format as the coordinator runtime uses it. */
@@ -171,8 +178,8 @@ public final class GroupRecordSerde {
      *
      * @param key          the record's key
      * @param valueOrNull  the record's value, or null for a tombstone
-     * @return the record, or empty when the key's type is not one Cairn reads (4, and 9 and up), which the caller
-     *         skips
+     * @return the record, or empty when the key's type is not one Cairn reads (4, 9-15, and 17 and up), which the
+     *         caller skips
      * @throws MalformedRecordException when the key or value is too short, has a value version its type lacks, or
      *                                  does not decode
      */

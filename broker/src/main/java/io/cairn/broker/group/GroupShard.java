@@ -5,6 +5,7 @@ import io.cairn.broker.coordinator.CoordinatorShard;
 import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.broker.group.assignor.RangeAssignor;
 import io.cairn.broker.group.assignor.UniformAssignor;
+import io.cairn.broker.group.consumer.ConsumerGroup;
 import io.cairn.broker.group.consumer.ConsumerGroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupManager;
 import io.cairn.broker.group.consumer.ConsumerGroupRecords;
@@ -13,9 +14,13 @@ import io.cairn.broker.group.record.GroupMetadataKey;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
+import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.DescribeGroupsResponseData;
+import io.cairn.wire.message.ListGroupsResponseData;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -23,8 +28,8 @@ import org.apache.logging.log4j.Logger;
 
 /**
  * The group coordinator state kept in one {@code __consumer_offsets} partition this broker leads, in one leader
- * epoch: its classic groups ({@link ClassicGroupManager}), its KIP-848 consumer groups ({@link ConsumerGroupManager},
- * not reachable from clients yet) and their offsets ({@link OffsetManager}), fed by the partition's
+ * epoch: its classic groups ({@link ClassicGroupManager}), its KIP-848 consumer groups ({@link ConsumerGroupManager})
+ * and their offsets ({@link OffsetManager}), fed by the partition's
  * log when loaded, and the shard's periodic offset expiry. The coordinator runtime runs it
  * ({@code io.cairn.broker.coordinator}); a new leader epoch loads a new shard from the log.
  *
@@ -59,10 +64,11 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
         this.counters = counters;
         this.groups = new ClassicGroupManager(ctx, config, counters);
         this.offsets = new OffsetManager(ctx, config, counters);
-        // A group id is one group's: a consumer heartbeat for a classic group's id is GROUP_ID_NOT_FOUND (Kafka
-        // converts an empty classic group; Cairn does not migrate groups yet).
+        // A group id is one group's: a consumer heartbeat for a non-empty classic group's id is GROUP_ID_NOT_FOUND
+        // (Cairn does not migrate live groups yet); an empty classic group is replaced, as Kafka does.
         this.consumerGroups = new ConsumerGroupManager(ctx, consumerConfig,
-            List.of(new UniformAssignor(), new RangeAssignor()), topics, id -> groups.group(id).isPresent());
+            List.of(new UniformAssignor(), new RangeAssignor()), topics, id -> groups.group(id).isPresent(),
+            id -> groups.isEmptyGroup(id) ? groups.deleteGroup(id) : null);
     }
 
     private static ConsumerGroupTopics noTopics() {
@@ -95,6 +101,96 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
 
     public OffsetManager offsets() {
         return offsets;
+    }
+
+    // ------------------------------------------------------- the group APIs, for either type of group
+
+    /**
+     * Kafka's check of an OffsetCommit of {@code version} against the group of either type: a consumer group checks
+     * the member and its epoch (STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID), a classic group its generation.
+     */
+    public Errors validateOffsetCommit(String groupId, int generationIdOrMemberEpoch, String memberId,
+                                       String groupInstanceId, short version) {
+        Optional<ConsumerGroup> consumer = consumerGroups.group(groupId);
+        if (consumer.isPresent()) {
+            return consumer.get().validateOffsetCommit(memberId, generationIdOrMemberEpoch, false, version);
+        }
+        return groups.validateOffsetCommit(groupId, generationIdOrMemberEpoch, memberId, groupInstanceId, version);
+    }
+
+    /** As {@link #validateOffsetCommit} for a TxnOffsetCommit (no version rule for consumer group members). */
+    public Errors validateTxnOffsetCommit(String groupId, int generationIdOrMemberEpoch, String memberId,
+                                          String groupInstanceId) {
+        Optional<ConsumerGroup> consumer = consumerGroups.group(groupId);
+        if (consumer.isPresent()) {
+            return consumer.get().validateOffsetCommit(memberId, generationIdOrMemberEpoch, true, (short) -1);
+        }
+        return groups.validateTxnOffsetCommit(groupId, generationIdOrMemberEpoch, memberId, groupInstanceId);
+    }
+
+    /**
+     * Kafka's check of an OffsetFetch against the group: a consumer group member fetching (OffsetFetch v9+ names it
+     * and its epoch) must be a member at that epoch; others are accepted.
+     */
+    public Errors validateOffsetFetch(String groupId, String memberId, int memberEpoch) {
+        Optional<ConsumerGroup> consumer = consumerGroups.group(groupId);
+        if (consumer.isPresent()) {
+            return consumer.get().validateOffsetFetch(memberId, memberEpoch);
+        }
+        return groups.validateOffsetFetch(groupId);
+    }
+
+    /** DeleteGroups: GROUP_ID_NOT_FOUND for an unknown group, NON_EMPTY_GROUP unless it is Empty. */
+    public Errors validateDeleteGroup(String groupId) {
+        Optional<ConsumerGroup> consumer = consumerGroups.group(groupId);
+        return consumer.isPresent() ? consumer.get().validateDeleteGroup() : groups.validateDeleteGroup(groupId);
+    }
+
+    /** Forgets the group (of either type) and returns the tombstones that delete it, for the caller to write. */
+    public List<CoordinatorRecord> deleteGroup(String groupId) {
+        return consumerGroups.group(groupId).isPresent() ? consumerGroups.deleteGroup(groupId)
+            : groups.deleteGroup(groupId);
+    }
+
+    /** Whether a group of either type has this id. */
+    public boolean hasGroup(String groupId) {
+        return consumerGroups.group(groupId).isPresent() || groups.group(groupId).isPresent();
+    }
+
+    /**
+     * OffsetDelete of one topic: a consumer group refuses a topic a member subscribes to (GROUP_SUBSCRIBED_TO_TOPIC);
+     * a classic group applies its own rules.
+     */
+    public Errors validateOffsetDelete(String groupId, String topic) {
+        Optional<ConsumerGroup> consumer = consumerGroups.group(groupId);
+        if (consumer.isPresent()) {
+            return consumer.get().isSubscribedToTopic(topic) ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE;
+        }
+        return groups.validateOffsetDelete(groupId, topic);
+    }
+
+    /** The groups of both types as ListGroups reports them, filtered by state and type. */
+    public List<ListGroupsResponseData.ListedGroup> listGroups(Set<String> states, Set<String> types) {
+        List<ListGroupsResponseData.ListedGroup> listed = new ArrayList<>(groups.list(states, types));
+        listed.addAll(consumerGroups.list(states, types));
+        return listed;
+    }
+
+    /**
+     * The group as DescribeGroups (the classic API) reports it: a consumer group is not a classic group, which Kafka
+     * answers as an unknown group (Dead; from version 6 with GROUP_ID_NOT_FOUND and its message).
+     */
+    public DescribeGroupsResponseData.DescribedGroup describeClassicGroup(String groupId, short version) {
+        if (consumerGroups.group(groupId).isEmpty()) {
+            return groups.describe(groupId, version);
+        }
+        DescribeGroupsResponseData.DescribedGroup described = new DescribeGroupsResponseData.DescribedGroup()
+            .setGroupId(groupId).setGroupState(ClassicGroupState.DEAD.displayName());
+        if (version >= 6) {
+            described.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                .setErrorMessage("Group " + groupId + " is not a classic group.");
+        }
+        return described;
     }
 
     /** The {@code __consumer_offsets} partition of this shard. */
@@ -161,6 +257,7 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
             consumerGroups.group(groupId).map(g -> g.numMembers() > 0 ? null : Long.valueOf(-1L))
                 .orElseGet(() -> groups.group(groupId).map(g -> g.isInState(ClassicGroupState.EMPTY)
                     ? Long.valueOf(g.stateTimestampMs()) : null).orElse(-1L)));
+        deleteEmptyConsumerGroupsWithoutOffsets(expired.keySet());
         if (expired.isEmpty()) {
             return;
         }
@@ -173,17 +270,42 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
             counters.offsetsExpired(expired.values().stream().mapToInt(List::size).sum());
             List<CoordinatorRecord> tombstones = new ArrayList<>();
             for (String groupId : expired.keySet()) {
-                if (!offsets.hasOffsets(groupId) && !offsets.hasOpenTransaction(groupId)
-                        && consumerGroups.group(groupId).isEmpty() && groups.isEmptyGroup(groupId)) {
+                if (offsets.hasOffsets(groupId) || offsets.hasOpenTransaction(groupId)) {
+                    continue;
+                }
+                if (consumerGroups.group(groupId).isPresent()) {
+                    if (consumerGroups.group(groupId).get().validateDeleteGroup() == Errors.NONE) {
+                        tombstones.addAll(consumerGroups.deleteGroup(groupId));
+                    }
+                } else if (groups.isEmptyGroup(groupId)) {
                     tombstones.addAll(groups.deleteGroup(groupId));
                 }
             }
             if (!tombstones.isEmpty()) {
                 ctx.write(tombstones).whenComplete((done, error) -> LOGGER.info(
-                    "Removed {} empty group(s) without offsets from __consumer_offsets-{}{}", tombstones.size(),
-                    ctx.partitionIndex(), error == null ? "" : " (write failed: " + error + ")"));
+                    "Wrote {} tombstone(s) of empty groups without offsets to __consumer_offsets-{}{}",
+                    tombstones.size(), ctx.partitionIndex(), error == null ? "" : " (write failed: " + error + ")"));
             }
         });
+    }
+
+    /**
+     * Kafka's group cleanup for consumer groups: an Empty consumer group without offsets (and none expiring now, whose
+     * group the expiry handles once they are gone) is deleted, its tombstones written.
+     */
+    private void deleteEmptyConsumerGroupsWithoutOffsets(Set<String> expiring) {
+        List<CoordinatorRecord> tombstones = new ArrayList<>();
+        for (String groupId : consumerGroups.groupIds()) {
+            if (!expiring.contains(groupId) && !offsets.hasOffsets(groupId) && !offsets.hasOpenTransaction(groupId)
+                    && consumerGroups.group(groupId).map(g -> g.validateDeleteGroup() == Errors.NONE).orElse(false)) {
+                tombstones.addAll(consumerGroups.deleteGroup(groupId));
+            }
+        }
+        if (!tombstones.isEmpty()) {
+            ctx.write(tombstones).whenComplete((done, error) -> LOGGER.info(
+                "Removed empty consumer group(s) without offsets from __consumer_offsets-{}{}", ctx.partitionIndex(),
+                error == null ? "" : " (write failed: " + error + ")"));
+        }
     }
 
     /** Kafka's {@code onPartitionsDeleted}: every group loses its committed offsets of the deleted topics. */

@@ -16,9 +16,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * DeleteGroups v0-v2: each group is deleted on its coordinator shard when it has no members (NON_EMPTY_GROUP
- * otherwise, GROUP_ID_NOT_FOUND for an unknown group): the tombstones of its offsets and of its metadata are written
- * together and the group is gone once they are committed. Immutable, thread-safe.
+ * DeleteGroups v0-v2: each group, classic or consumer (KIP-848), is deleted on its coordinator shard when it has no
+ * members (NON_EMPTY_GROUP otherwise, GROUP_ID_NOT_FOUND for an unknown group): the tombstones of its offsets and of
+ * its metadata are written together and the group is gone once they are committed. Immutable, thread-safe.
  */
 public final class DeleteGroupsHandler implements ApiHandler<DeleteGroupsRequestData, DeleteGroupsResponseData> {
 
@@ -79,12 +79,12 @@ public final class DeleteGroupsHandler implements ApiHandler<DeleteGroupsRequest
     }
 
     private static CompletableFuture<Errors> delete(GroupShard shard, String groupId) {
-        Errors error = shard.groups().validateDeleteGroup(groupId);
+        Errors error = shard.validateDeleteGroup(groupId);
         if (error != Errors.NONE) {
             return CompletableFuture.completedFuture(error);
         }
         List<CoordinatorRecord> records = new ArrayList<>(shard.offsets().deleteAllRecords(groupId));
-        records.addAll(shard.groups().deleteGroup(groupId));
+        records.addAll(shard.deleteGroup(groupId));
         shard.offsets().forgetGroup(groupId);
         return shard.write(records).thenApply(ignored -> Errors.NONE);
     }

@@ -16,7 +16,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * DescribeGroups v0-v6: each group is described by its coordinator shard (state, protocol, members with their
  * metadata and assignment); a group this broker does not coordinate carries NOT_COORDINATOR (or
- * COORDINATOR_LOAD_IN_PROGRESS) with Kafka's empty fields; an empty group id is INVALID_GROUP_ID. With
+ * COORDINATOR_LOAD_IN_PROGRESS) with Kafka's empty fields; an empty group id is INVALID_GROUP_ID; a consumer group
+ * (KIP-848) is not a classic group, which Kafka answers as an unknown one (Dead, GROUP_ID_NOT_FOUND from v6). With
  * {@code include_authorized_operations} (v3+) every group operation is allowed: Cairn has no authorizer yet, as a
  * Kafka broker without one. Immutable, thread-safe.
  */
@@ -77,7 +78,7 @@ public final class DescribeGroupsHandler implements ApiHandler<DescribeGroupsReq
         CompletableFuture<DescribedGroup> answer;
         try {
             answer = coordinator.call(groupId, shard ->
-                CompletableFuture.completedFuture(shard.groups().describe(groupId, version)));
+                CompletableFuture.completedFuture(shard.describeClassicGroup(groupId, version)));
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }

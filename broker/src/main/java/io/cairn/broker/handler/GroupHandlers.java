@@ -1,8 +1,10 @@
 package io.cairn.broker.handler;
 
+import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.group.ClientInfo;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.group.GroupShard;
+import io.cairn.broker.group.consumer.ConsumerGroup;
 import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.log.producer.VerificationGuard;
 import io.cairn.metadata.MetadataNode;
@@ -32,14 +34,15 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The APIs about one group (Kafka 4.1.1's versions): JoinGroup v0-v9, SyncGroup v0-v5, Heartbeat v0-v4 and
  * LeaveGroup v0-v5, served by the group's {@code ClassicGroupManager}, and OffsetCommit v2-v9, TxnOffsetCommit v0-v5
- * and OffsetDelete v0, served by its {@code OffsetManager} after the group's checks, each on the group's coordinator
- * shard, with Kafka's
- * whole-request error responses. Stateless factories.
+ * and OffsetDelete v0, served by its {@code OffsetManager} after the checks of the group, classic or consumer
+ * ({@code GroupShard}), each on the group's coordinator shard, with Kafka's whole-request error responses. Stateless
+ * factories.
  */
 public final class GroupHandlers {
 
@@ -50,8 +53,26 @@ public final class GroupHandlers {
 
     public static ApiHandler<JoinGroupRequestData, JoinGroupResponseData> joinGroup(GroupCoordinator coordinator) {
         return new GroupApiHandler<>(ApiKey.JOIN_GROUP, 0, 9, coordinator, JoinGroupRequestData::groupId,
-            (shard, ctx, request) -> shard.groups().join(clientInfo(ctx), request, ctx.apiVersion()),
-            (ctx, request, error) -> joinError(ctx.apiVersion(), error));
+            GroupHandlers::join, (ctx, request, error) -> joinError(ctx.apiVersion(), error));
+    }
+
+    /**
+     * A classic JoinGroup. A consumer group (KIP-848) of that id with members refuses it with
+     * INCONSISTENT_GROUP_PROTOCOL (Cairn does not run classic members in a consumer group yet); an empty one is
+     * deleted first and the classic group takes its place, as on Kafka.
+     */
+    private static CompletableFuture<JoinGroupResponseData> join(GroupShard shard, RequestContext ctx,
+                                                                 JoinGroupRequestData request) {
+        Optional<ConsumerGroup> consumer = shard.consumerGroups().group(request.groupId());
+        if (consumer.isEmpty()) {
+            return shard.groups().join(clientInfo(ctx), request, ctx.apiVersion());
+        }
+        if (consumer.get().numMembers() > 0) {
+            return CompletableFuture.completedFuture(joinError(ctx.apiVersion(), Errors.INCONSISTENT_GROUP_PROTOCOL));
+        }
+        List<CoordinatorRecord> tombstones = shard.consumerGroups().deleteGroup(request.groupId());
+        return shard.write(tombstones).thenCompose(ignored ->
+            shard.groups().join(clientInfo(ctx), request, ctx.apiVersion()));
     }
 
     /** Kafka's JoinGroupRequest.getErrorResponse. */
@@ -96,7 +117,7 @@ public final class GroupHandlers {
                     .setGroupId(request.groupId()).setGenerationIdOrMemberEpoch(request.generationIdOrMemberEpoch())
                     .setMemberId(request.memberId()).setGroupInstanceId(request.groupInstanceId())
                     .setRetentionTimeMs(request.retentionTimeMs()).setTopics(readable);
-                Errors validation = shard.groups().validateOffsetCommit(request.groupId(),
+                Errors validation = shard.validateOffsetCommit(request.groupId(),
                     request.generationIdOrMemberEpoch(), request.memberId(), request.groupInstanceId(),
                     ctx.apiVersion());
                 CompletableFuture<OffsetCommitResponseData> committed = shard.offsets().commit(authorized,
@@ -132,7 +153,7 @@ public final class GroupHandlers {
     }
 
     /**
-     * TxnOffsetCommit v0-v5: the group's KIP-447 checks ({@code ClassicGroupManager.validateTxnOffsetCommit}), then
+     * TxnOffsetCommit v0-v5: the group's KIP-447 checks ({@code GroupShard.validateTxnOffsetCommit}), then
      * a transactional write of the producer's offsets, visible after its COMMIT marker. Partitions of unknown topics
      * get UNKNOWN_TOPIC_OR_PARTITION, as Kafka's KafkaApis filters them.
      */
@@ -149,7 +170,7 @@ public final class GroupHandlers {
      */
     static CompletableFuture<TxnOffsetCommitResponseData> commitTxnOffsets(GroupShard shard,
             TxnOffsetCommitRequestData request, MetadataNode metadata, VerificationGuard verification) {
-        Errors validation = shard.groups().validateTxnOffsetCommit(request.groupId(), request.generationId(),
+        Errors validation = shard.validateTxnOffsetCommit(request.groupId(), request.generationId(),
             request.memberId(), request.groupInstanceId());
         return shard.offsets().commitTransactional(request, validation,
             (topic, partition) -> metadata.currentImage().topic(topic)
@@ -229,12 +250,12 @@ public final class GroupHandlers {
     private static CompletableFuture<OffsetDeleteResponseData> deleteReadableOffsets(GroupShard shard,
                                                                                    OffsetDeleteRequestData request) {
         String groupId = request.groupId();
-        Errors groupError = shard.groups().group(groupId).isEmpty() ? Errors.GROUP_ID_NOT_FOUND : Errors.NONE;
+        Errors groupError = shard.hasGroup(groupId) ? Errors.NONE : Errors.GROUP_ID_NOT_FOUND;
         for (OffsetDeleteRequestData.OffsetDeleteRequestTopic topic : request.topics()) {
             if (groupError != Errors.NONE) {
                 break;
             }
-            Errors error = shard.groups().validateOffsetDelete(groupId, topic.name());
+            Errors error = shard.validateOffsetDelete(groupId, topic.name());
             if (error == Errors.GROUP_ID_NOT_FOUND || error == Errors.NON_EMPTY_GROUP) {
                 groupError = error;
             }
@@ -243,7 +264,7 @@ public final class GroupHandlers {
             return CompletableFuture.completedFuture(new OffsetDeleteResponseData().setThrottleTimeMs(0)
                 .setErrorCode(groupError.code()));
         }
-        return shard.offsets().delete(request, (group, topic) -> shard.groups().validateOffsetDelete(group, topic));
+        return shard.offsets().delete(request, shard::validateOffsetDelete);
     }
 
     /** The client id and host DescribeGroups reports for a member (Kafka prints the host as "/address"). */

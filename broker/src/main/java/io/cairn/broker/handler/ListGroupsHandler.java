@@ -14,8 +14,9 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
 /**
- * ListGroups v0-v5: the groups of every coordinator shard this broker runs (each broker lists the groups it
- * coordinates; the admin client asks every broker), filtered by state (v4+, case-insensitive) and type (v5+). While a
+ * ListGroups v0-v5: the groups of every coordinator shard this broker runs, classic and consumer (KIP-848, type and
+ * protocol type "consumer") alike (each broker lists the groups it coordinates; the admin client asks every broker),
+ * filtered by state (v4+, case-insensitive) and type (v5+). While a
  * shard still loads the answer is COORDINATOR_LOAD_IN_PROGRESS, as Kafka's. Immutable, thread-safe.
  */
 public final class ListGroupsHandler implements ApiHandler<ListGroupsRequestData, ListGroupsResponseData> {
@@ -45,7 +46,7 @@ public final class ListGroupsHandler implements ApiHandler<ListGroupsRequestData
     public CompletionStage<ListGroupsResponseData> handle(RequestContext ctx, ListGroupsRequestData request) {
         Set<String> states = new HashSet<>(request.statesFilter() == null ? List.of() : request.statesFilter());
         Set<String> types = new HashSet<>(request.typesFilter() == null ? List.of() : request.typesFilter());
-        return coordinator.callAll(shard -> shard.groups().list(states, types)).handle((lists, failure) -> {
+        return coordinator.callAll(shard -> shard.listGroups(states, types)).handle((lists, failure) -> {
             if (failure != null) {
                 return errorResponse(ctx, request, Errors.forException(failure));
             }

@@ -35,7 +35,9 @@ import java.util.function.Predicate;
  * -1, leader epoch -1 and metadata "" without an error, as does an unknown group; null topics (v2+) ask for every
  * committed offset of the group. A group-level failure (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, ...) is
  * the top-level error from v2 and each partition's error in v1, as Kafka answers. With {@code require_stable} (v7+),
- * a partition an open transaction holds an offset for answers UNSTABLE_OFFSET_COMMIT (the consumer retries).
+ * a partition an open transaction holds an offset for answers UNSTABLE_OFFSET_COMMIT (the consumer retries). A member
+ * of a consumer group names itself and its epoch (v9+): an unknown member is UNKNOWN_MEMBER_ID, another epoch
+ * STALE_MEMBER_EPOCH, for the group.
  * Immutable, thread-safe.
  */
 public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestData, OffsetFetchResponseData> {
@@ -113,8 +115,8 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                         topics.computeIfAbsent(t.name(), k -> new ArrayList<>()).addAll(t.partitionIndexes());
                     }
                 }
-                groups.add(fetch(ctx, group.groupId(), topics, request.requireStable())
-                    .thenApply(r -> groupResponse(group.groupId(), r)));
+                groups.add(fetch(ctx, group.groupId(), group.memberId(), group.memberEpoch(), topics,
+                    request.requireStable()).thenApply(r -> groupResponse(group.groupId(), r)));
             }
             return CompletableFuture.allOf(groups.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
                 OffsetFetchResponseData response = new OffsetFetchResponseData().setThrottleTimeMs(0);
@@ -128,7 +130,7 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                 topics.computeIfAbsent(t.name(), k -> new ArrayList<>()).addAll(t.partitionIndexes());
             }
         }
-        return fetch(ctx, request.groupId(), topics, request.requireStable())
+        return fetch(ctx, request.groupId(), null, -1, topics, request.requireStable())
             .thenApply(r -> singleGroupResponse(r, version, topics));
     }
 
@@ -136,26 +138,27 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
      * Never fails: a group-level failure becomes the answer's error. As Kafka's, DESCRIBE on the group comes first
      * (else GROUP_AUTHORIZATION_FAILED), and DESCRIBE on each topic decides what the caller sees of it.
      */
-    private CompletableFuture<GroupOffsets> fetch(RequestContext ctx, String groupId,
-                                                  Map<String, List<Integer>> requested, boolean requireStable) {
+    private CompletableFuture<GroupOffsets> fetch(RequestContext ctx, String groupId, String memberId,
+                                                  int memberEpoch, Map<String, List<Integer>> requested,
+                                                  boolean requireStable) {
         if (!ctx.authorize(AclOperation.DESCRIBE, AclResourceType.GROUP, groupId == null ? "" : groupId)) {
             return CompletableFuture.completedFuture(new GroupOffsets(Errors.GROUP_AUTHORIZATION_FAILED));
         }
         Map<String, Boolean> describable = new HashMap<>();
-        return fetch(groupId, requested, requireStable).thenApply(offsets -> offsets.authorizedFor(
-            topic -> describable.computeIfAbsent(topic,
+        return fetch(groupId, memberId, memberEpoch, requested, requireStable).thenApply(offsets ->
+            offsets.authorizedFor(topic -> describable.computeIfAbsent(topic,
                 t -> ctx.authorize(AclOperation.DESCRIBE, AclResourceType.TOPIC, t)), requested == null));
     }
 
-    private CompletableFuture<GroupOffsets> fetch(String groupId, Map<String, List<Integer>> requested,
-                                                  boolean requireStable) {
+    private CompletableFuture<GroupOffsets> fetch(String groupId, String memberId, int memberEpoch,
+                                                  Map<String, List<Integer>> requested, boolean requireStable) {
         if (groupId == null || groupId.isEmpty()) {
             return CompletableFuture.completedFuture(new GroupOffsets(Errors.INVALID_GROUP_ID));
         }
         CompletableFuture<GroupOffsets> answer;
         try {
             answer = coordinator.call(groupId, shard -> {
-                Errors error = shard.groups().validateOffsetFetch(groupId);
+                Errors error = shard.validateOffsetFetch(groupId, memberId, memberEpoch);
                 if (error != Errors.NONE) {
                     return CompletableFuture.completedFuture(new GroupOffsets(error));
                 }

@@ -319,6 +319,33 @@ class GroupRecordSerdeTest {
     }
 
     @Test
+    void aResolvedRegularExpressionIsWrittenAndReadAsKafkaWritesIt() {
+        // Given: a type 16 record, as Cairn and as Kafka 4.1.1 build it
+        CoordinatorRecord ours = new CoordinatorRecord(
+            new io.cairn.broker.group.record.ConsumerGroupRegularExpressionKey().setGroupId("g").setRegularExpression("orders-.*"), (short) 16,
+            new io.cairn.broker.group.record.ConsumerGroupRegularExpressionValue()
+                .setTopics(List.of("orders-1", "orders-2")).setVersion(42L).setTimestamp(1_700_000_000_000L),
+            (short) 0);
+        org.apache.kafka.common.protocol.ApiMessage kafkaKey =
+            new org.apache.kafka.coordinator.group.generated.ConsumerGroupRegularExpressionKey().setGroupId("g")
+                .setRegularExpression("orders-.*");
+        org.apache.kafka.common.protocol.ApiMessage kafkaValue =
+            new org.apache.kafka.coordinator.group.generated.ConsumerGroupRegularExpressionValue()
+                .setTopics(List.of("orders-1", "orders-2")).setVersion(42L).setTimestamp(1_700_000_000_000L);
+
+        // When
+        byte[] key = GroupRecordSerde.keyBytes(ours);
+        byte[] value = GroupRecordSerde.valueBytes(ours);
+
+        // Then
+        assertThat(key).isEqualTo(MessageUtil.toCoordinatorTypePrefixedBytes(kafkaKey));
+        assertThat(value).isEqualTo(MessageUtil.toVersionPrefixedBytes((short) 0, kafkaValue));
+        assertThat(GroupRecordSerde.decode(ByteBuffer.wrap(key), ByteBuffer.wrap(value))).contains(ours);
+        assertThat(GroupRecordSerde.decode(ByteBuffer.wrap(key), null))
+            .contains(new CoordinatorRecord(ours.key(), (short) 16, null, (short) 0));
+    }
+
+    @Test
     void recordTypesCairnDoesNotReadAreSkipped() {
         // Given: a type 4 (consumer group partition metadata) and a type 9 key
         byte[] partitionMetadataKey = MessageUtil.toCoordinatorTypePrefixedBytes(

@@ -16,6 +16,10 @@ import io.cairn.metadata.image.AclPatternType;
 import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.ConsumerGroupDescribeRequestData;
+import io.cairn.wire.message.ConsumerGroupDescribeResponseData;
+import io.cairn.wire.message.ConsumerGroupHeartbeatRequestData;
+import io.cairn.wire.message.ConsumerGroupHeartbeatResponseData;
 import io.cairn.wire.message.DeleteGroupsRequestData;
 import io.cairn.wire.message.DeleteGroupsResponseData;
 import io.cairn.wire.message.DescribeGroupsRequestData;
@@ -398,5 +402,91 @@ class GroupCoordinatorTest {
             new DeleteGroupsRequestData().setGroupsNames(List.of("team", "missing")), 2);
         assertThat(deleted.results()).extracting(r -> Errors.forCode(r.errorCode()))
             .containsExactly(Errors.NONE, Errors.GROUP_ID_NOT_FOUND);
+    }
+
+    @Test
+    void aConsumerGroupJoinsCommitsIsListedDescribedLeavesAndIsDeletedThroughItsHandlers() throws Exception {
+        // Given
+        fixture.createTopic("clicks", 2);
+        awaitCoordinator("modern");
+        ConsumerGroupHeartbeatHandler heartbeat = new ConsumerGroupHeartbeatHandler(coordinator,
+            fixture.metadata().node());
+        ConsumerGroupHeartbeatRequestData join = new ConsumerGroupHeartbeatRequestData().setGroupId("modern")
+            .setMemberId("m-1").setMemberEpoch(0).setRebalanceTimeoutMs(30_000)
+            .setSubscribedTopicNames(List.of("clicks")).setTopicPartitions(List.of());
+
+        // When
+        ConsumerGroupHeartbeatResponseData joined = call(heartbeat, join, 1);
+        OffsetCommitRequestData commit = new OffsetCommitRequestData().setGroupId("modern").setMemberId("m-1")
+            .setGenerationIdOrMemberEpoch(joined.memberEpoch()).setTopics(List.of(new OffsetCommitRequestTopic()
+                .setName("clicks").setPartitions(List.of(new OffsetCommitRequestPartition().setPartitionIndex(0)
+                    .setCommittedOffset(5).setCommittedLeaderEpoch(-1).setCommittedMetadata("")))));
+        OffsetCommitResponseData committed = call(GroupHandlers.offsetCommit(coordinator, fixture.metadata().node()),
+            commit, 9);
+        OffsetCommitResponseData stale = call(GroupHandlers.offsetCommit(coordinator, fixture.metadata().node()),
+            commit.setGenerationIdOrMemberEpoch(joined.memberEpoch() + 1), 9);
+        ConsumerGroupDescribeResponseData describedModern = call(new ConsumerGroupDescribeHandler(coordinator,
+            fixture.metadata().node()), new ConsumerGroupDescribeRequestData().setGroupIds(List.of("modern", "")), 1);
+        DescribedGroup describedClassic = ((io.cairn.wire.message.DescribeGroupsResponseData) call(
+            new DescribeGroupsHandler(coordinator), new DescribeGroupsRequestData().setGroups(List.of("modern")), 6))
+            .groups().get(0);
+        ListGroupsResponseData listed = call(new ListGroupsHandler(coordinator), new ListGroupsRequestData()
+            .setTypesFilter(List.of("consumer")), 5);
+        DeleteGroupsResponseData busy = call(new DeleteGroupsHandler(coordinator),
+            new DeleteGroupsRequestData().setGroupsNames(List.of("modern")), 2);
+        ConsumerGroupHeartbeatResponseData left = call(heartbeat, new ConsumerGroupHeartbeatRequestData()
+            .setGroupId("modern").setMemberId("m-1").setMemberEpoch(-1), 1);
+        DeleteGroupsResponseData deleted = call(new DeleteGroupsHandler(coordinator),
+            new DeleteGroupsRequestData().setGroupsNames(List.of("modern")), 2);
+
+        // Then
+        assertThat(joined.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(joined.memberId()).isEqualTo("m-1");
+        assertThat(joined.assignment().topicPartitions().get(0).partitions()).containsExactly(0, 1);
+        assertThat(committed.topics().get(0).partitions().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(stale.topics().get(0).partitions().get(0).errorCode())
+            .isEqualTo(Errors.STALE_MEMBER_EPOCH.code());
+        assertThat(describedModern.groups()).extracting(g -> Errors.forCode(g.errorCode()))
+            .containsExactly(Errors.NONE, Errors.INVALID_GROUP_ID);
+        assertThat(describedModern.groups().get(0).groupState()).isEqualTo("Stable");
+        assertThat(describedModern.groups().get(0).assignorName()).isEqualTo("uniform");
+        assertThat(describedModern.groups().get(0).members()).singleElement()
+            .satisfies(m -> assertThat(m.memberId()).isEqualTo("m-1"));
+        assertThat(describedClassic.errorCode()).isEqualTo(Errors.GROUP_ID_NOT_FOUND.code());
+        assertThat(describedClassic.groupState()).isEqualTo("Dead");
+        assertThat(listed.groups()).extracting(ListGroupsResponseData.ListedGroup::groupId).containsExactly("modern");
+        assertThat(listed.groups().get(0).protocolType()).isEqualTo("consumer");
+        assertThat(busy.results().get(0).errorCode()).isEqualTo(Errors.NON_EMPTY_GROUP.code());
+        assertThat(left.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(left.memberEpoch()).isEqualTo(-1);
+        assertThat(deleted.results().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(fetch("modern", "clicks").committedOffset()).as("offsets deleted with the group").isEqualTo(-1);
+    }
+
+    @Test
+    void theConsumerGroupApisAnswerUnsupportedVersionWhileGroupVersionIsZero() throws Exception {
+        // Given: group.version disabled as kafka-features disable does it
+        fixture.createTopic("views", 1);
+        awaitCoordinator("disabled");
+        io.cairn.wire.message.UpdateFeaturesResponseData disabled = call(new UpdateFeaturesHandler(
+            fixture.metadata().node()), new io.cairn.wire.message.UpdateFeaturesRequestData().setTimeoutMs(30_000)
+                .setFeatureUpdates(List.of(new io.cairn.wire.message.UpdateFeaturesRequestData.FeatureUpdateKey()
+                    .setFeature("group.version").setMaxVersionLevel((short) 0).setUpgradeType((byte) 2))), 1);
+        assertThat(disabled.errorCode()).isEqualTo(Errors.NONE.code());
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+            fixture.metadata().node().currentImage().featureLevel("group.version") == 0);
+
+        // When
+        ConsumerGroupHeartbeatResponseData heartbeat = call(new ConsumerGroupHeartbeatHandler(coordinator,
+            fixture.metadata().node()), new ConsumerGroupHeartbeatRequestData().setGroupId("disabled")
+                .setMemberId("m").setMemberEpoch(0).setRebalanceTimeoutMs(30_000)
+                .setSubscribedTopicNames(List.of("views")).setTopicPartitions(List.of()), 1);
+        ConsumerGroupDescribeResponseData described = call(new ConsumerGroupDescribeHandler(coordinator,
+            fixture.metadata().node()), new ConsumerGroupDescribeRequestData().setGroupIds(List.of("disabled")), 1);
+
+        // Then
+        assertThat(heartbeat.errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+        assertThat(described.groups()).singleElement()
+            .satisfies(g -> assertThat(g.errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code()));
     }
 }

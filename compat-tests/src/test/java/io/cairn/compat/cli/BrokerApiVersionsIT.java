@@ -164,7 +164,7 @@ class BrokerApiVersionsIT {
     }
 
     @Test
-    void toolShouldShowTheTopicApisCairnServesAndTheNewGroupProtocolAsUnsupported() {
+    void toolShouldShowTheTopicApisCairnServesAndTheConsumerGroupProtocolAtKafkasRanges() {
         // Given
         BrokerProcess cairn = BrokerKind.CAIRN.shared();
 
@@ -179,7 +179,8 @@ class BrokerApiVersionsIT {
                 .contains("\tCreateTopics(19): 2 to 7 [usable: 7],", "\tDeleteTopics(20): 1 to 6 [usable: 6],")
                 .contains("\tDescribeConfigs(32): 1 to 4 [usable: 4],", "\tCreatePartitions(37): 0 to 3 [usable: 3],")
                 .contains("\tDescribeTopicPartitions(75): 0 [usable: 0],", "\tDescribeCluster(60): 0 to 2 [usable: 2],")
-                .contains("\tConsumerGroupHeartbeat(68): UNSUPPORTED,", "\tConsumerGroupDescribe(69): UNSUPPORTED,");
+                .contains("\tConsumerGroupHeartbeat(68): 0 to 1 [usable: 1],",
+                        "\tConsumerGroupDescribe(69): 0 to 1 [usable: 1],");
         assertThat(cairn.logLinesContaining("LEAK:")).isEmpty();
     }
 

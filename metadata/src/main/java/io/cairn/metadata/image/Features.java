@@ -15,9 +15,10 @@ import java.util.Map;
  *   <li>{@code transaction.version} 0-2 (KIP-890), 2 in a new cluster as in Kafka 4.1: 1 writes the flexible
  *       transaction log value, 2 also bumps the producer epoch on every commit and abort and adds partitions from
  *       the produce path.</li>
- *   <li>{@code group.version} and {@code kraft.version} stay at 0: the KIP-848 consumer protocol and a dynamic
- *       Raft quorum are not implemented. As Kafka's broker, a feature whose highest supported level is 0 is not
- *       listed as supported, and a level 0 is never finalized.</li>
+ *   <li>{@code group.version} 0-1 (KIP-848), 1 in a new cluster as in Kafka 4.1: at 1 the consumer group protocol
+ *       (ConsumerGroupHeartbeat, ConsumerGroupDescribe) is served, at 0 those APIs answer UNSUPPORTED_VERSION.</li>
+ *   <li>{@code kraft.version} stays at 0: a dynamic Raft quorum is not implemented. As Kafka's broker, a feature
+ *       whose highest supported level is 0 is not listed as supported, and a level 0 is never finalized.</li>
  * </ul>
  * Stateless, thread-safe.
  */
@@ -48,14 +49,14 @@ public final class Features {
         supported.put(METADATA_VERSION, new Range(METADATA_VERSION_4_1_IV1, METADATA_VERSION_4_1_IV1));
         supported.put(ELIGIBLE_LEADER_REPLICAS_VERSION, new Range((short) 0, (short) 1));
         supported.put(TRANSACTION_VERSION, new Range((short) 0, (short) 2));
-        supported.put(GROUP_VERSION, new Range((short) 0, (short) 0));
+        supported.put(GROUP_VERSION, new Range((short) 0, (short) 1));
         supported.put(KRAFT_VERSION, new Range((short) 0, (short) 0));
         SUPPORTED = Collections.unmodifiableMap(supported);
         Map<String, Short> bootstrap = new LinkedHashMap<>();
         bootstrap.put(METADATA_VERSION, METADATA_VERSION_4_1_IV1);
         bootstrap.put(ELIGIBLE_LEADER_REPLICAS_VERSION, (short) 1);
         bootstrap.put(TRANSACTION_VERSION, (short) 2);
-        bootstrap.put(GROUP_VERSION, (short) 0);
+        bootstrap.put(GROUP_VERSION, (short) 1);
         bootstrap.put(KRAFT_VERSION, (short) 0);
         BOOTSTRAP = Collections.unmodifiableMap(bootstrap);
     }
@@ -108,6 +109,11 @@ public final class Features {
     /** The finalized transaction.version of this image (0 when none is finalized). */
     public static short transactionVersion(MetadataImage image) {
         return image.featureLevel(TRANSACTION_VERSION);
+    }
+
+    /** Whether the KIP-848 consumer group protocol is enabled in this image ({@code group.version} 1 or more). */
+    public static boolean consumerGroupsEnabled(MetadataImage image) {
+        return image.featureLevel(GROUP_VERSION) >= 1;
     }
 
     /** Whether eligible leader replicas (KIP-966) are enabled in this image. */

@@ -19,8 +19,8 @@ import java.util.TreeMap;
  * One KIP-848 consumer group (Kafka's {@code ConsumerGroup}): its members, the group epoch (bumped whenever
  * membership or a subscription changes), the target assignment and its epoch (the group epoch it was computed for),
  * and who owns each partition now (a partition's epoch is the epoch of the member that owns it, assigned or pending
- * revocation; a partition is given to a new owner only once released). Its state follows from these
- * ({@link #state()}).
+ * revocation; a partition is given to a new owner only once released), and what the regular expressions its members
+ * subscribe to matched. Its state follows from these ({@link #state()}).
  *
  * <p>Thread-safety: not thread-safe; confined to its coordinator shard's thread.
  */
@@ -37,10 +37,44 @@ public final class ConsumerGroup {
     private final Map<String, Map<Uuid, Set<Integer>>> targetAssignment = new HashMap<>();
     private final Map<Uuid, Map<Integer, Integer>> partitionEpochs = new HashMap<>();
     private final Map<String, Integer> subscribedTopicCounts = new HashMap<>();
+    private final Map<String, Integer> subscribedRegexCounts = new HashMap<>();
+    private final Map<String, ResolvedRegularExpression> resolvedRegexes = new HashMap<>();
     private boolean dead;
+
+    /**
+     * What a regular expression the members subscribe to matched (Kafka's {@code ResolvedRegularExpression}).
+     *
+     * @param topics      the names of the topics it matched
+     * @param version     the metadata offset of the image it was resolved against
+     * @param timestampMs when it was resolved
+     */
+    public record ResolvedRegularExpression(Set<String> topics, long version, long timestampMs) {
+        public ResolvedRegularExpression {
+            topics = Set.copyOf(topics);
+        }
+    }
 
     public ConsumerGroup(String groupId) {
         this.groupId = groupId;
+    }
+
+    /**
+     * A copy of this group that shares nothing mutable with it: the state to go back to when the write of a change
+     * fails (Kafka reverts its timeline data structures to the last committed offset).
+     */
+    public ConsumerGroup copy() {
+        ConsumerGroup copy = new ConsumerGroup(groupId);
+        copy.groupEpoch = groupEpoch;
+        copy.targetAssignmentEpoch = targetAssignmentEpoch;
+        copy.members.putAll(members);
+        copy.staticMembers.putAll(staticMembers);
+        copy.targetAssignment.putAll(targetAssignment);
+        partitionEpochs.forEach((topicId, epochs) -> copy.partitionEpochs.put(topicId, new HashMap<>(epochs)));
+        copy.subscribedTopicCounts.putAll(subscribedTopicCounts);
+        copy.subscribedRegexCounts.putAll(subscribedRegexCounts);
+        copy.resolvedRegexes.putAll(resolvedRegexes);
+        copy.dead = dead;
+        return copy;
     }
 
     public String groupId() {
@@ -197,14 +231,61 @@ public final class ConsumerGroup {
         targetAssignmentEpoch = epoch;
     }
 
-    /** Whether some member subscribes to {@code topic}. */
+    /** Whether some member subscribes to {@code topic}, by name or by a regular expression that matched it. */
     public boolean isSubscribedToTopic(String topic) {
-        return subscribedTopicCounts.containsKey(topic);
+        return subscribedTopicNames().contains(topic);
     }
 
-    /** The topics some member subscribes to. */
+    /** The topics some member subscribes to: by name, and those the subscribed regular expressions matched. */
     public Set<String> subscribedTopicNames() {
-        return Collections.unmodifiableSet(new HashSet<>(subscribedTopicCounts.keySet()));
+        Set<String> names = new HashSet<>(subscribedTopicCounts.keySet());
+        subscribedRegexCounts.keySet().forEach(regex -> {
+            ResolvedRegularExpression resolved = resolvedRegexes.get(regex);
+            if (resolved != null) {
+                names.addAll(resolved.topics());
+            }
+        });
+        return Collections.unmodifiableSet(names);
+    }
+
+    /** How many members subscribe to {@code regex}. */
+    public int numSubscribedMembers(String regex) {
+        return subscribedRegexCounts.getOrDefault(regex, 0);
+    }
+
+    /** The regular expressions some member subscribes to. */
+    public Set<String> subscribedRegularExpressions() {
+        return Collections.unmodifiableSet(new HashSet<>(subscribedRegexCounts.keySet()));
+    }
+
+    /** What {@code regex} matched when last resolved, or null when it has not been. */
+    public ResolvedRegularExpression resolvedRegularExpression(String regex) {
+        return resolvedRegexes.get(regex);
+    }
+
+    /** The resolved regular expressions, by expression. */
+    public Map<String, ResolvedRegularExpression> resolvedRegularExpressions() {
+        return Collections.unmodifiableMap(new HashMap<>(resolvedRegexes));
+    }
+
+    /** Records what {@code regex} matched. */
+    public void setResolvedRegularExpression(String regex, ResolvedRegularExpression resolved) {
+        resolvedRegexes.put(regex, resolved);
+    }
+
+    /** Forgets what {@code regex} matched (no member subscribes to it any more). */
+    public void removeResolvedRegularExpression(String regex) {
+        resolvedRegexes.remove(regex);
+    }
+
+    /** When the regular expressions were last resolved, or -1 for never. */
+    public long lastRegexRefreshMs() {
+        return resolvedRegexes.values().stream().mapToLong(ResolvedRegularExpression::timestampMs).max().orElse(-1L);
+    }
+
+    /** The metadata offset the regular expressions were last resolved at, or -1 for never. */
+    public long lastRegexVersion() {
+        return resolvedRegexes.values().stream().mapToLong(ResolvedRegularExpression::version).max().orElse(-1L);
     }
 
     /**
@@ -237,7 +318,13 @@ public final class ConsumerGroup {
         Map<String, MemberSubscription> subscriptions = new HashMap<>();
         for (ConsumerGroupMember member : members.values()) {
             Set<Uuid> topicIds = new HashSet<>();
-            for (String name : member.subscribedTopicNames()) {
+            Set<String> names = new HashSet<>(member.subscribedTopicNames());
+            ResolvedRegularExpression resolved = member.subscribedTopicRegex() == null ? null
+                : resolvedRegexes.get(member.subscribedTopicRegex());
+            if (resolved != null) {
+                names.addAll(resolved.topics());
+            }
+            for (String name : names) {
                 Uuid id = topics.topicId(name);
                 if (id != null) {
                     topicIds.add(id);
@@ -293,6 +380,9 @@ public final class ConsumerGroup {
     private void countSubscriptions(ConsumerGroupMember member, int delta) {
         for (String topic : member.subscribedTopicNames()) {
             subscribedTopicCounts.merge(topic, delta, (a, b) -> a + b == 0 ? null : a + b);
+        }
+        if (member.subscribedTopicRegex() != null) {
+            subscribedRegexCounts.merge(member.subscribedTopicRegex(), delta, (a, b) -> a + b == 0 ? null : a + b);
         }
     }
 

@@ -11,6 +11,8 @@ import io.cairn.broker.group.record.ConsumerGroupMemberMetadataKey;
 import io.cairn.broker.group.record.ConsumerGroupMemberMetadataValue;
 import io.cairn.broker.group.record.ConsumerGroupMetadataKey;
 import io.cairn.broker.group.record.ConsumerGroupMetadataValue;
+import io.cairn.broker.group.record.ConsumerGroupRegularExpressionKey;
+import io.cairn.broker.group.record.ConsumerGroupRegularExpressionValue;
 import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberKey;
 import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberValue;
 import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataKey;
@@ -20,18 +22,22 @@ import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ConsumerGroupDescribeResponseData;
 import io.cairn.wire.message.ConsumerGroupHeartbeatRequestData;
 import io.cairn.wire.message.ConsumerGroupHeartbeatResponseData;
+import io.cairn.wire.message.ListGroupsResponseData;
 import io.cairn.wire.protocol.Uuid;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
@@ -57,10 +63,15 @@ import org.apache.logging.log4j.Logger;
  * static member leaving for a while (its instance id may rejoin with a new member id and takes over its
  * assignment).
  *
+ * <p>A member may subscribe to a regular expression (RE2J syntax, as Kafka; INVALID_REGULAR_EXPRESSION when it does
+ * not compile): the group resolves it against the topics' names when a member first subscribes to it, and again at a
+ * heartbeat 10 s or more after the last resolution once a topic has been created since or the resolution is 10 min
+ * old (Kafka's batching of refreshes; see {@link RegularExpressions}); the topics it matches count as subscribed.
+ *
  * <p>Every change is written to {@code __consumer_offsets} as Kafka's records ({@link ConsumerGroupRecords}) and
  * the answer goes out once they are committed; a shard that loads replays them ({@link #replay}). The in-memory state
- * changes before the write completes (Kafka reverts it from a snapshot when the write fails; Cairn does not yet: a
- * failed write answers the client's error, and a lost leadership unloads the shard anyway).
+ * changes before the write completes; when the write fails, the group goes back to the copy taken before the change
+ * (and every later change of the group still pending goes with it), as Kafka reverts its timeline snapshots.
  *
  * <p>Thread-safety: not thread-safe; every method and timer runs on the shard's thread ({@link ShardContext}).
  */
@@ -78,22 +89,48 @@ public final class ConsumerGroupManager {
     private final Map<String, PartitionAssignor> assignors;
     private final Supplier<ConsumerGroupTopics> topics;
     private final Predicate<String> otherGroupTypeExists;
+    private final Function<String, List<CoordinatorRecord>> emptyClassicGroupReplacer;
+    private final RegularExpressions regexes;
     private final Map<String, ConsumerGroup> groups = new HashMap<>();
     private final Map<String, Map<String, TopicShape>> subscriptionMetadata = new HashMap<>();
+    private final Map<String, ArrayDeque<PendingChange>> pendingChanges = new HashMap<>();
+    private long nextChange;
+    private boolean unloaded;
+
+    /** A group as it was before a change whose write is pending (null: it did not exist). */
+    private record Snapshot(String groupId, ConsumerGroup group, Map<String, TopicShape> shapes) {
+    }
+
+    /** A change of a group whose write is pending, and what the group goes back to if it fails. */
+    private record PendingChange(long id, Snapshot before) {
+    }
 
     /** A subscribed topic as the target assignment saw it: a change bumps the group epoch. */
     private record TopicShape(Uuid topicId, int numPartitions) {
     }
 
-    /**
-     * @param assignors            the assignors of {@code group.consumer.assignors}, by name
-     * @param topics               the current topics (the broker's metadata image)
-     * @param otherGroupTypeExists whether a group of another type (classic) has the id: such a group is not a
-     *                             consumer group (GROUP_ID_NOT_FOUND)
-     */
+    /** A manager that never replaces a classic group (see the full constructor). */
     public ConsumerGroupManager(ShardContext<CoordinatorRecord> ctx, ConsumerGroupConfig config,
                                 List<PartitionAssignor> assignors,
                                 Supplier<ConsumerGroupTopics> topics, Predicate<String> otherGroupTypeExists) {
+        this(ctx, config, assignors, topics, otherGroupTypeExists, groupId -> null);
+    }
+
+    /**
+     * @param assignors                 the assignors of {@code group.consumer.assignors}, by name
+     * @param topics                    the current topics (the broker's metadata image)
+     * @param otherGroupTypeExists      whether a group of another type (classic) has the id: such a group is not a
+     *                                  consumer group (GROUP_ID_NOT_FOUND)
+     * @param emptyClassicGroupReplacer removes the classic group of the id when it is empty and returns the records
+     *                                  that delete it, or returns null when it is not empty (a member joining a
+     *                                  consumer group of that id replaces an empty classic group, as on Kafka)
+     */
+    public ConsumerGroupManager(ShardContext<CoordinatorRecord> ctx, ConsumerGroupConfig config,
+                                List<PartitionAssignor> assignors,
+                                Supplier<ConsumerGroupTopics> topics, Predicate<String> otherGroupTypeExists,
+                                Function<String, List<CoordinatorRecord>> emptyClassicGroupReplacer) {
+        this.emptyClassicGroupReplacer = emptyClassicGroupReplacer;
+        this.regexes = new RegularExpressions(ctx, topics);
         this.ctx = ctx;
         this.config = config;
         this.assignors = new TreeMap<>();
@@ -126,24 +163,113 @@ public final class ConsumerGroupManager {
      */
     public CompletableFuture<ConsumerGroupHeartbeatResponseData> heartbeat(
             String clientId, String clientHost, ConsumerGroupHeartbeatRequestData request, short version) {
+        return heartbeat(clientId, clientHost, request, version, topic -> true);
+    }
+
+    /**
+     * As above, for a caller who may describe the topics {@code describable} accepts: a regular expression it
+     * subscribes to matches only those (Kafka resolves it with the request's principal).
+     */
+    public CompletableFuture<ConsumerGroupHeartbeatResponseData> heartbeat(
+            String clientId, String clientHost, ConsumerGroupHeartbeatRequestData request, short version,
+            Predicate<String> describable) {
         List<CoordinatorRecord> records = new ArrayList<>();
         ConsumerGroupHeartbeatResponseData response;
+        Snapshot before = null;
         try {
             validate(request, version);
+            before = snapshot(request.groupId());
             if (request.memberEpoch() == LEAVE_GROUP_MEMBER_EPOCH
                     || request.memberEpoch() == LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
                 response = leave(request, records);
             } else {
-                response = join(clientId, clientHost, request, records);
+                response = join(clientId, clientHost, request, records, describable);
             }
         } catch (ApiException e) {
+            if (before != null) {
+                restore(before);
+            }
             return CompletableFuture.completedFuture(errorResponse(request.groupId(), Errors.forException(e), e));
         }
         if (records.isEmpty()) {
             return CompletableFuture.completedFuture(response);
         }
-        return write(records).handle((ignored, failure) -> failure == null ? response
+        return writeChange(before, records).handle((ignored, failure) -> failure == null ? response
             : errorResponse(request.groupId(), CoordinatorWriteErrors.operationError(failure), failure));
+    }
+
+    // ------------------------------------------------------------------------------ writes and their reverts
+
+    private Snapshot snapshot(String groupId) {
+        ConsumerGroup group = groups.get(groupId);
+        Map<String, TopicShape> shapes = subscriptionMetadata.get(groupId);
+        return new Snapshot(groupId, group == null ? null : group.copy(), shapes == null ? null : Map.copyOf(shapes));
+    }
+
+    /**
+     * Writes the records of a change made to a group since {@code before}; if the write fails, the group goes back
+     * to {@code before}, with every later change of it whose write is still pending.
+     */
+    private CompletableFuture<Void> writeChange(Snapshot before, List<CoordinatorRecord> records) {
+        long id = ++nextChange;
+        pendingChanges.computeIfAbsent(before.groupId(), g -> new ArrayDeque<>()).addLast(new PendingChange(id,
+            before));
+        return write(records).whenComplete((ignored, failure) -> {
+            ArrayDeque<PendingChange> pending = pendingChanges.get(before.groupId());
+            if (pending == null || unloaded) {
+                return;
+            }
+            if (failure == null) {
+                while (!pending.isEmpty() && pending.peekFirst().id() <= id) {
+                    pending.pollFirst();
+                }
+            } else if (pending.stream().anyMatch(change -> change.id() == id)) {
+                // This change and every later one of the group (computed from it) are undone.
+                while (!pending.isEmpty() && pending.peekLast().id() >= id) {
+                    pending.pollLast();
+                }
+                LOGGER.warn("[GroupId {}] Reverting a change whose write failed: {}", before.groupId(),
+                    CoordinatorWriteErrors.operationError(failure));
+                restore(before);
+            }
+            if (pending.isEmpty()) {
+                pendingChanges.remove(before.groupId());
+            }
+        });
+    }
+
+    /** Puts the group back as it was in {@code before}, with its members' timers. */
+    private void restore(Snapshot before) {
+        String groupId = before.groupId();
+        ConsumerGroup current = groups.get(groupId);
+        if (current != null) {
+            for (ConsumerGroupMember member : current.members()) {
+                if (before.group() == null || !before.group().hasMember(member.memberId())) {
+                    cancelTimers(groupId, member.memberId());
+                }
+            }
+        }
+        if (before.group() == null) {
+            groups.remove(groupId);
+            subscriptionMetadata.remove(groupId);
+            return;
+        }
+        ConsumerGroup restored = before.group().copy();
+        groups.put(groupId, restored);
+        if (before.shapes() == null) {
+            subscriptionMetadata.remove(groupId);
+        } else {
+            subscriptionMetadata.put(groupId, new HashMap<>(before.shapes()));
+        }
+        for (ConsumerGroupMember member : restored.members()) {
+            scheduleSessionTimeout(groupId, member.memberId());
+            if (member.state() == MemberState.UNREVOKED_PARTITIONS) {
+                scheduleRebalanceTimeout(groupId, member.memberId(), member.memberEpoch(),
+                    member.rebalanceTimeoutMs());
+            } else {
+                ctx.cancel(rebalanceKey(groupId, member.memberId()));
+            }
+        }
     }
 
     private static ConsumerGroupHeartbeatResponseData errorResponse(String groupId, Errors error, Throwable cause) {
@@ -163,17 +289,14 @@ public final class ConsumerGroupManager {
     }
 
     private void validate(ConsumerGroupHeartbeatRequestData request, short version) {
-        requireNonEmpty(request.groupId(), "GroupId can't be empty.");
-        requireNonEmpty(request.instanceId(), "InstanceId can't be empty.");
-        requireNonEmpty(request.rackId(), "RackId can't be empty.");
-        if (request.subscribedTopicRegex() != null) {
-            throw Errors.INVALID_REQUEST.exception("SubscribedTopicRegex is not supported yet.");
-        }
-        if (version >= 1 || request.memberEpoch() != 0) {
+        int epoch = request.memberEpoch();
+        if (version >= 1 || epoch > 0 || epoch == LEAVE_GROUP_MEMBER_EPOCH) {
             // From version 1 (KIP-1082) the client generates its member id.
             requireNonEmpty(request.memberId(), "MemberId can't be empty.");
         }
-        int epoch = request.memberEpoch();
+        requireNonEmpty(request.groupId(), "GroupId can't be empty.");
+        requireNonEmpty(request.instanceId(), "InstanceId can't be empty.");
+        requireNonEmpty(request.rackId(), "RackId can't be empty.");
         if (epoch == 0) {
             if (request.rebalanceTimeoutMs() == -1) {
                 throw Errors.INVALID_REQUEST.exception("RebalanceTimeoutMs must be provided in first request.");
@@ -181,8 +304,9 @@ public final class ConsumerGroupManager {
             if (request.topicPartitions() == null || !request.topicPartitions().isEmpty()) {
                 throw Errors.INVALID_REQUEST.exception("TopicPartitions must be empty when (re-)joining.");
             }
-            if (request.subscribedTopicNames() == null || request.subscribedTopicNames().isEmpty()) {
-                throw Errors.INVALID_REQUEST.exception("SubscribedTopicNames must be set in first request.");
+            if (request.subscribedTopicNames() == null && request.subscribedTopicRegex() == null) {
+                throw Errors.INVALID_REQUEST.exception("Either SubscribedTopicNames or SubscribedTopicRegex must be"
+                    + " non-null when (re-)joining.");
             }
         } else if (epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
             if (request.instanceId() == null) {
@@ -198,7 +322,7 @@ public final class ConsumerGroupManager {
     }
 
     private static void requireNonEmpty(String value, String message) {
-        if (value != null && value.isEmpty()) {
+        if (value != null && value.trim().isEmpty()) {
             throw Errors.INVALID_REQUEST.exception(message);
         }
     }
@@ -207,11 +331,11 @@ public final class ConsumerGroupManager {
 
     private ConsumerGroupHeartbeatResponseData join(String clientId, String clientHost,
                                                     ConsumerGroupHeartbeatRequestData request,
-                                                    List<CoordinatorRecord> records) {
+                                                    List<CoordinatorRecord> records, Predicate<String> describable) {
         String groupId = request.groupId();
         int epoch = request.memberEpoch();
         boolean joining = epoch == 0;
-        ConsumerGroup group = groupOrCreate(groupId, joining);
+        ConsumerGroup group = groupOrCreate(groupId, joining, records);
         String memberId = request.memberId() == null || request.memberId().isEmpty() ? newMemberId()
             : request.memberId();
         if (group.numMembers() >= config.maxSize() && !group.hasMember(memberId)) {
@@ -224,12 +348,19 @@ public final class ConsumerGroupManager {
             : staticMember(group, memberId, epoch, request.instanceId(), owned);
         ConsumerGroupMember updated = member.withSubscription(
             request.subscribedTopicNames() == null ? member.subscribedTopicNames() : request.subscribedTopicNames(),
+            request.subscribedTopicRegex() == null ? member.subscribedTopicRegex() : request.subscribedTopicRegex(),
             request.serverAssignor() == null ? member.serverAssignorName() : request.serverAssignor(),
             request.rackId() == null ? member.rackId() : request.rackId(), clientId, clientHost,
             request.rebalanceTimeoutMs() == -1 ? member.rebalanceTimeoutMs() : request.rebalanceTimeoutMs());
+        String oldRegex = member.subscribedTopicRegex();
+        String newRegex = updated.subscribedTopicRegex();
+        if (newRegex != null && !newRegex.equals(oldRegex) && group.numSubscribedMembers(newRegex) == 0) {
+            RegularExpressions.requireValid(newRegex);
+        }
         // A new member has no subscription yet; a static member taking over its instance id keeps its predecessor's,
         // so that a restart with the same subscription does not rebalance the group.
-        boolean bump = !updated.subscribedTopicNames().equals(member.subscribedTopicNames());
+        boolean bump = !updated.subscribedTopicNames().equals(member.subscribedTopicNames())
+            || !Objects.equals(oldRegex, newRegex);
         boolean changed = !group.hasMember(memberId) || !ConsumerGroupRecords.memberSubscription(groupId, updated)
             .equals(ConsumerGroupRecords.memberSubscription(groupId, member));
         replaceStaticPredecessor(group, updated, records);
@@ -237,6 +368,7 @@ public final class ConsumerGroupManager {
         if (changed) {
             records.add(ConsumerGroupRecords.memberSubscription(groupId, updated));
         }
+        bump |= regexes.update(group, oldRegex, newRegex, describable, records);
         bump |= refreshSubscriptionMetadata(group);
         if (bump) {
             group.setGroupEpoch(group.groupEpoch() + 1);
@@ -258,10 +390,16 @@ public final class ConsumerGroupManager {
         return response;
     }
 
-    private ConsumerGroup groupOrCreate(String groupId, boolean create) {
+    private ConsumerGroup groupOrCreate(String groupId, boolean create, List<CoordinatorRecord> records) {
         ConsumerGroup group = groups.get(groupId);
         if (group == null && otherGroupTypeExists.test(groupId)) {
-            throw Errors.GROUP_ID_NOT_FOUND.exception("Group " + groupId + " is not a consumer group.");
+            List<CoordinatorRecord> replaced = create ? emptyClassicGroupReplacer.apply(groupId) : null;
+            if (replaced == null) {
+                throw Errors.GROUP_ID_NOT_FOUND.exception("Group " + groupId + " is not a consumer group.");
+            }
+            // Kafka replaces an empty classic group (one that only committed offsets, say) by the consumer group.
+            LOGGER.info("[GroupId {}] Converted the empty classic group to a consumer group.", groupId);
+            records.addAll(replaced);
         }
         if (group == null) {
             if (!create) {
@@ -483,6 +621,12 @@ public final class ConsumerGroupManager {
         List<CoordinatorRecord> records = new ArrayList<>(ConsumerGroupRecords.memberTombstones(group.groupId(),
             member.memberId()));
         group.removeMember(member.memberId());
+        String regex = member.subscribedTopicRegex();
+        if (regex != null && group.numSubscribedMembers(regex) == 0 && group.resolvedRegularExpression(regex) != null) {
+            // The last member subscribed to it is gone: so is its resolution.
+            group.removeResolvedRegularExpression(regex);
+            records.add(ConsumerGroupRecords.regularExpressionTombstone(group.groupId(), regex));
+        }
         refreshSubscriptionMetadata(group);
         group.setGroupEpoch(group.groupEpoch() + 1);
         cancelTimers(group.groupId(), member.memberId());
@@ -494,7 +638,8 @@ public final class ConsumerGroupManager {
 
     /** A timer fenced a member: its records are written with no one to answer. */
     private void fenceOnTimer(ConsumerGroup group, ConsumerGroupMember member) {
-        write(fence(group, member)).whenComplete((ignored, failure) -> {
+        Snapshot before = snapshot(group.groupId());
+        writeChange(before, fence(group, member)).whenComplete((ignored, failure) -> {
             if (failure != null) {
                 LOGGER.warn("[GroupId {}] Cannot write the removal of member {}: {}", group.groupId(),
                     member.memberId(), CoordinatorWriteErrors.operationError(failure));
@@ -560,59 +705,41 @@ public final class ConsumerGroupManager {
         return new ConsumerGroupHeartbeatResponseData.Assignment().setTopicPartitions(list);
     }
 
-    // ------------------------------------------------------------------------------------------------ describe
+    // ------------------------------------------------------------------------------- ListGroups, DeleteGroups
 
-    /**
-     * The group as ConsumerGroupDescribe {@code version} reports it (Kafka's {@code asDescribedGroup}): state, epochs,
-     * assignor and each member with its current and target assignment (topic ids and names); GROUP_ID_NOT_FOUND for
-     * an unknown group or one of another type. Authorized operations are left to the caller.
-     */
-    public ConsumerGroupDescribeResponseData.DescribedGroup describe(String groupId, short version) {
-        ConsumerGroup group = groups.get(groupId);
-        if (group == null) {
-            String message = otherGroupTypeExists.test(groupId) ? "Group " + groupId + " is not a consumer group."
-                : "Group " + groupId + " not found.";
-            return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId)
-                .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage(message);
-        }
-        ConsumerGroupTopics current = topics.get();
-        List<ConsumerGroupDescribeResponseData.Member> members = new ArrayList<>();
-        for (ConsumerGroupMember member : group.members()) {
-            ConsumerGroupDescribeResponseData.Member described = new ConsumerGroupDescribeResponseData.Member()
-                .setMemberId(member.memberId()).setInstanceId(member.instanceId()).setRackId(member.rackId())
-                .setMemberEpoch(member.memberEpoch()).setClientId(member.clientId())
-                .setClientHost(member.clientHost()).setSubscribedTopicNames(member.subscribedTopicNames())
-                .setSubscribedTopicRegex(member.subscribedTopicRegex())
-                .setAssignment(describedAssignment(member.assignedPartitions(), current))
-                .setTargetAssignment(describedAssignment(group.targetAssignment(member.memberId()), current));
-            if (version >= 1) {
-                // KIP-1099: 1 is a member using the consumer protocol (0 would be a classic member).
-                described.setMemberType((byte) 1);
-            }
-            members.add(described);
-        }
-        return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId)
-            .setGroupState(group.state().displayName()).setGroupEpoch(group.groupEpoch())
-            .setAssignmentEpoch(group.targetAssignmentEpoch())
-            .setAssignorName(group.preferredAssignor(config.defaultAssignor())).setMembers(members);
+    /** See {@link ConsumerGroupDescriptions#list}. */
+    public List<ListGroupsResponseData.ListedGroup> list(Set<String> statesFilter, Set<String> typesFilter) {
+        return ConsumerGroupDescriptions.list(groups.values(), statesFilter, typesFilter);
     }
 
-    private static ConsumerGroupDescribeResponseData.Assignment describedAssignment(
-            Map<Uuid, Set<Integer>> partitions, ConsumerGroupTopics current) {
-        List<ConsumerGroupDescribeResponseData.TopicPartitions> list = new ArrayList<>();
-        partitions.forEach((topicId, ids) -> {
-            String name = current.topicName(topicId);
-            if (name != null) {
-                list.add(new ConsumerGroupDescribeResponseData.TopicPartitions().setTopicId(topicId)
-                    .setTopicName(name).setPartitions(ids.stream().sorted().toList()));
-            }
-        });
-        return new ConsumerGroupDescribeResponseData.Assignment().setTopicPartitions(list);
+    /**
+     * Deletes an Empty group (the caller checked {@link ConsumerGroup#validateDeleteGroup}): it is forgotten at once
+     * and the returned tombstones are for the caller to write.
+     */
+    public List<CoordinatorRecord> deleteGroup(String groupId) {
+        ConsumerGroup group = groups.remove(groupId);
+        if (group == null) {
+            return List.of();
+        }
+        subscriptionMetadata.remove(groupId);
+        pendingChanges.remove(groupId);
+        group.members().forEach(member -> cancelTimers(groupId, member.memberId()));
+        group.markDead();
+        LOGGER.info("[GroupId {}] Consumer group deleted at epoch {}.", groupId, group.groupEpoch());
+        return ConsumerGroupRecords.groupTombstones(group);
+    }
+
+    // ------------------------------------------------------------------------------------------------ describe
+
+    /** See {@link ConsumerGroupDescriptions#describe}. */
+    public ConsumerGroupDescribeResponseData.DescribedGroup describe(String groupId, short version) {
+        return ConsumerGroupDescriptions.describe(groupId, groups.get(groupId), otherGroupTypeExists.test(groupId),
+            topics.get(), config.defaultAssignor(), version);
     }
 
     // ------------------------------------------------------------------------------------------------- loading
 
-    /** Applies one consumer-group record (types 3, 5, 6, 7, 8) while the shard loads. */
+    /** Applies one consumer-group record (types 3, 5, 6, 7, 8, 16) while the shard loads. */
     public void replay(CoordinatorRecord record) {
         ApiMessageKey key = ApiMessageKey.of(record.key());
         ConsumerGroup group = groups.get(key.groupId());
@@ -626,6 +753,9 @@ public final class ConsumerGroupManager {
         }
         if (record.value() instanceof ConsumerGroupMetadataValue value) {
             group.setGroupEpoch(value.epoch());
+        } else if (record.value() instanceof ConsumerGroupRegularExpressionValue value) {
+            group.setResolvedRegularExpression(key.regex(), new ConsumerGroup.ResolvedRegularExpression(
+                new HashSet<>(value.topics()), value.version(), value.timestamp()));
         } else if (record.value() instanceof ConsumerGroupTargetAssignmentMetadataValue value) {
             group.setTargetAssignmentEpoch(value.assignmentEpoch());
         } else if (record.value() instanceof ConsumerGroupTargetAssignmentMemberValue value) {
@@ -660,6 +790,7 @@ public final class ConsumerGroupManager {
             }
             case ConsumerGroupRecords.MEMBER_METADATA -> group.removeMember(key.memberId());
             case ConsumerGroupRecords.TARGET_ASSIGNMENT_MEMBER -> group.removeTargetAssignment(key.memberId());
+            case ConsumerGroupRecords.REGULAR_EXPRESSION -> group.removeResolvedRegularExpression(key.regex());
             case ConsumerGroupRecords.CURRENT_MEMBER_ASSIGNMENT -> {
                 ConsumerGroupMember member = group.member(key.memberId());
                 if (member != null) {
@@ -691,8 +822,12 @@ public final class ConsumerGroupManager {
         }
     }
 
-    /** The group and member ids of a consumer-group record key. */
-    private record ApiMessageKey(String groupId, String memberId) {
+    /** The group and member ids (or regular expression) of a consumer-group record key. */
+    private record ApiMessageKey(String groupId, String memberId, String regex) {
+        ApiMessageKey(String groupId, String memberId) {
+            this(groupId, memberId, null);
+        }
+
         static ApiMessageKey of(Object key) {
             if (key instanceof ConsumerGroupMetadataKey k) {
                 return new ApiMessageKey(k.groupId(), null);
@@ -704,6 +839,8 @@ public final class ConsumerGroupManager {
                 return new ApiMessageKey(k.groupId(), k.memberId());
             } else if (key instanceof ConsumerGroupCurrentMemberAssignmentKey k) {
                 return new ApiMessageKey(k.groupId(), k.memberId());
+            } else if (key instanceof ConsumerGroupRegularExpressionKey k) {
+                return new ApiMessageKey(k.groupId(), null, k.regularExpression());
             }
             throw new IllegalArgumentException("Not a consumer group record key: " + key);
         }
@@ -711,8 +848,10 @@ public final class ConsumerGroupManager {
 
     /** The shard is lost: timers stop (the runtime cancels them) and the groups go. */
     public void unload() {
+        unloaded = true;
         groups.values().forEach(ConsumerGroup::markDead);
         groups.clear();
         subscriptionMetadata.clear();
+        pendingChanges.clear();
     }
 }

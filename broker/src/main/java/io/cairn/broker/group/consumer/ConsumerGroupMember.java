@@ -21,7 +21,7 @@ import java.util.Set;
  * @param clientId                    the client id of its last heartbeat
  * @param clientHost                  the client host of its last heartbeat
  * @param subscribedTopicNames        its subscription, sorted
- * @param subscribedTopicRegex        its regular expression subscription, or null (not supported yet)
+ * @param subscribedTopicRegex        its regular expression subscription (RE2J syntax), or null for none
  * @param serverAssignorName          the assignor it asks for ({@code group.remote.assignor}), or null
  * @param rebalanceTimeoutMs          how long it may take to revoke partitions ({@code max.poll.interval.ms})
  * @param assignedPartitions          the partitions it owns at its epoch, by topic id
@@ -36,6 +36,10 @@ public record ConsumerGroupMember(String memberId, String instanceId, String rac
 
     public ConsumerGroupMember {
         subscribedTopicNames = subscribedTopicNames.stream().sorted().distinct().toList();
+        if (subscribedTopicRegex != null && subscribedTopicRegex.isEmpty()) {
+            // The client clears its regular expression with an empty string.
+            subscribedTopicRegex = null;
+        }
         assignedPartitions = copy(assignedPartitions);
         partitionsPendingRevocation = copy(partitionsPendingRevocation);
     }
@@ -57,10 +61,11 @@ public record ConsumerGroupMember(String memberId, String instanceId, String rac
     }
 
     /** This member with the subscription, assignor and client details of its latest heartbeat. */
-    public ConsumerGroupMember withSubscription(List<String> topicNames, String assignorName, String newRackId,
-                                                String newClientId, String newClientHost, int newRebalanceTimeoutMs) {
+    public ConsumerGroupMember withSubscription(List<String> topicNames, String topicRegex, String assignorName,
+                                                String newRackId, String newClientId, String newClientHost,
+                                                int newRebalanceTimeoutMs) {
         return new ConsumerGroupMember(memberId, instanceId, newRackId, memberEpoch, previousMemberEpoch, state,
-            newClientId, newClientHost, topicNames, subscribedTopicRegex, assignorName, newRebalanceTimeoutMs,
+            newClientId, newClientHost, topicNames, topicRegex, assignorName, newRebalanceTimeoutMs,
             assignedPartitions, partitionsPendingRevocation);
     }
 
@@ -72,6 +77,7 @@ public record ConsumerGroupMember(String memberId, String instanceId, String rac
     /** Whether anything that matters to the group's target assignment differs from {@code other}'s. */
     public boolean hasSameSubscription(ConsumerGroupMember other) {
         return subscribedTopicNames.equals(other.subscribedTopicNames)
+            && java.util.Objects.equals(subscribedTopicRegex, other.subscribedTopicRegex)
             && java.util.Objects.equals(serverAssignorName, other.serverAssignorName)
             && java.util.Objects.equals(rackId, other.rackId);
     }

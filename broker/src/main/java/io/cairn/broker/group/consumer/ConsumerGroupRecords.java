@@ -7,6 +7,8 @@ import io.cairn.broker.group.record.ConsumerGroupMemberMetadataKey;
 import io.cairn.broker.group.record.ConsumerGroupMemberMetadataValue;
 import io.cairn.broker.group.record.ConsumerGroupMetadataKey;
 import io.cairn.broker.group.record.ConsumerGroupMetadataValue;
+import io.cairn.broker.group.record.ConsumerGroupRegularExpressionKey;
+import io.cairn.broker.group.record.ConsumerGroupRegularExpressionValue;
 import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberKey;
 import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberValue;
 import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataKey;
@@ -24,8 +26,9 @@ import java.util.Set;
  * The {@code __consumer_offsets} records of KIP-848 consumer groups (Kafka's {@code GroupCoordinatorRecordHelpers}),
  * each at value version 0, and their conversions back to the model. A member is stored as three records: its
  * subscription (type 5), its target assignment (type 7) and its current assignment (type 8); the group as its epoch
- * (type 3) and its target assignment epoch (type 6). Removing a member writes the three tombstones in Kafka's order
- * (current assignment, target assignment, subscription).
+ * (type 3) and its target assignment epoch (type 6), and what each subscribed regular expression matched (type
+ * 16). Removing a member writes the three tombstones in Kafka's order (current assignment, target assignment,
+ * subscription).
  *
  * <p>Thread-safety: stateless, thread-safe.
  */
@@ -41,6 +44,8 @@ public final class ConsumerGroupRecords {
     public static final short TARGET_ASSIGNMENT_MEMBER = 7;
     /** Record type of a member's current assignment. */
     public static final short CURRENT_MEMBER_ASSIGNMENT = 8;
+    /** Record type of what a subscribed regular expression matched. */
+    public static final short REGULAR_EXPRESSION = 16;
 
     private static final short VERSION = 0;
     private static final Comparator<Uuid> TOPIC_ORDER = Comparator.comparingLong(Uuid::mostSignificantBits)
@@ -64,8 +69,13 @@ public final class ConsumerGroupRecords {
             .setMemberId(member.memberId()), MEMBER_METADATA, new ConsumerGroupMemberMetadataValue()
             .setInstanceId(member.instanceId()).setRackId(member.rackId()).setClientId(member.clientId())
             .setClientHost(member.clientHost()).setSubscribedTopicNames(member.subscribedTopicNames())
-            .setSubscribedTopicRegex(member.subscribedTopicRegex()).setRebalanceTimeoutMs(member.rebalanceTimeoutMs())
+            .setSubscribedTopicRegex(regexOrEmpty(member)).setRebalanceTimeoutMs(member.rebalanceTimeoutMs())
             .setServerAssignor(member.serverAssignorName()), VERSION);
+    }
+
+    /** A member's regular expression as Kafka writes and describes it: "" for none. */
+    static String regexOrEmpty(ConsumerGroupMember member) {
+        return member.subscribedTopicRegex() == null ? "" : member.subscribedTopicRegex();
     }
 
     public static CoordinatorRecord memberSubscriptionTombstone(String groupId, String memberId) {
@@ -110,6 +120,35 @@ public final class ConsumerGroupRecords {
     public static CoordinatorRecord currentAssignmentTombstone(String groupId, String memberId) {
         return new CoordinatorRecord(new ConsumerGroupCurrentMemberAssignmentKey().setGroupId(groupId)
             .setMemberId(memberId), CURRENT_MEMBER_ASSIGNMENT, null, VERSION);
+    }
+
+    public static CoordinatorRecord regularExpression(String groupId, String regex,
+                                                      ConsumerGroup.ResolvedRegularExpression resolved) {
+        return new CoordinatorRecord(new ConsumerGroupRegularExpressionKey().setGroupId(groupId)
+            .setRegularExpression(regex), REGULAR_EXPRESSION, new ConsumerGroupRegularExpressionValue()
+            .setTopics(resolved.topics().stream().sorted().toList()).setVersion(resolved.version())
+            .setTimestamp(resolved.timestampMs()), VERSION);
+    }
+
+    public static CoordinatorRecord regularExpressionTombstone(String groupId, String regex) {
+        return new CoordinatorRecord(new ConsumerGroupRegularExpressionKey().setGroupId(groupId)
+            .setRegularExpression(regex), REGULAR_EXPRESSION, null, VERSION);
+    }
+
+    /**
+     * The tombstones that delete an empty group (Kafka's {@code createGroupTombstoneRecords}): its target assignment
+     * epoch, its resolved regular expressions, then its epoch.
+     */
+    public static List<CoordinatorRecord> groupTombstones(ConsumerGroup group) {
+        List<CoordinatorRecord> records = new ArrayList<>();
+        for (ConsumerGroupMember member : group.members()) {
+            records.addAll(memberTombstones(group.groupId(), member.memberId()));
+        }
+        records.add(targetAssignmentEpochTombstone(group.groupId()));
+        group.resolvedRegularExpressions().keySet().stream().sorted()
+            .forEach(regex -> records.add(regularExpressionTombstone(group.groupId(), regex)));
+        records.add(groupEpochTombstone(group.groupId()));
+        return records;
     }
 
     /** The three tombstones of a member, in Kafka's order. */

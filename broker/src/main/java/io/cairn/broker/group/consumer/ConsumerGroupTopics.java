@@ -2,6 +2,8 @@ package io.cairn.broker.group.consumer;
 
 import io.cairn.broker.group.assignor.TopicPartitionCounts;
 import io.cairn.wire.protocol.Uuid;
+import java.util.Collection;
+import java.util.List;
 
 /** The topics a consumer group's subscriptions resolve against: the broker's metadata image. */
 public interface ConsumerGroupTopics extends TopicPartitionCounts {
@@ -11,4 +13,22 @@ public interface ConsumerGroupTopics extends TopicPartitionCounts {
 
     /** The name of the topic of {@code topicId}, or null when it does not exist. */
     String topicName(Uuid topicId);
+
+    /** The names of every topic (regular expressions are matched against them). */
+    default Collection<String> topicNames() {
+        return List.of();
+    }
+
+    /** The metadata offset of this image (-1 when unknown). */
+    default long version() {
+        return -1L;
+    }
+
+    /**
+     * The metadata offset of the latest image that created a topic (-1 when unknown): regular expressions resolved
+     * before it may match more now.
+     */
+    default long lastTopicCreationVersion() {
+        return -1L;
+    }
 }

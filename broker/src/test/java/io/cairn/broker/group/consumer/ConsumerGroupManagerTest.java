@@ -29,27 +29,59 @@ class ConsumerGroupManagerTest {
     private final ClassicGroupTestShardContext ctx = new ClassicGroupTestShardContext(1_000);
     private final Map<String, Integer> partitionCounts = new HashMap<>(Map.of("foo", 4));
     private final Set<String> classicGroups = new HashSet<>();
+    private long imageVersion = 10;
+    private long lastTopicCreationVersion = 10;
     private ConsumerGroupManager manager = manager(ConsumerGroupConfig.defaults());
 
     private ConsumerGroupManager manager(ConsumerGroupConfig config) {
         ConsumerGroupTopics topics = new ConsumerGroupTopics() {
             @Override
             public Uuid topicId(String name) {
-                return partitionCounts.containsKey(name) ? FOO : null;
+                return partitionCounts.containsKey(name) ? idOf(name) : null;
             }
 
             @Override
             public String topicName(Uuid topicId) {
-                return FOO.equals(topicId) ? "foo" : null;
+                return partitionCounts.keySet().stream().filter(name -> idOf(name).equals(topicId)).findFirst()
+                    .orElse(null);
             }
 
             @Override
             public int numPartitions(Uuid topicId) {
-                return FOO.equals(topicId) ? partitionCounts.get("foo") : -1;
+                String name = topicName(topicId);
+                return name == null ? -1 : partitionCounts.get(name);
+            }
+
+            @Override
+            public java.util.Collection<String> topicNames() {
+                return Set.copyOf(partitionCounts.keySet());
+            }
+
+            @Override
+            public long version() {
+                return imageVersion;
+            }
+
+            @Override
+            public long lastTopicCreationVersion() {
+                return lastTopicCreationVersion;
             }
         };
         return new ConsumerGroupManager(ctx, config, List.of(new UniformAssignor(), new RangeAssignor()),
             () -> topics, classicGroups::contains);
+    }
+
+    private static Uuid idOf(String topic) {
+        return topic.equals("foo") ? FOO : new Uuid(topic.hashCode(), 8);
+    }
+
+    /** The partitions of the response's assignment, as "topic-partition" names. */
+    private static Set<String> assignedNames(ConsumerGroupHeartbeatResponseData response, Map<String, Integer> topics) {
+        Set<String> names = new HashSet<>();
+        response.assignment().topicPartitions().forEach(tp -> topics.keySet().stream()
+            .filter(name -> idOf(name).equals(tp.topicId()))
+            .forEach(name -> tp.partitions().forEach(p -> names.add(name + "-" + p))));
+        return names;
     }
 
     private static ConsumerGroupHeartbeatRequestData join(String memberId) {
@@ -161,17 +193,19 @@ class ConsumerGroupManagerTest {
     void malformedHeartbeatsShouldBeRefusedAsKafkaRefusesThem() {
         // When
         List<Errors> errors = List.of(
-            error(send(join("a").setSubscribedTopicNames(List.of()))),
+            error(send(join("a").setSubscribedTopicNames(null))),
             error(send(join("a").setRebalanceTimeoutMs(-1))),
             error(send(join(""))),
-            error(send(join("a").setSubscribedTopicRegex("foo.*"))),
+            error(send(join("a").setSubscribedTopicRegex("foo.(*"))),
             error(send(join("a").setServerAssignor("sticky"))),
             error(send(join("a").setMemberEpoch(-3))),
             error(send(beat("a", 1, Set.of()))));
 
         // Then
         assertThat(errors).containsExactly(Errors.INVALID_REQUEST, Errors.INVALID_REQUEST, Errors.INVALID_REQUEST,
-            Errors.INVALID_REQUEST, Errors.UNSUPPORTED_ASSIGNOR, Errors.INVALID_REQUEST, Errors.GROUP_ID_NOT_FOUND);
+            Errors.INVALID_REGULAR_EXPRESSION, Errors.UNSUPPORTED_ASSIGNOR, Errors.INVALID_REQUEST,
+            Errors.GROUP_ID_NOT_FOUND);
+        assertThat(manager.group("g")).isEmpty();
     }
 
     @Test
@@ -475,5 +509,162 @@ class ConsumerGroupManagerTest {
             Errors.NONE);
         assertThat(group.validateDeleteGroup()).isEqualTo(Errors.NON_EMPTY_GROUP);
         assertThat(empty.validateDeleteGroup()).isEqualTo(Errors.NONE);
+    }
+
+    @Test
+    void aRegularExpressionShouldBeResolvedAtOnceAndAgainOnceATopicIsCreatedTenSecondsLater() {
+        // Given: a member subscribed to "fo.*" (foo matches, bar does not)
+        partitionCounts.put("bar", 1);
+        ConsumerGroupHeartbeatResponseData joined = send(join("a").setSubscribedTopicNames(List.of())
+            .setSubscribedTopicRegex("fo.*"));
+        partitionCounts.put("fob", 2);
+        imageVersion = 11;
+        lastTopicCreationVersion = 11;
+        ctx.advance(5_000);
+        ConsumerGroupHeartbeatResponseData early = send(beat("a", joined.memberEpoch(), Set.of(0, 1, 2, 3)));
+
+        // When: more than 10 s after the resolution
+        ctx.advance(5_001);
+        ConsumerGroupHeartbeatResponseData refreshed = send(beat("a", joined.memberEpoch(), Set.of(0, 1, 2, 3)));
+
+        // Then
+        assertThat(error(joined)).isEqualTo(Errors.NONE);
+        assertThat(assignedNames(joined, partitionCounts)).containsExactlyInAnyOrder("foo-0", "foo-1", "foo-2",
+            "foo-3");
+        assertThat(early.assignment()).as("no refresh within 10 s").isNull();
+        assertThat(refreshed.memberEpoch()).isEqualTo(joined.memberEpoch() + 1);
+        assertThat(assignedNames(refreshed, partitionCounts)).containsExactlyInAnyOrder("foo-0", "foo-1", "foo-2",
+            "foo-3", "fob-0", "fob-1");
+        ConsumerGroup group = manager.group("g").orElseThrow();
+        assertThat(group.resolvedRegularExpression("fo.*").topics()).containsExactlyInAnyOrder("foo", "fob");
+        assertThat(group.isSubscribedToTopic("fob")).isTrue();
+        assertThat(group.isSubscribedToTopic("bar")).isFalse();
+        assertThat(ctx.allWrites().get(0)).extracting(CoordinatorRecord::keyVersion)
+            .contains(ConsumerGroupRecords.REGULAR_EXPRESSION);
+    }
+
+    @Test
+    void theLastMemberLeavingARegularExpressionShouldDeleteItsResolution() {
+        // Given
+        ConsumerGroupHeartbeatResponseData joined = send(join("a").setSubscribedTopicRegex("fo.*"));
+
+        // When
+        send(beat("a", joined.memberEpoch(), Set.of(0, 1, 2, 3)).setSubscribedTopicRegex(""));
+
+        // Then
+        ConsumerGroup group = manager.group("g").orElseThrow();
+        assertThat(group.resolvedRegularExpressions()).isEmpty();
+        assertThat(group.member("a").subscribedTopicRegex()).isNull();
+        List<CoordinatorRecord> last = ctx.allWrites().get(ctx.allWrites().size() - 1);
+        assertThat(last).anySatisfy(record -> {
+            assertThat(record.keyVersion()).isEqualTo(ConsumerGroupRecords.REGULAR_EXPRESSION);
+            assertThat(record.value()).isNull();
+        });
+    }
+
+    @Test
+    void aChangeWhoseWriteFailsShouldBeRevertedWithTheChangesAfterIt() {
+        // Given: a has every partition at epoch 1
+        send(join("a"));
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> bJoins = manager.heartbeat("client", "/127.0.0.1",
+            join("b"), V1);
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> cJoins = manager.heartbeat("client", "/127.0.0.1",
+            join("c"), V1);
+
+        // When
+        ctx.failOldestWrite(new io.cairn.wire.error.NotEnoughReplicasException("no ISR"));
+        ctx.completeWrites();
+
+        // Then
+        assertThat(error(bJoins.getNow(null))).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
+        ConsumerGroup group = manager.group("g").orElseThrow();
+        assertThat(group.groupEpoch()).isEqualTo(1);
+        assertThat(group.targetAssignmentEpoch()).isEqualTo(1);
+        assertThat(group.members()).extracting(ConsumerGroupMember::memberId).containsExactly("a");
+        assertThat(group.targetAssignment("a").get(FOO)).containsExactlyInAnyOrder(0, 1, 2, 3);
+        ConsumerGroupHeartbeatResponseData aStays = send(beat("a", 1, Set.of(0, 1, 2, 3)));
+        assertThat(error(aStays)).isEqualTo(Errors.NONE);
+        assertThat(aStays.memberEpoch()).isEqualTo(1);
+        assertThat(cJoins.getNow(null)).as("c's write succeeded, but its change was made on b's").isNotNull();
+    }
+
+    @Test
+    void aNewGroupWhoseFirstWriteFailsShouldBeForgotten() {
+        // Given
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> joins = manager.heartbeat("client", "/127.0.0.1",
+            join("a"), V1);
+
+        // When
+        ctx.failOldestWrite(new io.cairn.wire.error.NotEnoughReplicasException("no ISR"));
+
+        // Then
+        assertThat(error(joins.getNow(null))).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
+        assertThat(manager.group("g")).isEmpty();
+        assertThat(manager.groupIds()).isEmpty();
+    }
+
+    @Test
+    void groupsShouldBeListedByStateAndTypeAndAnEmptyOneDeletedWithItsTombstones() {
+        // Given
+        send(join("a"));
+        send(join("a").setGroupId("h").setSubscribedTopicRegex("fo.*"));
+        send(beat("a", 1, Set.of(0, 1, 2, 3)).setGroupId("h").setMemberEpoch(-1));
+
+        // When
+        List<String> stable = manager.list(Set.of("STABLE"), Set.of()).stream()
+            .map(io.cairn.wire.message.ListGroupsResponseData.ListedGroup::groupId).toList();
+        List<String> consumer = manager.list(Set.of(), Set.of("Consumer")).stream()
+            .map(io.cairn.wire.message.ListGroupsResponseData.ListedGroup::groupId).sorted().toList();
+        List<String> classic = manager.list(Set.of(), Set.of("classic")).stream()
+            .map(io.cairn.wire.message.ListGroupsResponseData.ListedGroup::groupId).toList();
+        List<CoordinatorRecord> tombstones = manager.deleteGroup("h");
+
+        // Then
+        assertThat(stable).containsExactly("g");
+        assertThat(consumer).containsExactly("g", "h");
+        assertThat(classic).isEmpty();
+        assertThat(manager.list(Set.of(), Set.of()).get(0).protocolType()).isEqualTo("consumer");
+        assertThat(tombstones).as("the leaving member's regular expression went with it")
+            .extracting(CoordinatorRecord::keyVersion).containsExactly(
+                ConsumerGroupRecords.TARGET_ASSIGNMENT_METADATA, ConsumerGroupRecords.GROUP_METADATA);
+        assertThat(tombstones).allSatisfy(record -> assertThat(record.value()).isNull());
+        assertThat(manager.group("h")).isEmpty();
+    }
+
+    @Test
+    void aRegularExpressionShouldBeResolvedAgainAfterTenMinutesWithoutATopicCreated() {
+        // Given: "fo.*" resolved to foo and fob, then fob deleted
+        partitionCounts.put("fob", 2);
+        ConsumerGroupHeartbeatResponseData last = send(join("a").setSubscribedTopicNames(List.of())
+            .setSubscribedTopicRegex("fo.*"));
+        partitionCounts.remove("fob");
+        Set<String> beforeTenMinutes = null;
+
+        // When: the member heartbeats every 40 s, up to 10 min 40 s
+        List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned = new ArrayList<>();
+        for (int i = 0; i < 17; i++) {
+            // Two heartbeats in a row: the second one acknowledges what the first revoked, as a client does.
+            for (int beat = 0; beat < 2; beat++) {
+                if (last.assignment() != null) {
+                    owned = new ArrayList<>();
+                    for (ConsumerGroupHeartbeatResponseData.TopicPartitions tp : last.assignment().topicPartitions()) {
+                        owned.add(new ConsumerGroupHeartbeatRequestData.TopicPartitions().setTopicId(tp.topicId())
+                            .setPartitions(tp.partitions()));
+                    }
+                }
+                last = send(new ConsumerGroupHeartbeatRequestData().setGroupId("g").setMemberId("a")
+                    .setMemberEpoch(last.memberEpoch()).setRebalanceTimeoutMs(-1).setTopicPartitions(owned));
+            }
+            ctx.advance(40_000);
+            if (i == 14) {
+                beforeTenMinutes = manager.group("g").orElseThrow().resolvedRegularExpression("fo.*").topics();
+            }
+        }
+
+        // Then
+        assertThat(error(last)).isEqualTo(Errors.NONE);
+        assertThat(beforeTenMinutes).as("after 9 min 20 s").containsExactlyInAnyOrder("foo", "fob");
+        assertThat(manager.group("g").orElseThrow().resolvedRegularExpression("fo.*").topics())
+            .containsExactly("foo");
     }
 }
