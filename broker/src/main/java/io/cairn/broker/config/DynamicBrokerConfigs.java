@@ -170,6 +170,12 @@ public final class DynamicBrokerConfigs {
             // INVALID_REQUEST, as Kafka answers a plugin class it cannot load
             return Optional.of(new Refusal(true, PLUGIN_CLASSES_REFUSED + scalaSet(plugins)));
         }
+        Set<String> tiered = new TreeSet<>();
+        notLive.stream().filter(DynamicBrokerConfigs::isTieredStorageKey).forEach(tiered::add);
+        if (!tiered.isEmpty()) {
+            return Optional.of(new Refusal(false, "Cairn has no tiered storage (remote.log.storage.system.enable), so "
+                    + "these configs have nothing to act on: " + scalaSet(tiered)));
+        }
         if (!notLive.isEmpty()) {
             return Optional.of(new Refusal(false, "Cairn applies these configs only at start, set them in "
                     + "server.properties: " + scalaSet(notLive)));
@@ -204,6 +210,11 @@ public final class DynamicBrokerConfigs {
     public static String invalidDynamicConfiguration(String refusal) {
         return "Invalid value org.apache.kafka.common.config.ConfigException: " + refusal
                 + " for configuration Invalid dynamic configuration";
+    }
+
+    /** A key of Kafka's tiered storage (KIP-405): the remote log manager's, and the local retention defaults. */
+    private static boolean isTieredStorageKey(String key) {
+        return key.startsWith("remote.") || key.startsWith("log.local.retention.");
     }
 
     /** Kafka's {@code perBrokerConfigs}: a per-broker listener key, or any listener key but the cluster-wide ones. */

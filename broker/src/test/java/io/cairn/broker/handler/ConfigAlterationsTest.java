@@ -56,8 +56,9 @@ class ConfigAlterationsTest {
                 new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Invalid value 10 for configuration "
                         + "log.segment.bytes: Value must be at least 1048576"));
         assertThat(only(resource(BROKER, "", set("log.local.retention.ms", "1000")))).isEqualTo(
-                new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn applies these configs only at start, "
-                        + "set them in server.properties: Set(log.local.retention.ms)"));
+                new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn has no tiered storage "
+                        + "(remote.log.storage.system.enable), so these configs have nothing to act on: "
+                        + "Set(log.local.retention.ms)"));
         assertThat(only(resource(BROKER, "", set("unclean.leader.election.enable", "true")))).isNull();
         assertThat(only(resource(BROKER, "1", set("log.preallocate", "true")))).isNull();
         assertThat(only(resource(BROKER, "", set("log.cleaner.max.compaction.lag.ms", "0")))).isEqualTo(
@@ -99,8 +100,9 @@ class ConfigAlterationsTest {
                 new ConfigAlterations.Outcome(Errors.INVALID_REQUEST,
                         "Cannot update these configs dynamically: Set(log.dirs, node.id)"));
         assertThat(only(resource(BROKER, "", set("remote.log.reader.threads", "2")))).isEqualTo(
-                new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn applies these configs only at start, "
-                        + "set them in server.properties: Set(remote.log.reader.threads)"));
+                new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Cairn has no tiered storage "
+                        + "(remote.log.storage.system.enable), so these configs have nothing to act on: "
+                        + "Set(remote.log.reader.threads)"));
         assertThat(only(resource(BROKER, "1", set("num.recovery.threads.per.data.dir", "2"),
                 set("producer.id.expiration.ms", "1000"), set("transaction.partition.verification.enable", "false"))))
                 .isNull();
