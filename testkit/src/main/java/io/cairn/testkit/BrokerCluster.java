@@ -41,6 +41,8 @@ public final class BrokerCluster implements AutoCloseable {
     private static final String METADATA_TOPIC = "__cluster_metadata";
     private static final Duration CONTROLLER_REQUEST_TIMEOUT = Duration.ofSeconds(10);
     private static final long CONTROLLER_POLL_MILLIS = 200;
+    /** How long a benchmark's node may take to start: a loaded machine (other builds) slows the start down. */
+    private static final Duration BENCHMARK_START_TIMEOUT = Duration.ofSeconds(240);
 
     private final BrokerKind kind;
     private final List<BrokerProcess> nodes;
@@ -88,6 +90,24 @@ public final class BrokerCluster implements AutoCloseable {
     public static BrokerCluster create(BrokerKind kind, int size, Map<String, String> config,
                                        Function<ClusterNode, Map<String, String>> perNode, List<String> formatArgs,
                                        List<String> jvmArgs) {
+        return create(kind, size, config, perNode, formatArgs, jvmArgs, false);
+    }
+
+    /**
+     * As {@link #create(BrokerKind, int, Map)}, every node's JVM started with exactly {@code jvmArgs} instead of the
+     * harness's defaults (a 512 MB heap; for Cairn Netty's paranoid leak detector, for Kafka C1 only and the serial
+     * collector, which suit tests but not a benchmark): what {@code bin/cairn-perf --brokers N} measures, with the
+     * options a single broker of it runs with. Each node may take up to 240 s to start, for a loaded machine.
+     */
+    public static BrokerCluster createWithJvmArgs(BrokerKind kind, int size, Map<String, String> config,
+                                                  List<String> jvmArgs) {
+        return create(kind, size, config, node -> Map.of(), List.of(), jvmArgs, true);
+    }
+
+    private static BrokerCluster create(BrokerKind kind, int size, Map<String, String> config,
+                                        Function<ClusterNode, Map<String, String>> perNode, List<String> formatArgs,
+                                        List<String> jvmArgs, boolean replaceJvmArgs) {
+        String[] jvm = jvmArgs.toArray(String[]::new);
         int[] ports = FreePorts.freePorts(2 * size);
         String host = FreePorts.LOOPBACK;
         StringBuilder voters = new StringBuilder();
@@ -110,12 +130,22 @@ public final class BrokerCluster implements AutoCloseable {
                     all.putAll(settings);
                     String text = all.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue() + "\n")
                             .collect(Collectors.joining());
-                    yield CairnProcess.builder().serverProperties(text, node.clientPort())
-                            .addJvmArgs(jvmArgs.toArray(String[]::new)).build();
+                    CairnProcess.Builder builder = CairnProcess.builder().serverProperties(text, node.clientPort());
+                    if (replaceJvmArgs) {
+                        builder.jvmArgs(jvm).startTimeout(BENCHMARK_START_TIMEOUT);
+                    } else {
+                        builder.addJvmArgs(jvm);
+                    }
+                    yield builder.build();
                 }
                 case KAFKA -> {
                     KafkaReferenceProcess.Builder builder = KafkaReferenceProcess.builder().clusterNode(node)
-                            .formatArgs(formatArgs.toArray(String[]::new)).addJvmArgs(jvmArgs.toArray(String[]::new));
+                            .formatArgs(formatArgs.toArray(String[]::new));
+                    if (replaceJvmArgs) {
+                        builder.jvmArgs(jvm).startTimeout(BENCHMARK_START_TIMEOUT);
+                    } else {
+                        builder.addJvmArgs(jvm);
+                    }
                     settings.forEach(builder::config);
                     yield builder.build();
                 }

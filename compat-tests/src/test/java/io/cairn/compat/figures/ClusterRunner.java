@@ -6,6 +6,7 @@ import io.cairn.testkit.BrokerProcess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -15,7 +16,9 @@ import java.util.stream.Collectors;
  * and {@code pids=pid,...} and then {@code ready} on stdout, and runs until its stdin ends, when it stops the nodes
  * (SIGTERM) and deletes their data.
  *
- * <p>Arguments: {@code [--kafka] [--brokers N] [--config key=value]...}. Single-threaded.
+ * <p>Arguments: {@code [--kafka] [--brokers N] [--config key=value]... [--jvm-args "OPTIONS"]}; with
+ * {@code --jvm-args} every node's JVM runs with exactly those (whitespace-separated) options instead of the test
+ * harness's defaults, so that a cluster is measured as a single broker of {@code bin/cairn-perf} is. Single-threaded.
  */
 public final class ClusterRunner {
 
@@ -26,6 +29,7 @@ public final class ClusterRunner {
         BrokerKind kind = BrokerKind.CAIRN;
         int brokers = 3;
         Map<String, String> config = new LinkedHashMap<>();
+        List<String> jvmArgs = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--kafka" -> kind = BrokerKind.KAFKA;
@@ -34,11 +38,13 @@ public final class ClusterRunner {
                     String[] pair = args[++i].split("=", 2);
                     config.put(pair[0], pair.length > 1 ? pair[1] : "");
                 }
+                case "--jvm-args" -> jvmArgs = List.of(args[++i].trim().split("\\s+"));
                 default -> throw new IllegalArgumentException("Unknown option " + args[i]
-                        + "; usage: [--kafka] [--brokers N] [--config key=value]...");
+                        + "; usage: [--kafka] [--brokers N] [--config key=value]... [--jvm-args OPTIONS]");
             }
         }
-        try (BrokerCluster cluster = BrokerCluster.create(kind, brokers, config)) {
+        try (BrokerCluster cluster = jvmArgs == null ? BrokerCluster.create(kind, brokers, config)
+                : BrokerCluster.createWithJvmArgs(kind, brokers, config, jvmArgs)) {
             cluster.start();
             System.out.println("bootstrap=" + cluster.bootstrapServers());
             System.out.println("pids=" + cluster.nodes().stream().map(BrokerProcess::pid).map(String::valueOf)
