@@ -319,6 +319,7 @@ class EligibleLeaderReplicasTest {
                         .setName("min.insync.replicas")
                         .setValue(Integer.toString(logic.settings().minInsyncReplicas())),
                 new FeatureLevelRecord().setName(Features.ELIGIBLE_LEADER_REPLICAS_VERSION).setFeatureLevel((short) 1),
+                new FeatureLevelRecord().setName(Features.GROUP_VERSION).setFeatureLevel((short) 1),
                 new FeatureLevelRecord().setName(Features.METADATA_VERSION).setFeatureLevel((short) 27),
                 new FeatureLevelRecord().setName(Features.TRANSACTION_VERSION).setFeatureLevel((short) 2));
         image = ControllerLogic.apply(image, first);
