@@ -58,7 +58,7 @@ public class MetricsRecordingBenchmark {
         topic.bytesOut(1_000, false);
         produce.recordRequest((short) 11);
         produce.recordError(Errors.NONE);
-        produce.recordTimes(t, t + 20_000, t + 200_000, t + 300_000, t + 320_000, t + 400_000);
+        produce.recordTimes(t, t + 20_000, t + 200_000, t + 300_000, t + 320_000, t + 400_000, 0);
         produce.recordSizes(1_100, 60);
     }
 
