@@ -58,10 +58,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class ControllerSaslIT {
 
-    /** HTTP/2's client connection preface and an empty SETTINGS frame: what a gRPC client sends first. */
-    private static final byte[] HTTP2_PREFACE = concat("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-            .getBytes(StandardCharsets.US_ASCII), new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0});
-    private static final int SETTINGS_FRAME = 4;
+    /** What a gRPC client sends first, and the frame type a gRPC server answers with (as ControllerTlsIT). */
+    private static final byte[] HTTP2_PREFACE = ControllerTlsIT.HTTP2_PREFACE;
+    private static final int SETTINGS_FRAME = ControllerTlsIT.SETTINGS_FRAME;
     private static final int CONTROLLER = 1;
     private static final int BROKER = 101;
     private static final String JAAS = "org.apache.kafka.common.security.plain.PlainLoginModule required "
@@ -239,9 +238,4 @@ class ControllerSaslIT {
         return Arrays.copyOf(bytes, read);
     }
 
-    private static byte[] concat(byte[] a, byte[] b) {
-        byte[] all = Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, all, a.length, b.length);
-        return all;
-    }
 }

@@ -65,9 +65,9 @@ import org.junit.jupiter.api.Timeout;
 class ControllerTlsIT {
 
     /** HTTP/2's client connection preface and an empty SETTINGS frame: what a gRPC client sends first. */
-    private static final byte[] HTTP2_PREFACE = concat("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+    static final byte[] HTTP2_PREFACE = concat("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
             .getBytes(StandardCharsets.US_ASCII), new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0});
-    private static final int SETTINGS_FRAME = 4;
+    static final int SETTINGS_FRAME = 4;
     private static final int CONTROLLER = 1;
     private static final int BROKER = 101;
 
