@@ -8,6 +8,7 @@ import io.cairn.wire.error.FencedLeaderEpochException;
 import io.cairn.wire.error.NotLeaderOrFollowerException;
 import io.cairn.wire.error.OffsetOutOfRangeException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -19,10 +20,11 @@ import org.apache.logging.log4j.Logger;
  * that the partition still follows in it ({@link #checkFollowing}): a fetch from a former leader, or one that
  * completes after this broker became leader, never touches the log.
  *
- * <p>Thread-safety: a package-private collaborator of {@link Partition} without state of its own; every method is
- * called with the read side of the partition's state lock ({@code Partition.stateLock}) held, so a leadership change
- * (under the write side) cannot interleave with an append or truncation. The high watermark it sets is the
- * partition's ({@link Partition#setHighWatermark}).
+ * <p>Thread-safety: a package-private collaborator of {@link Partition} without state of its own. Each method
+ * takes the read side of the partition's state lock ({@code Partition.stateLock}, handed in) for its whole work, so
+ * a leadership change (under the write side) cannot interleave with an append or truncation; the listener hears of
+ * an advanced high watermark once it is released. The high watermark it sets is the partition's
+ * ({@link Partition#setHighWatermark}).
  */
 final class PartitionFollower {
 
@@ -30,10 +32,15 @@ final class PartitionFollower {
     private static final Logger LOGGER = LogManager.getLogger(Partition.class);
 
     private final Partition partition;
+    private final ReentrantReadWriteLock stateLock;
+    private final PartitionListener listener;
     private final String logPrefix;
 
-    PartitionFollower(Partition partition, String logPrefix) {
+    PartitionFollower(Partition partition, ReentrantReadWriteLock stateLock, PartitionListener listener,
+                      String logPrefix) {
         this.partition = partition;
+        this.stateLock = stateLock;
+        this.listener = listener;
         this.logPrefix = logPrefix;
     }
 
@@ -42,33 +49,50 @@ final class PartitionFollower {
      * {@link PartitionLog#appendAsFollower}. A first fetch into an empty log whose first batch starts before the
      * log start offset (the leader's log start moved into that batch) restarts the log at the batch's base offset,
      * as Kafka does; any other overlap is the log's {@link UnexpectedAppendOffsetException}.
+     *
+     * @throws FencedLeaderEpochException   when the partition moved to another leader epoch meanwhile
+     * @throws NotLeaderOrFollowerException when this broker leads the partition or it left this broker
      */
     LogAppendInfo append(ByteBuffer records, int fetchLeaderEpoch) {
-        checkFollowing(fetchLeaderEpoch);
-        PartitionLog log = partition.log();
+        stateLock.readLock().lock();
         try {
-            return log.appendAsFollower(records.duplicate());
-        } catch (UnexpectedAppendOffsetException e) {
-            long end = log.logEndOffset();
-            if (end != log.logStartOffset() || e.firstOffset() >= end || e.lastOffset() < end) {
-                throw e;
+            checkFollowing(fetchLeaderEpoch);
+            PartitionLog log = partition.log();
+            try {
+                return log.appendAsFollower(records.duplicate());
+            } catch (UnexpectedAppendOffsetException e) {
+                long end = log.logEndOffset();
+                if (end != log.logStartOffset() || e.firstOffset() >= end || e.lastOffset() < end) {
+                    throw e;
+                }
+                LOGGER.info("{}Unexpected offset in append: first offset {} is below the log start offset {}; as "
+                    + "this is the follower's first append, its log starts at {}", logPrefix, e.firstOffset(), end,
+                    e.firstOffset());
+                log.truncateFullyAndStartAt(e.firstOffset());
+                return log.appendAsFollower(records.duplicate());
             }
-            LOGGER.info("{}Unexpected offset in append: first offset {} is below the log start offset {}; as "
-                + "this is the follower's first append, its log starts at {}", logPrefix, e.firstOffset(), end,
-                e.firstOffset());
-            log.truncateFullyAndStartAt(e.firstOffset());
-            return log.appendAsFollower(records.duplicate());
+        } finally {
+            stateLock.readLock().unlock();
         }
     }
 
     /**
      * Under the read side: takes the leader's high watermark as Kafka's follower does, bounded below by the log
      * start offset and above by the log end offset; it may move back (after a truncation the leader's value is the
-     * truth). True when it advanced (the caller then wakes the waiters).
+     * truth). Waiters hear of an advance once the lock is released.
      */
-    boolean updateHighWatermark(long leaderHighWatermark, int fetchLeaderEpoch) {
-        checkFollowing(fetchLeaderEpoch);
-        return setFollowerHighWatermark(leaderHighWatermark);
+    void updateHighWatermark(long leaderHighWatermark, int fetchLeaderEpoch) {
+        boolean advanced;
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            advanced = setFollowerHighWatermark(leaderHighWatermark);
+        } finally {
+            stateLock.readLock().unlock();
+        }
+        if (advanced) {
+            listener.onHighWatermarkAdvanced(partition);
+        }
     }
 
     /**
@@ -77,18 +101,23 @@ final class PartitionFollower {
      * (OFFSET_OUT_OF_RANGE, as Kafka) and never down.
      */
     void maybeIncrementLogStartOffset(long leaderLogStartOffset, int fetchLeaderEpoch) {
-        checkFollowing(fetchLeaderEpoch);
-        long hw = partition.highWatermark();
-        if (leaderLogStartOffset > hw) {
-            throw new OffsetOutOfRangeException("Cannot increment the log start offset to " + leaderLogStartOffset
-                + " of partition " + partition.topicPartition() + " since it is larger than the high watermark "
-                + hw);
-        }
-        PartitionLog log = partition.log();
-        if (leaderLogStartOffset > log.logStartOffset()) {
-            log.deleteRecordsBefore(leaderLogStartOffset);
-            LOGGER.info("{}Incremented log start offset to {} due to leader offset increment", logPrefix,
-                leaderLogStartOffset);
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            long hw = partition.highWatermark();
+            if (leaderLogStartOffset > hw) {
+                throw new OffsetOutOfRangeException("Cannot increment the log start offset to "
+                    + leaderLogStartOffset + " of partition " + partition.topicPartition()
+                    + " since it is larger than the high watermark " + hw);
+            }
+            PartitionLog log = partition.log();
+            if (leaderLogStartOffset > log.logStartOffset()) {
+                log.deleteRecordsBefore(leaderLogStartOffset);
+                LOGGER.info("{}Incremented log start offset to {} due to leader offset increment", logPrefix,
+                    leaderLogStartOffset);
+            }
+        } finally {
+            stateLock.readLock().unlock();
         }
     }
 
@@ -98,19 +127,29 @@ final class PartitionFollower {
      * does.
      */
     void truncateTo(long offset, int fetchLeaderEpoch) {
-        checkFollowing(fetchLeaderEpoch);
-        PartitionLog log = partition.log();
-        log.truncateTo(offset);
-        if (partition.highWatermark() > log.logEndOffset()) {
-            setFollowerHighWatermark(log.logEndOffset());
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            PartitionLog log = partition.log();
+            log.truncateTo(offset);
+            if (partition.highWatermark() > log.logEndOffset()) {
+                setFollowerHighWatermark(log.logEndOffset());
+            }
+        } finally {
+            stateLock.readLock().unlock();
         }
     }
 
     /** Under the read side: deletes the whole log and starts it empty at {@code offset}, the new high watermark too. */
     void truncateFullyAndStartAt(long offset, int fetchLeaderEpoch) {
-        checkFollowing(fetchLeaderEpoch);
-        partition.log().truncateFullyAndStartAt(offset);
-        partition.setHighWatermark(offset);
+        stateLock.readLock().lock();
+        try {
+            checkFollowing(fetchLeaderEpoch);
+            partition.log().truncateFullyAndStartAt(offset);
+            partition.setHighWatermark(offset);
+        } finally {
+            stateLock.readLock().unlock();
+        }
     }
 
     /** This broker follows in {@code fetchLeaderEpoch} and still hosts the partition. */

@@ -19,8 +19,8 @@ import org.apache.logging.log4j.Logger;
  * The leader side of one {@link Partition}'s replication (the ISR tracking of Kafka's {@code Partition}): what this
  * broker, as leader, knows of each follower ({@link ReplicaState}), the ISR state ({@link PartitionState}: committed,
  * or a change in flight to the controller), the high watermark computed from them, and the decisions to expand or
- * shrink the ISR with the proposals they send and the handling of their answers. {@link Partition} sends the
- * proposals and tells its listener; this class only decides and records.
+ * shrink the ISR with the proposals they send and the handling of their answers. {@link PartitionLeader} takes the
+ * lock, sends the proposals and tells the listener; this class only decides and records.
  *
  * <p>Thread-safety: a package-private collaborator of {@link Partition}, guarded by the partition's state lock
  * ({@code Partition.stateLock}): each method says which side its caller holds (the read side unless it says the
@@ -73,9 +73,13 @@ final class PartitionIsr {
 
     /**
      * Under the write side: the ISR state and the followers after {@code reg} replaced {@code old} (null at first).
-     * A newer partition epoch, another leader epoch, or no change in flight commits {@code reg}'s ISR; the echo of
-     * an answer applied first keeps a change in flight based on it. Becoming leader (or a new leader epoch while
-     * leading) resets the followers' state; a follower forgets them.
+     * A newer partition epoch, another leader epoch, or no change in flight commits {@code reg}'s ISR, dropping a
+     * change in flight (its answer will then be ignored: the controller refuses a change based on an older partition
+     * epoch). The registration of the partition epoch we already have (the metadata's echo of an answer applied
+     * earlier) keeps a change in flight: that change is based on this very epoch and may still be committed, so
+     * dropping it would let the high watermark pass a replica that is about to join (Kafka resets the state here;
+     * the simulation test found that window). Becoming leader (or a new leader epoch while leading) resets the
+     * followers' state; a follower forgets them.
      */
     void onRegistration(PartitionRegistration old, PartitionRegistration reg) {
         if (old == null || reg.partitionEpoch() > old.partitionEpoch()
@@ -106,6 +110,15 @@ final class PartitionIsr {
                 followers.put(replica, current.afterElection(now, leaderEnd, newLeader, reg.isr().contains(replica)));
             }
         }
+    }
+
+    /**
+     * {@code min.insync.replicas} bounded by the replication factor (Kafka's {@code effectiveMinIsr}, since 3.7; any
+     * lock, or none): a topic whose setting exceeds its replica count is held to all its replicas, not made
+     * unwritable.
+     */
+    int effectiveMinIsr() {
+        return Math.min(partition.minInsyncReplicas(), partition.registration().replicas().size());
     }
 
     /** What this broker knows of follower {@code replicaId}, or null (any lock, or none). */
