@@ -75,7 +75,7 @@ final class BrokerMetadata implements AutoCloseable {
     private volatile BrokerRegistrationRequestData registration;
     /** The metadata offset the broker has acted on; unset (null) while nothing but the node's image applies it. */
     private volatile LongSupplier appliedOffset;
-    /** The SSL controller listener's stores the quorum uses, replaceable live; null without TLS. */
+    /** The SSL or SASL_SSL controller listener's stores the quorum uses, replaceable live; null without TLS. */
     private final QuorumStores quorumStores;
     private boolean closed;
     private boolean shutDown;
@@ -105,16 +105,14 @@ final class BrokerMetadata implements AutoCloseable {
                     + "TLSv1.2 or TLSv1.3 with its default cipher suites and does not act on: {}",
                     controllerSsl.listenerName(), String.join(", ", ControllerListenerTls.notActedOn(controllerSsl)));
         }
-        QuorumStores quorumStores = controllerSsl == null ? null : QuorumStores.load(controllerSsl);
+        QuorumStores quorumStores = quorumStores(config);
         for (int attempt = 1; ; attempt++) {
-            MetadataConfig metadataConfig = metadataConfig(config, quorumStores);
+            MetadataConfig metadataConfig = metadataConfig(config, controllerSsl == null ? null : quorumStores);
             LOGGER.info("Starting the metadata node (roles {}, voters {}, metadata dir {})", metadataConfig.roles(),
                     metadataConfig.voters(), metadataConfig.metadataLogDir().toAbsolutePath().normalize());
             try {
-                QuorumFront front = config.controllerSasl() == null ? null
-                        : new SaslQuorumFront(config.controllerSasl(), config.nodeId());
-                return new BrokerMetadata(config, MetadataNode.start(metadataConfig, controllerEvents, front),
-                        quorumStores);
+                return new BrokerMetadata(config, MetadataNode.start(metadataConfig, controllerEvents,
+                        quorumFront(config, quorumStores)), quorumStores);
             } catch (IOException e) {
                 // The loopback port this node picked for a quorum of its own can be taken (by any socket, an
                 // outgoing connection's included) before the Raft server binds it: pick another, a few times.
@@ -125,6 +123,28 @@ final class BrokerMetadata implements AutoCloseable {
                         + "picking another", e.getMessage());
             }
         }
+    }
+
+    /**
+     * The stores of the controller listener when it maps to SSL (the quorum's gRPC TLS) or SASL_SSL (its quorum
+     * front's TLS), loaded here so that a bad one fails startup naming its key; null without TLS.
+     */
+    static QuorumStores quorumStores(BrokerConfig config) {
+        SslSettings ssl = config.controllerSsl() != null ? config.controllerSsl()
+                : config.controllerSasl() != null ? config.controllerSasl().ssl() : null;
+        return ssl == null ? null : QuorumStores.load(ssl);
+    }
+
+    /**
+     * The quorum front of a SASL controller listener (with SASL_SSL, its TLS follows {@code quorumStores}), or null
+     * when the listener is not SASL.
+     */
+    static QuorumFront quorumFront(BrokerConfig config, QuorumStores quorumStores) {
+        if (config.controllerSasl() == null) {
+            return null;
+        }
+        return new SaslQuorumFront(config.controllerSasl(), config.nodeId(),
+                config.controllerSasl().ssl() == null ? null : quorumStores::engines);
     }
 
     /** Whether {@link #metadataConfig} picks a free loopback port for the quorum (a combined node alone). */
@@ -216,7 +236,10 @@ final class BrokerMetadata implements AutoCloseable {
         return node;
     }
 
-    /** The SSL controller listener's stores the quorum's TLS uses (replaceable live), or null without TLS. */
+    /**
+     * The SSL or SASL_SSL controller listener's stores the quorum's TLS (gRPC's or the quorum front's) uses,
+     * replaceable live, or null without TLS.
+     */
     QuorumStores quorumStores() {
         return quorumStores;
     }

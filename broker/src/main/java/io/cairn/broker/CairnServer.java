@@ -96,7 +96,6 @@ import io.cairn.broker.security.DelegationTokenCache;
 import io.cairn.broker.security.DynamicSslStores;
 import io.cairn.broker.security.InterBrokerClientSecurity;
 import io.cairn.broker.security.ScramCredentials;
-import io.cairn.broker.security.SslEngineFactory;
 import io.cairn.broker.security.SslFactory;
 import io.cairn.broker.security.StandardAclAuthorizer;
 import io.cairn.broker.txn.TransactionCoordinator;
@@ -383,23 +382,23 @@ public final class CairnServer implements AutoCloseable {
 
     /** The SSL listeners' stores and settings and the SASL listeners' settings follow dynamic configs from now on. */
     private void subscribeSslStoresAndSasl() {
+        QuorumStores quorum = metadata.quorumStores();
         sslStores = new DynamicSslStores(config.nodeId(), config.originals(), reloadableSslListeners(),
-                interBrokerSecurity().reloadable(), config.controllerSsl() == null ? Set.of()
-                : Set.of(config.controllerSsl().listenerName()));
+                interBrokerSecurity().reloadable(), quorum == null ? Set.of() : Set.of(quorum.listenerName()));
         metadata.node().subscribe(sslStores);
         metadata.node().subscribe(saslSettings);
     }
 
     /**
-     * The engines of the SSL listeners whose stores dynamic configs replace: the socket server's, and the SSL
-     * controller listener's, whose replacements the metadata quorum's TLS takes for its new connections.
+     * The engines of the SSL listeners whose stores dynamic configs replace: the socket server's, and the SSL or
+     * SASL_SSL controller listener's, whose replacements the metadata quorum's TLS (gRPC's, or its quorum front's)
+     * takes for its new connections.
      */
     private Map<String, SslFactory> reloadableSslListeners() {
         Map<String, SslFactory> factories = new LinkedHashMap<>(socketServer.sslFactories());
         QuorumStores quorum = metadata.quorumStores();
         if (quorum != null) {
-            factories.put(config.controllerSsl().listenerName(), new SslFactory(SslEngineFactory.create(
-                    config.controllerSsl()), false, quorum::replace));
+            factories.put(quorum.listenerName(), new SslFactory(quorum.engines(), false, quorum::replace));
         }
         return factories;
     }

@@ -17,7 +17,7 @@ import javax.net.ssl.X509TrustManager;
 /**
  * The metadata quorum's TLS from the controller listener's {@code ssl.*} settings, as Kafka 4.1 secures a
  * {@code CONTROLLER:SSL} listener: the key and trust stores are loaded by the broker's one SSL store loader
- * ({@link SslEngineFactory#managers}, JKS, PKCS12 or PEM, files or inline), {@code ssl.client.auth=required} makes it
+ * ({@link SslEngineFactory#create}, JKS, PKCS12 or PEM, files or inline), {@code ssl.client.auth=required} makes it
  * mutual TLS, and an empty {@code ssl.endpoint.identification.algorithm} turns the host name check off.
  *
  * <p>The quorum's transport (Apache Ratis over gRPC, whose TLS stack is BoringSSL through Netty) takes only key and
@@ -31,15 +31,6 @@ final class ControllerListenerTls {
     private static final Set<String> DEFAULT_PROTOCOLS = Set.of("TLSv1.2", "TLSv1.3");
 
     private ControllerListenerTls() {
-    }
-
-    /**
-     * Loads the stores of {@code settings} (the controller listener's, with a key store).
-     *
-     * @throws ConfigException naming the key whose value cannot be used
-     */
-    static QuorumTls quorumTls(SslSettings settings) {
-        return quorumTls(settings, SslEngineFactory.managers(settings));
     }
 
     /**

@@ -17,49 +17,72 @@ import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
 /**
- * The SSL controller listener's key and trust stores as the metadata quorum's TLS uses them, replaceable while the
- * quorum runs (Kafka reloads a controller listener's stores on a {@code listener.name.<controller>.ssl.keystore.*}
- * change): the {@link QuorumTls} handed to the quorum's transport holds a key manager and a trust manager that ask
- * the current stores on every handshake, so after {@link #replace} every new TLS connection of the quorum (to this
- * node's Raft server, and from its channels and clients to the other nodes) presents the new certificate and checks
- * peers with the new trust store, while the connections already open keep the session they negotiated. This works
- * because Ratis' {@code GrpcTlsConfig} takes key and trust manager objects and hands them to Netty's
- * {@code SslContextBuilder}, which with the OpenSSL (BoringSSL) provider and with the JDK's asks the key manager for
- * the key material of each handshake (Netty does not cache material of a key manager it did not build).
+ * The SSL or SASL_SSL controller listener's key and trust stores as the metadata quorum's TLS uses them, replaceable
+ * while the quorum runs (Kafka reloads a controller listener's stores on a
+ * {@code listener.name.<controller>.ssl.keystore.*} change). The quorum takes them in one of two forms, by the
+ * listener's protocol:
+ * <ul>
+ *   <li>SSL: the {@link QuorumTls} handed to the quorum's transport holds a key manager and a trust manager that ask
+ *   the current stores on every handshake, so after {@link #replace} every new TLS connection of the quorum (to this
+ *   node's Raft server, and from its channels and clients to the other nodes) presents the new certificate and checks
+ *   peers with the new trust store, while the connections already open keep the session they negotiated. This works
+ *   because Ratis' {@code GrpcTlsConfig} takes key and trust manager objects and hands them to Netty's
+ *   {@code SslContextBuilder}, which with the OpenSSL (BoringSSL) provider and with the JDK's asks the key manager for
+ *   the key material of each handshake (Netty does not cache material of a key manager it did not build).</li>
+ *   <li>SASL_SSL: the quorum front ({@link io.cairn.broker.quorum.SaslQuorumFront}) runs the JDK's TLS itself and
+ *   asks {@link #engines()} for each connection it accepts or opens, so its new connections take the engines of the
+ *   new stores (a new SSL context, as Kafka's listener builds one: no session of the old stores is resumed) and the
+ *   relayed connections already open keep theirs.</li>
+ * </ul>
  *
- * <p>Thread-safe: the current managers are one volatile pair, written by {@link #replace} (the dynamic config applier)
- * and read by the transport's event loops.
+ * <p>Thread-safe: the current stores are one volatile value, written by {@link #replace} (the dynamic config applier)
+ * and read by the transport's event loops and the front's threads.
  */
 public final class QuorumStores {
 
     private static final Logger LOGGER = LogManager.getLogger(QuorumStores.class);
 
-    /** The managers handshakes use now: written by replace, read on every handshake. */
-    private volatile Managers current;
+    /** The stores handshakes use now: written by replace, read on every handshake. */
+    private volatile Loaded current;
     private final QuorumTls tls;
 
-    private record Managers(X509KeyManager key, X509TrustManager trust) {
+    /** One load of the stores: as managers (gRPC's TLS) and as the JDK engines over them (the quorum front's). */
+    private record Loaded(X509KeyManager key, X509TrustManager trust, SslEngineFactory engines) {
     }
 
-    private QuorumStores(Managers managers, boolean mutual, boolean checkHostName) {
-        this.current = managers;
+    private QuorumStores(Loaded stores, boolean mutual, boolean checkHostName) {
+        this.current = stores;
         this.tls = new QuorumTls(new CurrentKeyManager(), new CurrentTrustManager(), mutual, checkHostName);
     }
 
     /**
-     * Loads the stores of {@code settings} (the SSL controller listener's, with a key store).
+     * Loads the stores of {@code settings} (the SSL or SASL_SSL controller listener's, with a key store).
      *
      * @throws io.cairn.broker.config.ConfigException naming the key whose value cannot be used
      */
     static QuorumStores load(SslSettings settings) {
-        QuorumTls loaded = ControllerListenerTls.quorumTls(settings);
-        return new QuorumStores(new Managers(loaded.keyManager(), loaded.trustManager()), loaded.mutual(),
+        SslEngineFactory engines = SslEngineFactory.create(settings);
+        QuorumTls loaded = ControllerListenerTls.quorumTls(settings, engines.loadedManagers());
+        return new QuorumStores(new Loaded(loaded.keyManager(), loaded.trustManager(), engines), loaded.mutual(),
                 loaded.checkHostName());
     }
 
-    /** What the quorum's transport is given: managers that follow {@link #replace}. */
+    /** The controller listener these stores are of. */
+    String listenerName() {
+        return current.engines().settings().listenerName();
+    }
+
+    /** What the quorum's transport is given (SSL): managers that follow {@link #replace}. */
     QuorumTls tls() {
         return tls;
+    }
+
+    /**
+     * The JDK engines of the current stores, for one new connection of the quorum front (SASL_SSL); also what the
+     * listener's reloads start from.
+     */
+    SslEngineFactory engines() {
+        return current.engines();
     }
 
     /**
@@ -68,7 +91,7 @@ public final class QuorumStores {
      */
     void replace(SslEngineFactory replacement) {
         QuorumTls loaded = ControllerListenerTls.quorumTls(replacement.settings(), replacement.loadedManagers());
-        current = new Managers(loaded.keyManager(), loaded.trustManager());
+        current = new Loaded(loaded.keyManager(), loaded.trustManager(), replacement);
         LOGGER.info("The metadata quorum's new TLS connections use the new stores of controller listener {}: {}",
                 replacement.settings().listenerName(), replacement);
     }

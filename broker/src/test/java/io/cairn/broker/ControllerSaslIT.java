@@ -6,12 +6,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.cairn.broker.config.BrokerConfig;
 import io.cairn.broker.config.SslSettings;
-import io.cairn.broker.quorum.SaslQuorumFront;
 import io.cairn.broker.security.SslEngineFactory;
 import io.cairn.isr.client.ClientSasl;
 import io.cairn.isr.client.ClientTls;
 import io.cairn.metadata.MetaProperties;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.QuorumFront;
 import io.cairn.metadata.StorageTool;
 import io.cairn.metadata.controller.ControllerEventListener;
 import io.cairn.testkit.FreePorts;
@@ -32,6 +32,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,6 +43,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -53,7 +56,10 @@ import org.junit.jupiter.api.Timeout;
  * as a listener, registers through the active controller and follows the log, every link over TLS and authenticated
  * with SASL/PLAIN by the nodes' quorum fronts. The quorum's ports serve nothing to a TLS client that does not
  * authenticate, refuse wrong credentials with SASL_AUTHENTICATION_FAILED, close an oversized frame unread, and relay
- * an authenticated connection to the Raft server (its HTTP/2 SETTINGS frame comes back).
+ * an authenticated connection to the Raft server (its HTTP/2 SETTINGS frame comes back). Replaced stores (what a
+ * dynamic {@code listener.name.controller.ssl.keystore.location} or {@code .ssl.truststore.location} gives) are what
+ * the fronts' next connections use: the controller's renewed certificate is presented to the next client, and a
+ * front's outbound link checks the peer with its new trust store.
  */
 @Timeout(120)
 class ControllerSaslIT {
@@ -71,6 +77,8 @@ class ControllerSaslIT {
     private static int controllerPort;
     private static int listenerPort;
     private static BrokerConfig controllerConfig;
+    /** The controller's quorum stores, which a test replaces as a dynamic config change does. */
+    private static QuorumStores controllerStores;
     private static MetadataNode controller;
     private static MetadataNode broker;
 
@@ -88,13 +96,14 @@ class ControllerSaslIT {
         BrokerConfig brokerConfig = format(clusterId, config(BROKER, Map.of("process.roles", "broker",
                 "listeners", "PLAINTEXT://" + host + ":" + ports[2], "metadata.listener.host", host,
                 "metadata.listener.port", Integer.toString(listenerPort))));
-        controller = start(controllerConfig);
-        broker = start(brokerConfig);
+        controllerStores = BrokerMetadata.quorumStores(controllerConfig);
+        controller = start(controllerConfig, controllerStores);
+        broker = start(brokerConfig, BrokerMetadata.quorumStores(brokerConfig));
     }
 
-    private static MetadataNode start(BrokerConfig config) throws IOException {
+    private static MetadataNode start(BrokerConfig config, QuorumStores stores) throws IOException {
         return MetadataNode.start(BrokerMetadata.metadataConfig(config), ControllerEventListener.NONE,
-                new SaslQuorumFront(config.controllerSasl(), config.nodeId()));
+                BrokerMetadata.quorumFront(config, stores));
     }
 
     @AfterAll
@@ -150,6 +159,72 @@ class ControllerSaslIT {
             socket.getOutputStream().write(ByteBuffer.allocate(8).putInt(Integer.MAX_VALUE).putInt(0).array());
             assertThat(readUpTo(socket.getInputStream(), 1)).isEmpty();
         }
+    }
+
+    @Test
+    void aReplacedKeyStoreIsWhatTheFrontsNextConnectionPresents() throws Exception {
+        // Given: a renewed controller certificate (same names, new key), as
+        // listener.name.controller.ssl.keystore.location would name it
+        Path renewed = certs.newBrokerKeystore("controller-renewed");
+        Map<String, String> props = new HashMap<>(controllerConfig.originals());
+        props.put("listener.name.controller.ssl.keystore.location", renewed.toString());
+
+        // When
+        controllerStores.replace(SslEngineFactory.create(SslSettings.forListener(props, "CONTROLLER")));
+
+        // Then: the front's next TLS connection is shown it, and an authenticated one still reaches the Raft server
+        try (SSLSocket socket = (SSLSocket) tls(controllerPort)) {
+            assertThat(socket.getSession().getPeerCertificates()[0]).isEqualTo(certificate(renewed,
+                    "controller-renewed"));
+        }
+        try (Socket socket = authenticated(controllerPort, "other", "other-secret")) {
+            socket.getOutputStream().write(HTTP2_PREFACE);
+            assertThat(readUpTo(socket.getInputStream(), 9)).hasSize(9);
+        }
+    }
+
+    @Test
+    void aReplacedTrustStoreIsWhatTheFrontsNextOutboundLinkChecksThePeerWith() throws Exception {
+        // Given: a front of the controller's settings, whose route carries connections to the controller
+        QuorumStores stores = BrokerMetadata.quorumStores(controllerConfig);
+        QuorumFront front = BrokerMetadata.quorumFront(controllerConfig, stores);
+        try {
+            InetSocketAddress route = front.route(FreePorts.LOOPBACK, controllerPort);
+            assertThat(http2ThroughRoute(route)).hasSize(9);
+
+            // When: its trust store is replaced by the JVM's, which does not trust the test CA
+            Map<String, String> props = new HashMap<>(controllerConfig.originals());
+            props.keySet().removeIf(key -> key.startsWith("ssl.truststore."));
+            stores.replace(SslEngineFactory.create(SslSettings.forListener(props, "CONTROLLER")));
+
+            // Then: the next link fails its TLS handshake with the controller, so nothing is relayed
+            assertThat(http2ThroughRoute(route)).isEmpty();
+        } finally {
+            front.close();
+        }
+    }
+
+    /** What the Raft server behind {@code route} answers the HTTP/2 preface with (empty: the link was closed). */
+    private static byte[] http2ThroughRoute(InetSocketAddress route) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(route, 5000);
+            socket.setSoTimeout(15_000);
+            try {
+                socket.getOutputStream().write(HTTP2_PREFACE);
+            } catch (IOException e) {
+                return new byte[0]; // the front closed it already
+            }
+            return readUpTo(socket.getInputStream(), 9);
+        }
+    }
+
+    /** The certificate of {@code alias} in the PKCS12 store {@code file}. */
+    private static Certificate certificate(Path file, String alias) throws Exception {
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(file)) {
+            store.load(in, certs.password().toCharArray());
+        }
+        return store.getCertificate(alias);
     }
 
     private static Socket tls(int port) throws IOException {

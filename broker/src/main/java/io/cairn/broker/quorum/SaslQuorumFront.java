@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -39,7 +40,10 @@ import org.apache.logging.log4j.Logger;
  *   credentials ({@link ClientSasl}) before its bytes are relayed.</li>
  * </ul>
  * Each relayed connection has two copying threads; the quorum opens a handful of connections (one channel per peer
- * each way and the clients'), so a few dozen threads at most.
+ * each way and the clients'), so a few dozen threads at most. With SASL_SSL each new connection, accepted or opened,
+ * takes the TLS engines of the listener's current stores, which a dynamic {@code
+ * listener.name.<controller>.ssl.keystore.*} change replaces (the broker's {@code QuorumStores}); the relayed
+ * connections already open keep the session they negotiated.
  *
  * <p>Thread-safe.
  */
@@ -53,8 +57,8 @@ public final class SaslQuorumFront implements QuorumFront {
     private static final int BUFFER_BYTES = 64 * 1024;
 
     private final ControllerSasl settings;
-    /** The TLS of SASL_SSL (server and client sides), null for SASL_PLAINTEXT. */
-    private final SslEngineFactory tls;
+    /** The TLS of SASL_SSL (server and client sides) for a new connection, null for SASL_PLAINTEXT. */
+    private final Supplier<SslEngineFactory> tls;
     private final ClientTls client;
     private final ExecutorService threads;
     private final Semaphore inbound = new Semaphore(MAX_INBOUND);
@@ -65,14 +69,17 @@ public final class SaslQuorumFront implements QuorumFront {
     private volatile boolean closed;
 
     /**
-     * @throws io.cairn.broker.config.ConfigException when the listener's stores cannot be used (naming the key)
+     * @param tls with SASL_SSL, the engines of the listener's current stores (asked for each new connection); null
+     *            for SASL_PLAINTEXT
      */
-    public SaslQuorumFront(ControllerSasl settings, int nodeId) {
+    public SaslQuorumFront(ControllerSasl settings, int nodeId, Supplier<SslEngineFactory> tls) {
+        if ((settings.ssl() == null) != (tls == null)) {
+            throw new IllegalArgumentException("TLS engines are for a SASL_SSL controller listener only: " + settings);
+        }
         this.settings = settings;
-        this.tls = settings.ssl() == null ? null : SslEngineFactory.create(settings.ssl());
-        SslEngineFactory engines = tls;
-        ClientTls transport = engines == null ? ClientTls.PLAINTEXT
-                : (socket, host, port) -> engines.connectClient(socket, host, port);
+        this.tls = tls;
+        ClientTls transport = tls == null ? ClientTls.PLAINTEXT
+                : (socket, host, port) -> tls.get().connectClient(socket, host, port);
         this.client = new ClientSasl(transport, settings.client().mechanism(), settings.client().username(),
                 settings.client().password());
         this.threads = Executors.newCachedThreadPool(r -> {
@@ -171,7 +178,7 @@ public final class SaslQuorumFront implements QuorumFront {
         try {
             accepted.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
             accepted.setTcpNoDelay(true);
-            Socket secured = tls == null ? accepted : tls.acceptServer(accepted);
+            Socket secured = tls == null ? accepted : tls.get().acceptServer(accepted);
             SaslServer mechanism = new PlainSaslServer(settings.server().jaasOf(settings.client().mechanism()));
             QuorumSaslExchange exchange = new QuorumSaslExchange(settings, mechanism,
                     settings.server().maxReceiveSize(), settings.server().failedAuthenticationDelayMs());

@@ -35,9 +35,10 @@ import org.apache.logging.log4j.Logger;
  * applied (a file replaced by a bad one) is logged and the listener keeps its engines. The inter-broker clients'
  * engines (followers, marker sender, verifier) follow the inter-broker listener's settings the same way, checked and
  * replaced with it, as Kafka reconfigures its replica fetcher's and marker sender's client channel builders with that
- * listener's prefixed values: their new connections present and trust the new stores, open ones keep theirs. An SSL
- * controller listener's stores are reloaded the same way, with the same checks, for the metadata quorum's TLS (its
- * factory hands each replacement to the quorum's key and trust managers), as Kafka reloads a controller listener's.
+ * listener's prefixed values: their new connections present and trust the new stores, open ones keep theirs. An SSL or
+ * SASL_SSL controller listener's stores are reloaded the same way, with the same checks, for the metadata quorum's TLS
+ * (its factory hands each replacement to the quorum's stores: gRPC's key and trust managers, or the quorum front's
+ * engines), as Kafka reloads a controller listener's.
  *
  * <p>Thread-safe: the factories serialise their replacement; applied on the metadata thread.
  */
@@ -49,7 +50,10 @@ public final class DynamicSslStores implements MetadataListener, BrokerReconfigu
     private final Map<String, String> staticProps;
     /** The listeners' engines, then the clients' ones, each with the listener whose settings it follows. */
     private final List<Stores> factories;
-    /** The listeners that take only their store keys live (the SSL controller listener: gRPC's TLS takes no more). */
+    /**
+     * The listeners that take only their store keys live (the SSL or SASL_SSL controller listener: the quorum's TLS,
+     * gRPC's or its front's, keeps the rest as it started).
+     */
     private final Set<String> storesOnly;
 
     /** The engines of a listener ({@code client} false) or of the clients that follow its settings. */
@@ -96,9 +100,9 @@ public final class DynamicSslStores implements MetadataListener, BrokerReconfigu
                     && SslSettings.isSslKey(key.substring(prefix.length()))
                     && !SslSettings.RECONFIGURABLE.contains(key.substring(prefix.length()))).forEach(refused::add);
             if (!refused.isEmpty()) {
-                return Optional.of(DynamicBrokerConfigs.invalidDynamicConfiguration("The SSL controller listener "
-                        + listenerName + " is served by the metadata quorum's gRPC TLS, which takes only its key and "
-                        + "trust stores live: Set(" + String.join(", ", refused) + ")"));
+                return Optional.of(DynamicBrokerConfigs.invalidDynamicConfiguration("The controller listener "
+                        + listenerName + " serves the metadata quorum, whose TLS takes only its key and trust stores "
+                        + "live: Set(" + String.join(", ", refused) + ")"));
             }
         }
         for (Stores stores : factories) {

@@ -288,18 +288,6 @@ public final class SslEngineFactory {
     }
 
     /**
-     * The key managers and trust managers of {@code settings}, loaded and checked as {@link #create} loads them, for
-     * a TLS stack that builds its own context from them: the metadata quorum's gRPC transport serves an SSL
-     * controller listener this way.
-     *
-     * @throws ConfigException naming the key whose value cannot be used
-     */
-    public static Managers managers(SslSettings settings) {
-        return new Managers(settings.hasKeystore() ? keyManagers(settings, keystore(settings)) : new KeyManager[0],
-                trustManagers(settings, settings.hasTruststore() ? truststore(settings) : null).getTrustManagers());
-    }
-
-    /**
      * The loaded stores of one listener.
      *
      * @param keyManagers the key store's managers, empty without a key store

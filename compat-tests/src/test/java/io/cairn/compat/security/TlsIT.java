@@ -76,8 +76,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * without a client certificate, kcat over SSL, the SSL listener's key store swapped live by a dynamic broker config
  * (Kafka's refusals; the renewed certificate served to new clients and after a restart; the file rewritten in
  * place reloaded when the same location is given again; the listener's {@code ssl.enabled.protocols} changed per broker,
- * which Cairn's new connections take and Kafka's listener does not), an SSL controller listener's key store swapped
- * live on the node, and a 3-node cluster whose inter-broker listener is SSL with mutual
+ * which Cairn's new connections take and Kafka's listener does not), an SSL and a SASL_SSL controller listener's key
+ * store swapped live on the node, and a 3-node cluster whose inter-broker listener is SSL with mutual
  * TLS replicating acks=all records with every replica in sync.
  *
  * <p>The certificates are made once for the class with keytool ({@link TestCertificates}).
@@ -367,6 +367,50 @@ class TlsIT {
             await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
                     assertThat(servedCertificateOverH2(controller)).isEqualTo(certificate(renewed, RENEWED)));
             createTopic(cluster.bootstrapServers(), "after-controller-swap", 1, (short) 1);
+        }
+    }
+
+    /**
+     * A SASL_SSL controller listener's key store swapped the same way ({@code listener.name.controller.ssl.keystore
+     * .location} for the node): a store whose certificate has another distinguished name is refused with Kafka's
+     * message, the renewed one is what the next TLS connection to the controller listener (Kafka's socket server;
+     * Cairn's quorum front) is shown, and the quorum keeps committing (a topic is created).
+     */
+    @KafkaHalfInFaults
+    void theSaslSslControllerListenersKeyStoreIsSwappedLive(BrokerKind kind) throws Exception {
+        // Given: one node whose controller listener is SASL_SSL with SASL/PLAIN
+        Map<String, String> config = new LinkedHashMap<>(brokerStores());
+        config.put("listener.security.protocol.map", "CONTROLLER:SASL_SSL,PLAINTEXT:PLAINTEXT");
+        config.put("sasl.mechanism.controller.protocol", "PLAIN");
+        config.put("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
+        config.put("listener.name.controller.plain.sasl.jaas.config", "org.apache.kafka.common.security.plain"
+                + ".PlainLoginModule required username=\"controller\" password=\"controller-secret\" "
+                + "user_controller=\"controller-secret\";");
+        config.put("offsets.topic.replication.factor", "1");
+        int[] controllerPort = new int[1];
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 1, config, node -> {
+            controllerPort[0] = node.controllerPort();
+            return Map.of();
+        })) {
+            cluster.start();
+            String controller = FreePorts.LOOPBACK + ":" + controllerPort[0];
+            assertThat(servedCertificate(controller)).isEqualTo(certificate(certs.brokerKeystore(), "broker"));
+            ConfigResource node = new ConfigResource(ConfigResource.Type.BROKER, "1");
+            String location = "listener.name.controller.ssl.keystore.location";
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    cluster.bootstrapServers()))) {
+                assertThatThrownBy(() -> alter(admin, node, Map.of(location, certs.clientKeystore().toString())))
+                        .isInstanceOf(ExecutionException.class).cause().isInstanceOf(InvalidRequestException.class)
+                        .hasMessageContaining("Keystore DistinguishedName does not match");
+
+                // When
+                alter(admin, node, Map.of(location, renewed.toString()));
+            }
+
+            // Then
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                    assertThat(servedCertificate(controller)).isEqualTo(certificate(renewed, RENEWED)));
+            createTopic(cluster.bootstrapServers(), "after-sasl-controller-swap", 1, (short) 1);
         }
     }
 
