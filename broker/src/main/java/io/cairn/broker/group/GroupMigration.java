@@ -157,7 +157,9 @@ final class GroupMigration implements ClassicGroupLink {
             }
         }
         classicGroups.attach(groupId, value, protocols);
-        classicGroups.rebalanceAfterDowngrade(groupId);
+        if (leavingMemberId != null) {
+            classicGroups.rebalanceAfterDowngrade(groupId);
+        }
         return new Conversion<>(null, List.of(GroupRecords.group(groupId, value)),
             () -> classicGroups.detachAfterFailedDowngrade(groupId));
     }

@@ -324,6 +324,44 @@ class GroupShardMigrationTest {
     }
 
     @Test
+    void aClassicMemberReplacingTheLastConsumerStaticMemberShouldDowngradeTheGroupWithoutARebalance() {
+        // Given: a static consumer-protocol member s (instance i) and a classic member a
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> joined = shard.consumerGroups().heartbeat("c",
+            "/127.0.0.1", new ConsumerGroupHeartbeatRequestData().setGroupId("g").setMemberId("s").setInstanceId("i")
+                .setMemberEpoch(0).setRebalanceTimeoutMs(30_000).setSubscribedTopicNames(List.of("foo"))
+                .setTopicPartitions(new ArrayList<>()), (short) 1);
+        ctx.completeWrites();
+        assertThat(joined.getNow(null).errorCode()).isZero();
+        String a = classicJoin("", Set.of()).memberId();
+        classicJoin(a, Set.of());
+        ConsumerGroup consumer = shard.consumerGroups().group("g").orElseThrow();
+        Map<Uuid, Set<Integer>> target = consumer.targetAssignment("s");
+        int epoch = consumer.groupEpoch();
+
+        // When: s restarts as a classic consumer with the same instance id
+        CompletableFuture<JoinGroupResponseData> replaced = shard.joinGroup(new ClientInfo("c", "/127.0.0.1"),
+            new JoinGroupRequestData().setGroupId("g").setMemberId("").setGroupInstanceId("i")
+                .setSessionTimeoutMs(SESSION_MS).setRebalanceTimeoutMs(30_000).setProtocolType("consumer")
+                .setProtocols(new ArrayList<>(List.of(new JoinGroupRequestData.JoinGroupRequestProtocol()
+                    .setName("range").setMetadata(subscription(Set.of()))))), JOIN_V);
+        ctx.completeWrites();
+
+        // Then: a Stable classic group of a and the new member, which gets s's target assignment
+        JoinGroupResponseData response = replaced.getNow(null);
+        assertThat(Errors.forCode(response.errorCode())).isEqualTo(Errors.NONE);
+        assertThat(response.generationId()).isEqualTo(epoch);
+        assertThat(shard.consumerGroups().group("g")).isEmpty();
+        ClassicGroup group = shard.groups().group("g").orElseThrow();
+        assertThat(group.state()).isEqualTo(ClassicGroupState.STABLE);
+        assertThat(group.members()).extracting(ClassicGroupMember::memberId)
+            .containsExactlyInAnyOrder(a, response.memberId());
+        SyncGroupResponseData synced = sync(response.memberId(), epoch, Map.of());
+        assertThat(Errors.forCode(synced.errorCode())).isEqualTo(Errors.NONE);
+        assertThat(partitions(synced.assignment())).isEqualTo(target.getOrDefault(FOO, Set.of()));
+        assertThat(reload().groups().group("g").orElseThrow().staticMemberId("i")).isEqualTo(response.memberId());
+    }
+
+    @Test
     void theGroupShouldStayAConsumerGroupWhenThePolicyAllowsOnlyUpgrades() {
         // Given
         shard = shard(ConsumerGroupMigrationPolicy.UPGRADE);

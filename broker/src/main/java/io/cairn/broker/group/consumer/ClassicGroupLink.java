@@ -75,7 +75,9 @@ public interface ClassicGroupLink {
 
     /**
      * Converts {@code group}, whose members but {@code leavingMemberId} all speak the classic protocol, into a classic
-     * group of those members (Kafka's {@code convertToClassicGroup}), which starts a rebalance. The caller checked the
+     * group of those members (Kafka's {@code convertToClassicGroup}), which starts a rebalance; with a null
+     * {@code leavingMemberId} (a classic member replaced the last consumer-protocol static member), of all its members,
+     * Stable, without a rebalance. The caller checked the
      * policy and forgets the consumer group; the records include the classic group's metadata record, not the
      * consumer group's tombstones.
      */

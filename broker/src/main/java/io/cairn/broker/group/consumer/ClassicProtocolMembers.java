@@ -84,6 +84,7 @@ public final class ClassicProtocolMembers {
         List<CoordinatorRecord> records = new ArrayList<>();
         ConsumerGroupManager.Snapshot before = manager.snapshot(groupId);
         JoinGroupResponseData response;
+        boolean[] downgraded = new boolean[1];
         try {
             if (group.numMembers() >= config.maxSize() && !group.hasMember(memberId)) {
                 throw Errors.GROUP_MAX_SIZE_REACHED.exception("The consumer group has reached its maximum capacity"
@@ -105,9 +106,11 @@ public final class ClassicProtocolMembers {
                     .setGenerationId(-1).setErrorCode(Errors.MEMBER_ID_REQUIRED.code())
                     .setProtocolName(version >= 7 ? null : ""));
             }
-            response = joinMember(group, memberId, unknown, clientId, clientHost, request, protocols, records);
+            response = joinMember(group, memberId, unknown, clientId, clientHost, request, protocols, records,
+                downgraded);
         } catch (ApiException e) {
             manager.restore(before);
+            manager.undoConversion();
             return CompletableFuture.completedFuture(joinError(memberId, Errors.forException(e), version));
         }
         CompletableFuture<Void> written = records.isEmpty() ? CompletableFuture.completedFuture(null)
@@ -118,8 +121,11 @@ public final class ClassicProtocolMembers {
                 return joinError(memberId, CoordinatorWriteErrors.operationError(failure), version);
             }
             cancelJoinTimer(groupId, memberId);
-            manager.scheduleSessionTimeout(groupId, memberId);
-            scheduleSyncTimeout(groupId, memberId, rebalanceTimeoutMs);
+            if (!downgraded[0]) {
+                // Downgraded, the member is the classic group's, with its session timer.
+                manager.scheduleSessionTimeout(groupId, memberId);
+                scheduleSyncTimeout(groupId, memberId, rebalanceTimeoutMs);
+            }
             return response;
         });
     }
@@ -127,8 +133,11 @@ public final class ClassicProtocolMembers {
     private JoinGroupResponseData joinMember(ConsumerGroup group, String memberId, boolean unknown, String clientId,
                                              String clientHost, JoinGroupRequestData request,
                                              List<ClassicMemberMetadata.Protocol> protocols,
-                                             List<CoordinatorRecord> records) {
+                                             List<CoordinatorRecord> records, boolean[] downgraded) {
         String groupId = group.groupId();
+        // A classic member replacing the last static member speaking the consumer protocol downgrades the group.
+        String replacedId = unknown ? group.staticMemberId(request.groupInstanceId()) : null;
+        boolean downgrade = replacedId != null && manager.canDowngradeOnReplacement(group, replacedId);
         ConsumerProtocolSubscription subscription;
         try {
             subscription = EmbeddedConsumerProtocol.subscription(protocols.get(0).metadata());
@@ -163,6 +172,10 @@ public final class ClassicProtocolMembers {
         }
         Map<Uuid, Set<Integer>> owned = EmbeddedConsumerProtocol.ownedPartitions(subscription, topics.get());
         ConsumerGroupMember reconciled = manager.reconcile(group, group.member(memberId), owned, records);
+        if (downgrade) {
+            records.addAll(manager.downgrade(group, null));
+            downgraded[0] = true;
+        }
         return new JoinGroupResponseData().setMemberId(memberId).setGenerationId(reconciled.memberEpoch())
             .setProtocolType(PROTOCOL_TYPE).setProtocolName(protocols.get(0).name()).setLeader(NO_MEMBER_ID)
             .setMembers(List.of());

@@ -698,6 +698,15 @@ public final class ConsumerGroupManager {
         return records;
     }
 
+    /**
+     * Kafka's {@code validateOnlineDowngradeWithReplacedMemberId}: a classic JoinGroup replacing static member
+     * {@code replacedMemberId}, the last member speaking the consumer protocol, downgrades the group.
+     */
+    boolean canDowngradeOnReplacement(ConsumerGroup group, String replacedMemberId) {
+        return group.allMembersUseClassicProtocolExcept(replacedMemberId)
+            && config.migrationPolicy().isDowngradeEnabled() && group.numMembers() <= config.classicMaxSize();
+    }
+
     /** Kafka's {@code validateOnlineDowngradeWithFencedMember}. */
     private boolean canDowngrade(ConsumerGroup group, String leavingMemberId) {
         if (!group.allMembersUseClassicProtocolExcept(leavingMemberId) || group.numMembers() <= 1) {
@@ -717,10 +726,11 @@ public final class ConsumerGroupManager {
     }
 
     /**
-     * The consumer group becomes a classic group of its members but {@code leavingMemberId}: it is forgotten here, its
-     * tombstones and the classic group's record returned.
+     * The consumer group becomes a classic group of its members but {@code leavingMemberId} (null: of all its members,
+     * after a static member's replacement, without a rebalance): it is forgotten here, its tombstones and the classic
+     * group's record returned.
      */
-    private List<CoordinatorRecord> downgrade(ConsumerGroup group, String leavingMemberId) {
+    List<CoordinatorRecord> downgrade(ConsumerGroup group, String leavingMemberId) {
         String groupId = group.groupId();
         ClassicGroupLink.Conversion<Void> downgraded = classicGroups.downgrade(group, leavingMemberId);
         List<CoordinatorRecord> records = new ArrayList<>(ConsumerGroupRecords.groupTombstones(group));
@@ -730,8 +740,9 @@ public final class ConsumerGroupManager {
         group.members().forEach(member -> cancelTimers(groupId, member.memberId()));
         group.markDead();
         conversionUndo = downgraded.undo();
-        LOGGER.info("[GroupId {}] Downgraded the consumer group to a classic group: member {}, the last speaking the"
-            + " consumer protocol, left.", groupId, leavingMemberId);
+        LOGGER.info("[GroupId {}] Downgraded the consumer group to a classic group: {}.", groupId,
+            leavingMemberId == null ? "the last member speaking the consumer protocol was replaced by a classic member"
+                : "member " + leavingMemberId + ", the last speaking the consumer protocol, left");
         return records;
     }
 
