@@ -16,7 +16,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -40,7 +42,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * classic group becomes a consumer group whose remaining classic members keep consuming, answered from it), then one by
  * one back with {@code group.protocol=classic} (a rolling downgrade: the group becomes a classic group when its last
  * consumer-protocol member leaves). Records keep arriving; every record is read exactly once across the restarts
- * with the members' commits, on Cairn and on the reference Kafka 4.1.1 alike.
+ * with the members' commits, on Cairn and on the reference Kafka 4.1.1 alike. A mixed group (classic and
+ * consumer-protocol members) is restored with its members when its coordinator restarts and reloads
+ * {@code __consumer_offsets}: no member has to rejoin with a new id, no record is read twice.
  */
 @Timeout(240)
 @ExtendWith(BrokerLogsExtension.class)
@@ -114,7 +118,17 @@ class GroupProtocolMigrationIT {
         };
     }
 
-    private static ConsumerGroupDescription describe(Admin admin, String group) throws Exception {
+    /** Closes a member; a failure to close (after a failed scenario) does not hide the scenario's. */
+    private static void closeQuietly(KafkaConsumer<String, String> member) {
+        try {
+            member.close(GroupClients.TIMEOUT);
+        } catch (KafkaException e) {
+            System.err.println("Closing a member failed: " + e);
+        }
+    }
+
+    private static ConsumerGroupDescription describe(Admin admin, String group)
+            throws ExecutionException, InterruptedException, TimeoutException {
         return admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
                 .get(TIMEOUT_S, TimeUnit.SECONDS);
     }
@@ -128,7 +142,13 @@ class GroupProtocolMigrationIT {
         GroupClients.pollUntil(members, Duration.ofSeconds(60), sink, () -> {
             assertThat(members).allSatisfy(m -> assertThat(m.assignment()).hasSize(PARTITIONS / MEMBERS));
             assertThat(read).hasSizeGreaterThanOrEqualTo(expected);
-            ConsumerGroupDescription described = describe(admin, group);
+            ConsumerGroupDescription described;
+            try {
+                described = describe(admin, group);
+            } catch (ExecutionException | TimeoutException e) {
+                // The coordinator is loading or moving: not stable yet.
+                throw new AssertionError("describe of " + group + " failed", e);
+            }
             assertThat(described.groupState()).isEqualTo(GroupState.STABLE);
             assertThat(described.members()).hasSize(MEMBERS).allSatisfy(member -> assertThat(
                     member.assignment().topicPartitions()).hasSize(PARTITIONS / MEMBERS));
@@ -182,7 +202,7 @@ class GroupProtocolMigrationIT {
                 }
             }
         } finally {
-            members.forEach(m -> m.close(GroupClients.TIMEOUT));
+            members.forEach(GroupProtocolMigrationIT::closeQuietly);
         }
 
         // Then: the group was a consumer group from the first upgraded member on, a classic group again once the
@@ -194,5 +214,68 @@ class GroupProtocolMigrationIT {
         assertThat(read).containsExactlyInAnyOrderElementsOf(
                 IntStream.range(0, produced).mapToObj(GroupClients::value).toList());
         assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
+    }
+
+    @KafkaHalfInFaults
+    void aMixedGroupIsRestoredWhenItsCoordinatorRestarts(BrokerKind kind) throws Exception {
+        // Given: a mixed group (two classic members, one restarted with the consumer protocol) on its own node
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 1, Map.of("offsets.topic.replication.factor", "1",
+                "group.initial.rebalance.delay.ms", "0", "group.consumer.heartbeat.interval.ms", "500",
+                "group.consumer.min.heartbeat.interval.ms", "500"))) {
+            cluster.start();
+            BrokerProcess broker = cluster.node(1);
+            String topic = GroupClients.createTopic(broker, "migration-restart", PARTITIONS);
+            String group = GroupClients.uniqueName("migration-restart");
+            GroupClients.produce(broker, topic, PARTITIONS, 0, BATCH);
+            int produced = BATCH;
+            List<String> read = new ArrayList<>();
+            GroupClients.RecordSink committing = (consumer, records) -> {
+                records.forEach(record -> read.add(record.value()));
+                if (!records.isEmpty()) {
+                    try {
+                        consumer.commitSync(GroupClients.TIMEOUT);
+                    } catch (KafkaException e) {
+                        // During the rebalance or the restart: the next commit carries these positions.
+                    }
+                }
+            };
+            List<KafkaConsumer<String, String>> members = new ArrayList<>();
+            Map<String, Boolean> upgradedBefore = new HashMap<>();
+            Map<String, Boolean> upgradedAfter = new HashMap<>();
+            GroupType typeAfter;
+            try (Admin admin = GroupClients.admin(broker)) {
+                for (String protocol : List.of("classic", "classic", "consumer")) {
+                    KafkaConsumer<String, String> member = member(broker, group, protocol, protocol + "-"
+                            + members.size());
+                    member.subscribe(List.of(topic), committingOnRevocation(member));
+                    members.add(member);
+                    GroupClients.pollUntil(members, Duration.ofSeconds(60), committing,
+                            () -> assertThat(members).allSatisfy(m -> assertThat(m.assignment()).isNotEmpty()));
+                }
+                pollUntilStable(members, committing, read, produced, admin, group);
+                describe(admin, group).members().forEach(m -> upgradedBefore.put(m.consumerId(),
+                        m.upgraded().orElse(null)));
+
+                // When: the node restarts (its coordinator reloads __consumer_offsets) while the members go on
+                cluster.stop();
+                cluster.start();
+                GroupClients.produce(broker, topic, PARTITIONS, produced, BATCH);
+                produced += BATCH;
+                pollUntilStable(members, committing, read, produced, admin, group);
+                ConsumerGroupDescription after = describe(admin, group);
+                typeAfter = after.type();
+                after.members().forEach(m -> upgradedAfter.put(m.consumerId(), m.upgraded().orElse(null)));
+            } finally {
+                members.forEach(GroupProtocolMigrationIT::closeQuietly);
+            }
+
+            // Then: the same members, of the same protocols, in a consumer group; nothing lost or read twice
+            assertThat(upgradedBefore.values()).containsExactlyInAnyOrder(false, false, true);
+            assertThat(upgradedAfter).isEqualTo(upgradedBefore);
+            assertThat(typeAfter).isEqualTo(GroupType.CONSUMER);
+            assertThat(new HashSet<>(read)).as("distinct records read").hasSize(read.size());
+            assertThat(read).containsExactlyInAnyOrderElementsOf(
+                    IntStream.range(0, produced).mapToObj(GroupClients::value).toList());
+        }
     }
 }
