@@ -264,6 +264,46 @@ class GroupShardMigrationTest {
     }
 
     @Test
+    void aFailedWriteOfTheUpgradeShouldLeaveTheClassicGroupAsItWas() {
+        // Given
+        List<String> classic = stableClassicGroup();
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> joined = shard.consumerGroups().heartbeat("c",
+            "/127.0.0.1", new ConsumerGroupHeartbeatRequestData().setGroupId("g").setMemberId("c").setMemberEpoch(0)
+                .setRebalanceTimeoutMs(30_000).setSubscribedTopicNames(List.of("foo"))
+                .setTopicPartitions(new ArrayList<>()), (short) 1);
+
+        // When
+        ctx.failOldestWrite(Errors.NOT_LEADER_OR_FOLLOWER.exception());
+
+        // Then: the classic group is back with its members at their generation
+        assertThat(Errors.forCode(joined.getNow(null).errorCode())).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(shard.consumerGroups().group("g")).isEmpty();
+        ClassicGroup group = shard.groups().group("g").orElseThrow();
+        assertThat(group.members()).extracting(ClassicGroupMember::memberId)
+            .containsExactlyInAnyOrderElementsOf(classic);
+        assertThat(heartbeat(classic.get(0), 1)).isEqualTo(Errors.NONE);
+    }
+
+    @Test
+    void aClassicMemberThatDoesNotRejoinWithinItsRebalanceTimeoutShouldBeRemoved() {
+        // Given: a classic member told to rejoin that only heartbeats
+        List<String> classic = stableClassicGroup();
+        consumerHeartbeat("c", 0);
+        assertThat(heartbeat(classic.get(0), 1)).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
+
+        // When: 35 s of heartbeats (its rebalance timeout is 30 s)
+        for (int i = 0; i < 7; i++) {
+            ctx.advance(5_000);
+            heartbeat(classic.get(0), 1);
+            ctx.completeWrites();
+        }
+
+        // Then
+        assertThat(shard.consumerGroups().group("g").orElseThrow().hasMember(classic.get(0))).isFalse();
+        assertThat(heartbeat(classic.get(0), 1)).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+    }
+
+    @Test
     void theUpgradeShouldBeRefusedWhenThePolicyAllowsOnlyDowngrades() {
         // Given
         shard = shard(ConsumerGroupMigrationPolicy.DOWNGRADE);
@@ -359,6 +399,28 @@ class GroupShardMigrationTest {
         assertThat(Errors.forCode(synced.errorCode())).isEqualTo(Errors.NONE);
         assertThat(partitions(synced.assignment())).isEqualTo(target.getOrDefault(FOO, Set.of()));
         assertThat(reload().groups().group("g").orElseThrow().staticMemberId("i")).isEqualTo(response.memberId());
+    }
+
+    @Test
+    void aFailedWriteOfTheDowngradeShouldBringTheConsumerGroupBack() {
+        // Given
+        List<String> classic = stableClassicGroup();
+        consumerHeartbeat("c", 0);
+        int epoch = shard.consumerGroups().group("g").orElseThrow().member("c").memberEpoch();
+        CompletableFuture<ConsumerGroupHeartbeatResponseData> left = shard.consumerGroups().heartbeat("c",
+            "/127.0.0.1", new ConsumerGroupHeartbeatRequestData().setGroupId("g").setMemberId("c")
+                .setMemberEpoch(-1), (short) 1);
+        assertThat(shard.groups().group("g")).isPresent();
+
+        // When
+        ctx.failOldestWrite(Errors.NOT_LEADER_OR_FOLLOWER.exception());
+
+        // Then
+        assertThat(Errors.forCode(left.getNow(null).errorCode())).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(shard.groups().group("g")).isEmpty();
+        ConsumerGroup group = shard.consumerGroups().group("g").orElseThrow();
+        assertThat(group.member("c").memberEpoch()).isEqualTo(epoch);
+        assertThat(classic).allMatch(group::hasMember);
     }
 
     @Test

@@ -83,8 +83,7 @@ public final class ClassicProtocolMembers {
         String memberId = unknown ? ConsumerGroupManager.newMemberId() : request.memberId();
         List<CoordinatorRecord> records = new ArrayList<>();
         ConsumerGroupManager.Snapshot before = manager.snapshot(groupId);
-        JoinGroupResponseData response;
-        boolean[] downgraded = new boolean[1];
+        Joined joined;
         try {
             if (group.numMembers() >= config.maxSize() && !group.hasMember(memberId)) {
                 throw Errors.GROUP_MAX_SIZE_REACHED.exception("The consumer group has reached its maximum capacity"
@@ -106,8 +105,7 @@ public final class ClassicProtocolMembers {
                     .setGenerationId(-1).setErrorCode(Errors.MEMBER_ID_REQUIRED.code())
                     .setProtocolName(version >= 7 ? null : ""));
             }
-            response = joinMember(group, memberId, unknown, clientId, clientHost, request, protocols, records,
-                downgraded);
+            joined = joinMember(group, memberId, unknown, clientId, clientHost, request, protocols, records);
         } catch (ApiException e) {
             manager.restore(before);
             manager.undoConversion();
@@ -121,19 +119,22 @@ public final class ClassicProtocolMembers {
                 return joinError(memberId, CoordinatorWriteErrors.operationError(failure), version);
             }
             cancelJoinTimer(groupId, memberId);
-            if (!downgraded[0]) {
+            if (!joined.downgraded()) {
                 // Downgraded, the member is the classic group's, with its session timer.
                 manager.scheduleSessionTimeout(groupId, memberId);
                 scheduleSyncTimeout(groupId, memberId, rebalanceTimeoutMs);
             }
-            return response;
+            return joined.response();
         });
     }
 
-    private JoinGroupResponseData joinMember(ConsumerGroup group, String memberId, boolean unknown, String clientId,
-                                             String clientHost, JoinGroupRequestData request,
-                                             List<ClassicMemberMetadata.Protocol> protocols,
-                                             List<CoordinatorRecord> records, boolean[] downgraded) {
+    /** A member's JoinGroup done in memory: its answer, and whether it downgraded the group to a classic group. */
+    private record Joined(JoinGroupResponseData response, boolean downgraded) {
+    }
+
+    private Joined joinMember(ConsumerGroup group, String memberId, boolean unknown, String clientId,
+                              String clientHost, JoinGroupRequestData request,
+                              List<ClassicMemberMetadata.Protocol> protocols, List<CoordinatorRecord> records) {
         String groupId = group.groupId();
         // A classic member replacing the last static member speaking the consumer protocol downgrades the group.
         String replacedId = unknown ? group.staticMemberId(request.groupInstanceId()) : null;
@@ -174,11 +175,10 @@ public final class ClassicProtocolMembers {
         ConsumerGroupMember reconciled = manager.reconcile(group, group.member(memberId), owned, records);
         if (downgrade) {
             records.addAll(manager.downgrade(group, null));
-            downgraded[0] = true;
         }
-        return new JoinGroupResponseData().setMemberId(memberId).setGenerationId(reconciled.memberEpoch())
+        return new Joined(new JoinGroupResponseData().setMemberId(memberId).setGenerationId(reconciled.memberEpoch())
             .setProtocolType(PROTOCOL_TYPE).setProtocolName(protocols.get(0).name()).setLeader(NO_MEMBER_ID)
-            .setMembers(List.of());
+            .setMembers(List.of()), downgrade);
     }
 
     private ConsumerGroupMember dynamicMember(ConsumerGroup group, String memberId) {
