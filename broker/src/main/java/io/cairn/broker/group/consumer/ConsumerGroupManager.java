@@ -5,18 +5,6 @@ import io.cairn.broker.coordinator.CoordinatorWriteErrors;
 import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.broker.group.assignor.GroupAssignment;
 import io.cairn.broker.group.assignor.PartitionAssignor;
-import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentKey;
-import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentValue;
-import io.cairn.broker.group.record.ConsumerGroupMemberMetadataKey;
-import io.cairn.broker.group.record.ConsumerGroupMemberMetadataValue;
-import io.cairn.broker.group.record.ConsumerGroupMetadataKey;
-import io.cairn.broker.group.record.ConsumerGroupMetadataValue;
-import io.cairn.broker.group.record.ConsumerGroupRegularExpressionKey;
-import io.cairn.broker.group.record.ConsumerGroupRegularExpressionValue;
-import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberKey;
-import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberValue;
-import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataKey;
-import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataValue;
 import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ConsumerGroupDescribeResponseData;
@@ -857,67 +845,7 @@ public final class ConsumerGroupManager {
 
     /** Applies one consumer-group record (types 3, 5, 6, 7, 8, 16) while the shard loads. */
     public void replay(CoordinatorRecord record) {
-        ApiMessageKey key = ApiMessageKey.of(record.key());
-        ConsumerGroup group = groups.get(key.groupId());
-        if (record.value() == null) {
-            replayTombstone(record.keyVersion(), group, key);
-            return;
-        }
-        if (group == null) {
-            group = new ConsumerGroup(key.groupId());
-            groups.put(key.groupId(), group);
-        }
-        if (record.value() instanceof ConsumerGroupMetadataValue value) {
-            group.setGroupEpoch(value.epoch());
-        } else if (record.value() instanceof ConsumerGroupRegularExpressionValue value) {
-            group.setResolvedRegularExpression(key.regex(), new ConsumerGroup.ResolvedRegularExpression(
-                new HashSet<>(value.topics()), value.version(), value.timestamp()));
-        } else if (record.value() instanceof ConsumerGroupTargetAssignmentMetadataValue value) {
-            group.setTargetAssignmentEpoch(value.assignmentEpoch());
-        } else if (record.value() instanceof ConsumerGroupTargetAssignmentMemberValue value) {
-            group.setTargetAssignment(key.memberId(), ConsumerGroupRecords.partitions(value));
-        } else if (record.value() instanceof ConsumerGroupMemberMetadataValue value) {
-            ConsumerGroupMember member = group.member(key.memberId());
-            ConsumerGroupMember base = member != null ? member : newMember(key.memberId(), value.instanceId());
-            group.replayMember(new ConsumerGroupMember(base.memberId(), value.instanceId(), value.rackId(),
-                base.memberEpoch(), base.previousMemberEpoch(), base.state(), value.clientId(), value.clientHost(),
-                value.subscribedTopicNames(), value.subscribedTopicRegex(), value.serverAssignor(),
-                value.rebalanceTimeoutMs(), base.assignedPartitions(), base.partitionsPendingRevocation(),
-                ConsumerGroupRecords.classicMetadata(value)));
-        } else if (record.value() instanceof ConsumerGroupCurrentMemberAssignmentValue value) {
-            ConsumerGroupMember member = group.member(key.memberId());
-            ConsumerGroupMember base = member != null ? member : newMember(key.memberId(), null);
-            group.replayMember(new ConsumerGroupMember(base.memberId(), base.instanceId(), base.rackId(),
-                value.memberEpoch(), value.previousMemberEpoch(), MemberState.fromValue(value.state()),
-                base.clientId(), base.clientHost(), base.subscribedTopicNames(), base.subscribedTopicRegex(),
-                base.serverAssignorName(), base.rebalanceTimeoutMs(),
-                ConsumerGroupRecords.partitions(value.assignedPartitions()),
-                ConsumerGroupRecords.partitions(value.partitionsPendingRevocation()), base.classicMetadata()));
-        }
-    }
-
-    private void replayTombstone(short type, ConsumerGroup group, ApiMessageKey key) {
-        if (group == null) {
-            return;
-        }
-        switch (type) {
-            case ConsumerGroupRecords.GROUP_METADATA -> {
-                groups.remove(key.groupId());
-                subscriptionMetadata.remove(key.groupId());
-            }
-            case ConsumerGroupRecords.MEMBER_METADATA -> group.removeMember(key.memberId());
-            case ConsumerGroupRecords.TARGET_ASSIGNMENT_MEMBER -> group.removeTargetAssignment(key.memberId());
-            case ConsumerGroupRecords.REGULAR_EXPRESSION -> group.removeResolvedRegularExpression(key.regex());
-            case ConsumerGroupRecords.CURRENT_MEMBER_ASSIGNMENT -> {
-                ConsumerGroupMember member = group.member(key.memberId());
-                if (member != null) {
-                    group.replayMember(member.reconciled(member.state(), LEAVE_GROUP_MEMBER_EPOCH, Map.of(),
-                        Map.of()));
-                }
-            }
-            default -> {
-            }
-        }
+        ConsumerGroupReplay.replay(groups, record, subscriptionMetadata::remove);
     }
 
     /**
@@ -936,30 +864,6 @@ public final class ConsumerGroupManager {
                         member.rebalanceTimeoutMs());
                 }
             }
-        }
-    }
-
-    /** The group and member ids (or regular expression) of a consumer-group record key. */
-    private record ApiMessageKey(String groupId, String memberId, String regex) {
-        ApiMessageKey(String groupId, String memberId) {
-            this(groupId, memberId, null);
-        }
-
-        static ApiMessageKey of(Object key) {
-            if (key instanceof ConsumerGroupMetadataKey k) {
-                return new ApiMessageKey(k.groupId(), null);
-            } else if (key instanceof ConsumerGroupTargetAssignmentMetadataKey k) {
-                return new ApiMessageKey(k.groupId(), null);
-            } else if (key instanceof ConsumerGroupMemberMetadataKey k) {
-                return new ApiMessageKey(k.groupId(), k.memberId());
-            } else if (key instanceof ConsumerGroupTargetAssignmentMemberKey k) {
-                return new ApiMessageKey(k.groupId(), k.memberId());
-            } else if (key instanceof ConsumerGroupCurrentMemberAssignmentKey k) {
-                return new ApiMessageKey(k.groupId(), k.memberId());
-            } else if (key instanceof ConsumerGroupRegularExpressionKey k) {
-                return new ApiMessageKey(k.groupId(), null, k.regularExpression());
-            }
-            throw new IllegalArgumentException("Not a consumer group record key: " + key);
         }
     }
 
