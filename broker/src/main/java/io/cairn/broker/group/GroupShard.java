@@ -126,6 +126,12 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
             return groups.join(client, request, version);
         }
         if (consumer.get().numMembers() > 0) {
+            if (request.sessionTimeoutMs() < config.minSessionTimeoutMs()
+                    || request.sessionTimeoutMs() > config.maxSessionTimeoutMs()) {
+                // Kafka checks the classic session timeout bounds before it routes the JoinGroup to either type.
+                return CompletableFuture.completedFuture(new JoinGroupResponseData().setMemberId(request.memberId())
+                    .setErrorCode(Errors.INVALID_SESSION_TIMEOUT.code()));
+            }
             return consumerGroups.classicMembers().join(client.clientId(), client.clientHost(), request, version);
         }
         List<CoordinatorRecord> tombstones = consumerGroups.deleteGroup(request.groupId());

@@ -334,6 +334,23 @@ class GroupShardMigrationTest {
         assertThat(Errors.forCode(response.getNow(null).errorCode())).isEqualTo(Errors.INCONSISTENT_GROUP_PROTOCOL);
     }
 
+    @Test
+    void aClassicJoinToAConsumerGroupShouldHaveItsSessionTimeoutChecked() {
+        // Given
+        consumerHeartbeat("c", 0);
+
+        // When: below group.min.session.timeout.ms (6 s)
+        CompletableFuture<JoinGroupResponseData> response = shard.joinGroup(new ClientInfo("c", "/127.0.0.1"),
+            new JoinGroupRequestData().setGroupId("g").setMemberId("x").setSessionTimeoutMs(1_000)
+                .setRebalanceTimeoutMs(30_000).setProtocolType("consumer").setProtocols(new ArrayList<>(List.of(
+                    new JoinGroupRequestData.JoinGroupRequestProtocol().setName("range")
+                        .setMetadata(subscription(Set.of()))))), JOIN_V);
+
+        // Then
+        assertThat(Errors.forCode(response.getNow(null).errorCode())).isEqualTo(Errors.INVALID_SESSION_TIMEOUT);
+        assertThat(shard.consumerGroups().group("g").orElseThrow().hasMember("x")).isFalse();
+    }
+
     // ---------------------------------------------------------------------------------------------- downgrade
 
     @Test

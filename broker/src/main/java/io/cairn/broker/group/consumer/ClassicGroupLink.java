@@ -16,9 +16,6 @@ import java.util.function.Predicate;
  */
 public interface ClassicGroupLink {
 
-    /** A link to no classic groups. */
-    ClassicGroupLink NONE = refusing(groupId -> false);
-
     /** A link to the classic groups {@code exists} tells, which it neither replaces nor converts. */
     static ClassicGroupLink refusing(Predicate<String> exists) {
         return new ClassicGroupLink() {
