@@ -3,6 +3,7 @@ package io.cairn.broker.config;
 import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupConfig;
+import io.cairn.broker.group.consumer.ConsumerGroupMigrationPolicy;
 import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.isr.RackAwareReplicaSelector;
 import io.cairn.metadata.config.ConfigKey;
@@ -467,7 +468,9 @@ public final class BrokerConfig {
                 values.intValue(ConsumerGroupConfig.HEARTBEAT_INTERVAL_MS, 1),
                 values.intValue(ConsumerGroupConfig.MIN_HEARTBEAT_INTERVAL_MS, 1),
                 values.intValue(ConsumerGroupConfig.MAX_HEARTBEAT_INTERVAL_MS, 1),
-                values.intValue(ConsumerGroupConfig.MAX_SIZE, 1), assignors);
+                values.intValue(ConsumerGroupConfig.MAX_SIZE, 1), assignors,
+                ConsumerGroupMigrationPolicy.parse(values.string(ConsumerGroupMigrationPolicy.KEY)),
+                values.intValue(GROUP_MAX_SIZE, 1));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }

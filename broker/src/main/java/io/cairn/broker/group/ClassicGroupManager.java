@@ -599,6 +599,53 @@ public final class ClassicGroupManager {
         group.transitionTo(ClassicGroupState.DEAD, ctx.nowMs());
     }
 
+    // ------------------------------------------------------------------- conversions to and from consumer groups
+
+    /**
+     * Forgets a group being upgraded to a consumer group ({@link GroupMigration}): its parked JoinGroup and SyncGroup
+     * calls are answered REBALANCE_IN_PROGRESS (the members rejoin the consumer group) and its timers stop.
+     */
+    void detachForUpgrade(ClassicGroup group) {
+        groups.remove(group.groupId());
+        killGroup(group, Errors.REBALANCE_IN_PROGRESS);
+        LOGGER.info("Group {} (generation {}) is upgraded to a consumer group", group.groupId(),
+                group.generationId());
+    }
+
+    /**
+     * Installs the group {@code value} describes (a downgraded consumer group, or an upgraded group back after its
+     * write failed): each member gets its session timer.
+     *
+     * @param protocols each member's JoinGroup protocols, or null to keep the recorded protocol alone
+     */
+    void attach(String groupId, GroupMetadataValue value, Map<String, Map<String, byte[]>> protocols) {
+        ClassicGroup group = ClassicGroup.fromRecord(groupId, value, ctx.nowMs());
+        groups.put(groupId, group);
+        for (ClassicGroupMember member : new ArrayList<>(group.members())) {
+            if (protocols != null && protocols.containsKey(member.memberId())) {
+                group.updateMember(member, protocols.get(member.memberId()), member.rebalanceTimeoutMs(),
+                        member.sessionTimeoutMs(), null);
+            }
+            rescheduleHeartbeat(group, member, member.sessionTimeoutMs());
+        }
+    }
+
+    /** A downgraded group rebalances at once, as Kafka's {@code convertToClassicGroup}. */
+    void rebalanceAfterDowngrade(String groupId) {
+        ClassicGroup group = groups.get(groupId);
+        if (group != null) {
+            prepareRebalance(group, "Downgrade group " + groupId + " from consumer to classic.");
+        }
+    }
+
+    /** Undoes a downgrade whose write failed: the classic group goes (the consumer group comes back). */
+    void detachAfterFailedDowngrade(String groupId) {
+        ClassicGroup group = groups.remove(groupId);
+        if (group != null) {
+            killGroup(group, Errors.REBALANCE_IN_PROGRESS);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ loading
 
     /** Replays the group's latest metadata record while the shard loads; null (a tombstone) forgets the group. */

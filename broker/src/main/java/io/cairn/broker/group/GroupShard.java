@@ -16,7 +16,15 @@ import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.DescribeGroupsResponseData;
+import io.cairn.wire.message.HeartbeatRequestData;
+import io.cairn.wire.message.HeartbeatResponseData;
+import io.cairn.wire.message.JoinGroupRequestData;
+import io.cairn.wire.message.JoinGroupResponseData;
+import io.cairn.wire.message.LeaveGroupRequestData;
+import io.cairn.wire.message.LeaveGroupResponseData;
 import io.cairn.wire.message.ListGroupsResponseData;
+import io.cairn.wire.message.SyncGroupRequestData;
+import io.cairn.wire.message.SyncGroupResponseData;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -64,11 +72,12 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
         this.counters = counters;
         this.groups = new ClassicGroupManager(ctx, config, counters);
         this.offsets = new OffsetManager(ctx, config, counters);
-        // A group id is one group's: a consumer heartbeat for a non-empty classic group's id is GROUP_ID_NOT_FOUND
-        // (Cairn does not migrate live groups yet); an empty classic group is replaced, as Kafka does.
+        // A group id is one group's, of one type at a time: a consumer heartbeat to a classic group's id replaces an
+        // empty group and upgrades one with members, and a consumer group whose last member speaking the consumer
+        // protocol leaves is downgraded, as Kafka does (group.consumer.migration.policy).
         this.consumerGroups = new ConsumerGroupManager(ctx, consumerConfig,
-            List.of(new UniformAssignor(), new RangeAssignor()), topics, id -> groups.group(id).isPresent(),
-            id -> groups.isEmptyGroup(id) ? groups.deleteGroup(id) : null);
+            List.of(new UniformAssignor(), new RangeAssignor()), topics,
+            new GroupMigration(groups, consumerConfig, topics, ctx::nowMs));
     }
 
     private static ConsumerGroupTopics noTopics() {
@@ -104,6 +113,48 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
     }
 
     // ------------------------------------------------------- the group APIs, for either type of group
+
+    /**
+     * A classic JoinGroup. To a consumer group with members, the member joins it speaking the classic protocol (a
+     * mixed group, as during a rolling migration; {@link io.cairn.broker.group.consumer.ClassicProtocolMembers}); an
+     * empty consumer group is deleted first and a classic group takes its place, as on Kafka.
+     */
+    public CompletableFuture<JoinGroupResponseData> joinGroup(ClientInfo client, JoinGroupRequestData request,
+                                                              short version) {
+        Optional<ConsumerGroup> consumer = consumerGroups.group(request.groupId());
+        if (consumer.isEmpty()) {
+            return groups.join(client, request, version);
+        }
+        if (consumer.get().numMembers() > 0) {
+            if (request.sessionTimeoutMs() < config.minSessionTimeoutMs()
+                    || request.sessionTimeoutMs() > config.maxSessionTimeoutMs()) {
+                // Kafka checks the classic session timeout bounds before it routes the JoinGroup to either type.
+                return CompletableFuture.completedFuture(new JoinGroupResponseData().setMemberId(request.memberId())
+                    .setErrorCode(Errors.INVALID_SESSION_TIMEOUT.code()));
+            }
+            return consumerGroups.classicMembers().join(client.clientId(), client.clientHost(), request, version);
+        }
+        List<CoordinatorRecord> tombstones = consumerGroups.deleteGroup(request.groupId());
+        return write(tombstones).thenCompose(ignored -> groups.join(client, request, version));
+    }
+
+    /** A SyncGroup, to the group of either type. */
+    public CompletableFuture<SyncGroupResponseData> syncGroup(SyncGroupRequestData request, short version) {
+        return consumerGroups.group(request.groupId()).isPresent()
+            ? consumerGroups.classicMembers().sync(request) : groups.sync(request, version);
+    }
+
+    /** A Heartbeat, to the group of either type. */
+    public CompletableFuture<HeartbeatResponseData> heartbeat(HeartbeatRequestData request, short version) {
+        return consumerGroups.group(request.groupId()).isPresent()
+            ? consumerGroups.classicMembers().heartbeat(request) : groups.heartbeat(request, version);
+    }
+
+    /** A LeaveGroup, to the group of either type. */
+    public CompletableFuture<LeaveGroupResponseData> leaveGroup(LeaveGroupRequestData request, short version) {
+        return consumerGroups.group(request.groupId()).isPresent()
+            ? consumerGroups.classicMembers().leave(request, version) : groups.leave(request, version);
+    }
 
     /**
      * Kafka's check of an OffsetCommit of {@code version} against the group of either type: a consumer group checks

@@ -1,10 +1,8 @@
 package io.cairn.broker.handler;
 
-import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.group.ClientInfo;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.group.GroupShard;
-import io.cairn.broker.group.consumer.ConsumerGroup;
 import io.cairn.broker.txn.verification.TransactionVerifier;
 import io.cairn.log.producer.VerificationGuard;
 import io.cairn.metadata.MetadataNode;
@@ -34,12 +32,12 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The APIs about one group (Kafka 4.1.1's versions): JoinGroup v0-v9, SyncGroup v0-v5, Heartbeat v0-v4 and
- * LeaveGroup v0-v5, served by the group's {@code ClassicGroupManager}, and OffsetCommit v2-v9, TxnOffsetCommit v0-v5
+ * LeaveGroup v0-v5, served by the group's {@code ClassicGroupManager} (or, for a consumer group's members speaking
+ * the classic protocol, its {@code ClassicProtocolMembers}), and OffsetCommit v2-v9, TxnOffsetCommit v0-v5
  * and OffsetDelete v0, served by its {@code OffsetManager} after the checks of the group, classic or consumer
  * ({@code GroupShard}), each on the group's coordinator shard, with Kafka's whole-request error responses. Stateless
  * factories.
@@ -56,23 +54,10 @@ public final class GroupHandlers {
             GroupHandlers::join, (ctx, request, error) -> joinError(ctx.apiVersion(), error));
     }
 
-    /**
-     * A classic JoinGroup. A consumer group (KIP-848) of that id with members refuses it with
-     * INCONSISTENT_GROUP_PROTOCOL (Cairn does not run classic members in a consumer group yet); an empty one is
-     * deleted first and the classic group takes its place, as on Kafka.
-     */
+    /** A classic JoinGroup, to the group of either type ({@link GroupShard#joinGroup}). */
     private static CompletableFuture<JoinGroupResponseData> join(GroupShard shard, RequestContext ctx,
                                                                  JoinGroupRequestData request) {
-        Optional<ConsumerGroup> consumer = shard.consumerGroups().group(request.groupId());
-        if (consumer.isEmpty()) {
-            return shard.groups().join(clientInfo(ctx), request, ctx.apiVersion());
-        }
-        if (consumer.get().numMembers() > 0) {
-            return CompletableFuture.completedFuture(joinError(ctx.apiVersion(), Errors.INCONSISTENT_GROUP_PROTOCOL));
-        }
-        List<CoordinatorRecord> tombstones = shard.consumerGroups().deleteGroup(request.groupId());
-        return shard.write(tombstones).thenCompose(ignored ->
-            shard.groups().join(clientInfo(ctx), request, ctx.apiVersion()));
+        return shard.joinGroup(clientInfo(ctx), request, ctx.apiVersion());
     }
 
     /** Kafka's JoinGroupRequest.getErrorResponse. */
@@ -84,20 +69,20 @@ public final class GroupHandlers {
 
     public static ApiHandler<SyncGroupRequestData, SyncGroupResponseData> syncGroup(GroupCoordinator coordinator) {
         return new GroupApiHandler<>(ApiKey.SYNC_GROUP, 0, 5, coordinator, SyncGroupRequestData::groupId,
-            (shard, ctx, request) -> shard.groups().sync(request, ctx.apiVersion()),
+            (shard, ctx, request) -> shard.syncGroup(request, ctx.apiVersion()),
             (ctx, request, error) -> new SyncGroupResponseData().setThrottleTimeMs(0).setErrorCode(error.code())
                 .setProtocolType(null).setProtocolName(null).setAssignment(new byte[0]));
     }
 
     public static ApiHandler<HeartbeatRequestData, HeartbeatResponseData> heartbeat(GroupCoordinator coordinator) {
         return new GroupApiHandler<>(ApiKey.HEARTBEAT, 0, 4, coordinator, HeartbeatRequestData::groupId,
-            (shard, ctx, request) -> shard.groups().heartbeat(request, ctx.apiVersion()),
+            (shard, ctx, request) -> shard.heartbeat(request, ctx.apiVersion()),
             (ctx, request, error) -> new HeartbeatResponseData().setThrottleTimeMs(0).setErrorCode(error.code()));
     }
 
     public static ApiHandler<LeaveGroupRequestData, LeaveGroupResponseData> leaveGroup(GroupCoordinator coordinator) {
         return new GroupApiHandler<>(ApiKey.LEAVE_GROUP, 0, 5, coordinator, LeaveGroupRequestData::groupId,
-            (shard, ctx, request) -> shard.groups().leave(request, ctx.apiVersion()),
+            (shard, ctx, request) -> shard.leaveGroup(request, ctx.apiVersion()),
             (ctx, request, error) -> new LeaveGroupResponseData().setThrottleTimeMs(0).setErrorCode(error.code()));
     }
 

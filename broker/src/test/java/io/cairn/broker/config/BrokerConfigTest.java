@@ -402,6 +402,24 @@ class BrokerConfigTest {
     }
 
     @Test
+    void shouldReadTheConsumerGroupMigrationPolicyCaseInsensitivelyAsKafka() {
+        // When
+        BrokerConfig defaults = BrokerConfig.fromMap(Map.of());
+        BrokerConfig set = BrokerConfig.fromMap(Map.of("group.consumer.migration.policy", "Upgrade",
+                "group.max.size", "7"));
+
+        // Then
+        assertThat(defaults.consumerGroupConfig().migrationPolicy())
+                .isEqualTo(io.cairn.broker.group.consumer.ConsumerGroupMigrationPolicy.BIDIRECTIONAL);
+        assertThat(set.consumerGroupConfig().migrationPolicy())
+                .isEqualTo(io.cairn.broker.group.consumer.ConsumerGroupMigrationPolicy.UPGRADE);
+        assertThat(set.consumerGroupConfig().classicMaxSize()).isEqualTo(7);
+        assertThat(set.unknownKeys()).isEmpty();
+        assertThatThrownBy(() -> BrokerConfig.fromMap(Map.of("group.consumer.migration.policy", "sideways")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("group.consumer.migration.policy");
+    }
+
+    @Test
     void shouldReadTheGroupCoordinatorSettingsWithKafkasDefaults() {
         // When
         BrokerConfig defaults = BrokerConfig.fromMap(Map.of());

@@ -319,6 +319,39 @@ class GroupRecordSerdeTest {
     }
 
     @Test
+    void aClassicMemberOfAConsumerGroupIsWrittenAndReadAsKafkaWritesIt() {
+        // Given: a type 5 record with its classic member metadata (tag 0), as Cairn and as Kafka 4.1.1 build it
+        CoordinatorRecord ours = new CoordinatorRecord(new ConsumerGroupMemberMetadataKey().setGroupId("g")
+            .setMemberId("m"), GroupRecordSerde.CONSUMER_GROUP_MEMBER_METADATA_KEY,
+            new ConsumerGroupMemberMetadataValue().setClientId("c").setClientHost("/127.0.0.1")
+                .setSubscribedTopicNames(List.of("a")).setSubscribedTopicRegex("").setRebalanceTimeoutMs(300_000)
+                .setClassicMemberMetadata(new ConsumerGroupMemberMetadataValue.ClassicMemberMetadata()
+                    .setSessionTimeoutMs(45_000).setSupportedProtocols(List.of(
+                        new ConsumerGroupMemberMetadataValue.ClassicProtocol().setName("range")
+                            .setMetadata(new byte[] {0, 1, 2}),
+                        new ConsumerGroupMemberMetadataValue.ClassicProtocol().setName("cooperative-sticky")
+                            .setMetadata(new byte[] {3})))), (short) 0);
+        org.apache.kafka.coordinator.group.generated.ConsumerGroupMemberMetadataValue kafka =
+            new org.apache.kafka.coordinator.group.generated.ConsumerGroupMemberMetadataValue().setClientId("c")
+                .setClientHost("/127.0.0.1").setSubscribedTopicNames(List.of("a")).setSubscribedTopicRegex("")
+                .setRebalanceTimeoutMs(300_000).setClassicMemberMetadata(
+                    new org.apache.kafka.coordinator.group.generated.ConsumerGroupMemberMetadataValue
+                        .ClassicMemberMetadata().setSessionTimeoutMs(45_000).setSupportedProtocols(List.of(
+                            new org.apache.kafka.coordinator.group.generated.ConsumerGroupMemberMetadataValue
+                                .ClassicProtocol().setName("range").setMetadata(new byte[] {0, 1, 2}),
+                            new org.apache.kafka.coordinator.group.generated.ConsumerGroupMemberMetadataValue
+                                .ClassicProtocol().setName("cooperative-sticky").setMetadata(new byte[] {3}))));
+
+        // When
+        byte[] value = GroupRecordSerde.valueBytes(ours);
+
+        // Then
+        assertThat(value).isEqualTo(MessageUtil.toVersionPrefixedBytes((short) 0, kafka));
+        assertThat(GroupRecordSerde.decode(ByteBuffer.wrap(GroupRecordSerde.keyBytes(ours)), ByteBuffer.wrap(value)))
+            .contains(ours);
+    }
+
+    @Test
     void aResolvedRegularExpressionIsWrittenAndReadAsKafkaWritesIt() {
         // Given: a type 16 record, as Cairn and as Kafka 4.1.1 build it
         CoordinatorRecord ours = new CoordinatorRecord(

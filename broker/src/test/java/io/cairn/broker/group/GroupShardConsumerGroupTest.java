@@ -100,7 +100,8 @@ class GroupShardConsumerGroupTest {
     }
 
     @Test
-    void aClassicGroupWithAMemberShouldNotBecomeAConsumerGroup() {
+    void aClassicGroupWithAMemberBeforeItsFirstRebalanceShouldNotBecomeAConsumerGroup() {
+        // A classic group with members is upgraded only once it has chosen its protocol (GroupShardMigrationTest).
         // Given
         GroupShard shard = shard();
         shard.groups().join(new ClientInfo("c", "/127.0.0.1"), new JoinGroupRequestData().setGroupId("g")

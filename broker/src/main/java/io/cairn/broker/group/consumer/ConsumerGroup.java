@@ -138,6 +138,51 @@ public final class ConsumerGroup {
         return instanceId == null ? null : staticMembers.get(instanceId);
     }
 
+    /** How many members speak the classic protocol. */
+    public int numClassicProtocolMembers() {
+        return (int) members.values().stream().filter(ConsumerGroupMember::useClassicProtocol).count();
+    }
+
+    /**
+     * Kafka's check of a classic JoinGroup to this group: its protocol type must be "consumer" and one of its
+     * protocols must be supported by every classic member already in the group (any, when there is none).
+     */
+    public boolean supportsClassicProtocols(String protocolType, Set<String> protocolNames) {
+        if (!"consumer".equals(protocolType)) {
+            return false;
+        }
+        List<ConsumerGroupMember> classic = members.values().stream().filter(ConsumerGroupMember::useClassicProtocol)
+            .toList();
+        if (classic.isEmpty()) {
+            return !protocolNames.isEmpty();
+        }
+        return protocolNames.stream().anyMatch(name -> classic.stream()
+            .allMatch(m -> m.classicMetadata().protocolNames().contains(name)));
+    }
+
+    /**
+     * Whether a partition of the member's target that it is not assigned yet is still owned by another member
+     * (Kafka's {@code waitingOnUnreleasedPartition}): then a classic member need not rejoin yet.
+     */
+    public boolean waitsOnUnreleasedPartition(ConsumerGroupMember member) {
+        for (Map.Entry<Uuid, Set<Integer>> topic : targetAssignment(member.memberId()).entrySet()) {
+            Set<Integer> assigned = member.assignedPartitions().getOrDefault(topic.getKey(), Set.of());
+            for (int partition : topic.getValue()) {
+                if (!assigned.contains(partition)
+                        && partitionEpoch(topic.getKey(), partition) != MemberReconciler.NO_EPOCH) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether every member but {@code memberId}, which speaks the consumer protocol, speaks the classic protocol. */
+    public boolean allMembersUseClassicProtocolExcept(String memberId) {
+        ConsumerGroupMember member = members.get(memberId);
+        return member != null && !member.useClassicProtocol() && numClassicProtocolMembers() == members.size() - 1;
+    }
+
     /**
      * Adds or replaces a member, keeping the partition epochs and subscription counts in step.
      *
@@ -350,10 +395,18 @@ public final class ConsumerGroup {
         if (member == null) {
             return Errors.UNKNOWN_MEMBER_ID;
         }
-        if (!transactional && apiVersion < 9) {
+        if (!transactional && !member.useClassicProtocol() && apiVersion < 9) {
             return Errors.UNSUPPORTED_VERSION;
         }
-        return memberEpoch == member.memberEpoch() ? Errors.NONE : Errors.STALE_MEMBER_EPOCH;
+        return checkEpoch(member, memberEpoch);
+    }
+
+    /** A classic member commits with its generation (ILLEGAL_GENERATION), a consumer member with its epoch. */
+    private static Errors checkEpoch(ConsumerGroupMember member, int epoch) {
+        if (epoch == member.memberEpoch()) {
+            return Errors.NONE;
+        }
+        return member.useClassicProtocol() ? Errors.ILLEGAL_GENERATION : Errors.STALE_MEMBER_EPOCH;
     }
 
     /**
@@ -369,7 +422,7 @@ public final class ConsumerGroup {
         if (member == null) {
             return Errors.UNKNOWN_MEMBER_ID;
         }
-        return memberEpoch == member.memberEpoch() ? Errors.NONE : Errors.STALE_MEMBER_EPOCH;
+        return checkEpoch(member, memberEpoch);
     }
 
     /** DeleteGroups: only an Empty group may be deleted (NON_EMPTY_GROUP). */

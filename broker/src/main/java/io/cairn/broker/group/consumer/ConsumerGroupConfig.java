@@ -17,10 +17,15 @@ import java.util.List;
  *                               GROUP_MAX_SIZE_REACHED
  * @param assignors              group.consumer.assignors ("uniform,range"): the server-side assignors, the first
  *                               one the default
+ * @param migrationPolicy        group.consumer.migration.policy (bidirectional): the online conversions between
+ *                               classic and consumer groups with members that are allowed
+ * @param classicMaxSize         group.max.size (Integer.MAX_VALUE): a consumer group larger than it is not
+ *                               downgraded to a classic group
  */
 public record ConsumerGroupConfig(int sessionTimeoutMs, int minSessionTimeoutMs, int maxSessionTimeoutMs,
                                   int heartbeatIntervalMs, int minHeartbeatIntervalMs, int maxHeartbeatIntervalMs,
-                                  int maxSize, List<String> assignors) {
+                                  int maxSize, List<String> assignors, ConsumerGroupMigrationPolicy migrationPolicy,
+                                  int classicMaxSize) {
 
     /** The keys, as in Kafka's GroupCoordinatorConfig. */
     public static final String SESSION_TIMEOUT_MS = "group.consumer.session.timeout.ms";
@@ -31,6 +36,20 @@ public record ConsumerGroupConfig(int sessionTimeoutMs, int minSessionTimeoutMs,
     public static final String MAX_HEARTBEAT_INTERVAL_MS = "group.consumer.max.heartbeat.interval.ms";
     public static final String MAX_SIZE = "group.consumer.max.size";
     public static final String ASSIGNORS = "group.consumer.assignors";
+
+    /** The settings with Kafka's default migration policy (bidirectional) and no classic group size limit. */
+    public ConsumerGroupConfig(int sessionTimeoutMs, int minSessionTimeoutMs, int maxSessionTimeoutMs,
+                               int heartbeatIntervalMs, int minHeartbeatIntervalMs, int maxHeartbeatIntervalMs,
+                               int maxSize, List<String> assignors) {
+        this(sessionTimeoutMs, minSessionTimeoutMs, maxSessionTimeoutMs, heartbeatIntervalMs, minHeartbeatIntervalMs,
+            maxHeartbeatIntervalMs, maxSize, assignors, ConsumerGroupMigrationPolicy.BIDIRECTIONAL, Integer.MAX_VALUE);
+    }
+
+    /** These settings with another migration policy. */
+    public ConsumerGroupConfig withMigrationPolicy(ConsumerGroupMigrationPolicy policy) {
+        return new ConsumerGroupConfig(sessionTimeoutMs, minSessionTimeoutMs, maxSessionTimeoutMs, heartbeatIntervalMs,
+            minHeartbeatIntervalMs, maxHeartbeatIntervalMs, maxSize, assignors, policy, classicMaxSize);
+    }
 
     /**
      * Checks Kafka's rules: every value at least 1, each default within its min and max, the heartbeat interval
@@ -59,6 +78,7 @@ public record ConsumerGroupConfig(int sessionTimeoutMs, int minSessionTimeoutMs,
             + SESSION_TIMEOUT_MS);
         assignors = List.copyOf(assignors);
         require(!assignors.isEmpty(), ASSIGNORS + " must name at least one assignor");
+        require(migrationPolicy != null, ConsumerGroupMigrationPolicy.KEY + " must be set");
     }
 
     /** Kafka 4.1's defaults. */

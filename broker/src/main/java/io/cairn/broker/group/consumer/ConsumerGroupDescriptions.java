@@ -76,8 +76,8 @@ final class ConsumerGroupDescriptions {
                 .setAssignment(describedAssignment(member.assignedPartitions(), current))
                 .setTargetAssignment(describedAssignment(group.targetAssignment(member.memberId()), current));
             if (version >= 1) {
-                // KIP-1099: 1 is a member using the consumer protocol (0 would be a classic member).
-                described.setMemberType((byte) 1);
+                // KIP-1099: 1 is a member using the consumer protocol, 0 a member speaking the classic protocol.
+                described.setMemberType(member.useClassicProtocol() ? (byte) 0 : (byte) 1);
             }
             members.add(described);
         }

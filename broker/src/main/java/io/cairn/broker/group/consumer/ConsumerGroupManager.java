@@ -5,18 +5,6 @@ import io.cairn.broker.coordinator.CoordinatorWriteErrors;
 import io.cairn.broker.coordinator.ShardContext;
 import io.cairn.broker.group.assignor.GroupAssignment;
 import io.cairn.broker.group.assignor.PartitionAssignor;
-import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentKey;
-import io.cairn.broker.group.record.ConsumerGroupCurrentMemberAssignmentValue;
-import io.cairn.broker.group.record.ConsumerGroupMemberMetadataKey;
-import io.cairn.broker.group.record.ConsumerGroupMemberMetadataValue;
-import io.cairn.broker.group.record.ConsumerGroupMetadataKey;
-import io.cairn.broker.group.record.ConsumerGroupMetadataValue;
-import io.cairn.broker.group.record.ConsumerGroupRegularExpressionKey;
-import io.cairn.broker.group.record.ConsumerGroupRegularExpressionValue;
-import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberKey;
-import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMemberValue;
-import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataKey;
-import io.cairn.broker.group.record.ConsumerGroupTargetAssignmentMetadataValue;
 import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ConsumerGroupDescribeResponseData;
@@ -37,7 +25,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
@@ -88,21 +75,26 @@ public final class ConsumerGroupManager {
     private final ConsumerGroupConfig config;
     private final Map<String, PartitionAssignor> assignors;
     private final Supplier<ConsumerGroupTopics> topics;
-    private final Predicate<String> otherGroupTypeExists;
-    private final Function<String, List<CoordinatorRecord>> emptyClassicGroupReplacer;
+    private final ClassicGroupLink classicGroups;
+    private final ClassicProtocolMembers classicMembers;
     private final RegularExpressions regexes;
     private final Map<String, ConsumerGroup> groups = new HashMap<>();
     private final Map<String, Map<String, TopicShape>> subscriptionMetadata = new HashMap<>();
     private final Map<String, ArrayDeque<PendingChange>> pendingChanges = new HashMap<>();
     private long nextChange;
     private boolean unloaded;
+    /** The undo of a group conversion made by the operation under way, handed to its write ({@link #writeChange}). */
+    private Runnable conversionUndo;
 
     /** A group as it was before a change whose write is pending (null: it did not exist). */
-    private record Snapshot(String groupId, ConsumerGroup group, Map<String, TopicShape> shapes) {
+    record Snapshot(String groupId, ConsumerGroup group, Map<String, TopicShape> shapes) {
     }
 
-    /** A change of a group whose write is pending, and what the group goes back to if it fails. */
-    private record PendingChange(long id, Snapshot before) {
+    /**
+     * A change of a group whose write is pending, and what the group goes back to if it fails (with the undo of a
+     * conversion between group types it made, or null).
+     */
+    private record PendingChange(long id, Snapshot before, Runnable undo) {
     }
 
     /** A subscribed topic as the target assignment saw it: a change bumps the group epoch. */
@@ -113,23 +105,20 @@ public final class ConsumerGroupManager {
     public ConsumerGroupManager(ShardContext<CoordinatorRecord> ctx, ConsumerGroupConfig config,
                                 List<PartitionAssignor> assignors,
                                 Supplier<ConsumerGroupTopics> topics, Predicate<String> otherGroupTypeExists) {
-        this(ctx, config, assignors, topics, otherGroupTypeExists, groupId -> null);
+        this(ctx, config, assignors, topics, ClassicGroupLink.refusing(otherGroupTypeExists));
     }
 
     /**
-     * @param assignors                 the assignors of {@code group.consumer.assignors}, by name
-     * @param topics                    the current topics (the broker's metadata image)
-     * @param otherGroupTypeExists      whether a group of another type (classic) has the id: such a group is not a
-     *                                  consumer group (GROUP_ID_NOT_FOUND)
-     * @param emptyClassicGroupReplacer removes the classic group of the id when it is empty and returns the records
-     *                                  that delete it, or returns null when it is not empty (a member joining a
-     *                                  consumer group of that id replaces an empty classic group, as on Kafka)
+     * @param assignors     the assignors of {@code group.consumer.assignors}, by name
+     * @param topics        the current topics (the broker's metadata image)
+     * @param classicGroups the shard's classic groups: a classic group's id is not a consumer group's
+     *                      (GROUP_ID_NOT_FOUND) unless it is empty (replaced) or can be upgraded, and a consumer group
+     *                      left with classic members only is downgraded (both as on Kafka)
      */
     public ConsumerGroupManager(ShardContext<CoordinatorRecord> ctx, ConsumerGroupConfig config,
                                 List<PartitionAssignor> assignors,
-                                Supplier<ConsumerGroupTopics> topics, Predicate<String> otherGroupTypeExists,
-                                Function<String, List<CoordinatorRecord>> emptyClassicGroupReplacer) {
-        this.emptyClassicGroupReplacer = emptyClassicGroupReplacer;
+                                Supplier<ConsumerGroupTopics> topics, ClassicGroupLink classicGroups) {
+        this.classicGroups = classicGroups;
         this.regexes = new RegularExpressions(ctx, topics);
         this.ctx = ctx;
         this.config = config;
@@ -142,7 +131,17 @@ public final class ConsumerGroupManager {
         }
         this.assignors.keySet().retainAll(config.assignors());
         this.topics = topics;
-        this.otherGroupTypeExists = otherGroupTypeExists;
+        this.classicMembers = new ClassicProtocolMembers(this, ctx, config, topics);
+    }
+
+    /** The classic JoinGroup, SyncGroup, Heartbeat and LeaveGroup of members of these consumer groups. */
+    public ClassicProtocolMembers classicMembers() {
+        return classicMembers;
+    }
+
+    /** The group or null (for the classic members' operations). */
+    ConsumerGroup groupOrNull(String groupId) {
+        return groups.get(groupId);
     }
 
     /** The group, if this shard has it. */
@@ -189,9 +188,11 @@ public final class ConsumerGroupManager {
             if (before != null) {
                 restore(before);
             }
+            undoConversion();
             return CompletableFuture.completedFuture(errorResponse(request.groupId(), Errors.forException(e), e));
         }
         if (records.isEmpty()) {
+            conversionUndo = null;
             return CompletableFuture.completedFuture(response);
         }
         return writeChange(before, records).handle((ignored, failure) -> failure == null ? response
@@ -200,7 +201,16 @@ public final class ConsumerGroupManager {
 
     // ------------------------------------------------------------------------------ writes and their reverts
 
-    private Snapshot snapshot(String groupId) {
+    /** Undoes the conversion the failed operation under way made, if any. */
+    void undoConversion() {
+        Runnable undo = conversionUndo;
+        conversionUndo = null;
+        if (undo != null) {
+            undo.run();
+        }
+    }
+
+    Snapshot snapshot(String groupId) {
         ConsumerGroup group = groups.get(groupId);
         Map<String, TopicShape> shapes = subscriptionMetadata.get(groupId);
         return new Snapshot(groupId, group == null ? null : group.copy(), shapes == null ? null : Map.copyOf(shapes));
@@ -210,10 +220,12 @@ public final class ConsumerGroupManager {
      * Writes the records of a change made to a group since {@code before}; if the write fails, the group goes back
      * to {@code before}, with every later change of it whose write is still pending.
      */
-    private CompletableFuture<Void> writeChange(Snapshot before, List<CoordinatorRecord> records) {
+    CompletableFuture<Void> writeChange(Snapshot before, List<CoordinatorRecord> records) {
         long id = ++nextChange;
+        Runnable undo = conversionUndo;
+        conversionUndo = null;
         pendingChanges.computeIfAbsent(before.groupId(), g -> new ArrayDeque<>()).addLast(new PendingChange(id,
-            before));
+            before, undo));
         return write(records).whenComplete((ignored, failure) -> {
             ArrayDeque<PendingChange> pending = pendingChanges.get(before.groupId());
             if (pending == null || unloaded) {
@@ -224,9 +236,12 @@ public final class ConsumerGroupManager {
                     pending.pollFirst();
                 }
             } else if (pending.stream().anyMatch(change -> change.id() == id)) {
-                // This change and every later one of the group (computed from it) are undone.
+                // This change and every later one of the group (computed from it) are undone, conversions last first.
                 while (!pending.isEmpty() && pending.peekLast().id() >= id) {
-                    pending.pollLast();
+                    Runnable later = pending.pollLast().undo();
+                    if (later != null) {
+                        later.run();
+                    }
                 }
                 LOGGER.warn("[GroupId {}] Reverting a change whose write failed: {}", before.groupId(),
                     CoordinatorWriteErrors.operationError(failure));
@@ -239,7 +254,7 @@ public final class ConsumerGroupManager {
     }
 
     /** Puts the group back as it was in {@code before}, with its members' timers. */
-    private void restore(Snapshot before) {
+    void restore(Snapshot before) {
         String groupId = before.groupId();
         ConsumerGroup current = groups.get(groupId);
         if (current != null) {
@@ -263,7 +278,7 @@ public final class ConsumerGroupManager {
         }
         for (ConsumerGroupMember member : restored.members()) {
             scheduleSessionTimeout(groupId, member.memberId());
-            if (member.state() == MemberState.UNREVOKED_PARTITIONS) {
+            if (member.state() == MemberState.UNREVOKED_PARTITIONS && !member.useClassicProtocol()) {
                 scheduleRebalanceTimeout(groupId, member.memberId(), member.memberEpoch(),
                     member.rebalanceTimeoutMs());
             } else {
@@ -392,14 +407,18 @@ public final class ConsumerGroupManager {
 
     private ConsumerGroup groupOrCreate(String groupId, boolean create, List<CoordinatorRecord> records) {
         ConsumerGroup group = groups.get(groupId);
-        if (group == null && otherGroupTypeExists.test(groupId)) {
-            List<CoordinatorRecord> replaced = create ? emptyClassicGroupReplacer.apply(groupId) : null;
-            if (replaced == null) {
+        if (group == null && classicGroups.exists(groupId)) {
+            if (!create) {
                 throw Errors.GROUP_ID_NOT_FOUND.exception("Group " + groupId + " is not a consumer group.");
             }
-            // Kafka replaces an empty classic group (one that only committed offsets, say) by the consumer group.
-            LOGGER.info("[GroupId {}] Converted the empty classic group to a consumer group.", groupId);
-            records.addAll(replaced);
+            List<CoordinatorRecord> replaced = classicGroups.replaceEmpty(groupId);
+            if (replaced != null) {
+                // Kafka replaces an empty classic group (one that only committed offsets, say) by the consumer group.
+                LOGGER.info("[GroupId {}] Converted the empty classic group to a consumer group.", groupId);
+                records.addAll(replaced);
+            } else {
+                group = upgrade(groupId, records);
+            }
         }
         if (group == null) {
             if (!create) {
@@ -411,12 +430,33 @@ public final class ConsumerGroupManager {
         return group;
     }
 
-    private static String newMemberId() {
+    /**
+     * Kafka's online upgrade: the classic group with members becomes a consumer group whose members speak the classic
+     * protocol, each with its session timer; GROUP_ID_NOT_FOUND when it cannot be upgraded.
+     */
+    private ConsumerGroup upgrade(String groupId, List<CoordinatorRecord> records) {
+        ClassicGroupLink.Conversion<ConsumerGroup> upgraded = config.migrationPolicy().isUpgradeEnabled()
+            ? classicGroups.upgrade(groupId) : null;
+        if (upgraded == null) {
+            throw Errors.GROUP_ID_NOT_FOUND.exception("Group " + groupId + " is not a consumer group.");
+        }
+        ConsumerGroup group = upgraded.result();
+        records.addAll(upgraded.records());
+        conversionUndo = upgraded.undo();
+        groups.put(groupId, group);
+        refreshSubscriptionMetadata(group);
+        group.members().forEach(member -> scheduleSessionTimeout(groupId, member.memberId()));
+        LOGGER.info("[GroupId {}] Upgraded the classic group with {} members to a consumer group at epoch {}.",
+            groupId, group.numMembers(), group.groupEpoch());
+        return group;
+    }
+
+    static String newMemberId() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         return new Uuid(random.nextLong(), random.nextLong()).toString();
     }
 
-    private static ConsumerGroupMember newMember(String memberId, String instanceId) {
+    static ConsumerGroupMember newMember(String memberId, String instanceId) {
         return new ConsumerGroupMember(memberId, instanceId, null, 0, 0, MemberState.STABLE, "", "", List.of(), null,
             null, -1, Map.of(), Map.of());
     }
@@ -446,7 +486,7 @@ public final class ConsumerGroupManager {
                     group.groupId(), memberId, instanceId);
                 return newMember(memberId, instanceId);
             }
-            if (existing.memberEpoch() != LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+            if (existing.memberEpoch() != LEAVE_GROUP_STATIC_MEMBER_EPOCH && !existing.useClassicProtocol()) {
                 throw Errors.UNRELEASED_INSTANCE_ID.exception("Static member " + memberId + " with instance id "
                     + instanceId + " cannot join the group because the instance id is owned by " + existingId
                     + " member.");
@@ -471,7 +511,7 @@ public final class ConsumerGroupManager {
     }
 
     /** The old member of a static member's instance id leaves when its successor joins, handing it its target. */
-    private void replaceStaticPredecessor(ConsumerGroup group, ConsumerGroupMember member,
+    void replaceStaticPredecessor(ConsumerGroup group, ConsumerGroupMember member,
                                           List<CoordinatorRecord> records) {
         String previous = group.staticMemberId(member.instanceId());
         if (previous != null && !previous.equals(member.memberId())) {
@@ -518,7 +558,7 @@ public final class ConsumerGroupManager {
      * Records the subscribed topics' ids and partition counts; true when they changed since the last target
      * assignment (a topic created, deleted or grown), which bumps the group epoch.
      */
-    private boolean refreshSubscriptionMetadata(ConsumerGroup group) {
+    boolean refreshSubscriptionMetadata(ConsumerGroup group) {
         ConsumerGroupTopics current = topics.get();
         Map<String, TopicShape> shapes = new HashMap<>();
         for (String name : group.subscribedTopicNames()) {
@@ -531,7 +571,7 @@ public final class ConsumerGroupManager {
         return previous != null && !previous.equals(shapes);
     }
 
-    private void updateTargetAssignment(ConsumerGroup group, List<CoordinatorRecord> records) {
+    void updateTargetAssignment(ConsumerGroup group, List<CoordinatorRecord> records) {
         String assignorName = group.preferredAssignor(config.defaultAssignor());
         PartitionAssignor assignor = assignors.get(assignorName);
         GroupAssignment assignment;
@@ -553,7 +593,7 @@ public final class ConsumerGroupManager {
             group.groupId(), group.groupEpoch(), assignorName);
     }
 
-    private ConsumerGroupMember reconcile(ConsumerGroup group, ConsumerGroupMember member,
+    ConsumerGroupMember reconcile(ConsumerGroup group, ConsumerGroupMember member,
                                           Map<Uuid, Set<Integer>> owned, List<CoordinatorRecord> records) {
         int targetEpoch = group.targetAssignmentEpoch();
         if (member.state() == MemberState.STABLE && member.memberEpoch() == targetEpoch) {
@@ -564,7 +604,10 @@ public final class ConsumerGroupManager {
         if (!next.equals(member)) {
             group.updateMember(next);
             records.add(ConsumerGroupRecords.currentAssignment(group.groupId(), next));
-            if (next.state() == MemberState.UNREVOKED_PARTITIONS) {
+            if (next.useClassicProtocol()) {
+                // A classic member has its join and sync timers instead (ClassicProtocolMembers).
+                ctx.cancel(rebalanceKey(group.groupId(), next.memberId()));
+            } else if (next.state() == MemberState.UNREVOKED_PARTITIONS) {
                 scheduleRebalanceTimeout(group.groupId(), next.memberId(), next.memberEpoch(),
                     next.rebalanceTimeoutMs());
             } else {
@@ -616,8 +659,15 @@ public final class ConsumerGroupManager {
         return new ConsumerGroupHeartbeatResponseData().setMemberId(memberId).setMemberEpoch(request.memberEpoch());
     }
 
-    /** Removes the member: its partitions are released and the group epoch bumped; returns the records. */
-    private List<CoordinatorRecord> fence(ConsumerGroup group, ConsumerGroupMember member) {
+    /**
+     * Removes the member: its partitions are released and the group epoch bumped; returns the records. When only
+     * members speaking the classic protocol remain, the group is downgraded to a classic group instead (Kafka's
+     * {@code consumerGroupFenceMember}).
+     */
+    List<CoordinatorRecord> fence(ConsumerGroup group, ConsumerGroupMember member) {
+        if (canDowngrade(group, member.memberId())) {
+            return downgrade(group, member.memberId());
+        }
         List<CoordinatorRecord> records = new ArrayList<>(ConsumerGroupRecords.memberTombstones(group.groupId(),
             member.memberId()));
         group.removeMember(member.memberId());
@@ -636,8 +686,56 @@ public final class ConsumerGroupManager {
         return records;
     }
 
+    /**
+     * Kafka's {@code validateOnlineDowngradeWithReplacedMemberId}: a classic JoinGroup replacing static member
+     * {@code replacedMemberId}, the last member speaking the consumer protocol, downgrades the group.
+     */
+    boolean canDowngradeOnReplacement(ConsumerGroup group, String replacedMemberId) {
+        return group.allMembersUseClassicProtocolExcept(replacedMemberId)
+            && config.migrationPolicy().isDowngradeEnabled() && group.numMembers() <= config.classicMaxSize();
+    }
+
+    /** Kafka's {@code validateOnlineDowngradeWithFencedMember}. */
+    private boolean canDowngrade(ConsumerGroup group, String leavingMemberId) {
+        if (!group.allMembersUseClassicProtocolExcept(leavingMemberId) || group.numMembers() <= 1) {
+            return false;
+        }
+        if (!config.migrationPolicy().isDowngradeEnabled()) {
+            LOGGER.info("[GroupId {}] Cannot downgrade the consumer group to a classic group: the online downgrade is"
+                + " disabled.", group.groupId());
+            return false;
+        }
+        if (group.numMembers() - 1 > config.classicMaxSize()) {
+            LOGGER.info("[GroupId {}] Cannot downgrade the consumer group to a classic group: it is larger than the"
+                + " classic group max size.", group.groupId());
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * The consumer group becomes a classic group of its members but {@code leavingMemberId} (null: of all its members,
+     * after a static member's replacement, without a rebalance): it is forgotten here, its tombstones and the classic
+     * group's record returned.
+     */
+    List<CoordinatorRecord> downgrade(ConsumerGroup group, String leavingMemberId) {
+        String groupId = group.groupId();
+        ClassicGroupLink.Conversion<Void> downgraded = classicGroups.downgrade(group, leavingMemberId);
+        List<CoordinatorRecord> records = new ArrayList<>(ConsumerGroupRecords.groupTombstones(group));
+        records.addAll(downgraded.records());
+        groups.remove(groupId);
+        subscriptionMetadata.remove(groupId);
+        group.members().forEach(member -> cancelTimers(groupId, member.memberId()));
+        group.markDead();
+        conversionUndo = downgraded.undo();
+        LOGGER.info("[GroupId {}] Downgraded the consumer group to a classic group: {}.", groupId,
+            leavingMemberId == null ? "the last member speaking the consumer protocol was replaced by a classic member"
+                : "member " + leavingMemberId + ", the last speaking the consumer protocol, left");
+        return records;
+    }
+
     /** A timer fenced a member: its records are written with no one to answer. */
-    private void fenceOnTimer(ConsumerGroup group, ConsumerGroupMember member) {
+    void fenceOnTimer(ConsumerGroup group, ConsumerGroupMember member) {
         Snapshot before = snapshot(group.groupId());
         writeChange(before, fence(group, member)).whenComplete((ignored, failure) -> {
             if (failure != null) {
@@ -649,8 +747,13 @@ public final class ConsumerGroupManager {
 
     // -------------------------------------------------------------------------------------------------- timers
 
-    private void scheduleSessionTimeout(String groupId, String memberId) {
-        ctx.schedule(sessionKey(groupId, memberId), config.sessionTimeoutMs(), () -> {
+    /** The member's session timer: its classic session timeout, or group.consumer.session.timeout.ms. */
+    void scheduleSessionTimeout(String groupId, String memberId) {
+        ConsumerGroup current = groups.get(groupId);
+        ConsumerGroupMember scheduled = current == null ? null : current.member(memberId);
+        int timeoutMs = scheduled != null && scheduled.useClassicProtocol()
+            ? scheduled.classicMetadata().sessionTimeoutMs() : config.sessionTimeoutMs();
+        ctx.schedule(sessionKey(groupId, memberId), timeoutMs, () -> {
             ConsumerGroup group = groups.get(groupId);
             ConsumerGroupMember member = group == null ? null : group.member(memberId);
             if (member != null) {
@@ -673,9 +776,10 @@ public final class ConsumerGroupManager {
         });
     }
 
-    private void cancelTimers(String groupId, String memberId) {
+    void cancelTimers(String groupId, String memberId) {
         ctx.cancel(sessionKey(groupId, memberId));
         ctx.cancel(rebalanceKey(groupId, memberId));
+        classicMembers.cancelTimers(groupId, memberId);
     }
 
     static String sessionKey(String groupId, String memberId) {
@@ -733,7 +837,7 @@ public final class ConsumerGroupManager {
 
     /** See {@link ConsumerGroupDescriptions#describe}. */
     public ConsumerGroupDescribeResponseData.DescribedGroup describe(String groupId, short version) {
-        return ConsumerGroupDescriptions.describe(groupId, groups.get(groupId), otherGroupTypeExists.test(groupId),
+        return ConsumerGroupDescriptions.describe(groupId, groups.get(groupId), classicGroups.exists(groupId),
             topics.get(), config.defaultAssignor(), version);
     }
 
@@ -741,66 +845,7 @@ public final class ConsumerGroupManager {
 
     /** Applies one consumer-group record (types 3, 5, 6, 7, 8, 16) while the shard loads. */
     public void replay(CoordinatorRecord record) {
-        ApiMessageKey key = ApiMessageKey.of(record.key());
-        ConsumerGroup group = groups.get(key.groupId());
-        if (record.value() == null) {
-            replayTombstone(record.keyVersion(), group, key);
-            return;
-        }
-        if (group == null) {
-            group = new ConsumerGroup(key.groupId());
-            groups.put(key.groupId(), group);
-        }
-        if (record.value() instanceof ConsumerGroupMetadataValue value) {
-            group.setGroupEpoch(value.epoch());
-        } else if (record.value() instanceof ConsumerGroupRegularExpressionValue value) {
-            group.setResolvedRegularExpression(key.regex(), new ConsumerGroup.ResolvedRegularExpression(
-                new HashSet<>(value.topics()), value.version(), value.timestamp()));
-        } else if (record.value() instanceof ConsumerGroupTargetAssignmentMetadataValue value) {
-            group.setTargetAssignmentEpoch(value.assignmentEpoch());
-        } else if (record.value() instanceof ConsumerGroupTargetAssignmentMemberValue value) {
-            group.setTargetAssignment(key.memberId(), ConsumerGroupRecords.partitions(value));
-        } else if (record.value() instanceof ConsumerGroupMemberMetadataValue value) {
-            ConsumerGroupMember member = group.member(key.memberId());
-            ConsumerGroupMember base = member != null ? member : newMember(key.memberId(), value.instanceId());
-            group.replayMember(new ConsumerGroupMember(base.memberId(), value.instanceId(), value.rackId(),
-                base.memberEpoch(), base.previousMemberEpoch(), base.state(), value.clientId(), value.clientHost(),
-                value.subscribedTopicNames(), value.subscribedTopicRegex(), value.serverAssignor(),
-                value.rebalanceTimeoutMs(), base.assignedPartitions(), base.partitionsPendingRevocation()));
-        } else if (record.value() instanceof ConsumerGroupCurrentMemberAssignmentValue value) {
-            ConsumerGroupMember member = group.member(key.memberId());
-            ConsumerGroupMember base = member != null ? member : newMember(key.memberId(), null);
-            group.replayMember(new ConsumerGroupMember(base.memberId(), base.instanceId(), base.rackId(),
-                value.memberEpoch(), value.previousMemberEpoch(), MemberState.fromValue(value.state()),
-                base.clientId(), base.clientHost(), base.subscribedTopicNames(), base.subscribedTopicRegex(),
-                base.serverAssignorName(), base.rebalanceTimeoutMs(),
-                ConsumerGroupRecords.partitions(value.assignedPartitions()),
-                ConsumerGroupRecords.partitions(value.partitionsPendingRevocation())));
-        }
-    }
-
-    private void replayTombstone(short type, ConsumerGroup group, ApiMessageKey key) {
-        if (group == null) {
-            return;
-        }
-        switch (type) {
-            case ConsumerGroupRecords.GROUP_METADATA -> {
-                groups.remove(key.groupId());
-                subscriptionMetadata.remove(key.groupId());
-            }
-            case ConsumerGroupRecords.MEMBER_METADATA -> group.removeMember(key.memberId());
-            case ConsumerGroupRecords.TARGET_ASSIGNMENT_MEMBER -> group.removeTargetAssignment(key.memberId());
-            case ConsumerGroupRecords.REGULAR_EXPRESSION -> group.removeResolvedRegularExpression(key.regex());
-            case ConsumerGroupRecords.CURRENT_MEMBER_ASSIGNMENT -> {
-                ConsumerGroupMember member = group.member(key.memberId());
-                if (member != null) {
-                    group.replayMember(member.reconciled(member.state(), LEAVE_GROUP_MEMBER_EPOCH, Map.of(),
-                        Map.of()));
-                }
-            }
-            default -> {
-            }
-        }
+        ConsumerGroupReplay.replay(groups, record, subscriptionMetadata::remove);
     }
 
     /**
@@ -814,7 +859,7 @@ public final class ConsumerGroupManager {
                 group.groupId(), group.state().displayName(), group.groupEpoch(), group.numMembers());
             for (ConsumerGroupMember member : group.members()) {
                 scheduleSessionTimeout(group.groupId(), member.memberId());
-                if (member.state() == MemberState.UNREVOKED_PARTITIONS) {
+                if (member.state() == MemberState.UNREVOKED_PARTITIONS && !member.useClassicProtocol()) {
                     scheduleRebalanceTimeout(group.groupId(), member.memberId(), member.memberEpoch(),
                         member.rebalanceTimeoutMs());
                 }
@@ -822,33 +867,10 @@ public final class ConsumerGroupManager {
         }
     }
 
-    /** The group and member ids (or regular expression) of a consumer-group record key. */
-    private record ApiMessageKey(String groupId, String memberId, String regex) {
-        ApiMessageKey(String groupId, String memberId) {
-            this(groupId, memberId, null);
-        }
-
-        static ApiMessageKey of(Object key) {
-            if (key instanceof ConsumerGroupMetadataKey k) {
-                return new ApiMessageKey(k.groupId(), null);
-            } else if (key instanceof ConsumerGroupTargetAssignmentMetadataKey k) {
-                return new ApiMessageKey(k.groupId(), null);
-            } else if (key instanceof ConsumerGroupMemberMetadataKey k) {
-                return new ApiMessageKey(k.groupId(), k.memberId());
-            } else if (key instanceof ConsumerGroupTargetAssignmentMemberKey k) {
-                return new ApiMessageKey(k.groupId(), k.memberId());
-            } else if (key instanceof ConsumerGroupCurrentMemberAssignmentKey k) {
-                return new ApiMessageKey(k.groupId(), k.memberId());
-            } else if (key instanceof ConsumerGroupRegularExpressionKey k) {
-                return new ApiMessageKey(k.groupId(), null, k.regularExpression());
-            }
-            throw new IllegalArgumentException("Not a consumer group record key: " + key);
-        }
-    }
-
     /** The shard is lost: timers stop (the runtime cancels them) and the groups go. */
     public void unload() {
         unloaded = true;
+        classicMembers.unload();
         groups.values().forEach(ConsumerGroup::markDead);
         groups.clear();
         subscriptionMetadata.clear();

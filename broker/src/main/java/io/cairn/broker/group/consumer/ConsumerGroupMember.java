@@ -26,13 +26,16 @@ import java.util.Set;
  * @param rebalanceTimeoutMs          how long it may take to revoke partitions ({@code max.poll.interval.ms})
  * @param assignedPartitions          the partitions it owns at its epoch, by topic id
  * @param partitionsPendingRevocation the partitions it must revoke before it gets more, by topic id
+ * @param classicMetadata             for a member speaking the classic protocol (a mixed group, during a migration
+ *                                    between protocols), its session timeout and JoinGroup protocols; else null
  */
 public record ConsumerGroupMember(String memberId, String instanceId, String rackId, int memberEpoch,
                                   int previousMemberEpoch, MemberState state, String clientId, String clientHost,
                                   List<String> subscribedTopicNames, String subscribedTopicRegex,
                                   String serverAssignorName, int rebalanceTimeoutMs,
                                   Map<Uuid, Set<Integer>> assignedPartitions,
-                                  Map<Uuid, Set<Integer>> partitionsPendingRevocation) {
+                                  Map<Uuid, Set<Integer>> partitionsPendingRevocation,
+                                  ClassicMemberMetadata classicMetadata) {
 
     public ConsumerGroupMember {
         subscribedTopicNames = subscribedTopicNames.stream().sorted().distinct().toList();
@@ -42,6 +45,18 @@ public record ConsumerGroupMember(String memberId, String instanceId, String rac
         }
         assignedPartitions = copy(assignedPartitions);
         partitionsPendingRevocation = copy(partitionsPendingRevocation);
+    }
+
+    /** A member speaking the consumer protocol (ConsumerGroupHeartbeat). */
+    public ConsumerGroupMember(String memberId, String instanceId, String rackId, int memberEpoch,
+                               int previousMemberEpoch, MemberState state, String clientId, String clientHost,
+                               List<String> subscribedTopicNames, String subscribedTopicRegex,
+                               String serverAssignorName, int rebalanceTimeoutMs,
+                               Map<Uuid, Set<Integer>> assignedPartitions,
+                               Map<Uuid, Set<Integer>> partitionsPendingRevocation) {
+        this(memberId, instanceId, rackId, memberEpoch, previousMemberEpoch, state, clientId, clientHost,
+            subscribedTopicNames, subscribedTopicRegex, serverAssignorName, rebalanceTimeoutMs, assignedPartitions,
+            partitionsPendingRevocation, null);
     }
 
     /** A member that has just joined: epoch 0, Stable, nothing assigned. */
@@ -57,7 +72,7 @@ public record ConsumerGroupMember(String memberId, String instanceId, String rac
                                           Map<Uuid, Set<Integer>> pendingRevocation) {
         return new ConsumerGroupMember(memberId, instanceId, rackId, newEpoch, memberEpoch, newState, clientId,
             clientHost, subscribedTopicNames, subscribedTopicRegex, serverAssignorName, rebalanceTimeoutMs, assigned,
-            pendingRevocation);
+            pendingRevocation, classicMetadata);
     }
 
     /** This member with the subscription, assignor and client details of its latest heartbeat. */
@@ -66,7 +81,19 @@ public record ConsumerGroupMember(String memberId, String instanceId, String rac
                                                 int newRebalanceTimeoutMs) {
         return new ConsumerGroupMember(memberId, instanceId, newRackId, memberEpoch, previousMemberEpoch, state,
             newClientId, newClientHost, topicNames, topicRegex, assignorName, newRebalanceTimeoutMs,
-            assignedPartitions, partitionsPendingRevocation);
+            assignedPartitions, partitionsPendingRevocation, classicMetadata);
+    }
+
+    /** This member speaking the classic protocol with {@code metadata}, or the consumer protocol for null. */
+    public ConsumerGroupMember withClassicMetadata(ClassicMemberMetadata metadata) {
+        return new ConsumerGroupMember(memberId, instanceId, rackId, memberEpoch, previousMemberEpoch, state,
+            clientId, clientHost, subscribedTopicNames, subscribedTopicRegex, serverAssignorName, rebalanceTimeoutMs,
+            assignedPartitions, partitionsPendingRevocation, metadata);
+    }
+
+    /** Whether the member speaks the classic protocol (JoinGroup, SyncGroup, Heartbeat) in this consumer group. */
+    public boolean useClassicProtocol() {
+        return classicMetadata != null;
     }
 
     /** Whether the member has {@code group.instance.id}. */

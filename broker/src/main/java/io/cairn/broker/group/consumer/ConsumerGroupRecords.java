@@ -70,7 +70,32 @@ public final class ConsumerGroupRecords {
             .setInstanceId(member.instanceId()).setRackId(member.rackId()).setClientId(member.clientId())
             .setClientHost(member.clientHost()).setSubscribedTopicNames(member.subscribedTopicNames())
             .setSubscribedTopicRegex(regexOrEmpty(member)).setRebalanceTimeoutMs(member.rebalanceTimeoutMs())
-            .setServerAssignor(member.serverAssignorName()), VERSION);
+            .setServerAssignor(member.serverAssignorName())
+            .setClassicMemberMetadata(classicMetadata(member.classicMetadata())), VERSION);
+    }
+
+    private static ConsumerGroupMemberMetadataValue.ClassicMemberMetadata classicMetadata(
+            ClassicMemberMetadata metadata) {
+        if (metadata == null) {
+            return null;
+        }
+        List<ConsumerGroupMemberMetadataValue.ClassicProtocol> protocols = new ArrayList<>();
+        metadata.supportedProtocols().forEach(p -> protocols.add(new ConsumerGroupMemberMetadataValue.ClassicProtocol()
+            .setName(p.name()).setMetadata(p.metadata())));
+        return new ConsumerGroupMemberMetadataValue.ClassicMemberMetadata()
+            .setSessionTimeoutMs(metadata.sessionTimeoutMs()).setSupportedProtocols(protocols);
+    }
+
+    /** The classic member metadata of a member subscription record, or null for a consumer-protocol member. */
+    static ClassicMemberMetadata classicMetadata(ConsumerGroupMemberMetadataValue value) {
+        ConsumerGroupMemberMetadataValue.ClassicMemberMetadata stored = value.classicMemberMetadata();
+        if (stored == null || stored.supportedProtocols().isEmpty()) {
+            return null;
+        }
+        List<ClassicMemberMetadata.Protocol> protocols = new ArrayList<>();
+        stored.supportedProtocols().forEach(p -> protocols.add(new ClassicMemberMetadata.Protocol(p.name(),
+            p.metadata())));
+        return new ClassicMemberMetadata(stored.sessionTimeoutMs(), protocols);
     }
 
     /** A member's regular expression as Kafka writes and describes it: "" for none. */
