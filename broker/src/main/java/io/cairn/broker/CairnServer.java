@@ -52,6 +52,11 @@ import io.cairn.broker.handler.EndTxnHandler;
 import io.cairn.broker.handler.ExpireDelegationTokenHandler;
 import io.cairn.broker.handler.FetchHandler;
 import io.cairn.broker.handler.FindCoordinatorHandler;
+import io.cairn.broker.handler.InitializeShareGroupStateHandler;
+import io.cairn.broker.handler.ReadShareGroupStateHandler;
+import io.cairn.broker.handler.WriteShareGroupStateHandler;
+import io.cairn.broker.handler.DeleteShareGroupStateHandler;
+import io.cairn.broker.handler.ReadShareGroupStateSummaryHandler;
 import io.cairn.broker.handler.GroupHandlers;
 import io.cairn.broker.handler.HandlerRegistry;
 import io.cairn.broker.handler.IncrementalAlterConfigsHandler;
@@ -98,6 +103,7 @@ import io.cairn.broker.security.InterBrokerClientSecurity;
 import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslFactory;
 import io.cairn.broker.security.StandardAclAuthorizer;
+import io.cairn.broker.share.ShareCoordinator;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMarkerSender;
 import io.cairn.broker.txn.markers.TransactionMarkerChannel;
@@ -169,6 +175,7 @@ public final class CairnServer implements AutoCloseable {
     private PartitionPurgatory purgatory;
     private GroupCoordinator groupCoordinator;
     private TransactionCoordinator transactionCoordinator;
+    private ShareCoordinator shareCoordinator;
     private RequestHandlerPool requestHandlers;
     private DynamicThreadPools threadPools;
     private DynamicListeners listeners;
@@ -270,16 +277,13 @@ public final class CairnServer implements AutoCloseable {
             connectionLimits = new DynamicConnectionLimits(config.nodeId(), config.originals(),
                     config.kafkaListeners().stream().map(Endpoint::listenerName).toList(),
                     limits -> socketServer.connectionQuotas().update(limits));
-            startTransactionChannels();
-            ProducerIdManager producerIds = new ProducerIdManager(metadata.node(), config.nodeId(), Time.SYSTEM);
-            transactionCoordinator = new TransactionCoordinator(replicaManager, metadata.node(), purgatory,
-                    config.transactionConfig(), Time.SYSTEM, markerChannel, producerIds::generateProducerId);
-            transactionCoordinator.start();
+            ProducerIdManager producerIds = startTransactionAndShareCoordinators();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
-                            producerIds), BrokerReconfigurable.all(List.<BrokerReconfigurable>of(threadPools,
-                            networkThreads, connectionLimits, listeners, logCleaner, this::validateSslStores,
-                            saslSettings)), clientQuotas, extraHandlers);
+                            producerIds), shareCoordinator,
+                    BrokerReconfigurable.all(List.<BrokerReconfigurable>of(threadPools, networkThreads,
+                            connectionLimits, listeners, logCleaner, this::validateSslStores, saslSettings)),
+                    clientQuotas, extraHandlers);
             registerMetrics();
             MetadataNode node = metadata.node();
             socketServer = new SocketServer(config, this::registryFor, requestHandlers, metrics,
@@ -482,18 +486,35 @@ public final class CairnServer implements AutoCloseable {
                 .withProducerIdExpirationCheckMs(config.producerIdExpirationCheckIntervalMs());
     }
 
+    /**
+     * Starts the transaction channels and the transaction coordinator (with the producer id manager it draws from,
+     * which it returns) and the share coordinator, each following the leadership of its internal topic.
+     */
+    private ProducerIdManager startTransactionAndShareCoordinators() {
+        startTransactionChannels();
+        ProducerIdManager producerIds = new ProducerIdManager(metadata.node(), config.nodeId(), Time.SYSTEM);
+        transactionCoordinator = new TransactionCoordinator(replicaManager, metadata.node(), purgatory,
+                config.transactionConfig(), Time.SYSTEM, markerChannel, producerIds::generateProducerId);
+        transactionCoordinator.start();
+        shareCoordinator = new ShareCoordinator(replicaManager, metadata.node(), purgatory,
+                config.shareCoordinatorConfig(), Time.SYSTEM);
+        shareCoordinator.start();
+        return producerIds;
+    }
+
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    PartitionPurgatory purgatory, GroupCoordinator groups,
                                                    BrokerMetrics metrics, TransactionServices transactions,
+                                                   ShareCoordinator shares,
                                                    BrokerReconfigurable reconfigurables, RequestQuotas quotas,
                                                    List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
         AutoTopicCreation autoCreation = new AutoTopicCreation(config.autoCreateTopicsEnable(),
                 internal.offsetsPartitions(), internal.offsetsReplication(), internal.transactionPartitions(),
                 internal.transactionReplication(), config.transactionConfig().logMinIsr(),
-                config.transactionConfig().logSegmentBytes());
+                config.transactionConfig().logSegmentBytes(), config.shareCoordinatorConfig());
         List<ApiHandler<?, ?>> handlers = new ArrayList<>();
         handlers.add(new MetadataHandler(node, autoCreation));
         handlers.add(new CreateTopicsHandler(node));
@@ -549,7 +570,17 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new OffsetForLeaderEpochHandler(replicaManager));
         TransactionCoordinator txn = transactions.coordinator();
         handlers.add(new InitProducerIdHandler(transactions.producerIds(), txn));
-        handlers.add(new FindCoordinatorHandler(node, groups, txn, autoCreation));
+        handlers.add(new FindCoordinatorHandler(node, groups, txn, shares, autoCreation));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
+                new InitializeShareGroupStateHandler(shares)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
+                new ReadShareGroupStateHandler(shares)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
+                new WriteShareGroupStateHandler(shares)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
+                new DeleteShareGroupStateHandler(shares)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
+                new ReadShareGroupStateSummaryHandler(shares)));
         handlers.add(new AddPartitionsToTxnHandler(txn, node));
         handlers.add(new AddOffsetsToTxnHandler(txn, groups));
         handlers.add(new EndTxnHandler(txn));
@@ -723,6 +754,9 @@ public final class CairnServer implements AutoCloseable {
         }
         if (transactionCoordinator != null) {
             transactionCoordinator.close();
+        }
+        if (shareCoordinator != null) {
+            shareCoordinator.close();
         }
         if (purgatory != null) {
             purgatory.close();

@@ -4,6 +4,7 @@ import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupMigrationPolicy;
+import io.cairn.broker.share.ShareCoordinatorConfig;
 import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.isr.RackAwareReplicaSelector;
 import io.cairn.metadata.config.ConfigKey;
@@ -76,6 +77,17 @@ public final class BrokerConfig {
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
     public static final String TRANSACTION_STATE_LOG_REPLICATION_FACTOR = "transaction.state.log.replication.factor";
     public static final String TRANSACTION_STATE_LOG_MIN_ISR = "transaction.state.log.min.isr";
+    public static final String SHARE_STATE_TOPIC_NUM_PARTITIONS = "share.coordinator.state.topic.num.partitions";
+    public static final String SHARE_STATE_TOPIC_REPLICATION_FACTOR =
+            "share.coordinator.state.topic.replication.factor";
+    public static final String SHARE_STATE_TOPIC_MIN_ISR = "share.coordinator.state.topic.min.isr";
+    public static final String SHARE_STATE_TOPIC_SEGMENT_BYTES = "share.coordinator.state.topic.segment.bytes";
+    public static final String SHARE_SNAPSHOT_UPDATE_RECORDS_PER_SNAPSHOT =
+            "share.coordinator.snapshot.update.records.per.snapshot";
+    public static final String SHARE_COORDINATOR_LOAD_BUFFER_SIZE = "share.coordinator.load.buffer.size";
+    public static final String SHARE_COORDINATOR_THREADS = "share.coordinator.threads";
+    public static final String SHARE_COORDINATOR_APPEND_LINGER_MS = "share.coordinator.append.linger.ms";
+    public static final String SHARE_COORDINATOR_WRITE_TIMEOUT_MS = "share.coordinator.write.timeout.ms";
     public static final String TRANSACTION_STATE_LOG_SEGMENT_BYTES = "transaction.state.log.segment.bytes";
     public static final String TRANSACTION_MAX_TIMEOUT_MS = "transaction.max.timeout.ms";
     public static final String TRANSACTIONAL_ID_EXPIRATION_MS = "transactional.id.expiration.ms";
@@ -152,6 +164,7 @@ public final class BrokerConfig {
     private final ConsumerGroupConfig consumerGroupConfig;
     private final CoordinatorRuntimeSettings groupCoordinatorRuntime;
     private final TransactionConfig transactionConfig;
+    private final ShareCoordinatorConfig shareCoordinatorConfig;
     private final boolean metricsEnabled;
     private final String metricsHost;
     private final int metricsPort;
@@ -246,6 +259,7 @@ public final class BrokerConfig {
                 values.intValue(TRANSACTION_STATE_LOG_MIN_ISR, 1),
                 values.longValue(TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS, 1L),
                 values.longValue(TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS, 1L));
+        this.shareCoordinatorConfig = shareCoordinatorConfig(values);
         this.metricsEnabled = values.booleanValue(METRICS_ENABLED);
         this.metricsHost = values.string(METRICS_HOST);
         this.metricsPort = values.intValue(METRICS_PORT, 0);
@@ -433,6 +447,17 @@ public final class BrokerConfig {
         }
     }
 
+    private static ShareCoordinatorConfig shareCoordinatorConfig(ValueParser values) {
+        return new ShareCoordinatorConfig(values.intValue(SHARE_STATE_TOPIC_NUM_PARTITIONS, 1),
+                (short) values.intValue(SHARE_STATE_TOPIC_REPLICATION_FACTOR, 1),
+                values.intValue(SHARE_STATE_TOPIC_MIN_ISR, 1), values.intValue(SHARE_STATE_TOPIC_SEGMENT_BYTES, 1),
+                values.intValue(SHARE_SNAPSHOT_UPDATE_RECORDS_PER_SNAPSHOT, 0),
+                values.intValue(SHARE_COORDINATOR_LOAD_BUFFER_SIZE, 1),
+                new CoordinatorRuntimeSettings(values.intValue(SHARE_COORDINATOR_THREADS, 1),
+                        values.intValue(SHARE_COORDINATOR_APPEND_LINGER_MS, 0),
+                        values.intValue(SHARE_COORDINATOR_WRITE_TIMEOUT_MS, 1)));
+    }
+
     private static GroupConfig groupConfig(ValueParser values) {
         return new GroupConfig(values.intValue(GROUP_MIN_SESSION_TIMEOUT_MS, 0),
                 values.intValue(GROUP_MAX_SESSION_TIMEOUT_MS, 0),
@@ -599,6 +624,16 @@ public final class BrokerConfig {
         values.put(TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS,
                 Long.toString(transactionConfig.removeExpiredIntervalMs()));
         values.put(TRANSACTIONAL_ID_EXPIRATION_MS, Long.toString(transactionConfig.transactionalIdExpirationMs()));
+        ShareCoordinatorConfig share = shareCoordinatorConfig;
+        values.put(SHARE_STATE_TOPIC_NUM_PARTITIONS, Integer.toString(share.numPartitions()));
+        values.put(SHARE_STATE_TOPIC_REPLICATION_FACTOR, Short.toString(share.replicationFactor()));
+        values.put(SHARE_STATE_TOPIC_MIN_ISR, Integer.toString(share.minIsr()));
+        values.put(SHARE_STATE_TOPIC_SEGMENT_BYTES, Integer.toString(share.segmentBytes()));
+        values.put(SHARE_SNAPSHOT_UPDATE_RECORDS_PER_SNAPSHOT, Integer.toString(share.updatesPerSnapshot()));
+        values.put(SHARE_COORDINATOR_LOAD_BUFFER_SIZE, Integer.toString(share.loadBufferSize()));
+        values.put(SHARE_COORDINATOR_THREADS, Integer.toString(share.runtime().threads()));
+        values.put(SHARE_COORDINATOR_APPEND_LINGER_MS, Integer.toString(share.runtime().appendLingerMs()));
+        values.put(SHARE_COORDINATOR_WRITE_TIMEOUT_MS, Long.toString(share.runtime().writeTimeoutMs()));
         replicaFetch.addTo(values);
         return values;
     }
@@ -940,6 +975,11 @@ public final class BrokerConfig {
     /** The transaction coordinator's settings. */
     public TransactionConfig transactionConfig() {
         return transactionConfig;
+    }
+
+    /** The share coordinator's settings ({@code share.coordinator.*}). */
+    public ShareCoordinatorConfig shareCoordinatorConfig() {
+        return shareCoordinatorConfig;
     }
 
     /** Partitions and replication factor of the internal topics when Metadata auto-creates them. */

@@ -1,5 +1,7 @@
 package io.cairn.broker.handler;
 
+import io.cairn.broker.share.ShareCoordinator;
+import io.cairn.broker.share.ShareCoordinatorConfig;
 import io.cairn.wire.message.CreateTopicsRequestData.CreatableTopic;
 import io.cairn.wire.message.CreateTopicsRequestData.CreatableTopicConfig;
 import java.util.LinkedHashMap;
@@ -18,10 +20,19 @@ import java.util.Map;
  * @param transactionReplication transaction.state.log.replication.factor
  * @param transactionMinIsr      transaction.state.log.min.isr (the topic's min.insync.replicas)
  * @param transactionSegmentBytes transaction.state.log.segment.bytes (the topic's segment.bytes)
+ * @param share                  the share.coordinator.state.topic.* settings of {@code __share_group_state}
  */
 public record AutoTopicCreation(boolean enabled, int offsetsPartitions, short offsetsReplication,
                                 int transactionPartitions, short transactionReplication, int transactionMinIsr,
-                                int transactionSegmentBytes) {
+                                int transactionSegmentBytes, ShareCoordinatorConfig share) {
+
+    /** With Kafka's defaults for {@code __share_group_state}. */
+    public AutoTopicCreation(boolean enabled, int offsetsPartitions, short offsetsReplication,
+                             int transactionPartitions, short transactionReplication, int transactionMinIsr,
+                             int transactionSegmentBytes) {
+        this(enabled, offsetsPartitions, offsetsReplication, transactionPartitions, transactionReplication,
+                transactionMinIsr, transactionSegmentBytes, ShareCoordinatorConfig.defaults());
+    }
 
     /** With Kafka's default min.isr (2) and segment.bytes (100 MiB) for {@code __transaction_state}. */
     public AutoTopicCreation(boolean enabled, int offsetsPartitions, short offsetsReplication,
@@ -51,6 +62,14 @@ public record AutoTopicCreation(boolean enabled, int offsetsPartitions, short of
             configs.put("min.insync.replicas", Integer.toString(transactionMinIsr));
             configs.put("segment.bytes", Integer.toString(transactionSegmentBytes));
             configs.put("unclean.leader.election.enable", "false");
+        } else if (ShareCoordinator.TOPIC.equals(name)) {
+            // Kafka's ShareCoordinatorService.shareGroupStateTopicConfigs: never compacted, kept forever.
+            topic.setNumPartitions(share.numPartitions()).setReplicationFactor(share.replicationFactor());
+            configs.put("cleanup.policy", "delete");
+            configs.put("compression.type", "producer");
+            configs.put("segment.bytes", Integer.toString(share.segmentBytes()));
+            configs.put("min.insync.replicas", Integer.toString(share.minIsr()));
+            configs.put("retention.ms", "-1");
         }
         configs.forEach((key, value) -> topic.configs().add(new CreatableTopicConfig().setName(key).setValue(value)));
         return topic;

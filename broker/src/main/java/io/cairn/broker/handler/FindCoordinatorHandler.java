@@ -3,6 +3,8 @@ package io.cairn.broker.handler;
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
 import io.cairn.broker.group.GroupCoordinator;
+import io.cairn.broker.share.ShareCoordinator;
+import io.cairn.broker.share.SharePartitionKey;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.AclOperation;
@@ -32,8 +34,11 @@ import org.apache.logging.log4j.Logger;
  * again by the next request) and the partition has a live leader; v4+ answers a batch of keys one by one.
  *
  * <p>The coordinator of a transactional id is the leader of its {@code __transaction_state} partition, the topic
- * created on first use the same way. A SHARE key is INVALID_REQUEST as on a Kafka broker without a share
- * coordinator, and an unknown key type fails the whole request with INVALID_REQUEST. As Kafka, a v4+ key's answer
+ * created on first use the same way. The coordinator of a SHARE key ({@code "groupId:topicId:partition"}, v6+
+ * only: INVALID_REQUEST before) is the leader of its {@code __share_group_state} partition, created on first use
+ * too; as Kafka, only a caller with CLUSTER_ACTION on the cluster may ask (else the whole request fails with
+ * CLUSTER_AUTHORIZATION_FAILED) and a key that does not parse is INVALID_REQUEST. An unknown key type fails the whole
+ * request with INVALID_REQUEST. As Kafka, a v4+ key's answer
  * carries no error message and a v0-3 answer the error's default one. Thread-safe, never blocks.
  */
 public final class FindCoordinatorHandler
@@ -47,16 +52,28 @@ public final class FindCoordinatorHandler
     private final MetadataNode metadata;
     private final GroupCoordinator groups;
     private final TransactionCoordinator transactions;
+    private final ShareCoordinator shares;
     private final AutoTopicCreation autoCreation;
     private final AtomicBoolean creatingOffsets = new AtomicBoolean();
     private final AtomicBoolean creatingTransactions = new AtomicBoolean();
+    private final AtomicBoolean creatingShareState = new AtomicBoolean();
 
-    /** @param transactions the transaction coordinator, whose partitions answer TRANSACTION keys */
+    /** Without a share coordinator: a SHARE key is INVALID_REQUEST, as on a Kafka broker without one. */
     public FindCoordinatorHandler(MetadataNode metadata, GroupCoordinator groups, TransactionCoordinator transactions,
                                   AutoTopicCreation autoCreation) {
+        this(metadata, groups, transactions, null, autoCreation);
+    }
+
+    /**
+     * @param transactions the transaction coordinator, whose partitions answer TRANSACTION keys
+     * @param shares       the share coordinator, whose partitions answer SHARE keys (null: none)
+     */
+    public FindCoordinatorHandler(MetadataNode metadata, GroupCoordinator groups, TransactionCoordinator transactions,
+                                  ShareCoordinator shares, AutoTopicCreation autoCreation) {
         this.metadata = metadata;
         this.groups = groups;
         this.transactions = transactions;
+        this.shares = shares;
         this.autoCreation = autoCreation;
     }
 
@@ -81,6 +98,12 @@ public final class FindCoordinatorHandler
         if (ctx.apiVersion() >= 4) {
             if (request.keyType() != GROUP && request.keyType() != TRANSACTION && request.keyType() != SHARE) {
                 return completedFuture(errorResponse(ctx, request, Errors.INVALID_REQUEST));
+            }
+            // Kafka's authorizeClusterOperation throws for the first SHARE key of an unauthorized caller.
+            if (request.keyType() == SHARE && shares != null && ctx.apiVersion() >= 6
+                    && !ctx.authorize(AclOperation.CLUSTER_ACTION, AclResourceType.CLUSTER,
+                    AclResourceType.CLUSTER_NAME)) {
+                return completedFuture(errorResponse(ctx, request, Errors.CLUSTER_AUTHORIZATION_FAILED));
             }
             for (String key : request.coordinatorKeys()) {
                 response.coordinators().add(find(ctx, request.keyType(), key).setKey(key));
@@ -108,6 +131,9 @@ public final class FindCoordinatorHandler
             }
             return leaderOf(ctx, new TopicPartition(TransactionCoordinator.TOPIC, transactions.partitionFor(key)));
         }
+        if (keyType == SHARE) {
+            return findShare(ctx, key);
+        }
         if (keyType != GROUP) {
             return error(Errors.INVALID_REQUEST);
         }
@@ -116,6 +142,24 @@ public final class FindCoordinatorHandler
             return error(Errors.COORDINATOR_NOT_AVAILABLE);
         }
         return leaderOf(ctx, new TopicPartition(GroupCoordinator.TOPIC, groups.partitionFor(key)));
+    }
+
+    private Coordinator findShare(RequestContext ctx, String key) {
+        if (shares == null || ctx.apiVersion() < 6) {
+            return error(Errors.INVALID_REQUEST);
+        }
+        SharePartitionKey shareKey;
+        try {
+            shareKey = SharePartitionKey.parse(key);
+        } catch (IllegalArgumentException e) {
+            LOGGER.error("Share coordinator key is invalid: {}", e.getMessage());
+            return error(Errors.INVALID_REQUEST);
+        }
+        if (shares.topic().isEmpty()) {
+            createTopic(ShareCoordinator.TOPIC, creatingShareState);
+            return error(Errors.COORDINATOR_NOT_AVAILABLE);
+        }
+        return leaderOf(ctx, new TopicPartition(ShareCoordinator.TOPIC, shares.partitionFor(shareKey)));
     }
 
     private Coordinator leaderOf(RequestContext ctx, TopicPartition partition) {
