@@ -127,6 +127,9 @@ public final class CairnProcess extends AbstractBrokerProcess {
         config.put("transaction.state.log.replication.factor", "1");
         config.put("transaction.state.log.min.isr", "1");
         config.put("transaction.state.log.num.partitions", "1");
+        config.put("share.coordinator.state.topic.replication.factor", "1");
+        config.put("share.coordinator.state.topic.min.isr", "1");
+        config.put("share.coordinator.state.topic.num.partitions", "1");
         config.put("group.initial.rebalance.delay.ms", "0");
         config.put("controller.quorum.election.timeout.ms", KafkaReferenceProcess.SOLE_VOTER_ELECTION_TIMEOUT_MS);
         config.put("metrics.port", Integer.toString(metricsPort));
