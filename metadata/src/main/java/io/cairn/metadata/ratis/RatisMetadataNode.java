@@ -241,7 +241,8 @@ public final class RatisMetadataNode implements MetadataNode {
             throw e;
         }
         LOGGER.info("Metadata node {} started (roles {}, voters {}, cluster {}{}; the quorum speaks {})",
-                config.nodeId(), config.roles(), config.voters(), meta.clusterId(),
+                config.nodeId(), config.roles(), node.currentVoterIds().isEmpty() ? "none yet (joins through "
+                        + config.bootstrapServers() + ")" : node.currentVoterIds(), meta.clusterId(),
                 config.isController() && config.controllerBind() != null
                         ? "; the controller listener " + config.controllerBind() + " serves the Raft quorum" : "",
                 front != null ? front : config.tls() == null ? "PLAINTEXT" : config.tls());
