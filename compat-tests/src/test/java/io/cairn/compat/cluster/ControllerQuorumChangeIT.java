@@ -8,12 +8,16 @@ import io.cairn.compat.group.GroupClients;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.CairnProcess;
+import io.cairn.testkit.ClusterNode;
 import io.cairn.testkit.FreePorts;
 import io.cairn.testkit.JavaTool;
 import io.cairn.testkit.KafkaDistribution;
+import io.cairn.testkit.KafkaReferenceProcess;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -35,20 +39,20 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.DuplicateVoterException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.errors.VoterNotFoundException;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Changing the controller quorum at run time (KIP-853) as Kafka's documentation does it: three combined nodes with
- * {@code controller.quorum.bootstrap.servers}, formatted with {@code --initial-controllers}; a fourth formatted with
- * {@code --no-initial-controllers} is added with {@code kafka-metadata-quorum add-controller} (its own
- * {@code server.properties} as {@code --command-config}), the four voters survive a restart of every node, and the
- * fourth is removed again with {@code Admin.removeRaftVoter}, while topics are created all along; Kafka's error codes
- * for a duplicate voter and an unknown voter key; and a static quorum ({@code controller.quorum.voters},
- * kraft.version 0) refuses voter changes with UNSUPPORTED_VERSION, on Cairn as on the reference Kafka.
+ * Changing the controller quorum at run time (KIP-853) as Kafka's documentation does it, on Cairn as on the reference
+ * Kafka 4.1.1: three combined nodes with {@code controller.quorum.bootstrap.servers}, formatted with
+ * {@code --initial-controllers}; a fourth formatted with {@code --no-initial-controllers} is added with
+ * {@code kafka-metadata-quorum add-controller} (its configuration as {@code --command-config}), the four voters
+ * survive a restart of every node, and the fourth is removed again with {@code Admin.removeRaftVoter}, while topics
+ * are created all along; Kafka's error codes for a duplicate voter and an unknown voter key (the Kafka half of this
+ * slow scenario runs in the faults profile, or with {@code -Dcairn.slow.kinds=CAIRN,KAFKA}); and a static quorum
+ * ({@code controller.quorum.voters}, kraft.version 0) refuses voter changes with UNSUPPORTED_VERSION.
  */
 @Timeout(420)
 @ExtendWith(BrokerLogsExtension.class)
@@ -81,49 +85,46 @@ class ControllerQuorumChangeIT {
         }
     }
 
-    @Test
-    void threeVotersGrowToFourAndShrinkBackToThreeWhileTopicsAreCreated() throws Exception {
+    @KafkaHalfInFaults
+    void threeVotersGrowToFourAndShrinkBackToThreeWhileTopicsAreCreated(BrokerKind kind) throws Exception {
         // Given: three voters formatted with --initial-controllers, a fourth controller with --no-initial-controllers
         int[] ports = FreePorts.freePorts(8);
-        List<CairnProcess> nodes = new ArrayList<>();
+        String host = FreePorts.LOOPBACK;
+        String clusterId = Uuid.randomUuid().toString();
         List<Uuid> directoryIds = IntStream.range(0, 3).mapToObj(i -> Uuid.randomUuid()).toList();
-        String bootstrap = String.join(",", IntStream.rangeClosed(1, 3).mapToObj(id -> "localhost:" + ports[3 + id])
+        String bootstrap = String.join(",", IntStream.rangeClosed(1, 3).mapToObj(id -> host + ":" + ports[3 + id])
                 .toList());
+        String initial = String.join(",", IntStream.rangeClosed(1, 3).mapToObj(id -> id + "@" + host + ":"
+                + ports[3 + id] + ":" + directoryIds.get(id - 1)).toList());
+        List<BrokerProcess> nodes = new ArrayList<>();
         for (int id = 1; id <= 4; id++) {
-            nodes.add(CairnProcess.builder().serverProperties(config(id, ports[id - 1], ports[3 + id], bootstrap),
-                    ports[id - 1]).build());
+            List<String> formatArgs = id <= 3 ? List.of("--initial-controllers", initial)
+                    : List.of("--no-initial-controllers");
+            nodes.add(node(kind, id, ports[id - 1], ports[3 + id], bootstrap, clusterId, formatArgs));
         }
-        String clients = String.join(",", IntStream.range(0, 3).mapToObj(i -> "localhost:" + ports[i]).toList());
+        String clients = String.join(",", IntStream.range(0, 3).mapToObj(i -> host + ":" + ports[i]).toList());
         TopicCreator topics = new TopicCreator(clients);
         try {
-            String clusterId = Uuid.randomUuid().toString();
-            String initial = String.join(",", IntStream.rangeClosed(1, 3).mapToObj(id -> id + "@localhost:"
-                    + ports[3 + id] + ":" + directoryIds.get(id - 1)).toList());
-            for (int id = 1; id <= 4; id++) {
-                List<String> args = new ArrayList<>(List.of("format", "--cluster-id", clusterId, "--config",
-                        CairnProcess.CONFIG_PLACEHOLDER));
-                args.addAll(id <= 3 ? List.of("--initial-controllers", initial) : List.of("--no-initial-controllers"));
-                JavaTool.Result format = nodes.get(id - 1).storageTool(args.toArray(String[]::new));
-                assertThat(format.exitCode()).as("%s", format).isZero();
-            }
             allOf(nodes.subList(0, 3).stream().map(node -> CompletableFuture.runAsync(node::start)).toList());
-            CairnProcess fourth = nodes.get(3);
-            Uuid fourthDirectory = Uuid.fromString(readProperty(fourth, "directory.id"));
-            // The fourth serves clients only once it is a voter, caught up and unfenced: its start ends after the add.
+            BrokerProcess fourth = nodes.get(3);
+            // Cairn's fourth serves clients only once it is a voter, caught up and unfenced (its start ends after
+            // the add); Kafka's starts as an observer.
             CompletableFuture<Void> fourthStarted = CompletableFuture.runAsync(fourth::start);
-            await().atMost(TIMEOUT).until(() -> !fourth.logLinesContaining("Metadata node 4 started").isEmpty());
+            await().atMost(TIMEOUT).until(() -> fourthStarted.isDone()
+                    || !fourth.logLinesContaining("Metadata node 4 started").isEmpty());
+            Uuid fourthDirectory = Uuid.fromString(readProperty(fourth, "directory.id"));
+            Path fourthConfig = controllerConfig(fourth, ports[3], ports[7]);
             topics.start();
             try (Admin admin = admin(clients)) {
                 awaitVoters(admin, Set.of(1, 2, 3));
 
-                // When: kafka-metadata-quorum add-controller, given the fourth's server.properties
-                JavaTool.Result added = tool(clients, "--command-config", fourth.serverProperties().toString(),
-                        "add-controller");
+                // When: kafka-metadata-quorum add-controller, given the fourth's configuration
+                JavaTool.Result added = tool(clients, "--command-config", fourthConfig.toString(), "add-controller");
 
                 // Then
                 assertThat(added.exitCode()).as("%s", added).isZero();
                 assertThat(added.stdout()).contains("Added controller 4 with directory id " + fourthDirectory
-                        + " and endpoints: CONTROLLER://localhost:" + ports[7]);
+                        + " and endpoints: CONTROLLER://" + host + ":" + ports[7]);
                 fourthStarted.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
                 QuorumInfo four = awaitVoters(admin, Set.of(1, 2, 3, 4));
                 assertThat(four.voters()).filteredOn(v -> v.replicaId() == 4).singleElement()
@@ -139,7 +140,7 @@ class ControllerQuorumChangeIT {
                 assertThat(replication.stdout()).containsPattern("(?m)^4\\s+" + fourthDirectory
                         + "\\s+\\d+\\s+\\d+\\s+.*(Leader|Follower)\\s*$");
                 assertThat(catchCause(() -> admin.addRaftVoter(4, fourthDirectory, Set.of(new RaftVoterEndpoint(
-                        "CONTROLLER", "localhost", ports[7]))).all().get(30, TimeUnit.SECONDS)))
+                        "CONTROLLER", host, ports[7]))).all().get(30, TimeUnit.SECONDS)))
                         .isInstanceOf(DuplicateVoterException.class);
                 assertThat(catchCause(() -> admin.removeRaftVoter(4, Uuid.randomUuid()).all()
                         .get(30, TimeUnit.SECONDS))).isInstanceOf(VoterNotFoundException.class);
@@ -148,7 +149,7 @@ class ControllerQuorumChangeIT {
             assertThat(topics.failures()).isEmpty();
             int createdWhileAdding = topics.created().size();
 
-            // The four voters are the Raft configuration in the metadata log: they outlive a restart of every node,
+            // The four voters are the quorum's voter set in the metadata log: they outlive a restart of every node,
             // though three of them were formatted with three voters and the fourth with none.
             allOf(nodes.stream().map(node -> CompletableFuture.runAsync(node::stop)).toList());
             allOf(nodes.stream().map(node -> CompletableFuture.runAsync(node::start)).toList());
@@ -176,13 +177,22 @@ class ControllerQuorumChangeIT {
         }
     }
 
-    private static String config(int id, int client, int controller, String bootstrap) {
-        return String.join("\n",
+    /** A combined node of the dynamic quorum, its storage formatted with {@code formatArgs} before its first start. */
+    private static BrokerProcess node(BrokerKind kind, int id, int client, int controller, String bootstrap,
+                                      String clusterId, List<String> formatArgs) {
+        String host = FreePorts.LOOPBACK;
+        if (kind == BrokerKind.KAFKA) {
+            // The harness's combined node, with the bootstrap servers in place of static voters.
+            return KafkaReferenceProcess.builder().clusterNode(new ClusterNode(id, client, controller, "", clusterId))
+                    .config("controller.quorum.bootstrap.servers", bootstrap)
+                    .formatArgs(formatArgs.toArray(String[]::new)).build();
+        }
+        CairnProcess cairn = CairnProcess.builder().serverProperties(String.join("\n",
                 "process.roles=broker,controller",
                 "node.id=" + id,
                 "controller.quorum.bootstrap.servers=" + bootstrap,
-                "listeners=PLAINTEXT://localhost:" + client + ",CONTROLLER://localhost:" + controller,
-                "advertised.listeners=PLAINTEXT://localhost:" + client + ",CONTROLLER://localhost:" + controller,
+                "listeners=PLAINTEXT://" + host + ":" + client + ",CONTROLLER://" + host + ":" + controller,
+                "advertised.listeners=PLAINTEXT://" + host + ":" + client + ",CONTROLLER://" + host + ":" + controller,
                 "inter.broker.listener.name=PLAINTEXT",
                 "controller.listener.names=CONTROLLER",
                 "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
@@ -193,7 +203,28 @@ class ControllerQuorumChangeIT {
                 "offsets.topic.num.partitions=1",
                 "transaction.state.log.replication.factor=1",
                 "transaction.state.log.num.partitions=1",
-                "");
+                ""), client).build();
+        List<String> args = new ArrayList<>(List.of("format", "--cluster-id", clusterId, "--config",
+                CairnProcess.CONFIG_PLACEHOLDER));
+        args.addAll(formatArgs);
+        JavaTool.Result format = cairn.storageTool(args.toArray(String[]::new));
+        assertThat(format.exitCode()).as("%s", format).isZero();
+        return cairn;
+    }
+
+    /**
+     * What {@code add-controller} reads of the controller it adds (its {@code --command-config}): the node id, its
+     * roles, its metadata directory (whose meta.properties holds the directory id) and its controller listener.
+     */
+    private static Path controllerConfig(BrokerProcess node, int client, int controller) throws IOException {
+        String host = FreePorts.LOOPBACK;
+        Path file = Files.createTempFile("add-controller", ".properties");
+        Files.writeString(file, String.join("\n", "node.id=4", "process.roles=broker,controller",
+                "controller.listener.names=CONTROLLER",
+                "listeners=PLAINTEXT://" + host + ":" + client + ",CONTROLLER://" + host + ":" + controller,
+                "log.dirs=" + node.dataDir(), ""));
+        file.toFile().deleteOnExit();
+        return file;
     }
 
     /** The voters once the quorum lists exactly {@code ids}, each with a log end offset. */
@@ -205,7 +236,7 @@ class ControllerQuorumChangeIT {
                                 && v.logEndOffset() > 0) && ids.contains(q.leaderId()));
     }
 
-    private static String readProperty(CairnProcess node, String key) throws IOException {
+    private static String readProperty(BrokerProcess node, String key) throws IOException {
         Properties props = new Properties();
         try (var in = Files.newInputStream(node.dataDir().resolve("meta.properties"))) {
             props.load(in);
