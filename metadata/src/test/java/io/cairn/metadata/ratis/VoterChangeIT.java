@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code --initial-controllers}, a fourth with {@code --no-initial-controllers} that reaches the quorum through
  * {@code controller.quorum.bootstrap.servers} alone. AddRaftVoter makes it a voter (the leader catches it up first),
  * the voter set with its directory ids outlives a restart of every node, RemoveRaftVoter takes it out again, and
- * topics are created through every node all along.
+ * topics are created through every node all along. The voters snapshot every 8 entries, so the fourth catches up
+ * from the leader's snapshot.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class VoterChangeIT {
@@ -86,6 +87,10 @@ class VoterChangeIT {
         // The fourth, outside the quorum, reaches the active controller through the bootstrap servers.
         assertThat(nodes.get(3).registerBroker(TestRequests.registration(101, null).setIncarnationId(INCARNATION))
                 .get(60, TimeUnit.SECONDS).errorCode()).isEqualTo(Errors.NONE.code());
+        // Enough entries that the voters snapshot and purge their logs: the leader must send the fourth a snapshot.
+        for (int i = 0; i < 12; i++) {
+            createTopicThrough(nodes.get(0), "before-" + i);
+        }
 
         // When
         AddRaftVoterRequestData add = new AddRaftVoterRequestData().setClusterId(clusterId).setTimeoutMs(30_000)
@@ -98,6 +103,8 @@ class VoterChangeIT {
         assertThat(added.errorCode()).as("%s", added).isEqualTo(Errors.NONE.code());
         await().atMost(TIMEOUT).ignoreExceptions().untilAsserted(() -> assertThat(voters(nodes.get(3)))
                 .containsEntry(4, fourth).containsEntry(1, directories.get(0)).hasSize(4));
+        await().atMost(TIMEOUT).untilAsserted(() -> assertThat(nodes.get(3).currentImage().topic("before-11"))
+                .isPresent());
         assertThat(nodes.get(2).addRaftVoter(add).get(60, TimeUnit.SECONDS).errorCode())
                 .isEqualTo(Errors.DUPLICATE_VOTER.code());
         createTopicThrough(nodes.get(3), "added");
@@ -136,7 +143,8 @@ class VoterChangeIT {
         Files.writeString(file, String.join("\n", "process.roles=controller", "node.id=" + id,
                 "controller.quorum.bootstrap.servers=" + bootstrap,
                 "listeners=CONTROLLER://localhost:" + port, "controller.listener.names=CONTROLLER",
-                "controller.quorum.election.timeout.ms=500", "log.dirs=" + dir.resolve("n" + id), ""));
+                "controller.quorum.election.timeout.ms=500", "metadata.snapshot.entries=8",
+                "log.dirs=" + dir.resolve("n" + id), ""));
         return file;
     }
 
