@@ -49,8 +49,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Kafka 4.1.1: three combined nodes with {@code controller.quorum.bootstrap.servers}, formatted with
  * {@code --initial-controllers}; a fourth formatted with {@code --no-initial-controllers} is added with
  * {@code kafka-metadata-quorum add-controller} (its configuration as {@code --command-config}), the four voters
- * survive a restart of every node, and the fourth is removed again with {@code Admin.removeRaftVoter}, while topics
- * are created all along; Kafka's error codes for a duplicate voter and an unknown voter key (the Kafka half of this
+ * survive a restart of every node, and the fourth is removed again with {@code Admin.removeRaftVoter} (it goes on
+ * as an observer), while topics are created all along; Kafka's error codes for a duplicate voter and an unknown voter key (the Kafka half of this
  * slow scenario runs in the faults profile, or with {@code -Dcairn.slow.kinds=CAIRN,KAFKA}); and a static quorum
  * ({@code controller.quorum.voters}, kraft.version 0) refuses voter changes with UNSUPPORTED_VERSION.
  */
@@ -110,7 +110,7 @@ class ControllerQuorumChangeIT {
             // Cairn's fourth serves clients only once it is a voter, caught up and unfenced (its start ends after
             // the add); Kafka's starts as an observer.
             CompletableFuture<Void> fourthStarted = CompletableFuture.runAsync(fourth::start);
-            await().atMost(TIMEOUT).until(() -> fourthStarted.isDone()
+            await().atMost(TIMEOUT).ignoreExceptions().until(() -> fourthStarted.isDone()
                     || !fourth.logLinesContaining("Metadata node 4 started").isEmpty());
             Uuid fourthDirectory = Uuid.fromString(readProperty(fourth, "directory.id"));
             Path fourthConfig = controllerConfig(fourth, ports[3], ports[7]);
@@ -163,6 +163,10 @@ class ControllerQuorumChangeIT {
                 // Then
                 QuorumInfo three = awaitVoters(admin, Set.of(1, 2, 3));
                 assertThat(three.nodes()).doesNotContainKey(4);
+                // The removed controller goes on following the metadata log as an observer.
+                await().atMost(TIMEOUT).ignoreExceptions().untilAsserted(() -> assertThat(admin
+                        .describeMetadataQuorum().quorumInfo().get(10, TimeUnit.SECONDS).observers())
+                        .anySatisfy(o -> assertThat(o.replicaId()).isEqualTo(4)));
                 int before = topics.created().size();
                 await().atMost(TIMEOUT).until(() -> topics.created().size() > before + 2);
                 topics.stop();

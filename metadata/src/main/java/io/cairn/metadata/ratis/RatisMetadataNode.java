@@ -627,8 +627,10 @@ public final class RatisMetadataNode implements MetadataNode {
         Map<Integer, QuorumDescription.VoterEndpoint> endpoints = new HashMap<>();
         if (Features.dynamicQuorum(stateMachine.image()) || config.voters().isEmpty()) {
             // A dynamic quorum (KIP-853) describes its voters as the Raft configuration holds them; a static one
-            // as controller.quorum.voters names them.
-            for (RaftPeer peer : division.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER)) {
+            // as controller.quorum.voters names them. A listener that was a voter keeps its directory id.
+            List<RaftPeer> members = new ArrayList<>(division.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER));
+            members.addAll(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER));
+            for (RaftPeer peer : members) {
                 InetSocketAddress address = parseAddress(peer.getAddress());
                 if (address != null) {
                     endpoints.put(nodeId(peer), new QuorumDescription.VoterEndpoint(address.getHostString(),
@@ -666,8 +668,9 @@ public final class RatisMetadataNode implements MetadataNode {
      * configuration the checks read. Ratis commits it with joint consensus: a new voter is first caught up by the
      * leader (Ratis' staging, where Kafka asks the new voter to be a caught-up observer), then the old and the new
      * set commit together; the answer comes once the new set is committed, as Kafka answers once its VotersRecord
-     * commits. A removed leader steps down after that. A change that does not commit within the request's timeout
-     * (AddRaftVoter's TimeoutMs, at least controller.quorum.request.timeout.ms) is REQUEST_TIMED_OUT.
+     * commits. A removed voter stays in the group as a listener (Kafka's observer); a removed leader steps down. A
+     * change that does not commit within the request's timeout (AddRaftVoter's TimeoutMs, at least
+     * controller.quorum.request.timeout.ms) is REQUEST_TIMED_OUT.
      */
     private CompletableFuture<ApiMessage> changeVoters(ApiMessage request) {
         boolean add = request instanceof AddRaftVoterRequestData;
@@ -706,7 +709,15 @@ public final class RatisMetadataNode implements MetadataNode {
             newServers.add(voterPeer(changed, outcome.changed().host(), outcome.changed().port(),
                     outcome.changed().directoryId()));
         }
-        List<RaftPeer> newListeners = listeners.stream().filter(p -> nodeId(p) != changed).toList();
+        List<RaftPeer> newListeners = new ArrayList<>(listeners.stream().filter(p -> nodeId(p) != changed).toList());
+        if (!add) {
+            // As Kafka's removed controller goes on fetching as an observer, the removed voter stays in the group as
+            // a listener: the leader keeps replicating to it, so a combined node's broker keeps its metadata.
+            RaftPeer removed = servers.stream().filter(p -> nodeId(p) == changed).findFirst().orElseThrow();
+            newListeners.add(RaftPeer.newBuilder().setId(removed.getId()).setAddress(removed.getAddress())
+                    .setDataStreamAddress(removed.getDataStreamAddress()).setStartupRole(RaftPeerRole.LISTENER)
+                    .build());
+        }
         SetConfigurationRequest.Arguments args = SetConfigurationRequest.Arguments.newBuilder()
                 .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
                 .setServersInCurrentConf(servers).setListenersInCurrentConf(listeners)

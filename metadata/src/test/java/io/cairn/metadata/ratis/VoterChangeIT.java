@@ -39,8 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * KIP-853 on the Ratis quorum, four controllers in this JVM on loopback: three formatted with
  * {@code --initial-controllers}, a fourth with {@code --no-initial-controllers} that reaches the quorum through
  * {@code controller.quorum.bootstrap.servers} alone. AddRaftVoter makes it a voter (the leader catches it up first),
- * the voter set with its directory ids outlives a restart of every node, RemoveRaftVoter takes it out again, and
- * topics are created through every node all along. The voters snapshot every 8 entries, so the fourth catches up
+ * the voter set with its directory ids outlives a restart of every node, RemoveRaftVoter takes it out again (it
+ * goes on following the log as an observer), and topics are created through every node all along. The voters snapshot every 8 entries, so the fourth catches up
  * from the leader's snapshot.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -136,6 +136,11 @@ class VoterChangeIT {
         await().atMost(TIMEOUT).ignoreExceptions().untilAsserted(() -> assertThat(voters(nodes.get(0)))
                 .containsOnlyKeys(1, 2, 3));
         createTopicThrough(nodes.get(1), "removed");
+        // The removed voter follows the log as an observer (a Ratis listener), as Kafka's removed controller does.
+        await().atMost(TIMEOUT).untilAsserted(() -> assertThat(nodes.get(3).currentImage().topic("removed"))
+                .isPresent());
+        await().atMost(TIMEOUT).ignoreExceptions().untilAsserted(() -> assertThat(observers(nodes.get(0)))
+                .containsEntry(4, fourth));
     }
 
     private Path write(int id, int port, String bootstrap) throws Exception {
@@ -161,6 +166,15 @@ class VoterChangeIT {
 
     /** The voters and their directory ids, as the active controller describes them through {@code node}. */
     private static Map<Integer, Uuid> voters(MetadataNode node) throws Exception {
+        return replicas(node, true);
+    }
+
+    /** The observers and their directory ids, as the active controller describes them through {@code node}. */
+    private static Map<Integer, Uuid> observers(MetadataNode node) throws Exception {
+        return replicas(node, false);
+    }
+
+    private static Map<Integer, Uuid> replicas(MetadataNode node, boolean voters) throws Exception {
         DescribeQuorumRequestData request = new DescribeQuorumRequestData();
         DescribeQuorumRequestData.TopicData topic = new DescribeQuorumRequestData.TopicData()
                 .setTopicName("__cluster_metadata");
@@ -168,11 +182,12 @@ class VoterChangeIT {
         request.topics().add(topic);
         DescribeQuorumResponseData response = node.describeQuorum(request).get(30, TimeUnit.SECONDS);
         DescribeQuorumResponseData.PartitionData partition = response.topics().get(0).partitions().get(0);
-        Map<Integer, Uuid> voters = new HashMap<>();
+        Map<Integer, Uuid> replicas = new HashMap<>();
         if (partition.errorCode() == Errors.NONE.code()) {
-            partition.currentVoters().forEach(v -> voters.put(v.replicaId(), v.replicaDirectoryId()));
+            (voters ? partition.currentVoters() : partition.observers())
+                    .forEach(v -> replicas.put(v.replicaId(), v.replicaDirectoryId()));
         }
-        return voters;
+        return replicas;
     }
 
     private static PrintStream quiet() {
