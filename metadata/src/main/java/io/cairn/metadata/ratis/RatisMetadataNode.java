@@ -33,6 +33,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,6 +41,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -688,7 +690,7 @@ public final class RatisMetadataNode implements MetadataNode {
             InetSocketAddress address = parseAddress(peer.getAddress());
             return new VoterChanges.Voter(nodeId(peer), directoryId(peer),
                     address == null ? "" : address.getHostString(), address == null ? -1 : address.getPort());
-        }).sorted(java.util.Comparator.comparingInt(VoterChanges.Voter::id)).toList();
+        }).sorted(Comparator.comparingInt(VoterChanges.Voter::id)).toList();
         boolean pending = voterChangeInFlight.get() || !conf.getPreviousPeers(RaftPeerRole.FOLLOWER).isEmpty()
                 || division.getRaftLog().getLastCommittedIndex() < conf.getLogEntryIndex();
         VoterChanges.LeaderState state = new VoterChanges.LeaderState(clusterId,
@@ -747,7 +749,7 @@ public final class RatisMetadataNode implements MetadataNode {
     /** A voter change that Ratis did not commit: NOT_LEADER_OR_FOLLOWER if leadership moved, else timed out. */
     private ApiMessage voterChangeFailure(boolean add, int voterId, Throwable failure) {
         Throwable cause = failure;
-        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+        while (cause instanceof CompletionException && cause.getCause() != null) {
             cause = cause.getCause();
         }
         LOGGER.warn("{} voter {} did not commit: {}", add ? "Adding" : "Removing", voterId, String.valueOf(cause));
