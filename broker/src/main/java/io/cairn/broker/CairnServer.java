@@ -267,11 +267,14 @@ public final class CairnServer implements AutoCloseable {
             // The socket server binds and closes them; it is made below, before the kept listeners are bound.
             listeners = new DynamicListeners(config, () -> socketServer);
             networkThreads = new DynamicNetworkThreads(config, () -> socketServer);
-            saslSettings = new DynamicSaslSettings(config.nodeId(), config.originals(), () -> socketServer);
             connectionLimits = new DynamicConnectionLimits(config.nodeId(), config.originals(),
                     config.kafkaListeners().stream().map(Endpoint::listenerName).toList(),
                     limits -> socketServer.connectionQuotas().update(limits));
             startTransactionChannels();
+            // the inter-broker clients' credentials object itself: the metadata thread applying a change must not
+            // wait for this server's monitor, which start() holds while it waits for that thread
+            saslSettings = new DynamicSaslSettings(config.nodeId(), config.originals(), () -> socketServer,
+                    config.replicaFetch().interBrokerListenerName(), interBrokerSecurity()::useSasl);
             ProducerIdManager producerIds = new ProducerIdManager(metadata.node(), config.nodeId(), Time.SYSTEM);
             transactionCoordinator = new TransactionCoordinator(replicaManager, metadata.node(), purgatory,
                     config.transactionConfig(), Time.SYSTEM, markerChannel, producerIds::generateProducerId);
