@@ -82,6 +82,9 @@ public final class InterBrokerClientSecurity {
      * with the ones it authenticated with.
      */
     public ClientTls clientTls() {
+        if (sasl == null) {
+            return transport; // never replaced: useSasl only replaces credentials there are
+        }
         return new ClientTls() {
             @Override
             public Socket secure(Socket socket, String host, int port) throws IOException {

@@ -31,8 +31,10 @@ class DynamicBrokerConfigsTest {
             // When: set per broker, as a listener's key where Kafka allows it only with a listener prefix
             String name = DynamicBrokerConfigs.isLive(key.name()) || !key.name().startsWith("ssl.")
                     ? key.name() : "listener.name.internal." + key.name();
+            String value = key.defaultValue() != null && key.validate(key.defaultValue()).isEmpty()
+                    ? key.defaultValue() : "x";
             Optional<DynamicBrokerConfigs.Refusal> refusal = DynamicBrokerConfigs.validate(
-                    Map.of(name, "x"), true);
+                    Map.of(name, value), true);
             refusal.filter(r -> !r.invalidRequest() || r.message().startsWith("Cairn"))
                     .ifPresent(r -> refusals.put(name, r.message()));
         }
