@@ -271,10 +271,7 @@ public final class CairnServer implements AutoCloseable {
                     config.kafkaListeners().stream().map(Endpoint::listenerName).toList(),
                     limits -> socketServer.connectionQuotas().update(limits));
             startTransactionChannels();
-            // the inter-broker clients' credentials object itself: the metadata thread applying a change must not
-            // wait for this server's monitor, which start() holds while it waits for that thread
-            saslSettings = new DynamicSaslSettings(config.nodeId(), config.originals(), () -> socketServer,
-                    config.replicaFetch().interBrokerListenerName(), interBrokerSecurity()::useSasl);
+            saslSettings = dynamicSaslSettings();
             ProducerIdManager producerIds = new ProducerIdManager(metadata.node(), config.nodeId(), Time.SYSTEM);
             transactionCoordinator = new TransactionCoordinator(replicaManager, metadata.node(), purgatory,
                     config.transactionConfig(), Time.SYSTEM, markerChannel, producerIds::generateProducerId);
@@ -310,6 +307,16 @@ public final class CairnServer implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * The SASL listeners' settings as dynamic configs change them, and the inter-broker clients' credentials. It is
+     * given the credentials' holder itself: the metadata thread applying a change must not wait for this server's
+     * monitor, which {@link #start} holds while it waits for that thread.
+     */
+    private DynamicSaslSettings dynamicSaslSettings() {
+        return new DynamicSaslSettings(config.nodeId(), config.originals(), () -> socketServer,
+                config.replicaFetch().interBrokerListenerName(), interBrokerSecurity()::useSasl);
     }
 
     /** The pools dynamic configs resize (Kafka's {@code DynamicThreadPool}), at their server.properties sizes. */
