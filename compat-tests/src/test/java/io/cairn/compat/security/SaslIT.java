@@ -21,6 +21,7 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -210,6 +211,17 @@ class SaslIT {
                     .untilAsserted(() -> assertThat(authenticates(bob)).isFalse());
         }
         assertThat(authenticates(client(saslPlaintext, "SASL_PLAINTEXT", "alice", "alice-secret"))).isTrue();
+
+        // When: deleted again (Kafka refuses any change of the unprefixed listener keys below while a listener's own
+        // key is set dynamically: its check of an existing listener compares the static config's listener keys)
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.BROKER, "1"), List.of(
+                    new AlterConfigOp(new ConfigEntry("listener.name.sasl_plaintext.plain.sasl.jaas.config", ""),
+                            AlterConfigOp.OpType.DELETE)))).all().get(30, TimeUnit.SECONDS);
+        }
+
+        // Then: bob is gone again on Cairn
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(authenticates(bob)).isFalse());
     }
 
     /**
@@ -237,9 +249,10 @@ class SaslIT {
                     .cause().isInstanceOf(InvalidRequestException.class).hasMessage("Cannot update these configs at "
                             + "default cluster level, broker id must be specified: Set(sasl.enabled.mechanisms)");
 
-            // When: set for broker 1
-            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.BROKER, "1"), List.of(
-                    new AlterConfigOp(scram, AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+            // When: set for broker 1 (again until Kafka has applied the deletion of the listener's own key above)
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> admin.incrementalAlterConfigs(Map.of(
+                    new ConfigResource(ConfigResource.Type.BROKER, "1"), List.of(new AlterConfigOp(scram,
+                            AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS));
 
             // Then
             if (kind == BrokerKind.CAIRN) {
@@ -416,10 +429,10 @@ class SaslIT {
 
     /**
      * Each node's INTERNAL listener enables SCRAM-SHA-256 too and {@code sasl.mechanism.inter.broker.protocol} becomes
-     * SCRAM-SHA-256, per broker: accepted by both. On Cairn the listeners take SCRAM at once and the inter-broker
-     * clients' next connections use it: node 2, restarted (its followers reconnect), catches up again over SCRAM
-     * with the broker's SCRAM user. Kafka 4.1.1 stores both but its running listeners keep PLAIN alone, so a node
-     * restarted onto SCRAM would be refused by its peers; its half stops at the acceptance.
+     * SCRAM-SHA-256, per broker. On Cairn the listeners take SCRAM at once and the inter-broker clients' next
+     * connections use it: node 2, restarted (its followers reconnect), catches up again over SCRAM with the broker's
+     * SCRAM user. Kafka 4.1.1 stores the listener's mechanisms (its running listener keeps PLAIN alone) and then
+     * refuses the inter-broker mechanism as a change of the existing listener INTERNAL.
      */
     private static void theInterBrokerMechanismChangesLive(BrokerKind kind, BrokerCluster cluster) throws Exception {
         // Given: the brokers' SCRAM user
@@ -429,20 +442,31 @@ class SaslIT {
                     new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), "broker-scram")))
                     .all().get(30, TimeUnit.SECONDS);
 
-            // When: every node enables SCRAM-SHA-256 on INTERNAL, then switches to it, per broker (two requests:
-            // Kafka refuses a change of an existing listener's own keys together with one of its listener keys)
+            // When: every node enables SCRAM-SHA-256 on INTERNAL, then switches to it, per broker
             for (int id = 1; id <= cluster.nodes().size(); id++) {
                 ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(id));
                 admin.incrementalAlterConfigs(Map.of(broker, List.of(new AlterConfigOp(new ConfigEntry(
                         "listener.name.internal.sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256"),
                         AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
-                // (again while the broker has not applied the first yet: Kafka then sees the listener change)
-                await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> admin.incrementalAlterConfigs(Map.of(
-                        broker, List.of(new AlterConfigOp(new ConfigEntry("sasl.mechanism.inter.broker.protocol",
-                                "SCRAM-SHA-256"), AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS));
-            }
-            if (kind != BrokerKind.CAIRN) {
-                return;
+                Map<ConfigResource, Collection<AlterConfigOp>> scram = Map.of(broker, List.of(new AlterConfigOp(
+                        new ConfigEntry("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-256"),
+                        AlterConfigOp.OpType.SET)));
+                if (kind == BrokerKind.CAIRN) {
+                    admin.incrementalAlterConfigs(scram).all().get(30, TimeUnit.SECONDS);
+                } else {
+                    // Kafka's DynamicListenerConfig compares an existing listener's own keys of the static config
+                    // with the new config's, which holds the dynamic one just set: a check Cairn does not reproduce,
+                    // since it applies a listener's keys (once the broker has the first change)
+                    await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                            assertThatThrownBy(() -> admin.incrementalAlterConfigs(scram).all()
+                                    .get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class).cause()
+                                    .isInstanceOf(InvalidRequestException.class).hasMessage("Invalid value "
+                                    + "org.apache.kafka.common.config.ConfigException: Configs cannot be updated "
+                                    + "dynamically for existing listener ListenerName(INTERNAL), restart broker or "
+                                    + "create a new listener for update for configuration Invalid dynamic "
+                                    + "configuration"));
+                    return;
+                }
             }
             for (BrokerProcess node : cluster.nodes()) {
                 await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(node.logLinesContaining(
