@@ -452,7 +452,9 @@ class SaslIT {
                         new ConfigEntry("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-256"),
                         AlterConfigOp.OpType.SET)));
                 if (kind == BrokerKind.CAIRN) {
-                    admin.incrementalAlterConfigs(scram).all().get(30, TimeUnit.SECONDS);
+                    // (again until the broker has the first change: checked against the listener's mechanisms)
+                    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> admin.incrementalAlterConfigs(scram)
+                            .all().get(30, TimeUnit.SECONDS));
                 } else {
                     // Kafka's DynamicListenerConfig compares an existing listener's own keys of the static config
                     // with the new config's, which holds the dynamic one just set: a check Cairn does not reproduce,
