@@ -430,8 +430,8 @@ class SaslIT {
     /**
      * Each node's INTERNAL listener enables SCRAM-SHA-256 too and {@code sasl.mechanism.inter.broker.protocol} becomes
      * SCRAM-SHA-256, per broker. On Cairn the listeners take SCRAM at once and the inter-broker clients' next
-     * connections use it: node 2, restarted (its followers reconnect), catches up again over SCRAM with the broker's
-     * SCRAM user. Kafka 4.1.1 stores the listener's mechanisms (its running listener keeps PLAIN alone) and then
+     * connections use it: with PLAIN then no longer offered, node 2, restarted (its followers reconnect), catches up
+     * again over SCRAM with the broker's SCRAM user. Kafka 4.1.1 stores the listener's mechanisms (its running listener keeps PLAIN alone) and then
      * refuses the inter-broker mechanism as a change of the existing listener INTERNAL.
      */
     private static void theInterBrokerMechanismChangesLive(BrokerKind kind, BrokerCluster cluster) throws Exception {
@@ -476,7 +476,15 @@ class SaslIT {
                         .isNotEmpty());
             }
 
-            // Then: node 2 restarted follows again, over SCRAM
+            // When: the INTERNAL listeners no longer offer PLAIN (open connections keep their sessions)
+            for (int id = 1; id <= cluster.nodes().size(); id++) {
+                ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(id));
+                admin.incrementalAlterConfigs(Map.of(broker, List.of(new AlterConfigOp(new ConfigEntry(
+                        "listener.name.internal.sasl.enabled.mechanisms", "SCRAM-SHA-256"),
+                        AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+            }
+
+            // Then: node 2 restarted follows again, over SCRAM alone
             BrokerProcess second = cluster.nodes().get(1);
             second.restart();
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
