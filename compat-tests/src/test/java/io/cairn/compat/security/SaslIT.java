@@ -487,6 +487,9 @@ class SaslIT {
             // Then: node 2 restarted follows again, over SCRAM alone
             BrokerProcess second = cluster.nodes().get(1);
             second.restart();
+            Properties plaintext = new Properties();
+            plaintext.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            produce(plaintext, "replicated", "after-restart-", 10);
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
                 TopicDescription topic = admin.describeTopics(List.of("replicated")).allTopicNames()
                         .get(10, TimeUnit.SECONDS).get("replicated");
@@ -494,6 +497,7 @@ class SaslIT {
             });
             assertThat(second.logLinesContaining("Inter-broker clients' new connections authenticate with "
                     + "SASL/SCRAM-SHA-256 as broker")).isNotEmpty();
+            assertThat(second.logLinesContaining("UNSUPPORTED_SASL_MECHANISM")).isEmpty();
         }
     }
 
