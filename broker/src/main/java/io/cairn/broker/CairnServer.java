@@ -275,11 +275,11 @@ public final class CairnServer implements AutoCloseable {
             // The socket server binds and closes them; it is made below, before the kept listeners are bound.
             listeners = new DynamicListeners(config, () -> socketServer);
             networkThreads = new DynamicNetworkThreads(config, () -> socketServer);
-            saslSettings = new DynamicSaslSettings(config.nodeId(), config.originals(), () -> socketServer);
             connectionLimits = new DynamicConnectionLimits(config.nodeId(), config.originals(),
                     config.kafkaListeners().stream().map(Endpoint::listenerName).toList(),
                     limits -> socketServer.connectionQuotas().update(limits));
             ProducerIdManager producerIds = startTransactionAndShareCoordinators();
+            saslSettings = dynamicSaslSettings();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
                             producerIds), shareCoordinator,
@@ -312,6 +312,16 @@ public final class CairnServer implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /**
+     * The SASL listeners' settings as dynamic configs change them, and the inter-broker clients' credentials. It is
+     * given the credentials' holder itself: the metadata thread applying a change must not wait for this server's
+     * monitor, which {@link #start} holds while it waits for that thread.
+     */
+    private DynamicSaslSettings dynamicSaslSettings() {
+        return new DynamicSaslSettings(config.nodeId(), config.originals(), () -> socketServer,
+                config.replicaFetch().interBrokerListenerName(), interBrokerSecurity()::useSasl);
     }
 
     /** The pools dynamic configs resize (Kafka's {@code DynamicThreadPool}), at their server.properties sizes. */

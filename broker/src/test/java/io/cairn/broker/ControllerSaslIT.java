@@ -12,7 +12,6 @@ import io.cairn.isr.client.ClientTls;
 import io.cairn.metadata.MetaProperties;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.QuorumFront;
-import io.cairn.metadata.StorageTool;
 import io.cairn.metadata.controller.ControllerEventListener;
 import io.cairn.testkit.FreePorts;
 import io.cairn.testkit.TestCertificates;
@@ -20,28 +19,19 @@ import io.cairn.testkit.TestDirectories;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.BrokerRegistrationRequestData;
 import io.cairn.wire.message.BrokerRegistrationResponseData;
-import io.cairn.wire.protocol.Uuid;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintStream;
-import java.io.Writer;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
@@ -272,27 +262,11 @@ class ControllerSaslIT {
 
     /** Formats the node's storage as {@code bin/cairn-storage format} does, from its properties file. */
     private static BrokerConfig format(String clusterId, Map<String, String> props) throws IOException {
-        Path file = dir.resolve("server-" + props.get("node.id") + ".properties");
-        Properties properties = new Properties();
-        properties.putAll(props);
-        try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            properties.store(writer, null);
-        }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int code = StorageTool.run(new String[] {"format", "--cluster-id", clusterId, "--config", file.toString()},
-                new PrintStream(out, true, StandardCharsets.UTF_8));
-        assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isZero();
-        return BrokerConfig.load(file, Map.of());
+        return ControllerTlsIT.format(dir, clusterId, props);
     }
 
     private static BrokerRegistrationRequestData registration(int brokerId) {
-        UUID random = UUID.randomUUID();
-        List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
-        listeners.add(new BrokerRegistrationRequestData.Listener().setName("PLAINTEXT").setHost(FreePorts.LOOPBACK)
-                .setPort(9092).setSecurityProtocol((short) 0));
-        return new BrokerRegistrationRequestData().setBrokerId(brokerId).setClusterId(controller.clusterId())
-                .setIncarnationId(new Uuid(random.getMostSignificantBits(), random.getLeastSignificantBits()))
-                .setListeners(listeners);
+        return ControllerTlsIT.registration(controller.clusterId(), brokerId);
     }
 
     private static byte[] readUpTo(InputStream in, int count) throws IOException {

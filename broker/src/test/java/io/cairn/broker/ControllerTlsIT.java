@@ -213,6 +213,14 @@ class ControllerTlsIT {
 
     /** Formats the node's storage as {@code bin/cairn-storage format} does, from its properties file. */
     private static BrokerConfig format(String clusterId, Map<String, String> props) throws IOException {
+        return format(dir, clusterId, props);
+    }
+
+    /**
+     * Formats a node's storage as {@code bin/cairn-storage format} does, from its properties file written in
+     * {@code dir} (also ControllerSaslIT's).
+     */
+    static BrokerConfig format(Path dir, String clusterId, Map<String, String> props) throws IOException {
         Path file = dir.resolve("server-" + props.get("node.id") + ".properties");
         Properties properties = new Properties();
         properties.putAll(props);
@@ -227,11 +235,16 @@ class ControllerTlsIT {
     }
 
     private static BrokerRegistrationRequestData registration(int brokerId) {
+        return registration(controller.clusterId(), brokerId);
+    }
+
+    /** A registration of broker {@code brokerId} with one PLAINTEXT listener (also ControllerSaslIT's). */
+    static BrokerRegistrationRequestData registration(String clusterId, int brokerId) {
         UUID random = UUID.randomUUID();
         List<BrokerRegistrationRequestData.Listener> listeners = new ArrayList<>();
         listeners.add(new BrokerRegistrationRequestData.Listener().setName("PLAINTEXT").setHost(FreePorts.LOOPBACK)
                 .setPort(9092).setSecurityProtocol((short) 0));
-        return new BrokerRegistrationRequestData().setBrokerId(brokerId).setClusterId(controller.clusterId())
+        return new BrokerRegistrationRequestData().setBrokerId(brokerId).setClusterId(clusterId)
                 .setIncarnationId(new Uuid(random.getMostSignificantBits(), random.getLeastSignificantBits()))
                 .setListeners(listeners);
     }

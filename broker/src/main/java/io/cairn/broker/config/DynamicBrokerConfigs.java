@@ -26,13 +26,18 @@ import java.util.regex.Pattern;
  * {@code producer.id.expiration.ms}, ..., and a listener's key and trust
  * stores, {@code listener.name.<listener>.ssl.keystore.location} and the other {@link SslSettings#RECONFIGURABLE}
  * keys, with its other {@code ssl.*} keys ({@link #isListenerSslKey}, per broker; the controller listener's stores
- * included), and its SASL keys of {@link SaslSettings#isListenerKey}), and the rest of the keys
- * Kafka's {@code DynamicBrokerConfig} lets change (the dynamic rows of {@link ConfigTable}), which Cairn refuses
- * rather than store without honouring them. Validates a broker resource's resulting dynamic configs as Kafka's
- * {@code DynamicBrokerConfig.validateConfigs} does: a key that is not dynamic gets INVALID_REQUEST with Kafka's
- * "Cannot update these configs dynamically: Set(...)", a store key without a listener prefix and a per-broker key
- * set for the cluster default INVALID_REQUEST with Kafka's texts, a bad value INVALID_REQUEST with Kafka's
- * {@code ConfigException} text (the table's type and rule). Stateless, thread-safe.
+ * included), and its SASL keys of {@link SaslSettings#isListenerKey}, with the unprefixed
+ * {@code sasl.enabled.mechanisms} and {@code sasl.mechanism.inter.broker.protocol} of {@link DynamicSaslSettings},
+ * per broker as Kafka allows them), and the rest of the keys Kafka's {@code DynamicBrokerConfig} lets change (the
+ * dynamic rows of {@link ConfigTable}), which Cairn refuses rather than store without honouring them: tiered storage,
+ * plugin classes, the Kerberos and login-refresh {@code sasl.*} keys (Cairn has no GSSAPI and its brokers hold no
+ * expiring login credential) and a {@code sasl.jaas.config} without a mechanism prefix (which a broker listener
+ * ignores, in Kafka too). Validates a broker resource's resulting dynamic configs as Kafka's
+ * {@code DynamicBrokerConfig.validateConfigs} does, in its order: a key that is not dynamic gets INVALID_REQUEST with
+ * Kafka's "Cannot update these configs dynamically: Set(...)", a store key without a listener prefix INVALID_REQUEST
+ * with Kafka's text, a bad value INVALID_REQUEST with Kafka's {@code ConfigException} text (the table's type and
+ * rule), a per-broker key set for the cluster default INVALID_REQUEST with Kafka's text; Cairn's own refusals come
+ * after Kafka's. Stateless, thread-safe.
  */
 public final class DynamicBrokerConfigs {
 
@@ -93,6 +98,24 @@ public final class DynamicBrokerConfigs {
             + "classpath; Cairn serves its metrics on its Prometheus endpoint (metrics.port) and builds principals as "
             + "Kafka's DefaultKafkaPrincipalBuilder does (ssl.principal.mapping.rules): ";
 
+    /**
+     * The SASL keys Kafka accepts per broker (unprefixed or with a listener prefix) that act only on a login Cairn
+     * never makes: Kerberos (GSSAPI) and the refresh of an expiring login credential (a broker's own OAUTHBEARER token
+     * or Kerberos ticket; Cairn's brokers authenticate to each other with PLAIN or SCRAM, which do not expire).
+     */
+    private static final Set<String> KERBEROS_AND_LOGIN_REFRESH = Set.of("sasl.kerberos.service.name",
+            "sasl.kerberos.kinit.cmd", "sasl.kerberos.ticket.renew.window.factor", "sasl.kerberos.ticket.renew.jitter",
+            "sasl.kerberos.min.time.before.relogin", "sasl.kerberos.principal.to.local.rules",
+            "sasl.login.refresh.window.factor", "sasl.login.refresh.window.jitter",
+            "sasl.login.refresh.min.period.seconds", "sasl.login.refresh.buffer.seconds");
+    private static final String KERBEROS_AND_LOGIN_REFRESH_REFUSED = "Cairn has no GSSAPI (Kerberos) and its brokers "
+            + "never log in with an expiring credential (they authenticate to each other with PLAIN or SCRAM, and "
+            + "hold no OAUTHBEARER token nor Kerberos ticket to refresh), so these configs have nothing to act on: ";
+    private static final String BARE_JAAS_REFUSED = "A broker listener ignores a sasl.jaas.config without a mechanism "
+            + "prefix, as Kafka's JaasContext.loadServerContext ignores it (it names no SASL mechanism), so Cairn "
+            + "does not store one: set listener.name.<listener>.<mechanism>.sasl.jaas.config (for example "
+            + "listener.name.sasl_plaintext.plain.sasl.jaas.config) instead: ";
+
     /** A refused change: {@code invalidRequest} selects INVALID_REQUEST, else INVALID_CONFIG. */
     public record Refusal(boolean invalidRequest, String message) {
     }
@@ -103,7 +126,7 @@ public final class DynamicBrokerConfigs {
     /** Whether {@code key} is applied live when set for this broker (or cluster-wide, where Kafka allows it). */
     public static boolean isLive(String key) {
         return LIVE.contains(key) || LogConfigs.isLiveDefault(key) || ConnectionLimits.isKey(key)
-                || isListenerSslKey(key) || SaslSettings.isListenerKey(key) || DynamicNetworkThreads.isListenerKey(key);
+                || isListenerSslKey(key) || DynamicSaslSettings.isKey(key) || DynamicNetworkThreads.isListenerKey(key);
     }
 
     /**
@@ -155,6 +178,10 @@ public final class DynamicBrokerConfigs {
             return Optional.of(new Refusal(true, "These security configs can be dynamically updated only "
                     + "per-listener using the listener prefix: " + scalaSet(withoutPrefix)));
         }
+        Optional<Refusal> badValue = badValue(props);
+        if (badValue.isPresent()) {
+            return badValue; // Kafka's validateConfigTypes comes before its per-broker check
+        }
         Set<String> perBrokerOnly = new TreeSet<>();
         if (!perBroker) {
             props.keySet().stream().filter(DynamicBrokerConfigs::isPerBrokerOnly).forEach(perBrokerOnly::add);
@@ -176,10 +203,24 @@ public final class DynamicBrokerConfigs {
             return Optional.of(new Refusal(false, "Cairn has no tiered storage (remote.log.storage.system.enable), so "
                     + "these configs have nothing to act on: " + scalaSet(tiered)));
         }
+        for (Map.Entry<Set<String>, String> sasl : List.of(Map.entry(KERBEROS_AND_LOGIN_REFRESH,
+                KERBEROS_AND_LOGIN_REFRESH_REFUSED), Map.entry(Set.of(SaslSettings.JAAS_CONFIG), BARE_JAAS_REFUSED))) {
+            Set<String> refused = new TreeSet<>();
+            notLive.stream().filter(key -> sasl.getKey().contains(BrokerConfig.withoutListenerPrefix(key)))
+                    .forEach(refused::add);
+            if (!refused.isEmpty()) {
+                return Optional.of(new Refusal(false, sasl.getValue() + scalaSet(refused)));
+            }
+        }
         if (!notLive.isEmpty()) {
             return Optional.of(new Refusal(false, "Cairn applies these configs only at start, set them in "
                     + "server.properties: " + scalaSet(notLive)));
         }
+        return Optional.empty();
+    }
+
+    /** Kafka's check of each value against its key's type and rule ({@code ConfigException}'s text), or empty. */
+    private static Optional<Refusal> badValue(Map<String, String> props) {
         for (Map.Entry<String, String> e : new TreeMap<>(props).entrySet()) {
             if (isListenerStoreKey(e.getKey())) {
                 continue; // strings and passwords; the listener's SslFactory checks them

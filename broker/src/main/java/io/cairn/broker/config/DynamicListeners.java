@@ -110,13 +110,15 @@ public final class DynamicListeners extends AppliedOnOwnThread implements Broker
     }
 
     /**
-     * {@code server.properties} with this broker's dynamic {@code listeners}, protocol map and listener keys
-     * ({@code listener.name.<l>.ssl.*}, its SASL keys, ...: a listener added live takes them, as Kafka's), parsed.
+     * {@code server.properties} with this broker's dynamic {@code listeners}, protocol map, listener keys
+     * ({@code listener.name.<l>.ssl.*}, its SASL keys, ...) and unprefixed SASL keys of
+     * {@link DynamicSaslSettings#UNPREFIXED_KEYS} (a listener added live takes them, as Kafka's), parsed.
      */
     private BrokerConfig with(Map<String, String> dynamic) {
         Map<String, String> props = new HashMap<>(staticConfig.originals());
         dynamic.forEach((key, value) -> {
-            if (value != null && key.startsWith("listener.name.")) {
+            if (value != null && (key.startsWith("listener.name.")
+                    || DynamicSaslSettings.UNPREFIXED_KEYS.contains(key))) {
                 props.put(key, value);
             }
         });

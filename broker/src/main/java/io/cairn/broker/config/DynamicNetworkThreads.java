@@ -130,19 +130,6 @@ public final class DynamicNetworkThreads extends AppliedOnOwnThread implements B
 
     /** Kafka's {@code DataPlaneAcceptor.validateReconfiguration} of a listener's new size against its size now. */
     private static Optional<String> check(int size, int now) {
-        if (size == now) {
-            return Optional.empty();
-        }
-        String failed = "Dynamic thread count update validation failed for " + KEY + "=" + size;
-        if (size <= 0) {
-            return Optional.of(failed + ", value should be at least 1");
-        }
-        if (size < now / 2) {
-            return Optional.of(failed + ", value should be at least half the current value " + now);
-        }
-        if (size > now * 2) {
-            return Optional.of(failed + ", value should not be greater than double the current value " + now);
-        }
-        return Optional.empty();
+        return DynamicThreadPools.checkResize(KEY, size, now);
     }
 }

@@ -146,7 +146,15 @@ public final class DynamicThreadPools extends AppliedOnOwnThread implements Brok
 
     /** Kafka's {@code DynamicThreadPool.validateReconfiguration} of one key's new size. */
     private Optional<String> check(String key, int size) {
-        int now = current.get(key);
+        return checkResize(key, size, current.get(key));
+    }
+
+    /**
+     * Kafka's check of a thread count {@code key} changed from {@code now} to {@code size} (its
+     * {@code DynamicThreadPool} and {@code DataPlaneAcceptor} check alike): at least 1, at least half and at most
+     * double the current count; the refusal's text, or empty.
+     */
+    static Optional<String> checkResize(String key, int size, int now) {
         if (size == now) {
             return Optional.empty();
         }

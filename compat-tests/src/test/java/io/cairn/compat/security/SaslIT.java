@@ -21,6 +21,7 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,10 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -46,7 +50,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.UnsupportedSaslMechanismException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -71,6 +78,7 @@ class SaslIT {
 
     private static final String REQUIRE_KCAT = "CAIRN_REQUIRE_KCAT";
     private static final String PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule";
+    private static final String SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule";
     private static final String BROKER_JAAS = PLAIN_MODULE + " required username=\"admin\" password=\"admin-secret\""
             + " user_admin=\"admin-secret\" user_alice=\"alice-secret\";";
 
@@ -120,6 +128,9 @@ class SaslIT {
         config.put("sasl.enabled.mechanisms", "PLAIN");
         config.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", BROKER_JAAS);
         config.put("listener.name.sasl_ssl.plain.sasl.jaas.config", BROKER_JAAS);
+        // ready for SCRAM-SHA-256, which the unprefixed sasl.enabled.mechanisms enables live below
+        config.put("listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config", SCRAM_MODULE + " required;");
+        config.put("listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config", SCRAM_MODULE + " required;");
         config.put("offsets.topic.replication.factor", "1");
         config.put("transaction.state.log.replication.factor", "1");
         config.put("transaction.state.log.min.isr", "1");
@@ -164,6 +175,10 @@ class SaslIT {
 
             // And: the listener's JAAS users changed with kafka-configs, accepted on both
             theListenersJaasUsersChangeLiveOnCairnOnly(kind, cluster.bootstrapServers(), saslPlaintext);
+
+            // And: the unprefixed SASL keys, per broker and cluster-wide
+            theUnprefixedMechanismsChangeLiveOnCairnOnly(kind, cluster.bootstrapServers(), saslPlaintext);
+            unprefixedKeysCairnCannotActOnAreRefused(kind, cluster.bootstrapServers());
             assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
             System.out.printf("SaslIT %s PLAIN: %d ms%n", kind, (System.nanoTime() - begin) / 1_000_000);
         }
@@ -196,15 +211,144 @@ class SaslIT {
                     .untilAsserted(() -> assertThat(authenticates(bob)).isFalse());
         }
         assertThat(authenticates(client(saslPlaintext, "SASL_PLAINTEXT", "alice", "alice-secret"))).isTrue();
+
+        // When: deleted again (Kafka refuses any change of the unprefixed listener keys below while a listener's own
+        // key is set dynamically: its check of an existing listener compares the static config's listener keys)
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.BROKER, "1"), List.of(
+                    new AlterConfigOp(new ConfigEntry("listener.name.sasl_plaintext.plain.sasl.jaas.config", ""),
+                            AlterConfigOp.OpType.DELETE)))).all().get(30, TimeUnit.SECONDS);
+        }
+
+        // Then: bob is gone again on Cairn
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(authenticates(bob)).isFalse());
+    }
+
+    /**
+     * {@code kafka-configs --entity-type brokers --entity-name 1 --alter --add-config
+     * sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256} (the unprefixed key, which both SASL listeners take): refused for
+     * the cluster default by both with Kafka's INVALID_REQUEST, accepted per broker by both; Cairn's next connections
+     * may then authenticate with SCRAM-SHA-256 (carol, a SCRAM user) until the key is deleted, while Kafka 4.1.1 keeps
+     * the listener's mechanisms (its SASL channel builder reconfigures only SSL stores).
+     */
+    private static void theUnprefixedMechanismsChangeLiveOnCairnOnly(BrokerKind kind, String bootstrap,
+            String saslPlaintext) throws Exception {
+        // Given: carol, a SCRAM-SHA-256 user, whom the PLAIN-only listener does not let in
+        Properties carol = scramClient(saslPlaintext, "carol", "carol-secret");
+        ConfigEntry scram = new ConfigEntry("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256");
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("carol",
+                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), "carol-secret")))
+                    .all().get(30, TimeUnit.SECONDS);
+            assertThat(mechanismOffered(carol)).isFalse();
+
+            // Then: the cluster default is refused alike
+            assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(new ConfigResource(
+                    ConfigResource.Type.BROKER, ""), List.of(new AlterConfigOp(scram, AlterConfigOp.OpType.SET))))
+                    .all().get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(InvalidRequestException.class).hasMessage("Cannot update these configs at "
+                            + "default cluster level, broker id must be specified: Set(sasl.enabled.mechanisms)");
+
+            // When: set for broker 1 (again until Kafka has applied the deletion of the listener's own key above)
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> admin.incrementalAlterConfigs(Map.of(
+                    new ConfigResource(ConfigResource.Type.BROKER, "1"), List.of(new AlterConfigOp(scram,
+                            AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS));
+
+            // Then
+            if (kind == BrokerKind.CAIRN) {
+                await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(mechanismOffered(carol))
+                        .isTrue());
+            } else {
+                await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+                        .untilAsserted(() -> assertThat(mechanismOffered(carol)).isFalse());
+            }
+            assertThat(authenticates(client(saslPlaintext, "SASL_PLAINTEXT", "alice", "alice-secret"))).isTrue();
+
+            // When: deleted
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.BROKER, "1"), List.of(
+                    new AlterConfigOp(scram, AlterConfigOp.OpType.DELETE)))).all().get(30, TimeUnit.SECONDS);
+
+            // Then: SCRAM is no longer offered
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(mechanismOffered(carol))
+                    .isFalse());
+        }
+    }
+
+    /**
+     * The unprefixed SASL keys Kafka accepts per broker but that Cairn could not act on: the Kerberos and login
+     * refresh ones (no GSSAPI, no expiring broker login) and a {@code sasl.jaas.config} without a mechanism (which a
+     * broker listener ignores, in Kafka too). Kafka 4.1.1 stores them; Cairn refuses them with INVALID_CONFIG and its
+     * reason. All are refused alike for the cluster default (Kafka's per-broker keys), and an inter-broker mechanism
+     * the inter-broker listener does not enable is covered by the 3-node case.
+     */
+    private static void unprefixedKeysCairnCannotActOnAreRefused(BrokerKind kind, String bootstrap) throws Exception {
+        ConfigResource one = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        Map<String, String> keys = new LinkedHashMap<>();
+        keys.put("sasl.kerberos.service.name", "kafka");
+        keys.put("sasl.login.refresh.buffer.seconds", "120");
+        keys.put("sasl.jaas.config", PLAIN_MODULE + " required user_dave=\"dave-secret\";");
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            for (Map.Entry<String, String> key : keys.entrySet()) {
+                AlterConfigOp set = new AlterConfigOp(new ConfigEntry(key.getKey(), key.getValue()),
+                        AlterConfigOp.OpType.SET);
+                // Then: the cluster default alike
+                assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(new ConfigResource(
+                        ConfigResource.Type.BROKER, ""), List.of(set))).all().get(30, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class).cause().isInstanceOf(InvalidRequestException.class)
+                        .hasMessage("Cannot update these configs at default cluster level, broker id must be "
+                                + "specified: Set(" + key.getKey() + ")");
+
+                // And: per broker, stored by Kafka, refused by Cairn with its reason
+                if (kind == BrokerKind.CAIRN) {
+                    assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(one, List.of(set))).all()
+                            .get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                            .cause().isInstanceOf(InvalidConfigurationException.class)
+                            .hasMessageEndingWith(": Set(" + key.getKey() + ")")
+                            .hasMessageContaining(key.getKey().equals("sasl.jaas.config")
+                                    ? "A broker listener ignores a sasl.jaas.config without a mechanism prefix"
+                                    : "Cairn has no GSSAPI (Kerberos)");
+                } else {
+                    admin.incrementalAlterConfigs(Map.of(one, List.of(set))).all().get(30, TimeUnit.SECONDS);
+                    admin.incrementalAlterConfigs(Map.of(one, List.of(new AlterConfigOp(new ConfigEntry(
+                            key.getKey(), ""), AlterConfigOp.OpType.DELETE)))).all().get(30, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+
+    /** A SCRAM-SHA-256 client of the SASL_PLAINTEXT listener. */
+    private static Properties scramClient(String saslPlaintext, String user, String password) {
+        Properties props = new Properties();
+        props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, saslPlaintext);
+        props.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+        props.put(SaslConfigs.SASL_MECHANISM, "SCRAM-SHA-256");
+        props.put(SaslConfigs.SASL_JAAS_CONFIG, SCRAM_MODULE + " required username=\"" + user + "\" password=\""
+                + password + "\";");
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+        return props;
+    }
+
+    /**
+     * Whether a new connection with {@code props} gets its mechanism offered and authenticates; false when the
+     * listener answers that the mechanism is not enabled.
+     */
+    private static boolean mechanismOffered(Properties props) {
+        return authenticates(props, UnsupportedSaslMechanismException.class);
     }
 
     /** Whether a new connection with {@code props} authenticates (and is answered). */
     private static boolean authenticates(Properties props) {
+        return authenticates(props, SaslAuthenticationException.class);
+    }
+
+    /** Whether a new connection with {@code props} authenticates; false when it fails with {@code refusal}. */
+    private static boolean authenticates(Properties props, Class<? extends Exception> refusal) {
         try (Admin admin = Admin.create(props)) {
             admin.describeCluster().clusterId().get(20, TimeUnit.SECONDS);
             return true;
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof SaslAuthenticationException) {
+            if (refusal.isInstance(e.getCause())) {
                 return false;
             }
             throw new AssertionError("neither served nor refused authentication", e);
@@ -226,6 +370,9 @@ class SaslIT {
         config.put("listener.name.internal.sasl.enabled.mechanisms", "PLAIN");
         config.put("listener.name.internal.plain.sasl.jaas.config", PLAIN_MODULE + " required username=\"broker\""
                 + " password=\"broker-secret\" user_broker=\"broker-secret\";");
+        // ready for SCRAM-SHA-256 between brokers, which dynamic configs switch to below
+        config.put("listener.name.internal.scram-sha-256.sasl.jaas.config", SCRAM_MODULE + " required "
+                + "username=\"broker\" password=\"broker-scram\";");
         config.put("offsets.topic.replication.factor", "3");
         long begin = System.nanoTime();
         try (BrokerCluster cluster = BrokerCluster.create(kind, 3, config, node -> {
@@ -254,6 +401,20 @@ class SaslIT {
                 });
             }
             assertThat(consume(plaintext, "replicated", 30)).hasSize(30);
+
+            // And: an inter-broker mechanism the inter-broker listener does not enable is refused alike, with
+            // KafkaConfig's requirement (the unprefixed sasl.mechanism.inter.broker.protocol, per broker)
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    cluster.bootstrapServers()))) {
+                assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(new ConfigResource(
+                        ConfigResource.Type.BROKER, "1"), List.of(new AlterConfigOp(new ConfigEntry(
+                        "sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-256"), AlterConfigOp.OpType.SET))))
+                        .all().get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                        .cause().isInstanceOf(InvalidRequestException.class).hasMessage("requirement failed: "
+                                + "sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms "
+                                + "when SASL is used for inter-broker communication");
+            }
+            theInterBrokerMechanismChangesLive(kind, cluster);
             for (BrokerProcess node : cluster.nodes()) {
                 if (kind == BrokerKind.CAIRN) {
                     assertThat(node.logLinesContaining("Inter-broker clients authenticate with SASL/PLAIN"))
@@ -263,6 +424,80 @@ class SaslIT {
             }
             System.out.printf("SaslIT %s 3-node SASL_PLAINTEXT inter-broker: %d ms%n", kind,
                     (System.nanoTime() - begin) / 1_000_000);
+        }
+    }
+
+    /**
+     * Each node's INTERNAL listener enables SCRAM-SHA-256 too and {@code sasl.mechanism.inter.broker.protocol} becomes
+     * SCRAM-SHA-256, per broker. On Cairn the listeners take SCRAM at once and the inter-broker clients' next
+     * connections use it: with PLAIN then no longer offered, node 2, restarted (its followers reconnect), catches up
+     * again over SCRAM with the broker's SCRAM user. Kafka 4.1.1 stores the listener's mechanisms (its running listener keeps PLAIN alone) and then
+     * refuses the inter-broker mechanism as a change of the existing listener INTERNAL.
+     */
+    private static void theInterBrokerMechanismChangesLive(BrokerKind kind, BrokerCluster cluster) throws Exception {
+        // Given: the brokers' SCRAM user
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                cluster.bootstrapServers()))) {
+            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("broker",
+                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), "broker-scram")))
+                    .all().get(30, TimeUnit.SECONDS);
+
+            // When: every node enables SCRAM-SHA-256 on INTERNAL, then switches to it, per broker
+            for (int id = 1; id <= cluster.nodes().size(); id++) {
+                ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(id));
+                admin.incrementalAlterConfigs(Map.of(broker, List.of(new AlterConfigOp(new ConfigEntry(
+                        "listener.name.internal.sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256"),
+                        AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+                Map<ConfigResource, Collection<AlterConfigOp>> scram = Map.of(broker, List.of(new AlterConfigOp(
+                        new ConfigEntry("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-256"),
+                        AlterConfigOp.OpType.SET)));
+                if (kind == BrokerKind.CAIRN) {
+                    // (again until the broker has the first change: checked against the listener's mechanisms)
+                    await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> admin.incrementalAlterConfigs(scram)
+                            .all().get(30, TimeUnit.SECONDS));
+                } else {
+                    // Kafka's DynamicListenerConfig compares an existing listener's own keys of the static config
+                    // with the new config's, which holds the dynamic one just set: a check Cairn does not reproduce,
+                    // since it applies a listener's keys (once the broker has the first change)
+                    await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                            assertThatThrownBy(() -> admin.incrementalAlterConfigs(scram).all()
+                                    .get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class).cause()
+                                    .isInstanceOf(InvalidRequestException.class).hasMessage("Invalid value "
+                                    + "org.apache.kafka.common.config.ConfigException: Configs cannot be updated "
+                                    + "dynamically for existing listener ListenerName(INTERNAL), restart broker or "
+                                    + "create a new listener for update for configuration Invalid dynamic "
+                                    + "configuration"));
+                    return;
+                }
+            }
+            for (BrokerProcess node : cluster.nodes()) {
+                await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(node.logLinesContaining(
+                        "Inter-broker clients' new connections authenticate with SASL/SCRAM-SHA-256 as broker"))
+                        .isNotEmpty());
+            }
+
+            // When: the INTERNAL listeners no longer offer PLAIN (open connections keep their sessions)
+            for (int id = 1; id <= cluster.nodes().size(); id++) {
+                ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(id));
+                admin.incrementalAlterConfigs(Map.of(broker, List.of(new AlterConfigOp(new ConfigEntry(
+                        "listener.name.internal.sasl.enabled.mechanisms", "SCRAM-SHA-256"),
+                        AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+            }
+
+            // Then: node 2 restarted follows again, over SCRAM alone
+            BrokerProcess second = cluster.nodes().get(1);
+            second.restart();
+            Properties plaintext = new Properties();
+            plaintext.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            produce(plaintext, "replicated", "after-restart-", 10);
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+                TopicDescription topic = admin.describeTopics(List.of("replicated")).allTopicNames()
+                        .get(10, TimeUnit.SECONDS).get("replicated");
+                assertThat(topic.partitions()).allSatisfy(p -> assertThat(p.isr()).hasSize(3));
+            });
+            assertThat(second.logLinesContaining("Inter-broker clients' new connections authenticate with "
+                    + "SASL/SCRAM-SHA-256 as broker")).isNotEmpty();
+            assertThat(second.logLinesContaining("UNSUPPORTED_SASL_MECHANISM")).isEmpty();
         }
     }
 

@@ -55,6 +55,8 @@ final class BlockingChannel implements AutoCloseable {
     private long reauthenticateAtNanos;
     /** Whether the SASL session of the current connection has a lifetime; sending thread only. */
     private boolean reauthenticates;
+    /** What re-authenticates the current connection (as it authenticated); sending thread only. */
+    private ClientTls session;
 
     /**
      * @param host               the leader's host
@@ -123,6 +125,7 @@ final class BlockingChannel implements AutoCloseable {
             ClientTls.Secured secured = tls.secureSession(opened, host, port);
             in = new DataInputStream(new BufferedInputStream(secured.socket().getInputStream(), 64 * 1024));
             out = secured.socket().getOutputStream();
+            session = secured.session() != null ? secured.session() : tls;
             scheduleReauthentication(secured.sessionLifetimeMs());
             channel = opened;
         } catch (IOException | RuntimeException e) {
@@ -178,7 +181,7 @@ final class BlockingChannel implements AutoCloseable {
         if (stream == null || current == null) {
             throw new IOException("closed");
         }
-        scheduleReauthentication(tls.reauthenticate(stream, current, host, port));
+        scheduleReauthentication(session.reauthenticate(stream, current, host, port));
     }
 
     /** Kafka's client rule: re-authenticate after a random 85 to 95 % of the session lifetime. */

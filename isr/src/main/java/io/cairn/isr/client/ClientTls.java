@@ -48,7 +48,14 @@ public interface ClientTls {
      *
      * @param socket the socket to speak the Kafka protocol on
      * @param sessionLifetimeMs the SASL session's lifetime, 0 when it does not expire
+     * @param session what re-authenticates this connection (the mechanism and user it authenticated with), or null
+     *                when that is the {@code ClientTls} that secured it
      */
-    record Secured(Socket socket, long sessionLifetimeMs) {
+    record Secured(Socket socket, long sessionLifetimeMs, ClientTls session) {
+
+        /** A connection that the {@code ClientTls} that secured it re-authenticates. */
+        public Secured(Socket socket, long sessionLifetimeMs) {
+            this(socket, sessionLifetimeMs, null);
+        }
     }
 }

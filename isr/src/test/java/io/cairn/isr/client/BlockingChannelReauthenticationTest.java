@@ -111,6 +111,29 @@ class BlockingChannelReauthenticationTest {
         }
     }
 
+    @Test
+    void theSessionReauthenticatesWithWhatAuthenticatedIt() throws Exception {
+        // Given: a ClientTls whose connections are re-authenticated by what secured them (the credentials then)
+        CountingSasl then = new CountingSasl(LIFETIME_MS);
+        CountingSasl now = new CountingSasl(LIFETIME_MS) {
+            @Override
+            public Secured secureSession(Socket socket, String host, int port) {
+                return new Secured(socket, LIFETIME_MS, then);
+            }
+        };
+        try (BlockingChannel channel = channel(now)) {
+            send(channel);
+
+            // When: the session is due
+            time.sleep(LIFETIME_MS);
+            send(channel);
+        }
+
+        // Then
+        assertThat(then.reauthentications).hasValue(1);
+        assertThat(now.reauthentications).hasValue(0);
+    }
+
     private BlockingChannel channel(ClientTls tls) {
         return new BlockingChannel("127.0.0.1", leader.getLocalPort(), "test", 10_000, -1, 1 << 20, tls,
             SocketFactory.getDefault(), time);
@@ -122,7 +145,7 @@ class BlockingChannelReauthenticationTest {
     }
 
     /** A SASL stand-in: the socket as it is, a session of {@code lifetimeMs}, re-authentications counted. */
-    private static final class CountingSasl implements ClientTls {
+    private static class CountingSasl implements ClientTls {
 
         final AtomicInteger reauthentications = new AtomicInteger();
         private final long lifetimeMs;
