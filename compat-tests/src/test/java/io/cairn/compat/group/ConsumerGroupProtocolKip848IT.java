@@ -33,6 +33,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.SubscriptionPattern;
@@ -112,41 +113,60 @@ class ConsumerGroupProtocolKip848IT {
     }
 
     /**
-     * Commits what the consumer read from the partitions it gives up ({@code readUpTo}: the offset after the last
-     * record it read from each, kept by the scenario's sink), before another member may read them. Not {@code
-     * position()}: {@code close()} revokes every partition of the assignment, including one just assigned in the
-     * background whose position the consumer has not looked up yet, and a closing consumer (4.1) no longer sends
-     * OffsetFetch, so {@code position()} of such a partition waits out {@code default.api.timeout.ms} (60 s; seen
-     * once as a 61 s {@code close()}). A partition it read nothing from has nothing to commit.
+     * A member's rebalance listener: keeps the partitions its callbacks handed it and what it read from each (the
+     * offset after its last record, {@link #read}), and commits that for the partitions it gives up, before another
+     * member may read them. Not {@code position()}: {@code close()} revokes the whole assignment, including a
+     * partition just assigned in the background whose position the consumer has not looked up yet, and a closing
+     * consumer (4.1) no longer sends OffsetFetch, so {@code position()} of such a partition waits out {@code
+     * default.api.timeout.ms} (60 s; seen once as a 61 s {@code close()}, on Kafka as on Cairn). A partition the
+     * member read nothing from has nothing to commit. Used by the polling thread only.
      */
-    private static ConsumerRebalanceListener committingOnRevocation(KafkaConsumer<String, String> consumer,
-            Map<TopicPartition, OffsetAndMetadata> readUpTo) {
-        return new ConsumerRebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-                for (TopicPartition tp : partitions) {
-                    OffsetAndMetadata upTo = readUpTo.remove(tp);
-                    if (upTo != null) {
-                        offsets.put(tp, upTo);
-                    }
-                }
-                if (!offsets.isEmpty()) {
-                    consumer.commitSync(offsets, GroupClients.TIMEOUT);
+    private static final class CommittingOnRevocation implements ConsumerRebalanceListener {
+
+        private final KafkaConsumer<String, String> consumer;
+        private final Set<TopicPartition> owned = new HashSet<>();
+        private final Map<TopicPartition, OffsetAndMetadata> readUpTo = new HashMap<>();
+
+        CommittingOnRevocation(KafkaConsumer<String, String> consumer) {
+            this.consumer = consumer;
+        }
+
+        /** Subscribes {@code consumer} to {@code topic} with a new listener, registered in {@code listeners}. */
+        static void subscribe(KafkaConsumer<String, String> consumer, String topic,
+                Map<KafkaConsumer<String, String>, CommittingOnRevocation> listeners) {
+            CommittingOnRevocation listener = new CommittingOnRevocation(consumer);
+            listeners.put(consumer, listener);
+            consumer.subscribe(List.of(topic), listener);
+        }
+
+        void read(ConsumerRecords<String, String> records) {
+            records.forEach(record -> readUpTo.put(new TopicPartition(record.topic(), record.partition()),
+                    new OffsetAndMetadata(record.offset() + 1)));
+        }
+
+        Set<TopicPartition> owned() {
+            return owned;
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            owned.removeAll(partitions);
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            for (TopicPartition tp : partitions) {
+                OffsetAndMetadata upTo = readUpTo.remove(tp);
+                if (upTo != null) {
+                    offsets.put(tp, upTo);
                 }
             }
-
-            @Override
-            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            if (!offsets.isEmpty()) {
+                consumer.commitSync(offsets, GroupClients.TIMEOUT);
             }
-        };
-    }
+        }
 
-    /** The map of what {@code consumer} read, {@code readUpTo}'s entry for it. */
-    private static Map<TopicPartition, OffsetAndMetadata> upTo(
-            Map<KafkaConsumer<String, String>, Map<TopicPartition, OffsetAndMetadata>> readUpTo,
-            KafkaConsumer<String, String> consumer) {
-        return readUpTo.computeIfAbsent(consumer, c -> new HashMap<>());
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            owned.addAll(partitions);
+        }
     }
 
     @KafkaHalfInFaults
@@ -157,15 +177,10 @@ class ConsumerGroupProtocolKip848IT {
         String group = GroupClients.uniqueName("kip848");
         GroupClients.produce(broker, topic, PARTITIONS, 300);
         List<String> read = new ArrayList<>();
-        Map<KafkaConsumer<String, String>, Map<TopicPartition, OffsetAndMetadata>> readUpTo =
-                new IdentityHashMap<>();
+        Map<KafkaConsumer<String, String>, CommittingOnRevocation> listeners = new IdentityHashMap<>();
         GroupClients.RecordSink committing = (consumer, records) -> {
-            Map<TopicPartition, OffsetAndMetadata> mine = upTo(readUpTo, consumer);
-            records.forEach(record -> {
-                read.add(record.value());
-                mine.put(new TopicPartition(record.topic(), record.partition()),
-                        new OffsetAndMetadata(record.offset() + 1));
-            });
+            records.forEach(record -> read.add(record.value()));
+            listeners.get(consumer).read(records);
             if (!records.isEmpty()) {
                 commitAfterPoll(consumer);
             }
@@ -174,15 +189,15 @@ class ConsumerGroupProtocolKip848IT {
                 KafkaConsumer<String, String> second = consumer(broker, group, "second");
                 KafkaConsumer<String, String> third = consumer(broker, group, "third");
                 Admin admin = GroupClients.admin(broker)) {
-            first.subscribe(List.of(topic), committingOnRevocation(first, upTo(readUpTo, first)));
+            CommittingOnRevocation.subscribe(first, topic, listeners);
             GroupClients.pollUntil(List.of(first), Duration.ofSeconds(30), committing, () -> {
                 assertThat(first.assignment()).hasSize(PARTITIONS);
                 assertThat(read).hasSizeGreaterThanOrEqualTo(30);
             });
 
             // When: two more members join, read on, then leave while more records arrive
-            second.subscribe(List.of(topic), committingOnRevocation(second, upTo(readUpTo, second)));
-            third.subscribe(List.of(topic), committingOnRevocation(third, upTo(readUpTo, third)));
+            CommittingOnRevocation.subscribe(second, topic, listeners);
+            CommittingOnRevocation.subscribe(third, topic, listeners);
             List<KafkaConsumer<String, String>> all = List.of(first, second, third);
             GroupClients.pollUntil(all, Duration.ofSeconds(30), committing, () -> {
                 for (KafkaConsumer<String, String> member : all) {
@@ -201,13 +216,13 @@ class ConsumerGroupProtocolKip848IT {
             GroupClients.pollUntil(all, Duration.ofSeconds(30), committing,
                     () -> assertThat(read).hasSizeGreaterThanOrEqualTo(300));
             second.close();
-            // third leaves once it holds its share of second's partitions: closed while it takes them over in the
-            // background, its revocation commit could race the heartbeat bumping its epoch (STALE_MEMBER_EPOCH,
-            // CommitFailedException out of close(), on Kafka as on Cairn).
+            // third leaves once its callbacks handed it its share of second's partitions: closed while it takes
+            // them over in the background, its revocation commit could race the heartbeat bumping its epoch
+            // (STALE_MEMBER_EPOCH, CommitFailedException out of close(), on Kafka as on Cairn).
             List<KafkaConsumer<String, String>> remaining = List.of(first, third);
             GroupClients.pollUntil(remaining, Duration.ofSeconds(30), committing, () -> {
                 for (KafkaConsumer<String, String> member : remaining) {
-                    assertThat(member.assignment()).as("assignment of a remaining member").hasSize(3);
+                    assertThat(listeners.get(member).owned()).as("partitions of a remaining member").hasSize(3);
                 }
             });
             third.close();
