@@ -48,8 +48,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * KIP-848 consumer groups as a Java consumer with {@code group.protocol=consumer} sees them, on Cairn and on the
- * reference Kafka with the same scenario: members 1 → 3 → 1 on a 6-partition topic read every record exactly once
- * across the rebalances with their commits, the group is listed, described by Admin and by {@code
+ * reference Kafka with the same scenario: members 1 → 3 → 1 (leaving one at a time) on a 6-partition topic read every
+ * record exactly once across the rebalances with their commits, the group is listed, described by Admin and by {@code
  * kafka-consumer-groups --describe} as on Kafka, and a regular expression subscription ({@link SubscriptionPattern},
  * RE2J on the broker) picks up a topic created later; {@code kafka-features describe} shows {@code group.version}
  * supported up to 1 and finalized at 1, as a new Kafka 4.1 cluster has it. One node per kind, shared by the cases, with
