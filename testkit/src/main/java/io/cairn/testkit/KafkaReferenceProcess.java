@@ -147,6 +147,7 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
         config.put("transaction.state.log.num.partitions", "1");
         config.put("share.coordinator.state.topic.replication.factor", "1");
         config.put("share.coordinator.state.topic.min.isr", "1");
+        config.put("share.coordinator.state.topic.num.partitions", "1");
         config.put("group.initial.rebalance.delay.ms", "0");
         if (node == null) {
             config.put("controller.quorum.election.timeout.ms", SOLE_VOTER_ELECTION_TIMEOUT_MS);
