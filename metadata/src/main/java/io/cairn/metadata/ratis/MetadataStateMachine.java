@@ -40,7 +40,6 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.apache.ratis.util.StringUtils;
 
@@ -130,31 +129,12 @@ final class MetadataStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
-        getLifeCycle().startAndTransition(() -> loadSnapshot(storage.getLatestSnapshot()), IOException.class);
+        loadSnapshot(storage.getLatestSnapshot());
     }
 
-    /**
-     * Ratis pauses the state machine before it installs the leader's snapshot on a node whose log is behind the
-     * leader's purged log (a lagging follower or listener, or a new voter the leader catches up), and its state
-     * machine updater reloads only a paused state machine: without the PAUSED state it fails and closes the node's
-     * division.
-     */
-    @Override
-    public void pause() {
-        if (getLifeCycle().getCurrentState() == LifeCycle.State.RUNNING) {
-            getLifeCycle().transition(LifeCycle.State.PAUSING);
-            getLifeCycle().transition(LifeCycle.State.PAUSED);
-        }
-    }
-
-    /** Loads the snapshot Ratis installed (see {@link #pause()}) and runs again. */
     @Override
     public void reinitialize() throws IOException {
         loadSnapshot(storage.loadLatestSnapshot());
-        if (getLifeCycle().getCurrentState() == LifeCycle.State.PAUSED) {
-            getLifeCycle().transition(LifeCycle.State.STARTING);
-            getLifeCycle().transition(LifeCycle.State.RUNNING);
-        }
     }
 
     private synchronized void loadSnapshot(SingleFileSnapshotInfo snapshot) throws IOException {
