@@ -22,9 +22,17 @@ public abstract class BrokerSettings<B extends BrokerSettings<B>> {
     Duration startTimeout;
     Duration stopTimeout = Duration.ofSeconds(30);
 
+    /**
+     * The system property that raises every broker's default start timeout, in seconds, for a machine too loaded to
+     * start a JVM in the usual time (for example {@code FIGURES_OPTS="-Xmx512m -Dcairn.testkit.start.timeout.s=240"
+     * bin/cairn-faults}); a builder's own {@link #startTimeout} still wins.
+     */
+    public static final String START_TIMEOUT_PROPERTY = "cairn.testkit.start.timeout.s";
+
     BrokerSettings(List<String> defaultJvmArgs, Duration defaultStartTimeout) {
         this.jvmArgs = new ArrayList<>(defaultJvmArgs);
-        this.startTimeout = defaultStartTimeout;
+        long seconds = Long.getLong(START_TIMEOUT_PROPERTY, defaultStartTimeout.toSeconds());
+        this.startTimeout = Duration.ofSeconds(Math.max(seconds, defaultStartTimeout.toSeconds()));
     }
 
     abstract B self();
