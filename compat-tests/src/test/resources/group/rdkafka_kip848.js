@@ -38,7 +38,9 @@ class Member {
       'enable.auto.commit': false,
       'auto.offset.reset': 'earliest',
       'rebalance_cb': (err, assignment) => this.rebalance(err, assignment),
+      ...(process.env.RDKAFKA_DEBUG ? { 'debug': process.env.RDKAFKA_DEBUG, 'event_cb': true } : {}),
     }, {});
+    this.consumer.on('event.log', (log) => process.stderr.write(`${name} ${log.severity} ${log.fac} ${log.message}\n`));
     this.consumer.setDefaultConsumeTimeout(100);
     this.consumer.on('event.error', (err) => this.errors.push('error event: ' + err.message));
   }
@@ -124,8 +126,9 @@ class Member {
     }
   }
 
+  /** COOPERATIVE for the consumer protocol; NONE in the revocation of a closing consumer (librdkafka 2.15). */
   incremental(protocol) {
-    return protocol === 'COOPERATIVE';
+    return protocol !== 'EAGER';
   }
 
   close(done) {

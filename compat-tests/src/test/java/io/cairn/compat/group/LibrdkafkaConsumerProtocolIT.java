@@ -154,6 +154,10 @@ class LibrdkafkaConsumerProtocolIT {
                 assertThat(done.get("members").get(member).get("errors")).as("errors of %s: %s", member, done)
                         .isEmpty();
                 assertThat(done.get("members").get(member).get("state").asText()).isEqualTo("closed");
+                // librdkafka's consumer protocol hands out partitions incrementally (the classic one's default is
+                // eager); NONE is the revocation of a closing member
+                assertThat(values(done.get("members").get(member).get("rebalanceProtocols")))
+                        .contains("COOPERATIVE").doesNotContain("EAGER");
             }
 
             // Then: a consumer-type group, described by Admin and the tool as on Kafka
