@@ -41,6 +41,7 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -307,6 +308,8 @@ class LibrdkafkaConsumerProtocolIT {
             ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
                     .redirectError(stderr.toFile());
             builder.environment().put("NODE_PATH", modules.toString());
+            // librdkafka's group coordination log, in the stderr a failure message shows
+            builder.environment().putIfAbsent("RDKAFKA_DEBUG", "cgrp");
             return new Members(builder.start(), stderr);
         }
 
@@ -325,29 +328,36 @@ class LibrdkafkaConsumerProtocolIT {
                 }
                 if (line == null && !process.isAlive() && lines.isEmpty()) {
                     throw new AssertionError("the script ended (exit " + process.exitValue() + ") before \""
-                            + event + "\"; stderr: " + stderr());
+                            + event + "\"; " + stderr());
                 }
             }
-            throw new AssertionError("no \"" + event + "\" from the script in 60 s; stderr: " + stderr());
+            throw new AssertionError("no \"" + event + "\" from the script in 60 s; " + stderr());
         }
 
         /** Asks for the members' status until {@code assertion} holds of it (60 s at most); returns that status. */
         JsonNode awaitStatus(StatusAssertion assertion) {
             JsonNode[] last = new JsonNode[1];
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-                send("status");
-                last[0] = next("status");
-                assertThat(last[0].get("members").toString()).as("errors").doesNotContain("\"errors\":[\"");
-                assertion.check(last[0]);
-            });
+            try {
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                    send("status");
+                    last[0] = next("status");
+                    assertThat(last[0].get("members").toString()).as("errors").doesNotContain("\"errors\":[\"");
+                    assertion.check(last[0]);
+                });
+            } catch (ConditionTimeoutException e) {
+                throw new AssertionError(e.getMessage() + "\nlast status: " + last[0] + "\n" + stderr(), e);
+            }
             return last[0];
         }
 
+        /** The last 150 lines of the script's stderr (librdkafka's log), and where the whole is. */
         private String stderr() {
             try {
-                return Files.readString(stderr, StandardCharsets.UTF_8);
+                List<String> all = Files.readAllLines(stderr, StandardCharsets.UTF_8);
+                return "stderr (" + stderr + ", last 150 of " + all.size() + " lines):\n"
+                        + String.join("\n", all.subList(Math.max(0, all.size() - 150), all.size()));
             } catch (IOException e) {
-                return "(unreadable: " + e + ")";
+                return "(stderr unreadable: " + e + ")";
             }
         }
 
