@@ -6,7 +6,8 @@
 // Usage: node rdkafka_kip848.js BOOTSTRAP TOPIC GROUP MEMBER...
 // Each member reads 10 records a call at most, commits what it read after each call (commitSync), and commits what
 // is still uncommitted of a partition before it gives the partition up (the rebalance callback's revocation), so
-// that the next owner starts where it stopped. Commands, one a line: "status" (prints each member's assignment, the
+// that the next owner starts where it stopped. Commands, one a line: "start MEMBER" (the member connects and
+// subscribes), "status" (prints each member's assignment, the
 // count of records it read and the commits that failed), "close MEMBER" (the member leaves the group; prints
 // "closed" once it has), "exit" (closes the members still open and prints every value each member read, in order).
 const Kafka = require('@confluentinc/kafka-javascript');
@@ -29,7 +30,7 @@ class Member {
     this.uncommitted = new Map(); // partition -> the offset after the last record read
     this.errors = [];
     this.rebalanceProtocols = new Set();
-    this.state = 'connecting';
+    this.state = 'idle';
     this.consumer = new Kafka.KafkaConsumer({
       'bootstrap.servers': bootstrap,
       'group.id': group,
@@ -46,6 +47,7 @@ class Member {
   }
 
   start() {
+    this.state = 'connecting';
     this.consumer.connect({}, (err) => {
       if (err) {
         this.errors.push('connect: ' + err.message);
@@ -164,7 +166,6 @@ class Member {
 }
 
 const members = new Map(names.map((name) => [name, new Member(name)]));
-members.forEach((member) => member.start());
 
 function status() {
   const result = {};
@@ -177,12 +178,14 @@ function status() {
 const commands = readline.createInterface({ input: process.stdin });
 commands.on('line', (line) => {
   const [command, argument] = line.trim().split(/\s+/);
-  if (command === 'status') {
+  if (command === 'start') {
+    members.get(argument).start();
+  } else if (command === 'status') {
     print({ event: 'status', librdkafka: Kafka.librdkafkaVersion, members: status() });
   } else if (command === 'close') {
     members.get(argument).close(() => print({ event: 'closed', member: argument }));
   } else if (command === 'exit') {
-    const open = [...members.values()].filter((member) => member.state !== 'closed');
+    const open = [...members.values()].filter((member) => member.state !== 'closed' && member.state !== 'idle');
     let left = open.length;
     const finish = () => {
       const read = {};

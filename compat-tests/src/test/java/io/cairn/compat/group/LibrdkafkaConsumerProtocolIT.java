@@ -50,7 +50,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * librdkafka's KIP-848 consumer ({@code group.protocol=consumer}, GA in librdkafka 2.10) against Cairn and the
  * reference Kafka with the same scenario: two members of Confluent's Node.js client ({@code
  * @confluentinc/kafka-javascript}, which builds the librdkafka its npm package carries; {@code .ci/kafka-javascript}
- * installs it) join a group on a 6-partition topic and get 3 partitions each from the broker's assignor, read every
+ * installs it) join a group on a 6-partition topic one after the other, the first giving up 3 of its 6 partitions to
+ * the second (the broker's assignor, librdkafka's incremental revocation), read every
  * record exactly once with their commits, Admin and {@code kafka-consumer-groups --describe} show a consumer-type
  * group with both members and no lag; one member leaves, the other takes its partitions over and reads on where the
  * leaver's commits stopped. The script ({@code group/rdkafka_kip848.js}) runs both members and answers the test's
@@ -97,7 +98,8 @@ class LibrdkafkaConsumerProtocolIT {
 
     @KafkaHalfInFaults
     void twoLibrdkafkaMembersShareThePartitionsAndTheOneLeftTakesOverAsOnKafka(BrokerKind kind) throws Exception {
-        // Given: two librdkafka members of the consumer protocol in a group on 6 partitions, 3 partitions each
+        // Given: a librdkafka member of the consumer protocol in a group on 6 partitions, then a second one to which
+        // the first gives up 3 of its partitions
         Optional<Path> modules = nodeModules();
         if (System.getenv(REQUIRE) == null) {
             assumeTrue(modules.isPresent(), "no node with @confluentinc/kafka-javascript in " + installDir()
@@ -110,6 +112,10 @@ class LibrdkafkaConsumerProtocolIT {
         String group = GroupClients.uniqueName("rdkafka848");
         try (Members members = Members.start(modules.get(), broker, topic, group, "rdkafka-a", "rdkafka-b");
                 Admin admin = GroupClients.admin(broker)) {
+            members.send("start rdkafka-a");
+            JsonNode alone = members.awaitStatus(status -> assertThat(partitions(status, "rdkafka-a"))
+                    .hasSize(PARTITIONS));
+            members.send("start rdkafka-b");
             JsonNode joined = members.awaitStatus(status -> {
                 assertThat(partitions(status, "rdkafka-a")).hasSize(3);
                 assertThat(partitions(status, "rdkafka-b")).hasSize(3);
@@ -138,6 +144,7 @@ class LibrdkafkaConsumerProtocolIT {
 
             // Then: every record read once, the first 300 by both members, the next 300 by rdkafka-a alone
             assertThat(joined.get("librdkafka").asText()).as("librdkafka's version").matches("2\\.(1\\d|[2-9]\\d)\\..*");
+            assertThat(partitions(alone, "rdkafka-b")).isEmpty();
             assertThat(partitions(joined, "rdkafka-a")).doesNotContainAnyElementsOf(partitions(joined, "rdkafka-b"));
             assertThat(partitions(tookOver, "rdkafka-a")).containsExactly(0, 1, 2, 3, 4, 5);
             List<String> readByA = values(done.get("read").get("rdkafka-a"));
