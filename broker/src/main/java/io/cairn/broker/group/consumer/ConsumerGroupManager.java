@@ -397,7 +397,10 @@ public final class ConsumerGroupManager {
         scheduleSessionTimeout(groupId, memberId);
         ConsumerGroupHeartbeatResponseData response = new ConsumerGroupHeartbeatResponseData().setMemberId(memberId)
             .setMemberEpoch(reconciled.memberEpoch()).setHeartbeatIntervalMs(config.heartbeatIntervalMs());
-        boolean fullRequest = joining || (request.rebalanceTimeoutMs() != -1 && request.subscribedTopicNames() != null
+        // A full request (every non-optional field: a client sends one after a lost response) gets the assignment,
+        // whether the member subscribes by names or by a regular expression.
+        boolean fullRequest = joining || (request.rebalanceTimeoutMs() != -1
+            && (request.subscribedTopicNames() != null || request.subscribedTopicRegex() != null)
             && request.topicPartitions() != null);
         if (fullRequest || !reconciled.assignedPartitions().equals(member.assignedPartitions())) {
             response.setAssignment(assignment(reconciled.assignedPartitions()));

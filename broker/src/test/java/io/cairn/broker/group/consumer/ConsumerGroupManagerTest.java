@@ -544,6 +544,30 @@ class ConsumerGroupManagerTest {
     }
 
     @Test
+    void aFullHeartbeatShouldBeAnsweredWithTheAssignmentWhetherItSubscribesByNameOrByRegularExpression() {
+        // Given: two members, one by name and one by regular expression, both reconciled
+        ConsumerGroupHeartbeatResponseData byName = send(join("a"));
+        ConsumerGroupHeartbeatResponseData byRegex = send(join("b").setSubscribedTopicNames(null)
+            .setSubscribedTopicRegex("fo.*"));
+        Set<Integer> aKeeps = assigned(send(beat("a", byName.memberEpoch(), Set.of(0, 1, 2, 3))));
+        send(beat("a", byName.memberEpoch(), aKeeps));
+        int epoch = send(beat("b", byRegex.memberEpoch(), Set.of())).memberEpoch();
+
+        // When: each sends a full heartbeat (every non-optional field), as a client does after a lost response
+        ConsumerGroupHeartbeatResponseData nameFull = send(beat("a", epoch, aKeeps)
+            .setRebalanceTimeoutMs(REBALANCE_TIMEOUT_MS).setSubscribedTopicNames(List.of("foo")));
+        ConsumerGroupHeartbeatResponseData regexFull = send(beat("b", epoch, Set.of())
+            .setRebalanceTimeoutMs(REBALANCE_TIMEOUT_MS).setSubscribedTopicRegex("fo.*"));
+        ConsumerGroupHeartbeatResponseData regexLight = send(beat("b", epoch, Set.of()));
+
+        // Then: a full heartbeat is answered with the assignment, as Kafka answers it; a light one is not
+        assertThat(assigned(nameFull)).isEqualTo(aKeeps);
+        assertThat(regexFull.assignment()).isNotNull();
+        assertThat(assigned(regexFull)).hasSize(2).doesNotContainAnyElementsOf(aKeeps);
+        assertThat(regexLight.assignment()).isNull();
+    }
+
+    @Test
     void theLastMemberLeavingARegularExpressionShouldDeleteItsResolution() {
         // Given
         ConsumerGroupHeartbeatResponseData joined = send(join("a").setSubscribedTopicRegex("fo.*"));
