@@ -110,8 +110,19 @@ public final class FaultCampaign {
             return failure == null && findings != null && findings.clean();
         }
 
+        /**
+         * OK; ANOMALY when the checker found one; FAILED when the run stopped before its history was checked clean
+         * (a node that did not recover, or did not restart within the harness's limit): a liveness failure to look
+         * at, not a finding; NOT STARTED.
+         */
         String verdict() {
-            return clean() ? "OK" : started ? "ANOMALY" : "NOT STARTED";
+            if (clean()) {
+                return "OK";
+            }
+            if (!started) {
+                return "NOT STARTED";
+            }
+            return findings != null && !findings.clean() ? "ANOMALY" : "FAILED";
         }
     }
 
