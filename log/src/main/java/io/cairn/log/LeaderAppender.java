@@ -29,10 +29,11 @@ final class LeaderAppender {
     }
 
     /**
-     * What the one walk over an append's batches ({@link #analyze}) found: the counts, and the header facts a
-     * follower's append needs, so that nothing walks the batches again before the write.
+     * What the one walk over an append's batches ({@link #analyze}) found: the counts, the header facts a
+     * follower's append needs and a view of each batch, so that nothing walks the batches again before the write
+     * and no later step makes views of its own.
      *
-     * @param batches       complete batches
+     * @param views         one view per complete batch, in order
      * @param records       records in them
      * @param bytes         their bytes
      * @param firstOffset   base offset of the first batch
@@ -45,9 +46,13 @@ final class LeaderAppender {
      * @param misplacedAt   base offset of the first such batch
      * @param misplacedExpected the offset that batch should have started at
      */
-    private record Analysis(int batches, int records, int bytes, long firstOffset, long lastOffset,
+    private record Analysis(List<RecordBatch> views, int records, int bytes, long firstOffset, long lastOffset,
                             long maxTimestamp, long offsetOfMax, int lastEpoch, boolean misplaced, long misplacedAt,
                             long misplacedExpected) {
+
+        int batches() {
+            return views.size();
+        }
     }
 
     /** {@code verification} is null when the append needs none (verification disabled, coordinator writes). */
@@ -59,26 +64,45 @@ final class LeaderAppender {
             return emptyAppend();
         }
         long now = log.env().time().milliseconds();
-        String partition = log.topic() + "-" + log.partition();
-        List<LogValidator.Validated> validated = new ArrayList<>(analysis.batches());
+        String partition = log.topicPartitionName();
+        List<RecordBatch> views = analysis.views();
+        int batches = views.size();
+        LogValidator.Validated single = null;
+        List<LogValidator.Validated> validated = batches == 1 ? null : new ArrayList<>(batches);
         int totalBytes = 0;
         int totalRecords = 0;
-        for (int at = records.position(); at < records.limit(); at += RecordBatch.of(records, at).sizeInBytes()) {
-            LogValidator.Validated v = LogValidator.validate(records, at, config, now, origin, partition);
-            validated.add(v);
+        int at = records.position();
+        for (int i = 0; i < batches; i++) {
+            RecordBatch view = views.get(i);
+            LogValidator.Validated v = LogValidator.validate(view, records, at, config, now, origin, partition);
+            if (validated == null) {
+                single = v;
+            } else {
+                validated.add(v);
+            }
             totalBytes += v.batch().remaining();
             totalRecords += v.recordCount();
+            at += view.sizeInBytes();
         }
         if (totalBytes > config.segmentBytes()) {
             throw new RecordBatchTooLargeException("Message batch size is " + totalBytes + " bytes in append to "
                 + "partition " + partition + ", which exceeds the maximum configured segment size of "
                 + config.segmentBytes() + ".");
         }
-        ByteBuffer toAppend = validated.size() == 1 ? validated.get(0).batch() : join(validated, totalBytes);
+        ByteBuffer toAppend;
+        List<RecordBatch> toWrite;
+        if (validated == null) {
+            // The common case, one producer batch: the view the analysis made is over the bytes written.
+            toAppend = single.batch();
+            toWrite = List.of(single.view());
+        } else {
+            toAppend = join(validated, totalBytes);
+            toWrite = viewsOf(toAppend, batches);
+        }
         log.lock().lock();
         try {
-            for (int at = toAppend.position(); at < toAppend.limit(); ) {
-                RecordBatch batch = RecordBatch.of(toAppend, at);
+            for (int i = 0; i < batches; i++) {
+                RecordBatch batch = toWrite.get(i);
                 BatchMetadata duplicate = log.producers().checkLeaderAppend(batch,
                     origin == AppendOrigin.CLIENT);
                 if (duplicate != null) {
@@ -87,26 +111,23 @@ final class LeaderAppender {
                 if (verification != null) {
                     log.producers().checkVerified(batch, verification);
                 }
-                at += batch.sizeInBytes();
             }
             long first = log.logEndOffset();
             long next = first;
             long maxTimestamp = -1L;
             long offsetOfMax = -1L;
-            int i = 0;
-            for (int at = toAppend.position(); at < toAppend.limit(); i++) {
-                RecordBatch batch = RecordBatch.of(toAppend, at);
+            for (int i = 0; i < batches; i++) {
+                RecordBatch batch = toWrite.get(i);
                 batch.setBaseOffset(next);
                 batch.setPartitionLeaderEpoch(leaderEpoch);
                 next += batch.lastOffsetDelta() + 1L;
-                long batchMax = validated.get(i).maxTimestamp();
+                long batchMax = validated == null ? single.maxTimestamp() : validated.get(i).maxTimestamp();
                 if (batchMax > maxTimestamp) {
                     maxTimestamp = batchMax;
                     offsetOfMax = next - 1;
                 }
-                at += batch.sizeInBytes();
             }
-            log.appendValidated(toAppend, first, next - 1, totalRecords, maxTimestamp);
+            log.appendValidated(toAppend, toWrite, first, next - 1, totalRecords, maxTimestamp);
             return new LogAppendInfo(first, next - 1, maxTimestamp, offsetOfMax,
                 config.logAppendTime() ? now : -1L, log.logStartOffset(), totalRecords, totalBytes, false,
                 leaderEpoch);
@@ -122,6 +143,17 @@ final class LeaderAppender {
             joined.put(v.batch().duplicate());
         }
         return joined.flip();
+    }
+
+    /** A view of each of the {@code batches} batches of {@code joined}. */
+    private static List<RecordBatch> viewsOf(ByteBuffer joined, int batches) {
+        List<RecordBatch> views = new ArrayList<>(batches);
+        for (int at = joined.position(); at < joined.limit(); ) {
+            RecordBatch batch = RecordBatch.of(joined, at);
+            views.add(batch);
+            at += batch.sizeInBytes();
+        }
+        return views;
     }
 
     LogAppendInfo appendAsFollower(ByteBuffer records) {
@@ -143,7 +175,8 @@ final class LeaderAppender {
                 throw new UnexpectedAppendOffsetException("follower append at offset " + analysis.misplacedAt()
                     + " but the log expects is " + analysis.misplacedExpected(), first, last);
             }
-            log.appendValidated(records, first, last, analysis.records(), analysis.maxTimestamp());
+            log.appendValidated(records, analysis.views(), first, last, analysis.records(),
+                analysis.maxTimestamp());
             return new LogAppendInfo(first, last, analysis.maxTimestamp(), analysis.offsetOfMax(), -1L,
                 log.logStartOffset(), analysis.records(), analysis.bytes(), false, analysis.lastEpoch());
         } finally {
@@ -162,6 +195,8 @@ final class LeaderAppender {
     private static Analysis analyze(ByteBuffer records, LogConfig config, AppendOrigin origin) {
         int at = records.position();
         int end = records.limit();
+        List<RecordBatch> views = null;
+        RecordBatch only = null;
         int batches = 0;
         int count = 0;
         long firstOffset = -1L;
@@ -228,10 +263,20 @@ final class LeaderAppender {
             }
             lastEpoch = batch.partitionLeaderEpoch();
             count += Math.max(batch.recordCount(), 0);
+            if (batches == 0) {
+                only = batch;
+            } else {
+                if (views == null) {
+                    views = new ArrayList<>();
+                    views.add(only);
+                }
+                views.add(batch);
+            }
             batches++;
             at += size;
         }
-        return new Analysis(batches, count, end - records.position(), firstOffset, lastOffset, maxTimestamp,
+        List<RecordBatch> all = views != null ? views : only != null ? List.of(only) : List.of();
+        return new Analysis(all, count, end - records.position(), firstOffset, lastOffset, maxTimestamp,
             offsetOfMax, lastEpoch, misplaced, misplacedAt, misplacedExpected);
     }
 }

@@ -48,23 +48,24 @@ final class LogValidator {
      * The batch to store and what the log needs of it.
      *
      * @param batch        the bytes to append: the producer's batch (possibly with a rewritten header) or a rebuilt one
+     * @param view         a view over {@code batch}'s memory (the caller's own view when the batch is kept)
      * @param recordCount  the number of records
      * @param maxTimestamp the largest record timestamp, or the append time for LogAppendTime topics
      */
-    record Validated(ByteBuffer batch, int recordCount, long maxTimestamp) {
+    record Validated(ByteBuffer batch, RecordBatch view, int recordCount, long maxTimestamp) {
     }
 
     /**
-     * Validates the batch at {@code at} of {@code records} (from {@code at} to its end) and returns what to store.
+     * Validates {@code batch}, the view of the batch at {@code at} of {@code records} (from {@code at} to its end),
+     * and returns what to store.
      *
      * @throws InvalidRecordException     for a batch-level violation or malformed records
      * @throws RecordValidationException  when records break a record rule (with KIP-467 record errors)
      * @throws io.cairn.wire.error.CorruptRecordException for compressed data that does not decompress within bounds
      * @throws RecordTooLargeException    when a rebuilt batch exceeds {@code max.message.bytes}
      */
-    static Validated validate(ByteBuffer records, int at, LogConfig config, long now, AppendOrigin origin,
-                              String partition) {
-        RecordBatch batch = RecordBatch.of(records, at);
+    static Validated validate(RecordBatch batch, ByteBuffer records, int at, LogConfig config, long now,
+                              AppendOrigin origin, String partition) {
         if (origin == AppendOrigin.CLIENT) {
             validateClientBatch(batch, partition);
         }
@@ -90,7 +91,7 @@ final class LogValidator {
                 maxTimestamp);
             ByteBuffer bytes = records.duplicate();
             bytes.limit(at + batch.sizeInBytes()).position(at);
-            return new Validated(bytes, scan.count, maxTimestamp);
+            return new Validated(bytes, batch, scan.count, maxTimestamp);
         }
         return rebuild(batch, target, config, now, partition);
     }
@@ -153,7 +154,7 @@ final class LogValidator {
         }
         ByteBuffer bytes = ByteBuffer.wrap(built.array(), built.arrayOffset() + built.readerIndex(), size).slice();
         RecordBatch rebuilt = RecordBatch.of(bytes, 0);
-        return new Validated(bytes, decoded.size(), rebuilt.maxTimestamp());
+        return new Validated(bytes, rebuilt, decoded.size(), rebuilt.maxTimestamp());
     }
 
     /** Kafka's {@code validateRecord} for each record, collecting the record errors. Not thread-safe. */

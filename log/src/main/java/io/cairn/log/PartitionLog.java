@@ -57,6 +57,8 @@ public final class PartitionLog implements Closeable {
     private final GroupCommit groupCommit;
     private final LeaderAppender appender;
     private final String logPrefix;
+    /** {@code topic-partition}, as the append errors name it. */
+    private final String topicPartitionName;
     /** Swapped by {@link #updateConfig}; read by every operation. */
     private volatile LogConfig config;
     /** Written under {@link #lock} after the bytes are in the segment; read by readers without a lock. */
@@ -78,6 +80,7 @@ public final class PartitionLog implements Closeable {
         int dash = name.lastIndexOf('-');
         this.topic = dash > 0 ? name.substring(0, dash) : name;
         this.partition = dash > 0 ? parsePartition(name.substring(dash + 1)) : 0;
+        this.topicPartitionName = topic + "-" + partition;
         this.env = env;
         this.config = config;
         this.segments = loaded.segments();
@@ -132,6 +135,11 @@ public final class PartitionLog implements Closeable {
 
     public int partition() {
         return partition;
+    }
+
+    /** {@code topic-partition}. */
+    String topicPartitionName() {
+        return topicPartitionName;
     }
 
     public LogConfig config() {
@@ -332,19 +340,18 @@ public final class PartitionLog implements Closeable {
      * Called by the appender under the lock: writes validated batches, rolling first when needed.
      * {@code maxTimestamp} is the largest batch max timestamp of {@code records} (time-based roll compares it).
      */
-    void appendValidated(ByteBuffer records, long firstOffset, long lastOffset, int recordCount, long maxTimestamp) {
+    void appendValidated(ByteBuffer records, List<RecordBatch> views, long firstOffset, long lastOffset,
+                         int recordCount, long maxTimestamp) {
         LogSegment active = maybeRoll(records.remaining(), lastOffset, maxTimestamp);
-        active.append(records.duplicate());
-        int at = records.position();
-        while (at < records.limit()) {
-            RecordBatch batch = RecordBatch.of(records, at);
+        active.append(records.duplicate(), views);
+        for (int i = 0; i < views.size(); i++) {
+            RecordBatch batch = views.get(i);
             epochs.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
             ProducerStateManager.CompletedTxn txn = producers.update(batch);
             if (txn != null && txn.aborted()) {
                 active.appendAbortedTxn(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(),
                     producers.lastStableOffsetAfter(txn.lastOffset())));
             }
-            at += batch.sizeInBytes();
         }
         endOffsetMetadata = new LogOffsetMetadata(lastOffset + 1, active.baseOffset(), active.size());
     }

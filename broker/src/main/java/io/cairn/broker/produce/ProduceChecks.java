@@ -82,13 +82,23 @@ final class ProduceChecks {
         }
     }
 
+    /** Whether any partition's first batch is transactional (a loop: this runs on every produce request). */
+    private static boolean anyTransactional(List<Scan> scans) {
+        for (int i = 0; i < scans.size(); i++) {
+            if (scans.get(i).transactional()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Kafka's first check of a produce request: transactional records need WRITE on their transactional id (none
      * given counts as refused), else the whole request fails with TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
      */
     static ApiException transactionalIdError(ProduceService.Authorization authorization, ProduceRequestData request,
                                              List<Scan> scans) {
-        if (scans.stream().noneMatch(Scan::transactional)) {
+        if (!anyTransactional(scans)) {
             return null;
         }
         String transactionalId = request.transactionalId();

@@ -128,7 +128,11 @@ public final class ProduceService {
             return new Appending(failed, failed);
         }
         if (!ProduceChecks.validAcks(request.acks())) {
-            partitions.stream().filter(ProducePartition::pending).forEach(p -> p.fail(Errors.INVALID_REQUIRED_ACKS));
+            for (ProducePartition p : partitions) {
+                if (p.pending()) {
+                    p.fail(Errors.INVALID_REQUIRED_ACKS);
+                }
+            }
         }
         CompletableFuture<Void> appended = new CompletableFuture<>();
         ProduceAppender appender = new ProduceAppender(replicas, request.acks(), internalTopicsAllowed, topicMetrics);
@@ -149,7 +153,12 @@ public final class ProduceService {
         }
         CompletableFuture<ProduceResponseData> response = appended.thenCompose(ignored -> {
             if (request.acks() != -1) {
-                partitions.stream().filter(ProducePartition::pending).forEach(p -> p.completeAcks(Errors.NONE));
+                // A loop, not a stream: this runs once per acks=0/1 produce request.
+                for (ProducePartition p : partitions) {
+                    if (p.pending()) {
+                        p.completeAcks(Errors.NONE);
+                    }
+                }
                 try {
                     return completedFuture(respond(version, clientId, correlationId, listenerName, request,
                             partitions));

@@ -15,6 +15,7 @@ import io.cairn.wire.record.RecordBatch;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -138,27 +139,41 @@ public final class LogSegment implements AutoCloseable {
      * assigned. Adds index entries every {@code index.interval.bytes}. Returns the file position of the first.
      */
     public int append(ByteBuffer batches) {
-        int start = log.sizeInBytes();
-        int from = batches.position();
-        int end = batches.limit();
-        TimestampOffset max = maxTimestampSoFar();
-        for (int at = from; at < end; ) {
+        List<RecordBatch> views = new ArrayList<>();
+        for (int at = batches.position(); at < batches.limit(); ) {
             RecordBatch batch = RecordBatch.of(batches, at);
+            views.add(batch);
+            at += batch.sizeInBytes();
+        }
+        return append(batches, views);
+    }
+
+    /**
+     * As {@link #append(ByteBuffer)}, with {@code views}: one view per batch of {@code batches}, in order (the
+     * appender's own, so that the batches are not walked again here).
+     */
+    public int append(ByteBuffer batches, List<RecordBatch> views) {
+        int start = log.sizeInBytes();
+        int position = start;
+        TimestampOffset max = maxTimestampSoFar();
+        for (int i = 0; i < views.size(); i++) {
+            RecordBatch batch = views.get(i);
             long batchMax = batch.maxTimestamp();
             long lastOffset = batch.lastOffset();
-            if (rollingBasedTimestamp < 0 && log.sizeInBytes() == 0 && at == from) {
+            if (rollingBasedTimestamp < 0 && start == 0 && i == 0) {
                 rollingBasedTimestamp = batchMax;
             }
             if (batchMax > max.timestamp()) {
                 max = new TimestampOffset(batchMax, lastOffset);
             }
             if (bytesSinceLastIndexEntry > indexIntervalBytes) {
-                offsetIndex.append(lastOffset, start + at - from);
+                offsetIndex.append(lastOffset, position);
                 timeIndex.maybeAppend(max.timestamp(), max.offset());
                 bytesSinceLastIndexEntry = 0;
             }
-            bytesSinceLastIndexEntry += batch.sizeInBytes();
-            at += batch.sizeInBytes();
+            int size = batch.sizeInBytes();
+            bytesSinceLastIndexEntry += size;
+            position += size;
         }
         maxTimestampSoFar = max;
         log.append(batches);
