@@ -104,6 +104,7 @@ import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslFactory;
 import io.cairn.broker.security.StandardAclAuthorizer;
 import io.cairn.broker.share.ShareCoordinator;
+import io.cairn.broker.share.ShareGroupsGate;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMarkerSender;
 import io.cairn.broker.txn.markers.TransactionMarkerChannel;
@@ -609,6 +610,8 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DeleteGroupsHandler(groups));
         handlers.add(new ConsumerGroupHeartbeatHandler(groups, node));
         handlers.add(new ConsumerGroupDescribeHandler(groups, node));
+        // Share groups (KIP-932): every share group API handler answers UNSUPPORTED_VERSION while this gate is shut.
+        ShareGroupsGate shareGroups = new ShareGroupsGate(node::currentImage, config.groupShareEnable());
         handlers.addAll(extra);
         return List.copyOf(handlers);
     }
