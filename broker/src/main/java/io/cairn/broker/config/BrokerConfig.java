@@ -4,6 +4,7 @@ import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupMigrationPolicy;
+import io.cairn.broker.group.share.ShareGroupConfig;
 import io.cairn.broker.share.ShareCoordinatorConfig;
 import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.isr.RackAwareReplicaSelector;
@@ -164,6 +165,7 @@ public final class BrokerConfig {
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
     private final ConsumerGroupConfig consumerGroupConfig;
+    private final ShareGroupConfig shareGroupConfig;
     private final CoordinatorRuntimeSettings groupCoordinatorRuntime;
     private final TransactionConfig transactionConfig;
     private final ShareCoordinatorConfig shareCoordinatorConfig;
@@ -253,6 +255,7 @@ public final class BrokerConfig {
         this.groupCoordinatorRuntime = new CoordinatorRuntimeSettings(values.intValue(GROUP_COORDINATOR_THREADS, 1),
                 values.intValue(GROUP_COORDINATOR_APPEND_LINGER_MS, 0),
                 values.intValue(OFFSETS_COMMIT_TIMEOUT_MS, 1));
+        this.shareGroupConfig = shareGroupConfig(values, groupCoordinatorRuntime.writeTimeoutMs());
         this.transactionConfig = new TransactionConfig(
                 values.longValue(TRANSACTIONAL_ID_EXPIRATION_MS, 1L),
                 values.intValue(TRANSACTION_MAX_TIMEOUT_MS, 1), internalTopics.transactionPartitions(),
@@ -499,6 +502,33 @@ public final class BrokerConfig {
                 values.intValue(ConsumerGroupConfig.MAX_SIZE, 1), assignors,
                 ConsumerGroupMigrationPolicy.parse(values.string(ConsumerGroupMigrationPolicy.KEY)),
                 values.intValue(GROUP_MAX_SIZE, 1));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+
+    /** Kafka's {@code group.share.*} keys of the group coordinator: their ranges, and the simple assignor only. */
+    private static ShareGroupConfig shareGroupConfig(ValueParser values, long offsetsCommitTimeoutMs) {
+        List<String> assignors = new ArrayList<>();
+        for (String raw : values.string(ShareGroupConfig.ASSIGNORS).split(",")) {
+            String name = raw.trim();
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (!name.equals("simple") && !name.equals("org.apache.kafka.coordinator.group.assignor.SimpleAssignor")) {
+                throw ConfigException.invalid(ShareGroupConfig.ASSIGNORS, name, "the only share group assignor is"
+                    + " simple");
+            }
+            assignors.add("simple");
+        }
+        try {
+            return new ShareGroupConfig(values.intValue(ShareGroupConfig.SESSION_TIMEOUT_MS, 1),
+                values.intValue(ShareGroupConfig.MIN_SESSION_TIMEOUT_MS, 1),
+                values.intValue(ShareGroupConfig.MAX_SESSION_TIMEOUT_MS, 1),
+                values.intValue(ShareGroupConfig.HEARTBEAT_INTERVAL_MS, 1),
+                values.intValue(ShareGroupConfig.MIN_HEARTBEAT_INTERVAL_MS, 1),
+                values.intValue(ShareGroupConfig.MAX_HEARTBEAT_INTERVAL_MS, 1),
+                values.intValue(ShareGroupConfig.MAX_SIZE, 1), assignors, 2 * offsetsCommitTimeoutMs);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
@@ -974,6 +1004,11 @@ public final class BrokerConfig {
     /** The KIP-848 consumer groups' settings ({@code group.consumer.*}). */
     public ConsumerGroupConfig consumerGroupConfig() {
         return consumerGroupConfig;
+    }
+
+    /** The share groups' settings on the group coordinator ({@code group.share.*} session, heartbeat, size). */
+    public ShareGroupConfig shareGroupConfig() {
+        return shareGroupConfig;
     }
 
     /**
