@@ -181,7 +181,6 @@ public final class CairnServer implements AutoCloseable {
     private GroupCoordinator groupCoordinator;
     private TransactionCoordinator transactionCoordinator;
     private ShareCoordinator shareCoordinator;
-    private ShareStateInitialization shareStateInitialization;
     private RequestHandlerPool requestHandlers;
     private DynamicThreadPools threadPools;
     private DynamicListeners listeners;
@@ -522,13 +521,13 @@ public final class CairnServer implements AutoCloseable {
                 internal.offsetsReplication(), internal.transactionPartitions(), internal.transactionReplication(),
                 config.transactionConfig().logMinIsr(), config.transactionConfig().logSegmentBytes(),
                 config.shareCoordinatorConfig());
-        shareStateInitialization = new ShareStateInitialization(metadata.node(), shareCoordinator, config.nodeId(),
-                config.replicaFetch().interBrokerListenerName(), interBrokerTls(), () -> {
+        ShareStateInitialization initialization = new ShareStateInitialization(metadata.node(), shareCoordinator,
+                config.nodeId(), config.replicaFetch().interBrokerListenerName(), interBrokerTls(), () -> {
                     CreateTopicsRequestData creation = new CreateTopicsRequestData().setTimeoutMs(30_000);
                     creation.topics().add(shareTopic.creatableTopic(ShareCoordinator.TOPIC));
                     metadata.node().createTopics(creation);
                 }, config.groupCoordinatorRuntime().writeTimeoutMs() * 6);
-        groupCoordinator.useShareStateInitializer(shareStateInitialization);
+        groupCoordinator.useShareStateInitializer(initialization);
         return producerIds;
     }
 
@@ -788,9 +787,6 @@ public final class CairnServer implements AutoCloseable {
         }
         if (transactionCoordinator != null) {
             transactionCoordinator.close();
-        }
-        if (shareStateInitialization != null) {
-            shareStateInitialization.close();
         }
         if (shareCoordinator != null) {
             shareCoordinator.close();

@@ -185,7 +185,7 @@ public final class GroupCoordinator implements AutoCloseable {
             supportsEpochBump);
     }
 
-    /** Share groups initialize their share-partitions' state through {@code initializer} from now on. */
+    /** Share groups initialize their share-partitions' state through {@code initializer} from now on; closed here. */
     public void useShareStateInitializer(ShareStateInitializer initializer) {
         this.shareStateInitializer = initializer;
     }
@@ -275,5 +275,9 @@ public final class GroupCoordinator implements AutoCloseable {
     public void close() {
         metadata.unsubscribe(deletions);
         runtime.close();
+        ShareStateInitializer initializer = shareStateInitializer;
+        if (initializer != null) {
+            initializer.close();
+        }
     }
 }

@@ -37,7 +37,7 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Thread-safety: thread-safe; remote calls and retries run on one daemon thread.
  */
-public final class ShareStateInitialization implements ShareStateInitializer, AutoCloseable {
+public final class ShareStateInitialization implements ShareStateInitializer {
 
     private static final Logger LOGGER = LogManager.getLogger(ShareStateInitialization.class);
     static final long RETRY_MS = 200;
@@ -50,6 +50,8 @@ public final class ShareStateInitialization implements ShareStateInitializer, Au
     private final String listenerName;
     private final Runnable createTopic;
     private final long timeoutMs;
+    /** When the creation of __share_group_state was last asked for (at most once in 5 s). */
+    private volatile long lastCreation = System.nanoTime() - TimeUnit.SECONDS.toNanos(10);
     private final BrokerConnections connections;
     private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread thread = new Thread(r, "cairn-share-state-initializer");
@@ -87,7 +89,11 @@ public final class ShareStateInitialization implements ShareStateInitializer, Au
         MetadataImage image = metadata.currentImage();
         Optional<TopicImage> topic = shares.topic();
         if (topic.isEmpty()) {
-            createTopic.run();
+            long now = System.nanoTime();
+            if (now - lastCreation > TimeUnit.SECONDS.toNanos(5)) {
+                lastCreation = now;
+                createTopic.run();
+            }
             retry(request, deadline, done, "__share_group_state does not exist yet");
             return;
         }

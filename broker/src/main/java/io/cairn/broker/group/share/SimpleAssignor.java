@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.ListIterator;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.ToIntFunction;
 
 /**
  * KIP-932's {@code simple} share group assignor as Kafka 4.1 has it. A partition may go to several members of a share
