@@ -61,7 +61,7 @@ class ShareGroupHeartbeatIT {
     private static final String GROUP = "share-hb-it";
     private static final String TOPIC = "share-hb-topic";
     private static final String CLASSIC = "classic-of-share-it";
-    private static final String MEMBER = Uuid.randomUuid().toString();
+    private static final String MEMBER = org.apache.kafka.common.Uuid.randomUuid().toString();
     private static final String SHARE_GROUPS_TOOL = "org.apache.kafka.tools.consumer.group.ShareGroupCommand";
 
     @ParameterizedTest
@@ -187,7 +187,7 @@ class ShareGroupHeartbeatIT {
                     "cairn-raw-client", "/127.0.0.1", "3"));
             assertThat(state.exitCode()).as("%s", state).isZero();
             assertThat(state.stdout().lines().filter(line -> line.startsWith(GROUP + " ")).toList()).as("%s", state)
-                .singleElement().satisfies(line -> assertThat(line.split("\\s+")).contains("simple", "Stable", "1"));
+                .singleElement().satisfies(line -> assertThat(line.split("\\s+")).endsWith("(1)", "Stable", "1"));
 
             // And: the classic DescribeGroups does not describe a share group
             DescribeGroupsResponseData classicView = client.sendAndReceive(new DescribeGroupsRequestData()
