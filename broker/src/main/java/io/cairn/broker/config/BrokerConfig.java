@@ -155,7 +155,6 @@ public final class BrokerConfig {
     private final String brokerRack;
     private final boolean autoCreateTopicsEnable;
     private final boolean transactionPartitionVerificationEnable;
-    private final boolean groupShareEnable;
     private final long brokerHeartbeatIntervalMs;
     private final int fetchMaxBytes;
     private final int fetchSessionCacheSlots;
@@ -231,7 +230,6 @@ public final class BrokerConfig {
         this.brokerRack = rack.isEmpty() ? null : rack;
         this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE);
         this.transactionPartitionVerificationEnable = values.booleanValue(TRANSACTION_PARTITION_VERIFICATION_ENABLE);
-        this.groupShareEnable = values.booleanValue(GROUP_SHARE_ENABLE);
         this.topicDefaults = LogDefaults.topicDefaults(props);
         this.logRetentionCheckIntervalMs = values.longValue(LOG_RETENTION_CHECK_INTERVAL_MS, 1L);
         this.logFlushSchedulerIntervalMs = values.longValue(LOG_FLUSH_SCHEDULER_INTERVAL_MS, Long.MIN_VALUE);
@@ -528,7 +526,8 @@ public final class BrokerConfig {
                 values.intValue(ShareGroupConfig.HEARTBEAT_INTERVAL_MS, 1),
                 values.intValue(ShareGroupConfig.MIN_HEARTBEAT_INTERVAL_MS, 1),
                 values.intValue(ShareGroupConfig.MAX_HEARTBEAT_INTERVAL_MS, 1),
-                values.intValue(ShareGroupConfig.MAX_SIZE, 1), assignors, 2 * offsetsCommitTimeoutMs);
+                values.intValue(ShareGroupConfig.MAX_SIZE, 1), assignors, 2 * offsetsCommitTimeoutMs,
+                values.booleanValue(GROUP_SHARE_ENABLE));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }
@@ -600,7 +599,7 @@ public final class BrokerConfig {
         values.put(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, Integer.toString(producerIdExpirationCheckIntervalMs));
         values.put(AUTO_CREATE_TOPICS_ENABLE, Boolean.toString(autoCreateTopicsEnable));
         values.put(TRANSACTION_PARTITION_VERIFICATION_ENABLE, Boolean.toString(transactionPartitionVerificationEnable));
-        values.put(GROUP_SHARE_ENABLE, Boolean.toString(groupShareEnable));
+        values.put(GROUP_SHARE_ENABLE, Boolean.toString(shareGroupConfig.enable()));
         values.put(BROKER_HEARTBEAT_INTERVAL_MS, Long.toString(brokerHeartbeatIntervalMs));
         values.put(BROKER_RACK, brokerRack == null ? "null" : brokerRack);
         values.put(CONNECTIONS_MAX_IDLE_MS, Long.toString(connectionsMaxIdleMs));
@@ -952,7 +951,7 @@ public final class BrokerConfig {
      * is 0 (see {@code io.cairn.broker.share.ShareGroupsGate}).
      */
     public boolean groupShareEnable() {
-        return groupShareEnable;
+        return shareGroupConfig.enable();
     }
 
     /** broker.heartbeat.interval.ms (Kafka default 2000). */

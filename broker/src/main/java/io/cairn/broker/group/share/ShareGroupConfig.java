@@ -18,10 +18,12 @@ import java.util.List;
  * @param initializeRetryMs      twice offsets.commit.timeout.ms: a share-partition whose state initialization has
  *                               been under way for this long is initialized again by the next heartbeat (Kafka's
  *                               rule)
+ * @param enable                 group.share.enable (internal, false): share groups are served whatever
+ *                               share.version says
  */
 public record ShareGroupConfig(int sessionTimeoutMs, int minSessionTimeoutMs, int maxSessionTimeoutMs,
                                int heartbeatIntervalMs, int minHeartbeatIntervalMs, int maxHeartbeatIntervalMs,
-                               int maxSize, List<String> assignors, long initializeRetryMs) {
+                               int maxSize, List<String> assignors, long initializeRetryMs, boolean enable) {
 
     /** The keys, as in Kafka's GroupCoordinatorConfig. */
     public static final String SESSION_TIMEOUT_MS = "group.share.session.timeout.ms";
@@ -71,7 +73,7 @@ public record ShareGroupConfig(int sessionTimeoutMs, int minSessionTimeoutMs, in
     /** Kafka 4.1's defaults (offsets.commit.timeout.ms 5000). */
     public static ShareGroupConfig defaults() {
         return new ShareGroupConfig(45_000, 45_000, 60_000, 5_000, 5_000, 15_000, 200, List.of(SimpleAssignor.NAME),
-            10_000L);
+            10_000L, false);
     }
 
     private static void atLeastOne(String key, int value) {
