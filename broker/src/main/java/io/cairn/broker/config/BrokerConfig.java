@@ -4,6 +4,7 @@ import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupMigrationPolicy;
+import io.cairn.broker.group.share.ShareGroupConfig;
 import io.cairn.broker.share.ShareCoordinatorConfig;
 import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.isr.RackAwareReplicaSelector;
@@ -77,6 +78,7 @@ public final class BrokerConfig {
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
     public static final String TRANSACTION_STATE_LOG_REPLICATION_FACTOR = "transaction.state.log.replication.factor";
     public static final String TRANSACTION_STATE_LOG_MIN_ISR = "transaction.state.log.min.isr";
+    public static final String GROUP_SHARE_ENABLE = "group.share.enable";
     public static final String SHARE_STATE_TOPIC_NUM_PARTITIONS = "share.coordinator.state.topic.num.partitions";
     public static final String SHARE_STATE_TOPIC_REPLICATION_FACTOR =
             "share.coordinator.state.topic.replication.factor";
@@ -162,6 +164,7 @@ public final class BrokerConfig {
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
     private final ConsumerGroupConfig consumerGroupConfig;
+    private final ShareGroupConfig shareGroupConfig;
     private final CoordinatorRuntimeSettings groupCoordinatorRuntime;
     private final TransactionConfig transactionConfig;
     private final ShareCoordinatorConfig shareCoordinatorConfig;
@@ -250,6 +253,7 @@ public final class BrokerConfig {
         this.groupCoordinatorRuntime = new CoordinatorRuntimeSettings(values.intValue(GROUP_COORDINATOR_THREADS, 1),
                 values.intValue(GROUP_COORDINATOR_APPEND_LINGER_MS, 0),
                 values.intValue(OFFSETS_COMMIT_TIMEOUT_MS, 1));
+        this.shareGroupConfig = shareGroupConfig(values, groupCoordinatorRuntime.writeTimeoutMs());
         this.transactionConfig = new TransactionConfig(
                 values.longValue(TRANSACTIONAL_ID_EXPIRATION_MS, 1L),
                 values.intValue(TRANSACTION_MAX_TIMEOUT_MS, 1), internalTopics.transactionPartitions(),
@@ -501,6 +505,34 @@ public final class BrokerConfig {
         }
     }
 
+    /** Kafka's {@code group.share.*} keys of the group coordinator: their ranges, and the simple assignor only. */
+    private static ShareGroupConfig shareGroupConfig(ValueParser values, long offsetsCommitTimeoutMs) {
+        List<String> assignors = new ArrayList<>();
+        for (String raw : values.string(ShareGroupConfig.ASSIGNORS).split(",")) {
+            String name = raw.trim();
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (!name.equals("simple") && !name.equals("org.apache.kafka.coordinator.group.assignor.SimpleAssignor")) {
+                throw ConfigException.invalid(ShareGroupConfig.ASSIGNORS, name, "the only share group assignor is"
+                    + " simple");
+            }
+            assignors.add("simple");
+        }
+        try {
+            return new ShareGroupConfig(values.intValue(ShareGroupConfig.SESSION_TIMEOUT_MS, 1),
+                values.intValue(ShareGroupConfig.MIN_SESSION_TIMEOUT_MS, 1),
+                values.intValue(ShareGroupConfig.MAX_SESSION_TIMEOUT_MS, 1),
+                values.intValue(ShareGroupConfig.HEARTBEAT_INTERVAL_MS, 1),
+                values.intValue(ShareGroupConfig.MIN_HEARTBEAT_INTERVAL_MS, 1),
+                values.intValue(ShareGroupConfig.MAX_HEARTBEAT_INTERVAL_MS, 1),
+                values.intValue(ShareGroupConfig.MAX_SIZE, 1), assignors, 2 * offsetsCommitTimeoutMs,
+                values.booleanValue(GROUP_SHARE_ENABLE));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+
     private static ConnectionLimits connectionLimits(Map<String, String> props, List<Endpoint> listeners) {
         try {
             return ConnectionLimits.parse(props, listeners.stream().map(Endpoint::listenerName).toList());
@@ -567,6 +599,7 @@ public final class BrokerConfig {
         values.put(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, Integer.toString(producerIdExpirationCheckIntervalMs));
         values.put(AUTO_CREATE_TOPICS_ENABLE, Boolean.toString(autoCreateTopicsEnable));
         values.put(TRANSACTION_PARTITION_VERIFICATION_ENABLE, Boolean.toString(transactionPartitionVerificationEnable));
+        values.put(GROUP_SHARE_ENABLE, Boolean.toString(shareGroupConfig.enable()));
         values.put(BROKER_HEARTBEAT_INTERVAL_MS, Long.toString(brokerHeartbeatIntervalMs));
         values.put(BROKER_RACK, brokerRack == null ? "null" : brokerRack);
         values.put(CONNECTIONS_MAX_IDLE_MS, Long.toString(connectionsMaxIdleMs));
@@ -913,6 +946,14 @@ public final class BrokerConfig {
         return autoCreateTopicsEnable;
     }
 
+    /**
+     * group.share.enable (internal, Kafka default false): share groups are served even while {@code share.version}
+     * is 0 (see {@code io.cairn.broker.share.ShareGroupsGate}).
+     */
+    public boolean groupShareEnable() {
+        return shareGroupConfig.enable();
+    }
+
     /** broker.heartbeat.interval.ms (Kafka default 2000). */
     /** {@code fetch.max.bytes}: the most a consumer's fetch response may carry (55 MiB, at least 1024). */
     public int fetchMaxBytes() {
@@ -962,6 +1003,11 @@ public final class BrokerConfig {
     /** The KIP-848 consumer groups' settings ({@code group.consumer.*}). */
     public ConsumerGroupConfig consumerGroupConfig() {
         return consumerGroupConfig;
+    }
+
+    /** The share groups' settings on the group coordinator ({@code group.share.*} session, heartbeat, size). */
+    public ShareGroupConfig shareGroupConfig() {
+        return shareGroupConfig;
     }
 
     /**
