@@ -104,6 +104,14 @@ import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslFactory;
 import io.cairn.broker.security.StandardAclAuthorizer;
 import io.cairn.broker.share.ShareCoordinator;
+import io.cairn.broker.share.partition.CoordinatorStatePersister;
+import io.cairn.broker.share.partition.ShareFetchService;
+import io.cairn.broker.share.partition.SharePartitionManager;
+import io.cairn.broker.share.partition.ShareSessionCache;
+import io.cairn.broker.purgatory.SystemTimer;
+import io.cairn.broker.purgatory.Timer;
+import io.cairn.broker.handler.ShareAcknowledgeHandler;
+import io.cairn.broker.handler.ShareFetchHandler;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMarkerSender;
 import io.cairn.broker.txn.markers.TransactionMarkerChannel;
@@ -176,6 +184,8 @@ public final class CairnServer implements AutoCloseable {
     private GroupCoordinator groupCoordinator;
     private TransactionCoordinator transactionCoordinator;
     private ShareCoordinator shareCoordinator;
+    private SharePartitionManager sharePartitions;
+    private Timer shareLockTimer;
     private RequestHandlerPool requestHandlers;
     private DynamicThreadPools threadPools;
     private DynamicListeners listeners;
@@ -280,7 +290,7 @@ public final class CairnServer implements AutoCloseable {
             saslSettings = dynamicSaslSettings();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
-                            producerIds), shareCoordinator,
+                            producerIds), shareCoordinator, shareFetchService(),
                     BrokerReconfigurable.all(List.<BrokerReconfigurable>of(threadPools, networkThreads,
                             connectionLimits, listeners, logCleaner, this::validateSslStores, saslSettings)),
                     clientQuotas, extraHandlers);
@@ -512,12 +522,29 @@ public final class CairnServer implements AutoCloseable {
         return producerIds;
     }
 
+    /**
+     * The share-partition leader (KIP-932): the share-partitions this broker leads, persisted through the share
+     * coordinator, and the ShareFetch/ShareAcknowledge service over them, served while share groups are enabled.
+     */
+    private ShareFetchService shareFetchService() {
+        MetadataNode node = metadata.node();
+        CoordinatorStatePersister persister = new CoordinatorStatePersister(config.nodeId(), node::currentImage,
+                config.replicaFetch().interBrokerListenerName(), shareCoordinator,
+                (int) MarkerAppender.DEFAULT_TIMEOUT_MS + INTER_BROKER_SOCKET_MARGIN_MS, interBrokerTls());
+        shareLockTimer = new SystemTimer("share-record-locks");
+        sharePartitions = new SharePartitionManager(replicaManager, purgatory, persister, shareLockTimer,
+                config.sharePartitionConfig());
+        return new ShareFetchService(sharePartitions,
+                new ShareSessionCache(config.sharePartitionConfig().maxShareSessions()), node::currentImage,
+                () -> Boolean.parseBoolean(config.originals().getOrDefault("group.share.enable", "false").trim()));
+    }
+
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    PartitionPurgatory purgatory, GroupCoordinator groups,
                                                    BrokerMetrics metrics, TransactionServices transactions,
-                                                   ShareCoordinator shares,
+                                                   ShareCoordinator shares, ShareFetchService shareFetch,
                                                    BrokerReconfigurable reconfigurables, RequestQuotas quotas,
                                                    List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
@@ -591,6 +618,8 @@ public final class CairnServer implements AutoCloseable {
                 new DeleteShareGroupStateHandler(shares)));
         handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
                 new ReadShareGroupStateSummaryHandler(shares)));
+        handlers.add(new ShareFetchHandler(shareFetch));
+        handlers.add(new ShareAcknowledgeHandler(shareFetch));
         handlers.add(new AddPartitionsToTxnHandler(txn, node));
         handlers.add(new AddOffsetsToTxnHandler(txn, groups));
         handlers.add(new EndTxnHandler(txn));
@@ -764,6 +793,12 @@ public final class CairnServer implements AutoCloseable {
         }
         if (transactionCoordinator != null) {
             transactionCoordinator.close();
+        }
+        if (sharePartitions != null) {
+            sharePartitions.close();
+        }
+        if (shareLockTimer != null) {
+            shareLockTimer.close();
         }
         if (shareCoordinator != null) {
             shareCoordinator.close();
