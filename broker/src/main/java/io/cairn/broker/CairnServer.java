@@ -104,6 +104,7 @@ import io.cairn.broker.security.ScramCredentials;
 import io.cairn.broker.security.SslFactory;
 import io.cairn.broker.security.StandardAclAuthorizer;
 import io.cairn.broker.share.ShareCoordinator;
+import io.cairn.broker.share.ShareGroupsGate;
 import io.cairn.broker.share.partition.CoordinatorStatePersister;
 import io.cairn.broker.share.partition.ShareFetchService;
 import io.cairn.broker.share.partition.SharePartitionManager;
@@ -536,7 +537,7 @@ public final class CairnServer implements AutoCloseable {
                 config.sharePartitionConfig());
         return new ShareFetchService(sharePartitions,
                 new ShareSessionCache(config.sharePartitionConfig().maxShareSessions()), node::currentImage,
-                () -> Boolean.parseBoolean(config.originals().getOrDefault("group.share.enable", "false").trim()));
+                new ShareGroupsGate(node::currentImage, config.groupShareEnable())::enabled);
     }
 
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
@@ -638,6 +639,8 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DeleteGroupsHandler(groups));
         handlers.add(new ConsumerGroupHeartbeatHandler(groups, node));
         handlers.add(new ConsumerGroupDescribeHandler(groups, node));
+        // Share groups (KIP-932): every share group API handler answers UNSUPPORTED_VERSION while this gate is shut.
+        ShareGroupsGate shareGroups = new ShareGroupsGate(node::currentImage, config.groupShareEnable());
         handlers.addAll(extra);
         return List.copyOf(handlers);
     }

@@ -104,7 +104,7 @@ class ApiVersionsIT {
                         + f.maxVersion()).containsExactlyInAnyOrderElementsOf(version == 3
                         ? List.of("metadata.version:27-27")
                         : List.of("metadata.version:27-27", "eligible.leader.replicas.version:0-1",
-                                "transaction.version:0-2", "group.version:0-1"));
+                                "transaction.version:0-2", "group.version:0-1", "share.version:0-1"));
                 assertThat(body.finalizedFeatures()).extracting(f -> f.name() + ":" + f.maxVersionLevel())
                         .containsExactlyInAnyOrder("metadata.version:27", "eligible.leader.replicas.version:1",
                                 "transaction.version:2", "group.version:1");

@@ -279,8 +279,8 @@ class StorageToolTest {
         String config = properties().toString();
         assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-r", "3.9"))
                 .hasMessageContaining("Unsupported release version 3.9");
-        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-f", "share.version=1"))
-                .hasMessageContaining("Unknown feature share.version");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-f", "streams.version=1"))
+                .hasMessageContaining("Unknown feature streams.version");
         assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-f", "transaction.version=3"))
                 .hasMessageContaining("does not support level 3");
         assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-f", "group.version"))

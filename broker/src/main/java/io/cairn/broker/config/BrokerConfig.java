@@ -78,6 +78,7 @@ public final class BrokerConfig {
     public static final String TRANSACTION_STATE_LOG_NUM_PARTITIONS = "transaction.state.log.num.partitions";
     public static final String TRANSACTION_STATE_LOG_REPLICATION_FACTOR = "transaction.state.log.replication.factor";
     public static final String TRANSACTION_STATE_LOG_MIN_ISR = "transaction.state.log.min.isr";
+    public static final String GROUP_SHARE_ENABLE = "group.share.enable";
     public static final String SHARE_STATE_TOPIC_NUM_PARTITIONS = "share.coordinator.state.topic.num.partitions";
     public static final String SHARE_STATE_TOPIC_REPLICATION_FACTOR =
             "share.coordinator.state.topic.replication.factor";
@@ -160,6 +161,7 @@ public final class BrokerConfig {
     private final String brokerRack;
     private final boolean autoCreateTopicsEnable;
     private final boolean transactionPartitionVerificationEnable;
+    private final boolean groupShareEnable;
     private final long brokerHeartbeatIntervalMs;
     private final int fetchMaxBytes;
     private final int fetchSessionCacheSlots;
@@ -235,6 +237,7 @@ public final class BrokerConfig {
         this.brokerRack = rack.isEmpty() ? null : rack;
         this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE);
         this.transactionPartitionVerificationEnable = values.booleanValue(TRANSACTION_PARTITION_VERIFICATION_ENABLE);
+        this.groupShareEnable = values.booleanValue(GROUP_SHARE_ENABLE);
         this.topicDefaults = LogDefaults.topicDefaults(props);
         this.logRetentionCheckIntervalMs = values.longValue(LOG_RETENTION_CHECK_INTERVAL_MS, 1L);
         this.logFlushSchedulerIntervalMs = values.longValue(LOG_FLUSH_SCHEDULER_INTERVAL_MS, Long.MIN_VALUE);
@@ -607,6 +610,7 @@ public final class BrokerConfig {
         values.put(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, Integer.toString(producerIdExpirationCheckIntervalMs));
         values.put(AUTO_CREATE_TOPICS_ENABLE, Boolean.toString(autoCreateTopicsEnable));
         values.put(TRANSACTION_PARTITION_VERIFICATION_ENABLE, Boolean.toString(transactionPartitionVerificationEnable));
+        values.put(GROUP_SHARE_ENABLE, Boolean.toString(groupShareEnable));
         values.put(BROKER_HEARTBEAT_INTERVAL_MS, Long.toString(brokerHeartbeatIntervalMs));
         values.put(BROKER_RACK, brokerRack == null ? "null" : brokerRack);
         values.put(CONNECTIONS_MAX_IDLE_MS, Long.toString(connectionsMaxIdleMs));
@@ -955,6 +959,14 @@ public final class BrokerConfig {
     /** auto.create.topics.enable (Kafka default true). */
     public boolean autoCreateTopicsEnable() {
         return autoCreateTopicsEnable;
+    }
+
+    /**
+     * group.share.enable (internal, Kafka default false): share groups are served even while {@code share.version}
+     * is 0 (see {@code io.cairn.broker.share.ShareGroupsGate}).
+     */
+    public boolean groupShareEnable() {
+        return groupShareEnable;
     }
 
     /** broker.heartbeat.interval.ms (Kafka default 2000). */

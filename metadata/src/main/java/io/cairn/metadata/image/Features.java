@@ -17,6 +17,10 @@ import java.util.Map;
  *       the produce path.</li>
  *   <li>{@code group.version} 0-1 (KIP-848), 1 in a new cluster as in Kafka 4.1: at 1 the consumer group protocol
  *       (ConsumerGroupHeartbeat, ConsumerGroupDescribe) is served, at 0 those APIs answer UNSUPPORTED_VERSION.</li>
+ *   <li>{@code share.version} 0-1 (KIP-932), 0 in a new cluster as in Kafka 4.1 (whose SV_1 bootstraps only from
+ *       metadata.version 4.2-IV0): at 1 the share group APIs are served (see the broker's {@code ShareGroupsGate},
+ *       which also honours the internal {@code group.share.enable}); {@code kafka-features upgrade --feature
+ *       share.version=1} turns them on. SV_1 depends on no other feature.</li>
  *   <li>{@code kraft.version} stays at 0: a dynamic Raft quorum is not implemented. As Kafka's broker, a feature
  *       whose highest supported level is 0 is not listed as supported, and a level 0 is never finalized.</li>
  * </ul>
@@ -28,6 +32,7 @@ public final class Features {
     public static final String ELIGIBLE_LEADER_REPLICAS_VERSION = "eligible.leader.replicas.version";
     public static final String TRANSACTION_VERSION = "transaction.version";
     public static final String GROUP_VERSION = "group.version";
+    public static final String SHARE_VERSION = "share.version";
     public static final String KRAFT_VERSION = "kraft.version";
 
     /** Kafka's {@code MetadataVersion.IBP_4_1_IV1}, the metadata.version whose semantics Cairn implements. */
@@ -50,6 +55,7 @@ public final class Features {
         supported.put(ELIGIBLE_LEADER_REPLICAS_VERSION, new Range((short) 0, (short) 1));
         supported.put(TRANSACTION_VERSION, new Range((short) 0, (short) 2));
         supported.put(GROUP_VERSION, new Range((short) 0, (short) 1));
+        supported.put(SHARE_VERSION, new Range((short) 0, (short) 1));
         supported.put(KRAFT_VERSION, new Range((short) 0, (short) 0));
         SUPPORTED = Collections.unmodifiableMap(supported);
         Map<String, Short> bootstrap = new LinkedHashMap<>();
@@ -57,6 +63,7 @@ public final class Features {
         bootstrap.put(ELIGIBLE_LEADER_REPLICAS_VERSION, (short) 1);
         bootstrap.put(TRANSACTION_VERSION, (short) 2);
         bootstrap.put(GROUP_VERSION, (short) 1);
+        bootstrap.put(SHARE_VERSION, (short) 0);
         bootstrap.put(KRAFT_VERSION, (short) 0);
         BOOTSTRAP = Collections.unmodifiableMap(bootstrap);
     }
@@ -114,6 +121,14 @@ public final class Features {
     /** Whether the KIP-848 consumer group protocol is enabled in this image ({@code group.version} 1 or more). */
     public static boolean consumerGroupsEnabled(MetadataImage image) {
         return image.featureLevel(GROUP_VERSION) >= 1;
+    }
+
+    /**
+     * Whether this image finalizes {@code share.version} 1 or more (KIP-932). The broker's share group gate also
+     * honours the internal {@code group.share.enable}; use that, not this, to decide whether to serve a request.
+     */
+    public static boolean shareVersionEnabled(MetadataImage image) {
+        return image.featureLevel(SHARE_VERSION) >= 1;
     }
 
     /** Whether eligible leader replicas (KIP-966) are enabled in this image. */

@@ -83,9 +83,31 @@ class FeatureCommandsTest {
     }
 
     @Test
+    void shareVersionStartsAt0AndKafkaFeaturesUpgradeTurnsShareGroupsOn() {
+        // Given: a new cluster, as Kafka 4.1 formats it (SV_1 bootstraps only from metadata.version 4.2-IV0)
+        assertThat(Features.shareVersionEnabled(image)).isFalse();
+        assertThat(image.features()).doesNotContainKey(Features.SHARE_VERSION);
+
+        // When: kafka-features upgrade --feature share.version=1, then a level Cairn does not support
+        UpdateFeaturesResponseData upgraded = update(Features.SHARE_VERSION, 1, 1, false);
+        UpdateFeaturesResponseData tooHigh = update(Features.SHARE_VERSION, 2, 1, false);
+
+        // Then
+        assertThat(upgraded.errorCode()).isZero();
+        assertThat(Features.shareVersionEnabled(image)).isTrue();
+        assertThat(tooHigh.errorMessage()).endsWith("Invalid update version 2 for feature share.version. Local "
+                + "controller 1 only supports versions 0-1");
+
+        // When: kafka-features disable --feature share.version
+        assertThat(update(Features.SHARE_VERSION, 0, 2, false).errorCode()).isZero();
+        // Then
+        assertThat(Features.shareVersionEnabled(image)).isFalse();
+    }
+
+    @Test
     void unknownFeaturesLevelsOutOfRangeAndBadTypesAreRefused() {
-        assertThat(update("share.version", 1, 1, false).errorMessage()).endsWith("Invalid update version 1 for "
-                + "feature share.version. Local controller 1 does not support this feature.");
+        assertThat(update("streams.version", 1, 1, false).errorMessage()).endsWith("Invalid update version 1 for "
+                + "feature streams.version. Local controller 1 does not support this feature.");
         assertThat(update(Features.TRANSACTION_VERSION, 3, 1, false).errorMessage()).endsWith("Invalid update "
                 + "version 3 for feature transaction.version. Local controller 1 only supports versions 0-2");
         assertThat(update(Features.METADATA_VERSION, 26, 2, false).errorMessage())
