@@ -43,7 +43,9 @@ public final class ShareFetchHandler implements ApiHandler<ShareFetchRequestData
 
     @Override
     public CompletionStage<ShareFetchResponseData> handle(RequestContext ctx, ShareFetchRequestData request) {
-        return service.fetch(request, access(ctx), ctx.listenerName());
+        ClientConnection connection = ctx.connection();
+        return service.fetch(request, access(ctx), ctx.listenerName(), new ShareFetchService.Connection(
+            connection.connectionId(), action -> connection.onClose("share-sessions", action)));
     }
 
     static ShareFetchService.Access access(RequestContext ctx) {

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -31,7 +32,8 @@ import java.util.function.Supplier;
  * acknowledgements in a session-opening fetch, the share session errors at the top level; per partition
  * UNKNOWN_TOPIC_ID, TOPIC_AUTHORIZATION_FAILED, the acknowledgement's outcome (AcknowledgeErrorCode on ShareFetch)
  * and the fetch's. Acknowledgements are applied before the fetch, so released records can be fetched again at once;
- * a request of epoch -1 acknowledges, closes the session and releases what the member still holds.
+ * a request of epoch -1 acknowledges, closes the session and releases what the member still holds, as does the close
+ * of the connection that opened the session.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -39,6 +41,10 @@ public final class ShareFetchService {
 
     /** Who may do what: READ on the group and on topics. */
     public record Access(Predicate<String> groupRead, Predicate<String> topicRead) {
+    }
+
+    /** The client's connection: its id, and how to run something when it closes. */
+    public record Connection(String id, Consumer<Runnable> onClose) {
     }
 
     private final SharePartitionManager manager;
@@ -79,7 +85,7 @@ public final class ShareFetchService {
 
     /** ShareFetch v1. */
     public CompletableFuture<ShareFetchResponseData> fetch(ShareFetchRequestData request, Access access,
-                                                           String listenerName) {
+                                                           String listenerName, Connection connection) {
         Errors invalid = checkRequest(request.groupId(), request.memberId(), access);
         if (invalid != Errors.NONE) {
             return CompletableFuture.completedFuture(fetchError(invalid));
@@ -120,9 +126,12 @@ public final class ShareFetchService {
         }
         ShareSessionCache.Key key = new ShareSessionCache.Key(request.groupId(), request.memberId());
         ShareSessionCache.Outcome context = sessions.fetchContext(key,
-            epoch, epoch == ShareSessionCache.FINAL_EPOCH ? List.of() : toFetch, toForget);
+            epoch, epoch == ShareSessionCache.FINAL_EPOCH ? List.of() : toFetch, toForget, connection.id());
         if (context.error() != Errors.NONE) {
             return CompletableFuture.completedFuture(fetchError(context.error()));
+        }
+        if (epoch == ShareSessionCache.INITIAL_EPOCH) {
+            connection.onClose().accept(() -> connectionClosed(connection.id()));
         }
         String groupId = request.groupId();
         String memberId = request.memberId();
@@ -139,6 +148,12 @@ public final class ShareFetchService {
             return manager.fetch(groupId, memberId, fetchable, limits).thenApply(results ->
                 fetchResponse(results, erroneous, ackErrors, listenerName));
         });
+    }
+
+    /** The sessions of a closed connection end; what their members held goes back. */
+    private void connectionClosed(String connectionId) {
+        sessions.removeConnection(connectionId).forEach((key, partitions) ->
+            manager.releaseSession(key.groupId(), key.memberId(), partitions));
     }
 
     /** Validates and applies acknowledgements; each partition's outcome. */

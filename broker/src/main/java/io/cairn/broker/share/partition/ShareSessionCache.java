@@ -14,7 +14,8 @@ import java.util.Set;
  * The share sessions of this broker (Kafka's {@code ShareSessionCache}): one per (share group, member), at most
  * {@code group.share.max.share.sessions}. A ShareFetch of epoch 0 opens a session (replacing the member's old one)
  * with the partitions it names; later requests carry the session's epoch, which each one moves on (1, 2, ...,
- * wrapping to 1), add the partitions they name and drop the forgotten ones; epoch -1 closes it. The errors are
+ * wrapping to 1), add the partitions they name and drop the forgotten ones; epoch -1 closes it, and so does the
+ * close of the connection that opened it. The errors are
  * Kafka's: SHARE_SESSION_NOT_FOUND, INVALID_SHARE_SESSION_EPOCH, SHARE_SESSION_LIMIT_REACHED.
  *
  * <p>Thread-safety: thread-safe (this object's monitor).
@@ -39,6 +40,7 @@ public final class ShareSessionCache {
 
     private static final class Session {
         int epoch;
+        String connectionId;
         final Set<TopicIdPartition> partitions = new LinkedHashSet<>();
     }
 
@@ -63,7 +65,7 @@ public final class ShareSessionCache {
      * those to fetch: the session's after the update; none when closing.
      */
     public synchronized Outcome fetchContext(Key key, int epoch, Collection<TopicIdPartition> toFetch,
-                                             Collection<TopicIdPartition> toForget) {
+                                             Collection<TopicIdPartition> toForget, String connectionId) {
         if (epoch == FINAL_EPOCH) {
             if (!toFetch.isEmpty()) {
                 return Outcome.failed(Errors.INVALID_REQUEST);
@@ -79,6 +81,7 @@ public final class ShareSessionCache {
             Session session = new Session();
             session.partitions.addAll(toFetch);
             session.epoch = nextEpoch(INITIAL_EPOCH);
+            session.connectionId = connectionId;
             sessions.put(key, session);
             return new Outcome(Errors.NONE, new ArrayList<>(session.partitions));
         }
@@ -122,6 +125,22 @@ public final class ShareSessionCache {
     public synchronized List<TopicIdPartition> remove(Key key) {
         Session session = sessions.remove(key);
         return session == null ? List.of() : new ArrayList<>(session.partitions);
+    }
+
+    /**
+     * The connection that opened sessions closed: they end (Kafka 4.1's connection disconnect listener). Returns
+     * each removed session's partitions.
+     */
+    public synchronized Map<Key, List<TopicIdPartition>> removeConnection(String connectionId) {
+        Map<Key, List<TopicIdPartition>> removed = new HashMap<>();
+        sessions.entrySet().removeIf(e -> {
+            if (!connectionId.equals(e.getValue().connectionId)) {
+                return false;
+            }
+            removed.put(e.getKey(), new ArrayList<>(e.getValue().partitions));
+            return true;
+        });
+        return removed;
     }
 
     /** How many sessions are open. */
