@@ -125,9 +125,9 @@ public final class SharePartitionManager implements PartitionListener, AutoClose
                 return Errors.COORDINATOR_NOT_AVAILABLE;
             case GROUP_ID_NOT_FOUND:
             case UNKNOWN_TOPIC_OR_PARTITION:
-            case FENCED_STATE_EPOCH:
                 return error;
             case FENCED_LEADER_EPOCH:
+            case FENCED_STATE_EPOCH:
                 return Errors.NOT_LEADER_OR_FOLLOWER;
             default:
                 return Errors.UNKNOWN_SERVER_ERROR;
