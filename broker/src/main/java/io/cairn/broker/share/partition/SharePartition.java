@@ -363,7 +363,7 @@ public final class SharePartition {
         }
         CompletableFuture<Errors> result = writes.thenCompose(previous ->
             persister.write(key, stateEpoch, leaderEpoch, startOffset, batches))
-            .exceptionally(Errors::forException);
+            .exceptionally(Errors::forException).thenApply(SharePartitionManager::persisterError);
         writes = result;
         result.thenAccept(error -> {
             if (error != Errors.NONE) {

@@ -116,9 +116,11 @@ public final class SharePartitionManager implements PartitionListener, AutoClose
         });
     }
 
-    /** Kafka's {@code SharePartition.fetchPersisterError}: what a failed state read answers. */
+    /** Kafka's {@code SharePartition.fetchPersisterError}: what a failed state read or write answers. */
     static Errors persisterError(Errors error) {
         switch (error) {
+            case NONE:
+                return error;
             case NOT_COORDINATOR:
             case COORDINATOR_NOT_AVAILABLE:
             case COORDINATOR_LOAD_IN_PROGRESS:

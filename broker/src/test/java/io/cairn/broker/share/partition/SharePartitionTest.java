@@ -210,7 +210,7 @@ class SharePartitionTest {
         sp.acquire("a", 500, batches(0, 9, 10));
         persister.answer = Errors.FENCED_LEADER_EPOCH;
         assertThat(sp.acknowledge("a", List.of(ack(0, 0, ShareRecordTypes.ACCEPT))).join())
-            .isEqualTo(Errors.FENCED_LEADER_EPOCH);
+            .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
         assertThat(sp.isFenced()).isTrue();
         assertThat(fenced.get()).isEqualTo(1);
         assertThat(sp.nextFetchOffset()).isEqualTo(-1L);
