@@ -645,6 +645,19 @@ public final class CairnServer implements AutoCloseable {
         return List.copyOf(handlers);
     }
 
+    /** Closes the share-partition leader (its locks' timer, its persister), then the share coordinator. */
+    private void closeShares() {
+        if (sharePartitions != null) {
+            sharePartitions.close();
+        }
+        if (shareLockTimer != null) {
+            shareLockTimer.close();
+        }
+        if (shareCoordinator != null) {
+            shareCoordinator.close();
+        }
+    }
+
     /**
      * The broker epoch of the last clean shutdown when every log dir recorded the same one (Kafka's
      * {@code readBrokerEpochFromCleanShutdownFiles}), else -1: an unclean shutdown of any dir counts for the broker.
@@ -797,15 +810,7 @@ public final class CairnServer implements AutoCloseable {
         if (transactionCoordinator != null) {
             transactionCoordinator.close();
         }
-        if (sharePartitions != null) {
-            sharePartitions.close();
-        }
-        if (shareLockTimer != null) {
-            shareLockTimer.close();
-        }
-        if (shareCoordinator != null) {
-            shareCoordinator.close();
-        }
+        closeShares();
         if (purgatory != null) {
             purgatory.close();
         }

@@ -28,8 +28,8 @@ import java.util.List;
  * @param preferredReadReplica the replica a consumer should read from instead of this leader (then no records), or
  *                             -1
  */
-public record PartitionRead(TopicIdPartition tp, Errors error, ByteBuf records, long highWatermark, long lastStableOffset,
-                     long logStartOffset, List<AbortedTxn> abortedTransactions,
+public record PartitionRead(TopicIdPartition tp, Errors error, ByteBuf records, long highWatermark,
+                     long lastStableOffset, long logStartOffset, List<AbortedTxn> abortedTransactions,
                      FetchResponseData.EpochEndOffset divergingEpoch, LogOffsetMetadata fetchOffsetMetadata,
                      int preferredReadReplica) {
 

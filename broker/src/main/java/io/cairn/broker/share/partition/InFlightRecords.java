@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -47,7 +48,7 @@ final class InFlightRecords {
 
         private boolean joins(Run next) {
             return last + 1 == next.first && state == next.state && deliveryCount == next.deliveryCount
-                && state != RecordState.ACQUIRED && memberId == null && next.memberId == null;
+                && Objects.equals(memberId, next.memberId) && lock == next.lock;
         }
 
         @Override
@@ -185,7 +186,7 @@ final class InFlightRecords {
         return dropped;
     }
 
-    /** Joins neighbouring runs that are alike and not acquired. */
+    /** Joins neighbouring runs that are alike (acquired ones: by the same member under the same lock). */
     void coalesce() {
         Run previous = null;
         Iterator<Run> it = runs.values().iterator();

@@ -175,6 +175,7 @@ public final class SharePartition {
             if (count > 0) {
                 lock.timeout = timer.schedule(() -> expire(lock), config.lockDurationMs());
             }
+            records.coalesce();
         }
         return new Acquisition(List.copyOf(ranges), bytes);
     }
@@ -211,6 +212,7 @@ public final class SharePartition {
             }
             Errors invalid = validate(memberId, batches);
             if (invalid != Errors.NONE) {
+                records.coalesce();
                 return CompletableFuture.completedFuture(invalid);
             }
             List<StateBatch> changed = new ArrayList<>();
