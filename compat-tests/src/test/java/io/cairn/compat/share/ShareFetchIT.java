@@ -62,6 +62,12 @@ class ShareFetchIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final String GROUP = "share-fetch-it";
     private static final int LOCK_MS = 3_000;
+    /** Member ids are Uuids, as a share consumer makes them (Kafka parses them). */
+    private static final String MEMBER_A = new Uuid(1L, 1L).toString();
+    private static final String MEMBER_B = new Uuid(2L, 2L).toString();
+    private static final String MEMBER_C = new Uuid(3L, 3L).toString();
+    private static final String MEMBER_X = new Uuid(4L, 4L).toString();
+    private static final String MEMBER_Y = new Uuid(5L, 5L).toString();
     private static final byte ACCEPT = 1;
     private static final byte RELEASE = 2;
     private static final byte REJECT = 3;
@@ -101,8 +107,8 @@ class ShareFetchIT {
                 initialize(a, topicId);
 
                 // When member A fetches at most five records, then member B fetches
-                ShareFetchResponseData.PartitionData fromA = partition(fetch(a, "member-a", 0, topicId, 5));
-                ShareFetchResponseData.PartitionData fromB = partition(fetch(b, "member-b", 0, topicId, 500));
+                ShareFetchResponseData.PartitionData fromA = partition(fetch(a, MEMBER_A, 0, topicId, 5));
+                ShareFetchResponseData.PartitionData fromB = partition(fetch(b, MEMBER_B, 0, topicId, 500));
 
                 // Then each acquired different records, all of them once, delivered once
                 assertThat(fromA.errorCode()).isEqualTo(Errors.NONE.code());
@@ -111,42 +117,44 @@ class ShareFetchIT {
                 assertThat(deliveries(fromB)).isEqualTo(counts(5, 9, 1));
 
                 // When A accepts 0-2, releases 3 and rejects 4
-                ShareAcknowledgeResponseData acked = acknowledge(a, "member-a", 1, topicId,
+                ShareAcknowledgeResponseData acked = acknowledge(a, MEMBER_A, 1, topicId,
                     List.of(ackBatch(0, 4, ACCEPT, ACCEPT, ACCEPT, RELEASE, REJECT)));
                 assertThat(acked.errorCode()).isEqualTo(Errors.NONE.code());
                 assertThat(acked.responses().get(0).partitions().get(0).errorCode()).isEqualTo(Errors.NONE.code());
 
                 // Then the start offset moved past the accepted records, and B gets 3 again, delivered twice
                 awaitStartOffset(a, topicId, 3L);
-                ShareFetchResponseData.PartitionData again = partition(fetch(b, "member-b", 1, topicId, 500));
+                ShareFetchResponseData.PartitionData again = partition(fetch(b, MEMBER_B, 1, topicId, 500));
                 assertThat(deliveries(again)).isEqualTo(counts(3, 3, 2));
                 assertThat(values(again)).contains("v3");
 
                 // And the rejected record is archived: acknowledging it again is INVALID_RECORD_STATE
-                ShareAcknowledgeResponseData twice = acknowledge(a, "member-a", 2, topicId,
+                ShareAcknowledgeResponseData twice = acknowledge(a, MEMBER_A, 2, topicId,
                     List.of(ackBatch(4, 4, ACCEPT)));
                 assertThat(twice.responses().get(0).partitions().get(0).errorCode())
                     .isEqualTo(Errors.INVALID_RECORD_STATE.code());
 
                 // And the share session errors
-                assertThat(fetch(a, "member-a", 7, topicId, 500).errorCode())
+                assertThat(fetch(a, MEMBER_A, 7, topicId, 500).errorCode())
                     .isEqualTo(Errors.INVALID_SHARE_SESSION_EPOCH.code());
-                assertThat(fetch(a, "member-x", 1, topicId, 500).errorCode())
+                assertThat(fetch(a, MEMBER_X, 1, topicId, 500).errorCode())
                     .isEqualTo(Errors.SHARE_SESSION_NOT_FOUND.code());
-                assertThat(acknowledge(a, "member-a", 0, topicId, List.of(ackBatch(4, 4, ACCEPT))).errorCode())
+                assertThat(acknowledge(a, MEMBER_A, 0, topicId, List.of(ackBatch(4, 4, ACCEPT))).errorCode())
                     .isEqualTo(Errors.INVALID_SHARE_SESSION_EPOCH.code());
-                assertThat(fetchWithAcks(a, "member-y", 0, topicId, List.of(ackBatch(0, 0, ACCEPT))).errorCode())
+                assertThat(fetchWithAcks(a, MEMBER_Y, 0, topicId, List.of(ackBatch(0, 0, ACCEPT))).errorCode())
                     .isEqualTo(Errors.INVALID_REQUEST.code());
+                assertThat(fetch(a, "not-a-uuid", 0, topicId, 500).errorCode()).as("Kafka parses the member id")
+                    .isEqualTo(Errors.UNKNOWN_SERVER_ERROR.code());
 
                 // When B's acquisition locks expire, A gets B's records again
                 Thread.sleep(LOCK_MS + 1_000);
-                ShareFetchResponseData.PartitionData expired = partition(fetch(a, "member-a", 3, topicId, 500));
+                ShareFetchResponseData.PartitionData expired = partition(fetch(a, MEMBER_A, 3, topicId, 500));
                 Map<Long, Integer> expected = counts(5, 9, 2);
                 expected.put(3L, 3);
                 assertThat(deliveries(expired)).isEqualTo(expected);
 
                 // And once A accepts them, every record is done: the start offset is past the end
-                ShareAcknowledgeResponseData done = acknowledge(a, "member-a", 4, topicId,
+                ShareAcknowledgeResponseData done = acknowledge(a, MEMBER_A, 4, topicId,
                     List.of(ackBatch(3, 3, ACCEPT), ackBatch(5, 9, ACCEPT)));
                 assertThat(done.responses().get(0).partitions().get(0).errorCode()).isEqualTo(Errors.NONE.code());
                 awaitStartOffset(a, topicId, 10L);
@@ -161,7 +169,7 @@ class ShareFetchIT {
                 awaitStartOffset(c, topicId, 10L);
                 AtomicReference<ShareFetchResponseData.PartitionData> after = new AtomicReference<>();
                 Awaitility.await().atMost(60, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(500)).until(() -> {
-                    ShareFetchResponseData response = fetch(c, "member-c", 0, topicId, 500);
+                    ShareFetchResponseData response = fetch(c, MEMBER_C, 0, topicId, 500);
                     if (response.errorCode() != Errors.NONE.code() || response.responses().isEmpty()) {
                         return false;
                     }
@@ -180,9 +188,9 @@ class ShareFetchIT {
         BrokerProcess broker = kind.shared();
         try (RawKafkaClient client = RawKafkaClient.connect(broker)) {
             assertAdvertised(client);
-            assertThat(fetch(client, "member", 0, new Uuid(42L, 43L), 500).errorCode())
+            assertThat(fetch(client, MEMBER_A, 0, new Uuid(42L, 43L), 500).errorCode())
                 .isEqualTo(Errors.UNSUPPORTED_VERSION.code());
-            assertThat(acknowledge(client, "member", 1, new Uuid(42L, 43L), List.of(ackBatch(0, 0, ACCEPT)))
+            assertThat(acknowledge(client, MEMBER_A, 1, new Uuid(42L, 43L), List.of(ackBatch(0, 0, ACCEPT)))
                 .errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
         }
     }

@@ -28,8 +28,8 @@ import java.util.function.Supplier;
 /**
  * ShareFetch v1 and ShareAcknowledge v1 as Kafka's {@code KafkaApis.handleShareFetchRequest} and
  * {@code handleShareAcknowledgeRequest} serve them: UNSUPPORTED_VERSION while share groups are disabled,
- * GROUP_AUTHORIZATION_FAILED without READ on the group, INVALID_REQUEST without a member id or with
- * acknowledgements in a session-opening fetch, the share session errors at the top level; per partition
+ * GROUP_AUTHORIZATION_FAILED without READ on the group, UNKNOWN_SERVER_ERROR for a member id that is not a Uuid
+ * (Kafka's parse fails), INVALID_REQUEST for acknowledgements in a session-opening fetch, the share session errors at the top level; per partition
  * UNKNOWN_TOPIC_ID, TOPIC_AUTHORIZATION_FAILED, the acknowledgement's outcome (AcknowledgeErrorCode on ShareFetch)
  * and the fetch's. Acknowledgements are applied before the fetch, so released records can be fetched again at once;
  * a request of epoch -1 acknowledges, closes the session and releases what the member still holds, as does the close
@@ -77,8 +77,12 @@ public final class ShareFetchService {
         if (groupId == null || !access.groupRead().test(groupId)) {
             return Errors.GROUP_AUTHORIZATION_FAILED;
         }
-        if (memberId == null || memberId.isEmpty()) {
-            return Errors.INVALID_REQUEST;
+        // Kafka 4.1.1 parses the member id as a Uuid (ShareRequestMetadata) and answers what else it gets with the
+        // unexpected error of its request handler.
+        try {
+            Uuid.fromString(memberId);
+        } catch (RuntimeException e) {
+            return Errors.UNKNOWN_SERVER_ERROR;
         }
         return Errors.NONE;
     }
