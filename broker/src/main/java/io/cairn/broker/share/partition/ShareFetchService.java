@@ -31,9 +31,9 @@ import java.util.function.Supplier;
  * GROUP_AUTHORIZATION_FAILED without READ on the group, UNKNOWN_SERVER_ERROR for a member id that is not a Uuid
  * (Kafka's parse fails), INVALID_REQUEST for acknowledgements in a session-opening fetch, the share session errors
  * at the top level; per partition UNKNOWN_TOPIC_ID, TOPIC_AUTHORIZATION_FAILED, the acknowledgement's outcome
- * (AcknowledgeErrorCode on ShareFetch) and the fetch's. Acknowledgements are applied before the fetch, so released records can be fetched again at once;
- * a request of epoch -1 acknowledges, closes the session and releases what the member still holds, as does the close
- * of the connection that opened the session.
+ * (AcknowledgeErrorCode on ShareFetch) and the fetch's. Acknowledgements are applied before the fetch, so released
+ * records can be fetched again at once; a request of epoch -1 acknowledges, closes the session and releases what
+ * the member still holds, as does the close of the connection that opened the session.
  *
  * <p>Thread-safety: thread-safe.
  */
