@@ -61,7 +61,7 @@ class ShareFetchIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final String GROUP = "share-fetch-it";
-    private static final int LOCK_MS = 3_000;
+    private static final int LOCK_MS = 15_000;
     /** Member ids are Uuids, as a share consumer makes them (Kafka parses them). */
     private static final String MEMBER_A = new Uuid(1L, 1L).toString();
     private static final String MEMBER_B = new Uuid(2L, 2L).toString();
