@@ -162,7 +162,11 @@ class ShareFetchIT {
                 ShareAcknowledgeResponseData done = acknowledge(a, MEMBER_A, 4, topicId,
                     List.of(ackBatch(3, 3, ACCEPT), ackBatch(5, 9, ACCEPT)));
                 assertThat(done.responses().get(0).partitions().get(0).errorCode()).isEqualTo(Errors.NONE.code());
-                awaitStartOffset(a, topicId, 10L);
+                if (kind == BrokerKind.CAIRN) {
+                    // Cairn writes the moved start offset with the change; Kafka 4.1.1 writes the acknowledged
+                    // batches and moves its start offset after the write, so its persisted start offset lags
+                    awaitStartOffset(a, topicId, 10L);
+                }
             }
 
             // When the broker restarts
@@ -171,7 +175,6 @@ class ShareFetchIT {
             // Then the state was kept: a new member gets only records produced after it
             produce(broker, "share-fetch-topic", 10, 2);
             try (RawKafkaClient c = RawKafkaClient.connect(broker)) {
-                awaitStartOffset(c, topicId, 10L);
                 AtomicReference<ShareFetchResponseData.PartitionData> after = new AtomicReference<>();
                 Awaitility.await().atMost(60, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(500)).until(() -> {
                     ShareFetchResponseData response = fetch(c, MEMBER_C, 0, topicId, 500);
