@@ -24,6 +24,7 @@ import io.cairn.broker.handler.AlterPartitionReassignmentsHandler;
 import io.cairn.broker.handler.AlterReplicaLogDirsHandler;
 import io.cairn.broker.handler.ApiHandler;
 import io.cairn.broker.handler.AutoTopicCreation;
+import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.broker.handler.ClusterAuthorizedHandler;
 import io.cairn.broker.handler.ConsumerGroupDescribeHandler;
 import io.cairn.broker.handler.ConsumerGroupHeartbeatHandler;
@@ -113,6 +114,9 @@ import io.cairn.broker.purgatory.SystemTimer;
 import io.cairn.broker.purgatory.Timer;
 import io.cairn.broker.handler.ShareAcknowledgeHandler;
 import io.cairn.broker.handler.ShareFetchHandler;
+import io.cairn.broker.group.share.ShareStateInitialization;
+import io.cairn.broker.handler.ShareGroupDescribeHandler;
+import io.cairn.broker.handler.ShareGroupHeartbeatHandler;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMarkerSender;
 import io.cairn.broker.txn.markers.TransactionMarkerChannel;
@@ -272,7 +276,7 @@ public final class CairnServer implements AutoCloseable {
                     config.fetchSessionCacheSlots(), FetchSessionCache.DEFAULT_EVICTION_MS, Time.SYSTEM),
                     config.fetchMaxBytes(), purgatory, metrics.topics());
             groupCoordinator = new GroupCoordinator(replicaManager, metadata.node(), config.groupConfig(),
-                    config.consumerGroupConfig(), config.groupCoordinatorRuntime(),
+                    config.consumerGroupConfig(), config.shareGroupConfig(), config.groupCoordinatorRuntime(),
                     config.internalTopics().offsetsPartitions(), Time.SYSTEM, purgatory);
             groupCoordinator.start();
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
@@ -520,6 +524,20 @@ public final class CairnServer implements AutoCloseable {
         shareCoordinator = new ShareCoordinator(replicaManager, metadata.node(), purgatory,
                 config.shareCoordinatorConfig(), Time.SYSTEM);
         shareCoordinator.start();
+        // Share groups initialize their share-partitions' state at the share coordinator (locally or over the
+        // inter-broker client), creating __share_group_state first if needed, as FindCoordinator does.
+        BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
+        AutoTopicCreation shareTopic = new AutoTopicCreation(false, internal.offsetsPartitions(),
+                internal.offsetsReplication(), internal.transactionPartitions(), internal.transactionReplication(),
+                config.transactionConfig().logMinIsr(), config.transactionConfig().logSegmentBytes(),
+                config.shareCoordinatorConfig());
+        ShareStateInitialization initialization = new ShareStateInitialization(metadata.node(), shareCoordinator,
+                config.nodeId(), config.replicaFetch().interBrokerListenerName(), interBrokerTls(), () -> {
+                    CreateTopicsRequestData creation = new CreateTopicsRequestData().setTimeoutMs(30_000);
+                    creation.topics().add(shareTopic.creatableTopic(ShareCoordinator.TOPIC));
+                    metadata.node().createTopics(creation);
+                }, config.groupCoordinatorRuntime().writeTimeoutMs() * 6);
+        groupCoordinator.useShareStateInitializer(initialization);
         return producerIds;
     }
 
@@ -641,6 +659,8 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new ConsumerGroupDescribeHandler(groups, node));
         // Share groups (KIP-932): every share group API handler answers UNSUPPORTED_VERSION while this gate is shut.
         ShareGroupsGate shareGroups = new ShareGroupsGate(node::currentImage, config.groupShareEnable());
+        handlers.add(new ShareGroupHeartbeatHandler(groups, shareGroups));
+        handlers.add(new ShareGroupDescribeHandler(groups, shareGroups));
         handlers.addAll(extra);
         return List.copyOf(handlers);
     }

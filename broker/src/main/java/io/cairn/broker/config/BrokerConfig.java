@@ -4,6 +4,7 @@ import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupMigrationPolicy;
+import io.cairn.broker.group.share.ShareGroupConfig;
 import io.cairn.broker.share.ShareCoordinatorConfig;
 import io.cairn.broker.share.partition.SharePartitionConfig;
 import io.cairn.broker.txn.TransactionConfig;
@@ -161,7 +162,6 @@ public final class BrokerConfig {
     private final String brokerRack;
     private final boolean autoCreateTopicsEnable;
     private final boolean transactionPartitionVerificationEnable;
-    private final boolean groupShareEnable;
     private final long brokerHeartbeatIntervalMs;
     private final int fetchMaxBytes;
     private final int fetchSessionCacheSlots;
@@ -171,6 +171,7 @@ public final class BrokerConfig {
     private final InternalTopicDefaults internalTopics;
     private final GroupConfig groupConfig;
     private final ConsumerGroupConfig consumerGroupConfig;
+    private final ShareGroupConfig shareGroupConfig;
     private final CoordinatorRuntimeSettings groupCoordinatorRuntime;
     private final TransactionConfig transactionConfig;
     private final ShareCoordinatorConfig shareCoordinatorConfig;
@@ -237,7 +238,6 @@ public final class BrokerConfig {
         this.brokerRack = rack.isEmpty() ? null : rack;
         this.autoCreateTopicsEnable = values.booleanValue(AUTO_CREATE_TOPICS_ENABLE);
         this.transactionPartitionVerificationEnable = values.booleanValue(TRANSACTION_PARTITION_VERIFICATION_ENABLE);
-        this.groupShareEnable = values.booleanValue(GROUP_SHARE_ENABLE);
         this.topicDefaults = LogDefaults.topicDefaults(props);
         this.logRetentionCheckIntervalMs = values.longValue(LOG_RETENTION_CHECK_INTERVAL_MS, 1L);
         this.logFlushSchedulerIntervalMs = values.longValue(LOG_FLUSH_SCHEDULER_INTERVAL_MS, Long.MIN_VALUE);
@@ -261,6 +261,7 @@ public final class BrokerConfig {
         this.groupCoordinatorRuntime = new CoordinatorRuntimeSettings(values.intValue(GROUP_COORDINATOR_THREADS, 1),
                 values.intValue(GROUP_COORDINATOR_APPEND_LINGER_MS, 0),
                 values.intValue(OFFSETS_COMMIT_TIMEOUT_MS, 1));
+        this.shareGroupConfig = shareGroupConfig(values, groupCoordinatorRuntime.writeTimeoutMs());
         this.transactionConfig = new TransactionConfig(
                 values.longValue(TRANSACTIONAL_ID_EXPIRATION_MS, 1L),
                 values.intValue(TRANSACTION_MAX_TIMEOUT_MS, 1), internalTopics.transactionPartitions(),
@@ -544,6 +545,34 @@ public final class BrokerConfig {
         }
     }
 
+    /** Kafka's {@code group.share.*} keys of the group coordinator: their ranges, and the simple assignor only. */
+    private static ShareGroupConfig shareGroupConfig(ValueParser values, long offsetsCommitTimeoutMs) {
+        List<String> assignors = new ArrayList<>();
+        for (String raw : values.string(ShareGroupConfig.ASSIGNORS).split(",")) {
+            String name = raw.trim();
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (!name.equals("simple") && !name.equals("org.apache.kafka.coordinator.group.assignor.SimpleAssignor")) {
+                throw ConfigException.invalid(ShareGroupConfig.ASSIGNORS, name, "the only share group assignor is"
+                    + " simple");
+            }
+            assignors.add("simple");
+        }
+        try {
+            return new ShareGroupConfig(values.intValue(ShareGroupConfig.SESSION_TIMEOUT_MS, 1),
+                values.intValue(ShareGroupConfig.MIN_SESSION_TIMEOUT_MS, 1),
+                values.intValue(ShareGroupConfig.MAX_SESSION_TIMEOUT_MS, 1),
+                values.intValue(ShareGroupConfig.HEARTBEAT_INTERVAL_MS, 1),
+                values.intValue(ShareGroupConfig.MIN_HEARTBEAT_INTERVAL_MS, 1),
+                values.intValue(ShareGroupConfig.MAX_HEARTBEAT_INTERVAL_MS, 1),
+                values.intValue(ShareGroupConfig.MAX_SIZE, 1), assignors, 2 * offsetsCommitTimeoutMs,
+                values.booleanValue(GROUP_SHARE_ENABLE));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+
     private static ConnectionLimits connectionLimits(Map<String, String> props, List<Endpoint> listeners) {
         try {
             return ConnectionLimits.parse(props, listeners.stream().map(Endpoint::listenerName).toList());
@@ -610,7 +639,7 @@ public final class BrokerConfig {
         values.put(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, Integer.toString(producerIdExpirationCheckIntervalMs));
         values.put(AUTO_CREATE_TOPICS_ENABLE, Boolean.toString(autoCreateTopicsEnable));
         values.put(TRANSACTION_PARTITION_VERIFICATION_ENABLE, Boolean.toString(transactionPartitionVerificationEnable));
-        values.put(GROUP_SHARE_ENABLE, Boolean.toString(groupShareEnable));
+        values.put(GROUP_SHARE_ENABLE, Boolean.toString(shareGroupConfig.enable()));
         values.put(BROKER_HEARTBEAT_INTERVAL_MS, Long.toString(brokerHeartbeatIntervalMs));
         values.put(BROKER_RACK, brokerRack == null ? "null" : brokerRack);
         values.put(CONNECTIONS_MAX_IDLE_MS, Long.toString(connectionsMaxIdleMs));
@@ -966,7 +995,7 @@ public final class BrokerConfig {
      * is 0 (see {@code io.cairn.broker.share.ShareGroupsGate}).
      */
     public boolean groupShareEnable() {
-        return groupShareEnable;
+        return shareGroupConfig.enable();
     }
 
     /** broker.heartbeat.interval.ms (Kafka default 2000). */
@@ -1018,6 +1047,11 @@ public final class BrokerConfig {
     /** The KIP-848 consumer groups' settings ({@code group.consumer.*}). */
     public ConsumerGroupConfig consumerGroupConfig() {
         return consumerGroupConfig;
+    }
+
+    /** The share groups' settings on the group coordinator ({@code group.share.*} session, heartbeat, size). */
+    public ShareGroupConfig shareGroupConfig() {
+        return shareGroupConfig;
     }
 
     /**

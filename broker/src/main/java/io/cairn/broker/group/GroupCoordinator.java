@@ -6,6 +6,9 @@ import io.cairn.broker.coordinator.CoordinatorRuntimeConfig;
 import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.consumer.ConsumerGroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupTopics;
+import io.cairn.broker.group.share.ShareGroupConfig;
+import io.cairn.broker.group.share.ShareGroupManager;
+import io.cairn.broker.group.share.ShareStateInitializer;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.broker.purgatory.SystemTimer;
 import io.cairn.isr.ReplicaManager;
@@ -16,7 +19,12 @@ import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.MetadataListener;
 import io.cairn.metadata.image.MetadataUpdate;
 import io.cairn.metadata.image.TopicImage;
+import io.cairn.wire.message.InitializeShareGroupStateRequestData;
+import io.cairn.wire.message.ShareGroupHeartbeatRequestData;
+import io.cairn.wire.message.ShareGroupHeartbeatResponseData;
 import io.cairn.wire.protocol.Uuid;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -52,6 +60,8 @@ public final class GroupCoordinator implements AutoCloseable {
      * read by the coordinator threads.
      */
     private volatile long lastTopicCreationVersion = -1L;
+    /** Where share groups initialize their share-partitions' state (null until the share coordinator is up). */
+    private volatile ShareStateInitializer shareStateInitializer;
 
     /**
      * @param settings             group.coordinator.threads, group.coordinator.append.linger.ms and
@@ -70,11 +80,20 @@ public final class GroupCoordinator implements AutoCloseable {
     public GroupCoordinator(ReplicaManager replicaManager, MetadataNode metadata, GroupConfig config,
                             ConsumerGroupConfig consumerConfig, CoordinatorRuntimeSettings settings,
                             int configuredPartitions, Time time, PartitionPurgatory purgatory) {
+        this(replicaManager, metadata, config, consumerConfig, ShareGroupConfig.defaults(), settings,
+            configuredPartitions, time, purgatory);
+    }
+
+    /** As above, with the share groups' settings ({@code group.share.*}). */
+    public GroupCoordinator(ReplicaManager replicaManager, MetadataNode metadata, GroupConfig config,
+                            ConsumerGroupConfig consumerConfig, ShareGroupConfig shareConfig,
+                            CoordinatorRuntimeSettings settings, int configuredPartitions, Time time,
+                            PartitionPurgatory purgatory) {
         this.metadata = metadata;
         this.configuredPartitions = configuredPartitions;
         CoordinatorRuntimeConfig<GroupShard, CoordinatorRecord> kind = new CoordinatorRuntimeConfig<>(
             "group-coordinator", TOPIC, settings, GroupRecordSerde.SERDE,
-            ctx -> new GroupShard(ctx, config, consumerConfig, counters, this::topics));
+            ctx -> new GroupShard(ctx, config, consumerConfig, shareConfig, counters, this::topics));
         this.runtime = new CoordinatorRuntime<>(kind, replicaManager, purgatory,
             new SystemTimer("group-coordinator"), time);
     }
@@ -166,6 +185,48 @@ public final class GroupCoordinator implements AutoCloseable {
             supportsEpochBump);
     }
 
+    /** Share groups initialize their share-partitions' state through {@code initializer} from now on; closed here. */
+    public void useShareStateInitializer(ShareStateInitializer initializer) {
+        this.shareStateInitializer = initializer;
+    }
+
+    /**
+     * A ShareGroupHeartbeat, on the group's shard. Once its records are written and the answer is out, the
+     * share-partitions it started initializing are sent to the share coordinator (as Kafka's
+     * {@code GroupCoordinatorService.persisterInitialize}, asynchronously to the heartbeat); their outcome is written
+     * back to the group, so a later heartbeat assigns them (or retries them).
+     */
+    public CompletableFuture<ShareGroupHeartbeatResponseData> shareGroupHeartbeat(String clientId, String clientHost,
+            ShareGroupHeartbeatRequestData request) {
+        Optional<ShareGroupHeartbeatResponseData> invalid = ShareGroupManager.invalid(request);
+        if (invalid.isPresent()) {
+            return CompletableFuture.completedFuture(invalid.get());
+        }
+        return call(request.groupId(), shard -> shard.shareGroups().heartbeat(clientId, clientHost, request))
+            .thenApply(result -> {
+                result.initialize().ifPresent(this::initializeShareState);
+                return result.response();
+            });
+    }
+
+    private void initializeShareState(InitializeShareGroupStateRequestData request) {
+        ShareStateInitializer initializer = shareStateInitializer;
+        Map<Uuid, Set<Integer>> partitions = new HashMap<>();
+        request.topics().forEach(t -> t.partitions().forEach(p ->
+            partitions.computeIfAbsent(t.topicId(), id -> new HashSet<>()).add(p.partition())));
+        CompletableFuture<Boolean> outcome = initializer == null ? CompletableFuture.completedFuture(false)
+            : initializer.initialize(request);
+        outcome.exceptionally(failure -> false).thenAccept(initialized -> {
+            try {
+                call(request.groupId(), shard -> initialized
+                    ? shard.shareGroups().initialized(request.groupId(), partitions)
+                    : shard.shareGroups().initializeFailed(request.groupId(), partitions));
+            } catch (RuntimeException e) {
+                // The shard moved or is stopping: the group's next coordinator retries the initialization.
+            }
+        });
+    }
+
     /** Tells {@code listener} the milliseconds of every {@code __consumer_offsets} partition load (metrics). */
     public void onPartitionLoaded(LongConsumer listener) {
         runtime.onPartitionLoaded(listener);
@@ -214,5 +275,9 @@ public final class GroupCoordinator implements AutoCloseable {
     public void close() {
         metadata.unsubscribe(deletions);
         runtime.close();
+        ShareStateInitializer initializer = shareStateInitializer;
+        if (initializer != null) {
+            initializer.close();
+        }
     }
 }

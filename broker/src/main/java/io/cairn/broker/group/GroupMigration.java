@@ -48,9 +48,15 @@ final class GroupMigration implements ClassicGroupLink {
     private final ConsumerGroupConfig config;
     private final Supplier<ConsumerGroupTopics> topics;
     private final Supplier<Long> now;
+    private final java.util.function.Predicate<String> shareGroupExists;
 
+    /**
+     * @param shareGroupExists whether a share group has an id: it counts as an existing group of another type, never
+     *                         replaced nor converted (a consumer heartbeat to it gets GROUP_ID_NOT_FOUND, as Kafka's)
+     */
     GroupMigration(ClassicGroupManager classicGroups, ConsumerGroupConfig config, Supplier<ConsumerGroupTopics> topics,
-                   Supplier<Long> now) {
+                   Supplier<Long> now, java.util.function.Predicate<String> shareGroupExists) {
+        this.shareGroupExists = shareGroupExists;
         this.classicGroups = classicGroups;
         this.config = config;
         this.topics = topics;
@@ -59,7 +65,7 @@ final class GroupMigration implements ClassicGroupLink {
 
     @Override
     public boolean exists(String groupId) {
-        return classicGroups.group(groupId).isPresent();
+        return classicGroups.group(groupId).isPresent() || shareGroupExists.test(groupId);
     }
 
     @Override

@@ -21,6 +21,18 @@ import io.cairn.broker.group.record.GroupMetadataKey;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
+import io.cairn.broker.group.record.ShareGroupCurrentMemberAssignmentKey;
+import io.cairn.broker.group.record.ShareGroupCurrentMemberAssignmentValue;
+import io.cairn.broker.group.record.ShareGroupMemberMetadataKey;
+import io.cairn.broker.group.record.ShareGroupMemberMetadataValue;
+import io.cairn.broker.group.record.ShareGroupMetadataKey;
+import io.cairn.broker.group.record.ShareGroupMetadataValue;
+import io.cairn.broker.group.record.ShareGroupStatePartitionMetadataKey;
+import io.cairn.broker.group.record.ShareGroupStatePartitionMetadataValue;
+import io.cairn.broker.group.record.ShareGroupTargetAssignmentMemberKey;
+import io.cairn.broker.group.record.ShareGroupTargetAssignmentMemberValue;
+import io.cairn.broker.group.record.ShareGroupTargetAssignmentMetadataKey;
+import io.cairn.broker.group.record.ShareGroupTargetAssignmentMetadataValue;
 import io.cairn.wire.protocol.ApiMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -43,7 +55,13 @@ import java.util.function.Supplier;
  *   6     ConsumerGroupTargetAssignmentMetadataKey / ...Value       the target assignment epoch
  *   7     ConsumerGroupTargetAssignmentMemberKey / ...Value         a member's target assignment
  *   8     ConsumerGroupCurrentMemberAssignmentKey / ...Value        a member's current assignment
- *   9-15  share and streams groups                                  skipped
+ *   9     ShareGroupPartitionMetadata                               skipped (Kafka 4.1 no longer writes it)
+ *   10    ShareGroupMemberMetadataKey / ...Value                    a share group member's subscription
+ *   11    ShareGroupMetadataKey / ...Value                          a share group's epoch
+ *   12    ShareGroupTargetAssignmentMetadataKey / ...Value          its target assignment epoch
+ *   13    ShareGroupTargetAssignmentMemberKey / ...Value            a share group member's target assignment
+ *   14    ShareGroupCurrentMemberAssignmentKey / ...Value           a share group member's current assignment
+ *   15    ShareGroupStatePartitionMetadataKey / ...Value            its share-partitions with state
  *   16    ConsumerGroupRegularExpressionKey / ...Value              what a subscribed regular expression matched
  *   17 up later types (streams groups)                              skipped
  * </pre>
@@ -105,7 +123,19 @@ public final class GroupRecordSerde {
         new RecordType(ConsumerGroupCurrentMemberAssignmentKey.class, ConsumerGroupCurrentMemberAssignmentKey::new,
             ConsumerGroupCurrentMemberAssignmentValue.class, ConsumerGroupCurrentMemberAssignmentValue::new,
             (short) 0),
-        null, null, null, null, null, null, null,
+        null,
+        new RecordType(ShareGroupMemberMetadataKey.class, ShareGroupMemberMetadataKey::new,
+            ShareGroupMemberMetadataValue.class, ShareGroupMemberMetadataValue::new, (short) 0),
+        new RecordType(ShareGroupMetadataKey.class, ShareGroupMetadataKey::new, ShareGroupMetadataValue.class,
+            ShareGroupMetadataValue::new, (short) 0),
+        new RecordType(ShareGroupTargetAssignmentMetadataKey.class, ShareGroupTargetAssignmentMetadataKey::new,
+            ShareGroupTargetAssignmentMetadataValue.class, ShareGroupTargetAssignmentMetadataValue::new, (short) 0),
+        new RecordType(ShareGroupTargetAssignmentMemberKey.class, ShareGroupTargetAssignmentMemberKey::new,
+            ShareGroupTargetAssignmentMemberValue.class, ShareGroupTargetAssignmentMemberValue::new, (short) 0),
+        new RecordType(ShareGroupCurrentMemberAssignmentKey.class, ShareGroupCurrentMemberAssignmentKey::new,
+            ShareGroupCurrentMemberAssignmentValue.class, ShareGroupCurrentMemberAssignmentValue::new, (short) 0),
+        new RecordType(ShareGroupStatePartitionMetadataKey.class, ShareGroupStatePartitionMetadataKey::new,
+            ShareGroupStatePartitionMetadataValue.class, ShareGroupStatePartitionMetadataValue::new, (short) 0),
         new RecordType(ConsumerGroupRegularExpressionKey.class, ConsumerGroupRegularExpressionKey::new,
             ConsumerGroupRegularExpressionValue.class, ConsumerGroupRegularExpressionValue::new, (short) 0),
     };
@@ -178,7 +208,7 @@ public final class GroupRecordSerde {
      *
      * @param key          the record's key
      * @param valueOrNull  the record's value, or null for a tombstone
-     * @return the record, or empty when the key's type is not one Cairn reads (4, 9-15, and 17 and up), which the
+     * @return the record, or empty when the key's type is not one Cairn reads (4, 9, and 17 and up), which the
      *         caller skips
      * @throws MalformedRecordException when the key or value is too short, has a value version its type lacks, or
      *                                  does not decode

@@ -11,6 +11,9 @@ import io.cairn.broker.group.consumer.ConsumerGroupManager;
 import io.cairn.broker.group.consumer.ConsumerGroupRecords;
 import io.cairn.broker.group.consumer.ConsumerGroupTopics;
 import io.cairn.broker.group.record.GroupMetadataKey;
+import io.cairn.broker.group.share.ShareGroupConfig;
+import io.cairn.broker.group.share.ShareGroupManager;
+import io.cairn.broker.group.share.ShareGroupRecords;
 import io.cairn.broker.group.record.GroupMetadataValue;
 import io.cairn.broker.group.record.OffsetCommitKey;
 import io.cairn.broker.group.record.OffsetCommitValue;
@@ -53,12 +56,20 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
     private final GroupConfig config;
     private final ClassicGroupManager groups;
     private final ConsumerGroupManager consumerGroups;
+    private final ShareGroupManager shareGroups;
     private final OffsetManager offsets;
     private final GroupCounters counters;
 
     /** A shard whose consumer groups see no topics (tests of classic groups and offsets). */
     GroupShard(ShardContext<CoordinatorRecord> ctx, GroupConfig config, GroupCounters counters) {
-        this(ctx, config, ConsumerGroupConfig.defaults(), counters, GroupShard::noTopics);
+        this(ctx, config, ConsumerGroupConfig.defaults(), ShareGroupConfig.defaults(), counters,
+            GroupShard::noTopics);
+    }
+
+    /** A shard with Kafka's default share group settings. */
+    GroupShard(ShardContext<CoordinatorRecord> ctx, GroupConfig config, ConsumerGroupConfig consumerConfig,
+               GroupCounters counters, Supplier<ConsumerGroupTopics> topics) {
+        this(ctx, config, consumerConfig, ShareGroupConfig.defaults(), counters, topics);
     }
 
     /**
@@ -66,7 +77,7 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
      * @param topics   the current topics, which consumer group subscriptions resolve against
      */
     GroupShard(ShardContext<CoordinatorRecord> ctx, GroupConfig config, ConsumerGroupConfig consumerConfig,
-               GroupCounters counters, Supplier<ConsumerGroupTopics> topics) {
+               ShareGroupConfig shareConfig, GroupCounters counters, Supplier<ConsumerGroupTopics> topics) {
         this.ctx = ctx;
         this.config = config;
         this.counters = counters;
@@ -77,7 +88,15 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
         // protocol leaves is downgraded, as Kafka does (group.consumer.migration.policy).
         this.consumerGroups = new ConsumerGroupManager(ctx, consumerConfig,
             List.of(new UniformAssignor(), new RangeAssignor()), topics,
-            new GroupMigration(groups, consumerConfig, topics, ctx::nowMs));
+            new GroupMigration(groups, consumerConfig, topics, ctx::nowMs, this::isShareGroup));
+        // A share group's id is not another type's: a share heartbeat to a classic or consumer group's id gets
+        // GROUP_ID_NOT_FOUND, and so does a consumer heartbeat to a share group's (Kafka's rules).
+        this.shareGroups = new ShareGroupManager(ctx, shareConfig, topics,
+            groupId -> groups.group(groupId).isPresent() || consumerGroups.group(groupId).isPresent());
+    }
+
+    private boolean isShareGroup(String groupId) {
+        return shareGroups != null && shareGroups.group(groupId).isPresent();
     }
 
     private static ConsumerGroupTopics noTopics() {
@@ -108,6 +127,11 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
         return consumerGroups;
     }
 
+    /** The KIP-932 share groups of this shard. */
+    public ShareGroupManager shareGroups() {
+        return shareGroups;
+    }
+
     public OffsetManager offsets() {
         return offsets;
     }
@@ -121,6 +145,11 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
      */
     public CompletableFuture<JoinGroupResponseData> joinGroup(ClientInfo client, JoinGroupRequestData request,
                                                               short version) {
+        if (isShareGroup(request.groupId())) {
+            // Kafka: a group of another type (share) answers a classic JoinGroup with INCONSISTENT_GROUP_PROTOCOL.
+            return CompletableFuture.completedFuture(new JoinGroupResponseData().setMemberId("")
+                .setErrorCode(Errors.INCONSISTENT_GROUP_PROTOCOL.code()));
+        }
         Optional<ConsumerGroup> consumer = consumerGroups.group(request.groupId());
         if (consumer.isEmpty()) {
             return groups.join(client, request, version);
@@ -162,6 +191,10 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
      */
     public Errors validateOffsetCommit(String groupId, int generationIdOrMemberEpoch, String memberId,
                                        String groupInstanceId, short version) {
+        if (isShareGroup(groupId)) {
+            // Kafka's ShareGroup: "Group <id> is not a consumer group."
+            return Errors.GROUP_ID_NOT_FOUND;
+        }
         Optional<ConsumerGroup> consumer = consumerGroups.group(groupId);
         if (consumer.isPresent()) {
             return consumer.get().validateOffsetCommit(memberId, generationIdOrMemberEpoch, false, version);
@@ -172,6 +205,10 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
     /** As {@link #validateOffsetCommit} for a TxnOffsetCommit (no version rule for consumer group members). */
     public Errors validateTxnOffsetCommit(String groupId, int generationIdOrMemberEpoch, String memberId,
                                           String groupInstanceId) {
+        if (isShareGroup(groupId)) {
+            // Kafka's ShareGroup: "Group <id> is not a consumer group."
+            return Errors.GROUP_ID_NOT_FOUND;
+        }
         Optional<ConsumerGroup> consumer = consumerGroups.group(groupId);
         if (consumer.isPresent()) {
             return consumer.get().validateOffsetCommit(memberId, generationIdOrMemberEpoch, true, (short) -1);
@@ -184,6 +221,10 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
      * and its epoch) must be a member at that epoch; others are accepted.
      */
     public Errors validateOffsetFetch(String groupId, String memberId, int memberEpoch) {
+        if (isShareGroup(groupId)) {
+            // Kafka's ShareGroup: "Group <id> is not a consumer group."
+            return Errors.GROUP_ID_NOT_FOUND;
+        }
         Optional<ConsumerGroup> consumer = consumerGroups.group(groupId);
         if (consumer.isPresent()) {
             return consumer.get().validateOffsetFetch(memberId, memberEpoch);
@@ -193,19 +234,26 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
 
     /** DeleteGroups: GROUP_ID_NOT_FOUND for an unknown group, NON_EMPTY_GROUP unless it is Empty. */
     public Errors validateDeleteGroup(String groupId) {
+        if (isShareGroup(groupId)) {
+            return shareGroups.validateDeleteGroup(groupId);
+        }
         Optional<ConsumerGroup> consumer = consumerGroups.group(groupId);
         return consumer.isPresent() ? consumer.get().validateDeleteGroup() : groups.validateDeleteGroup(groupId);
     }
 
     /** Forgets the group (of either type) and returns the tombstones that delete it, for the caller to write. */
     public List<CoordinatorRecord> deleteGroup(String groupId) {
+        if (isShareGroup(groupId)) {
+            return shareGroups.deleteGroup(groupId);
+        }
         return consumerGroups.group(groupId).isPresent() ? consumerGroups.deleteGroup(groupId)
             : groups.deleteGroup(groupId);
     }
 
     /** Whether a group of either type has this id. */
     public boolean hasGroup(String groupId) {
-        return consumerGroups.group(groupId).isPresent() || groups.group(groupId).isPresent();
+        return consumerGroups.group(groupId).isPresent() || groups.group(groupId).isPresent()
+            || isShareGroup(groupId);
     }
 
     /**
@@ -213,6 +261,10 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
      * a classic group applies its own rules.
      */
     public Errors validateOffsetDelete(String groupId, String topic) {
+        if (isShareGroup(groupId)) {
+            // Kafka's ShareGroup: "Group <id> is not a consumer group."
+            return Errors.GROUP_ID_NOT_FOUND;
+        }
         Optional<ConsumerGroup> consumer = consumerGroups.group(groupId);
         if (consumer.isPresent()) {
             return consumer.get().isSubscribedToTopic(topic) ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE;
@@ -224,6 +276,7 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
     public List<ListGroupsResponseData.ListedGroup> listGroups(Set<String> states, Set<String> types) {
         List<ListGroupsResponseData.ListedGroup> listed = new ArrayList<>(groups.list(states, types));
         listed.addAll(consumerGroups.list(states, types));
+        listed.addAll(shareGroups.list(states, types));
         return listed;
     }
 
@@ -232,7 +285,7 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
      * answers as an unknown group (Dead; from version 6 with GROUP_ID_NOT_FOUND and its message).
      */
     public DescribeGroupsResponseData.DescribedGroup describeClassicGroup(String groupId, short version) {
-        if (consumerGroups.group(groupId).isEmpty()) {
+        if (consumerGroups.group(groupId).isEmpty() && !isShareGroup(groupId)) {
             return groups.describe(groupId, version);
         }
         DescribeGroupsResponseData.DescribedGroup described = new DescribeGroupsResponseData.DescribedGroup()
@@ -260,6 +313,8 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
             offsets.replay(offset, producerId, (OffsetCommitKey) record.key(), (OffsetCommitValue) record.value());
         } else if (record.key() instanceof GroupMetadataKey) {
             groups.replay(((GroupMetadataKey) record.key()).group(), (GroupMetadataValue) record.value());
+        } else if (ShareGroupRecords.isShareGroupRecord(record.keyVersion())) {
+            shareGroups.replay(record);
         } else if (record.keyVersion() >= ConsumerGroupRecords.GROUP_METADATA) {
             consumerGroups.replay(record);
         }
@@ -273,7 +328,7 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
     @Override
     public void onLoaded() {
         for (String groupId : offsets.groupIdsWithAnyOffsets()) {
-            if (groups.group(groupId).isEmpty() && consumerGroups.group(groupId).isEmpty()) {
+            if (groups.group(groupId).isEmpty() && consumerGroups.group(groupId).isEmpty() && !isShareGroup(groupId)) {
                 // Offsets without a group record belong to a "simple" group (assign + commit): Kafka recreates it
                 // as an empty group when loading.
                 groups.getOrCreateSimpleGroup(groupId);
@@ -281,9 +336,11 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
         }
         groups.onLoaded();
         consumerGroups.onLoaded();
+        shareGroups.onLoaded();
         scheduleOffsetExpiry();
-        LOGGER.info("Loaded {} classic group(s), {} consumer group(s) and the offsets of {} group(s) of"
-            + " __consumer_offsets-{}", groups.groupIds().size(), consumerGroups.groupIds().size(),
+        LOGGER.info("Loaded {} classic group(s), {} consumer group(s), {} share group(s) and the offsets of {} group(s)"
+            + " of __consumer_offsets-{}", groups.groupIds().size(), consumerGroups.groupIds().size(),
+            shareGroups.groupIds().size(),
             offsets.groupIds().size(), ctx.partitionIndex());
     }
 
@@ -291,6 +348,7 @@ public final class GroupShard implements CoordinatorShard<CoordinatorRecord> {
     public void onUnloaded() {
         groups.unload();
         consumerGroups.unload();
+        shareGroups.unload();
     }
 
     private void scheduleOffsetExpiry() {

@@ -47,7 +47,7 @@ public record AutoTopicCreation(boolean enabled, int offsetsPartitions, short of
     }
 
     /** The CreateTopics entry for an auto-created topic. */
-    CreatableTopic creatableTopic(String name) {
+    public CreatableTopic creatableTopic(String name) {
         Map<String, String> configs = new LinkedHashMap<>();
         CreatableTopic topic = new CreatableTopic().setName(name).setNumPartitions(-1).setReplicationFactor((short) -1);
         if (ClusterView.GROUP_METADATA_TOPIC.equals(name)) {
