@@ -106,6 +106,14 @@ import io.cairn.broker.security.SslFactory;
 import io.cairn.broker.security.StandardAclAuthorizer;
 import io.cairn.broker.share.ShareCoordinator;
 import io.cairn.broker.share.ShareGroupsGate;
+import io.cairn.broker.share.partition.CoordinatorStatePersister;
+import io.cairn.broker.share.partition.ShareFetchService;
+import io.cairn.broker.share.partition.SharePartitionManager;
+import io.cairn.broker.share.partition.ShareSessionCache;
+import io.cairn.broker.purgatory.SystemTimer;
+import io.cairn.broker.purgatory.Timer;
+import io.cairn.broker.handler.ShareAcknowledgeHandler;
+import io.cairn.broker.handler.ShareFetchHandler;
 import io.cairn.broker.group.share.ShareStateInitialization;
 import io.cairn.broker.handler.ShareGroupDescribeHandler;
 import io.cairn.broker.handler.ShareGroupHeartbeatHandler;
@@ -181,6 +189,8 @@ public final class CairnServer implements AutoCloseable {
     private GroupCoordinator groupCoordinator;
     private TransactionCoordinator transactionCoordinator;
     private ShareCoordinator shareCoordinator;
+    private SharePartitionManager sharePartitions;
+    private Timer shareLockTimer;
     private RequestHandlerPool requestHandlers;
     private DynamicThreadPools threadPools;
     private DynamicListeners listeners;
@@ -285,7 +295,7 @@ public final class CairnServer implements AutoCloseable {
             saslSettings = dynamicSaslSettings();
             handlers = handlers(config, metadata.node(), replicaManager, fetchService, purgatory, groupCoordinator,
                     metrics, new TransactionServices(transactionVerifier, requestHandlers, transactionCoordinator,
-                            producerIds), shareCoordinator,
+                            producerIds), shareCoordinator, shareFetchService(),
                     BrokerReconfigurable.all(List.<BrokerReconfigurable>of(threadPools, networkThreads,
                             connectionLimits, listeners, logCleaner, this::validateSslStores, saslSettings)),
                     clientQuotas, extraHandlers);
@@ -531,12 +541,29 @@ public final class CairnServer implements AutoCloseable {
         return producerIds;
     }
 
+    /**
+     * The share-partition leader (KIP-932): the share-partitions this broker leads, persisted through the share
+     * coordinator, and the ShareFetch/ShareAcknowledge service over them, served while share groups are enabled.
+     */
+    private ShareFetchService shareFetchService() {
+        MetadataNode node = metadata.node();
+        CoordinatorStatePersister persister = new CoordinatorStatePersister(config.nodeId(), node::currentImage,
+                config.replicaFetch().interBrokerListenerName(), shareCoordinator,
+                (int) MarkerAppender.DEFAULT_TIMEOUT_MS + INTER_BROKER_SOCKET_MARGIN_MS, interBrokerTls());
+        shareLockTimer = new SystemTimer("share-record-locks");
+        sharePartitions = new SharePartitionManager(replicaManager, purgatory, persister, shareLockTimer,
+                config.sharePartitionConfig());
+        return new ShareFetchService(sharePartitions,
+                new ShareSessionCache(config.sharePartitionConfig().maxShareSessions()), node::currentImage,
+                new ShareGroupsGate(node::currentImage, config.groupShareEnable())::enabled);
+    }
+
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
                                                    PartitionPurgatory purgatory, GroupCoordinator groups,
                                                    BrokerMetrics metrics, TransactionServices transactions,
-                                                   ShareCoordinator shares,
+                                                   ShareCoordinator shares, ShareFetchService shareFetch,
                                                    BrokerReconfigurable reconfigurables, RequestQuotas quotas,
                                                    List<ApiHandler<?, ?>> extra) {
         BrokerConfig.InternalTopicDefaults internal = config.internalTopics();
@@ -610,6 +637,8 @@ public final class CairnServer implements AutoCloseable {
                 new DeleteShareGroupStateHandler(shares)));
         handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
                 new ReadShareGroupStateSummaryHandler(shares)));
+        handlers.add(new ShareFetchHandler(shareFetch));
+        handlers.add(new ShareAcknowledgeHandler(shareFetch));
         handlers.add(new AddPartitionsToTxnHandler(txn, node));
         handlers.add(new AddOffsetsToTxnHandler(txn, groups));
         handlers.add(new EndTxnHandler(txn));
@@ -634,6 +663,19 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new ShareGroupDescribeHandler(groups, shareGroups));
         handlers.addAll(extra);
         return List.copyOf(handlers);
+    }
+
+    /** Closes the share-partition leader (its locks' timer, its persister), then the share coordinator. */
+    private void closeShares() {
+        if (sharePartitions != null) {
+            sharePartitions.close();
+        }
+        if (shareLockTimer != null) {
+            shareLockTimer.close();
+        }
+        if (shareCoordinator != null) {
+            shareCoordinator.close();
+        }
     }
 
     /**
@@ -788,9 +830,7 @@ public final class CairnServer implements AutoCloseable {
         if (transactionCoordinator != null) {
             transactionCoordinator.close();
         }
-        if (shareCoordinator != null) {
-            shareCoordinator.close();
-        }
+        closeShares();
         if (purgatory != null) {
             purgatory.close();
         }

@@ -6,6 +6,7 @@ import io.cairn.broker.group.consumer.ConsumerGroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupMigrationPolicy;
 import io.cairn.broker.group.share.ShareGroupConfig;
 import io.cairn.broker.share.ShareCoordinatorConfig;
+import io.cairn.broker.share.partition.SharePartitionConfig;
 import io.cairn.broker.txn.TransactionConfig;
 import io.cairn.isr.RackAwareReplicaSelector;
 import io.cairn.metadata.config.ConfigKey;
@@ -90,6 +91,12 @@ public final class BrokerConfig {
     public static final String SHARE_COORDINATOR_THREADS = "share.coordinator.threads";
     public static final String SHARE_COORDINATOR_APPEND_LINGER_MS = "share.coordinator.append.linger.ms";
     public static final String SHARE_COORDINATOR_WRITE_TIMEOUT_MS = "share.coordinator.write.timeout.ms";
+    public static final String GROUP_SHARE_RECORD_LOCK_DURATION_MS = "group.share.record.lock.duration.ms";
+    public static final String GROUP_SHARE_MIN_RECORD_LOCK_DURATION_MS = "group.share.min.record.lock.duration.ms";
+    public static final String GROUP_SHARE_MAX_RECORD_LOCK_DURATION_MS = "group.share.max.record.lock.duration.ms";
+    public static final String GROUP_SHARE_DELIVERY_COUNT_LIMIT = "group.share.delivery.count.limit";
+    public static final String GROUP_SHARE_PARTITION_MAX_RECORD_LOCKS = "group.share.partition.max.record.locks";
+    public static final String GROUP_SHARE_MAX_SHARE_SESSIONS = "group.share.max.share.sessions";
     public static final String TRANSACTION_STATE_LOG_SEGMENT_BYTES = "transaction.state.log.segment.bytes";
     public static final String TRANSACTION_MAX_TIMEOUT_MS = "transaction.max.timeout.ms";
     public static final String TRANSACTIONAL_ID_EXPIRATION_MS = "transactional.id.expiration.ms";
@@ -168,6 +175,7 @@ public final class BrokerConfig {
     private final CoordinatorRuntimeSettings groupCoordinatorRuntime;
     private final TransactionConfig transactionConfig;
     private final ShareCoordinatorConfig shareCoordinatorConfig;
+    private final SharePartitionConfig sharePartitionConfig;
     private final boolean metricsEnabled;
     private final String metricsHost;
     private final int metricsPort;
@@ -264,6 +272,7 @@ public final class BrokerConfig {
                 values.longValue(TRANSACTION_ABORT_TIMED_OUT_CLEANUP_INTERVAL_MS, 1L),
                 values.longValue(TRANSACTION_REMOVE_EXPIRED_CLEANUP_INTERVAL_MS, 1L));
         this.shareCoordinatorConfig = shareCoordinatorConfig(values);
+        this.sharePartitionConfig = sharePartitionConfig(values);
         this.metricsEnabled = values.booleanValue(METRICS_ENABLED);
         this.metricsHost = values.string(METRICS_HOST);
         this.metricsPort = values.intValue(METRICS_PORT, 0);
@@ -460,6 +469,37 @@ public final class BrokerConfig {
                 new CoordinatorRuntimeSettings(values.intValue(SHARE_COORDINATOR_THREADS, 1),
                         values.intValue(SHARE_COORDINATOR_APPEND_LINGER_MS, 0),
                         values.intValue(SHARE_COORDINATOR_WRITE_TIMEOUT_MS, 1)));
+    }
+
+    /**
+     * The share-partition leader's settings, with Kafka's {@code ShareGroupConfig} checks: the record lock duration
+     * between its min and max, the delivery count limit 2-10, the record locks 100-10000.
+     */
+    private static SharePartitionConfig sharePartitionConfig(ValueParser values) {
+        int lock = values.intValue(GROUP_SHARE_RECORD_LOCK_DURATION_MS, 1000);
+        int minLock = values.intValue(GROUP_SHARE_MIN_RECORD_LOCK_DURATION_MS, 1000);
+        int maxLock = values.intValue(GROUP_SHARE_MAX_RECORD_LOCK_DURATION_MS, 1000);
+        if (lock < minLock) {
+            throw ConfigException.invalid(GROUP_SHARE_RECORD_LOCK_DURATION_MS, Integer.toString(lock),
+                    GROUP_SHARE_RECORD_LOCK_DURATION_MS + " must be greater than or equal to "
+                            + GROUP_SHARE_MIN_RECORD_LOCK_DURATION_MS);
+        }
+        if (lock > maxLock) {
+            throw ConfigException.invalid(GROUP_SHARE_RECORD_LOCK_DURATION_MS, Integer.toString(lock),
+                    GROUP_SHARE_RECORD_LOCK_DURATION_MS + " must be less than or equal to "
+                            + GROUP_SHARE_MAX_RECORD_LOCK_DURATION_MS);
+        }
+        int deliveries = values.intValue(GROUP_SHARE_DELIVERY_COUNT_LIMIT, 2);
+        if (deliveries > 10) {
+            throw ConfigException.invalid(GROUP_SHARE_DELIVERY_COUNT_LIMIT, Integer.toString(deliveries),
+                    "value must be at most 10");
+        }
+        int locks = values.intValue(GROUP_SHARE_PARTITION_MAX_RECORD_LOCKS, 100);
+        if (locks > 10_000) {
+            throw ConfigException.invalid(GROUP_SHARE_PARTITION_MAX_RECORD_LOCKS, Integer.toString(locks),
+                    "value must be at most 10000");
+        }
+        return new SharePartitionConfig(lock, deliveries, locks, values.intValue(GROUP_SHARE_MAX_SHARE_SESSIONS, 1));
     }
 
     private static GroupConfig groupConfig(ValueParser values) {
@@ -667,6 +707,10 @@ public final class BrokerConfig {
         values.put(SHARE_COORDINATOR_THREADS, Integer.toString(share.runtime().threads()));
         values.put(SHARE_COORDINATOR_APPEND_LINGER_MS, Integer.toString(share.runtime().appendLingerMs()));
         values.put(SHARE_COORDINATOR_WRITE_TIMEOUT_MS, Long.toString(share.runtime().writeTimeoutMs()));
+        values.put(GROUP_SHARE_RECORD_LOCK_DURATION_MS, Integer.toString(sharePartitionConfig.lockDurationMs()));
+        values.put(GROUP_SHARE_DELIVERY_COUNT_LIMIT, Integer.toString(sharePartitionConfig.deliveryCountLimit()));
+        values.put(GROUP_SHARE_PARTITION_MAX_RECORD_LOCKS, Integer.toString(sharePartitionConfig.maxRecordLocks()));
+        values.put(GROUP_SHARE_MAX_SHARE_SESSIONS, Integer.toString(sharePartitionConfig.maxShareSessions()));
         replicaFetch.addTo(values);
         return values;
     }
@@ -1026,6 +1070,11 @@ public final class BrokerConfig {
     /** The share coordinator's settings ({@code share.coordinator.*}). */
     public ShareCoordinatorConfig shareCoordinatorConfig() {
         return shareCoordinatorConfig;
+    }
+
+    /** The share-partition leader's settings (group.share.record.lock.duration.ms and friends). */
+    public SharePartitionConfig sharePartitionConfig() {
+        return sharePartitionConfig;
     }
 
     /** Partitions and replication factor of the internal topics when Metadata auto-creates them. */

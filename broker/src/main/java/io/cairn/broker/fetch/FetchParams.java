@@ -15,7 +15,7 @@ import io.cairn.isr.FetchIsolation;
  * @param replicaEpoch   the fetching broker's epoch (v15+ {@code ReplicaState.ReplicaEpoch}), -1 when not sent
  * @param clientMetadata the client's rack, id and listener (v11+), null for older versions
  */
-record FetchParams(short version, int replicaId, int maxWaitMs, int minBytes, int maxBytes,
+public record FetchParams(short version, int replicaId, int maxWaitMs, int minBytes, int maxBytes,
                    FetchIsolation isolation, long replicaEpoch, ClientMetadata clientMetadata) {
 
     /** A follower's fetch: it reads up to the log end and reports its position. */

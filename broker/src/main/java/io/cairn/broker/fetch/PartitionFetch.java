@@ -9,6 +9,6 @@ package io.cairn.broker.fetch;
  * @param logStartOffset     a follower's log start offset, or -1
  * @param maxBytes           the partition's byte limit ({@code partition_max_bytes})
  */
-record PartitionFetch(long fetchOffset, int currentLeaderEpoch, int lastFetchedEpoch, long logStartOffset,
+public record PartitionFetch(long fetchOffset, int currentLeaderEpoch, int lastFetchedEpoch, long logStartOffset,
                              int maxBytes) {
 }

@@ -28,8 +28,8 @@ import java.util.List;
  * @param preferredReadReplica the replica a consumer should read from instead of this leader (then no records), or
  *                             -1
  */
-record PartitionRead(TopicIdPartition tp, Errors error, ByteBuf records, long highWatermark, long lastStableOffset,
-                     long logStartOffset, List<AbortedTxn> abortedTransactions,
+public record PartitionRead(TopicIdPartition tp, Errors error, ByteBuf records, long highWatermark,
+                     long lastStableOffset, long logStartOffset, List<AbortedTxn> abortedTransactions,
                      FetchResponseData.EpochEndOffset divergingEpoch, LogOffsetMetadata fetchOffsetMetadata,
                      int preferredReadReplica) {
 
@@ -46,11 +46,11 @@ record PartitionRead(TopicIdPartition tp, Errors error, ByteBuf records, long hi
             logStartOffset, null, null, LogOffsetMetadata.offsetOnly(fetchOffset), replica);
     }
 
-    int recordsSize() {
+    public int recordsSize() {
         return records.readableBytes();
     }
 
-    void release() {
+    public void release() {
         ReferenceCountUtil.release(records);
     }
 

@@ -33,14 +33,14 @@ import org.apache.logging.log4j.Logger;
  *
  * <p>Thread-safety: stateless apart from the shared, thread-safe {@link ReplicaManager}; never blocks on a lock.
  */
-final class PartitionReader {
+public final class PartitionReader {
 
     private static final Logger LOGGER = LogManager.getLogger(PartitionReader.class);
 
     private final ReplicaManager replicas;
     private final ReplicationQuota leaderQuota;
 
-    PartitionReader(ReplicaManager replicas) {
+    public PartitionReader(ReplicaManager replicas) {
         this.replicas = replicas;
         this.leaderQuota = replicas.leaderQuota();
     }
@@ -75,7 +75,7 @@ final class PartitionReader {
      * Reads {@code fetches} (partitions with a known topic). {@code fromPurgatory} marks the read that completes a
      * delayed fetch: a follower's position was already recorded by the first read.
      */
-    List<PartitionRead> read(FetchParams params, List<Map.Entry<TopicIdPartition, PartitionFetch>> fetches,
+    public List<PartitionRead> read(FetchParams params, List<Map.Entry<TopicIdPartition, PartitionFetch>> fetches,
                              boolean fromPurgatory) {
         List<PartitionRead> results = new ArrayList<>(fetches.size());
         int limitBytes = params.maxBytes();

@@ -14,7 +14,7 @@ import java.util.Objects;
  * @param topic     the topic name, or null when the id names no known topic
  * @param partition the partition index
  */
-record TopicIdPartition(Uuid topicId, String topic, int partition) {
+public record TopicIdPartition(Uuid topicId, String topic, int partition) {
 
     public boolean hasTopicId() {
         return !Uuid.ZERO.equals(topicId);

@@ -3,6 +3,8 @@ package io.cairn.broker.handler;
 import io.cairn.broker.config.SecurityProtocol;
 import io.cairn.broker.security.KafkaPrincipal;
 import java.net.SocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * What the broker knows about one client connection: the listener it arrived on, the peer, the principal it
@@ -29,6 +31,8 @@ public final class ClientConnection {
     private volatile KafkaPrincipal principal = KafkaPrincipal.ANONYMOUS;
     /** Written by ApiVersionsHandler (any thread), read by every request of this connection. */
     private volatile ClientSoftware clientSoftware = new ClientSoftware(UNKNOWN, UNKNOWN);
+    /** What to run when the connection closes, by name (one per name); guarded by {@code this}, null once closed. */
+    private Map<String, Runnable> closeActions = new LinkedHashMap<>();
 
     /** A connection on a PLAINTEXT listener. */
     public ClientConnection(String connectionId, String listenerName, SocketAddress remoteAddress) {
@@ -91,6 +95,33 @@ public final class ClientConnection {
 
     void registerClientSoftware(ClientSoftware software) {
         this.clientSoftware = software;
+    }
+
+    /**
+     * Runs {@code action} when the connection closes (Kafka's connection disconnect listeners: share sessions end
+     * with their connection); an action registered again under {@code name} replaces the earlier one. Runs it at
+     * once when the connection is already closed.
+     */
+    public void onClose(String name, Runnable action) {
+        synchronized (this) {
+            if (closeActions != null) {
+                closeActions.put(name, action);
+                return;
+            }
+        }
+        action.run();
+    }
+
+    /** The connection closed (called by the network layer once): runs the close actions. */
+    public void closed() {
+        Map<String, Runnable> actions;
+        synchronized (this) {
+            actions = closeActions;
+            closeActions = null;
+        }
+        if (actions != null) {
+            actions.values().forEach(Runnable::run);
+        }
     }
 
     @Override

@@ -555,6 +555,11 @@ final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         closing = true;
         if (connection != null) {
             metrics.connections().connectionClosed();
+            try {
+                connection.closed();
+            } catch (RuntimeException e) {
+                LOGGER.warn("A close action of connection {} failed", connection, e);
+            }
         }
         releaseQueued();
         LOGGER.debug("Connection {} closed", connection);

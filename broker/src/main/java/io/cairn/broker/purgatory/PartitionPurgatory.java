@@ -81,6 +81,14 @@ public final class PartitionPurgatory implements PartitionListener, AutoCloseabl
         return wait.result;
     }
 
+    /**
+     * Retries the operations that wait on the high watermark of {@code topicPartition} although it did not move:
+     * share fetches, whose records also become available when another consumer releases them or their locks expire.
+     */
+    public void checkHighWatermarkWatchers(TopicPartition topicPartition) {
+        purgatory.checkAndComplete(new Key(topicPartition, WakeOn.HIGH_WATERMARK));
+    }
+
     @Override
     public void onHighWatermarkAdvanced(Partition partition) {
         purgatory.checkAndComplete(new Key(partition.topicPartition(), WakeOn.HIGH_WATERMARK));
