@@ -40,6 +40,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.apache.ratis.util.StringUtils;
 
@@ -129,15 +130,39 @@ final class MetadataStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
-        loadSnapshot(storage.getLatestSnapshot());
+        getLifeCycle().startAndTransition(() -> loadSnapshot(storage.getLatestSnapshot(), "Loaded"),
+                IOException.class);
     }
 
+    /**
+     * Ratis pauses the state machine before it installs the leader's snapshot on a node whose log is behind the
+     * leader's purged log (a lagging follower or listener, or a new voter the leader catches up), and its state
+     * machine updater reloads only a paused state machine: without the PAUSED state it fails and closes the node's
+     * division.
+     */
+    @Override
+    public void pause() {
+        if (getLifeCycle().getCurrentState() == LifeCycle.State.RUNNING) {
+            getLifeCycle().transition(LifeCycle.State.PAUSING);
+            getLifeCycle().transition(LifeCycle.State.PAUSED);
+        }
+    }
+
+    /**
+     * Loads the snapshot Ratis installed (see {@link #pause()}), publishing what differs from the image it replaces
+     * (the topics deleted meanwhile too), and runs again.
+     */
     @Override
     public void reinitialize() throws IOException {
-        loadSnapshot(storage.loadLatestSnapshot());
+        loadSnapshot(storage.loadLatestSnapshot(), "Installed the leader's");
+        if (getLifeCycle().getCurrentState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
     }
 
-    private synchronized void loadSnapshot(SingleFileSnapshotInfo snapshot) throws IOException {
+    /** Loads {@code snapshot} (nothing when null) as the image; {@code how} starts the log line that says so. */
+    private synchronized void loadSnapshot(SingleFileSnapshotInfo snapshot, String how) throws IOException {
         if (snapshot == null) {
             return;
         }
@@ -156,7 +181,7 @@ final class MetadataStateMachine extends BaseStateMachine {
             MetadataImage previous = image;
             image = loaded;
             updateLastAppliedTermIndex(snapshot.getTermIndex());
-            LOGGER.info("Loaded metadata snapshot {} (offset {}, {} topics, {} brokers)", file.getName(), offset,
+            LOGGER.info("{} metadata snapshot {} (offset {}, {} topics, {} brokers)", how, file.getName(), offset,
                     loaded.topicsById().size(), loaded.brokers().size());
             // a lagging node skips the records in between: its subscribers get the difference of the two images
             publish(MetadataChanges.between(previous, loaded), previous, loaded);

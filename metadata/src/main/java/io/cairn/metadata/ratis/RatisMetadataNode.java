@@ -73,6 +73,7 @@ import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.ExitUtils;
+import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
@@ -322,6 +323,13 @@ public final class RatisMetadataNode implements MetadataNode {
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(props, config.snapshotThreshold());
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(props, 2);
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(props, true);
+        // Each snapshot purges the closed log segments it covers, at most every 1024 entries (Ratis' purge gap): a
+        // node whose log ends below the leader's first entry is sent the leader's snapshot and reloads it.
+        RaftServerConfigKeys.Log.setPurgeGap(props, (int) Math.min(RaftServerConfigKeys.Log.PURGE_GAP_DEFAULT,
+                Math.max(1, config.snapshotThreshold())));
+        if (config.logSegmentBytes() > 0) {
+            RaftServerConfigKeys.Log.setSegmentSizeMax(props, SizeInBytes.valueOf(config.logSegmentBytes()));
+        }
         return props;
     }
 
