@@ -40,6 +40,7 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -57,6 +58,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @Timeout(600)
 @ExtendWith(BrokerLogsExtension.class)
+@Tag("faults")
 class SnapshotCatchUpIT {
 
     /** Where a node's Raft log segments are: Ratis' group directory in the metadata log dir (the data dir here). */
