@@ -11,6 +11,8 @@ import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
 import io.cairn.testkit.RawKafkaClient;
+import io.cairn.wire.message.DescribeQuorumRequestData;
+import io.cairn.wire.message.DescribeQuorumResponseData;
 import io.cairn.wire.message.MetadataRequestData;
 import io.cairn.wire.message.MetadataResponseData;
 import java.io.IOException;
@@ -21,12 +23,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.QuorumInfo;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -133,10 +137,15 @@ class SnapshotCatchUpIT {
             signal(node, "STOP");
             List<String> born;
             try {
-                long laggingEnd = logEnd(admin, leader);
-                admin.deleteTopics(List.of(doomed)).all().get(60, TimeUnit.SECONDS);
-                born = createUntilPurged(admin, cluster.node(leader), prefix, laggingEnd,
-                        name -> new NewTopic(name, Map.of(0, List.of(leader, other))));
+                // (asked of the leader alone: a client may wait on the paused node until its request times out)
+                BrokerProcess leaderNode = cluster.node(leader);
+                long laggingEnd = logEnd(leaderNode, leader);
+                awaitFenced(leaderNode, lagging);
+                try (Admin quorum = admin(leaderNode)) {
+                    quorum.deleteTopics(List.of(doomed)).all().get(60, TimeUnit.SECONDS);
+                    born = createUntilPurged(quorum, leaderNode, prefix, laggingEnd,
+                            name -> new NewTopic(name, Map.of(0, List.of(leader, other))));
+                }
             } finally {
                 // and it resumes, its broker still running
                 signal(node, "CONT");
@@ -272,6 +281,42 @@ class SnapshotCatchUpIT {
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+    }
+
+    /** DescribeQuorum asked of {@code node} alone: the leader's log end, every other node's ends at or below it. */
+    private static long logEnd(BrokerProcess node, int leader) {
+        try (RawKafkaClient client = RawKafkaClient.connect(node)) {
+            DescribeQuorumResponseData quorum = client.sendAndReceive(new DescribeQuorumRequestData()
+                    .setTopics(List.of(new DescribeQuorumRequestData.TopicData().setTopicName("__cluster_metadata")
+                            .setPartitions(List.of(new DescribeQuorumRequestData.PartitionData())))),
+                    (short) 0, Duration.ofSeconds(10));
+            DescribeQuorumResponseData.PartitionData partition = quorum.topics().get(0).partitions().get(0);
+            assertThat(partition.leaderId()).isEqualTo(leader);
+            return partition.currentVoters().stream().filter(v -> v.replicaId() == leader).findFirst()
+                    .orElseThrow().logEndOffset();
+        }
+    }
+
+    /** Waits until {@code node}'s Metadata answer no longer lists broker {@code nodeId}: it is fenced. */
+    private static void awaitFenced(BrokerProcess node, int nodeId) {
+        await().atMost(STATE_TIMEOUT).pollInterval(Duration.ofMillis(250)).ignoreExceptions().untilAsserted(() -> {
+            try (RawKafkaClient client = RawKafkaClient.connect(node)) {
+                MetadataResponseData response = client.sendAndReceive(new MetadataRequestData()
+                        .setTopics(List.of()).setAllowAutoTopicCreation(false), METADATA_VERSION,
+                        Duration.ofSeconds(10));
+                assertThat(response.brokers().stream().map(MetadataResponseData.MetadataResponseBroker::nodeId)
+                        .toList()).as("the brokers node %s lists", node.name()).doesNotContain(nodeId);
+            }
+        });
+    }
+
+    /** An Admin that knows {@code node} alone to begin with (its Metadata lists the unfenced brokers only). */
+    private static Admin admin(BrokerProcess node) {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, node.bootstrapServers());
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        return Admin.create(props);
     }
 
     /** The names of the node's partition directories ({@code <topic>-<partition>}). */
