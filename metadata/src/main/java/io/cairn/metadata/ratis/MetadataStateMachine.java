@@ -18,14 +18,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -73,6 +76,10 @@ final class MetadataStateMachine extends BaseStateMachine {
         void notLeader();
 
         void leaderChanged(RaftPeerId leaderId);
+
+        /** A committed Raft configuration that is not a joint one, by its voters' node ids. */
+        default void configurationCommitted(Set<Integer> voterIds) {
+        }
 
         CompletableFuture<Message> command(Message request);
     }
@@ -275,6 +282,18 @@ final class MetadataStateMachine extends BaseStateMachine {
     @Override
     public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
         hooks.leaderChanged(newLeaderId);
+    }
+
+    /**
+     * Ratis applies a committed configuration entry (or installs one with a snapshot); a joint one (old and new
+     * voters) is passed over, its new configuration follows.
+     */
+    @Override
+    public void notifyConfigurationChanged(long term, long index, RaftConfigurationProto configuration) {
+        if (configuration.getOldPeersCount() == 0) {
+            hooks.configurationCommitted(configuration.getPeersList().stream()
+                    .map(peer -> Integer.parseInt(peer.getId().toStringUtf8())).collect(Collectors.toSet()));
+        }
     }
 
     @Override

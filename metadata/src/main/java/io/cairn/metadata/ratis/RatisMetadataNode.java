@@ -39,10 +39,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -50,6 +52,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import org.apache.ratis.RaftConfigKeys;
@@ -63,6 +66,7 @@ import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupInfoReply;
+import org.apache.ratis.protocol.LeaderElectionManagementRequest;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -71,6 +75,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
 import org.apache.ratis.retry.RetryPolicies;
@@ -137,6 +142,14 @@ public final class RatisMetadataNode implements MetadataNode {
     private final Map<Integer, RaftPeer> learnedPeers = new ConcurrentHashMap<>();
     /** Set while this leader commits an AddRaftVoter or RemoveRaftVoter: one voter change at a time, as Kafka. */
     private final AtomicBoolean voterChangeInFlight = new AtomicBoolean();
+    /** Set while this leader resigns ({@link #resign}). */
+    private final AtomicBoolean resigning = new AtomicBoolean();
+    /** Pauses and resumes this node's leader elections ({@link #followVoterSet}), one call at a time, in order. */
+    private final ExecutorService electionControl;
+    /** Whether this node stands for election (paused while it is no voter of the committed configuration). */
+    private volatile boolean electionsOn = true;
+    /** How many committed configurations this node was told of: only the latest is followed. */
+    private final AtomicLong configurationsSeen = new AtomicLong();
     private volatile int routeHint = -1;
     private volatile int lastFailedTarget = -1;
     private volatile int activeControllerId = -1;
@@ -182,6 +195,11 @@ public final class RatisMetadataNode implements MetadataNode {
                 .setOption(fresh ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER).build();
         stateMachine.setTermSupplier(ignored -> currentTerm());
         this.clientProperties = clientProperties(config);
+        this.electionControl = Executors.newSingleThreadExecutor(r -> {
+            Thread thread = new Thread(r, "cairn-metadata-elections-" + config.nodeId());
+            thread.setDaemon(true);
+            return thread;
+        });
         this.routingExecutor = Executors.newCachedThreadPool(r -> {
             Thread thread = new Thread(r, "cairn-metadata-route-" + config.nodeId());
             thread.setDaemon(true);
@@ -251,6 +269,14 @@ public final class RatisMetadataNode implements MetadataNode {
                 front != null ? front : config.tls() == null ? "PLAINTEXT" : config.tls());
         if (!config.isController()) {
             node.joinAsListener();
+        } else {
+            // A voter removed before this start, whose log's configuration lists it as a listener, never stands.
+            RaftConfiguration conf = node.raftConf();
+            if (conf != null && conf.getPreviousPeers(RaftPeerRole.FOLLOWER).isEmpty()
+                    && !conf.getCurrentPeers(RaftPeerRole.FOLLOWER).isEmpty()) {
+                node.followVoterSet(conf.getCurrentPeers(RaftPeerRole.FOLLOWER).stream()
+                        .map(RatisMetadataNode::nodeId).collect(Collectors.toSet()));
+            }
         }
         return node;
     }
@@ -437,10 +463,14 @@ public final class RatisMetadataNode implements MetadataNode {
                 .setRetryPolicy(RetryPolicies.noRetry()).build();
     }
 
-    /** How long a voter change may take on the leader: AddRaftVoter's TimeoutMs, at least the request timeout. */
+    /**
+     * How long a voter change may take on the leader: AddRaftVoter's TimeoutMs, at least a request timeout for each of
+     * the two entries Ratis commits (the joint configuration, then the new one), where Kafka commits one VotersRecord
+     * within controller.quorum.request.timeout.ms.
+     */
     private long voterChangeTimeoutMs(ApiMessage request) {
-        return Math.max(config.requestTimeoutMs(), request instanceof AddRaftVoterRequestData add
-                ? Math.min(add.timeoutMs(), 120_000L) : config.requestTimeoutMs());
+        return Math.max(2 * config.requestTimeoutMs(), request instanceof AddRaftVoterRequestData add
+                ? Math.min(add.timeoutMs(), 120_000L) : 0);
     }
 
     /**
@@ -748,10 +778,152 @@ public final class RatisMetadataNode implements MetadataNode {
             voterChangeInFlight.set(false);
             if (failure == null && reply.isSuccess()) {
                 LOGGER.info("{} voter {}: the new voter set is committed", add ? "Added" : "Removed", changed);
+                if (!add && changed == config.nodeId()) {
+                    // Kafka's leader resigns once the voter set without it commits, after answering; Ratis keeps
+                    // a leader that the configuration lists as a listener. Off Ratis' thread, which completed this.
+                    runQuietly(() -> resign("its removal from the voter set is committed"));
+                }
                 return add ? new AddRaftVoterResponseData() : new RemoveRaftVoterResponseData();
             }
             return voterChangeFailure(add, changed, failure != null ? failure : reply.getException());
         });
+    }
+
+    /** Runs {@code task} on the routing executor, unless the node is closing. */
+    private void runQuietly(Runnable task) {
+        try {
+            routingExecutor.execute(task);
+        } catch (RejectedExecutionException e) {
+            LOGGER.debug("Node {} is closed: {} not run", config.nodeId(), task);
+        }
+    }
+
+    /**
+     * This leader, no voter of the committed configuration any more, gives up the leadership: it hands it to the
+     * voter whose log is the furthest along (Ratis' leadership transfer: that voter stands for election at once, as
+     * Kafka's resigning leader asks the voters to), else steps down and lets the voters elect one.
+     */
+    private void resign(String why) {
+        if (!resigning.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            resignOnce(why);
+        } finally {
+            resigning.set(false);
+        }
+    }
+
+    private void resignOnce(String why) {
+        RaftServer.Division division;
+        try {
+            division = server.getDivision(GROUP_ID);
+        } catch (IOException e) {
+            return;
+        }
+        if (!division.getInfo().isLeader()) {
+            return;
+        }
+        RaftPeerId target = null;
+        long best = -1;
+        RoleInfoProto role = division.getInfo().getRoleInfoProto();
+        long[] nextIndices = division.getInfo().getFollowerNextIndices();
+        List<RaftPeerId> voters = division.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER).stream()
+                .map(RaftPeer::getId).filter(id -> !id.equals(selfId)).toList();
+        if (role.hasLeaderInfo() && nextIndices != null
+                && role.getLeaderInfo().getFollowerInfoCount() == nextIndices.length) {
+            for (int i = 0; i < nextIndices.length; i++) {
+                RaftPeerId id = RaftPeerId.valueOf(role.getLeaderInfo().getFollowerInfo(i).getId().getId());
+                if (voters.contains(id) && nextIndices[i] > best) {
+                    best = nextIndices[i];
+                    target = id;
+                }
+            }
+        }
+        LOGGER.info("Leader {} resigns: {}; it hands the leadership to {}", config.nodeId(), why,
+                target == null ? "the voters' election" : target);
+        long timeoutMs = 2 * config.electionTimeoutMs();
+        try {
+            RaftClientReply reply = server.transferLeadershipAsync(new TransferLeadershipRequest(selfClientId, selfId,
+                    GROUP_ID, callIds.incrementAndGet(), target, timeoutMs))
+                    .get(timeoutMs + config.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            if (reply.isSuccess() || target == null) {
+                return;
+            }
+            LOGGER.info("Leader {} could not hand the leadership to {} ({}): it steps down", config.nodeId(), target,
+                    reply.getException());
+        } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
+            LOGGER.info("Leader {} could not hand the leadership to {} ({}): it steps down", config.nodeId(), target,
+                    e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        if (division.getInfo().isLeader()) {
+            try {
+                server.transferLeadershipAsync(new TransferLeadershipRequest(selfClientId, selfId, GROUP_ID,
+                        callIds.incrementAndGet(), null, timeoutMs));
+            } catch (IOException | RuntimeException e) {
+                LOGGER.warn("Leader {} could not step down: {}", config.nodeId(), e.toString());
+            }
+        }
+    }
+
+    /**
+     * Follows a committed Raft configuration ({@code voterIds}, its voters): a node that is no voter of it never
+     * stands for election, as Kafka's observers never do (Ratis closes the division of a candidate outside the
+     * configuration, and a removed voter keeps Ratis' follower role until it restarts as a listener); a voter does.
+     * A leader that is no voter resigns (the voter change it committed resigns it itself, after its answer).
+     * Calls run one at a time, in the order of the configurations.
+     */
+    private void followVoterSet(Set<Integer> voterIds) {
+        boolean voter = voterIds.contains(config.nodeId());
+        long seq = configurationsSeen.incrementAndGet();
+        try {
+            electionControl.execute(() -> followVoterSet(voterIds, voter, seq));
+        } catch (RejectedExecutionException e) {
+            LOGGER.debug("Node {} is closed: the configuration {} is not followed", config.nodeId(), voterIds);
+        }
+    }
+
+    private void followVoterSet(Set<Integer> voterIds, boolean voter, long seq) {
+        if (closed || seq != configurationsSeen.get()) {
+            // a later configuration is followed instead
+            return;
+        }
+        try {
+            LeaderElectionManagementRequest request = voter
+                    ? LeaderElectionManagementRequest.newResume(selfClientId, selfId, GROUP_ID,
+                            callIds.incrementAndGet())
+                    : LeaderElectionManagementRequest.newPause(selfClientId, selfId, GROUP_ID,
+                            callIds.incrementAndGet());
+            server.leaderElectionManagementAsync(request).get(config.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            if (voter != electionsOn) {
+                electionsOn = voter;
+                LOGGER.info("Node {} {} for election: it is {} voter of the committed configuration {}",
+                        config.nodeId(), voter ? "stands again" : "no longer stands", voter ? "a" : "no",
+                        voterIds);
+            }
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            // Ratis takes such requests once the division runs (a joining controller's starts while the leader
+            // catches it up): try again, unless a later configuration came meanwhile.
+            LOGGER.debug("Node {} could not {} its leader elections yet: {}", config.nodeId(),
+                    voter ? "resume" : "pause", e.toString());
+            CompletableFuture.delayedExecutor(RETRY_MS * 4, TimeUnit.MILLISECONDS).execute(() -> {
+                try {
+                    electionControl.execute(() -> followVoterSet(voterIds, voter, seq));
+                } catch (RejectedExecutionException closing) {
+                    LOGGER.debug("Node {} is closed", config.nodeId());
+                }
+            });
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        if (!voter && !voterChangeInFlight.get()) {
+            resign("it is no voter of the committed configuration " + voterIds);
+        }
     }
 
     /** A voter change that Ratis did not commit: NOT_LEADER_OR_FOLLOWER if leadership moved, else timed out. */
@@ -943,8 +1115,11 @@ public final class RatisMetadataNode implements MetadataNode {
             once = controller.submit(requestId, request);
         } else {
             Message message = CommandCodec.encodeCommand(requestId, request);
-            // A voter change waits for the leader to catch the new voter up and commit: one try gets its whole time.
-            long slowMs = isVoterChange(request) ? voterChangeTimeoutMs(request) + config.requestTimeoutMs() : 0;
+            // A voter change waits for the leader to catch the new voter up and commit, and the leader answers
+            // either way once its own time is up: one try waits for that answer (as Kafka's broker waits for the
+            // controller's), with the time a command has to reach the leader on top, so a slow path does not lose
+            // an answer the leader gives.
+            long slowMs = isVoterChange(request) ? voterChangeTimeoutMs(request) + commandTimeoutMs() : 0;
             try {
                 once = CompletableFuture.supplyAsync(() -> {
                     RaftClientReply reply;
@@ -1055,6 +1230,7 @@ public final class RatisMetadataNode implements MetadataNode {
                 controller.close();
             }
             routingExecutor.shutdownNow();
+            electionControl.shutdownNow();
             peerClients.values().forEach(RatisMetadataNode::closeQuietly);
             server.close();
         } catch (IOException e) {
@@ -1120,6 +1296,11 @@ public final class RatisMetadataNode implements MetadataNode {
             if (controller != null) {
                 controller.resign();
             }
+        }
+
+        @Override
+        public void configurationCommitted(Set<Integer> voterIds) {
+            followVoterSet(voterIds);
         }
 
         @Override

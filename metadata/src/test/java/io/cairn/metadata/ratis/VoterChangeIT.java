@@ -40,8 +40,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code --initial-controllers}, a fourth with {@code --no-initial-controllers} that reaches the quorum through
  * {@code controller.quorum.bootstrap.servers} alone. AddRaftVoter makes it a voter (the leader catches it up first),
  * the voter set with its directory ids outlives a restart of every node, RemoveRaftVoter takes it out again (it
- * goes on following the log as an observer), and topics are created through every node all along. The voters snapshot every 8 entries, so the fourth catches up
- * from the leader's snapshot.
+ * goes on following the log as an observer), and topics are created through every node all along. The voters
+ * snapshot every 8 entries, so the fourth catches up from the leader's snapshot. A leader whose removal it commits
+ * answers, then resigns, as Kafka's does, and follows the log as an observer that never stands for election.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class VoterChangeIT {
@@ -141,6 +142,79 @@ class VoterChangeIT {
                 .isPresent());
         await().atMost(TIMEOUT).ignoreExceptions().untilAsserted(() -> assertThat(observers(nodes.get(0)))
                 .containsEntry(4, fourth));
+    }
+
+    @Test
+    void aLeaderThatRemovesItselfAnswersThenResignsAndFollowsAsAnObserver() throws Exception {
+        // Given: three voters formatted with --initial-controllers
+        int[] ports = IntStream.range(0, 3).map(i -> TestRequests.freePort()).toArray();
+        List<Uuid> directories = IntStream.range(0, 3).mapToObj(i -> MetaProperties.randomUuid()).toList();
+        String bootstrap = String.join(",", IntStream.range(0, 3).mapToObj(i -> "localhost:" + ports[i]).toList());
+        String initial = String.join(",", IntStream.range(0, 3).mapToObj(i -> (i + 1) + "@localhost:" + ports[i]
+                + ":" + directories.get(i)).toList());
+        String clusterId = MetaProperties.randomUuid().toString();
+        for (int id = 1; id <= 3; id++) {
+            Path file = write(id, ports[id - 1], bootstrap);
+            assertThat(StorageTool.run(new String[] {"format", "-t", clusterId, "-c", file.toString(), "-I",
+                initial}, quiet())).isZero();
+            nodes.add(MetadataNode.start(MetadataConfig.load(file)));
+        }
+        await().atMost(TIMEOUT).ignoreExceptions().until(() -> voters(nodes.get(0)).size() == 3);
+        await().atMost(TIMEOUT).untilAsserted(() -> assertThat(nodes.get(0).currentImage()
+                .featureLevel("kraft.version")).isEqualTo((short) 1));
+        createTopicThrough(nodes.get(0), "before");
+        int first = activeController();
+        MetadataNode removedFirst = nodes.get(first - 1);
+
+        // When: the leader's own removal is sent to it
+        RemoveRaftVoterResponseData removed = removedFirst.removeRaftVoter(new RemoveRaftVoterRequestData()
+                .setClusterId(clusterId).setVoterId(first).setVoterDirectoryId(directories.get(first - 1)))
+                .get(60, TimeUnit.SECONDS);
+
+        // Then: it answers once the voter set without it is committed, and resigns: another voter leads
+        assertThat(removed.errorCode()).as("%s", removed).isEqualTo(Errors.NONE.code());
+        List<Integer> left = IntStream.rangeClosed(1, 3).filter(id -> id != first).boxed().toList();
+        MetadataNode other = nodes.get(left.get(0) - 1);
+        await().atMost(TIMEOUT).ignoreExceptions().untilAsserted(() -> {
+            assertThat(voters(other)).containsOnlyKeys(left);
+            assertThat(left).contains(activeController());
+        });
+        assertThat(removedFirst.isActiveController()).isFalse();
+        // and it follows the log as an observer, which never stands for election, and forwards commands
+        createTopicThrough(removedFirst, "after-first");
+        for (MetadataNode node : nodes) {
+            await().atMost(TIMEOUT).untilAsserted(() -> assertThat(node.currentImage().topic("after-first"))
+                    .isPresent());
+        }
+        await().atMost(TIMEOUT).ignoreExceptions().untilAsserted(() -> assertThat(observers(other))
+                .containsKey(first));
+
+        // When: the new leader's removal is forwarded by the node removed first
+        int second = activeController();
+        RemoveRaftVoterResponseData again = removedFirst.removeRaftVoter(new RemoveRaftVoterRequestData()
+                .setClusterId(clusterId).setVoterId(second).setVoterDirectoryId(directories.get(second - 1)))
+                .get(60, TimeUnit.SECONDS);
+
+        // Then: the answer comes back through it, and the last voter leads
+        assertThat(again.errorCode()).as("%s", again).isEqualTo(Errors.NONE.code());
+        int last = left.stream().filter(id -> id != second).findFirst().orElseThrow();
+        await().atMost(TIMEOUT).ignoreExceptions().untilAsserted(() -> {
+            assertThat(voters(nodes.get(second - 1))).containsOnlyKeys(last);
+            assertThat(activeController()).isEqualTo(last);
+        });
+        createTopicThrough(nodes.get(second - 1), "after-second");
+        for (MetadataNode node : nodes) {
+            await().atMost(TIMEOUT).untilAsserted(() -> assertThat(node.currentImage().topic("after-second"))
+                    .isPresent());
+        }
+        await().atMost(TIMEOUT).ignoreExceptions().untilAsserted(() -> assertThat(observers(nodes.get(last - 1)))
+                .containsKeys(first, second));
+    }
+
+    /** The id of the one node that is the active controller, waiting for it. */
+    private int activeController() {
+        return await().atMost(TIMEOUT).until(() -> nodes.stream().filter(MetadataNode::isActiveController)
+                .map(MetadataNode::nodeId).toList(), active -> active.size() == 1).get(0);
     }
 
     private Path write(int id, int port, String bootstrap) throws Exception {
