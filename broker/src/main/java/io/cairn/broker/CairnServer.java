@@ -45,6 +45,8 @@ import io.cairn.broker.handler.DescribeGroupsHandler;
 import io.cairn.broker.handler.DescribeLogDirsHandler;
 import io.cairn.broker.handler.DescribeProducersHandler;
 import io.cairn.broker.handler.DescribeQuorumHandler;
+import io.cairn.broker.handler.AddRaftVoterHandler;
+import io.cairn.broker.handler.RemoveRaftVoterHandler;
 import io.cairn.broker.handler.DescribeTopicPartitionsHandler;
 import io.cairn.broker.handler.DescribeTransactionsHandler;
 import io.cairn.broker.handler.DescribeUserScramCredentialsHandler;
@@ -586,6 +588,8 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new DescribeTopicPartitionsHandler(node));
         handlers.add(new DescribeClusterHandler(node));
         handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.DESCRIBE, new DescribeQuorumHandler(node)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER, new AddRaftVoterHandler(node)));
+        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.ALTER, new RemoveRaftVoterHandler(node)));
         handlers.add(new CreateAclsHandler(node));
         handlers.add(new DescribeAclsHandler());
         handlers.add(new DeleteAclsHandler(node));

@@ -79,6 +79,7 @@ class ApiVersionsIT {
             // DescribeLogDirs, UnregisterBroker, ListConfigResources, DescribeClientQuotas, AlterClientQuotas, the
             // delegation-token APIs 38-41 (advertised with or without a secret key, as Kafka's), and
             // DescribeAcls, CreateAcls and DeleteAcls, advertised with or without an authorizer as Kafka's, and
+            // AddRaftVoter and RemoveRaftVoter (KIP-853), which a static quorum answers with UNSUPPORTED_VERSION,
             // the share coordinator's state APIs 83-87, which Kafka 4.1.1 serves at every share.version, and
             // ShareGroupHeartbeat and ShareGroupDescribe, advertised whatever share.version says as Kafka's).
             assertThat(body.apiKeys()).extracting(ApiVersionsResponseData.ApiVersion::apiKey).containsExactly(
@@ -90,7 +91,7 @@ class ApiVersionsIT {
                     (short) 44, (short) 45, (short) 46, (short) 47,
                     (short) 48, (short) 49, (short) 50, (short) 51, (short) 55, (short) 57, (short) 60, (short) 61, (short) 64, (short) 65,
                     (short) 66, (short) 68, (short) 69, (short) 74, (short) 75, (short) 76, (short) 77,
-                    (short) 83, (short) 84, (short) 85, (short) 86, (short) 87);
+                    (short) 80, (short) 81, (short) 83, (short) 84, (short) 85, (short) 86, (short) 87);
             ApiVersionsResponseData.ApiVersion apiVersions = body.apiKeys().find(ApiKeys.API_VERSIONS.id);
             assertThat(apiVersions.minVersion()).isEqualTo((short) 0);
             assertThat(apiVersions.maxVersion()).isEqualTo((short) 4);
@@ -105,7 +106,8 @@ class ApiVersionsIT {
                         + f.maxVersion()).containsExactlyInAnyOrderElementsOf(version == 3
                         ? List.of("metadata.version:27-27")
                         : List.of("metadata.version:27-27", "eligible.leader.replicas.version:0-1",
-                                "transaction.version:0-2", "group.version:0-1", "share.version:0-1"));
+                                "transaction.version:0-2", "group.version:0-1", "share.version:0-1",
+                                "kraft.version:0-1"));
                 assertThat(body.finalizedFeatures()).extracting(f -> f.name() + ":" + f.maxVersionLevel())
                         .containsExactlyInAnyOrder("metadata.version:27", "eligible.leader.replicas.version:1",
                                 "transaction.version:2", "group.version:1");

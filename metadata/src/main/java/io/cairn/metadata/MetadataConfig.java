@@ -52,6 +52,9 @@ import java.util.Set;
  * @param listenerHost           the host a broker-only node's metadata listener advertises
  * @param listenerPort           the port of a broker-only node's metadata listener, or -1
  * @param snapshotThreshold      entries between automatic snapshots (Cairn's metadata.snapshot.entries, 10000)
+ * @param logSegmentBytes        the metadata log's segment size when internal.metadata.log.segment.bytes sets it
+ *                               (Kafka's test-only key, without metadata.log.segment.bytes' lower bound), else 0: the
+ *                               Raft log's own (32 MiB)
  * @param controllerSecurityProtocol what listener.security.protocol.map maps the first controller listener name to
  *                               (PLAINTEXT when the map does not name it)
  * @param tls                    the stores of an SSL controller listener, or null until {@link #withTls} gives them
@@ -60,7 +63,7 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
                              Address controllerBind, Address controllerAdvertised,
                              List<String> controllerListenerNames, Path metadataLogDir, List<Path> logDirs,
                              ControllerSettings controller, long electionTimeoutMs, long requestTimeoutMs,
-                             String listenerHost, int listenerPort, long snapshotThreshold,
+                             String listenerHost, int listenerPort, long snapshotThreshold, long logSegmentBytes,
                              String controllerSecurityProtocol, QuorumTls tls) {
 
     public MetadataConfig {
@@ -154,7 +157,8 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
     public MetadataConfig withVoters(List<QuorumVoter> quorum) {
         MetadataConfig config = new MetadataConfig(roles, nodeId, quorum, bootstrapServers, controllerBind,
                 controllerAdvertised, controllerListenerNames, metadataLogDir, logDirs, controller, electionTimeoutMs,
-                requestTimeoutMs, listenerHost, listenerPort, snapshotThreshold, controllerSecurityProtocol, tls);
+                requestTimeoutMs, listenerHost, listenerPort, snapshotThreshold, logSegmentBytes,
+                controllerSecurityProtocol, tls);
         config.validateVoters(true);
         return config;
     }
@@ -163,7 +167,7 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
     public MetadataConfig withTls(QuorumTls quorumTls) {
         return new MetadataConfig(roles, nodeId, voters, bootstrapServers, controllerBind, controllerAdvertised,
                 controllerListenerNames, metadataLogDir, logDirs, controller, electionTimeoutMs, requestTimeoutMs,
-                listenerHost, listenerPort, snapshotThreshold, controllerSecurityProtocol, quorumTls);
+                listenerHost, listenerPort, snapshotThreshold, logSegmentBytes, controllerSecurityProtocol, quorumTls);
     }
 
     /**
@@ -310,7 +314,7 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
                 Long.parseLong(setting(props, "controller.quorum.request.timeout.ms")),
                 setting(props, "metadata.listener.host"),
                 Integer.parseInt(setting(props, "metadata.listener.port")),
-                Long.parseLong(setting(props, "metadata.snapshot.entries")),
+                Long.parseLong(setting(props, "metadata.snapshot.entries")), logSegmentBytes(props),
                 controllerSecurityProtocol(props, controllerListenerNames), null);
         config.validateVoters(false);
         return config;
@@ -387,6 +391,20 @@ public record MetadataConfig(Set<String> roles, int nodeId, List<QuorumVoter> vo
             }
         }
         return null;
+    }
+
+    /** internal.metadata.log.segment.bytes when set (at least 1), else 0. */
+    private static long logSegmentBytes(ServerProperties props) {
+        String value = setting(props, "internal.metadata.log.segment.bytes");
+        if (value.isEmpty()) {
+            return 0;
+        }
+        long bytes = Long.parseLong(value);
+        if (bytes < 1) {
+            throw new IllegalArgumentException("Invalid value " + value
+                    + " for configuration internal.metadata.log.segment.bytes: it must be at least 1");
+        }
+        return bytes;
     }
 
     /** The value of {@code key}, trimmed, or the default a Cairn node takes ({@code ""} for a null default). */

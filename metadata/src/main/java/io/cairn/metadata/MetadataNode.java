@@ -5,6 +5,8 @@ import io.cairn.metadata.controller.ControllerMutationQuotas;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.MetadataListener;
 import io.cairn.metadata.ratis.RatisMetadataNode;
+import io.cairn.wire.message.AddRaftVoterRequestData;
+import io.cairn.wire.message.AddRaftVoterResponseData;
 import io.cairn.wire.message.AllocateProducerIdsRequestData;
 import io.cairn.wire.message.AllocateProducerIdsResponseData;
 import io.cairn.wire.message.AlterPartitionRequestData;
@@ -23,6 +25,8 @@ import io.cairn.wire.message.DescribeQuorumRequestData;
 import io.cairn.wire.message.DescribeQuorumResponseData;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
 import io.cairn.wire.message.IncrementalAlterConfigsResponseData;
+import io.cairn.wire.message.RemoveRaftVoterRequestData;
+import io.cairn.wire.message.RemoveRaftVoterResponseData;
 import io.cairn.wire.message.UnregisterBrokerRequestData;
 import io.cairn.wire.message.UnregisterBrokerResponseData;
 import io.cairn.wire.protocol.ApiMessage;
@@ -129,6 +133,19 @@ public interface MetadataNode extends AutoCloseable {
     /** DescribeQuorum, answered by the active controller from its Raft state. */
     default CompletableFuture<DescribeQuorumResponseData> describeQuorum(DescribeQuorumRequestData r) {
         return submit(r).thenApply(DescribeQuorumResponseData.class::cast);
+    }
+
+    /**
+     * AddRaftVoter (KIP-853), answered by the active controller once the voter set with the new voter is committed,
+     * or with Kafka's error code (UNSUPPORTED_VERSION for a static quorum, DUPLICATE_VOTER, REQUEST_TIMED_OUT, ...).
+     */
+    default CompletableFuture<AddRaftVoterResponseData> addRaftVoter(AddRaftVoterRequestData r) {
+        return submit(r).thenApply(AddRaftVoterResponseData.class::cast);
+    }
+
+    /** RemoveRaftVoter (KIP-853), as {@link #addRaftVoter} (VOTER_NOT_FOUND for a voter key not in the set). */
+    default CompletableFuture<RemoveRaftVoterResponseData> removeRaftVoter(RemoveRaftVoterRequestData r) {
+        return submit(r).thenApply(RemoveRaftVoterResponseData.class::cast);
     }
 
     default CompletableFuture<AllocateProducerIdsResponseData> allocateProducerIds(AllocateProducerIdsRequestData r) {

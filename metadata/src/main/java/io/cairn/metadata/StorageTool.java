@@ -25,7 +25,10 @@ import org.apache.logging.log4j.Logger;
  * log dir. A controller configured with {@code controller.quorum.bootstrap.servers} (no static
  * {@code controller.quorum.voters}) needs its initial voter set, as Kafka's tool asks: {@code --standalone} makes it
  * the only voter, at its controller listener; {@code --initial-controllers id@host:port:directoryId,...} names every
- * voter, and this node's entry gives its metadata dir's directory id. The set is written as {@link BootstrapVoters}.
+ * voter, and this node's entry gives its metadata dir's directory id; {@code --no-initial-controllers} formats a
+ * controller that joins a running quorum ({@code kafka-metadata-quorum add-controller}). The set is written as
+ * {@link BootstrapVoters}, and {@code kraft.version} is finalized at 1 for such a dynamic quorum, 0 for the static
+ * {@code controller.quorum.voters}, as Kafka 4.1's formatter does.
  * The feature levels of the new cluster (Kafka 4.1's defaults within what Cairn supports, see
  * {@link io.cairn.metadata.image.Features}) are written as {@link BootstrapFeatures}; {@code --feature name=level}
  * ({@code -f}, repeatable) overrides one, and {@code --release-version} ({@code -r}) accepts only the release whose
@@ -55,7 +58,8 @@ public final class StorageTool {
     public static int run(String[] args, PrintStream out) throws IOException {
         if (args.length == 0) {
             out.println("usage: cairn-storage (random-uuid | format --cluster-id ID --config FILE "
-                    + "[--ignore-formatted] [--standalone | --initial-controllers id@host:port:dirId,...] "
+                    + "[--ignore-formatted] [--standalone | --initial-controllers id@host:port:dirId,... "
+                    + "| --no-initial-controllers] "
                     + "[--release-version 4.1] [--feature name=level ...] "
                     + "[--add-scram 'SCRAM-SHA-256=[name=alice,password=alice-secret]' ...])");
             return 1;
@@ -92,10 +96,33 @@ public final class StorageTool {
         if (clusterId == null || config == null) {
             throw new IllegalArgumentException("format needs --cluster-id and --config");
         }
-        Map<String, Short> levels = BootstrapFeatures.withOverrides(features);
         MetadataConfig metadata = MetadataConfig.load(config);
-        return format(metadata, clusterId, ignoreFormatted,
-                initialVoters(metadata, standalone, initialControllers, noInitialControllers), levels, scram, out);
+        Optional<InitialVoters> voters = initialVoters(metadata, standalone, initialControllers, noInitialControllers);
+        Map<String, Short> levels = kraftVersion(BootstrapFeatures.withOverrides(features), features,
+                voters.isPresent());
+        return format(metadata, clusterId, ignoreFormatted, voters, levels, scram, out);
+    }
+
+    /**
+     * The levels with {@code kraft.version} as Kafka 4.1's formatter finalizes it: 1 for a dynamic quorum
+     * ({@code --standalone}, {@code --initial-controllers}, {@code --no-initial-controllers}), whose voters change
+     * with AddRaftVoter and RemoveRaftVoter; 0 for the static {@code controller.quorum.voters}. A {@code --feature
+     * kraft.version} that contradicts the quorum's kind is refused with Kafka's messages.
+     */
+    static Map<String, Short> kraftVersion(Map<String, Short> levels, Map<String, Short> given, boolean dynamic) {
+        Short asked = given.get(Features.KRAFT_VERSION);
+        if (dynamic && asked != null && asked < 1) {
+            throw new IllegalArgumentException("Cannot set kraft.version to " + asked + " if one of the flags "
+                    + "--standalone, --initial-controllers, or --no-initial-controllers is used. For dynamic "
+                    + "controllers support, try removing the --feature flag for kraft.version.");
+        }
+        if (!dynamic && asked != null && asked > 0) {
+            throw new IllegalArgumentException("Cannot set kraft.version to " + asked + " unless KIP-853 "
+                    + "configuration is present. Try removing the --feature flag for kraft.version.");
+        }
+        Map<String, Short> result = new LinkedHashMap<>(levels);
+        result.put(Features.KRAFT_VERSION, dynamic ? (short) 1 : (short) 0);
+        return result;
     }
 
     /** One {@code --feature name=level}, as Kafka's tool parses it. */
@@ -140,37 +167,45 @@ public final class StorageTool {
                     + "--no-initial-controllers can be given");
         }
         boolean staticVoters = !config.voters().isEmpty();
-        if (staticVoters && (standalone || initialControllers != null)) {
-            throw new IllegalArgumentException("You cannot use --standalone or --initial-controllers with "
-                    + "controller.quorum.voters: the static voters are the quorum. Use controller.quorum.bootstrap"
-                    + ".servers instead");
+        if (staticVoters && (standalone || initialControllers != null || (noInitialControllers
+                && config.isController()))) {
+            throw new IllegalArgumentException("You cannot specify controller.quorum.voters and format the node "
+                    + "with --initial-controllers, --standalone or --no-initial-controllers. If you want to use "
+                    + "dynamic quorum, please remove controller.quorum.voters and specify "
+                    + "controller.quorum.bootstrap.servers instead.");
         }
         if (noInitialControllers) {
-            throw new IllegalArgumentException("--no-initial-controllers is not supported by Cairn: its quorum does "
-                    + "not add voters at run time; format every controller with the same --initial-controllers");
+            // Kafka formats such a node with no voter set: it starts outside the quorum, and add-controller adds it.
+            return config.isController() ? Optional.of(new InitialVoters(List.of(), Optional.empty(), Map.of()))
+                    : Optional.empty();
         }
         if (standalone) {
-            return Optional.of(new InitialVoters(List.of(config.standaloneVoter()), Optional.empty()));
+            Uuid own = MetaProperties.randomUuid();
+            MetadataConfig.QuorumVoter self = config.standaloneVoter();
+            return Optional.of(new InitialVoters(List.of(self), Optional.of(own), Map.of(self.id(), own)));
         }
         if (initialControllers != null) {
             return Optional.of(InitialVoters.parse(initialControllers, config));
         }
         if (config.isController() && !staticVoters) {
             throw new IllegalArgumentException("Because controller.quorum.voters is not set on this controller, you "
-                    + "must specify one of the following: --standalone or --initial-controllers");
+                    + "must specify one of the following: --standalone, --initial-controllers, or "
+                    + "--no-initial-controllers.");
         }
         return Optional.empty();
     }
 
     /**
-     * The initial voters of {@code --standalone} or {@code --initial-controllers}, and this node's directory id when
-     * the list gives one.
+     * The initial voters of {@code --standalone} or {@code --initial-controllers} (none for
+     * {@code --no-initial-controllers}), this node's directory id when the list gives one, and every voter's.
      */
-    record InitialVoters(List<MetadataConfig.QuorumVoter> voters, Optional<Uuid> ownDirectoryId) {
+    record InitialVoters(List<MetadataConfig.QuorumVoter> voters, Optional<Uuid> ownDirectoryId,
+                         Map<Integer, Uuid> directoryIds) {
 
         /** Parses Kafka's {@code id@host:port:directoryId,...}; the node being formatted must be one of them. */
         static InitialVoters parse(String text, MetadataConfig config) {
             List<MetadataConfig.QuorumVoter> voters = new ArrayList<>();
+            Map<Integer, Uuid> directoryIds = new LinkedHashMap<>();
             Set<Integer> ids = new LinkedHashSet<>();
             Optional<Uuid> own = Optional.empty();
             for (String entry : text.split(",")) {
@@ -197,13 +232,14 @@ public final class StorageTool {
                     own = Optional.of(directoryId);
                 }
                 voters.add(voter);
+                directoryIds.put(voter.id(), directoryId);
             }
             if (config.isController() && own.isEmpty()) {
                 throw new IllegalArgumentException("This controller (node.id " + config.nodeId() + ") is not one of "
                         + "--initial-controllers " + text);
             }
             config.withVoters(voters);
-            return new InitialVoters(List.copyOf(voters), own);
+            return new InitialVoters(List.copyOf(voters), own, directoryIds);
         }
     }
 
@@ -243,8 +279,10 @@ public final class StorageTool {
             Uuid directoryId = metadataDir && initialVoters.isPresent() && initialVoters.get().ownDirectoryId()
                     .isPresent() ? initialVoters.get().ownDirectoryId().get() : MetaProperties.randomUuid();
             if (metadataDir && initialVoters.isPresent()) {
-                BootstrapVoters.write(dir, initialVoters.get().voters());
-                out.println("Bootstrap voters of " + dir + ": " + initialVoters.get().voters());
+                BootstrapVoters.write(dir, initialVoters.get().voters(), initialVoters.get().directoryIds());
+                out.println(initialVoters.get().voters().isEmpty()
+                        ? "No initial voters in " + dir + ": this controller joins a running quorum (add-controller)"
+                        : "Bootstrap voters of " + dir + ": " + initialVoters.get().voters());
             }
             if (metadataDir) {
                 BootstrapFeatures.write(dir, features);

@@ -199,6 +199,51 @@ class StorageToolTest {
         assertThat(config.voters()).isEmpty();
         assertThat(config.controllerBind()).hasToString(":9093");
         assertThat(config.isStandaloneBootstrap()).isTrue();
+        BootstrapVoters.Formatted formatted = BootstrapVoters.readFormatted(dir.resolve("kraft")).orElseThrow();
+        assertThat(formatted.directoryIds()).containsExactly(java.util.Map.entry(1,
+                MetaProperties.read(dir.resolve("kraft")).orElseThrow().directoryId()));
+        assertThat(BootstrapFeatures.read(dir.resolve("kraft"))).containsEntry("kraft.version", (short) 1);
+    }
+
+    @Test
+    void noInitialControllersFormatsAControllerThatJoinsARunningQuorumWithKraftVersion1() throws Exception {
+        // Given
+        String clusterId = MetaProperties.randomUuid().toString();
+
+        // When
+        int code = run("format", "--no-initial-controllers", "-t", clusterId, "-c",
+                bootstrapProperties("broker,controller").toString());
+
+        // Then
+        assertThat(code).isZero();
+        BootstrapVoters.Formatted formatted = BootstrapVoters.readFormatted(dir.resolve("kraft")).orElseThrow();
+        assertThat(formatted.joins()).isTrue();
+        assertThat(formatted.voters()).isEmpty();
+        assertThat(BootstrapFeatures.read(dir.resolve("kraft"))).containsEntry("kraft.version", (short) 1);
+        assertThat(MetaProperties.read(dir.resolve("kraft")).orElseThrow().directoryId()).isNotEqualTo(
+                io.cairn.wire.protocol.Uuid.ZERO);
+    }
+
+    @Test
+    void kraftVersionIsZeroForStaticVotersAndAContradictingFeatureFlagIsRefusedAsKafkaRefusesIt() throws Exception {
+        // Given
+        String clusterId = MetaProperties.randomUuid().toString();
+        String dynamic = bootstrapProperties("broker,controller").toString();
+
+        // When
+        int code = run("format", "-t", clusterId, "-c", properties().toString());
+
+        // Then
+        assertThat(code).isZero();
+        assertThat(BootstrapFeatures.read(MetadataConfig.load(properties()).metadataLogDir()))
+                .containsEntry("kraft.version", (short) 0);
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", dynamic, "-s", "--feature", "kraft.version=0"))
+                .hasMessage("Cannot set kraft.version to 0 if one of the flags --standalone, --initial-controllers, "
+                        + "or --no-initial-controllers is used. For dynamic controllers support, try removing the "
+                        + "--feature flag for kraft.version.");
+        assertThatThrownBy(() -> StorageTool.kraftVersion(Map.of(), Map.of("kraft.version", (short) 1), false))
+                .hasMessage("Cannot set kraft.version to 1 unless KIP-853 configuration is present. Try removing "
+                        + "the --feature flag for kraft.version.");
     }
 
     @Test
@@ -218,6 +263,9 @@ class StorageToolTest {
         assertThat(BootstrapVoters.read(dir.resolve("kraft")).orElseThrow()).extracting(Object::toString)
                 .containsExactly("1@localhost:9093", "2@b:9093", "3@c:9093");
         assertThat(MetaProperties.read(dir.resolve("kraft")).orElseThrow().directoryId()).hasToString(own);
+        assertThat(BootstrapVoters.readFormatted(dir.resolve("kraft")).orElseThrow().directoryIds()).hasSize(3)
+                .extractingByKey(1).hasToString(own);
+        assertThat(BootstrapFeatures.read(dir.resolve("kraft"))).containsEntry("kraft.version", (short) 1);
     }
 
     @Test
@@ -229,7 +277,7 @@ class StorageToolTest {
         // Then
         assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config)).hasMessageContaining(
                 "Because controller.quorum.voters is not set on this controller, you must specify one of the "
-                        + "following: --standalone or --initial-controllers");
+                        + "following: --standalone, --initial-controllers, or --no-initial-controllers.");
         assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-s", "-I", "1@a:1:" + clusterId))
                 .hasMessageContaining("Only one of");
         assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-I", "2@b:9093:" + clusterId))
@@ -238,11 +286,13 @@ class StorageToolTest {
                 .hasMessageContaining("expected id@host:port:directoryId");
         assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-I", "1@localhost:9094:"
                 + clusterId)).hasMessageContaining("controller listener binds port 9093");
-        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-N"))
-                .hasMessageContaining("--no-initial-controllers is not supported");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", config, "-N", "-s"))
+                .hasMessageContaining("Only one of");
         assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", properties().toString(), "--standalone"))
-                .hasMessageContaining("You cannot use --standalone or --initial-controllers with "
-                        + "controller.quorum.voters");
+                .hasMessageContaining("You cannot specify controller.quorum.voters and format the node with "
+                        + "--initial-controllers, --standalone or --no-initial-controllers.");
+        assertThatThrownBy(() -> run("format", "-t", clusterId, "-c", properties().toString(), "-N"))
+                .hasMessageContaining("You cannot specify controller.quorum.voters");
         assertThat(Files.exists(dir.resolve("kraft").resolve(MetaProperties.FILE_NAME))).isFalse();
     }
 

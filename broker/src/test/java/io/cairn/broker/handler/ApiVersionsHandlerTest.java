@@ -98,7 +98,8 @@ class ApiVersionsHandlerTest {
         // Then: level-0 features are never finalized; a v3 client is not sent ranges starting at 0 (KAFKA-17011)
         assertThat(v4.supportedFeatures()).extracting(f -> f.name() + ":" + f.minVersion() + "-" + f.maxVersion())
                 .containsExactly("metadata.version:27-27", "eligible.leader.replicas.version:0-1",
-                        "transaction.version:0-2", "group.version:0-1", "share.version:0-1");
+                        "transaction.version:0-2", "group.version:0-1", "share.version:0-1",
+                        "kraft.version:0-1");
         assertThat(v4.finalizedFeatures()).extracting(f -> f.name() + ":" + f.minVersionLevel() + "-"
                 + f.maxVersionLevel())
                 .containsExactly("eligible.leader.replicas.version:1-1", "metadata.version:27-27");

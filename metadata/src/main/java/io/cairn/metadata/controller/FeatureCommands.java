@@ -101,6 +101,13 @@ final class FeatureCommands {
             return invalid(name, level, "Local controller " + nodeId + " only supports versions " + supported);
         }
         short current = image.featureLevel(name);
+        if (name.equals(Features.KRAFT_VERSION) && level != current) {
+            // Kafka 4.1 upgrades a static quorum to a dynamic one through its Raft client; Cairn's quorum keeps the
+            // kind it was formatted with (its static voters are configuration, not a voter set in the log).
+            return invalid(name, level, "Cairn does not change kraft.version at run time: it is " + current
+                    + " as the quorum was formatted (" + (current >= 1 ? "dynamic" : "static controller.quorum.voters")
+                    + ")");
+        }
         if (level < current && type == UPGRADE) {
             return invalid(name, level, "Can't downgrade the version of this feature without setting the upgrade "
                     + "type to either safe or unsafe downgrade.");

@@ -21,8 +21,11 @@ import java.util.Map;
  *       metadata.version 4.2-IV0): at 1 the share group APIs are served (see the broker's {@code ShareGroupsGate},
  *       which also honours the internal {@code group.share.enable}); {@code kafka-features upgrade --feature
  *       share.version=1} turns them on. SV_1 depends on no other feature.</li>
- *   <li>{@code kraft.version} stays at 0: a dynamic Raft quorum is not implemented. As Kafka's broker, a feature
- *       whose highest supported level is 0 is not listed as supported, and a level 0 is never finalized.</li>
+ *   <li>{@code kraft.version} 0-1 (KIP-853): 1 for a quorum formatted with {@code --standalone},
+ *       {@code --initial-controllers} or {@code --no-initial-controllers}, whose voters change with AddRaftVoter and
+ *       RemoveRaftVoter; 0 for the static {@code controller.quorum.voters} (the storage tool decides, as Kafka 4.1's
+ *       formatter). It is fixed at format time: Cairn does not upgrade a static quorum to a dynamic one, so
+ *       UpdateFeatures refuses to change it.</li>
  * </ul>
  * Stateless, thread-safe.
  */
@@ -56,7 +59,7 @@ public final class Features {
         supported.put(TRANSACTION_VERSION, new Range((short) 0, (short) 2));
         supported.put(GROUP_VERSION, new Range((short) 0, (short) 1));
         supported.put(SHARE_VERSION, new Range((short) 0, (short) 1));
-        supported.put(KRAFT_VERSION, new Range((short) 0, (short) 0));
+        supported.put(KRAFT_VERSION, new Range((short) 0, (short) 1));
         SUPPORTED = Collections.unmodifiableMap(supported);
         Map<String, Short> bootstrap = new LinkedHashMap<>();
         bootstrap.put(METADATA_VERSION, METADATA_VERSION_4_1_IV1);
@@ -129,6 +132,11 @@ public final class Features {
      */
     public static boolean shareVersionEnabled(MetadataImage image) {
         return image.featureLevel(SHARE_VERSION) >= 1;
+    }
+
+    /** Whether this image's quorum changes its voters at run time (KIP-853: {@code kraft.version} 1 or more). */
+    public static boolean dynamicQuorum(MetadataImage image) {
+        return image.featureLevel(KRAFT_VERSION) >= 1;
     }
 
     /** Whether eligible leader replicas (KIP-966) are enabled in this image. */

@@ -18,14 +18,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -40,6 +43,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.apache.ratis.util.StringUtils;
 
@@ -72,6 +76,10 @@ final class MetadataStateMachine extends BaseStateMachine {
         void notLeader();
 
         void leaderChanged(RaftPeerId leaderId);
+
+        /** A committed Raft configuration that is not a joint one, by its voters' node ids. */
+        default void configurationCommitted(Set<Integer> voterIds) {
+        }
 
         CompletableFuture<Message> command(Message request);
     }
@@ -129,15 +137,39 @@ final class MetadataStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
-        loadSnapshot(storage.getLatestSnapshot());
+        getLifeCycle().startAndTransition(() -> loadSnapshot(storage.getLatestSnapshot(), "Loaded"),
+                IOException.class);
     }
 
+    /**
+     * Ratis pauses the state machine before it installs the leader's snapshot on a node whose log is behind the
+     * leader's purged log (a lagging follower or listener, or a new voter the leader catches up), and its state
+     * machine updater reloads only a paused state machine: without the PAUSED state it fails and closes the node's
+     * division.
+     */
+    @Override
+    public void pause() {
+        if (getLifeCycle().getCurrentState() == LifeCycle.State.RUNNING) {
+            getLifeCycle().transition(LifeCycle.State.PAUSING);
+            getLifeCycle().transition(LifeCycle.State.PAUSED);
+        }
+    }
+
+    /**
+     * Loads the snapshot Ratis installed (see {@link #pause()}), publishing what differs from the image it replaces
+     * (the topics deleted meanwhile too), and runs again.
+     */
     @Override
     public void reinitialize() throws IOException {
-        loadSnapshot(storage.loadLatestSnapshot());
+        loadSnapshot(storage.loadLatestSnapshot(), "Installed the leader's");
+        if (getLifeCycle().getCurrentState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
     }
 
-    private synchronized void loadSnapshot(SingleFileSnapshotInfo snapshot) throws IOException {
+    /** Loads {@code snapshot} (nothing when null) as the image; {@code how} starts the log line that says so. */
+    private synchronized void loadSnapshot(SingleFileSnapshotInfo snapshot, String how) throws IOException {
         if (snapshot == null) {
             return;
         }
@@ -156,7 +188,7 @@ final class MetadataStateMachine extends BaseStateMachine {
             MetadataImage previous = image;
             image = loaded;
             updateLastAppliedTermIndex(snapshot.getTermIndex());
-            LOGGER.info("Loaded metadata snapshot {} (offset {}, {} topics, {} brokers)", file.getName(), offset,
+            LOGGER.info("{} metadata snapshot {} (offset {}, {} topics, {} brokers)", how, file.getName(), offset,
                     loaded.topicsById().size(), loaded.brokers().size());
             // a lagging node skips the records in between: its subscribers get the difference of the two images
             publish(MetadataChanges.between(previous, loaded), previous, loaded);
@@ -250,6 +282,18 @@ final class MetadataStateMachine extends BaseStateMachine {
     @Override
     public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
         hooks.leaderChanged(newLeaderId);
+    }
+
+    /**
+     * Ratis applies a committed configuration entry (or installs one with a snapshot); a joint one (old and new
+     * voters) is passed over, its new configuration follows.
+     */
+    @Override
+    public void notifyConfigurationChanged(long term, long index, RaftConfigurationProto configuration) {
+        if (configuration.getOldPeersCount() == 0) {
+            hooks.configurationCommitted(configuration.getPeersList().stream()
+                    .map(peer -> Integer.parseInt(peer.getId().toStringUtf8())).collect(Collectors.toSet()));
+        }
     }
 
     @Override

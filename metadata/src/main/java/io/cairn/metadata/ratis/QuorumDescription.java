@@ -20,7 +20,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * metadata log is Kafka's {@code __cluster_metadata} partition 0, the leader epoch is the Raft term, the high
  * watermark is one past the last committed log index, and each replica's log end offset is the next log index the
  * leader knows it needs (the leader's own next index for itself). Voters are the Raft group's voting members,
- * observers its listeners (broker-only nodes). Timestamps follow the schema: the leader reports no fetch time and
+ * observers its listeners (broker-only nodes); a voter's directory id and endpoint are those its Raft configuration
+ * entry carries (KIP-853's voter key; ZERO for the static {@code controller.quorum.voters}). Timestamps follow the
+ * schema: the leader reports no fetch time and
  * "now" as caught up; a follower's fetch time is the leader's clock at its last answered Raft call, and its
  * caught-up time the last fetch time at which this leader saw it at the log end (Raft log entries carry no append
  * time, so this stands in for Kafka's append time of the offset fetched), -1 until it has been seen there.
@@ -36,9 +38,22 @@ final class QuorumDescription {
     record Follower(int id, long nextIndex, long lastRpcElapsedMs) {
     }
 
-    /** The leader's view of the log and its followers, taken at one moment. */
+    /** A voter's controller endpoint and metadata directory id, as the Raft configuration holds them. */
+    record VoterEndpoint(String host, int port, Uuid directoryId) {
+    }
+
+    /**
+     * The leader's view of the log and its followers, taken at one moment, with the voters' endpoints and directory
+     * ids from the Raft configuration (empty: the configured {@code controller.quorum.voters}, no directory ids).
+     */
     record RaftState(int leaderId, long term, long lastCommittedIndex, long nextIndex, List<Integer> voters,
-                     List<Integer> observers, Map<Integer, Follower> followers) {
+                     List<Integer> observers, Map<Integer, Follower> followers,
+                     Map<Integer, VoterEndpoint> voterEndpoints) {
+
+        RaftState(int leaderId, long term, long lastCommittedIndex, long nextIndex, List<Integer> voters,
+                  List<Integer> observers, Map<Integer, Follower> followers) {
+            this(leaderId, term, lastCommittedIndex, nextIndex, voters, observers, followers, Map.of());
+        }
     }
 
     private final Map<Integer, Long> lastCaughtUp = new ConcurrentHashMap<>();
@@ -65,6 +80,18 @@ final class QuorumDescription {
             data.observers().add(replica(observer, state, nowMs));
         }
         DescribeQuorumResponseData response = single(METADATA_TOPIC, 0, data);
+        if (!state.voterEndpoints().isEmpty()) {
+            for (int voter : state.voters()) {
+                VoterEndpoint endpoint = state.voterEndpoints().get(voter);
+                if (endpoint != null) {
+                    Node node = new Node().setNodeId(voter);
+                    node.listeners().add(new Listener().setName(controllerListenerName(config))
+                            .setHost(endpoint.host()).setPort(endpoint.port()));
+                    response.nodes().add(node);
+                }
+            }
+            return response;
+        }
         for (MetadataConfig.QuorumVoter voter : config.voters()) {
             if (state.voters().contains(voter.id())) {
                 Node node = new Node().setNodeId(voter.id());
@@ -112,7 +139,9 @@ final class QuorumDescription {
     }
 
     private ReplicaState replica(int id, RaftState state, long nowMs) {
-        ReplicaState replica = new ReplicaState().setReplicaId(id).setReplicaDirectoryId(Uuid.ZERO);
+        VoterEndpoint endpoint = state.voterEndpoints().get(id);
+        ReplicaState replica = new ReplicaState().setReplicaId(id)
+                .setReplicaDirectoryId(endpoint == null ? Uuid.ZERO : endpoint.directoryId());
         if (id == state.leaderId()) {
             return replica.setLogEndOffset(state.nextIndex()).setLastFetchTimestamp(-1).setLastCaughtUpTimestamp(nowMs);
         }

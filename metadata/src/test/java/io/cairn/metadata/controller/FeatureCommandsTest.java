@@ -120,6 +120,21 @@ class FeatureCommandsTest {
     }
 
     @Test
+    void kraftVersionIsNotChangedAtRunTime() {
+        // When: a static quorum (kraft.version 0) asked to become dynamic, and kept at its level
+        UpdateFeaturesResponseData upgrade = update(Features.KRAFT_VERSION, 1, 1, false);
+        UpdateFeaturesResponseData same = update(Features.KRAFT_VERSION, 0, 1, false);
+
+        // Then
+        assertThat(upgrade.errorCode()).isEqualTo(Errors.INVALID_UPDATE_VERSION.code());
+        assertThat(upgrade.errorMessage()).endsWith("Invalid update version 1 for feature kraft.version. Cairn does "
+                + "not change kraft.version at run time: it is 0 as the quorum was formatted (static "
+                + "controller.quorum.voters)");
+        assertThat(same.errorCode()).isZero();
+        assertThat(image.featureLevel(Features.KRAFT_VERSION)).isZero();
+    }
+
+    @Test
     void aNewClusterWithElrHasTheControllersMinInsyncReplicasAsItsClusterLevelConfig() {
         // Given: a controller whose own min.insync.replicas is 2, bootstrapping a new 4.1 cluster (ELR on)
         ControllerLogic controller = new ControllerLogic(ControllerSettings.defaults(1).withMinInsyncReplicas(2));

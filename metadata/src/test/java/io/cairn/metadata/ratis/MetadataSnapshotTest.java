@@ -34,6 +34,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.SizeInBytes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -182,11 +183,17 @@ class MetadataSnapshotTest {
         List<MetadataUpdate> updates = new CopyOnWriteArrayList<>();
         lagging.subscribe(updates::add);
 
-        // When: Ratis installs the leader's snapshot on the lagging node
+        // When: Ratis installs the leader's snapshot on the lagging node: it pauses the state machine (its updater
+        // reloads only a PAUSED one, else it closes the node's division), installs the files, reinitializes
+        assertThat(lagging.getLifeCycleState()).isEqualTo(LifeCycle.State.RUNNING);
+        lagging.pause();
+        assertThat(lagging.getLifeCycleState()).isEqualTo(LifeCycle.State.PAUSED);
         copySnapshots(leader, lagging);
         lagging.reinitialize();
 
-        // Then: one update, the difference of the two images
+        // Then: the state machine runs again
+        assertThat(lagging.getLifeCycleState()).isEqualTo(LifeCycle.State.RUNNING);
+        // and published one update, the difference of the two images
         assertThat(updates).hasSize(1);
         MetadataUpdate update = updates.get(0);
         assertThat(update.previous().offset()).isEqualTo(1);
