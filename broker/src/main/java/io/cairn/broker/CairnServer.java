@@ -560,6 +560,20 @@ public final class CairnServer implements AutoCloseable {
                 new ShareGroupsGate(node::currentImage, config.groupShareEnable())::enabled);
     }
 
+    /** The share coordinator's five state APIs (KIP-932), inter-broker: CLUSTER_ACTION on the cluster. */
+    private static List<ApiHandler<?, ?>> shareStateHandlers(ShareCoordinator shares) {
+        return List.of(
+                ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
+                        new InitializeShareGroupStateHandler(shares)),
+                ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION, new ReadShareGroupStateHandler(shares)),
+                ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
+                        new WriteShareGroupStateHandler(shares)),
+                ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
+                        new DeleteShareGroupStateHandler(shares)),
+                ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
+                        new ReadShareGroupStateSummaryHandler(shares)));
+    }
+
     /** The APIs Cairn serves (ApiVersions is added by the registry itself). */
     private static List<ApiHandler<?, ?>> handlers(BrokerConfig config, MetadataNode node,
                                                    ReplicaManager replicaManager, FetchService fetchService,
@@ -631,16 +645,7 @@ public final class CairnServer implements AutoCloseable {
         TransactionCoordinator txn = transactions.coordinator();
         handlers.add(new InitProducerIdHandler(transactions.producerIds(), txn));
         handlers.add(new FindCoordinatorHandler(node, groups, txn, shares, autoCreation));
-        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
-                new InitializeShareGroupStateHandler(shares)));
-        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
-                new ReadShareGroupStateHandler(shares)));
-        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
-                new WriteShareGroupStateHandler(shares)));
-        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
-                new DeleteShareGroupStateHandler(shares)));
-        handlers.add(ClusterAuthorizedHandler.requiring(AclOperation.CLUSTER_ACTION,
-                new ReadShareGroupStateSummaryHandler(shares)));
+        handlers.addAll(shareStateHandlers(shares));
         handlers.add(new ShareFetchHandler(shareFetch));
         handlers.add(new ShareAcknowledgeHandler(shareFetch));
         handlers.add(new AddPartitionsToTxnHandler(txn, node));
