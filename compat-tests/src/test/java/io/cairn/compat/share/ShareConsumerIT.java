@@ -2,6 +2,7 @@ package io.cairn.compat.share;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -25,8 +26,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Two stock {@code KafkaShareConsumer}s of one share group read a topic together: every record is delivered once
@@ -58,8 +57,7 @@ class ShareConsumerIT {
             ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class));
     }
 
-    @ParameterizedTest
-    @EnumSource(BrokerKind.class)
+    @KafkaHalfInFaults
     void twoShareConsumersReadEveryRecordOnce(BrokerKind kind) throws Exception {
         try (BrokerProcess broker = start(kind)) {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,

@@ -2,6 +2,7 @@ package io.cairn.compat.share;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -44,8 +45,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The share-partition leader (KIP-932) driven raw, as a share consumer drives it, on a broker with share groups
@@ -95,8 +94,7 @@ class ShareFetchIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(BrokerKind.class)
+    @KafkaHalfInFaults
     void membersAcquireAcknowledgeAndTheStateSurvivesARestart(BrokerKind kind) throws Exception {
         try (BrokerProcess broker = start(kind)) {
             // Given a topic of ten records in ten batches and the share-partition initialized at offset 0
@@ -190,8 +188,7 @@ class ShareFetchIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(BrokerKind.class)
+    @KafkaHalfInFaults
     void shareFetchIsRefusedWhileShareGroupsAreDisabled(BrokerKind kind) {
         BrokerProcess broker = kind.shared();
         try (RawKafkaClient client = RawKafkaClient.connect(broker)) {

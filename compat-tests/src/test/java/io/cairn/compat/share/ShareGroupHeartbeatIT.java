@@ -2,6 +2,7 @@ package io.cairn.compat.share;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
@@ -41,8 +42,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * KIP-932 share groups on the group coordinator, driven raw and through Admin on Cairn and on Kafka 4.1.1, with the
@@ -64,8 +63,7 @@ class ShareGroupHeartbeatIT {
     private static final String MEMBER = org.apache.kafka.common.Uuid.randomUuid().toString();
     private static final String SHARE_GROUPS_TOOL = "org.apache.kafka.tools.consumer.group.ShareGroupCommand";
 
-    @ParameterizedTest
-    @EnumSource(BrokerKind.class)
+    @KafkaHalfInFaults
     void heartbeatDescribeErrorsAndLeave(BrokerKind kind) throws Exception {
         BrokerProcess broker = kind.start();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
