@@ -146,10 +146,10 @@ class CoordinatorLoaderTest {
 
     @Test
     void recordsOfAnUnknownTypeAndMalformedRecordsAreSkippedAndCounted() {
-        // Given: a share group record (type 10, which Cairn does not read), a malformed key and a malformed value
-        // among known records
+        // Given: a record of a type no Kafka 4.1 coordinator writes (99), a malformed key and a malformed value among
+        // known records
         open();
-        byte[] unknownTypeKey = {0, 10, 0, 1, 'g'};
+        byte[] unknownTypeKey = {0, 99, 0, 1, 'g'};
         byte[] unknownTypeValue = {0, 0, 0, 0, 0, 7, 0};
         byte[] truncatedKey = {0, 1, 0, 5, 'g'};
         byte[] goodKey = GroupRecordSerde.keyBytes(offset("g", "t", 5, 1L));
