@@ -13,6 +13,7 @@ import io.cairn.wire.error.Errors;
 import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -22,14 +23,31 @@ class SharePartitionTest {
     private static final SharePartitionKey KEY = new SharePartitionKey("group", new Uuid(7L, 9L), 0);
     private static final int LOCK_MS = 30_000;
 
-    /** The writes the share-partition made, answered with {@link #answer}. */
+    /**
+     * An in-memory share coordinator: records the writes the share-partition made, answered with {@link #answer}, and
+     * keeps the state they add up to (each accepted write replaces the states of its batches' offsets and drops those
+     * below its start offset), which a read gives back as a new leader would get it.
+     */
     private static final class Persister implements StatePersister {
         final List<String> writes = new ArrayList<>();
         Errors answer = Errors.NONE;
+        private long startOffset;
+        private final TreeMap<Long, StateBatch> offsets = new TreeMap<>();
 
         @Override
-        public CompletableFuture<PersistedState> read(SharePartitionKey key, int leaderEpoch) {
-            throw new UnsupportedOperationException();
+        public synchronized CompletableFuture<PersistedState> read(SharePartitionKey key, int leaderEpoch) {
+            List<StateBatch> batches = new ArrayList<>();
+            for (StateBatch one : offsets.values()) {
+                StateBatch last = batches.isEmpty() ? null : batches.get(batches.size() - 1);
+                if (last != null && last.lastOffset() + 1 == one.firstOffset()
+                        && last.deliveryState() == one.deliveryState() && last.deliveryCount() == one.deliveryCount()) {
+                    batches.set(batches.size() - 1, new StateBatch(last.firstOffset(), one.lastOffset(),
+                        last.deliveryState(), last.deliveryCount()));
+                } else {
+                    batches.add(one);
+                }
+            }
+            return CompletableFuture.completedFuture(new PersistedState(Errors.NONE, null, 1, startOffset, batches));
         }
 
         @Override
@@ -37,6 +55,15 @@ class SharePartitionTest {
                                                             long startOffset, List<StateBatch> batches) {
             writes.add("start=" + startOffset + " " + batches.stream().map(b -> b.firstOffset() + "-"
                 + b.lastOffset() + ":" + b.deliveryState() + "x" + b.deliveryCount()).toList());
+            if (answer == Errors.NONE) {
+                this.startOffset = startOffset;
+                for (StateBatch b : batches) {
+                    for (long o = b.firstOffset(); o <= b.lastOffset(); o++) {
+                        offsets.put(o, new StateBatch(o, o, b.deliveryState(), b.deliveryCount()));
+                    }
+                }
+                offsets.headMap(startOffset).clear();
+            }
             return CompletableFuture.completedFuture(answer);
         }
     }
@@ -195,6 +222,27 @@ class SharePartitionTest {
         assertThat(sp.describe()).containsExactly("7-8:AVAILABLEx2", "9-9:AVAILABLEx0", "10-10:ARCHIVEDx1");
         assertThat(sp.acquire("a", 500, batches(5, 14, 10)).ranges()).containsExactly(
             new AcquiredRange(7, 8, 3), new AcquiredRange(9, 9, 1), new AcquiredRange(11, 14, 1));
+    }
+
+    @Test
+    void aNewLeaderResumesFromTheWrittenState() {
+        // Given: records 0-9 acquired; 0-1 accepted, 3 released, 5 rejected; the rest still acquired
+        SharePartition old = partition();
+        old.acquire("a", 500, batches(0, 9, 10));
+        assertThat(old.acknowledge("a", List.of(ack(0, 5, ShareRecordTypes.ACCEPT, ShareRecordTypes.ACCEPT,
+            ShareRecordTypes.ACCEPT, ShareRecordTypes.RELEASE, ShareRecordTypes.ACCEPT, ShareRecordTypes.REJECT)))
+            .join()).isEqualTo(Errors.NONE);
+
+        // When: a new leader reads what was written
+        StatePersister.PersistedState state = persister.read(KEY, 4).join();
+        SharePartition resumed = new SharePartition(KEY, 4, state, 100L, new SharePartitionConfig(LOCK_MS, 3, 2_000,
+            10), timer, persister, sp -> available.incrementAndGet(), sp -> fenced.incrementAndGet());
+
+        // Then: it starts after the accepted records; the released one comes again with its next delivery count and
+        // the rejected one never; what was still acquired (never written) is delivered again from its count
+        assertThat(resumed.startOffset()).isEqualTo(3L);
+        assertThat(resumed.acquire("b", 500, batches(0, 9, 10)).ranges()).containsExactly(
+            new AcquiredRange(3, 3, 2), new AcquiredRange(6, 9, 1));
     }
 
     @Test
