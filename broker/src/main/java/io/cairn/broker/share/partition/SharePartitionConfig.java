@@ -16,11 +16,6 @@ public record SharePartitionConfig(int lockDurationMs, int deliveryCountLimit, i
     /** Kafka 4.1.1's defaults. */
     public static final SharePartitionConfig DEFAULTS = new SharePartitionConfig(30_000, 5, 2_000, 2_000);
 
-    /** These settings with another lock duration (a share group's {@code share.record.lock.duration.ms}). */
-    public SharePartitionConfig withLockDurationMs(int lockMs) {
-        return new SharePartitionConfig(lockMs, deliveryCountLimit, maxRecordLocks, maxShareSessions);
-    }
-
     public SharePartitionConfig {
         if (lockDurationMs <= 0 || deliveryCountLimit <= 0 || maxRecordLocks <= 0 || maxShareSessions <= 0) {
             throw new IllegalArgumentException("share-partition settings must be positive");

@@ -134,7 +134,7 @@ public final class SharePartitionManager implements PartitionListener, AutoClose
             try {
                 ShareGroupConfigs.Settings settings = settings(key.groupId());
                 created.complete(new SharePartition(key, leaderEpoch, state, resetOffset(partition, settings),
-                    config.withLockDurationMs(settings.recordLockDurationMs()), timer, persister,
+                    config, () -> settings(key.groupId()).recordLockDurationMs(), timer, persister,
                     sp -> purgatory.checkHighWatermarkWatchers(tp), this::forget));
             } catch (RuntimeException e) {
                 partitions.remove(key, created);
