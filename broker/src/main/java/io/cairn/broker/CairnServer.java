@@ -555,7 +555,7 @@ public final class CairnServer implements AutoCloseable {
                 (int) MarkerAppender.DEFAULT_TIMEOUT_MS + INTER_BROKER_SOCKET_MARGIN_MS, interBrokerTls());
         shareLockTimer = new SystemTimer("share-record-locks");
         sharePartitions = new SharePartitionManager(replicaManager, purgatory, persister, shareLockTimer,
-                config.sharePartitionConfig(), group -> config.shareGroupConfigs().settings(
+                config.sharePartitionConfig(), group -> config.groupConfigs().settings(
                         node.currentImage().configs(new ConfigResource(ConfigResource.GROUP, group))));
         return new ShareFetchService(sharePartitions,
                 new ShareSessionCache(config.sharePartitionConfig().maxShareSessions()), node::currentImage,
@@ -626,10 +626,10 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new ProduceHandler(new ProduceService(replicaManager, node, purgatory, metrics.topics(),
                 transactions.verifier(), transactions.requestHandlers())));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
-                ConfigTable.get().cairnDefaults(), config.shareGroupConfigs()));
+                ConfigTable.get().cairnDefaults(), config.groupConfigs()));
         handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), reconfigurables,
-                config.shareGroupConfigs()));
-        handlers.add(new AlterConfigsHandler(node, config.nodeId(), reconfigurables, config.shareGroupConfigs()));
+                config.groupConfigs()));
+        handlers.add(new AlterConfigsHandler(node, config.nodeId(), reconfigurables, config.groupConfigs()));
         handlers.add(new FetchHandler(fetchService, quotas));
         MarkerAppender markers = new MarkerAppender(replicaManager, purgatory, Time.SYSTEM,
                 MarkerAppender.DEFAULT_TIMEOUT_MS);

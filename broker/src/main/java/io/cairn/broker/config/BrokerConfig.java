@@ -5,7 +5,7 @@ import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupMigrationPolicy;
 import io.cairn.broker.group.share.ShareGroupConfig;
-import io.cairn.broker.group.share.ShareGroupConfigs;
+import io.cairn.broker.group.GroupConfigs;
 import io.cairn.broker.share.ShareCoordinatorConfig;
 import io.cairn.broker.share.partition.SharePartitionConfig;
 import io.cairn.broker.txn.TransactionConfig;
@@ -178,7 +178,7 @@ public final class BrokerConfig {
     private final ShareCoordinatorConfig shareCoordinatorConfig;
     private final SharePartitionConfig sharePartitionConfig;
     /** Made on first use from the checked settings (the same every time). */
-    private volatile ShareGroupConfigs shareGroupConfigs;
+    private volatile GroupConfigs groupConfigs;
     private final boolean metricsEnabled;
     private final String metricsHost;
     private final int metricsPort;
@@ -1057,15 +1057,15 @@ public final class BrokerConfig {
         return shareGroupConfig;
     }
 
-    /** The group-level {@code share.*} configs (GROUP config resources): their defaults and checks. */
-    public ShareGroupConfigs shareGroupConfigs() {
-        ShareGroupConfigs made = shareGroupConfigs;
+    /** The group-level {@code consumer.*} and {@code share.*} configs (GROUP config resources): defaults, checks. */
+    public GroupConfigs groupConfigs() {
+        GroupConfigs made = groupConfigs;
         if (made == null) {
             ValueParser values = new ValueParser(originals);
-            made = new ShareGroupConfigs(shareGroupConfig, sharePartitionConfig,
+            made = new GroupConfigs(consumerGroupConfig, shareGroupConfig, sharePartitionConfig,
                     values.intValue(GROUP_SHARE_MIN_RECORD_LOCK_DURATION_MS, 1000),
                     values.intValue(GROUP_SHARE_MAX_RECORD_LOCK_DURATION_MS, 1000));
-            shareGroupConfigs = made;
+            groupConfigs = made;
         }
         return made;
     }

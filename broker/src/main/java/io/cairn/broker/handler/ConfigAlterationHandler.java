@@ -3,7 +3,7 @@ package io.cairn.broker.handler;
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
 import io.cairn.broker.config.BrokerReconfigurable;
-import io.cairn.broker.group.share.ShareGroupConfigs;
+import io.cairn.broker.group.GroupConfigs;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.AclOperation;
 import io.cairn.wire.error.Errors;
@@ -40,10 +40,10 @@ abstract class ConfigAlterationHandler<Q extends ApiMessage, S extends ApiMessag
      * @param legacy          AlterConfigs: every config of a resource is replaced by the given ones
      */
     ConfigAlterationHandler(MetadataNode metadata, int nodeId, BrokerReconfigurable reconfigurables,
-                            ShareGroupConfigs groupConfigs, boolean legacy) {
+                            GroupConfigs groupConfigs, boolean legacy) {
         this.metadata = metadata;
         this.alterations = new ConfigAlterations(nodeId, metadata::currentImage, reconfigurables,
-                groupConfigs == null ? ShareGroupConfigs.defaults() : groupConfigs);
+                groupConfigs == null ? GroupConfigs.defaults() : groupConfigs);
         this.legacy = legacy;
     }
 

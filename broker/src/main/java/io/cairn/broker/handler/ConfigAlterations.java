@@ -2,7 +2,7 @@ package io.cairn.broker.handler;
 
 import io.cairn.broker.config.BrokerReconfigurable;
 import io.cairn.broker.config.DynamicBrokerConfigs;
-import io.cairn.broker.group.share.ShareGroupConfigs;
+import io.cairn.broker.group.GroupConfigs;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.error.Errors;
@@ -50,7 +50,7 @@ final class ConfigAlterations {
     private final int nodeId;
     private final Supplier<MetadataImage> image;
     private final BrokerReconfigurable reconfigurables;
-    private final ShareGroupConfigs groupConfigs;
+    private final GroupConfigs groupConfigs;
 
     /**
      * @param reconfigurables what the broker applies live (thread pools, connection limits), whose checks a broker
@@ -58,7 +58,7 @@ final class ConfigAlterations {
      * @param groupConfigs    the group-level configs' defaults and checks
      */
     ConfigAlterations(int nodeId, Supplier<MetadataImage> image, BrokerReconfigurable reconfigurables,
-                      ShareGroupConfigs groupConfigs) {
+                      GroupConfigs groupConfigs) {
         this.nodeId = nodeId;
         this.image = image;
         this.reconfigurables = reconfigurables;
@@ -111,7 +111,7 @@ final class ConfigAlterations {
         if (resource.type() == BROKER_LOGGER && !legacy) {
             return changeLoggers(resource, validateOnly);
         }
-        if (resource.type() == ShareGroupConfigs.GROUP) {
+        if (resource.type() == GroupConfigs.GROUP) {
             return checkGroup(resource, legacy);
         }
         if (resource.type() != ConfigResource.BROKER) {
@@ -163,7 +163,7 @@ final class ConfigAlterations {
             return new Outcome(Errors.INVALID_REQUEST, "Default group resources are not allowed.");
         }
         Map<String, String> props = legacy ? new HashMap<>()
-                : new HashMap<>(image.get().configs(new ConfigResource(ShareGroupConfigs.GROUP, resource.name())));
+                : new HashMap<>(image.get().configs(new ConfigResource(GroupConfigs.GROUP, resource.name())));
         for (Op op : resource.ops()) {
             switch (op.op()) {
                 case SET -> props.put(op.name(), op.value());

@@ -2,7 +2,7 @@ package io.cairn.broker.handler;
 
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
-import io.cairn.broker.group.share.ShareGroupConfigs;
+import io.cairn.broker.group.GroupConfigs;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.controller.TopicNames;
 import io.cairn.metadata.image.AclOperation;
@@ -41,7 +41,7 @@ public final class DescribeConfigsHandler
     private final MetadataNode metadata;
     private final int nodeId;
     private final ConfigEntries configs;
-    private final ShareGroupConfigs groupConfigs;
+    private final GroupConfigs groupConfigs;
 
     /**
      * @param staticConfigs the broker's server.properties (and overrides)
@@ -49,12 +49,12 @@ public final class DescribeConfigsHandler
      */
     public DescribeConfigsHandler(MetadataNode metadata, int nodeId, Map<String, String> staticConfigs,
                                   Map<String, String> cairnDefaults) {
-        this(metadata, nodeId, staticConfigs, cairnDefaults, ShareGroupConfigs.defaults());
+        this(metadata, nodeId, staticConfigs, cairnDefaults, GroupConfigs.defaults());
     }
 
     /** @param groupConfigs the group-level configs and their defaults (the broker's keys) */
     public DescribeConfigsHandler(MetadataNode metadata, int nodeId, Map<String, String> staticConfigs,
-                                  Map<String, String> cairnDefaults, ShareGroupConfigs groupConfigs) {
+                                  Map<String, String> cairnDefaults, GroupConfigs groupConfigs) {
         this.metadata = metadata;
         this.nodeId = nodeId;
         this.configs = new ConfigEntries(staticConfigs, cairnDefaults);
@@ -175,7 +175,7 @@ public final class DescribeConfigsHandler
             String value = set != null ? set : brokerValue;
             DescribeConfigsResourceResult entry = new DescribeConfigsResourceResult().setName(key).setValue(value)
                     .setConfigSource(source).setReadOnly(false).setIsSensitive(false)
-                    .setConfigType(key.equals(ShareGroupConfigs.RECORD_LOCK_DURATION_MS) ? TYPE_INT : TYPE_STRING)
+                    .setConfigType(key.equals(GroupConfigs.RECORD_LOCK_DURATION_MS) ? TYPE_INT : TYPE_STRING)
                     .setDocumentation(null);
             if (synonyms && set != null) {
                 entry.synonyms().add(new DescribeConfigsResponseData.DescribeConfigsSynonym().setName(key)

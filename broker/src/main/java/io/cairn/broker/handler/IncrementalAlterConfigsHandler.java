@@ -1,7 +1,7 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.config.BrokerReconfigurable;
-import io.cairn.broker.group.share.ShareGroupConfigs;
+import io.cairn.broker.group.GroupConfigs;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
@@ -38,7 +38,7 @@ public final class IncrementalAlterConfigsHandler
      * @param groupConfigs    the group-level configs' defaults and checks; null for Kafka's defaults
      */
     public IncrementalAlterConfigsHandler(MetadataNode metadata, int nodeId, BrokerReconfigurable reconfigurables,
-            ShareGroupConfigs groupConfigs) {
+            GroupConfigs groupConfigs) {
         super(metadata, nodeId, reconfigurables, groupConfigs, false);
     }
 

@@ -2,7 +2,7 @@ package io.cairn.broker.handler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.cairn.broker.group.share.ShareGroupConfigs;
+import io.cairn.broker.group.GroupConfigs;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.error.Errors;
@@ -21,7 +21,7 @@ class ConfigAlterationsTest {
                     new ConfigResource(ConfigResource.GROUP, "g"), Map.of("share.auto.offset.reset", "earliest")),
             0L, 0L, Map.of(), Map.of(), Map.of());
     private final ConfigAlterations alterations = new ConfigAlterations(1, () -> image, null,
-            ShareGroupConfigs.defaults());
+            GroupConfigs.defaults());
 
     private static ConfigAlterations.Resource resource(byte type, String name, ConfigAlterations.Op... ops) {
         return new ConfigAlterations.Resource(type, name, List.of(ops));

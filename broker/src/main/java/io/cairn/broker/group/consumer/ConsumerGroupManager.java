@@ -3,6 +3,7 @@ package io.cairn.broker.group.consumer;
 import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.coordinator.CoordinatorWriteErrors;
 import io.cairn.broker.coordinator.ShardContext;
+import io.cairn.broker.group.GroupConfigs;
 import io.cairn.broker.group.assignor.GroupAssignment;
 import io.cairn.broker.group.assignor.PartitionAssignor;
 import io.cairn.wire.error.ApiException;
@@ -396,7 +397,9 @@ public final class ConsumerGroupManager {
         ConsumerGroupMember reconciled = reconcile(group, group.member(memberId), owned, records);
         scheduleSessionTimeout(groupId, memberId);
         ConsumerGroupHeartbeatResponseData response = new ConsumerGroupHeartbeatResponseData().setMemberId(memberId)
-            .setMemberEpoch(reconciled.memberEpoch()).setHeartbeatIntervalMs(config.heartbeatIntervalMs());
+            .setMemberEpoch(reconciled.memberEpoch())
+            .setHeartbeatIntervalMs(groupValue(groupId, GroupConfigs.CONSUMER_HEARTBEAT_INTERVAL_MS,
+                config.heartbeatIntervalMs()));
         // A full request (every non-optional field: a client sends one after a lost response) gets the assignment,
         // whether the member subscribes by names or by a regular expression.
         boolean fullRequest = joining || (request.rebalanceTimeoutMs() != -1
@@ -750,12 +753,21 @@ public final class ConsumerGroupManager {
 
     // -------------------------------------------------------------------------------------------------- timers
 
-    /** The member's session timer: its classic session timeout, or group.consumer.session.timeout.ms. */
+    /** The group's {@code consumer.*} config {@code key} ({@link GroupConfigs}), else the broker's value. */
+    private int groupValue(String groupId, String key, int brokerValue) {
+        return GroupConfigs.intValue(topics.get().groupConfigs(groupId), key, brokerValue);
+    }
+
+    /**
+     * The member's session timer: its classic session timeout, or the group's consumer.session.timeout.ms, else
+     * group.consumer.session.timeout.ms.
+     */
     void scheduleSessionTimeout(String groupId, String memberId) {
         ConsumerGroup current = groups.get(groupId);
         ConsumerGroupMember scheduled = current == null ? null : current.member(memberId);
         int timeoutMs = scheduled != null && scheduled.useClassicProtocol()
-            ? scheduled.classicMetadata().sessionTimeoutMs() : config.sessionTimeoutMs();
+            ? scheduled.classicMetadata().sessionTimeoutMs()
+            : groupValue(groupId, GroupConfigs.CONSUMER_SESSION_TIMEOUT_MS, config.sessionTimeoutMs());
         ctx.schedule(sessionKey(groupId, memberId), timeoutMs, () -> {
             ConsumerGroup group = groups.get(groupId);
             ConsumerGroupMember member = group == null ? null : group.member(memberId);

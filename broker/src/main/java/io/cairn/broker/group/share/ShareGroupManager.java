@@ -3,6 +3,7 @@ package io.cairn.broker.group.share;
 import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.coordinator.CoordinatorWriteErrors;
 import io.cairn.broker.coordinator.ShardContext;
+import io.cairn.broker.group.GroupConfigs;
 import io.cairn.broker.group.consumer.ConsumerGroupTopics;
 import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
@@ -210,7 +211,7 @@ public final class ShareGroupManager {
         scheduleSessionTimeout(groupId, memberId);
         ShareGroupHeartbeatResponseData response = new ShareGroupHeartbeatResponseData().setMemberId(memberId)
             .setMemberEpoch(reconciled.memberEpoch())
-            .setHeartbeatIntervalMs(groupValue(groupId, ShareGroupConfigs.HEARTBEAT_INTERVAL_MS,
+            .setHeartbeatIntervalMs(groupValue(groupId, GroupConfigs.HEARTBEAT_INTERVAL_MS,
                 config.heartbeatIntervalMs()));
         if (joining || request.subscribedTopicNames() != null
                 || !reconciled.assignedPartitions().equals(member.assignedPartitions())) {
@@ -370,19 +371,14 @@ public final class ShareGroupManager {
         return records;
     }
 
-    /** The group's {@code share.*} config {@code key} ({@link ShareGroupConfigs}), else the broker's value. */
+    /** The group's {@code share.*} config {@code key} ({@link GroupConfigs}), else the broker's value. */
     private int groupValue(String groupId, String key, int brokerValue) {
-        String value = topics.get().groupConfigs(groupId).get(key);
-        try {
-            return value == null ? brokerValue : Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            return brokerValue;
-        }
+        return GroupConfigs.intValue(topics.get().groupConfigs(groupId), key, brokerValue);
     }
 
     private void scheduleSessionTimeout(String groupId, String memberId) {
         ctx.schedule(sessionKey(groupId, memberId),
-            groupValue(groupId, ShareGroupConfigs.SESSION_TIMEOUT_MS, config.sessionTimeoutMs()), () -> {
+            groupValue(groupId, GroupConfigs.SESSION_TIMEOUT_MS, config.sessionTimeoutMs()), () -> {
             ShareGroup group = groups.get(groupId);
             ShareGroupMember member = group == null ? null : group.member(memberId);
             if (member == null) {

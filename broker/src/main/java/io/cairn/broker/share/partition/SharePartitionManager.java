@@ -2,7 +2,7 @@ package io.cairn.broker.share.partition;
 
 import io.cairn.broker.fetch.PartitionReader;
 import io.cairn.broker.fetch.TopicIdPartition;
-import io.cairn.broker.group.share.ShareGroupConfigs;
+import io.cairn.broker.group.GroupConfigs;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.broker.purgatory.Timer;
 import io.cairn.broker.share.SharePartitionKey;
@@ -48,23 +48,23 @@ public final class SharePartitionManager implements PartitionListener, AutoClose
     private final StatePersister persister;
     private final Timer timer;
     private final SharePartitionConfig config;
-    private final Function<String, ShareGroupConfigs.Settings> groupSettings;
+    private final Function<String, GroupConfigs.Settings> groupSettings;
     private final Map<SharePartitionKey, CompletableFuture<SharePartition>> partitions = new ConcurrentHashMap<>();
 
     public SharePartitionManager(ReplicaManager replicas, PartitionPurgatory purgatory, StatePersister persister,
                                  Timer timer, SharePartitionConfig config) {
-        this(replicas, purgatory, persister, timer, config, group -> new ShareGroupConfigs.Settings(0, 0,
+        this(replicas, purgatory, persister, timer, config, group -> new GroupConfigs.Settings(0, 0,
             config.lockDurationMs(), "latest", false));
     }
 
     /**
-     * @param groupSettings a share group's settings ({@link ShareGroupConfigs}: its group-level configs over the
+     * @param groupSettings a share group's settings ({@link GroupConfigs}: its group-level configs over the
      *                      broker's): the lock duration, where a new share-partition starts and the isolation
      *                      level of its fetches
      */
     public SharePartitionManager(ReplicaManager replicas, PartitionPurgatory purgatory, StatePersister persister,
                                  Timer timer, SharePartitionConfig config,
-                                 Function<String, ShareGroupConfigs.Settings> groupSettings) {
+                                 Function<String, GroupConfigs.Settings> groupSettings) {
         this.groupSettings = groupSettings;
         this.replicas = replicas;
         this.purgatory = purgatory;
@@ -76,7 +76,7 @@ public final class SharePartitionManager implements PartitionListener, AutoClose
     }
 
     /** The settings of {@code groupId}: its group-level configs over the broker's. */
-    public ShareGroupConfigs.Settings settings(String groupId) {
+    public GroupConfigs.Settings settings(String groupId) {
         return groupSettings.apply(groupId);
     }
 
@@ -132,7 +132,7 @@ public final class SharePartitionManager implements PartitionListener, AutoClose
                 return;
             }
             try {
-                ShareGroupConfigs.Settings settings = settings(key.groupId());
+                GroupConfigs.Settings settings = settings(key.groupId());
                 created.complete(new SharePartition(key, leaderEpoch, state, resetOffset(partition, settings),
                     config, () -> settings(key.groupId()).recordLockDurationMs(), timer, persister,
                     sp -> purgatory.checkHighWatermarkWatchers(tp), this::forget));
@@ -149,7 +149,7 @@ public final class SharePartitionManager implements PartitionListener, AutoClose
      * first offset of a record at most the duration old for by_duration (the high watermark when there is none),
      * else the high watermark.
      */
-    static long resetOffset(Partition partition, ShareGroupConfigs.Settings settings) {
+    static long resetOffset(Partition partition, GroupConfigs.Settings settings) {
         if (settings.resetToEarliest()) {
             return partition.logStartOffset();
         }

@@ -29,6 +29,7 @@ class ConsumerGroupManagerTest {
     private final ClassicGroupTestShardContext ctx = new ClassicGroupTestShardContext(1_000);
     private final Map<String, Integer> partitionCounts = new HashMap<>(Map.of("foo", 4));
     private final Set<String> classicGroups = new HashSet<>();
+    private final Map<String, Map<String, String>> groupConfigs = new HashMap<>();
     private long imageVersion = 10;
     private long lastTopicCreationVersion = 10;
     private ConsumerGroupManager manager = manager(ConsumerGroupConfig.defaults());
@@ -60,6 +61,11 @@ class ConsumerGroupManagerTest {
             @Override
             public long version() {
                 return imageVersion;
+            }
+
+            @Override
+            public Map<String, String> groupConfigs(String groupId) {
+                return groupConfigs.getOrDefault(groupId, Map.of());
             }
 
             @Override
@@ -219,6 +225,26 @@ class ConsumerGroupManagerTest {
         // Then
         assertThat(error(response)).isEqualTo(Errors.NONE);
         assertThat(response.memberId()).hasSize(22);
+    }
+
+    @Test
+    void theGroupsConsumerSessionTimeoutAndHeartbeatIntervalOverrideTheBrokers() {
+        // Given a group whose configs set consumer.session.timeout.ms 55000 and consumer.heartbeat.interval.ms 7000
+        groupConfigs.put("g", Map.of("consumer.session.timeout.ms", "55000", "consumer.heartbeat.interval.ms", "7000"));
+
+        // When a member joins
+        ConsumerGroupHeartbeatResponseData joined = send(join("a"));
+
+        // Then it is told the group's interval, and outlives the broker's 45 s session but not the group's 55 s
+        assertThat(joined.heartbeatIntervalMs()).isEqualTo(7_000);
+        ctx.advance(50_000);
+        assertThat(manager.group("g").orElseThrow().hasMember("a")).isTrue();
+        ctx.advance(5_000);
+        assertThat(manager.group("g").orElseThrow().hasMember("a")).isFalse();
+
+        // And a group without configs keeps the broker's values
+        groupConfigs.clear();
+        assertThat(send(join("b")).heartbeatIntervalMs()).isEqualTo(5_000);
     }
 
     @Test

@@ -1,26 +1,29 @@
-package io.cairn.broker.group.share;
+package io.cairn.broker.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.broker.group.consumer.ConsumerGroupConfig;
+import io.cairn.broker.group.share.ShareGroupConfig;
 import io.cairn.broker.share.partition.SharePartitionConfig;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class ShareGroupConfigsTest {
+class GroupConfigsTest {
 
     /** A broker with a 30 s lock, allowed 15-60 s (Kafka's defaults). */
-    private final ShareGroupConfigs configs = new ShareGroupConfigs(ShareGroupConfig.defaults(),
+    private final GroupConfigs configs = new GroupConfigs(ConsumerGroupConfig.defaults(), ShareGroupConfig.defaults(),
         SharePartitionConfig.DEFAULTS, 15_000, 60_000);
 
     @Test
     void aGroupWithoutConfigsHasTheBrokerValues() {
-        ShareGroupConfigs.Settings settings = configs.settings(Map.of());
+        GroupConfigs.Settings settings = configs.settings(Map.of());
 
         assertThat(settings.recordLockDurationMs()).isEqualTo(30_000);
         assertThat(settings.resetToEarliest()).isFalse();
         assertThat(settings.resetDuration()).isEmpty();
-        assertThat(configs.brokerDefaults()).containsExactly(Map.entry("share.session.timeout.ms", "45000"),
+        assertThat(configs.brokerDefaults()).containsExactly(Map.entry("consumer.session.timeout.ms", "45000"),
+            Map.entry("consumer.heartbeat.interval.ms", "5000"), Map.entry("share.session.timeout.ms", "45000"),
             Map.entry("share.heartbeat.interval.ms", "5000"), Map.entry("share.record.lock.duration.ms", "30000"),
             Map.entry("share.auto.offset.reset", "latest"), Map.entry("share.isolation.level", "read_uncommitted"));
         assertThat(settings.readCommitted()).isFalse();
@@ -28,7 +31,7 @@ class ShareGroupConfigsTest {
 
     @Test
     void aGroupsConfigsOverrideTheBrokers() {
-        ShareGroupConfigs.Settings settings = configs.settings(Map.of("share.record.lock.duration.ms", "20000",
+        GroupConfigs.Settings settings = configs.settings(Map.of("share.record.lock.duration.ms", "20000",
             "share.auto.offset.reset", "EARLIEST", "share.isolation.level", "read_committed"));
 
         assertThat(settings.recordLockDurationMs()).isEqualTo(20_000);
@@ -45,6 +48,8 @@ class ShareGroupConfigsTest {
         assertThat(configs.validate(Map.of("share.record.lock.duration.ms", "15000",
             "share.auto.offset.reset", "latest"))).isEmpty();
         assertThat(configs.validate(Map.of("share.auto.offset.reset", "by_duration:P1DT2H"))).isEmpty();
+        assertThat(configs.validate(Map.of("consumer.session.timeout.ms", "60000",
+            "consumer.heartbeat.interval.ms", "15000"))).isEmpty();
         assertThat(configs.validate(Map.of())).isEmpty();
     }
 
@@ -74,8 +79,18 @@ class ShareGroupConfigsTest {
             "share.heartbeat.interval.ms must be greater than or equal to group.share.min.heartbeat.interval.ms");
         assertThat(configs.validate(Map.of("share.heartbeat.interval.ms", "15001"))).contains(
             "share.heartbeat.interval.ms must be less than or equal to group.share.max.heartbeat.interval.ms");
-        assertThat(configs.validate(Map.of("consumer.session.timeout.ms", "45000"))).contains(
-            "Unknown group config name: consumer.session.timeout.ms");
+        assertThat(configs.validate(Map.of("consumer.session.timeout.ms", "44999"))).contains(
+            "consumer.session.timeout.ms must be greater than or equal to group.consumer.min.session.timeout.ms");
+        assertThat(configs.validate(Map.of("consumer.session.timeout.ms", "60001"))).contains(
+            "consumer.session.timeout.ms must be less than or equal to group.consumer.max.session.timeout.ms");
+        assertThat(configs.validate(Map.of("consumer.heartbeat.interval.ms", "4999"))).contains(
+            "consumer.heartbeat.interval.ms must be greater than or equal to group.consumer.min.heartbeat.interval.ms");
+        assertThat(configs.validate(Map.of("consumer.heartbeat.interval.ms", "15001"))).contains(
+            "consumer.heartbeat.interval.ms must be less than or equal to group.consumer.max.heartbeat.interval.ms");
+        assertThat(configs.validate(Map.of("consumer.heartbeat.interval.ms", "0"))).contains(
+            "Invalid value 0 for configuration consumer.heartbeat.interval.ms: Value must be at least 1");
+        assertThat(configs.validate(Map.of("streams.session.timeout.ms", "45000"))).contains(
+            "Unknown group config name: streams.session.timeout.ms");
         assertThat(configs.validate(Map.of("unknown.key", "1"))).contains("Unknown group config name: unknown.key");
     }
 }

@@ -1,5 +1,7 @@
-package io.cairn.broker.group.share;
+package io.cairn.broker.group;
 
+import io.cairn.broker.group.consumer.ConsumerGroupConfig;
+import io.cairn.broker.group.share.ShareGroupConfig;
 import io.cairn.broker.share.partition.SharePartitionConfig;
 import io.cairn.metadata.image.ConfigResource;
 import java.time.Duration;
@@ -10,23 +12,27 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The group-level share configs of Kafka 4.1's {@code GroupConfig} (config resource type GROUP, 32; set with
+ * The group-level configs of Kafka 4.1's {@code GroupConfig} (config resource type GROUP, 32; set with
  * IncrementalAlterConfigs, {@code kafka-configs --entity-type groups}), kept as metadata config records: each
- * overrides, for one share group, the broker key it names, which is also its default. Kafka's checks: an unknown name
- * is refused, values must parse, each timeout within the broker's min and max ({@code group.share.min.*},
- * {@code group.share.max.*}), INVALID_CONFIG with Kafka's messages. Immutable, thread-safe.
+ * overrides, for one group, the broker key it names, which is also its default. Kafka's checks: an unknown name is
+ * refused, values must parse, each timeout within the broker's min and max ({@code group.consumer.min.*},
+ * {@code group.share.max.*}, ...), INVALID_CONFIG with Kafka's messages, in Kafka's order. Immutable, thread-safe.
  *
- * <p>Honoured: share.session.timeout.ms and share.heartbeat.interval.ms by the share group coordinator on each
- * heartbeat ({@code ShareGroupManager}); share.record.lock.duration.ms and share.auto.offset.reset by the
- * share-partition leader when it loads a share-partition (its lock duration, and where it starts when it has no start
- * offset yet); share.isolation.level on each share fetch (read_committed reads to the last stable offset and archives
- * the records of aborted transactions). Kafka's {@code consumer.*} and {@code streams.*} group keys are not accepted
- * yet: refused as unknown names.
+ * <p>Honoured: consumer.session.timeout.ms and consumer.heartbeat.interval.ms by the consumer group coordinator on
+ * each heartbeat of a consumer-protocol member ({@code ConsumerGroupManager}); share.session.timeout.ms and
+ * share.heartbeat.interval.ms by the share group coordinator on each heartbeat ({@code ShareGroupManager});
+ * share.record.lock.duration.ms and share.auto.offset.reset by the share-partition leader when it loads a
+ * share-partition (its lock duration, and where it starts when it has no start offset yet); share.isolation.level on
+ * each share fetch (read_committed reads to the last stable offset and archives the records of aborted transactions).
+ * Kafka's {@code streams.*} group keys are not accepted: Cairn has no streams groups (KIP-1071), so they are refused as
+ * unknown names.
  */
-public final class ShareGroupConfigs {
+public final class GroupConfigs {
 
     /** Kafka's {@code ConfigResource.Type.GROUP} id. */
     public static final byte GROUP = ConfigResource.GROUP;
+    public static final String CONSUMER_SESSION_TIMEOUT_MS = "consumer.session.timeout.ms";
+    public static final String CONSUMER_HEARTBEAT_INTERVAL_MS = "consumer.heartbeat.interval.ms";
     public static final String SESSION_TIMEOUT_MS = "share.session.timeout.ms";
     public static final String HEARTBEAT_INTERVAL_MS = "share.heartbeat.interval.ms";
     public static final String RECORD_LOCK_DURATION_MS = "share.record.lock.duration.ms";
@@ -51,19 +57,22 @@ public final class ShareGroupConfigs {
         }
     }
 
+    private final ConsumerGroupConfig consumer;
     private final ShareGroupConfig group;
     private final int lockDurationMs;
     private final int minLockDurationMs;
     private final int maxLockDurationMs;
 
     /**
+     * @param consumer          the broker's {@code group.consumer.*} keys
      * @param group             the broker's {@code group.share.*} coordinator keys
      * @param partition         the broker's share-partition keys (the lock duration default)
      * @param minLockDurationMs group.share.min.record.lock.duration.ms
      * @param maxLockDurationMs group.share.max.record.lock.duration.ms
      */
-    public ShareGroupConfigs(ShareGroupConfig group, SharePartitionConfig partition, int minLockDurationMs,
-                             int maxLockDurationMs) {
+    public GroupConfigs(ConsumerGroupConfig consumer, ShareGroupConfig group, SharePartitionConfig partition,
+                        int minLockDurationMs, int maxLockDurationMs) {
+        this.consumer = consumer;
         this.group = group;
         this.lockDurationMs = partition.lockDurationMs();
         this.minLockDurationMs = minLockDurationMs;
@@ -71,13 +80,16 @@ public final class ShareGroupConfigs {
     }
 
     /** Kafka's defaults and checks on a broker of the default settings. */
-    public static ShareGroupConfigs defaults() {
-        return new ShareGroupConfigs(ShareGroupConfig.defaults(), SharePartitionConfig.DEFAULTS, 15_000, 60_000);
+    public static GroupConfigs defaults() {
+        return new GroupConfigs(ConsumerGroupConfig.defaults(), ShareGroupConfig.defaults(),
+            SharePartitionConfig.DEFAULTS, 15_000, 60_000);
     }
 
     /** Each key with the broker value it defaults to, in Kafka's order. */
     public Map<String, String> brokerDefaults() {
         Map<String, String> values = new LinkedHashMap<>();
+        values.put(CONSUMER_SESSION_TIMEOUT_MS, Integer.toString(consumer.sessionTimeoutMs()));
+        values.put(CONSUMER_HEARTBEAT_INTERVAL_MS, Integer.toString(consumer.heartbeatIntervalMs()));
         values.put(SESSION_TIMEOUT_MS, Integer.toString(group.sessionTimeoutMs()));
         values.put(HEARTBEAT_INTERVAL_MS, Integer.toString(group.heartbeatIntervalMs()));
         values.put(RECORD_LOCK_DURATION_MS, Integer.toString(lockDurationMs));
@@ -89,6 +101,8 @@ public final class ShareGroupConfigs {
     /** The broker key each group key overrides (its DescribeConfigs synonym). */
     public static String brokerKey(String key) {
         return switch (key) {
+            case CONSUMER_SESSION_TIMEOUT_MS -> ConsumerGroupConfig.SESSION_TIMEOUT_MS;
+            case CONSUMER_HEARTBEAT_INTERVAL_MS -> ConsumerGroupConfig.HEARTBEAT_INTERVAL_MS;
             case SESSION_TIMEOUT_MS -> ShareGroupConfig.SESSION_TIMEOUT_MS;
             case HEARTBEAT_INTERVAL_MS -> ShareGroupConfig.HEARTBEAT_INTERVAL_MS;
             case RECORD_LOCK_DURATION_MS -> "group.share.record.lock.duration.ms";
@@ -135,6 +149,24 @@ public final class ShareGroupConfigs {
                 return Optional.of("Invalid value " + v + " for configuration " + key + ": Value must be at least "
                     + least);
             }
+        }
+        int consumerHeartbeat = intValue(props, CONSUMER_HEARTBEAT_INTERVAL_MS, consumer.heartbeatIntervalMs());
+        if (consumerHeartbeat < consumer.minHeartbeatIntervalMs()) {
+            return Optional.of(CONSUMER_HEARTBEAT_INTERVAL_MS + " must be greater than or equal to "
+                + ConsumerGroupConfig.MIN_HEARTBEAT_INTERVAL_MS);
+        }
+        if (consumerHeartbeat > consumer.maxHeartbeatIntervalMs()) {
+            return Optional.of(CONSUMER_HEARTBEAT_INTERVAL_MS + " must be less than or equal to "
+                + ConsumerGroupConfig.MAX_HEARTBEAT_INTERVAL_MS);
+        }
+        int consumerSession = intValue(props, CONSUMER_SESSION_TIMEOUT_MS, consumer.sessionTimeoutMs());
+        if (consumerSession < consumer.minSessionTimeoutMs()) {
+            return Optional.of(CONSUMER_SESSION_TIMEOUT_MS + " must be greater than or equal to "
+                + ConsumerGroupConfig.MIN_SESSION_TIMEOUT_MS);
+        }
+        if (consumerSession > consumer.maxSessionTimeoutMs()) {
+            return Optional.of(CONSUMER_SESSION_TIMEOUT_MS + " must be less than or equal to "
+                + ConsumerGroupConfig.MAX_SESSION_TIMEOUT_MS);
         }
         Settings s = settings(props);
         if (s.heartbeatIntervalMs() < group.minHeartbeatIntervalMs()) {
@@ -197,7 +229,11 @@ public final class ShareGroupConfigs {
             "read_committed".equals(dynamic.get(ISOLATION_LEVEL)));
     }
 
-    private static int intValue(Map<String, String> values, String key, int fallback) {
+    /**
+     * The int config {@code key} of a group whose dynamic configs are {@code values}, else {@code fallback} (the
+     * broker's value; also when the stored value does not parse).
+     */
+    public static int intValue(Map<String, String> values, String key, int fallback) {
         String value = values.get(key);
         if (value == null) {
             return fallback;
