@@ -160,6 +160,10 @@ public final class ShareOffsetsCoordinator {
         if (persister == null) {
             return CompletableFuture.completedFuture(alterError(Errors.COORDINATOR_NOT_AVAILABLE, null));
         }
+        if (request.topics().isEmpty()) {
+            // Kafka 4.1.1 answers no topic (all refused by the handler, or none asked for) before looking at the group
+            return CompletableFuture.completedFuture(new AlterShareGroupOffsetsResponseData());
+        }
         return call(groupId, shard -> shard.shareGroups().alterOffsets(groupId, request))
             .thenCompose(result -> result.initialize().isEmpty()
                 ? CompletableFuture.completedFuture(result.response())
