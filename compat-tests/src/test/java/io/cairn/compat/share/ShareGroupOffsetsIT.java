@@ -81,8 +81,9 @@ class ShareGroupOffsetsIT {
     @KafkaHalfInFaults
     void describeResetDeleteOffsetsAndDeleteGroup(BrokerKind kind) throws Exception {
         // Kafka 4.1.1 (one broker, group.share.enable=true) answers every AlterShareGroupOffsets of the Empty group
-        // below with no error and no partition result (its KafkaApis drops the coordinator's top-level error, and
-        // its log says nothing), so nothing is reset and its half cannot go past the first reset; issue 22 tracks it.
+        // below with no error and no partition result, and alters nothing (its KafkaApis drops the coordinator's
+        // top-level error; its log says nothing; DeleteShareGroupOffsets of the same group does find it Empty), so
+        // its half cannot go past the first reset; issue 22 tracks it.
         Assumptions.assumeTrue(kind == BrokerKind.CAIRN,
             "Kafka 4.1.1 answers this AlterShareGroupOffsets without a partition result");
         try (BrokerProcess broker = start(kind);
