@@ -37,10 +37,15 @@ class Member {
       'group.protocol': 'consumer',
       'client.id': name,
       'enable.auto.commit': false,
-      'auto.offset.reset': 'earliest',
       'rebalance_cb': (err, assignment) => this.rebalance(err, assignment),
       ...(process.env.RDKAFKA_DEBUG ? { 'debug': process.env.RDKAFKA_DEBUG, 'event_cb': true } : {}),
-    }, {});
+    }, {
+      // In the topic configuration: the client sets a topic configuration object as librdkafka's
+      // default_topic_conf, which replaces the topic properties of the global one, so an auto.offset.reset given
+      // there (with an empty object here) is lost and librdkafka resets to its default, latest. A member then
+      // started at the end of a partition, missing what was produced before its ListOffsets (issue 22).
+      'auto.offset.reset': 'earliest',
+    });
     this.consumer.on('event.log', (log) => process.stderr.write(`${name} ${log.severity} ${log.fac} ${log.message}\n`));
     this.consumer.setDefaultConsumeTimeout(100);
     this.consumer.on('event.error', (err) => this.errors.push('error event: ' + err.message));

@@ -139,6 +139,7 @@ import io.cairn.metadata.MetadataConfig;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.config.ConfigTable;
 import io.cairn.metadata.image.AclOperation;
+import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.ScramCredential;
 import io.cairn.metadata.image.ScramMechanism;
@@ -558,7 +559,8 @@ public final class CairnServer implements AutoCloseable {
                 (int) MarkerAppender.DEFAULT_TIMEOUT_MS + INTER_BROKER_SOCKET_MARGIN_MS, interBrokerTls());
         shareLockTimer = new SystemTimer("share-record-locks");
         sharePartitions = new SharePartitionManager(replicaManager, purgatory, persister, shareLockTimer,
-                config.sharePartitionConfig());
+                config.sharePartitionConfig(), group -> config.shareGroupConfigs().settings(
+                        node.currentImage().configs(new ConfigResource(ConfigResource.GROUP, group))));
         return new ShareFetchService(sharePartitions,
                 new ShareSessionCache(config.sharePartitionConfig().maxShareSessions()), node::currentImage,
                 new ShareGroupsGate(node::currentImage, config.groupShareEnable())::enabled);
@@ -628,9 +630,10 @@ public final class CairnServer implements AutoCloseable {
         handlers.add(new ProduceHandler(new ProduceService(replicaManager, node, purgatory, metrics.topics(),
                 transactions.verifier(), transactions.requestHandlers())));
         handlers.add(new DescribeConfigsHandler(node, config.nodeId(), config.originals(),
-                ConfigTable.get().cairnDefaults()));
-        handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), reconfigurables));
-        handlers.add(new AlterConfigsHandler(node, config.nodeId(), reconfigurables));
+                ConfigTable.get().cairnDefaults(), config.shareGroupConfigs()));
+        handlers.add(new IncrementalAlterConfigsHandler(node, config.nodeId(), reconfigurables,
+                config.shareGroupConfigs()));
+        handlers.add(new AlterConfigsHandler(node, config.nodeId(), reconfigurables, config.shareGroupConfigs()));
         handlers.add(new FetchHandler(fetchService, quotas));
         MarkerAppender markers = new MarkerAppender(replicaManager, purgatory, Time.SYSTEM,
                 MarkerAppender.DEFAULT_TIMEOUT_MS);

@@ -5,6 +5,7 @@ import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupConfig;
 import io.cairn.broker.group.consumer.ConsumerGroupMigrationPolicy;
 import io.cairn.broker.group.share.ShareGroupConfig;
+import io.cairn.broker.group.share.ShareGroupConfigs;
 import io.cairn.broker.share.ShareCoordinatorConfig;
 import io.cairn.broker.share.partition.SharePartitionConfig;
 import io.cairn.broker.txn.TransactionConfig;
@@ -176,6 +177,8 @@ public final class BrokerConfig {
     private final TransactionConfig transactionConfig;
     private final ShareCoordinatorConfig shareCoordinatorConfig;
     private final SharePartitionConfig sharePartitionConfig;
+    /** Made on first use from the checked settings (the same every time). */
+    private volatile ShareGroupConfigs shareGroupConfigs;
     private final boolean metricsEnabled;
     private final String metricsHost;
     private final int metricsPort;
@@ -1052,6 +1055,19 @@ public final class BrokerConfig {
     /** The share groups' settings on the group coordinator ({@code group.share.*} session, heartbeat, size). */
     public ShareGroupConfig shareGroupConfig() {
         return shareGroupConfig;
+    }
+
+    /** The group-level {@code share.*} configs (GROUP config resources): their defaults and checks. */
+    public ShareGroupConfigs shareGroupConfigs() {
+        ShareGroupConfigs made = shareGroupConfigs;
+        if (made == null) {
+            ValueParser values = new ValueParser(originals);
+            made = new ShareGroupConfigs(shareGroupConfig, sharePartitionConfig,
+                    values.intValue(GROUP_SHARE_MIN_RECORD_LOCK_DURATION_MS, 1000),
+                    values.intValue(GROUP_SHARE_MAX_RECORD_LOCK_DURATION_MS, 1000));
+            shareGroupConfigs = made;
+        }
+        return made;
     }
 
     /**

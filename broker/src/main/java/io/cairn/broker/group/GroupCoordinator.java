@@ -15,6 +15,7 @@ import io.cairn.isr.ReplicaManager;
 import io.cairn.log.Time;
 import io.cairn.log.producer.VerificationGuard;
 import io.cairn.metadata.MetadataNode;
+import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.MetadataListener;
 import io.cairn.metadata.image.MetadataUpdate;
@@ -148,6 +149,11 @@ public final class GroupCoordinator implements AutoCloseable {
             @Override
             public Collection<String> topicNames() {
                 return image.topicIds().keySet();
+            }
+
+            @Override
+            public Map<String, String> groupConfigs(String groupId) {
+                return image.configs(new ConfigResource(ConfigResource.GROUP, groupId));
             }
 
             @Override

@@ -3,6 +3,7 @@ package io.cairn.broker.handler;
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
 import io.cairn.broker.config.BrokerReconfigurable;
+import io.cairn.broker.group.share.ShareGroupConfigs;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.image.AclOperation;
 import io.cairn.wire.error.Errors;
@@ -35,11 +36,14 @@ abstract class ConfigAlterationHandler<Q extends ApiMessage, S extends ApiMessag
     /**
      * @param reconfigurables what the broker applies live (thread pools, connection limits), whose checks a broker
      *     change must pass; null for none
+     * @param groupConfigs    the group-level configs' defaults and checks; null for Kafka's defaults
      * @param legacy          AlterConfigs: every config of a resource is replaced by the given ones
      */
-    ConfigAlterationHandler(MetadataNode metadata, int nodeId, BrokerReconfigurable reconfigurables, boolean legacy) {
+    ConfigAlterationHandler(MetadataNode metadata, int nodeId, BrokerReconfigurable reconfigurables,
+                            ShareGroupConfigs groupConfigs, boolean legacy) {
         this.metadata = metadata;
-        this.alterations = new ConfigAlterations(nodeId, metadata::currentImage, reconfigurables);
+        this.alterations = new ConfigAlterations(nodeId, metadata::currentImage, reconfigurables,
+                groupConfigs == null ? ShareGroupConfigs.defaults() : groupConfigs);
         this.legacy = legacy;
     }
 

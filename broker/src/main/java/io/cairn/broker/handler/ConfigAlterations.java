@@ -1,7 +1,8 @@
 package io.cairn.broker.handler;
 
-import io.cairn.broker.config.DynamicBrokerConfigs;
 import io.cairn.broker.config.BrokerReconfigurable;
+import io.cairn.broker.config.DynamicBrokerConfigs;
+import io.cairn.broker.group.share.ShareGroupConfigs;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.error.Errors;
@@ -49,15 +50,19 @@ final class ConfigAlterations {
     private final int nodeId;
     private final Supplier<MetadataImage> image;
     private final BrokerReconfigurable reconfigurables;
+    private final ShareGroupConfigs groupConfigs;
 
     /**
      * @param reconfigurables what the broker applies live (thread pools, connection limits), whose checks a broker
      *     change must pass; null for none
+     * @param groupConfigs    the group-level configs' defaults and checks
      */
-    ConfigAlterations(int nodeId, Supplier<MetadataImage> image, BrokerReconfigurable reconfigurables) {
+    ConfigAlterations(int nodeId, Supplier<MetadataImage> image, BrokerReconfigurable reconfigurables,
+                      ShareGroupConfigs groupConfigs) {
         this.nodeId = nodeId;
         this.image = image;
         this.reconfigurables = reconfigurables;
+        this.groupConfigs = groupConfigs;
     }
 
     /**
@@ -106,6 +111,9 @@ final class ConfigAlterations {
         if (resource.type() == BROKER_LOGGER && !legacy) {
             return changeLoggers(resource, validateOnly);
         }
+        if (resource.type() == ShareGroupConfigs.GROUP) {
+            return checkGroup(resource, legacy);
+        }
         if (resource.type() != ConfigResource.BROKER) {
             return new Outcome(Errors.INVALID_REQUEST, "Unknown resource type " + resource.type());
         }
@@ -143,6 +151,32 @@ final class ConfigAlterations {
             BrokerLoggers.apply(resource.ops());
         }
         return new Outcome(Errors.NONE, null);
+    }
+
+    /**
+     * Kafka's {@code GroupConfig.validate} (its controller's check) of the configs the change leaves the group: the
+     * default group resource ({@code ""}) is INVALID_REQUEST, a broken rule INVALID_CONFIG; APPEND and SUBTRACT are
+     * left to the controller, which refuses them (no group config is a list).
+     */
+    private Outcome checkGroup(Resource resource, boolean legacy) {
+        if (resource.name() == null || resource.name().isEmpty()) {
+            return new Outcome(Errors.INVALID_REQUEST, "Default group resources are not allowed.");
+        }
+        Map<String, String> props = legacy ? new HashMap<>()
+                : new HashMap<>(image.get().configs(new ConfigResource(ShareGroupConfigs.GROUP, resource.name())));
+        for (Op op : resource.ops()) {
+            switch (op.op()) {
+                case SET -> props.put(op.name(), op.value());
+                case DELETE -> props.remove(op.name());
+                case APPEND, SUBTRACT -> {
+                    return null;
+                }
+                default -> {
+                    return new Outcome(Errors.INVALID_REQUEST, "Unknown operations type " + op.op());
+                }
+            }
+        }
+        return groupConfigs.validate(props).map(message -> new Outcome(Errors.INVALID_CONFIG, message)).orElse(null);
     }
 
     /** Kafka's {@code validateBrokerConfigChange}: the dynamic configs the change leaves. */

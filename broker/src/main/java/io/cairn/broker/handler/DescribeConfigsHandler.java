@@ -2,6 +2,7 @@ package io.cairn.broker.handler;
 
 import static java.util.concurrent.CompletableFuture.completedFuture;
 
+import io.cairn.broker.group.share.ShareGroupConfigs;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.metadata.controller.TopicNames;
 import io.cairn.metadata.image.AclOperation;
@@ -33,10 +34,14 @@ public final class DescribeConfigsHandler
         implements ApiHandler<DescribeConfigsRequestData, DescribeConfigsResponseData> {
 
     static final byte DYNAMIC_BROKER_LOGGER_CONFIG = 6;
+    static final byte GROUP_CONFIG = 8;
+    private static final byte TYPE_STRING = 2;
+    private static final byte TYPE_INT = 3;
 
     private final MetadataNode metadata;
     private final int nodeId;
     private final ConfigEntries configs;
+    private final ShareGroupConfigs groupConfigs;
 
     /**
      * @param staticConfigs the broker's server.properties (and overrides)
@@ -44,9 +49,16 @@ public final class DescribeConfigsHandler
      */
     public DescribeConfigsHandler(MetadataNode metadata, int nodeId, Map<String, String> staticConfigs,
                                   Map<String, String> cairnDefaults) {
+        this(metadata, nodeId, staticConfigs, cairnDefaults, ShareGroupConfigs.defaults());
+    }
+
+    /** @param groupConfigs the group-level configs and their defaults (the broker's keys) */
+    public DescribeConfigsHandler(MetadataNode metadata, int nodeId, Map<String, String> staticConfigs,
+                                  Map<String, String> cairnDefaults, ShareGroupConfigs groupConfigs) {
         this.metadata = metadata;
         this.nodeId = nodeId;
         this.configs = new ConfigEntries(staticConfigs, cairnDefaults);
+        this.groupConfigs = groupConfigs;
     }
 
     @Override
@@ -139,8 +151,38 @@ public final class DescribeConfigsHandler
         if (resource.resourceType() == ConfigAlterations.BROKER_LOGGER) {
             return describeLoggers(name, entries, result);
         }
+        if (resource.resourceType() == ConfigResource.GROUP) {
+            if (name == null || name.isEmpty()) {
+                result.setErrorCode(Errors.INVALID_REQUEST.code());
+                return "Group name must not be empty";
+            }
+            describeGroup(image.configs(new ConfigResource(ConfigResource.GROUP, name)), synonyms, docs, entries);
+            return null;
+        }
         result.setErrorCode(Errors.INVALID_REQUEST.code());
         return "Unsupported resource type " + resource.resourceType() + " for DescribeConfigs";
+    }
+
+    /**
+     * Kafka's GROUP answer (any group name, existing or not): each group key, GROUP_CONFIG where the group sets it,
+     * else DEFAULT_CONFIG with the broker's value; the synonym of a set key is itself.
+     */
+    private void describeGroup(Map<String, String> dynamic, boolean synonyms, boolean docs,
+                               List<DescribeConfigsResourceResult> entries) {
+        groupConfigs.brokerDefaults().forEach((key, brokerValue) -> {
+            String set = dynamic.get(key);
+            byte source = set != null ? GROUP_CONFIG : ConfigEntries.DEFAULT_CONFIG;
+            String value = set != null ? set : brokerValue;
+            DescribeConfigsResourceResult entry = new DescribeConfigsResourceResult().setName(key).setValue(value)
+                    .setConfigSource(source).setReadOnly(false).setIsSensitive(false)
+                    .setConfigType(key.equals(ShareGroupConfigs.RECORD_LOCK_DURATION_MS) ? TYPE_INT : TYPE_STRING)
+                    .setDocumentation(null);
+            if (synonyms && set != null) {
+                entry.synonyms().add(new DescribeConfigsResponseData.DescribeConfigsSynonym().setName(key)
+                        .setValue(set).setSource(GROUP_CONFIG));
+            }
+            entries.add(entry);
+        });
     }
 
     /** Kafka's BROKER_LOGGER answer: every logger's level, DYNAMIC_BROKER_LOGGER_CONFIG, no synonyms or type. */

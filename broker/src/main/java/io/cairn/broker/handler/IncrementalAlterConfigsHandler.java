@@ -1,6 +1,7 @@
 package io.cairn.broker.handler;
 
 import io.cairn.broker.config.BrokerReconfigurable;
+import io.cairn.broker.group.share.ShareGroupConfigs;
 import io.cairn.metadata.MetadataNode;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
@@ -29,7 +30,16 @@ public final class IncrementalAlterConfigsHandler
      *     change must pass; null for none
      */
     public IncrementalAlterConfigsHandler(MetadataNode metadata, int nodeId, BrokerReconfigurable reconfigurables) {
-        super(metadata, nodeId, reconfigurables, false);
+        this(metadata, nodeId, reconfigurables, null);
+    }
+
+    /**
+     * @param reconfigurables what the broker applies live, whose checks a broker change must pass; null for none
+     * @param groupConfigs    the group-level configs' defaults and checks; null for Kafka's defaults
+     */
+    public IncrementalAlterConfigsHandler(MetadataNode metadata, int nodeId, BrokerReconfigurable reconfigurables,
+            ShareGroupConfigs groupConfigs) {
+        super(metadata, nodeId, reconfigurables, groupConfigs, false);
     }
 
     @Override

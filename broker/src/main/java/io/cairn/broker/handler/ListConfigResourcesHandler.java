@@ -22,8 +22,9 @@ import java.util.concurrent.CompletionStage;
  * {@code handleListConfigResources}: the resources of the asked types (none asked: every type the version supports,
  * v0 only CLIENT_METRICS, v1 also TOPIC, BROKER, BROKER_LOGGER and GROUP), in Kafka's order: groups with a dynamic
  * config, client-metrics resources, then each live broker (on the request's listener) as a broker logger and as a
- * broker, then every topic. A type the version does not support is UNSUPPORTED_VERSION with no resources. Cairn
- * stores no GROUP or CLIENT_METRICS configs, so those lists hold what the metadata has, which is nothing.
+ * broker, then every topic. A type the version does not support is UNSUPPORTED_VERSION with no resources. The GROUP
+ * list is the groups with share configs in the metadata; Cairn stores no CLIENT_METRICS configs, so that list is
+ * empty.
  *
  * <p>Stateless and thread-safe; answers from one metadata image.
  */

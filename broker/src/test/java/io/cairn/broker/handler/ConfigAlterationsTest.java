@@ -2,6 +2,7 @@ package io.cairn.broker.handler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cairn.broker.group.share.ShareGroupConfigs;
 import io.cairn.metadata.image.ConfigResource;
 import io.cairn.metadata.image.MetadataImage;
 import io.cairn.wire.error.Errors;
@@ -16,8 +17,11 @@ class ConfigAlterationsTest {
     private static final String RATE = "leader.replication.throttled.rate";
 
     private final MetadataImage image = new MetadataImage(0L, "c", 1, 1L, Map.of(), Map.of(), Map.of(),
-            Map.of(ConfigResource.broker("1"), Map.of(RATE, "10")), 0L, 0L, Map.of(), Map.of(), Map.of());
-    private final ConfigAlterations alterations = new ConfigAlterations(1, () -> image, null);
+            Map.of(ConfigResource.broker("1"), Map.of(RATE, "10"),
+                    new ConfigResource(ConfigResource.GROUP, "g"), Map.of("share.auto.offset.reset", "earliest")),
+            0L, 0L, Map.of(), Map.of(), Map.of());
+    private final ConfigAlterations alterations = new ConfigAlterations(1, () -> image, null,
+            ShareGroupConfigs.defaults());
 
     private static ConfigAlterations.Resource resource(byte type, String name, ConfigAlterations.Op... ops) {
         return new ConfigAlterations.Resource(type, name, List.of(ops));
@@ -29,6 +33,25 @@ class ConfigAlterationsTest {
 
     private ConfigAlterations.Outcome only(ConfigAlterations.Resource resource) {
         return alterations.preprocess(List.of(resource), false, false)[0];
+    }
+
+    @Test
+    void groupConfigsAreCheckedAsKafkasGroupConfigThenGoToTheController() {
+        byte group = ConfigResource.GROUP;
+        assertThat(only(resource(group, "g", set("share.record.lock.duration.ms", "20000")))).isNull();
+        assertThat(only(resource(group, "new", set("share.isolation.level", "read_committed")))).isNull();
+        assertThat(only(resource(group, "g", new ConfigAlterations.Op("share.auto.offset.reset",
+                ConfigAlterations.DELETE, null)))).isNull();
+        assertThat(only(resource(group, "", set("share.auto.offset.reset", "earliest")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_REQUEST, "Default group resources are not allowed."));
+        assertThat(only(resource(group, "g", set("share.record.lock.duration.ms", "70000")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "share.record.lock.duration.ms must be less than"
+                        + " or equal to group.share.max.record.lock.duration.ms"));
+        assertThat(only(resource(group, "g", set("no.such.key", "1")))).isEqualTo(
+                new ConfigAlterations.Outcome(Errors.INVALID_CONFIG, "Unknown group config name: no.such.key"));
+        // the legacy AlterConfigs replaces the group's configs: only the given ones are checked
+        assertThat(alterations.preprocess(List.of(resource(group, "g", set("share.isolation.level",
+                "read_uncommitted"))), true, false)[0]).isNull();
     }
 
     @Test

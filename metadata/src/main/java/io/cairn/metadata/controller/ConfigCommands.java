@@ -25,7 +25,8 @@ import java.util.Set;
  * replaced) on the controller, as Kafka's {@code ConfigurationControlManager} with its
  * {@code ControllerConfigurationValidator}: topic configs validated (INVALID_CONFIG with Kafka's messages, default
  * topic resources refused, unknown topics UNKNOWN_TOPIC_OR_PARTITION), broker names checked (the forwarding broker
- * has validated the broker keys), other resource types INVALID_REQUEST. Only changed values become records, except
+ * has validated the broker keys), group resources (the forwarding broker has validated the group keys) other than the
+ * default one, other resource types INVALID_REQUEST. Only changed values become records, except
  * for brokers, where Kafka writes a record even for an unchanged value. With eligible leader replicas enabled, a
  * change of {@code min.insync.replicas} clears the ELRs of the topic (a broker or cluster-default change: of every
  * topic) in the same batch, as Kafka's {@code createClearElrRecordsAsNeeded}: they were computed against the old
@@ -134,6 +135,11 @@ final class ConfigCommands {
             }
             return id < 0 ? Optional.of(new Failure(Errors.INVALID_REQUEST, "Invalid negative broker ID."))
                     : Optional.empty();
+        }
+        if (type == ConfigResource.GROUP) {
+            // Kafka's validateGroupName; the forwarding broker has checked the group keys (GroupConfig.validate)
+            return name.isEmpty() ? Optional.of(new Failure(Errors.INVALID_REQUEST,
+                    "Default group resources are not allowed.")) : Optional.empty();
         }
         return Optional.of(new Failure(Errors.INVALID_REQUEST, "Unknown resource type " + type));
     }

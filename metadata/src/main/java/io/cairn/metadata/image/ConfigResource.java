@@ -14,6 +14,8 @@ public record ConfigResource(byte type, String name) {
     public static final byte TOPIC = 2;
     /** Kafka's ConfigResource.Type.BROKER id. */
     public static final byte BROKER = 4;
+    /** Kafka's ConfigResource.Type.GROUP id. */
+    public static final byte GROUP = 32;
 
     public ConfigResource {
         Objects.requireNonNull(name, "name");

@@ -4,6 +4,7 @@ import io.cairn.broker.group.assignor.TopicPartitionCounts;
 import io.cairn.wire.protocol.Uuid;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /** The topics a consumer group's subscriptions resolve against: the broker's metadata image. */
 public interface ConsumerGroupTopics extends TopicPartitionCounts {
@@ -17,6 +18,11 @@ public interface ConsumerGroupTopics extends TopicPartitionCounts {
     /** The names of every topic (regular expressions are matched against them). */
     default Collection<String> topicNames() {
         return List.of();
+    }
+
+    /** The dynamic configs of group {@code groupId} (its GROUP config resource), empty when none. */
+    default Map<String, String> groupConfigs(String groupId) {
+        return Map.of();
     }
 
     /** The metadata offset of this image (-1 when unknown). */

@@ -214,7 +214,9 @@ public final class ShareGroupManager {
         }
         scheduleSessionTimeout(groupId, memberId);
         ShareGroupHeartbeatResponseData response = new ShareGroupHeartbeatResponseData().setMemberId(memberId)
-            .setMemberEpoch(reconciled.memberEpoch()).setHeartbeatIntervalMs(config.heartbeatIntervalMs());
+            .setMemberEpoch(reconciled.memberEpoch())
+            .setHeartbeatIntervalMs(groupValue(groupId, ShareGroupConfigs.HEARTBEAT_INTERVAL_MS,
+                config.heartbeatIntervalMs()));
         if (joining || request.subscribedTopicNames() != null
                 || !reconciled.assignedPartitions().equals(member.assignedPartitions())) {
             response.setAssignment(ShareGroupHeartbeats.assignment(reconciled.assignedPartitions()));
@@ -373,8 +375,19 @@ public final class ShareGroupManager {
         return records;
     }
 
+    /** The group's {@code share.*} config {@code key} ({@link ShareGroupConfigs}), else the broker's value. */
+    private int groupValue(String groupId, String key, int brokerValue) {
+        String value = topics.get().groupConfigs(groupId).get(key);
+        try {
+            return value == null ? brokerValue : Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            return brokerValue;
+        }
+    }
+
     private void scheduleSessionTimeout(String groupId, String memberId) {
-        ctx.schedule(sessionKey(groupId, memberId), config.sessionTimeoutMs(), () -> {
+        ctx.schedule(sessionKey(groupId, memberId),
+            groupValue(groupId, ShareGroupConfigs.SESSION_TIMEOUT_MS, config.sessionTimeoutMs()), () -> {
             ShareGroup group = groups.get(groupId);
             ShareGroupMember member = group == null ? null : group.member(memberId);
             if (member == null) {

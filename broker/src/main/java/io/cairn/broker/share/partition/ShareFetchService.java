@@ -150,7 +150,8 @@ public final class ShareFetchService {
             SharePartitionManager.FetchLimits limits = new SharePartitionManager.FetchLimits(request.maxWaitMs(),
                 request.minBytes(), request.maxBytes(), request.maxRecords());
             return manager.fetch(groupId, memberId, fetchable, limits).thenApply(results ->
-                fetchResponse(results, erroneous, ackErrors, listenerName));
+                fetchResponse(results, erroneous, ackErrors, listenerName)
+                    .setAcquisitionLockTimeoutMs(manager.settings(groupId).recordLockDurationMs()));
         });
     }
 

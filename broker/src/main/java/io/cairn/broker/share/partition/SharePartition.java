@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -39,6 +40,7 @@ public final class SharePartition {
     private final int leaderEpoch;
     private final int stateEpoch;
     private final SharePartitionConfig config;
+    private final IntSupplier lockDurationMs;
     private final Timer timer;
     private final StatePersister persister;
     private final Consumer<SharePartition> onAvailable;
@@ -56,6 +58,20 @@ public final class SharePartition {
     public SharePartition(SharePartitionKey key, int leaderEpoch, StatePersister.PersistedState state,
                           long latestOffset, SharePartitionConfig config, Timer timer, StatePersister persister,
                           Consumer<SharePartition> onAvailable, Consumer<SharePartition> onFenced) {
+        this(key, leaderEpoch, state, latestOffset, config, config::lockDurationMs, timer, persister, onAvailable,
+            onFenced);
+    }
+
+    /**
+     * As above, with the lock duration of each acquisition read from {@code lockDurationMs} (the share group's
+     * {@code share.record.lock.duration.ms}, which may change while the share-partition is loaded) instead of
+     * {@code config}.
+     */
+    public SharePartition(SharePartitionKey key, int leaderEpoch, StatePersister.PersistedState state,
+                          long latestOffset, SharePartitionConfig config, IntSupplier lockDurationMs, Timer timer,
+                          StatePersister persister, Consumer<SharePartition> onAvailable,
+                          Consumer<SharePartition> onFenced) {
+        this.lockDurationMs = lockDurationMs;
         this.key = key;
         this.leaderEpoch = leaderEpoch;
         this.stateEpoch = state.stateEpoch();
@@ -173,7 +189,7 @@ public final class SharePartition {
                 }
             }
             if (count > 0) {
-                lock.timeout = timer.schedule(() -> expire(lock), config.lockDurationMs());
+                lock.timeout = timer.schedule(() -> expire(lock), lockDurationMs.getAsInt());
             }
             records.coalesce();
         }

@@ -2,22 +2,28 @@ package io.cairn.broker.share.partition;
 
 import io.cairn.broker.fetch.PartitionReader;
 import io.cairn.broker.fetch.TopicIdPartition;
+import io.cairn.broker.group.share.ShareGroupConfigs;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.broker.purgatory.Timer;
 import io.cairn.broker.share.SharePartitionKey;
 import io.cairn.broker.share.partition.ShareRecordTypes.AckBatch;
+import io.cairn.isr.FetchIsolation;
 import io.cairn.isr.Partition;
 import io.cairn.isr.PartitionListener;
 import io.cairn.isr.ReplicaManager;
+import io.cairn.log.TimestampAndOffset;
 import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * The share-partitions this broker leads (Kafka's {@code SharePartitionManager}): one {@link SharePartition} per
@@ -42,10 +48,24 @@ public final class SharePartitionManager implements PartitionListener, AutoClose
     private final StatePersister persister;
     private final Timer timer;
     private final SharePartitionConfig config;
+    private final Function<String, ShareGroupConfigs.Settings> groupSettings;
     private final Map<SharePartitionKey, CompletableFuture<SharePartition>> partitions = new ConcurrentHashMap<>();
 
     public SharePartitionManager(ReplicaManager replicas, PartitionPurgatory purgatory, StatePersister persister,
                                  Timer timer, SharePartitionConfig config) {
+        this(replicas, purgatory, persister, timer, config, group -> new ShareGroupConfigs.Settings(0, 0,
+            config.lockDurationMs(), "latest", false));
+    }
+
+    /**
+     * @param groupSettings a share group's settings ({@link ShareGroupConfigs}: its group-level configs over the
+     *                      broker's): the lock duration, where a new share-partition starts and the isolation
+     *                      level of its fetches
+     */
+    public SharePartitionManager(ReplicaManager replicas, PartitionPurgatory purgatory, StatePersister persister,
+                                 Timer timer, SharePartitionConfig config,
+                                 Function<String, ShareGroupConfigs.Settings> groupSettings) {
+        this.groupSettings = groupSettings;
         this.replicas = replicas;
         this.purgatory = purgatory;
         this.reader = new PartitionReader(replicas);
@@ -53,6 +73,11 @@ public final class SharePartitionManager implements PartitionListener, AutoClose
         this.timer = timer;
         this.config = config;
         replicas.addListener(this);
+    }
+
+    /** The settings of {@code groupId}: its group-level configs over the broker's. */
+    public ShareGroupConfigs.Settings settings(String groupId) {
+        return groupSettings.apply(groupId);
     }
 
     public SharePartitionConfig config() {
@@ -107,13 +132,34 @@ public final class SharePartitionManager implements PartitionListener, AutoClose
                 return;
             }
             try {
-                created.complete(new SharePartition(key, leaderEpoch, state, partition.highWatermark(), config, timer,
-                    persister, sp -> purgatory.checkHighWatermarkWatchers(tp), this::forget));
+                ShareGroupConfigs.Settings settings = settings(key.groupId());
+                created.complete(new SharePartition(key, leaderEpoch, state, resetOffset(partition, settings),
+                    config, () -> settings(key.groupId()).recordLockDurationMs(), timer, persister,
+                    sp -> purgatory.checkHighWatermarkWatchers(tp), this::forget));
             } catch (RuntimeException e) {
                 partitions.remove(key, created);
                 created.completeExceptionally(e);
             }
         });
+    }
+
+    /**
+     * Where a share-partition without a start offset starts, by its group's {@code share.auto.offset.reset}
+     * (Kafka's {@code SharePartition.startOffsetDuringInitialization}): the log start offset for earliest, the
+     * first offset of a record at most the duration old for by_duration (the high watermark when there is none),
+     * else the high watermark.
+     */
+    static long resetOffset(Partition partition, ShareGroupConfigs.Settings settings) {
+        if (settings.resetToEarliest()) {
+            return partition.logStartOffset();
+        }
+        Optional<Duration> back = settings.resetDuration();
+        if (back.isPresent()) {
+            long timestamp = System.currentTimeMillis() - back.get().toMillis();
+            return partition.fetchOffsetForTimestamp(timestamp, FetchIsolation.HIGH_WATERMARK,
+                    partition.leaderEpoch()).map(TimestampAndOffset::offset).orElse(partition.highWatermark());
+        }
+        return partition.highWatermark();
     }
 
     /** Kafka's {@code SharePartition.fetchPersisterError}: what a failed state read or write answers. */
@@ -165,7 +211,9 @@ public final class SharePartitionManager implements PartitionListener, AutoClose
                     }
                 });
                 CompletableFuture<Map<TopicIdPartition, ShareFetchResult>> done = new CompletableFuture<>();
-                DelayedShareFetch delayed = new DelayedShareFetch(memberId, ready, limits, replicas, reader,
+                FetchIsolation isolation = settings(groupId).readCommitted() ? FetchIsolation.TXN_COMMITTED
+                    : FetchIsolation.HIGH_WATERMARK;
+                DelayedShareFetch delayed = new DelayedShareFetch(memberId, ready, limits, replicas, reader, isolation,
                     results -> {
                         Map<TopicIdPartition, ShareFetchResult> all = new LinkedHashMap<>();
                         for (TopicIdPartition tp : fetchPartitions) {

@@ -173,6 +173,55 @@ class ShareGroupManagerTest {
     }
 
     @Test
+    void theGroupsShareSessionTimeoutAndHeartbeatIntervalOverrideTheBrokers() {
+        // Given a group whose configs set share.session.timeout.ms 50000 and share.heartbeat.interval.ms 6000
+        ConsumerGroupTopics withConfigs = new ConsumerGroupTopics() {
+            @Override
+            public Uuid topicId(String name) {
+                return TOPICS.topicId(name);
+            }
+
+            @Override
+            public String topicName(Uuid topicId) {
+                return TOPICS.topicName(topicId);
+            }
+
+            @Override
+            public int numPartitions(Uuid topicId) {
+                return TOPICS.numPartitions(topicId);
+            }
+
+            @Override
+            public Map<String, String> groupConfigs(String groupId) {
+                return groupId.equals("cfg") ? Map.of("share.session.timeout.ms", "50000",
+                    "share.heartbeat.interval.ms", "6000") : Map.of();
+            }
+        };
+        ShareGroupManager configured = new ShareGroupManager(ctx, ShareGroupConfig.defaults(), () -> withConfigs,
+            id -> false);
+
+        // When a member of it and one of another group join
+        var cfg = configured.heartbeat("client", "/127.0.0.1", new ShareGroupHeartbeatRequestData()
+            .setGroupId("cfg").setMemberId("m1").setMemberEpoch(0).setSubscribedTopicNames(List.of("t")));
+        var plain = configured.heartbeat("client", "/127.0.0.1", new ShareGroupHeartbeatRequestData()
+            .setGroupId("plain").setMemberId("m2").setMemberEpoch(0).setSubscribedTopicNames(List.of("t")));
+        ctx.completeWrites();
+
+        // Then the group's member is told its interval, the other the broker's
+        assertThat(cfg.join().response().heartbeatIntervalMs()).isEqualTo(6_000);
+        assertThat(plain.join().response().heartbeatIntervalMs()).isEqualTo(5_000);
+
+        // And after the broker's 45 s only the other group's member is gone; the group's own 50 s removes its member
+        ctx.advance(45_000);
+        ctx.completeWrites();
+        assertThat(configured.describe("plain").members()).isEmpty();
+        assertThat(configured.describe("cfg").members()).hasSize(1);
+        ctx.advance(5_000);
+        ctx.completeWrites();
+        assertThat(configured.describe("cfg").members()).isEmpty();
+    }
+
+    @Test
     void aFailedWriteLeavesTheGroupAsItWas() {
         var future = manager.heartbeat("client", "/127.0.0.1", new ShareGroupHeartbeatRequestData()
             .setGroupId("g").setMemberId("m1").setMemberEpoch(0).setSubscribedTopicNames(List.of("t")));

@@ -165,6 +165,26 @@ class SharePartitionTest {
     }
 
     @Test
+    void eachAcquisitionTakesTheGroupsCurrentLockDuration() {
+        // Given a share-partition whose group's share.record.lock.duration.ms is read at each acquisition
+        AtomicInteger groupLockMs = new AtomicInteger(LOCK_MS);
+        SharePartition sp = new SharePartition(KEY, 3, new StatePersister.PersistedState(Errors.NONE, null, 1, 0L,
+            List.of()), 100L, new SharePartitionConfig(LOCK_MS, 3, 2_000, 10), groupLockMs::get, timer, persister,
+            p -> available.incrementAndGet(), p -> fenced.incrementAndGet());
+        sp.acquire("a", 5, batches(0, 9, 1));
+
+        // When the group's lock duration becomes twice the broker's and the next records are acquired
+        groupLockMs.set(2 * LOCK_MS);
+        sp.acquire("b", 5, batches(0, 9, 1));
+
+        // Then the first lock expires after the old duration, the second after the new one
+        timer.advance(LOCK_MS);
+        assertThat(sp.describe()).containsExactly("0-4:AVAILABLEx1", "5-9:ACQUIREDx1@b");
+        timer.advance(LOCK_MS);
+        assertThat(sp.describe()).containsExactly("0-9:AVAILABLEx1");
+    }
+
+    @Test
     void aLockWhoseRecordsWereAllAcknowledgedIsCancelled() {
         SharePartition sp = partition();
         sp.acquire("a", 500, batches(0, 4, 5));
