@@ -118,6 +118,10 @@ import io.cairn.broker.handler.ShareAcknowledgeHandler;
 import io.cairn.broker.handler.ShareFetchHandler;
 import io.cairn.broker.group.share.ShareStateInitialization;
 import io.cairn.broker.handler.ShareGroupDescribeHandler;
+import io.cairn.broker.handler.DescribeShareGroupOffsetsHandler;
+import io.cairn.broker.handler.AlterShareGroupOffsetsHandler;
+import io.cairn.broker.handler.DeleteShareGroupOffsetsHandler;
+import io.cairn.broker.group.ShareOffsetsCoordinator;
 import io.cairn.broker.handler.ShareGroupHeartbeatHandler;
 import io.cairn.broker.txn.TransactionCoordinator;
 import io.cairn.broker.txn.TransactionMarkerSender;
@@ -673,6 +677,10 @@ public final class CairnServer implements AutoCloseable {
         ShareGroupsGate shareGroups = new ShareGroupsGate(node::currentImage, config.groupShareEnable());
         handlers.add(new ShareGroupHeartbeatHandler(groups, shareGroups));
         handlers.add(new ShareGroupDescribeHandler(groups, shareGroups));
+        ShareOffsetsCoordinator shareOffsets = new ShareOffsetsCoordinator(groups);
+        handlers.add(new DescribeShareGroupOffsetsHandler(shareOffsets, shareGroups));
+        handlers.add(new AlterShareGroupOffsetsHandler(shareOffsets, shareGroups, node::currentImage));
+        handlers.add(new DeleteShareGroupOffsetsHandler(shareOffsets, shareGroups));
         handlers.addAll(extra);
         return List.copyOf(handlers);
     }

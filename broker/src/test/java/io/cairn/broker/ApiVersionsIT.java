@@ -81,8 +81,9 @@ class ApiVersionsIT {
             // DescribeAcls, CreateAcls and DeleteAcls, advertised with or without an authorizer as Kafka's, and
             // AddRaftVoter and RemoveRaftVoter (KIP-853), which a static quorum answers with UNSUPPORTED_VERSION,
             // the share coordinator's state APIs 83-87, which Kafka 4.1.1 serves at every share.version, and
-            // ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch and ShareAcknowledge, advertised whatever
-            // share.version says as Kafka's).
+            // ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch, ShareAcknowledge and the share group offsets
+            // APIs DescribeShareGroupOffsets, AlterShareGroupOffsets and DeleteShareGroupOffsets (90-92), advertised
+            // whatever share.version says as Kafka's).
             assertThat(body.apiKeys()).extracting(ApiVersionsResponseData.ApiVersion::apiKey).containsExactly(
                     (short) 0, (short) 1, (short) 2, (short) 3, (short) 8, (short) 9, (short) 10, (short) 11,
                     (short) 12, (short) 13, (short) 14, (short) 15, (short) 16, (short) 17, (short) 18, (short) 19,
@@ -92,7 +93,8 @@ class ApiVersionsIT {
                     (short) 44, (short) 45, (short) 46, (short) 47,
                     (short) 48, (short) 49, (short) 50, (short) 51, (short) 55, (short) 57, (short) 60, (short) 61, (short) 64, (short) 65,
                     (short) 66, (short) 68, (short) 69, (short) 74, (short) 75, (short) 76, (short) 77, (short) 78, (short) 79,
-                    (short) 80, (short) 81, (short) 83, (short) 84, (short) 85, (short) 86, (short) 87);
+                    (short) 80, (short) 81, (short) 83, (short) 84, (short) 85, (short) 86, (short) 87, (short) 90,
+                    (short) 91, (short) 92);
             ApiVersionsResponseData.ApiVersion apiVersions = body.apiKeys().find(ApiKeys.API_VERSIONS.id);
             assertThat(apiVersions.minVersion()).isEqualTo((short) 0);
             assertThat(apiVersions.maxVersion()).isEqualTo((short) 4);

@@ -196,6 +196,16 @@ public final class GroupCoordinator implements AutoCloseable {
         this.shareStateInitializer = initializer;
     }
 
+    /** Where share groups reach their share-partitions' state (null until the share coordinator is up). */
+    ShareStateInitializer shareStateInitializer() {
+        return shareStateInitializer;
+    }
+
+    /** The broker's current metadata image. */
+    MetadataImage image() {
+        return metadata.currentImage();
+    }
+
     /**
      * A ShareGroupHeartbeat, on the group's shard. Once its records are written and the answer is out, the
      * share-partitions it started initializing are sent to the share coordinator (as Kafka's

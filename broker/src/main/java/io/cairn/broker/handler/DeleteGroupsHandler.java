@@ -3,6 +3,7 @@ package io.cairn.broker.handler;
 import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.group.GroupCoordinator;
 import io.cairn.broker.group.GroupShard;
+import io.cairn.broker.group.ShareOffsetsCoordinator;
 import io.cairn.metadata.image.AclOperation;
 import io.cairn.metadata.image.AclResourceType;
 import io.cairn.wire.error.Errors;
@@ -16,16 +17,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * DeleteGroups v0-v2: each group, classic or consumer (KIP-848), is deleted on its coordinator shard when it has no
- * members (NON_EMPTY_GROUP otherwise, GROUP_ID_NOT_FOUND for an unknown group): the tombstones of its offsets and of
- * its metadata are written together and the group is gone once they are committed. Immutable, thread-safe.
+ * DeleteGroups v0-v2: each group, classic, consumer (KIP-848) or share (KIP-932), is deleted on its coordinator shard
+ * when it has no members (NON_EMPTY_GROUP otherwise, GROUP_ID_NOT_FOUND for an unknown group): the tombstones of its
+ * offsets and of its metadata are written together and the group is gone once they are committed. A share group's
+ * share-partition state is deleted at the share coordinator first (DeleteShareGroupState); when that fails the
+ * group stays and its answer is the share coordinator's error. Immutable, thread-safe.
  */
 public final class DeleteGroupsHandler implements ApiHandler<DeleteGroupsRequestData, DeleteGroupsResponseData> {
 
     private final GroupCoordinator coordinator;
+    private final ShareOffsetsCoordinator shares;
 
     public DeleteGroupsHandler(GroupCoordinator coordinator) {
         this.coordinator = coordinator;
+        this.shares = new ShareOffsetsCoordinator(coordinator);
     }
 
     @Override
@@ -67,11 +72,13 @@ public final class DeleteGroupsHandler implements ApiHandler<DeleteGroupsRequest
             return CompletableFuture.completedFuture(Errors.INVALID_GROUP_ID);
         }
         CompletableFuture<Errors> answer;
-        try {
-            answer = coordinator.call(groupId, shard -> delete(shard, groupId));
-        } catch (RuntimeException e) {
-            answer = CompletableFuture.failedFuture(e);
-        }
+        // A share group's share-partition state goes first (Kafka's deleteShareGroups), then the group itself.
+        answer = shares.deleteGroupState(groupId).thenCompose(shareError -> {
+            if (shareError != Errors.NONE && shareError != Errors.GROUP_ID_NOT_FOUND) {
+                return CompletableFuture.completedFuture(shareError);
+            }
+            return coordinator.call(groupId, shard -> delete(shard, groupId));
+        });
         return answer.exceptionally(failure -> {
             Errors error = Errors.forException(failure);
             return error == Errors.NOT_LEADER_OR_FOLLOWER ? Errors.NOT_COORDINATOR : error;

@@ -7,6 +7,11 @@ import io.cairn.broker.group.GroupConfigs;
 import io.cairn.broker.group.consumer.ConsumerGroupTopics;
 import io.cairn.wire.error.ApiException;
 import io.cairn.wire.error.Errors;
+import io.cairn.wire.message.AlterShareGroupOffsetsRequestData;
+import io.cairn.wire.message.AlterShareGroupOffsetsResponseData;
+import io.cairn.wire.message.DeleteShareGroupOffsetsRequestData;
+import io.cairn.wire.message.DeleteShareGroupOffsetsResponseData;
+import io.cairn.wire.message.DeleteShareGroupStateRequestData;
 import io.cairn.wire.message.InitializeShareGroupStateRequestData;
 import io.cairn.wire.message.ListGroupsResponseData;
 import io.cairn.wire.message.ShareGroupDescribeResponseData;
@@ -440,6 +445,167 @@ public final class ShareGroupManager {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    // ------------------------------------------------------------------------ share group offsets (admin)
+
+    /** AlterShareGroupOffsets on the shard: the answer, and the InitializeShareGroupState to send once written. */
+    public record AlterResult(AlterShareGroupOffsetsResponseData response,
+                              Optional<InitializeShareGroupStateRequestData> initialize) {
+    }
+
+    /**
+     * The start of DeleteShareGroupOffsets on the shard: a group-level error (NONE, GROUP_ID_NOT_FOUND,
+     * NON_EMPTY_GROUP, a write error) with its message, the topics that cannot be deleted, and the
+     * DeleteShareGroupState to send once written.
+     */
+    public record DeleteOffsetsStart(Errors error, String message,
+                                     List<DeleteShareGroupOffsetsResponseData.DeleteShareGroupOffsetsResponseTopic>
+                                         errors,
+                                     Optional<DeleteShareGroupStateRequestData> delete) {
+    }
+
+    /**
+     * The start of DeleteGroups for a share group: GROUP_ID_NOT_FOUND when {@code groupId} is no share group (the
+     * ordinary deletion answers it), NON_EMPTY_GROUP, a write error, or NONE with the DeleteShareGroupState of its
+     * share-partitions to send before the group goes.
+     */
+    public record GroupDeleteStart(Errors error, Optional<DeleteShareGroupStateRequestData> delete) {
+    }
+
+    /**
+     * Kafka's {@code GroupMetadataManager.shareGroup} then {@code validateEmptyGroup}: GROUP_ID_NOT_FOUND for an
+     * unknown group or one of another type, NON_EMPTY_GROUP while it has members.
+     */
+    private ShareGroup emptyShareGroup(String groupId) {
+        ShareGroup group = groups.get(groupId);
+        if (group == null) {
+            throw Errors.GROUP_ID_NOT_FOUND.exception(otherGroupTypeExists.test(groupId)
+                ? "Group " + groupId + " is not a share group." : "Group " + groupId + " not found.");
+        }
+        if (group.state() != ShareGroup.State.EMPTY) {
+            throw Errors.NON_EMPTY_GROUP.exception();
+        }
+        return group;
+    }
+
+    /**
+     * AlterShareGroupOffsets (Kafka's {@code alterShareGroupOffsets}): the group must be an Empty share group; the
+     * existing share-partitions asked for become initializing (and leave deleting), recorded, and the answer comes
+     * with the InitializeShareGroupState that sets their start offsets. Unknown topics and partitions are
+     * UNKNOWN_TOPIC_OR_PARTITION.
+     */
+    public CompletableFuture<AlterResult> alterOffsets(String groupId, AlterShareGroupOffsetsRequestData request) {
+        ShareGroup group;
+        try {
+            group = emptyShareGroup(groupId);
+        } catch (ApiException e) {
+            return CompletableFuture.completedFuture(new AlterResult(alterError(Errors.forException(e),
+                e.getMessage()), Optional.empty()));
+        }
+        ShareGroupOffsets.Alter alter = ShareGroupOffsets.alter(groupId, group.groupEpoch(), request, topics.get(),
+            ctx.nowMs());
+        if (alter.initializing().isEmpty()) {
+            return CompletableFuture.completedFuture(new AlterResult(alter.response(), Optional.empty()));
+        }
+        Snapshot before = snapshot(groupId);
+        SharePartitionStates next = ShareGroupOffsets.initializing(states(groupId), alter.initializing());
+        states.put(groupId, next);
+        return write(List.of(ShareGroupRecords.statePartitions(groupId, next))).handle((ignored, failure) -> {
+            if (failure == null) {
+                return new AlterResult(alter.response(), Optional.of(alter.initialize()));
+            }
+            restore(before, false);
+            Errors error = CoordinatorWriteErrors.operationError(failure);
+            return new AlterResult(alterError(error, error.message()), Optional.empty());
+        });
+    }
+
+    private static AlterShareGroupOffsetsResponseData alterError(Errors error, String message) {
+        return new AlterShareGroupOffsetsResponseData().setErrorCode(error.code())
+            .setErrorMessage(message == null ? error.message() : message);
+    }
+
+    /**
+     * DeleteShareGroupOffsets, first half (Kafka's {@code initiateDeleteShareGroupOffsets}): the group must be an
+     * Empty share group; the initialized topics asked for move to deleting, recorded, and their share-partitions'
+     * DeleteShareGroupState comes back to be sent. A group without share-partition state answers nothing.
+     */
+    public CompletableFuture<DeleteOffsetsStart> startDeleteOffsets(String groupId,
+                                                                    DeleteShareGroupOffsetsRequestData request) {
+        try {
+            emptyShareGroup(groupId);
+        } catch (ApiException e) {
+            return CompletableFuture.completedFuture(new DeleteOffsetsStart(Errors.forException(e), e.getMessage(),
+                List.of(), Optional.empty()));
+        }
+        SharePartitionStates current = states.get(groupId);
+        if (current == null) {
+            return CompletableFuture.completedFuture(new DeleteOffsetsStart(Errors.NONE, null, List.of(),
+                Optional.empty()));
+        }
+        ShareGroupOffsets.DeleteStart start = ShareGroupOffsets.deleteStart(groupId, request, current, topics.get());
+        Snapshot before = snapshot(groupId);
+        states.put(groupId, start.next());
+        return write(List.of(ShareGroupRecords.statePartitions(groupId, start.next()))).handle((ignored, failure) -> {
+            if (failure == null) {
+                return new DeleteOffsetsStart(Errors.NONE, null, start.errors(), Optional.ofNullable(start.request()));
+            }
+            restore(before, false);
+            Errors error = CoordinatorWriteErrors.operationError(failure);
+            return new DeleteOffsetsStart(error, error.message(), List.of(), Optional.empty());
+        });
+    }
+
+    /**
+     * DeleteShareGroupOffsets, second half (Kafka's {@code completeDeleteShareGroupOffsets}): the topics whose state
+     * the share coordinator deleted leave deleting, recorded.
+     */
+    public CompletableFuture<Void> completeDeleteOffsets(String groupId, Set<Uuid> deleted) {
+        SharePartitionStates current = states.get(groupId);
+        if (current == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Map<Uuid, String> deleting = new HashMap<>(current.deleting());
+        deleting.keySet().removeAll(deleted);
+        SharePartitionStates next = new SharePartitionStates(current.initializing(), current.initialized(), deleting);
+        Snapshot before = snapshot(groupId);
+        states.put(groupId, next);
+        return write(List.of(ShareGroupRecords.statePartitions(groupId, next))).whenComplete((ignored, failure) -> {
+            if (failure != null) {
+                restore(before, false);
+            }
+        });
+    }
+
+    /**
+     * DeleteGroups of a share group, first half (Kafka's {@code sharePartitionDeleteRequests}): an Empty share
+     * group's share-partitions all move to deleting, recorded, and their DeleteShareGroupState comes back to be sent
+     * before the group is deleted.
+     */
+    public CompletableFuture<GroupDeleteStart> startDeleteGroup(String groupId) {
+        ShareGroup group = groups.get(groupId);
+        if (group == null) {
+            return CompletableFuture.completedFuture(new GroupDeleteStart(Errors.GROUP_ID_NOT_FOUND,
+                Optional.empty()));
+        }
+        if (group.state() != ShareGroup.State.EMPTY) {
+            return CompletableFuture.completedFuture(new GroupDeleteStart(Errors.NON_EMPTY_GROUP, Optional.empty()));
+        }
+        SharePartitionStates current = states.get(groupId);
+        if (current == null) {
+            return CompletableFuture.completedFuture(new GroupDeleteStart(Errors.NONE, Optional.empty()));
+        }
+        ShareGroupOffsets.GroupDelete delete = ShareGroupOffsets.groupDelete(groupId, current, topics.get());
+        Snapshot before = snapshot(groupId);
+        states.put(groupId, delete.next());
+        return write(List.of(ShareGroupRecords.statePartitions(groupId, delete.next()))).handle((ignored, failure) -> {
+            if (failure == null) {
+                return new GroupDeleteStart(Errors.NONE, Optional.ofNullable(delete.request()));
+            }
+            restore(before, false);
+            return new GroupDeleteStart(CoordinatorWriteErrors.operationError(failure), Optional.empty());
+        });
     }
 
     // ------------------------------------------------------------------ ListGroups, DeleteGroups, describe

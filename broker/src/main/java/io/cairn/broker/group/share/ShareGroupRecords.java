@@ -42,7 +42,7 @@ public final class ShareGroupRecords {
     public static final short STATE_PARTITION_METADATA = 15;
 
     private static final short VERSION = 0;
-    private static final Comparator<Uuid> TOPIC_ORDER = Comparator.comparingLong(Uuid::mostSignificantBits)
+    static final Comparator<Uuid> TOPIC_ORDER = Comparator.comparingLong(Uuid::mostSignificantBits)
         .thenComparingLong(Uuid::leastSignificantBits);
 
     private ShareGroupRecords() {

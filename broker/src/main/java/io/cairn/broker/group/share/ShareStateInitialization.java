@@ -12,10 +12,17 @@ import io.cairn.metadata.image.PartitionRegistration;
 import io.cairn.metadata.image.TopicImage;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
+import io.cairn.wire.message.DeleteShareGroupStateRequestData;
+import io.cairn.wire.message.DeleteShareGroupStateResponseData;
 import io.cairn.wire.message.InitializeShareGroupStateRequestData;
 import io.cairn.wire.message.InitializeShareGroupStateResponseData;
+import io.cairn.wire.message.ReadShareGroupStateSummaryRequestData;
+import io.cairn.wire.message.ReadShareGroupStateSummaryResponseData;
+import io.cairn.wire.protocol.ApiMessage;
+import io.cairn.wire.protocol.Uuid;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,11 +36,12 @@ import org.apache.logging.log4j.Logger;
 
 /**
  * The group coordinator's way to the share coordinator (Kafka's {@code DefaultStatePersister} for
- * InitializeShareGroupState): each share-partition goes to the leader of its {@code __share_group_state} partition,
- * a local call to {@link ShareCoordinator} when that is this broker, else InitializeShareGroupState v0 over the
- * inter-broker client. {@code __share_group_state} is created when it does not exist yet; share-partitions whose
- * coordinator is not available, not this one, or loading are retried every {@value #RETRY_MS} ms for up to
- * {@code timeoutMs}, as Kafka's persister retries its FindCoordinator and state calls.
+ * InitializeShareGroupState, DeleteShareGroupState and ReadShareGroupStateSummary): each share-partition goes to the
+ * leader of its {@code __share_group_state} partition, a local call to {@link ShareCoordinator} when that is this
+ * broker, else the RPC (v0) over the inter-broker client. {@code __share_group_state} is created when it does not
+ * exist yet; share-partitions whose coordinator is not available, not this one, or loading are retried every
+ * {@value #RETRY_MS} ms for up to {@code timeoutMs}, as Kafka's persister retries its FindCoordinator and state calls;
+ * one that still fails then answers its last error.
  *
  * <p>Thread-safety: thread-safe; remote calls and retries run on one daemon thread.
  */
@@ -74,18 +82,242 @@ public final class ShareStateInitialization implements ShareStateInitializer {
         this.timeoutMs = timeoutMs;
         this.connections = new BrokerConnections("broker-" + brokerId + "-share-state-initializer",
             "cairn-share-state-initializer", (int) Math.min(Integer.MAX_VALUE, timeoutMs), 16 << 20,
-            List.of(new BrokerConnection.ApiRange(ApiKey.INITIALIZE_SHARE_GROUP_STATE, (short) 0, (short) 0)), tls);
+            List.of(new BrokerConnection.ApiRange(ApiKey.INITIALIZE_SHARE_GROUP_STATE, (short) 0, (short) 0),
+                new BrokerConnection.ApiRange(ApiKey.DELETE_SHARE_GROUP_STATE, (short) 0, (short) 0),
+                new BrokerConnection.ApiRange(ApiKey.READ_SHARE_GROUP_STATE_SUMMARY, (short) 0, (short) 0)), tls);
     }
 
     @Override
-    public CompletableFuture<Boolean> initialize(InitializeShareGroupStateRequestData request) {
-        CompletableFuture<Boolean> done = new CompletableFuture<>();
-        attempt(request, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs), done);
+    public CompletableFuture<InitializeShareGroupStateResponseData> initializeState(
+            InitializeShareGroupStateRequestData request) {
+        Map<Uuid, List<InitializeShareGroupStateRequestData.PartitionData>> partitions = new LinkedHashMap<>();
+        request.topics().forEach(t -> partitions.computeIfAbsent(t.topicId(), id -> new ArrayList<>())
+            .addAll(t.partitions()));
+        return route(request.groupId(), partitions, new Rpc<InitializeShareGroupStateRequestData,
+                InitializeShareGroupStateResponseData, InitializeShareGroupStateRequestData.PartitionData,
+                InitializeShareGroupStateResponseData.PartitionResult>() {
+            @Override
+            public InitializeShareGroupStateRequestData request(String groupId,
+                    Map<Uuid, List<InitializeShareGroupStateRequestData.PartitionData>> sub) {
+                InitializeShareGroupStateRequestData data = new InitializeShareGroupStateRequestData()
+                    .setGroupId(groupId);
+                sub.forEach((topic, ps) -> data.topics().add(new InitializeShareGroupStateRequestData
+                    .InitializeStateData().setTopicId(topic).setPartitions(new ArrayList<>(ps))));
+                return data;
+            }
+
+            @Override
+            public CompletableFuture<InitializeShareGroupStateResponseData> local(
+                    InitializeShareGroupStateRequestData data) {
+                return shares.initializeState(data);
+            }
+
+            @Override
+            public Map<Uuid, List<InitializeShareGroupStateResponseData.PartitionResult>> results(
+                    InitializeShareGroupStateResponseData response) {
+                Map<Uuid, List<InitializeShareGroupStateResponseData.PartitionResult>> results = new HashMap<>();
+                response.results().forEach(t -> results.computeIfAbsent(t.topicId(), id -> new ArrayList<>())
+                    .addAll(t.partitions()));
+                return results;
+            }
+
+            @Override
+            public int partition(InitializeShareGroupStateRequestData.PartitionData data) {
+                return data.partition();
+            }
+
+            @Override
+            public int resultPartition(InitializeShareGroupStateResponseData.PartitionResult result) {
+                return result.partition();
+            }
+
+            @Override
+            public short errorCode(InitializeShareGroupStateResponseData.PartitionResult result) {
+                return result.errorCode();
+            }
+
+            @Override
+            public InitializeShareGroupStateResponseData.PartitionResult failed(
+                    InitializeShareGroupStateRequestData.PartitionData data, Errors error) {
+                return new InitializeShareGroupStateResponseData.PartitionResult().setPartition(data.partition())
+                    .setErrorCode(error.code()).setErrorMessage(error.message());
+            }
+        }).thenApply(results -> {
+            InitializeShareGroupStateResponseData response = new InitializeShareGroupStateResponseData();
+            results.forEach((topic, ps) -> response.results().add(new InitializeShareGroupStateResponseData
+                .InitializeStateResult().setTopicId(topic).setPartitions(ps)));
+            return response;
+        });
+    }
+
+    @Override
+    public CompletableFuture<DeleteShareGroupStateResponseData> deleteState(DeleteShareGroupStateRequestData request) {
+        Map<Uuid, List<DeleteShareGroupStateRequestData.PartitionData>> partitions = new LinkedHashMap<>();
+        request.topics().forEach(t -> partitions.computeIfAbsent(t.topicId(), id -> new ArrayList<>())
+            .addAll(t.partitions()));
+        return route(request.groupId(), partitions, new Rpc<DeleteShareGroupStateRequestData,
+                DeleteShareGroupStateResponseData, DeleteShareGroupStateRequestData.PartitionData,
+                DeleteShareGroupStateResponseData.PartitionResult>() {
+            @Override
+            public DeleteShareGroupStateRequestData request(String groupId,
+                    Map<Uuid, List<DeleteShareGroupStateRequestData.PartitionData>> sub) {
+                DeleteShareGroupStateRequestData data = new DeleteShareGroupStateRequestData().setGroupId(groupId);
+                sub.forEach((topic, ps) -> data.topics().add(new DeleteShareGroupStateRequestData.DeleteStateData()
+                    .setTopicId(topic).setPartitions(new ArrayList<>(ps))));
+                return data;
+            }
+
+            @Override
+            public CompletableFuture<DeleteShareGroupStateResponseData> local(DeleteShareGroupStateRequestData data) {
+                return shares.deleteState(data);
+            }
+
+            @Override
+            public Map<Uuid, List<DeleteShareGroupStateResponseData.PartitionResult>> results(
+                    DeleteShareGroupStateResponseData response) {
+                Map<Uuid, List<DeleteShareGroupStateResponseData.PartitionResult>> results = new HashMap<>();
+                response.results().forEach(t -> results.computeIfAbsent(t.topicId(), id -> new ArrayList<>())
+                    .addAll(t.partitions()));
+                return results;
+            }
+
+            @Override
+            public int partition(DeleteShareGroupStateRequestData.PartitionData data) {
+                return data.partition();
+            }
+
+            @Override
+            public int resultPartition(DeleteShareGroupStateResponseData.PartitionResult result) {
+                return result.partition();
+            }
+
+            @Override
+            public short errorCode(DeleteShareGroupStateResponseData.PartitionResult result) {
+                return result.errorCode();
+            }
+
+            @Override
+            public DeleteShareGroupStateResponseData.PartitionResult failed(
+                    DeleteShareGroupStateRequestData.PartitionData data, Errors error) {
+                return new DeleteShareGroupStateResponseData.PartitionResult().setPartition(data.partition())
+                    .setErrorCode(error.code()).setErrorMessage(error.message());
+            }
+        }).thenApply(results -> {
+            DeleteShareGroupStateResponseData response = new DeleteShareGroupStateResponseData();
+            results.forEach((topic, ps) -> response.results().add(new DeleteShareGroupStateResponseData
+                .DeleteStateResult().setTopicId(topic).setPartitions(ps)));
+            return response;
+        });
+    }
+
+    @Override
+    public CompletableFuture<ReadShareGroupStateSummaryResponseData> readStateSummary(
+            ReadShareGroupStateSummaryRequestData request) {
+        Map<Uuid, List<ReadShareGroupStateSummaryRequestData.PartitionData>> partitions = new LinkedHashMap<>();
+        request.topics().forEach(t -> partitions.computeIfAbsent(t.topicId(), id -> new ArrayList<>())
+            .addAll(t.partitions()));
+        return route(request.groupId(), partitions, new Rpc<ReadShareGroupStateSummaryRequestData,
+                ReadShareGroupStateSummaryResponseData, ReadShareGroupStateSummaryRequestData.PartitionData,
+                ReadShareGroupStateSummaryResponseData.PartitionResult>() {
+            @Override
+            public ReadShareGroupStateSummaryRequestData request(String groupId,
+                    Map<Uuid, List<ReadShareGroupStateSummaryRequestData.PartitionData>> sub) {
+                ReadShareGroupStateSummaryRequestData data = new ReadShareGroupStateSummaryRequestData()
+                    .setGroupId(groupId);
+                sub.forEach((topic, ps) -> data.topics().add(new ReadShareGroupStateSummaryRequestData
+                    .ReadStateSummaryData().setTopicId(topic).setPartitions(new ArrayList<>(ps))));
+                return data;
+            }
+
+            @Override
+            public CompletableFuture<ReadShareGroupStateSummaryResponseData> local(
+                    ReadShareGroupStateSummaryRequestData data) {
+                return shares.readStateSummary(data);
+            }
+
+            @Override
+            public Map<Uuid, List<ReadShareGroupStateSummaryResponseData.PartitionResult>> results(
+                    ReadShareGroupStateSummaryResponseData response) {
+                Map<Uuid, List<ReadShareGroupStateSummaryResponseData.PartitionResult>> results = new HashMap<>();
+                response.results().forEach(t -> results.computeIfAbsent(t.topicId(), id -> new ArrayList<>())
+                    .addAll(t.partitions()));
+                return results;
+            }
+
+            @Override
+            public int partition(ReadShareGroupStateSummaryRequestData.PartitionData data) {
+                return data.partition();
+            }
+
+            @Override
+            public int resultPartition(ReadShareGroupStateSummaryResponseData.PartitionResult result) {
+                return result.partition();
+            }
+
+            @Override
+            public short errorCode(ReadShareGroupStateSummaryResponseData.PartitionResult result) {
+                return result.errorCode();
+            }
+
+            @Override
+            public ReadShareGroupStateSummaryResponseData.PartitionResult failed(
+                    ReadShareGroupStateSummaryRequestData.PartitionData data, Errors error) {
+                return new ReadShareGroupStateSummaryResponseData.PartitionResult().setPartition(data.partition())
+                    .setErrorCode(error.code()).setErrorMessage(error.message()).setStartOffset(-1L);
+            }
+        }).thenApply(results -> {
+            ReadShareGroupStateSummaryResponseData response = new ReadShareGroupStateSummaryResponseData();
+            results.forEach((topic, ps) -> response.results().add(new ReadShareGroupStateSummaryResponseData
+                .ReadStateSummaryResult().setTopicId(topic).setPartitions(ps)));
+            return response;
+        });
+    }
+
+    /** One state RPC: how its requests are built, sent locally and read back, per share-partition. */
+    private interface Rpc<Q extends ApiMessage, S extends ApiMessage, P, R> {
+        Q request(String groupId, Map<Uuid, List<P>> partitions);
+
+        CompletableFuture<S> local(Q request);
+
+        Map<Uuid, List<R>> results(S response);
+
+        int partition(P data);
+
+        int resultPartition(R result);
+
+        short errorCode(R result);
+
+        R failed(P data, Errors error);
+    }
+
+    /** A share-partition of a request still to be answered, and its last retriable error. */
+    private record Pending<P>(Uuid topicId, P data, Errors lastError) {
+    }
+
+    /**
+     * Sends each share-partition to the leader of its {@code __share_group_state} partition, retrying those whose
+     * coordinator is not available (or moved, or loads) until the timeout; the results by topic, every share-partition
+     * with one.
+     */
+    private <Q extends ApiMessage, S extends ApiMessage, P, R> CompletableFuture<Map<Uuid, List<R>>> route(
+            String groupId, Map<Uuid, List<P>> partitions, Rpc<Q, S, P, R> rpc) {
+        List<Pending<P>> pending = new ArrayList<>();
+        partitions.forEach((topic, ps) -> ps.forEach(p -> pending.add(new Pending<>(topic, p,
+            Errors.COORDINATOR_NOT_AVAILABLE))));
+        Map<Uuid, List<R>> results = new LinkedHashMap<>();
+        partitions.keySet().forEach(topic -> results.put(topic, new ArrayList<>()));
+        CompletableFuture<Map<Uuid, List<R>>> done = new CompletableFuture<>();
+        attempt(groupId, pending, rpc, results, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs), done);
         return done;
     }
 
-    private void attempt(InitializeShareGroupStateRequestData request, long deadline,
-                         CompletableFuture<Boolean> done) {
+    private <Q extends ApiMessage, S extends ApiMessage, P, R> void attempt(String groupId, List<Pending<P>> pending,
+            Rpc<Q, S, P, R> rpc, Map<Uuid, List<R>> results, long deadline,
+            CompletableFuture<Map<Uuid, List<R>>> done) {
+        if (pending.isEmpty()) {
+            done.complete(results);
+            return;
+        }
         MetadataImage image = metadata.currentImage();
         Optional<TopicImage> topic = shares.topic();
         if (topic.isEmpty()) {
@@ -94,46 +326,62 @@ public final class ShareStateInitialization implements ShareStateInitializer {
                 lastCreation = now;
                 createTopic.run();
             }
-            retry(request, deadline, done, "__share_group_state does not exist yet");
+            retry(groupId, pending, rpc, results, deadline, done, "__share_group_state does not exist yet");
             return;
         }
-        Map<Integer, InitializeShareGroupStateRequestData> byLeader = new HashMap<>();
-        InitializeShareGroupStateRequestData unavailable = emptyLike(request);
-        for (InitializeShareGroupStateRequestData.InitializeStateData t : request.topics()) {
-            for (InitializeShareGroupStateRequestData.PartitionData p : t.partitions()) {
-                int partition = shares.partitionFor(new SharePartitionKey(request.groupId(), t.topicId(),
-                    p.partition()));
-                int leader = topic.get().partition(partition).filter(PartitionRegistration::hasLeader)
-                    .map(PartitionRegistration::leader).orElse(-1);
-                add(leader < 0 ? unavailable : byLeader.computeIfAbsent(leader, l -> emptyLike(request)), t, p);
+        List<Pending<P>> again = new ArrayList<>();
+        Map<Integer, List<Pending<P>>> byLeader = new HashMap<>();
+        for (Pending<P> p : pending) {
+            int partition = shares.partitionFor(new SharePartitionKey(groupId, p.topicId(), rpc.partition(p.data())));
+            int leader = topic.get().partition(partition).filter(PartitionRegistration::hasLeader)
+                .map(PartitionRegistration::leader).orElse(-1);
+            if (leader < 0) {
+                again.add(new Pending<>(p.topicId(), p.data(), Errors.COORDINATOR_NOT_AVAILABLE));
+            } else {
+                byLeader.computeIfAbsent(leader, l -> new ArrayList<>()).add(p);
             }
         }
-        List<CompletableFuture<InitializeShareGroupStateRequestData>> retries = new ArrayList<>();
-        retries.add(CompletableFuture.completedFuture(unavailable));
-        byLeader.forEach((leader, sub) -> retries.add(send(image, leader, sub).handle((response, failure) ->
-            failure != null ? sub : retriable(sub, response))));
-        CompletableFuture.allOf(retries.toArray(CompletableFuture[]::new)).whenComplete((ignored, failure) -> {
-            InitializeShareGroupStateRequestData again = emptyLike(request);
-            for (CompletableFuture<InitializeShareGroupStateRequestData> f : retries) {
-                InitializeShareGroupStateRequestData left = f.join();
-                if (left == null) {
-                    done.complete(false);
-                    return;
+        List<CompletableFuture<Void>> sends = new ArrayList<>();
+        byLeader.forEach((leader, items) -> {
+            Map<Uuid, List<P>> sub = new LinkedHashMap<>();
+            items.forEach(p -> sub.computeIfAbsent(p.topicId(), t -> new ArrayList<>()).add(p.data()));
+            sends.add(send(image, leader, rpc.request(groupId, sub), rpc).handle((response, failure) -> {
+                Map<Uuid, List<R>> answered = failure == null ? rpc.results(response) : Map.of();
+                synchronized (results) {
+                    for (Pending<P> p : items) {
+                        R result = answered.getOrDefault(p.topicId(), List.of()).stream()
+                            .filter(r -> rpc.resultPartition(r) == rpc.partition(p.data())).findFirst().orElse(null);
+                        Errors error = failure != null ? Errors.forException(failure)
+                            : result == null ? Errors.UNKNOWN_SERVER_ERROR : Errors.forCode(rpc.errorCode(result));
+                        if (RETRIABLE.contains(error) || failure != null && error == Errors.UNKNOWN_SERVER_ERROR) {
+                            again.add(new Pending<>(p.topicId(), p.data(), error == Errors.UNKNOWN_SERVER_ERROR
+                                ? Errors.COORDINATOR_NOT_AVAILABLE : error));
+                        } else {
+                            results.get(p.topicId()).add(result != null ? result : rpc.failed(p.data(), error));
+                        }
+                    }
                 }
-                left.topics().forEach(t -> t.partitions().forEach(p -> add(again, t, p)));
-            }
-            if (again.topics().isEmpty()) {
-                done.complete(true);
+                return null;
+            }));
+        });
+        CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).whenComplete((ignored, failure) -> {
+            if (again.isEmpty()) {
+                done.complete(results);
             } else {
-                retry(again, deadline, done, "share coordinator not available");
+                retry(groupId, again, rpc, results, deadline, done, "share coordinator not available");
             }
         });
     }
 
-    private CompletableFuture<InitializeShareGroupStateResponseData> send(MetadataImage image, int leader,
-                                                                         InitializeShareGroupStateRequestData sub) {
+    @SuppressWarnings("unchecked")
+    private <Q extends ApiMessage, S extends ApiMessage, P, R> CompletableFuture<S> send(MetadataImage image,
+            int leader, Q request, Rpc<Q, S, P, R> rpc) {
         if (leader == brokerId) {
-            return shares.initializeState(sub);
+            try {
+                return rpc.local(request);
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
         }
         Optional<SourceBroker> destination = image.broker(leader).filter(b -> !b.fenced())
             .flatMap(b -> b.endpoint(listenerName)).map(e -> new SourceBroker(leader, e.host(), e.port()));
@@ -142,65 +390,34 @@ public final class ShareStateInitialization implements ShareStateInitializer {
         }
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return connections.get(destination.get()).<InitializeShareGroupStateResponseData>send(sub);
+                return (S) connections.get(destination.get()).send(request);
             } catch (Exception e) {
                 throw new java.util.concurrent.CompletionException(e);
             }
         }, executor);
     }
 
-    /** The share-partitions of {@code sub} to retry, or null when one failed for good. */
-    private static InitializeShareGroupStateRequestData retriable(InitializeShareGroupStateRequestData sub,
-                                                                  InitializeShareGroupStateResponseData response) {
-        Map<String, Errors> errors = new HashMap<>();
-        response.results().forEach(t -> t.partitions().forEach(p ->
-            errors.put(t.topicId() + ":" + p.partition(), Errors.forCode(p.errorCode()))));
-        InitializeShareGroupStateRequestData again = emptyLike(sub);
-        for (InitializeShareGroupStateRequestData.InitializeStateData t : sub.topics()) {
-            for (InitializeShareGroupStateRequestData.PartitionData p : t.partitions()) {
-                Errors error = errors.getOrDefault(t.topicId() + ":" + p.partition(), Errors.UNKNOWN_SERVER_ERROR);
-                if (RETRIABLE.contains(error)) {
-                    add(again, t, p);
-                } else if (error != Errors.NONE) {
-                    LOGGER.warn("[GroupId {}] Cannot initialize share-partition {}:{}: {}", sub.groupId(),
-                        t.topicId(), p.partition(), error);
-                    return null;
-                }
-            }
-        }
-        return again;
-    }
-
-    private void retry(InitializeShareGroupStateRequestData request, long deadline, CompletableFuture<Boolean> done,
-                       String why) {
+    private <Q extends ApiMessage, S extends ApiMessage, P, R> void retry(String groupId, List<Pending<P>> pending,
+            Rpc<Q, S, P, R> rpc, Map<Uuid, List<R>> results, long deadline, CompletableFuture<Map<Uuid, List<R>>> done,
+            String why) {
         if (System.nanoTime() - deadline >= 0) {
-            LOGGER.warn("[GroupId {}] Gave up initializing share-group state: {}", request.groupId(), why);
-            done.complete(false);
+            LOGGER.warn("[GroupId {}] Gave up on share-group state request: {}", groupId, why);
+            synchronized (results) {
+                pending.forEach(p -> results.get(p.topicId()).add(rpc.failed(p.data(), p.lastError())));
+            }
+            done.complete(results);
             return;
         }
         try {
-            executor.schedule(() -> attempt(request, deadline, done), RETRY_MS, TimeUnit.MILLISECONDS);
+            executor.schedule(() -> attempt(groupId, pending, rpc, results, deadline, done), RETRY_MS,
+                TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
-            done.complete(false);
+            synchronized (results) {
+                pending.forEach(p -> results.get(p.topicId())
+                    .add(rpc.failed(p.data(), Errors.COORDINATOR_NOT_AVAILABLE)));
+            }
+            done.complete(results);
         }
-    }
-
-    private static InitializeShareGroupStateRequestData emptyLike(InitializeShareGroupStateRequestData request) {
-        return new InitializeShareGroupStateRequestData().setGroupId(request.groupId());
-    }
-
-    private static void add(InitializeShareGroupStateRequestData into,
-                            InitializeShareGroupStateRequestData.InitializeStateData topic,
-                            InitializeShareGroupStateRequestData.PartitionData partition) {
-        InitializeShareGroupStateRequestData.InitializeStateData target = into.topics().stream()
-            .filter(t -> t.topicId().equals(topic.topicId())).findFirst().orElse(null);
-        if (target == null) {
-            target = new InitializeShareGroupStateRequestData.InitializeStateData().setTopicId(topic.topicId());
-            into.topics().add(target);
-        }
-        target.partitions().add(new InitializeShareGroupStateRequestData.PartitionData()
-            .setPartition(partition.partition()).setStateEpoch(partition.stateEpoch())
-            .setStartOffset(partition.startOffset()));
     }
 
     @Override

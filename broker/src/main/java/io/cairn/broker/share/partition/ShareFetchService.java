@@ -142,7 +142,7 @@ public final class ShareFetchService {
         return acknowledge(groupId, memberId, acks).thenCompose(ackErrors -> {
             if (epoch == ShareSessionCache.FINAL_EPOCH) {
                 List<TopicIdPartition> held = sessions.remove(key);
-                return manager.releaseSession(groupId, memberId, held).thenApply(ignored ->
+                return released(groupId, manager.releaseSession(groupId, memberId, held)).thenApply(ignored ->
                     fetchResponse(Map.of(), erroneous, ackErrors, listenerName));
             }
             List<TopicIdPartition> fetchable = new ArrayList<>(context.partitions());
@@ -158,7 +158,20 @@ public final class ShareFetchService {
     /** The sessions of a closed connection end; what their members held goes back. */
     private void connectionClosed(String connectionId) {
         sessions.removeConnection(connectionId).forEach((key, partitions) ->
-            manager.releaseSession(key.groupId(), key.memberId(), partitions));
+            released(key.groupId(), manager.releaseSession(key.groupId(), key.memberId(), partitions)));
+    }
+
+    /**
+     * Kafka's {@code ShareGroupListener.onGroupEmpty}: once a released session was the group's last one here, the
+     * group's share-partitions leave the cache, so the next fetch reads their state again (and sees an offsets reset
+     * made while the group was empty).
+     */
+    private CompletableFuture<Void> released(String groupId, CompletableFuture<Void> release) {
+        return release.whenComplete((ignored, failure) -> {
+            if (!sessions.hasGroup(groupId)) {
+                manager.onGroupEmpty(groupId);
+            }
+        });
     }
 
     /** Validates and applies acknowledgements; each partition's outcome. */
@@ -273,7 +286,7 @@ public final class ShareFetchService {
         String memberId = request.memberId();
         return acknowledge(groupId, memberId, acks).thenCompose(results -> {
             CompletableFuture<Void> release = request.shareSessionEpoch() == ShareSessionCache.FINAL_EPOCH
-                ? manager.releaseSession(groupId, memberId, sessions.remove(key))
+                ? released(groupId, manager.releaseSession(groupId, memberId, sessions.remove(key)))
                 : CompletableFuture.completedFuture(null);
             return release.thenApply(ignored -> acknowledgeResponse(erroneous, results, listenerName));
         });

@@ -275,6 +275,19 @@ public final class SharePartitionManager implements PartitionListener, AutoClose
         return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
     }
 
+    /**
+     * No member of {@code groupId} has a share session here any more (Kafka's {@code onGroupEmpty}): the group's
+     * loaded share-partitions are fenced and leave the cache; the next fetch reads their state again.
+     */
+    public void onGroupEmpty(String groupId) {
+        for (Map.Entry<SharePartitionKey, CompletableFuture<SharePartition>> e : partitions.entrySet()) {
+            CompletableFuture<SharePartition> f = e.getValue();
+            if (e.getKey().groupId().equals(groupId) && f.isDone() && !f.isCompletedExceptionally()) {
+                f.join().fence();
+            }
+        }
+    }
+
     /** A new leader, or none here: the share-partitions of the partition are fenced. */
     @Override
     public void onLeadershipChanged(Partition partition) {

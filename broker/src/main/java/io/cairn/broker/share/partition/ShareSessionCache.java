@@ -121,6 +121,11 @@ public final class ShareSessionCache {
         return Errors.NONE;
     }
 
+    /** Whether some member of {@code groupId} has a session. */
+    public synchronized boolean hasGroup(String groupId) {
+        return sessions.keySet().stream().anyMatch(k -> k.groupId().equals(groupId));
+    }
+
     /** Closes a session; returns its partitions (none when there was no session). */
     public synchronized List<TopicIdPartition> remove(Key key) {
         Session session = sessions.remove(key);
