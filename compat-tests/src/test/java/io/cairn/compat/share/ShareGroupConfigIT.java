@@ -116,6 +116,31 @@ class ShareGroupConfigIT {
     }
 
     @KafkaHalfInFaults
+    void aConsumerGroupsTimeoutsAreCheckedAgainstTheBrokersRangeAndDescribed(BrokerKind kind) throws Exception {
+        // Given a group name and the broker's defaults (group.consumer.min.session.timeout.ms 45000, max 60000)
+        BrokerProcess broker = node(kind);
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, "consumer-configs-group");
+        try (Admin admin = admin(broker)) {
+            // When consumer.heartbeat.interval.ms is set, and a session timeout below the broker's minimum is tried
+            alter(admin, resource, "consumer.heartbeat.interval.ms", "7000");
+            assertThatThrownBy(() -> alter(admin, resource, "consumer.session.timeout.ms", "30000"))
+                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("consumer.session.timeout.ms must be greater than or equal to"
+                    + " group.consumer.min.session.timeout.ms");
+
+            // Then DescribeConfigs shows the group's interval and the broker's session timeout
+            Config described = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS)
+                .get(resource);
+            ConfigEntry interval = described.get("consumer.heartbeat.interval.ms");
+            assertThat(interval.value()).isEqualTo("7000");
+            assertThat(interval.source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG);
+            ConfigEntry session = described.get("consumer.session.timeout.ms");
+            assertThat(session.value()).isEqualTo("45000");
+            assertThat(session.source()).isEqualTo(ConfigEntry.ConfigSource.DEFAULT_CONFIG);
+        }
+    }
+
+    @KafkaHalfInFaults
     void readCommittedGroupSkipsAbortedTransactionsAReadUncommittedGroupDoesNot(BrokerKind kind) throws Exception {
         // Given a committed, an aborted and another committed transaction, and a plain record
         BrokerProcess broker = node(kind);
