@@ -287,6 +287,7 @@ public final class CairnServer implements AutoCloseable {
                     config.internalTopics().offsetsPartitions(), Time.SYSTEM, purgatory);
             groupCoordinator.start();
             requestHandlers = new RequestHandlerPool(config.numIoThreads());
+            fetchService.useRequestHandlers(requestHandlers);
             threadPools = dynamicThreadPools();
             metadata.node().subscribe(threadPools);
             logCleaner = new DynamicLogCleaner(config.nodeId(), config.cleaner(),

@@ -140,6 +140,32 @@ class PartitionIsrTest {
     }
 
     @Test
+    void onlyAFollowerFetchThatRaisesTheHighWatermarkWakesItsWaiters() {
+        // Given every follower caught up at offset 5
+        Partition p = leader(List.of(1, 2, 3), 1);
+        p.appendRecordsToLeader(batch(5), AppendOrigin.CLIENT, -1);
+        fetch(p, 2, 5);
+        fetch(p, 3, 5);
+        assertThat(p.highWatermark()).isEqualTo(5);
+        events.clear();
+
+        // When followers fetch again at the same offsets (the steady state between appends), then one moves on
+        // while the other still holds the high watermark back, then the other catches up
+        fetch(p, 2, 5);
+        fetch(p, 3, 5);
+        p.appendRecordsToLeader(batch(3), AppendOrigin.CLIENT, -1);
+        fetch(p, 2, 8);
+        fetch(p, 2, 8);
+        List<String> beforeCatchUp = List.copyOf(events);
+        fetch(p, 3, 8);
+
+        // Then the waiters heard of the high watermark once, when it moved
+        assertThat(beforeCatchUp).isEmpty();
+        assertThat(p.highWatermark()).isEqualTo(8);
+        assertThat(events).containsExactly("hw 8");
+    }
+
+    @Test
     void aFollowerThatNeverFetchedIsOutOfSyncAfterTheLagTimeFromTheElection() {
         // Given
         Partition p = leader(List.of(1, 2), 1);

@@ -7,6 +7,7 @@ import io.cairn.isr.ReplicaManager;
 import io.cairn.log.LogOffsetMetadata;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -17,7 +18,8 @@ import org.apache.logging.log4j.Logger;
  * leading it when only the leader may answer, the log was truncated below the fetch offset or rolled past it, a
  * follower's epoch diverged) or when the bytes available below each partition's visible end reach {@code min_bytes};
  * on completion it reads again and answers. A consumer's fetch served by a follower replica (KIP-392) waits for that
- * replica's high watermark, which moves as the leader's fetch responses teach it.
+ * replica's high watermark, which moves as the leader's fetch responses teach it. An expired fetch reads on the
+ * request-handler threads ({@link #expiryExecutor()}), not on the purgatory's timer thread.
  *
  * <p>Thread-safety: {@link #tryComplete()} runs under the operation's lock (see {@link DelayedOperation}); the
  * cached fetch positions are only touched there.
@@ -33,10 +35,12 @@ final class DelayedFetch extends DelayedOperation {
     private final ReplicaManager replicas;
     private final PartitionReader reader;
     private final BiConsumer<List<PartitionRead>, Throwable> respond;
+    /** Where an expired fetch reads and answers (the request-handler threads); null: the timer thread. */
+    private final Executor readExecutor;
 
     DelayedFetch(FetchParams params, List<Map.Entry<TopicIdPartition, PartitionFetch>> fetches,
                  List<PartitionRead> firstRead, ReplicaManager replicas, PartitionReader reader,
-                 BiConsumer<List<PartitionRead>, Throwable> respond) {
+                 Executor readExecutor, BiConsumer<List<PartitionRead>, Throwable> respond) {
         super(params.maxWaitMs());
         this.params = params;
         this.fetches = fetches;
@@ -47,6 +51,12 @@ final class DelayedFetch extends DelayedOperation {
         this.replicas = replicas;
         this.reader = reader;
         this.respond = respond;
+        this.readExecutor = readExecutor;
+    }
+
+    @Override
+    protected Executor expiryExecutor() {
+        return readExecutor;
     }
 
     @Override

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -61,6 +62,8 @@ public final class FetchService {
     private final PartitionPurgatory purgatory;
     private final int fetchMaxBytes;
     private final BrokerTopicMetrics topicMetrics;
+    /** Where expired delayed fetches read (the request-handler threads); null until handed in: the timer thread. */
+    private volatile Executor readExecutor;
 
     public FetchService(MetadataNode metadata, ReplicaManager replicas, Time time, PartitionPurgatory purgatory,
                         BrokerTopicMetrics topicMetrics) {
@@ -78,6 +81,14 @@ public final class FetchService {
         this.reader = new PartitionReader(replicas);
         this.fetchMaxBytes = fetchMaxBytes;
         this.purgatory = purgatory;
+    }
+
+    /**
+     * Makes delayed fetches that expire read and answer on {@code requestHandlers} (the broker's request-handler
+     * threads) rather than on the purgatory's timer thread: reading files is request-handler work.
+     */
+    public void useRequestHandlers(Executor requestHandlers) {
+        this.readExecutor = requestHandlers;
     }
 
     /** The session cache; for tests and metrics. */
@@ -155,17 +166,18 @@ public final class FetchService {
             future.complete(respond(context, params, listenerName, reads, erroneous));
             return future;
         }
-        DelayedFetch delayed = new DelayedFetch(params, interesting, reads, replicas, reader, (later, error) -> {
-            if (error != null) {
-                future.completeExceptionally(error);
-                return;
-            }
-            try {
-                future.complete(respond(context, params, listenerName, later, erroneous));
-            } catch (RuntimeException e) {
-                future.completeExceptionally(e);
-            }
-        });
+        DelayedFetch delayed = new DelayedFetch(params, interesting, reads, replicas, reader, readExecutor,
+            (later, error) -> {
+                if (error != null) {
+                    future.completeExceptionally(error);
+                    return;
+                }
+                try {
+                    future.complete(respond(context, params, listenerName, later, erroneous));
+                } catch (RuntimeException e) {
+                    future.completeExceptionally(e);
+                }
+            });
         reads.forEach(PartitionRead::release);
         List<TopicPartition> keys = new ArrayList<>(interesting.size());
         for (Map.Entry<TopicIdPartition, PartitionFetch> e : interesting) {

@@ -1,12 +1,14 @@
 package io.cairn.broker.purgatory;
 
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * An operation that completes later (Kafka's {@code DelayedOperation}): when {@link #tryComplete()} finds its
  * condition met after an event on one of its keys, or when its delay runs out. {@link #onComplete()} runs exactly
- * once, on the thread that completed it (an appending thread, the request's own thread, or the purgatory's timer).
+ * once, on the thread that completed it (an appending thread, the request's own thread, or the purgatory's timer;
+ * an operation whose completion reads files names an {@link #expiryExecutor()}, and its expiry runs there instead).
  *
  * <p>Thread-safety: {@link #tryComplete()} and the expiry both run under the operation's own lock, so subclasses see
  * one caller at a time and {@link #onComplete()} never overlaps a {@code tryComplete}; completion is a
@@ -42,6 +44,16 @@ public abstract class DelayedOperation {
 
     /** Called after {@link #onComplete()} when the operation completed because its delay ran out. */
     protected abstract void onExpiration();
+
+    /**
+     * Where the expiry (and so an expired {@link #onComplete()}) runs: null (the default) on the purgatory's timer
+     * thread, which suits a completion that only answers; an operation that reads files on completion (a delayed
+     * fetch) names the request-handler threads, as the broker's threading rule keeps disk work on them. When the
+     * executor refuses the task (it stopped), the expiry runs on the timer thread after all.
+     */
+    protected Executor expiryExecutor() {
+        return null;
+    }
 
     /** Completes the operation unless it already completed; returns whether this call completed it. */
     public final boolean forceComplete() {

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 
@@ -14,7 +16,8 @@ import org.apache.logging.log4j.Logger;
  * {@code DelayedOperationPurgatory}). An operation watches one or more keys (a partition); whoever changes what a
  * key stands for (an append moved the high watermark) calls {@link #checkAndComplete} with it, which retries the
  * operations watching that key. Expiry runs on the injected {@link Timer} (a thread that sleeps until the next
- * deadline, or a test's hand-driven clock): nothing polls. A completed or expired operation leaves every watch
+ * deadline, or a test's hand-driven clock), or on the operation's {@link DelayedOperation#expiryExecutor()} that
+ * the timer hands it to: nothing polls. A completed or expired operation leaves every watch
  * list and the timer at once, so no waiter outlives its timeout.
  *
  * <p>The lost-wakeup race is closed by order: an operation is watched first and tried afterwards, so an event before
@@ -69,7 +72,7 @@ public final class DelayedOperationPurgatory<K> implements AutoCloseable {
             operation.expire();
             return false;
         }
-        Timer.Timeout expiry = timer.schedule(operation::expire, operation.delayMs());
+        Timer.Timeout expiry = timer.schedule(() -> expire(operation), operation.delayMs());
         if (expiry == null) {
             operation.expire();
         } else {
@@ -79,6 +82,23 @@ public final class DelayedOperationPurgatory<K> implements AutoCloseable {
             unwatchAll(operation, watched);
         }
         return false;
+    }
+
+    /**
+     * The timer's task: expires {@code operation} on its {@link DelayedOperation#expiryExecutor()} when it names one
+     * (still on this thread when that executor refuses it), else right here.
+     */
+    private static void expire(DelayedOperation operation) {
+        Executor executor = operation.expiryExecutor();
+        if (executor != null && !operation.isCompleted()) {
+            try {
+                executor.execute(operation::expire);
+                return;
+            } catch (RejectedExecutionException e) {
+                // Stopped (the broker is shutting down): expire here, so the operation is still answered.
+            }
+        }
+        operation.expire();
     }
 
     /** Retries the operations watching {@code key}; returns how many completed. */

@@ -5,7 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -106,15 +111,95 @@ class DelayedOperationPurgatoryTest {
         assertThat(purgatory.pendingCount()).isZero();
     }
 
+    @Test
+    void anOperationNamingAnExpiryExecutorExpiresOnItNotOnTheTimerThread() {
+        // Given: an operation whose completion must run on "handler" threads (as a delayed fetch reads files)
+        MockTimer timer = new MockTimer();
+        DelayedOperationPurgatory<String> onMock = new DelayedOperationPurgatory<>("mock", timer);
+        ExecutorService handlers = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-handler"));
+        try {
+            Op op = new Op(100, handlers);
+            onMock.tryCompleteElseWatch(op, List.of("a"));
+
+            // When: its delay runs out on the timer (the test's thread)
+            timer.advance(100);
+
+            // Then: it completed, as expired, on the handler thread
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(op.completions.get()).isEqualTo(1));
+            assertThat(op.completedOn.get()).isEqualTo("test-handler");
+            assertThat(op.expired.get()).isTrue();
+            assertThat(onMock.pendingCount()).isZero();
+            assertThat(onMock.watchedKeyCount()).isZero();
+        } finally {
+            handlers.shutdownNow();
+            onMock.close();
+        }
+    }
+
+    @Test
+    void anExpiryExecutorThatRefusesTheTaskLeavesTheExpiryOnTheTimerThread() {
+        // Given: the handler threads have stopped (a broker shutting down)
+        MockTimer timer = new MockTimer();
+        DelayedOperationPurgatory<String> onMock = new DelayedOperationPurgatory<>("mock", timer);
+        Op op = new Op(100, task -> {
+            throw new RejectedExecutionException("stopped");
+        });
+        onMock.tryCompleteElseWatch(op, List.of("a"));
+
+        // When
+        timer.advance(100);
+
+        // Then: still answered, once
+        assertThat(op.completions.get()).isEqualTo(1);
+        assertThat(op.completedOn.get()).isEqualTo(Thread.currentThread().getName());
+        assertThat(op.expired.get()).isTrue();
+        assertThat(onMock.pendingCount()).isZero();
+        onMock.close();
+    }
+
+    @Test
+    void anOperationCompletedByAnEventBeforeItsHandedOffExpiryRunsIsNotCompletedAgain() {
+        // Given: the expiry is queued on an executor that has not run it yet
+        MockTimer timer = new MockTimer();
+        DelayedOperationPurgatory<String> onMock = new DelayedOperationPurgatory<>("mock", timer);
+        List<Runnable> queued = new java.util.ArrayList<>();
+        Op op = new Op(100, queued::add);
+        onMock.tryCompleteElseWatch(op, List.of("a"));
+        timer.advance(100);
+        assertThat(queued).hasSize(1);
+
+        // When: an event completes it first, then the queued expiry runs
+        op.ready.set(true);
+        onMock.checkAndComplete("a");
+        queued.get(0).run();
+
+        // Then
+        assertThat(op.completions.get()).isEqualTo(1);
+        assertThat(op.expired.get()).isFalse();
+        onMock.close();
+    }
+
     /** Completes when {@link #ready} is set. */
     private static final class Op extends DelayedOperation {
 
         final AtomicBoolean ready = new AtomicBoolean();
         final AtomicInteger completions = new AtomicInteger();
         final AtomicBoolean expired = new AtomicBoolean();
+        final AtomicReference<String> completedOn = new AtomicReference<>();
+        private final Executor expiryExecutor;
 
         Op(long delayMs) {
+            this(delayMs, null);
+        }
+
+        Op(long delayMs, Executor expiryExecutor) {
             super(delayMs);
+            this.expiryExecutor = expiryExecutor;
+        }
+
+        @Override
+        protected Executor expiryExecutor() {
+            return expiryExecutor;
         }
 
         @Override
@@ -124,6 +209,7 @@ class DelayedOperationPurgatoryTest {
 
         @Override
         protected void onComplete() {
+            completedOn.set(Thread.currentThread().getName());
             completions.incrementAndGet();
         }
 

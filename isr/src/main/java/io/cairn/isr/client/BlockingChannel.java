@@ -57,6 +57,18 @@ final class BlockingChannel implements AutoCloseable {
     private boolean reauthenticates;
     /** What re-authenticates the current connection (as it authenticated); sending thread only. */
     private ClientTls session;
+    /**
+     * The frame buffer {@link #sendReusingFrame} reads responses into, reused from one such send to the next (a
+     * follower fetches many times a second: a fresh array per response is garbage the size of the records);
+     * sending thread only. Null until the first such send, and again after a shrink.
+     */
+    private byte[] reusedFrame;
+    /** The largest frame read into {@link #reusedFrame} since the last shrink check; sending thread only. */
+    private int largestRecentFrame;
+    /** Sends into {@link #reusedFrame} since the last shrink check; sending thread only. */
+    private int framesSinceShrinkCheck;
+    /** The request buffer, cleared and reused by every send; sending thread only. */
+    private ByteBuf requestBuffer;
 
     /**
      * @param host               the leader's host
@@ -146,8 +158,29 @@ final class BlockingChannel implements AutoCloseable {
      * Sends {@code request} at {@code version} and returns the body of its response; the connection is closed on
      * any failure (so the next call reconnects).
      */
-    @SuppressWarnings("unchecked")
     <T extends ApiMessage> T send(ApiMessage request, short version) throws IOException {
+        return send(request, version, false);
+    }
+
+    /**
+     * As {@link #send}, reading the response into this channel's reused frame buffer instead of a fresh array: the
+     * response's byte fields (a fetch response's records) are views of that buffer, valid only until the next
+     * {@code sendReusingFrame} on this channel. The buffer grows to the largest response (at most
+     * {@code maxResponseBytes}) and is dropped when, over {@value #SHRINK_CHECK_INTERVAL} sends, no response used a
+     * quarter of it, so a burst of large responses (a follower catching up) does not pin its size for good.
+     */
+    <T extends ApiMessage> T sendReusingFrame(ApiMessage request, short version) throws IOException {
+        return send(request, version, true);
+    }
+
+    /** Sends between shrink checks of the reused frame buffer. */
+    static final int SHRINK_CHECK_INTERVAL = 256;
+    /** A reused frame buffer up to this size is kept whatever the recent responses' sizes. */
+    static final int KEPT_FRAME_BYTES = 1 << 20;
+
+    @SuppressWarnings("unchecked")
+    private <T extends ApiMessage> T send(ApiMessage request, short version, boolean reuseFrame)
+            throws IOException {
         connect();
         ApiKey apiKey = ApiKey.forId(request.apiKey());
         int id = nextCorrelationId();
@@ -155,7 +188,7 @@ final class BlockingChannel implements AutoCloseable {
             maybeReauthenticate();
             write(new RequestHeaderData().setRequestApiKey(request.apiKey()).setRequestApiVersion(version)
                 .setCorrelationId(id).setClientId(clientId), apiKey.requestHeaderVersion(version), request, version);
-            ByteBuf frame = Unpooled.wrappedBuffer(readFrame());
+            ByteBuf frame = reuseFrame ? readReusedFrame() : Unpooled.wrappedBuffer(readFrame());
             ByteBufAccessor reader = new ByteBufAccessor(frame);
             ResponseHeaderData header = new ResponseHeaderData(reader, apiKey.responseHeaderVersion(version));
             if (header.correlationId() != id) {
@@ -204,7 +237,12 @@ final class BlockingChannel implements AutoCloseable {
         SerializationCache headerCache = new SerializationCache();
         SerializationCache bodyCache = new SerializationCache();
         int size = header.size(headerCache, headerVersion) + body.size(bodyCache, version);
-        ByteBuf buffer = Unpooled.buffer(4 + size);
+        ByteBuf buffer = requestBuffer;
+        if (buffer == null || buffer.capacity() > KEPT_FRAME_BYTES) {
+            buffer = Unpooled.buffer(Math.max(4 + size, 1024));
+            requestBuffer = buffer;
+        }
+        buffer.clear().ensureWritable(4 + size);
         buffer.writeInt(size);
         ByteBufAccessor writer = new ByteBufAccessor(buffer);
         header.write(writer, headerCache, headerVersion);
@@ -230,6 +268,44 @@ final class BlockingChannel implements AutoCloseable {
         byte[] frame = new byte[size];
         stream.readFully(frame);
         return frame;
+    }
+
+    /**
+     * Reads one size-prefixed frame into {@link #reusedFrame} (grown when too small, dropped on a shrink check) and
+     * returns a view of its bytes; the size is checked before any allocation.
+     */
+    private ByteBuf readReusedFrame() throws IOException {
+        DataInputStream stream = in;
+        if (stream == null) {
+            throw new IOException("closed");
+        }
+        int size = stream.readInt();
+        if (size < 0 || size > maxResponseBytes) {
+            throw new IOException("Invalid response size " + size + " (the limit is " + maxResponseBytes + ")");
+        }
+        byte[] frame = reusedFrame;
+        if (frame != null && ++framesSinceShrinkCheck >= SHRINK_CHECK_INTERVAL) {
+            if (frame.length > KEPT_FRAME_BYTES && Math.max(largestRecentFrame, size) < frame.length / 4) {
+                frame = null;
+            }
+            framesSinceShrinkCheck = 0;
+            largestRecentFrame = 0;
+        }
+        largestRecentFrame = Math.max(largestRecentFrame, size);
+        if (frame == null || frame.length < size) {
+            // Rounded up, so that slowly growing responses do not reallocate every time.
+            int capacity = size <= 1024 ? 1024 : Integer.highestOneBit(size - 1) << 1;
+            frame = new byte[capacity < 0 || capacity > maxResponseBytes ? size : capacity];
+            framesSinceShrinkCheck = 0;
+        }
+        reusedFrame = frame;
+        stream.readFully(frame, 0, size);
+        return Unpooled.wrappedBuffer(frame, 0, size);
+    }
+
+    /** The capacity of the reused frame buffer, 0 when there is none; for tests. */
+    int reusedFrameCapacity() {
+        return reusedFrame == null ? 0 : reusedFrame.length;
     }
 
     /** Closes the current connection, if any; the next send reconnects. */

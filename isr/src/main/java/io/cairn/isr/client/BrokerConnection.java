@@ -91,6 +91,15 @@ public final class BrokerConnection implements AutoCloseable {
         return channel.send(request, version);
     }
 
+    /**
+     * As {@link #send(ApiMessage, short)}, reading the response into the connection's reused frame buffer: the
+     * response's byte fields (a fetch response's records) stay valid only until the next call of this method.
+     */
+    public <T extends ApiMessage> T sendReusingFrame(ApiMessage request, short version) throws IOException {
+        ensureConnected();
+        return channel.sendReusingFrame(request, version);
+    }
+
     private void ensureConnected() throws IOException {
         if (channel.isConnected()) {
             return;

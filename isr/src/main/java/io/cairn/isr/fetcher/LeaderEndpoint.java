@@ -25,7 +25,7 @@ public interface LeaderEndpoint extends AutoCloseable {
      * One fetch of {@code partitions} (every partition ready to fetch, in order). Returns the partitions the response
      * carries: with an incremental fetch session only those the leader had news of. Records are complete batches
      * only (a partial batch at the end of a response is dropped). Throws when the fetch as a whole failed (network,
-     * a session error); the caller backs off.
+     * a session error); the caller backs off. The records of the answer are valid until the next call.
      */
     Map<TopicPartition, FetchedPartition> fetch(Map<TopicPartition, PartitionFetchRequest> partitions);
 
@@ -62,7 +62,9 @@ public interface LeaderEndpoint extends AutoCloseable {
     }
 
     /**
-     * One partition of a fetch response. Immutable (the records buffer is a read-only view the caller may keep).
+     * One partition of a fetch response. Immutable; the records buffer is a read-only view that stays valid until the
+     * next {@link #fetch} of the endpoint (a remote leader reads every response into one reused buffer), so the
+     * caller appends the records before it fetches again and keeps no reference to them.
      *
      * @param error          the partition's error
      * @param highWatermark  the leader's high watermark

@@ -96,8 +96,10 @@ public final class RemoteLeaderEndpoint implements LeaderEndpoint {
         try {
             short negotiated = channel.version(ApiKey.FETCH);
             version = plan.canUseTopicIds() ? negotiated : (short) Math.min(12, negotiated);
-            response = channel.send(FetchRequests.request(plan, version, brokerId, brokerEpoch.getAsLong(), config),
-                version);
+            // The records are views of the connection's reused frame buffer, valid until the next fetch: the fetcher
+            // appends them before it fetches again (LeaderEndpoint#fetch).
+            response = channel.sendReusingFrame(FetchRequests.request(plan, version, brokerId,
+                brokerEpoch.getAsLong(), config), version);
         } catch (IOException | RuntimeException e) {
             session.handleError(e);
             throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
