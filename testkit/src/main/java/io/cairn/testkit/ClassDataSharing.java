@@ -15,6 +15,10 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
@@ -132,6 +136,8 @@ final class ClassDataSharing {
         private final Path dumping;
         private final Path archive;
         private final AtomicBoolean done = new AtomicBoolean();
+        /** Completed once the archive is published or dropped: a caller that lost the race to it waits for it. */
+        private final CompletableFuture<Void> handled = new CompletableFuture<>();
         private volatile boolean publish;
 
         private Launch(List<String> jvmArgs, Path dumping, Path archive) {
@@ -168,10 +174,29 @@ final class ClassDataSharing {
          * first does it): call it where the exit is waited for, so the archive is there for the next start.
          */
         void exited(Process process) {
-            if (dumping == null || process.isAlive() || !done.compareAndSet(false, true)) {
+            if (dumping == null || process.isAlive()) {
                 return;
             }
-            int exitValue = process.exitValue();
+            if (!done.compareAndSet(false, true)) {
+                // The other caller (the exit hook, or the waiter) is publishing: the archive must be in place when
+                // this returns, or the next start would not find it (and a directory listing would see the dump).
+                try {
+                    handled.get(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (ExecutionException | TimeoutException e) {
+                    LOGGER.warn("Waited in vain for the class-data sharing archive {} to be published", archive);
+                }
+                return;
+            }
+            try {
+                publishOrDrop(process.exitValue());
+            } finally {
+                handled.complete(null);
+            }
+        }
+
+        private void publishOrDrop(int exitValue) {
             try {
                 if (publish && exitValue != KILLED && !Files.exists(archive) && Files.isRegularFile(dumping)
                         && Files.size(dumping) > 0) {
