@@ -20,6 +20,7 @@ import io.cairn.metadata.image.MetadataImage;
 import io.cairn.metadata.image.MetadataListener;
 import io.cairn.metadata.image.MetadataUpdate;
 import io.cairn.metadata.image.TopicImage;
+import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.InitializeShareGroupStateRequestData;
 import io.cairn.wire.message.ShareGroupHeartbeatRequestData;
 import io.cairn.wire.message.ShareGroupHeartbeatResponseData;
@@ -34,6 +35,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
 
 /**
  * The group coordinator (Kafka's {@code GroupCoordinatorService}): a {@link CoordinatorRuntime} over
@@ -49,6 +52,8 @@ public final class GroupCoordinator implements AutoCloseable {
 
     /** Kafka's name of the internal topic of group metadata and offsets. */
     public static final String TOPIC = "__consumer_offsets";
+
+    private static final Logger LOGGER = LogManager.getLogger(GroupCoordinator.class);
 
     private final MetadataNode metadata;
     private final int configuredPartitions;
@@ -284,6 +289,41 @@ public final class GroupCoordinator implements AutoCloseable {
             update.changes().deletedTopics().forEach(t -> topics.add(t.name()));
             // When stopping, the shards are gone: the offsets go at the next start's retention check.
             runtime.forEachActive(shard -> shard.removeOffsetsOf(topics));
+            ShareStateInitializer persister = shareStateInitializer;
+            if (persister != null) {
+                Map<Uuid, String> deleted = new HashMap<>();
+                update.changes().deletedTopics().forEach(t -> deleted.put(t.id(), t.name()));
+                runtime.forEachActive(shard -> cleanUpShareState(shard, deleted, persister));
+            }
+        }
+    }
+
+    /**
+     * Kafka's {@code maybeCleanupShareGroupState}, on the shard's thread: each share group of {@code shard} with state
+     * of a deleted topic moves those share-partitions to deleting, the share coordinator deletes their state, then
+     * the topics the share coordinator deleted leave the group's states. A failure is logged; the topic stays
+     * deleting (and its state goes with the group).
+     */
+    private void cleanUpShareState(GroupShard shard, Map<Uuid, String> deleted, ShareStateInitializer persister) {
+        for (String groupId : shard.shareGroups().groupsWithStateOf(deleted.keySet())) {
+            shard.shareGroups().startTopicsDeleted(groupId, deleted).thenCompose(request -> request.isEmpty()
+                    ? CompletableFuture.<Void>completedFuture(null)
+                    : persister.deleteState(request.get()).thenCompose(result -> {
+                        Set<Uuid> done = new HashSet<>();
+                        result.results().stream().filter(t -> t.partitions().stream()
+                                .allMatch(p -> p.errorCode() == Errors.NONE.code()))
+                            .forEach(t -> done.add(t.topicId()));
+                        return call(groupId, s -> s.shareGroups().completeDeleteOffsets(groupId, done));
+                    }))
+                .whenComplete((ignored, failure) -> {
+                    if (failure != null) {
+                        LOGGER.warn("[GroupId {}] Cannot delete the share state of deleted topics {}: {}", groupId,
+                            deleted.values(), failure.toString());
+                    } else {
+                        LOGGER.info("[GroupId {}] Deleted the share state of deleted topics {}", groupId,
+                            deleted.values());
+                    }
+                });
         }
     }
 

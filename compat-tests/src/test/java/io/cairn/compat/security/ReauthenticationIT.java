@@ -60,6 +60,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -178,7 +179,10 @@ class ReauthenticationIT {
         return props;
     }
 
-    @KafkaHalfInFaults
+    // Waits out credential lifetimes (about 20-30 s a kind): both halves run with -Pfaults, keeping mvn verify short.
+    @Tag("faults")
+    @ParameterizedTest
+    @EnumSource(BrokerKind.class)
     void producersAndGroupConsumersReauthenticateOnTheirConnectionsAndLoseNothing(BrokerKind kind) throws Exception {
         // Given: a producer and a group consumer per mechanism, side by side on the CLIENTS listener
         Node node = node(kind);
@@ -380,7 +384,10 @@ class ReauthenticationIT {
         }
     }
 
-    @KafkaHalfInFaults
+    // Waits out credential lifetimes (about 20-30 s a kind): both halves run with -Pfaults, keeping mvn verify short.
+    @Tag("faults")
+    @ParameterizedTest
+    @EnumSource(BrokerKind.class)
     void followersReauthenticateOnASaslInterBrokerListenerAndKeepTheIsr(BrokerKind kind) throws Exception {
         // Given: three nodes whose inter-broker listener is SASL_PLAINTEXT (PLAIN, the brokers' own user from the
         // listener's JAAS config) with a session lifetime of 3000 ms for PLAIN on that listener

@@ -25,6 +25,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -35,6 +37,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -171,6 +174,49 @@ class ShareGroupOffsetsIT {
             assertThat(offsets(admin, List.of(P0, P1))).isEmpty();
             assertThatThrownBy(() -> admin.deleteShareGroups(List.of(GROUP)).all().get(30, TimeUnit.SECONDS))
                 .hasCauseInstanceOf(GroupIdNotFoundException.class);
+        }
+    }
+
+    @KafkaHalfInFaults
+    void aDeletedTopicsShareStateIsDeletedWhileTheGroupLivesOn(BrokerKind kind) throws Exception {
+        try (BrokerProcess broker = start(kind);
+             Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                 broker.bootstrapServers()))) {
+            // Given: the group starts at the log start (share.auto.offset.reset=earliest), and its share consumer
+            // read the topic's records (its share-partitions have state)
+            admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, GROUP);
+            admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(
+                new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET))))
+                .all().get(30, TimeUnit.SECONDS);
+            List<String> all = produce(broker, 0, 3, 0, 2);
+            try (KafkaShareConsumer<String, String> consumer = consumer(broker)) {
+                consumer.subscribe(List.of(TOPIC));
+                assertThat(read(consumer, all.size())).containsExactlyInAnyOrderElementsOf(all);
+                awaitOffsets(admin, Map.of(P0, 3L, P1, 2L));
+
+                // When: the topic is deleted while the consumer is a member
+                admin.deleteTopics(List.of(TOPIC)).all().get(30, TimeUnit.SECONDS);
+
+                // Then: the group lists no share-partition of it; on Cairn the group coordinator deleted its state
+                // at the share coordinator (Kafka's maybeCleanupShareGroupState)
+                long until = System.currentTimeMillis() + 15_000;
+                while (!listed(admin, null).isEmpty() && System.currentTimeMillis() < until) {
+                    consumer.poll(Duration.ofMillis(200));
+                }
+                assertThat(listed(admin, null)).isEmpty();
+                if (kind == BrokerKind.CAIRN) {
+                    while (broker.logLinesContaining("Deleted the share state of deleted topics").isEmpty()
+                            && System.currentTimeMillis() < until) {
+                        Thread.sleep(100);
+                    }
+                    assertThat(broker.logLinesContaining("Deleted the share state of deleted topics [" + TOPIC + "]"))
+                        .hasSize(1);
+                }
+            }
+            // And: the group lives on
+            assertThat(admin.describeShareGroups(List.of(GROUP)).describedGroups().get(GROUP)
+                .get(30, TimeUnit.SECONDS).groupId()).isEqualTo(GROUP);
         }
     }
 

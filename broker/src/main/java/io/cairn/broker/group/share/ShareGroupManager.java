@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
@@ -605,6 +606,46 @@ public final class ShareGroupManager {
             }
             restore(before, false);
             return new GroupDeleteStart(CoordinatorWriteErrors.operationError(failure), Optional.empty());
+        });
+    }
+
+    /** The share groups with share-partition state (initialized or initializing) of any of {@code topicIds}. */
+    public Set<String> groupsWithStateOf(Set<Uuid> topicIds) {
+        Set<String> found = new HashSet<>();
+        states.forEach((groupId, current) -> {
+            for (Uuid id : topicIds) {
+                if (current.initialized().containsKey(id) || current.initializing().containsKey(id)) {
+                    found.add(groupId);
+                    return;
+                }
+            }
+        });
+        return found;
+    }
+
+    /**
+     * Topics deleted from the cluster, first half (Kafka's {@code maybeCleanupShareGroupState}): the group's
+     * share-partitions of the {@code deleted} topics move to deleting, recorded, and their DeleteShareGroupState comes
+     * back to be sent (empty when the group has none); {@link #completeDeleteOffsets} is the second half.
+     */
+    public CompletableFuture<Optional<DeleteShareGroupStateRequestData>> startTopicsDeleted(String groupId,
+            Map<Uuid, String> deleted) {
+        SharePartitionStates current = states.get(groupId);
+        if (current == null) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        ShareGroupOffsets.GroupDelete cleanup = ShareGroupOffsets.topicsDeleted(groupId, current, deleted);
+        if (cleanup.request() == null) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        Snapshot before = snapshot(groupId);
+        states.put(groupId, cleanup.next());
+        return write(List.of(ShareGroupRecords.statePartitions(groupId, cleanup.next()))).handle((ignored, failure) -> {
+            if (failure == null) {
+                return Optional.of(cleanup.request());
+            }
+            restore(before, false);
+            throw new CompletionException(failure);
         });
     }
 

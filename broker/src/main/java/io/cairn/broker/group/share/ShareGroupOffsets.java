@@ -162,6 +162,34 @@ final class ShareGroupOffsets {
         return new GroupDelete(next, request);
     }
 
+    /**
+     * Topics deleted from the cluster (Kafka's {@code maybeCleanupShareGroupState}): the group's initialized and
+     * initializing share-partitions of the {@code deleted} topics (by id, with their names) move to deleting, and
+     * their DeleteShareGroupState is to be sent. The request is null, and the states unchanged, when the group has
+     * none of them.
+     */
+    static GroupDelete topicsDeleted(String groupId, SharePartitionStates current, Map<Uuid, String> deleted) {
+        Map<Uuid, Set<Integer>> candidates = new TreeMap<>(ShareGroupRecords.TOPIC_ORDER);
+        Map<Uuid, SharePartitionStates.Topic> initializing = new HashMap<>(current.initializing());
+        Map<Uuid, SharePartitionStates.Topic> initialized = new HashMap<>(current.initialized());
+        Map<Uuid, String> deleting = new HashMap<>(current.deleting());
+        deleted.forEach((id, name) -> {
+            for (Map<Uuid, SharePartitionStates.Topic> from : List.of(initialized, initializing)) {
+                SharePartitionStates.Topic topic = from.remove(id);
+                if (topic != null) {
+                    candidates.computeIfAbsent(id, k -> new TreeSet<>()).addAll(topic.partitions());
+                    deleting.put(id, name);
+                }
+            }
+        });
+        if (candidates.isEmpty()) {
+            return new GroupDelete(current, null);
+        }
+        DeleteShareGroupStateRequestData request = new DeleteShareGroupStateRequestData().setGroupId(groupId);
+        candidates.forEach((id, partitions) -> request.topics().add(deleteState(id, partitions)));
+        return new GroupDelete(new SharePartitionStates(initializing, initialized, deleting), request);
+    }
+
     private static DeleteShareGroupStateRequestData.DeleteStateData deleteState(Uuid topicId, Set<Integer> partitions) {
         DeleteShareGroupStateRequestData.DeleteStateData data = new DeleteShareGroupStateRequestData.DeleteStateData()
             .setTopicId(topicId);

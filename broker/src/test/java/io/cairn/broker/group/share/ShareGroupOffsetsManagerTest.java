@@ -252,4 +252,37 @@ class ShareGroupOffsetsManagerTest {
         assertThat(start.join().delete()).isEmpty();
         assertThat(manager.states("g")).isEqualTo(before);
     }
+
+    @Test
+    void aDeletedTopicsSharePartitionsMoveToDeletingWhileTheGroupHasMembersAndLeaveOnceTheirStateIsDeleted() {
+        // Given a group with a member and t's 3 partitions initialized
+        heartbeat("m1", 0, List.of("t"));
+        written(manager.initialized("g", Map.of(T, Set.of(0, 1, 2))));
+        assertThat(manager.groupsWithStateOf(Set.of(U))).isEmpty();
+        assertThat(manager.groupsWithStateOf(Set.of(T, U))).containsExactly("g");
+        int writes = ctx.allWrites().size();
+
+        // When topic t is deleted from the cluster
+        DeleteShareGroupStateRequestData request = written(manager.startTopicsDeleted("g", Map.of(T, "t")))
+            .orElseThrow();
+
+        // Then its state is to be deleted for the partitions the group initialized, recorded as deleting
+        assertThat(request.groupId()).isEqualTo("g");
+        assertThat(request.topics()).singleElement().satisfies(topic -> {
+            assertThat(topic.topicId()).isEqualTo(T);
+            assertThat(topic.partitions()).extracting(DeleteShareGroupStateRequestData.PartitionData::partition)
+                .containsExactly(0, 1, 2);
+        });
+        assertThat(ctx.allWrites()).hasSize(writes + 1);
+        assertThat(manager.states("g").initialized()).isEmpty();
+        assertThat(manager.states("g").deleting()).containsOnlyKeys(T);
+        assertThat(manager.groupsWithStateOf(Set.of(T))).isEmpty();
+
+        // And once the share coordinator deleted it, the topic leaves the group's states; a second deletion event
+        // finds nothing to do
+        written(manager.completeDeleteOffsets("g", Set.of(T)));
+        assertThat(manager.states("g").deleting()).isEmpty();
+        assertThat(written(manager.startTopicsDeleted("g", Map.of(T, "t")))).isEmpty();
+        assertThat(manager.describe("g").members()).hasSize(1);
+    }
 }
