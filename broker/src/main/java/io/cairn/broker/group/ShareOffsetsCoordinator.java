@@ -1,5 +1,6 @@
 package io.cairn.broker.group;
 
+import io.cairn.broker.coordinator.CoordinatorWriteErrors;
 import io.cairn.broker.group.share.ShareGroupManager;
 import io.cairn.broker.group.share.ShareStateInitializer;
 import io.cairn.metadata.image.MetadataImage;
@@ -106,7 +107,7 @@ public final class ShareOffsetsCoordinator {
                 }));
                 return summary(persister, request, names, new ArrayList<>());
             })
-            .exceptionally(failure -> describeError(groupId, operationError(failure)));
+            .exceptionally(failure -> describeError(groupId, CoordinatorWriteErrors.operationError(failure)));
     }
 
     private static ReadShareGroupStateSummaryRequestData.ReadStateSummaryData summaryData(Uuid topicId,
@@ -170,7 +171,7 @@ public final class ShareOffsetsCoordinator {
                 : persister.initializeState(result.initialize().get())
                     .thenApply(initialized -> initialized(groupId, result.initialize().get(), result.response(),
                         initialized)))
-            .exceptionally(failure -> alterError(operationError(failure), null));
+            .exceptionally(failure -> alterError(CoordinatorWriteErrors.operationError(failure), null));
     }
 
     /**
@@ -235,7 +236,7 @@ public final class ShareOffsetsCoordinator {
                 return persister.deleteState(start.delete().get())
                     .thenCompose(result -> deleted(groupId, result, errors));
             })
-            .exceptionally(failure -> deleteError(operationError(failure), null));
+            .exceptionally(failure -> deleteError(CoordinatorWriteErrors.operationError(failure), null));
     }
 
     private CompletableFuture<DeleteShareGroupOffsetsResponseData> deleted(String groupId,
@@ -300,26 +301,6 @@ public final class ShareOffsetsCoordinator {
             return groups.call(groupId, op);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    /** Kafka's {@code handleOperationException}: what a failed coordinator operation answers. */
-    static Errors operationError(Throwable failure) {
-        Errors error = Errors.forException(failure);
-        switch (error) {
-            case UNKNOWN_TOPIC_OR_PARTITION:
-            case NOT_ENOUGH_REPLICAS:
-            case REQUEST_TIMED_OUT:
-                return Errors.COORDINATOR_NOT_AVAILABLE;
-            case NOT_LEADER_OR_FOLLOWER:
-            case KAFKA_STORAGE_ERROR:
-                return Errors.NOT_COORDINATOR;
-            case MESSAGE_TOO_LARGE:
-            case RECORD_LIST_TOO_LARGE:
-            case INVALID_FETCH_SIZE:
-                return Errors.UNKNOWN_SERVER_ERROR;
-            default:
-                return error;
         }
     }
 }

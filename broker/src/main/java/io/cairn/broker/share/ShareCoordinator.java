@@ -3,6 +3,7 @@ package io.cairn.broker.share;
 import io.cairn.broker.coordinator.CoordinatorRecord;
 import io.cairn.broker.coordinator.CoordinatorRuntime;
 import io.cairn.broker.coordinator.CoordinatorRuntimeConfig;
+import io.cairn.broker.coordinator.CoordinatorWriteErrors;
 import io.cairn.broker.purgatory.PartitionPurgatory;
 import io.cairn.broker.purgatory.SystemTimer;
 import io.cairn.isr.ReplicaManager;
@@ -235,28 +236,8 @@ public final class ShareCoordinator implements AutoCloseable {
                                           BiFunction<Errors, String, T> onError) {
         return runtime.call(partitionFor(key), op).exceptionally(failure -> {
             Throwable cause = unwrap(failure);
-            return onError.apply(operationError(cause), cause.getMessage());
+            return onError.apply(CoordinatorWriteErrors.operationError(cause), cause.getMessage());
         });
-    }
-
-    /** Kafka's {@code CoordinatorOperationExceptionHelper}: which error a failed operation answers. */
-    static Errors operationError(Throwable cause) {
-        Errors error = Errors.forException(cause);
-        switch (error) {
-            case UNKNOWN_TOPIC_OR_PARTITION:
-            case NOT_ENOUGH_REPLICAS:
-            case REQUEST_TIMED_OUT:
-                return Errors.COORDINATOR_NOT_AVAILABLE;
-            case NOT_LEADER_OR_FOLLOWER:
-            case KAFKA_STORAGE_ERROR:
-                return Errors.NOT_COORDINATOR;
-            case MESSAGE_TOO_LARGE:
-            case RECORD_LIST_TOO_LARGE:
-            case INVALID_FETCH_SIZE:
-                return Errors.UNKNOWN_SERVER_ERROR;
-            default:
-                return error;
-        }
     }
 
     private static Throwable unwrap(Throwable failure) {
