@@ -62,6 +62,8 @@ public final class BenchReport {
             new Measure("consume_records_per_s", "consume", "records/s", true, "consume.png"),
             new Measure("cpu_total_s_per_million", "broker CPU, produce + consume", "s per million records", false,
                     "cpu.png"),
+            new Measure("cpu_produce_jit_s_per_million", "of which the JIT compiler threads during produce",
+                    "s per million records", false, null),
             new Measure("rss_peak_mb", "broker peak RSS", "MB", false, null),
             new Measure("start_s", "start to first served request", "s", false, null));
 
