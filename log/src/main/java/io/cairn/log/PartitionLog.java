@@ -45,6 +45,11 @@ import org.apache.logging.log4j.Logger;
 public final class PartitionLog implements Closeable {
 
     private static final Logger LOGGER = LogManager.getLogger(PartitionLog.class);
+    /**
+     * How often flushes write the offsets checkpoint at most: Kafka's default
+     * {@code log.flush.offset.checkpoint.interval.ms} (which Cairn reports as a key it does not act on).
+     */
+    static final long OFFSETS_CHECKPOINT_MS = 60_000L;
 
     private final Path dir;
     private final String topic;
@@ -70,6 +75,8 @@ public final class PartitionLog implements Closeable {
     private volatile long recoveryPoint;
     /** When the recovery point last moved (Kafka's {@code LocalLog.lastFlushTime}); {@code flush.ms} counts from it. */
     private volatile long lastFlushMs;
+    /** When a flush last wrote the offsets checkpoint; written and read under {@link #lock}. */
+    private long offsetsCheckpointedMs;
     private volatile boolean closed;
 
     private PartitionLog(Path dir, LogConfig config, LogEnvironment env, LogLoader.Loaded loaded,
@@ -92,6 +99,7 @@ public final class PartitionLog implements Closeable {
         this.groupCommit = new GroupCommit(loaded.logEndOffset());
         this.appender = new LeaderAppender(this);
         this.lastFlushMs = env.time().milliseconds();
+        this.offsetsCheckpointedMs = lastFlushMs;
         this.logPrefix = "[PartitionLog partition=" + name + (LogDirNames.isFuture(dir.getFileName().toString())
             ? " future" : "") + " dir=" + dir.getParent() + "] ";
     }
@@ -453,7 +461,7 @@ public final class PartitionLog implements Closeable {
                 recoveryPoint = target;
                 lastFlushMs = env.time().milliseconds();
                 groupCommit.advance(target);
-                LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+                maybeCheckpointOffsets(lastFlushMs);
             }
         } finally {
             lock.unlock();
@@ -467,6 +475,21 @@ public final class PartitionLog implements Closeable {
      * {@code flushUptoOffsetExclusive} flushes from the recovery point too), and the recovery point never passes a
      * segment that is not durable.
      */
+    /**
+     * Writes the offsets checkpoint for a flush when the last one a flush wrote is {@link #OFFSETS_CHECKPOINT_MS} old,
+     * as Kafka writes recovery points every {@code log.flush.offset.checkpoint.interval.ms} rather than on each flush:
+     * with {@code flush.messages=1} the checkpoint (a file written, fsynced, renamed and its directory fsynced) cost
+     * more than the flush itself. An older recovery point on disk costs a crash more recovery, never data: recovery
+     * scans from the segment that holds it. A roll, a truncation, a move of the log start offset and {@link #close}
+     * still write it at once. Called under {@link #lock}.
+     */
+    private void maybeCheckpointOffsets(long nowMs) {
+        if (nowMs - offsetsCheckpointedMs >= OFFSETS_CHECKPOINT_MS) {
+            LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+            offsetsCheckpointedMs = nowMs;
+        }
+    }
+
     private void flushRolled(LogSegment old, long newBase) {
         flush(old.baseOffset());
         try {
@@ -863,6 +886,8 @@ public final class PartitionLog implements Closeable {
             }
             activeSegment().log().trim();
             flush(logEndOffset());
+            // The last flushes may have left the checkpoint behind the recovery point (maybeCheckpointOffsets).
+            LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
             closed = true;
             ProducerSnapshots.write(env.layer(), dir, logEndOffset(), producers);
             for (LogSegment s : segments.values()) {

@@ -243,4 +243,44 @@ class FlushTest {
         assertThat(log.recoveryPoint()).isEqualTo(writers * perWriter);
         log.close();
     }
+
+    @Test
+    void flushesWriteTheOffsetsCheckpointOncePerIntervalAndACrashStillRecoversEveryFlushedRecord() {
+        // Given flush.messages 1, so every append fsyncs
+        Path dir = tmp.resolve("c-0");
+        PartitionLog log = PartitionLog.open(dir, LogConfig.builder().flushMessages(1).build(),
+            LogEnvironment.of(time), true);
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(values(time.milliseconds(), "b"), 0, AppendOrigin.CLIENT);
+
+        // Then each append is flushed, but the checkpoint on disk keeps the recovery point it was opened with
+        assertThat(log.recoveryPoint()).isEqualTo(2);
+        assertThat(checkpointedRecoveryPoint(dir)).isEqualTo(0);
+
+        // When Kafka's log.flush.offset.checkpoint.interval.ms has passed, the next flush writes it
+        time.sleep(PartitionLog.OFFSETS_CHECKPOINT_MS);
+        log.appendAsLeader(values(time.milliseconds(), "c"), 0, AppendOrigin.CLIENT);
+        assertThat(checkpointedRecoveryPoint(dir)).isEqualTo(3);
+
+        // And a crash before the next interval recovers from the older point without losing a record
+        log.appendAsLeader(values(time.milliseconds(), "d"), 0, AppendOrigin.CLIENT);
+        assertThat(checkpointedRecoveryPoint(dir)).isEqualTo(3);
+        log.closeWithoutFlush();
+        PartitionLog reopened = PartitionLog.open(dir, LogConfig.builder().flushMessages(1).build(),
+            LogEnvironment.of(time), false);
+        assertThat(reopened.logEndOffset()).isEqualTo(4);
+
+        // And a clean close writes the latest recovery point
+        reopened.appendAsLeader(values(time.milliseconds(), "e"), 0, AppendOrigin.CLIENT);
+        reopened.close();
+        assertThat(checkpointedRecoveryPoint(dir)).isEqualTo(5);
+    }
+
+    private static long checkpointedRecoveryPoint(Path dir) {
+        return io.cairn.log.io.CheckpointFile.readEntries(dir.resolve(
+                io.cairn.log.recovery.LogLoader.OFFSETS_CHECKPOINT), 0).stream()
+            .filter(line -> line.startsWith("recovery-point "))
+            .mapToLong(line -> Long.parseLong(line.substring("recovery-point ".length())))
+            .findFirst().orElseThrow();
+    }
 }
