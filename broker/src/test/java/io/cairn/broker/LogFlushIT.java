@@ -3,7 +3,9 @@ package io.cairn.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.log.PartitionLog;
 import io.cairn.log.recovery.LogLoader;
+import io.cairn.metadata.image.TopicPartition;
 import io.cairn.testkit.LeakDetection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The broker's flush settings as Kafka honours them: {@code log.flush.scheduler.interval.ms} runs the time-based
  * flusher, and, with {@code log.flush.interval.ms} unset, is also the default {@code flush.ms} of every topic
  * (Kafka's {@code KafkaConfig.logFlushIntervalMs}). The recovery point the flush moves is read from the partition's
- * checkpoint file, and DescribeConfigs shows the keys as a stock Admin sees them.
+ * log, and from its checkpoint file once the broker has shut down (flushes write that file at most once a minute, as
+ * Kafka's {@code log.flush.offset.checkpoint.interval.ms}); DescribeConfigs shows the keys as a stock Admin sees them.
  */
 @ExtendWith(LeakDetection.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -54,6 +57,7 @@ class LogFlushIT {
     @Test
     void theSchedulerIntervalFlushesLogsByTimeAndIsTheDefaultFlushMs() throws Exception {
         // Given a broker whose flusher checks every 100 ms, with no log.flush.interval.ms
+        Path partitionDir = dataDir.resolve("flushed-0");
         try (InProcessBroker broker = InProcessBroker.start(dataDir,
                 Map.of("log.flush.scheduler.interval.ms", "100"))) {
             Properties props = new Properties();
@@ -72,9 +76,10 @@ class LogFlushIT {
                 }
 
                 // Then the time-based flush moves the recovery point to the log end offset
-                Path partitionDir = dataDir.resolve("flushed-0");
+                PartitionLog log = broker.replicaManager().partition(new TopicPartition("flushed", 0))
+                        .orElseThrow().log();
                 await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                        assertThat(recoveryPoint(partitionDir)).isEqualTo("recovery-point 3"));
+                        assertThat(log.recoveryPoint()).isEqualTo(3L));
 
                 // and DescribeConfigs shows the broker key and the topic default it sets
                 ConfigResource brokerResource = new ConfigResource(ConfigResource.Type.BROKER, "1");
@@ -94,5 +99,7 @@ class LogFlushIT {
                 assertThat(flushMs.synonyms()).isEmpty();
             }
         }
+        // and the shutdown checkpoints it
+        assertThat(recoveryPoint(partitionDir)).isEqualTo("recovery-point 3");
     }
 }
