@@ -75,7 +75,7 @@ public final class PartitionLog implements Closeable {
     private volatile long recoveryPoint;
     /** When the recovery point last moved (Kafka's {@code LocalLog.lastFlushTime}); {@code flush.ms} counts from it. */
     private volatile long lastFlushMs;
-    /** When a flush last wrote the offsets checkpoint; written and read under {@link #lock}. */
+    /** When the offsets checkpoint was last written; written and read under {@link #lock}. */
     private long offsetsCheckpointedMs;
     private volatile boolean closed;
 
@@ -469,14 +469,7 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
-     * fsyncs a segment that was just rolled (log and trimmed indexes), then moves the recovery point to the new
-     * segment's base. The background flushes of several rolls may run at once on the shared background threads, and
-     * a later one may finish first: so first every segment before the rolled one that is not flushed yet is (Kafka's
-     * {@code flushUptoOffsetExclusive} flushes from the recovery point too), and the recovery point never passes a
-     * segment that is not durable.
-     */
-    /**
-     * Writes the offsets checkpoint for a flush when the last one a flush wrote is {@link #OFFSETS_CHECKPOINT_MS} old,
+     * Writes the offsets checkpoint for a flush when its last write is {@link #OFFSETS_CHECKPOINT_MS} old,
      * as Kafka writes recovery points every {@code log.flush.offset.checkpoint.interval.ms} rather than on each flush:
      * with {@code flush.messages=1} the checkpoint (a file written, fsynced, renamed and its directory fsynced) cost
      * more than the flush itself. An older recovery point on disk costs a crash more recovery, never data: recovery
@@ -485,11 +478,23 @@ public final class PartitionLog implements Closeable {
      */
     private void maybeCheckpointOffsets(long nowMs) {
         if (nowMs - offsetsCheckpointedMs >= OFFSETS_CHECKPOINT_MS) {
-            LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
-            offsetsCheckpointedMs = nowMs;
+            checkpointOffsets();
         }
     }
 
+    /** Writes the recovery point and the log start offset to the offsets checkpoint now. Called under {@link #lock}. */
+    private void checkpointOffsets() {
+        LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+        offsetsCheckpointedMs = env.time().milliseconds();
+    }
+
+    /**
+     * fsyncs a segment that was just rolled (log and trimmed indexes), then moves the recovery point to the new
+     * segment's base. The background flushes of several rolls may run at once on the shared background threads, and
+     * a later one may finish first: so first every segment before the rolled one that is not flushed yet is (Kafka's
+     * {@code flushUptoOffsetExclusive} flushes from the recovery point too), and the recovery point never passes a
+     * segment that is not durable.
+     */
     private void flushRolled(LogSegment old, long newBase) {
         flush(old.baseOffset());
         try {
@@ -507,7 +512,7 @@ public final class PartitionLog implements Closeable {
                 // Kafka's markFlushed: any move of the recovery point restarts the flush.ms clock
                 lastFlushMs = env.time().milliseconds();
                 groupCommit.advance(newBase);
-                LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+                checkpointOffsets();
             }
         } finally {
             lock.unlock();
@@ -685,7 +690,7 @@ public final class PartitionLog implements Closeable {
         // From the latest producer snapshot at or below the new end, not the whole log (this runs under the log's
         // lock, and a follower truncates with its partition and fetcher locks held too).
         LogLoader.rebuildProducerState(dir, segments, logStartOffset, newEnd, producers);
-        LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+        checkpointOffsets();
     }
 
     /**
@@ -702,7 +707,7 @@ public final class PartitionLog implements Closeable {
             if (newStart > logStartOffset) {
                 logStartOffset = newStart;
                 epochs.truncateFromStart(newStart);
-                LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+                checkpointOffsets();
             }
             return logStartOffset;
         } finally {
@@ -753,7 +758,7 @@ public final class PartitionLog implements Closeable {
             }
             epochs.truncateFromStart(logStartOffset);
             ProducerSnapshots.deleteBefore(dir, segments.firstKey());
-            LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+            checkpointOffsets();
         } finally {
             lock.unlock();
         }
@@ -887,7 +892,7 @@ public final class PartitionLog implements Closeable {
             activeSegment().log().trim();
             flush(logEndOffset());
             // The last flushes may have left the checkpoint behind the recovery point (maybeCheckpointOffsets).
-            LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+            checkpointOffsets();
             closed = true;
             ProducerSnapshots.write(env.layer(), dir, logEndOffset(), producers);
             for (LogSegment s : segments.values()) {
