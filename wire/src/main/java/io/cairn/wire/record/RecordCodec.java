@@ -4,13 +4,18 @@ import io.cairn.wire.error.InvalidRecordException;
 import io.cairn.wire.protocol.Varints;
 import io.netty.buffer.ByteBuf;
 
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
 /**
- * Reads and writes one v2 record and its zig-zag varints on a {@link ByteBuf}. Layout of a record:
+ * Reads one v2 record and its zig-zag varints from a {@link ByteBuffer} (a view of the batch that {@link RecordBatch}
+ * takes once per batch, so a record costs plain array or memory reads) and writes them to a {@link ByteBuf}. Layout of
+ * a record:
  *
  * <pre>
  * length          varint   size of everything below
@@ -44,16 +49,16 @@ final class RecordCodec {
                         long maxTimestamp) {
     }
 
-    static Record readRecord(ByteBuf in, BatchContext batch) {
+    static Record readRecord(ByteBuffer in, BatchContext batch) {
         int bodySize = readVarint(in);
-        if (in.readableBytes() < bodySize || bodySize < 0) {
+        if (in.remaining() < bodySize || bodySize < 0) {
             throw new InvalidRecordException("Invalid record size: expected " + bodySize
-                    + " bytes in record payload, but instead the buffer has only " + in.readableBytes()
+                    + " bytes in record payload, but instead the buffer has only " + in.remaining()
                     + " remaining bytes.");
         }
-        int recordStart = in.readerIndex();
+        int recordStart = in.position();
         try {
-            in.readByte(); // attributes: unused in v2
+            in.get(); // attributes: unused in v2
             long timestampDelta = readVarlong(in);
             long timestamp = batch.logAppendTime() ? batch.maxTimestamp() : batch.baseTimestamp() + timestampDelta;
             int offsetDelta = readVarint(in);
@@ -64,31 +69,31 @@ final class RecordCodec {
             byte[] key = readBytes(in, readVarint(in));
             byte[] value = readBytes(in, readVarint(in));
             List<Header> headers = readHeaders(in);
-            int read = in.readerIndex() - recordStart;
+            int read = in.position() - recordStart;
             if (read != bodySize) {
                 throw new InvalidRecordException("Invalid record size: expected to read " + bodySize
                         + " bytes in record payload, but instead read " + read);
             }
             return Record.owning(offset, timestamp, sequence, key, value, headers);
-        } catch (IndexOutOfBoundsException e) {
+        } catch (IndexOutOfBoundsException | BufferUnderflowException e) {
             throw new InvalidRecordException("Found invalid record structure", e);
         }
     }
 
     /** Reads one record's structure as {@link #readRecord} does, skipping its key, value and headers. */
-    static void scanRecord(ByteBuf in, int index, long baseTimestamp, boolean logAppendTime, long maxTimestamp,
+    static void scanRecord(ByteBuffer in, int index, long baseTimestamp, boolean logAppendTime, long maxTimestamp,
                            RecordVisitor visitor) {
         int bodySize = readVarint(in);
-        if (in.readableBytes() < bodySize || bodySize < 0) {
+        if (in.remaining() < bodySize || bodySize < 0) {
             throw new InvalidRecordException("Invalid record size: expected " + bodySize
-                    + " bytes in record payload, but instead the buffer has only " + in.readableBytes()
+                    + " bytes in record payload, but instead the buffer has only " + in.remaining()
                     + " remaining bytes.");
         }
         if (bodySize == 0) {
             throw new InvalidRecordException("Found invalid record structure: an empty record");
         }
-        int recordStart = in.readerIndex();
-        in.readByte(); // attributes: unused in v2
+        int recordStart = in.position();
+        in.get(); // attributes: unused in v2
         long timestampDelta = readVarlong(in);
         int offsetDelta = readVarint(in);
         int keySize = skipBytes(in, readVarint(in));
@@ -97,7 +102,7 @@ final class RecordCodec {
         if (headers < 0) {
             throw new InvalidRecordException("Found invalid number of record headers " + headers);
         }
-        if (headers > in.readableBytes()) {
+        if (headers > in.remaining()) {
             throw new InvalidRecordException("Found invalid number of record headers. " + headers
                     + " is larger than the remaining size of the buffer");
         }
@@ -109,7 +114,7 @@ final class RecordCodec {
             skipBytes(in, headerKeySize);
             skipBytes(in, readVarint(in));
         }
-        int read = in.readerIndex() - recordStart;
+        int read = in.position() - recordStart;
         if (read != bodySize) {
             throw new InvalidRecordException("Invalid record size: expected to read " + bodySize
                     + " bytes in record payload, but instead read " + read);
@@ -118,20 +123,20 @@ final class RecordCodec {
                 valueSize);
     }
 
-    private static int skipBytes(ByteBuf in, int size) {
+    private static int skipBytes(ByteBuffer in, int size) {
         if (size >= 0) {
             checkReadable(in, size);
-            in.skipBytes(size);
+            in.position(in.position() + size);
         }
         return size < 0 ? -1 : size;
     }
 
-    private static List<Header> readHeaders(ByteBuf in) {
+    private static List<Header> readHeaders(ByteBuffer in) {
         int count = readVarint(in);
         if (count < 0) {
             throw new InvalidRecordException("Found invalid number of record headers " + count);
         }
-        if (count > in.readableBytes()) {
+        if (count > in.remaining()) {
             throw new InvalidRecordException("Found invalid number of record headers. " + count
                     + " is larger than the remaining size of the buffer");
         }
@@ -145,27 +150,26 @@ final class RecordCodec {
                 throw new InvalidRecordException("Invalid negative header key size " + keySize);
             }
             checkReadable(in, keySize);
-            String key = in.toString(in.readerIndex(), keySize, StandardCharsets.UTF_8);
-            in.skipBytes(keySize);
+            String key = new String(readBytes(in, keySize), StandardCharsets.UTF_8);
             headers.add(Header.owning(key, readBytes(in, readVarint(in))));
         }
         return Collections.unmodifiableList(headers);
     }
 
-    private static byte[] readBytes(ByteBuf in, int size) {
+    private static byte[] readBytes(ByteBuffer in, int size) {
         if (size < 0) {
             return null;
         }
         checkReadable(in, size);
         byte[] bytes = new byte[size];
-        in.readBytes(bytes);
+        in.get(bytes);
         return bytes;
     }
 
-    private static void checkReadable(ByteBuf in, int size) {
-        if (size > in.readableBytes()) {
+    private static void checkReadable(ByteBuffer in, int size) {
+        if (size > in.remaining()) {
             throw new InvalidRecordException("Found invalid record structure: a field of " + size
-                    + " bytes with only " + in.readableBytes() + " bytes left");
+                    + " bytes with only " + in.remaining() + " bytes left");
         }
     }
 
@@ -223,7 +227,7 @@ final class RecordCodec {
      *
      * @throws InvalidRecordException if the varint has more than 5 bytes or the buffer ends inside it
      */
-    static int readVarint(ByteBuf in) {
+    static int readVarint(ByteBuffer in) {
         int raw = 0;
         int shift = 0;
         byte b;
@@ -243,7 +247,7 @@ final class RecordCodec {
      *
      * @throws InvalidRecordException if the varlong has more than 10 bytes or the buffer ends inside it
      */
-    static long readVarlong(ByteBuf in) {
+    static long readVarlong(ByteBuffer in) {
         long raw = 0;
         int shift = 0;
         byte b;
@@ -258,11 +262,11 @@ final class RecordCodec {
         return (raw >>> 1) ^ -(raw & 1);
     }
 
-    private static byte readVarintByte(ByteBuf in) {
-        if (!in.isReadable()) {
+    private static byte readVarintByte(ByteBuffer in) {
+        if (!in.hasRemaining()) {
             throw new InvalidRecordException("Found invalid record structure: the buffer ends inside a varint");
         }
-        return in.readByte();
+        return in.get();
     }
 
     static void writeVarint(ByteBuf out, int value) {
