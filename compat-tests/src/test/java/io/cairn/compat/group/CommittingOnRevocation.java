@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -59,7 +60,33 @@ final class CommittingOnRevocation implements ConsumerRebalanceListener {
             }
         }
         if (!offsets.isEmpty()) {
-            consumer.commitSync(offsets, GroupClients.TIMEOUT);
+            commit(offsets);
+        }
+    }
+
+    /**
+     * Commits, retrying a commit refused for a stale member epoch (KIP-848, Kafka's rule on Kafka as on Cairn): the
+     * coordinator bumps every member's epoch when the group's moves, and a member that commits before the heartbeat
+     * response carrying its new epoch has been handled gets STALE_MEMBER_EPOCH, which the 4.1 client surfaces as a
+     * {@link CommitFailedException} saying to retry once the heartbeat brought the epoch (seen once on a close()
+     * right after the group had become stable). Other failures, and the twentieth stale one, are thrown.
+     */
+    private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                consumer.commitSync(offsets, GroupClients.TIMEOUT);
+                return;
+            } catch (CommitFailedException e) {
+                if (attempt == 20 || e.getMessage() == null || !e.getMessage().contains("stale member epoch")) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
         }
     }
 
