@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import java.util.zip.CRC32C;
 
 /**
@@ -343,18 +344,7 @@ public final class RecordBatch {
         if (count == 0) {
             return Collections.emptyList();
         }
-        ByteBuf payload = buf.slice(RECORDS_OFFSET, buf.capacity() - RECORDS_OFFSET);
-        CompressionType compression = compressionType();
-        ByteBuf data = compression == CompressionType.NONE
-                ? payload
-                : Compression.decompress(compression, payload, allocator, maxUncompressedBytes);
-        try {
-            return decodeRecords(data, count);
-        } finally {
-            if (data != payload) {
-                data.release();
-            }
-        }
+        return readRecordBytes(allocator, maxUncompressedBytes, in -> decodeRecords(in, count));
     }
 
     /**
@@ -374,19 +364,13 @@ public final class RecordBatch {
             throw new InvalidRecordException("Found invalid record count " + count + " in magic v" + magic()
                     + " batch");
         }
-        ByteBuf payload = buf.slice(RECORDS_OFFSET, buf.capacity() - RECORDS_OFFSET);
         if (count == 0) {
             return 0;
         }
-        CompressionType compression = compressionType();
-        ByteBuf data = compression == CompressionType.NONE
-                ? payload
-                : Compression.decompress(compression, payload, allocator, maxUncompressedBytes);
-        try {
-            long baseTimestamp = baseTimestamp();
-            boolean logAppendTime = timestampType() == TimestampType.LOG_APPEND_TIME;
-            long maxTimestamp = maxTimestamp();
-            ByteBuffer in = recordBytes(data);
+        long baseTimestamp = baseTimestamp();
+        boolean logAppendTime = timestampType() == TimestampType.LOG_APPEND_TIME;
+        long maxTimestamp = maxTimestamp();
+        return readRecordBytes(allocator, maxUncompressedBytes, in -> {
             for (int i = 0; i < count; i++) {
                 if (!in.hasRemaining()) {
                     throw new InvalidRecordException("Incorrect declared batch size, premature EOF reached");
@@ -397,20 +381,15 @@ public final class RecordBatch {
                 throw new InvalidRecordException("Incorrect declared batch size, records still remaining in file");
             }
             return count;
-        } finally {
-            if (data != payload) {
-                data.release();
-            }
-        }
+        });
     }
 
-    private List<Record> decodeRecords(ByteBuf data, int count) {
+    private List<Record> decodeRecords(ByteBuffer in, int count) {
         boolean logAppendTime = timestampType() == TimestampType.LOG_APPEND_TIME;
         RecordCodec.BatchContext context = new RecordCodec.BatchContext(baseOffset(), baseTimestamp(),
                 baseSequence(), logAppendTime, maxTimestamp());
         // Never trust the count for sizing: a bogus count must not allocate more than the bytes could hold.
-        List<Record> records = new ArrayList<>(Math.min(count, data.readableBytes() / RecordCodec.MIN_RECORD_SIZE + 1));
-        ByteBuffer in = recordBytes(data);
+        List<Record> records = new ArrayList<>(Math.min(count, in.remaining() / RecordCodec.MIN_RECORD_SIZE + 1));
         for (int i = 0; i < count; i++) {
             if (!in.hasRemaining()) {
                 throw new InvalidRecordException("Incorrect declared batch size, premature EOF reached");
@@ -424,13 +403,27 @@ public final class RecordBatch {
     }
 
     /**
-     * The readable bytes of {@code data} as one {@link ByteBuffer}, which the record codec reads: a view for a
-     * buffer of one component (the usual case), a copy otherwise. Reading records byte by byte through a derived
-     * {@link ByteBuf} checks the parent's reference count and dispatches through the wrapper at every byte; a
-     * validator that scans every produced record spent about a tenth of the request handlers' CPU there.
+     * Hands {@code reader} the batch's records as one {@link ByteBuffer}, which the record codec reads: a view of an
+     * uncompressed batch in place (a copy only when the batch spans several buffers), or of the records decompressed
+     * into a temporary buffer from {@code allocator} of at most {@code maxUncompressedBytes}, released once
+     * {@code reader} returns. Reading records byte by byte through a derived {@link ByteBuf} checks the parent's
+     * reference count and dispatches through the wrapper at every byte; a validator that scans every produced record
+     * spent about a tenth of the request handlers' CPU there.
      */
-    private static ByteBuffer recordBytes(ByteBuf data) {
-        return data.nioBuffer(data.readerIndex(), data.readableBytes());
+    private <T> T readRecordBytes(ByteBufAllocator allocator, int maxUncompressedBytes,
+                                  Function<ByteBuffer, T> reader) {
+        int length = buf.capacity() - RECORDS_OFFSET;
+        CompressionType compression = compressionType();
+        if (compression == CompressionType.NONE) {
+            return reader.apply(buf.nioBuffer(RECORDS_OFFSET, length));
+        }
+        ByteBuf data = Compression.decompress(compression, buf.slice(RECORDS_OFFSET, length), allocator,
+                maxUncompressedBytes);
+        try {
+            return reader.apply(data.nioBuffer(data.readerIndex(), data.readableBytes()));
+        } finally {
+            data.release();
+        }
     }
 
     /** {@code sequence + increment}, wrapping past {@link Integer#MAX_VALUE} to 0 as producer sequences do. */

@@ -6,7 +6,6 @@ import io.netty.buffer.ByteBuf;
 
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -149,7 +148,6 @@ final class RecordCodec {
             if (keySize < 0) {
                 throw new InvalidRecordException("Invalid negative header key size " + keySize);
             }
-            checkReadable(in, keySize);
             String key = new String(readBytes(in, keySize), StandardCharsets.UTF_8);
             headers.add(Header.owning(key, readBytes(in, readVarint(in))));
         }
