@@ -263,9 +263,11 @@ public final class CairnServer implements AutoCloseable {
             // a dynamic num.recovery.threads.per.data.dir the metadata node holds already loads the logs
             int recoveryThreads = DynamicThreadPools.effectiveSize(metadata.node().currentImage(), config.nodeId(),
                     DynamicThreadPools.NUM_RECOVERY_THREADS_PER_DATA_DIR, config.numRecoveryThreadsPerDataDir());
+            LogDirFailureHandler logDirFailures = new LogDirFailureHandler(config.logDirs());
             for (Path dir : config.logDirs()) {
                 logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM,
-                        logManagerOptions(config).withFlushListener(metrics.logFlush()), scheduler,
+                        logManagerOptions(config).withFlushListener(metrics.logFlush())
+                                .withFailureListener(logDirFailures), scheduler,
                         Math.max(1, recoveryThreads)));
             }
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults, Time.SYSTEM,

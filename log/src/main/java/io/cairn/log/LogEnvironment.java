@@ -7,7 +7,8 @@ import java.util.concurrent.ScheduledExecutorService;
 /**
  * What the partitions of one log directory share: the clock, the file layer, the bounds on open file handles and
  * index mappings, and the executor that deletes files after {@code file.delete.delay.ms} ({@code null}: delete at
- * once), and who is told of segment flushes. Immutable; its parts are thread-safe.
+ * once), who is told of segment flushes, and whether the directory still takes writes. Immutable; its parts are
+ * thread-safe.
  *
  * @param time      the clock
  * @param layer     how files are opened
@@ -15,9 +16,17 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param mappings  bound on mapped index files
  * @param scheduler background executor for delayed deletes, or {@code null}
  * @param flushListener told of every segment flush (the broker's {@code LogFlushRateAndTimeMs})
+ * @param health    whether the directory still takes writes; a failed write marks it failed
  */
 public record LogEnvironment(Time time, FileLayer layer, OpenResources handles, OpenResources mappings,
-                             ScheduledExecutorService scheduler, LogFlushListener flushListener) {
+                             ScheduledExecutorService scheduler, LogFlushListener flushListener,
+                             LogDirHealth health) {
+
+    /** An environment whose directory's failure nobody is told of. */
+    public LogEnvironment(Time time, FileLayer layer, OpenResources handles, OpenResources mappings,
+                          ScheduledExecutorService scheduler, LogFlushListener flushListener) {
+        this(time, layer, handles, mappings, scheduler, flushListener, LogDirHealth.unobserved());
+    }
 
     /** An environment whose flushes nobody listens to. */
     public LogEnvironment(Time time, FileLayer layer, OpenResources handles, OpenResources mappings,
@@ -32,6 +41,6 @@ public record LogEnvironment(Time time, FileLayer layer, OpenResources handles, 
     }
 
     public LogEnvironment withLayer(FileLayer newLayer) {
-        return new LogEnvironment(time, newLayer, handles, mappings, scheduler, flushListener);
+        return new LogEnvironment(time, newLayer, handles, mappings, scheduler, flushListener, health);
     }
 }

@@ -95,11 +95,12 @@ public final class LogManager implements Closeable {
      * @param producerIdExpirationCheckMs {@code producer.id.expiration.check.interval.ms}: how often producers idle
      *                           for longer than their log's {@code producer.id.expiration.ms} are dropped (Kafka's
      *                           {@code PeriodicProducerExpirationCheck}); {@code <= 0} disables the task
+     * @param failureListener    told once when a write to the directory fails (see {@link LogDirHealth})
      */
     public record Options(int maxOpenHandles, int maxMappedIndexes, long retentionCheckMs, long flushCheckMs,
                           long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer,
                           LogFlushListener flushListener, int cleanerThreads, LogCleaner.BufferSizes cleanerBuffers,
-                          long producerIdExpirationCheckMs) {
+                          long producerIdExpirationCheckMs, LogDirFailureListener failureListener) {
 
         /** Kafka's {@code producer.id.expiration.check.interval.ms} default: 10 minutes. */
         public static final long DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_MS = 600_000L;
@@ -109,7 +110,7 @@ public final class LogManager implements Closeable {
                        long cleanerBackoffMs, double cleanerIoMaxBytesPerSecond, FileLayer layer) {
             this(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
                 cleanerIoMaxBytesPerSecond, layer, LogFlushListener.NONE, 1, LogCleaner.BufferSizes.DEFAULTS,
-                DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_MS);
+                DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_MS, LogDirFailureListener.NONE);
         }
 
         /** Kafka's intervals; bounds that fit the default 1,048,576 descriptors and 65,530 mappings with room. */
@@ -122,7 +123,7 @@ public final class LogManager implements Closeable {
         public Options withIntervals(long newRetentionCheckMs, long newFlushCheckMs) {
             return new Options(maxOpenHandles, maxMappedIndexes, newRetentionCheckMs, newFlushCheckMs,
                 cleanerBackoffMs, cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, cleanerBuffers,
-                producerIdExpirationCheckMs);
+                producerIdExpirationCheckMs, failureListener);
         }
 
         /**
@@ -131,26 +132,36 @@ public final class LogManager implements Closeable {
          */
         public Options withCleaner(int threads, long backoffMs, double ioMaxBytesPerSecond) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, backoffMs,
-                ioMaxBytesPerSecond, layer, flushListener, threads, cleanerBuffers, producerIdExpirationCheckMs);
+                ioMaxBytesPerSecond, layer, flushListener, threads, cleanerBuffers, producerIdExpirationCheckMs,
+                failureListener);
         }
 
         /** These options with other cleaner buffer sizes. */
         public Options withCleanerBuffers(LogCleaner.BufferSizes buffers) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
-                cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, buffers, producerIdExpirationCheckMs);
+                cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, buffers, producerIdExpirationCheckMs,
+                failureListener);
         }
 
         /** These options with {@code listener} told of every segment flush. */
         public Options withFlushListener(LogFlushListener listener) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
                 cleanerIoMaxBytesPerSecond, layer, listener, cleanerThreads, cleanerBuffers,
-                producerIdExpirationCheckMs);
+                producerIdExpirationCheckMs, failureListener);
+        }
+
+        /** These options with {@code listener} told once when a write to the directory fails. */
+        public Options withFailureListener(LogDirFailureListener listener) {
+            return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
+                cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, cleanerBuffers,
+                producerIdExpirationCheckMs, listener);
         }
 
         /** These options with producer expiry checked every {@code intervalMs} ({@code <= 0}: never). */
         public Options withProducerIdExpirationCheckMs(long intervalMs) {
             return new Options(maxOpenHandles, maxMappedIndexes, retentionCheckMs, flushCheckMs, cleanerBackoffMs,
-                cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, cleanerBuffers, intervalMs);
+                cleanerIoMaxBytesPerSecond, layer, flushListener, cleanerThreads, cleanerBuffers, intervalMs,
+                failureListener);
         }
     }
 
@@ -166,7 +177,8 @@ public final class LogManager implements Closeable {
             + logDir);
         this.scheduler = executor;
         this.env = new LogEnvironment(time, options.layer(), new OpenResources(options.maxOpenHandles()),
-            new OpenResources(options.maxMappedIndexes()), executor, options.flushListener());
+            new OpenResources(options.maxMappedIndexes()), executor, options.flushListener(),
+            new LogDirHealth(options.failureListener()));
         Path marker = logDir.resolve(CLEAN_SHUTDOWN_FILE);
         this.hadCleanShutdown = Files.exists(marker);
         this.previousBrokerEpoch = hadCleanShutdown ? brokerEpochOf(marker) : -1L;

@@ -345,13 +345,26 @@ public final class PartitionLog implements Closeable {
     }
 
     /**
+     * Marks this log's directory failed because {@code what} failed with {@code cause} (see {@link LogDirHealth}):
+     * the directory takes no more writes. Returns the {@code KAFKA_STORAGE_ERROR} for the caller to throw.
+     */
+    private KafkaStorageException failed(String what, Throwable cause) {
+        return env.health().fail(dir.getParent(), logPrefix + what, cause);
+    }
+
+    /**
      * Called by the appender under the lock: writes validated batches, rolling first when needed.
      * {@code maxTimestamp} is the largest batch max timestamp of {@code records} (time-based roll compares it).
      */
     void appendValidated(ByteBuffer records, List<RecordBatch> views, long firstOffset, long lastOffset,
                          int recordCount, long maxTimestamp) {
+        env.health().ensureOnline(logPrefix);
         LogSegment active = maybeRoll(records.remaining(), lastOffset, maxTimestamp);
-        active.append(records.duplicate(), views);
+        try {
+            active.append(records.duplicate(), views);
+        } catch (UncheckedIOException e) {
+            throw failed("cannot append offsets " + firstOffset + " to " + lastOffset + " to " + active, e);
+        }
         for (int i = 0; i < views.size(); i++) {
             RecordBatch batch = views.get(i);
             epochs.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
@@ -382,6 +395,7 @@ public final class PartitionLog implements Closeable {
     public LogSegment roll() {
         lock.lock();
         try {
+            env.health().ensureOnline(logPrefix);
             LogSegment old = activeSegment();
             long newBase = logEndOffset();
             if (old.baseOffset() == newBase && old.size() == 0) {
@@ -405,7 +419,7 @@ public final class PartitionLog implements Closeable {
             }
             return fresh;
         } catch (IOException e) {
-            throw new KafkaStorageException(logPrefix + "cannot roll", e);
+            throw failed("cannot roll", e);
         } finally {
             lock.unlock();
         }
@@ -413,12 +427,17 @@ public final class PartitionLog implements Closeable {
 
     /** fsyncs the log data of the unflushed segments (group commit); returns the offset covered. */
     private long flushData() {
+        env.health().ensureOnline(logPrefix);
         long upTo = logEndOffset();
         long from = groupCommit.flushedOffset();
         Map.Entry<Long, LogSegment> first = segments.floorEntry(from);
         Collection<LogSegment> dirty = first == null ? segments.values() : segments.tailMap(first.getKey()).values();
-        for (LogSegment s : dirty) {
-            s.log().flush();
+        try {
+            for (LogSegment s : dirty) {
+                s.log().flush();
+            }
+        } catch (UncheckedIOException e) {
+            throw failed("cannot fsync the log data up to offset " + upTo, e);
         }
         return upTo;
     }
@@ -450,7 +469,7 @@ public final class PartitionLog implements Closeable {
                 flushSegment(s);
             } catch (UncheckedIOException e) {
                 if (segments.get(s.baseOffset()) == s) {
-                    throw new KafkaStorageException(logPrefix + "cannot flush " + s, e);
+                    throw failed("cannot flush " + s, e);
                 }
                 // deleted or swapped meanwhile: nothing left to make durable
             }
@@ -501,7 +520,7 @@ public final class PartitionLog implements Closeable {
             flushSegment(old);
         } catch (UncheckedIOException e) {
             if (segments.get(old.baseOffset()) == old) {
-                throw new KafkaStorageException(logPrefix + "cannot flush " + old, e);
+                throw failed("cannot flush " + old, e);
             }
             // deleted or swapped meanwhile: nothing left to make durable
         }
@@ -634,6 +653,7 @@ public final class PartitionLog implements Closeable {
     public void truncateTo(long targetOffset) {
         lock.lock();
         try {
+            env.health().ensureOnline(logPrefix);
             if (targetOffset >= logEndOffset()) {
                 return;
             }
@@ -658,6 +678,7 @@ public final class PartitionLog implements Closeable {
     public void truncateFullyAndStartAt(long newOffset) {
         lock.lock();
         try {
+            env.health().ensureOnline(logPrefix);
             LOGGER.info("{}Truncating fully and starting at offset {}", logPrefix, newOffset);
             List<LogSegment> all = new ArrayList<>(segments.values());
             LogConfig cfg = config;
@@ -673,7 +694,7 @@ public final class PartitionLog implements Closeable {
             epochs.clear();
             afterTruncation(newOffset);
         } catch (IOException e) {
-            throw new KafkaStorageException(logPrefix + "cannot truncate", e);
+            throw failed("cannot truncate", e);
         } finally {
             lock.unlock();
         }
@@ -768,7 +789,7 @@ public final class PartitionLog implements Closeable {
         try {
             s.changeFileSuffixes("", LogSegment.DELETED_SUFFIX);
         } catch (IOException e) {
-            throw new KafkaStorageException(logPrefix + "cannot rename " + s, e);
+            throw failed("cannot rename " + s, e);
         }
         long delay = config.fileDeleteDelayMs();
         if (env.scheduler() == null || delay <= 0) {
@@ -783,7 +804,7 @@ public final class PartitionLog implements Closeable {
             s.close();
             s.deleteIfExists();
         } catch (IOException e) {
-            throw new KafkaStorageException(logPrefix + "cannot delete " + s, e);
+            throw failed("cannot delete " + s, e);
         }
     }
 
@@ -812,7 +833,7 @@ public final class PartitionLog implements Closeable {
             }
             return true;
         } catch (IOException e) {
-            throw new KafkaStorageException(logPrefix + "cannot swap in cleaned segment " + old.baseOffset(), e);
+            throw failed("cannot swap in cleaned segment " + old.baseOffset(), e);
         } finally {
             lock.unlock();
         }

@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -49,6 +50,7 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
     private int starts;
     private boolean closed;
     private List<String> extraJvmArgs = List.of();
+    private List<String> commandPrefix = List.of();
     private ClassDataSharing.Launch sharing = ClassDataSharing.Launch.NONE;
 
     AbstractBrokerProcess(String name, int port, Duration startTimeout, Duration stopTimeout) {
@@ -81,6 +83,11 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
     @Override
     public void extraJvmArgs(List<String> options) {
         this.extraJvmArgs = List.copyOf(options);
+    }
+
+    @Override
+    public void commandPrefix(List<String> prefix) {
+        this.commandPrefix = List.copyOf(prefix);
     }
 
     /** The options of {@link #extraJvmArgs(List)}, for {@link #command()} to add after the process's own. */
@@ -130,6 +137,11 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
     }
 
     @Override
+    public final OptionalInt exitCode() {
+        return process == null || process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
+    }
+
+    @Override
     public final boolean isRunning() {
         return process != null && process.isAlive();
     }
@@ -154,6 +166,7 @@ abstract class AbstractBrokerProcess implements BrokerProcess {
         ClassDataSharing.Launch launch = classDataSharing();
         List<String> command = new ArrayList<>(command());
         command.addAll(1, launch.jvmArgs());
+        command.addAll(0, commandPrefix);
         starts++;
         appendToLog("==== cairn-testkit: start #" + starts + " of " + name + " at " + Instant.now() + ": "
                 + String.join(" ", abbreviateClasspath(command)));

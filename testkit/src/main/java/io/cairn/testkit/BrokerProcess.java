@@ -3,6 +3,7 @@ package io.cairn.testkit;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalInt;
 
 /**
  * A broker running as a separate operating-system process on the loopback, with its own data directory and log
@@ -43,6 +44,16 @@ public interface BrokerProcess extends AutoCloseable {
      * differently, e.g. with a test-only system property that slows it down.
      */
     void extraJvmArgs(List<String> options);
+
+    /**
+     * A command that runs the process's command line from its next {@link #start()} on, e.g. {@code nsenter} into a
+     * mount namespace whose small file system holds the data directory ({@link SizedTmpfs#enterCommand()}); it must
+     * exec the command line so that the PID stays the process's. An empty list (the default) runs it directly.
+     */
+    void commandPrefix(List<String> prefix);
+
+    /** The exit code of the last start's process once it has ended (stopped, killed or by itself); else empty. */
+    OptionalInt exitCode();
 
     /** Whether the process is currently alive. */
     boolean isRunning();

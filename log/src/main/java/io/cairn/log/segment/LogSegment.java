@@ -153,7 +153,9 @@ public final class LogSegment implements AutoCloseable {
      * appender's own, so that the batches are not walked again here).
      */
     public int append(ByteBuffer batches, List<RecordBatch> views) {
-        int start = log.sizeInBytes();
+        // The bytes first: a write that fails (a full disk) leaves the indexes and the largest timestamp as they
+        // were, with no entry pointing at bytes the log does not have.
+        int start = log.append(batches);
         int position = start;
         TimestampOffset max = maxTimestampSoFar();
         for (int i = 0; i < views.size(); i++) {
@@ -176,7 +178,6 @@ public final class LogSegment implements AutoCloseable {
             position += size;
         }
         maxTimestampSoFar = max;
-        log.append(batches);
         return start;
     }
 

@@ -81,6 +81,10 @@ final class MetadataStateMachine extends BaseStateMachine {
         default void configurationCommitted(Set<Integer> voterIds) {
         }
 
+        /** A write to the metadata log failed (a full disk, a failed device): the log takes no more entries. */
+        default void logFailed(Throwable cause) {
+        }
+
         CompletableFuture<Message> command(Message request);
     }
 
@@ -294,6 +298,11 @@ final class MetadataStateMachine extends BaseStateMachine {
             hooks.configurationCommitted(configuration.getPeersList().stream()
                     .map(peer -> Integer.parseInt(peer.getId().toStringUtf8())).collect(Collectors.toSet()));
         }
+    }
+
+    @Override
+    public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+        hooks.logFailed(cause);
     }
 
     @Override

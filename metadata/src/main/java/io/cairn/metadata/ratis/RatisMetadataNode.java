@@ -1303,6 +1303,18 @@ public final class RatisMetadataNode implements MetadataNode {
             followVoterSet(voterIds);
         }
 
+        /**
+         * A failed write leaves the Raft log unable to take entries: this node could neither lead nor follow again,
+         * so the process ends, as Kafka's does when its metadata log directory fails ({@code Exit.halt(1)}); its
+         * peers elect another leader and a restart recovers the log.
+         */
+        @Override
+        public void logFailed(Throwable cause) {
+            LOGGER.error("Error while writing to the metadata log in {}", config.metadataLogDir(), cause);
+            LOGGER.fatal("Shutdown broker because the metadata log dir {} has failed", config.metadataLogDir());
+            Runtime.getRuntime().halt(1);
+        }
+
         @Override
         public void leaderChanged(RaftPeerId leaderId) {
             activeControllerId = leaderId == null ? -1 : Integer.parseInt(leaderId.toString());
