@@ -65,7 +65,13 @@ final class LogDirFailureHandler implements LogDirFailureListener {
         }
         LOGGER.error("Error while writing to the log dir {}: {}", failure.logDir(), failure.message(),
                 failure.cause());
-        LOGGER.fatal("Shutdown broker because the log dir {} has failed (log dirs: {})", failure.logDir(), logDirs);
+        // Kafka's words (logged at ERROR, as its fatal() is), so that what operators search for finds it
+        if (logDirs.size() == 1) {
+            LOGGER.error("Shutdown broker because all log dirs in {} have failed", failure.logDir());
+        } else {
+            LOGGER.error("Shutdown broker because the log dir {} has failed (log dirs: {}; Cairn does not take one "
+                    + "log dir offline alone)", failure.logDir(), logDirs);
+        }
         halt.accept(1);
     }
 }

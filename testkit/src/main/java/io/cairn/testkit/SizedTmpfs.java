@@ -16,7 +16,8 @@ import org.apache.logging.log4j.Logger;
 
 /**
  * A small file system for a full-disk scenario: a tmpfs of a given size at a directory, mounted in a private mount
- * namespace that a holder process ({@code unshare -m}, then {@code sleep}) keeps alive. A process started through
+ * namespace that a holder process ({@code unshare -m}, then {@code sleep}) keeps alive, starting with a copy of what
+ * the directory held. A process started through
  * {@link #enterCommand()} ({@code nsenter} into that namespace, which execs the command, so the PID stays) sees the
  * tmpfs; everything else, this JVM included, sees the empty directory underneath. Writing past its size fails with
  * ENOSPC as a full disk does, and nothing outside the test is touched: the mount goes with the namespace when
@@ -50,7 +51,10 @@ public final class SizedTmpfs implements AutoCloseable {
         this.userNamespace = userNamespace;
     }
 
-    /** Mounts a tmpfs of {@code megabytes} MiB at {@code dir} (created when missing) in a namespace of its own. */
+    /**
+     * Mounts a tmpfs of {@code megabytes} MiB at {@code dir} (created when missing) in a namespace of its own, holding
+     * a copy of what {@code dir} held: a broker that ran on it before goes on with its data on a small disk.
+     */
     public static SizedTmpfs mount(Path dir, int megabytes) throws Unavailable {
         try {
             Files.createDirectories(dir);
@@ -62,8 +66,12 @@ public final class SizedTmpfs implements AutoCloseable {
         if (!root) {
             command.add(1, "-r");
         }
-        command.addAll(List.of("sh", "-c", "mount -t tmpfs -o size=" + megabytes + "m tmpfs \"$0\" && echo " + MOUNTED
-                + " && exec sleep 86400", dir.toString()));
+        // The tmpfs is mounted at a staging directory first and takes a copy of what the directory holds (a
+        // formatted broker's storage), then moves over it.
+        String script = "stage=$(mktemp -d) && mount -t tmpfs -o size=" + megabytes + "m tmpfs \"$stage\""
+                + " && cp -a \"$0\"/. \"$stage\"/ && mount --move \"$stage\" \"$0\" && rmdir \"$stage\""
+                + " && echo " + MOUNTED + " && exec sleep 86400";
+        command.addAll(List.of("sh", "-c", script, dir.toString()));
         Process holder;
         try {
             holder = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -35,8 +35,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * A full disk under a broker (its only log directory on a small tmpfs, {@link SizedTmpfs}): a producer writes until
  * the disk is full. The broker answers the failed write {@code KAFKA_STORAGE_ERROR} (never
- * {@code UNKNOWN_SERVER_ERROR}), logs one line naming the failed directory and halts with exit code 1, as Kafka does
- * when its metadata log directory or its last live log directory fails; it writes nothing after the failed write.
+ * {@code UNKNOWN_SERVER_ERROR}), logs Kafka's line naming the failed directory ("Shutdown broker because all log dirs
+ * in ... have failed") and halts with exit code 1, as Kafka does; it writes nothing after the failed write.
  * Once space is freed (the tmpfs grown in place) it starts again, recovery cuts off what the failed write left, every
  * acknowledged record is read back at its offset, none twice, and producing goes on after them.
  *
@@ -100,8 +100,8 @@ class FullDiskIT {
 
             // Then: it halted with exit code 1 and said why, and the producer never saw an unknown server error
             assertThat(broker.exitCode()).isEqualTo(OptionalInt.of(1));
-            assertThat(broker.logLinesContaining("Shutdown broker because the log dir " + disk.dir()
-                    + " has failed")).hasSize(1);
+            assertThat(broker.logLinesContaining("Shutdown broker because all log dirs in " + disk.dir()
+                    + " have failed")).hasSize(1);
             assertThat(errors).noneMatch(e -> e instanceof UnknownServerException);
             assertThat(acked).hasSizeGreaterThan(1_000);
 

@@ -1311,7 +1311,7 @@ public final class RatisMetadataNode implements MetadataNode {
         @Override
         public void logFailed(Throwable cause) {
             LOGGER.error("Error while writing to the metadata log in {}", config.metadataLogDir(), cause);
-            LOGGER.fatal("Shutdown broker because the metadata log dir {} has failed", config.metadataLogDir());
+            LOGGER.error("Shutdown broker because the metadata log dir {} has failed", config.metadataLogDir());
             Runtime.getRuntime().halt(1);
         }
 
