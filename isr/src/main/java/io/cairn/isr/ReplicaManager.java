@@ -24,6 +24,7 @@ import io.cairn.wire.error.Errors;
 import io.cairn.wire.error.NotLeaderOrFollowerException;
 import io.cairn.wire.error.UnknownTopicOrPartitionException;
 import io.cairn.wire.protocol.Uuid;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -660,6 +661,11 @@ public final class ReplicaManager implements AutoCloseable {
             }
             try {
                 HighWatermarkCheckpoint.write(manager.environment().layer(), manager.logDir(), highWatermarks);
+            } catch (UncheckedIOException e) {
+                // A disk that cannot take the checkpoint takes no more writes (Kafka's OffsetCheckpointFile marks the
+                // directory offline the same way).
+                manager.environment().health().fail(manager.logDir(), "cannot write the high-watermark checkpoint of "
+                    + manager.logDir(), e.getCause());
             } catch (RuntimeException e) {
                 LOGGER.error("Cannot write the high-watermark checkpoint of {}", manager.logDir(), e);
             }
