@@ -28,6 +28,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownServerException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @Timeout(180)
 @ExtendWith(BrokerLogsExtension.class)
+@Tag("faults")
 class FullDiskIT {
 
     private static final int DISK_MIB = 24;
