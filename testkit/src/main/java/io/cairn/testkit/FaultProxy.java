@@ -30,6 +30,9 @@ import java.util.function.LongPredicate;
  * proxies every connection but its own; on the others' proxies, its connections) while the test's clients still
  * reach it.
  *
+ * <p>A connection may also be slowed rather than cut ({@link #throttleFrom}): its bytes flow at a bounded rate each
+ * way, as over a slow or congested link, so a follower behind it keeps fetching but falls behind.
+ *
  * <p>Owns its listening socket, the relayed sockets and their daemon threads (one acceptor, two relays per
  * connection); {@link #close()} closes them all. Thread-safe: {@code partition}, {@code heal} and {@code close} may
  * be called from any thread.
@@ -51,6 +54,9 @@ public final class FaultProxy implements AutoCloseable {
     private final Object gate = new Object();
     /** Which connections are stalled, by their client's pid ({@link #UNKNOWN_PROCESS} when not known). */
     private LongPredicate cut = NONE;
+    /** Which connections are paced ({@link #throttleFrom}), and to how many bytes a second each way. */
+    private volatile LongPredicate throttled = NONE;
+    private volatile long throttleBytesPerSecond;
     private volatile boolean closed;
 
     private FaultProxy(int port, String targetHost, int targetPort) {
@@ -107,6 +113,26 @@ public final class FaultProxy implements AutoCloseable {
             gate.notifyAll();
         }
         LOGGER.info("{} healed", this);
+    }
+
+    /**
+     * Paces every connection, present and future, whose client process's pid matches {@code clients} to at most
+     * {@code bytesPerSecond} in each direction (a slow link: bytes flow, late), until {@link #unthrottle()}; the other
+     * connections flow at full speed. Replaces any throttle in force.
+     */
+    public void throttleFrom(LongPredicate clients, long bytesPerSecond) {
+        if (bytesPerSecond <= 0) {
+            throw new IllegalArgumentException("bytesPerSecond must be positive: " + bytesPerSecond);
+        }
+        throttleBytesPerSecond = bytesPerSecond;
+        throttled = clients;
+        LOGGER.info("{} throttled to {} bytes/s for some client processes", this, bytesPerSecond);
+    }
+
+    /** Lets throttled connections flow at full speed again. */
+    public void unthrottle() {
+        throttled = NONE;
+        LOGGER.info("{} unthrottled", this);
     }
 
     /** Whether every connection is stalled ({@link #partition()}). */
@@ -169,10 +195,12 @@ public final class FaultProxy implements AutoCloseable {
     private void relay(Socket from, Socket to, String direction, long pid) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[BUFFER_BYTES];
+            long paceNanos = System.nanoTime();
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
                     awaitHealed(pid);
+                    paceNanos = pace(pid, read, paceNanos);
                     out.write(buffer, 0, read);
                     out.flush();
                 }
@@ -187,6 +215,27 @@ public final class FaultProxy implements AutoCloseable {
         }, "fault-proxy-" + port() + "-" + direction);
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /**
+     * For a throttled connection, sleeps until {@code bytes} more may go at the throttle's rate, counted from
+     * {@code nextNanos} (when the bytes before may have gone); returns when the next bytes may go.
+     */
+    private long pace(long pid, int bytes, long nextNanos) {
+        long rate = throttleBytesPerSecond;
+        if (!throttled.test(pid) || rate <= 0) {
+            return System.nanoTime();
+        }
+        long at = Math.max(nextNanos, System.nanoTime()) + bytes * 1_000_000_000L / rate;
+        long wait = at - System.nanoTime();
+        if (wait > 0) {
+            try {
+                Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return at;
     }
 
     /** Waits while connections of the client process {@code pid} are cut. */
