@@ -10,30 +10,14 @@ import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
 import io.cairn.testkit.SizedTmpfs;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -54,7 +38,6 @@ class FullDiskFailoverIT {
 
     private static final int PARTITIONS = 3;
     private static final int DISK_MIB = 48;
-    private static final int VALUE_BYTES = 1024;
     private static final int RECORDS_AFTER_HALT = 5_000;
     private static final Duration HALT_TIMEOUT = Duration.ofSeconds(120);
 
@@ -86,14 +69,15 @@ class FullDiskFailoverIT {
                 node.commandPrefix(disk.enterCommand());
                 cluster.startNode(node);
                 ReplicationClients.awaitFullIsr(admin, List.of(topic));
-                Map<TopicPartition, Map<Long, String>> acked = new ConcurrentHashMap<>();
+                Map<TopicPartition, ConcurrentSkipListMap<Long, String>> acked;
 
                 // When: the producer writes until the node stops, and goes on after
-                try (Producing producing = new Producing(cluster, topic, acked)) {
+                try (AckedWriter writer = new AckedWriter(cluster, topic, PARTITIONS, "all", false)) {
                     await().atMost(HALT_TIMEOUT).until(() -> !node.isRunning());
-                    int atHalt = count(acked);
-                    await().atMost(HALT_TIMEOUT).until(() -> count(acked) >= atHalt + RECORDS_AFTER_HALT);
-                    producing.stopAndCheck();
+                    int atHalt = writer.ackedCount();
+                    await().atMost(HALT_TIMEOUT).until(() -> writer.ackedCount() >= atHalt + RECORDS_AFTER_HALT);
+                    writer.stopAndCheck();
+                    acked = writer.acked();
                 }
 
                 // Then: it halted for its disk ("Shutdown broker because all log dirs in ... have failed", or the
@@ -108,92 +92,8 @@ class FullDiskFailoverIT {
 
                 // Then: it rejoins every ISR, and every acknowledged record is read back
                 ReplicationClients.awaitFullIsr(admin, List.of(topic));
-                assertEveryAckedRecordReadOnceInOrder(cluster, acked);
+                AckedWriter.assertEveryAckedRecordReadOnceInOrder(cluster, acked);
             }
-        }
-    }
-
-    private static int count(Map<TopicPartition, Map<Long, String>> acked) {
-        return acked.values().stream().mapToInt(Map::size).sum();
-    }
-
-    private static void assertEveryAckedRecordReadOnceInOrder(BrokerCluster cluster,
-                                                               Map<TopicPartition, Map<Long, String>> acked) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
-        Map<TopicPartition, Map<Long, String>> read = new HashMap<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
-                new StringDeserializer())) {
-            List<TopicPartition> partitions = new ArrayList<>(acked.keySet());
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
-            partitions.forEach(tp -> read.put(tp, new ConcurrentSkipListMap<>()));
-            await().atMost(Duration.ofSeconds(120)).pollInSameThread().pollDelay(Duration.ZERO).until(() -> {
-                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
-                    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-                    Map<Long, String> byOffset = read.get(tp);
-                    assertThat(byOffset.isEmpty() || record.offset() > ((ConcurrentSkipListMap<Long, String>) byOffset)
-                            .lastKey()).as("%s offset %d in order", tp, record.offset()).isTrue();
-                    byOffset.put(record.offset(), record.value());
-                }
-                return partitions.stream().allMatch(tp -> consumer.position(tp) >= ends.get(tp));
-            });
-        }
-        Set<String> values = new HashSet<>();
-        read.values().forEach(byOffset -> byOffset.values().forEach(value -> assertThat(values.add(value))
-                .as("value read twice: %s", value.substring(0, 16)).isTrue()));
-        acked.forEach((tp, byOffset) -> byOffset.forEach((offset, value) -> assertThat(read.get(tp).get(offset))
-                .as("%s offset %d", tp, offset).isEqualTo(value)));
-    }
-
-    /** An idempotent acks=all producer writing numbered 1 KiB values round the partitions until stopped. */
-    private static final class Producing implements AutoCloseable {
-
-        private final KafkaProducer<String, String> producer;
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private final AtomicReference<Exception> failure = new AtomicReference<>();
-        private final Thread thread;
-
-        Producing(BrokerCluster cluster, String topic, Map<TopicPartition, Map<Long, String>> acked) {
-            Properties props = new Properties();
-            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-            props.put(ProducerConfig.ACKS_CONFIG, "all");
-            props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-            this.producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
-            for (int p = 0; p < PARTITIONS; p++) {
-                acked.put(new TopicPartition(topic, p), new ConcurrentSkipListMap<>());
-            }
-            this.thread = new Thread(() -> {
-                for (int i = 0; running.get(); i++) {
-                    String head = String.format("record-%09d-", i);
-                    String value = head + "x".repeat(VALUE_BYTES - head.length());
-                    TopicPartition tp = new TopicPartition(topic, i % PARTITIONS);
-                    producer.send(new ProducerRecord<>(topic, tp.partition(), null, value), (metadata, error) -> {
-                        if (error != null) {
-                            failure.compareAndSet(null, error);
-                        } else {
-                            acked.get(tp).put(metadata.offset(), value);
-                        }
-                    });
-                }
-            }, "full-disk-producer");
-            thread.start();
-        }
-
-        void stopAndCheck() throws Exception {
-            running.set(false);
-            thread.join(TimeUnit.SECONDS.toMillis(60));
-            producer.flush();
-            assertThat(failure.get()).as("a send failed").isNull();
-        }
-
-        @Override
-        public void close() {
-            running.set(false);
-            producer.close(Duration.ofSeconds(30));
         }
     }
 }

@@ -7,7 +7,6 @@ import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.FaultProxy;
-import io.cairn.testkit.FreePorts;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -46,7 +45,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Tag("faults")
 class NetworkPartitionIT {
 
-    private static final String HOST = FreePorts.LOOPBACK;
     private static final int MIN_ISR = 2;
 
     static Stream<BrokerKind> kinds() {
@@ -57,18 +55,12 @@ class NetworkPartitionIT {
     @MethodSource("kinds")
     void anIsolatedLeaderShrinksItsIsrRejectsAcksAllWithNotEnoughReplicasAndRecoversOnHeal(BrokerKind kind)
             throws Exception {
-        // Given: node i's REPLICATION listener on replication[i-1], advertised at proxies[i-1] in front of it
-        int[] replication = FreePorts.freePorts(ReplicationClients.NODES);
+        // Given: node i's REPLICATION listener behind proxies[i-1]
         List<FaultProxy> proxies = new ArrayList<>();
         try {
-            for (int port : replication) {
-                proxies.add(FaultProxy.start(0, HOST, port));
-            }
             Map<String, String> config = new LinkedHashMap<>(ReplicationClients.clusterConfig());
             config.put("replica.lag.time.max.ms", "5000");
-            try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES, config,
-                    node -> ReplicationClients.proxiedReplicationListener(node, replication[node.nodeId() - 1],
-                            proxies.get(node.nodeId() - 1).port()));
+            try (BrokerCluster cluster = ReplicationClients.createWithProxiedReplication(kind, config, proxies);
                  Admin admin = ReplicationClients.startAndConnect(cluster);
                  KafkaProducer<String, String> acksAll = producer(cluster, "all");
                  KafkaProducer<String, String> acksOne = producer(cluster, "1")) {

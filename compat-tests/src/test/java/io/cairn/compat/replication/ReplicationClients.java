@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.ClusterNode;
+import io.cairn.testkit.FaultProxy;
 import io.cairn.testkit.FreePorts;
 import java.time.Duration;
 import java.util.Arrays;
@@ -98,6 +99,21 @@ final class ReplicationClients {
         config.put("inter.broker.listener.name", "REPLICATION");
         config.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,REPLICATION:PLAINTEXT");
         return config;
+    }
+
+    /**
+     * A cluster of {@link #NODES} nodes of {@code kind} with {@code config}, node i's REPLICATION listener (the
+     * inter-broker one) on a port of its own and advertised at a testkit {@code FaultProxy} in front of it, which
+     * this adds to {@code proxies} at index i-1 (the caller closes them).
+     */
+    static BrokerCluster createWithProxiedReplication(BrokerKind kind, Map<String, String> config,
+                                                      List<FaultProxy> proxies) {
+        int[] replication = FreePorts.freePorts(NODES);
+        for (int port : replication) {
+            proxies.add(FaultProxy.start(0, FreePorts.LOOPBACK, port));
+        }
+        return BrokerCluster.create(kind, NODES, config, node -> proxiedReplicationListener(node,
+                replication[node.nodeId() - 1], proxies.get(node.nodeId() - 1).port()));
     }
 
     /**
