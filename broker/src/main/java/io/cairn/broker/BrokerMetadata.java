@@ -22,6 +22,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -77,12 +78,15 @@ final class BrokerMetadata implements AutoCloseable {
     private volatile LongSupplier appliedOffset;
     /** The SSL or SASL_SSL controller listener's stores the quorum uses, replaceable live; null without TLS. */
     private final QuorumStores quorumStores;
+    /** metadata.log.dir (else the first log dir), absolute. */
+    private final Path metadataLogDir;
     private boolean closed;
     private boolean shutDown;
 
-    private BrokerMetadata(BrokerConfig config, MetadataNode node, QuorumStores quorumStores) {
+    private BrokerMetadata(BrokerConfig config, MetadataNode node, QuorumStores quorumStores, Path metadataLogDir) {
         this.config = config;
         this.node = node;
+        this.metadataLogDir = metadataLogDir;
         this.quorumStores = quorumStores;
         UUID random = UUID.randomUUID();
         this.incarnationId = new Uuid(random.getMostSignificantBits(), random.getLeastSignificantBits());
@@ -112,7 +116,8 @@ final class BrokerMetadata implements AutoCloseable {
                     metadataConfig.voters(), metadataConfig.metadataLogDir().toAbsolutePath().normalize());
             try {
                 return new BrokerMetadata(config, MetadataNode.start(metadataConfig, controllerEvents,
-                        quorumFront(config, quorumStores)), quorumStores);
+                        quorumFront(config, quorumStores)), quorumStores,
+                        metadataConfig.metadataLogDir().toAbsolutePath().normalize());
             } catch (IOException e) {
                 // The loopback port this node picked for a quorum of its own can be taken (by any socket, an
                 // outgoing connection's included) before the Raft server binds it: pick another, a few times.
@@ -230,6 +235,11 @@ final class BrokerMetadata implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("No free loopback port for the metadata quorum", e);
         }
+    }
+
+    /** Where the metadata log lives: {@code metadata.log.dir}, else the first log dir; absolute. */
+    Path metadataLogDir() {
+        return metadataLogDir;
     }
 
     MetadataNode node() {

@@ -260,16 +260,7 @@ public final class CairnServer implements AutoCloseable {
                     config.topicDefaults());
             LogConfig defaultLogConfig = LogConfigs.toLogConfig(topicDefaults);
             scheduler = new Scheduler(config.backgroundThreads());
-            // a dynamic num.recovery.threads.per.data.dir the metadata node holds already loads the logs
-            int recoveryThreads = DynamicThreadPools.effectiveSize(metadata.node().currentImage(), config.nodeId(),
-                    DynamicThreadPools.NUM_RECOVERY_THREADS_PER_DATA_DIR, config.numRecoveryThreadsPerDataDir());
-            LogDirFailureHandler logDirFailures = new LogDirFailureHandler(config.logDirs());
-            for (Path dir : config.logDirs()) {
-                logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM,
-                        logManagerOptions(config).withFlushListener(metrics.logFlush())
-                                .withFailureListener(logDirFailures), scheduler,
-                        Math.max(1, recoveryThreads)));
-            }
+            startLogManagers(defaultLogConfig);
             replicaManager = new ReplicaManager(config.nodeId(), logManagers, topicDefaults, Time.SYSTEM,
                     config.replicaLagTimeMaxMs(), metadata::brokerEpoch);
             replicaManager.useScheduler(scheduler);
@@ -512,6 +503,24 @@ public final class CairnServer implements AutoCloseable {
     }
 
     /** The log managers' intervals and cleaner settings from server.properties, the rest Cairn's defaults. */
+    /**
+     * Loads every log directory, each with its {@code LogManager}; a failed write to one of them, or to the metadata
+     * log, halts the broker ({@link LogDirFailureHandler}).
+     */
+    private void startLogManagers(LogConfig defaultLogConfig) {
+        // a dynamic num.recovery.threads.per.data.dir the metadata node holds already loads the logs
+        int recoveryThreads = DynamicThreadPools.effectiveSize(metadata.node().currentImage(), config.nodeId(),
+                DynamicThreadPools.NUM_RECOVERY_THREADS_PER_DATA_DIR, config.numRecoveryThreadsPerDataDir());
+        LogDirFailureHandler logDirFailures = new LogDirFailureHandler(config.logDirs());
+        Path metadataLogDir = metadata.metadataLogDir();
+        metadata.node().logFailure().thenAccept(cause -> logDirFailures.onMetadataLogFailure(metadataLogDir, cause));
+        for (Path dir : config.logDirs()) {
+            logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM,
+                    logManagerOptions(config).withFlushListener(metrics.logFlush()).withFailureListener(logDirFailures),
+                    scheduler, Math.max(1, recoveryThreads)));
+        }
+    }
+
     private static LogManager.Options logManagerOptions(BrokerConfig config) {
         CleanerSettings cleaner = config.cleaner();
         return LogManager.Options.defaults().withIntervals(config.logRetentionCheckIntervalMs(),

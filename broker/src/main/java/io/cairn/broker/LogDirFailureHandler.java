@@ -15,6 +15,8 @@ import org.apache.logging.log4j.Logger;
  * been answered {@code KAFKA_STORAGE_ERROR} and the directory refuses every further write; this thread, told
  * through a queue so that the writer never blocks, logs the failure and halts the process with exit code 1.
  *
+ * <p>A failed write of the metadata (Raft) log comes here too ({@link #onMetadataLogFailure}) and halts the same way.
+ *
  * <p>Halting is what Kafka does when the failed directory holds the metadata log or was its last live one, which
  * covers every broker with one log directory. With several, Kafka 4.1 takes only the failed directory's replicas
  * offline and tells the controller (KIP-858); Cairn does not yet, and halts then too, so that the controller fences
@@ -30,7 +32,7 @@ final class LogDirFailureHandler implements LogDirFailureListener {
     private static final Logger LOGGER = LogManager.getLogger(LogDirFailureHandler.class);
     static final String THREAD_NAME = "LogDirFailureHandler";
 
-    private record Failure(Path logDir, String message, Throwable cause) { }
+    private record Failure(Path logDir, String message, Throwable cause, boolean metadataLog) { }
 
     private final List<Path> logDirs;
     private final IntConsumer halt;
@@ -53,7 +55,12 @@ final class LogDirFailureHandler implements LogDirFailureListener {
     @Override
     public void onLogDirFailure(Path logDir, String message, Throwable cause) {
         // Only the first failure matters: the process ends on it. A full queue drops the others.
-        failures.offer(new Failure(logDir, message, cause));
+        failures.offer(new Failure(logDir, message, cause, false));
+    }
+
+    /** A write to the metadata (Raft) log in {@code metadataLogDir} failed ({@code MetadataNode.logFailure}). */
+    void onMetadataLogFailure(Path metadataLogDir, Throwable cause) {
+        failures.offer(new Failure(metadataLogDir, "a write to the metadata log failed", cause, true));
     }
 
     private void run() {
@@ -66,7 +73,9 @@ final class LogDirFailureHandler implements LogDirFailureListener {
         LOGGER.error("Error while writing to the log dir {}: {}", failure.logDir(), failure.message(),
                 failure.cause());
         // Kafka's words (logged at ERROR, as its fatal() is), so that what operators search for finds it
-        if (logDirs.size() == 1) {
+        if (failure.metadataLog()) {
+            LOGGER.error("Shutdown broker because the metadata log dir {} has failed", failure.logDir());
+        } else if (logDirs.size() == 1) {
             LOGGER.error("Shutdown broker because all log dirs in {} have failed", failure.logDir());
         } else {
             LOGGER.error("Shutdown broker because the log dir {} has failed (log dirs: {}; Cairn does not take one "

@@ -10,7 +10,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The first failure of a log directory halts the process with exit code 1, once, off the failing thread. */
+/**
+ * The first failure of a log directory, or of the metadata log, halts the process with exit code 1, once, off the
+ * failing thread.
+ */
 class LogDirFailureHandlerTest {
 
     @Test
@@ -32,5 +35,23 @@ class LogDirFailureHandlerTest {
         assertThat(halted.await(10, TimeUnit.SECONDS)).isTrue();
         Thread.sleep(100);
         assertThat(halts).containsExactly("1 on " + LogDirFailureHandler.THREAD_NAME);
+    }
+
+    @Test
+    void aFailedMetadataLogWriteHaltsWithExitCodeOne() throws Exception {
+        // Given
+        List<Integer> halts = new CopyOnWriteArrayList<>();
+        CountDownLatch halted = new CountDownLatch(1);
+        LogDirFailureHandler handler = new LogDirFailureHandler(List.of(Path.of("/data/kafka-logs")), status -> {
+            halts.add(status);
+            halted.countDown();
+        });
+
+        // When
+        handler.onMetadataLogFailure(Path.of("/data/metadata"), new IOException("No space left on device"));
+
+        // Then
+        assertThat(halted.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(halts).containsExactly(1);
     }
 }

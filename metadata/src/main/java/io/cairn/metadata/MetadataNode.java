@@ -87,6 +87,15 @@ public interface MetadataNode extends AutoCloseable {
     /** The node id of the active controller as this node last heard it, or -1. */
     int activeControllerId();
 
+    /**
+     * Completes with the cause when a write to this node's metadata log fails (a full disk, a failed device): the log
+     * then takes no more entries, so the node can neither lead nor follow again, and the process should end (a broker
+     * halts, as Kafka's does). Never completes otherwise; a node without a log of its own never completes it.
+     */
+    default CompletableFuture<Throwable> logFailure() {
+        return new CompletableFuture<>();
+    }
+
     @Override
     void close();
 

@@ -153,6 +153,8 @@ public final class RatisMetadataNode implements MetadataNode {
     private volatile int routeHint = -1;
     private volatile int lastFailedTarget = -1;
     private volatile int activeControllerId = -1;
+    /** Completed by the first failed write of the metadata log (see {@link #logFailure()}). */
+    private final CompletableFuture<Throwable> logFailure = new CompletableFuture<>();
     private volatile boolean closed;
     private final QuorumDescription quorumDescription = new QuorumDescription();
     /** Told each controller event's times and each append's commit latency. */
@@ -1194,6 +1196,11 @@ public final class RatisMetadataNode implements MetadataNode {
         return activeControllerId;
     }
 
+    @Override
+    public CompletableFuture<Throwable> logFailure() {
+        return logFailure;
+    }
+
     /**
      * The node's quorum address as others dial it, to bind: a broker-only node's metadata listener port or a
      * controller's listener (its host, or every interface when empty), else its voter entry.
@@ -1303,16 +1310,11 @@ public final class RatisMetadataNode implements MetadataNode {
             followVoterSet(voterIds);
         }
 
-        /**
-         * A failed write leaves the Raft log unable to take entries: this node could neither lead nor follow again,
-         * so the process ends, as Kafka's does when its metadata log directory fails ({@code Exit.halt(1)}); its
-         * peers elect another leader and a restart recovers the log.
-         */
+        /** A failed write leaves the Raft log unable to take entries: told through {@link #logFailure()}. */
         @Override
         public void logFailed(Throwable cause) {
             LOGGER.error("Error while writing to the metadata log in {}", config.metadataLogDir(), cause);
-            LOGGER.error("Shutdown broker because the metadata log dir {} has failed", config.metadataLogDir());
-            Runtime.getRuntime().halt(1);
+            logFailure.complete(cause);
         }
 
         @Override
