@@ -189,6 +189,7 @@ public final class CairnServer implements AutoCloseable {
     private DelegationTokenCache delegationTokens;
     /** The {@code background.threads} pool ({@code kafka-scheduler-N}) the log managers and replica manager share. */
     private Scheduler scheduler;
+    private LogDirFailureHandler logDirFailures;
     private final List<LogManager> logManagers = new ArrayList<>();
     private ReplicaManager replicaManager;
     private FetchService fetchService;
@@ -503,6 +504,21 @@ public final class CairnServer implements AutoCloseable {
     }
 
     /** The log managers' intervals and cleaner settings from server.properties, the rest Cairn's defaults. */
+    /** Closes every log directory (with the clean-shutdown marker), then the failure handler's thread. */
+    private void closeLogs() {
+        long brokerEpoch = metadata == null ? -1L : metadata.brokerEpoch();
+        for (LogManager manager : logManagers) {
+            try {
+                manager.close(brokerEpoch);
+            } catch (RuntimeException e) {
+                LOGGER.error("{}Cannot close the logs of {}", logPrefix, manager.logDir(), e);
+            }
+        }
+        if (logDirFailures != null) {
+            logDirFailures.close();
+        }
+    }
+
     /**
      * Loads every log directory, each with its {@code LogManager}; a failed write to one of them, or to the metadata
      * log, halts the broker ({@link LogDirFailureHandler}).
@@ -511,12 +527,13 @@ public final class CairnServer implements AutoCloseable {
         // a dynamic num.recovery.threads.per.data.dir the metadata node holds already loads the logs
         int recoveryThreads = DynamicThreadPools.effectiveSize(metadata.node().currentImage(), config.nodeId(),
                 DynamicThreadPools.NUM_RECOVERY_THREADS_PER_DATA_DIR, config.numRecoveryThreadsPerDataDir());
-        LogDirFailureHandler logDirFailures = new LogDirFailureHandler(config.logDirs());
+        LogDirFailureHandler handler = new LogDirFailureHandler(config.logDirs());
+        logDirFailures = handler;
         Path metadataLogDir = metadata.metadataLogDir();
-        metadata.node().logFailure().thenAccept(cause -> logDirFailures.onMetadataLogFailure(metadataLogDir, cause));
+        metadata.node().logFailure().thenAccept(cause -> handler.onMetadataLogFailure(metadataLogDir, cause));
         for (Path dir : config.logDirs()) {
             logManagers.add(LogManager.start(dir, defaultLogConfig, Time.SYSTEM,
-                    logManagerOptions(config).withFlushListener(metrics.logFlush()).withFailureListener(logDirFailures),
+                    logManagerOptions(config).withFlushListener(metrics.logFlush()).withFailureListener(handler),
                     scheduler, Math.max(1, recoveryThreads)));
         }
     }
@@ -872,14 +889,7 @@ public final class CairnServer implements AutoCloseable {
         if (replicaManager != null) {
             replicaManager.close();
         }
-        long brokerEpoch = metadata == null ? -1L : metadata.brokerEpoch();
-        for (LogManager manager : logManagers) {
-            try {
-                manager.close(brokerEpoch);
-            } catch (RuntimeException e) {
-                LOGGER.error("{}Cannot close the logs of {}", logPrefix, manager.logDir(), e);
-            }
-        }
+        closeLogs();
         // The log managers and the replica manager have cancelled their tasks; nothing else schedules on it.
         if (scheduler != null) {
             scheduler.close();

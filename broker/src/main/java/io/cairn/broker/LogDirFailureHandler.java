@@ -23,7 +23,7 @@ import org.apache.logging.log4j.Logger;
  * the broker and elects new leaders from the other replicas instead of leaving partitions led by a broker that
  * cannot write them. The next start's recovery cuts off whatever the failed write left past the last whole batch.
  *
- * <p>Its thread is a daemon blocked on the queue until a failure comes; a clean shutdown leaves it there.
+ * <p>Its thread is a daemon blocked on the queue until a failure comes, or {@link #close} at a clean shutdown.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -61,6 +61,11 @@ final class LogDirFailureHandler implements LogDirFailureListener {
     /** A write to the metadata (Raft) log in {@code metadataLogDir} failed ({@code MetadataNode.logFailure}). */
     void onMetadataLogFailure(Path metadataLogDir, Throwable cause) {
         failures.offer(new Failure(metadataLogDir, "a write to the metadata log failed", cause, true));
+    }
+
+    /** Ends the thread at a clean shutdown; a failure being handled still halts. */
+    void close() {
+        thread.interrupt();
     }
 
     private void run() {

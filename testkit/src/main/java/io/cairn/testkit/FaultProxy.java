@@ -195,7 +195,7 @@ public final class FaultProxy implements AutoCloseable {
     private void relay(Socket from, Socket to, String direction, long pid) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[BUFFER_BYTES];
-            long paceNanos = System.nanoTime();
+            long paceNanos = Long.MIN_VALUE;
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
@@ -224,7 +224,7 @@ public final class FaultProxy implements AutoCloseable {
     private long pace(long pid, int bytes, long nextNanos) {
         long rate = throttleBytesPerSecond;
         if (!throttled.test(pid) || rate <= 0) {
-            return System.nanoTime();
+            return nextNanos;
         }
         long at = Math.max(nextNanos, System.nanoTime()) + bytes * 1_000_000_000L / rate;
         long wait = at - System.nanoTime();
