@@ -574,6 +574,14 @@ public final class LogManager implements Closeable {
         }
         List<PartitionLog> all = new ArrayList<>(logs.values());
         all.addAll(futureLogs.values());
+        if (!env.health().isOnline()) {
+            // A failed write may have left part of a batch past a log's end: the next start must recover, as
+            // Kafka writes no clean-shutdown file for an offline directory.
+            all.forEach(PartitionLog::closeWithoutFlush);
+            LOGGER.warn("Closed {} partition log(s) in {} without the clean-shutdown marker: the directory failed",
+                logs.size(), logDir);
+            return;
+        }
         inRecoveryThreads(all, PartitionLog::close);
         io.cairn.log.io.CheckpointFile.write(env.layer(), logDir.resolve(CLEAN_SHUTDOWN_FILE),
             "{\"version\":0,\"brokerEpoch\":" + brokerEpoch + "}");

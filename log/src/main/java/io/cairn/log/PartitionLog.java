@@ -117,6 +117,8 @@ public final class PartitionLog implements Closeable {
      * recovery point on are scanned and repaired first.
      */
     public static PartitionLog open(Path dir, LogConfig config, LogEnvironment env, boolean hadCleanShutdown) {
+        // Kafka creates no log in an offline directory
+        env.health().ensureOnline("[PartitionLog dir=" + dir + "] ");
         try {
             java.nio.file.Files.createDirectories(dir);
             LeaderEpochCache epochs = new LeaderEpochCache(env.layer(), dir);
@@ -128,8 +130,8 @@ public final class PartitionLog implements Closeable {
                 log.segments.size(), log.logStartOffset, log.logEndOffset(),
                 loaded.recovered() ? " after recovery" : "");
             return log;
-        } catch (IOException e) {
-            throw new KafkaStorageException("cannot open log " + dir, e);
+        } catch (IOException | UncheckedIOException e) {
+            throw env.health().fail(dir.getParent(), "cannot open log " + dir, e);
         }
     }
 
@@ -280,7 +282,11 @@ public final class PartitionLog implements Closeable {
 
     /** Writes the topic id to {@code partition.metadata}. */
     public void writeTopicId(Uuid topicId) {
-        PartitionMetadataFile.write(env.layer(), dir, topicId);
+        try {
+            PartitionMetadataFile.write(env.layer(), dir, topicId);
+        } catch (UncheckedIOException e) {
+            throw failed("cannot write " + PartitionMetadataFile.FILE_NAME, e);
+        }
     }
 
     public Optional<Uuid> topicId() {
@@ -365,14 +371,20 @@ public final class PartitionLog implements Closeable {
         } catch (UncheckedIOException e) {
             throw failed("cannot append offsets " + firstOffset + " to " + lastOffset + " to " + active, e);
         }
-        for (int i = 0; i < views.size(); i++) {
-            RecordBatch batch = views.get(i);
-            epochs.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
-            ProducerStateManager.CompletedTxn txn = producers.update(batch);
-            if (txn != null && txn.aborted()) {
-                active.appendAbortedTxn(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(),
-                    producers.lastStableOffsetAfter(txn.lastOffset())));
+        try {
+            for (int i = 0; i < views.size(); i++) {
+                RecordBatch batch = views.get(i);
+                epochs.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
+                ProducerStateManager.CompletedTxn txn = producers.update(batch);
+                if (txn != null && txn.aborted()) {
+                    active.appendAbortedTxn(new AbortedTxn(txn.producerId(), txn.firstOffset(), txn.lastOffset(),
+                        producers.lastStableOffsetAfter(txn.lastOffset())));
+                }
             }
+        } catch (UncheckedIOException e) {
+            // the leader-epoch checkpoint or the transaction index: the bytes are in, the log end did not move
+            throw failed("cannot record the leader epochs and transactions of offsets " + firstOffset + " to "
+                + lastOffset, e);
         }
         endOffsetMetadata = new LogOffsetMetadata(lastOffset + 1, active.baseOffset(), active.size());
     }
@@ -418,7 +430,7 @@ public final class PartitionLog implements Closeable {
                 env.scheduler().execute(() -> flushRolledInBackground(old, newBase));
             }
             return fresh;
-        } catch (IOException e) {
+        } catch (IOException | UncheckedIOException e) {
             throw failed("cannot roll", e);
         } finally {
             lock.unlock();
@@ -503,7 +515,11 @@ public final class PartitionLog implements Closeable {
 
     /** Writes the recovery point and the log start offset to the offsets checkpoint now. Called under {@link #lock}. */
     private void checkpointOffsets() {
-        LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+        try {
+            LogLoader.writeOffsets(env, dir, recoveryPoint, logStartOffset);
+        } catch (UncheckedIOException e) {
+            throw failed("cannot write the offsets checkpoint", e);
+        }
         offsetsCheckpointedMs = env.time().milliseconds();
     }
 
@@ -669,6 +685,8 @@ public final class PartitionLog implements Closeable {
             active.onBecomeActive(config.segmentIndexBytes());
             active.truncateTo(targetOffset);
             afterTruncation(active.readNextOffset());
+        } catch (UncheckedIOException e) {
+            throw failed("cannot truncate to offset " + targetOffset, e);
         } finally {
             lock.unlock();
         }
@@ -693,7 +711,7 @@ public final class PartitionLog implements Closeable {
             logStartOffset = newOffset;
             epochs.clear();
             afterTruncation(newOffset);
-        } catch (IOException e) {
+        } catch (IOException | UncheckedIOException e) {
             throw failed("cannot truncate", e);
         } finally {
             lock.unlock();
@@ -731,6 +749,8 @@ public final class PartitionLog implements Closeable {
                 checkpointOffsets();
             }
             return logStartOffset;
+        } catch (UncheckedIOException e) {
+            throw failed("cannot move the log start offset to " + newStart, e);
         } finally {
             lock.unlock();
         }
@@ -780,6 +800,8 @@ public final class PartitionLog implements Closeable {
             epochs.truncateFromStart(logStartOffset);
             ProducerSnapshots.deleteBefore(dir, segments.firstKey());
             checkpointOffsets();
+        } catch (UncheckedIOException e) {
+            throw failed("cannot move the log start offset to " + logStartOffset, e);
         } finally {
             lock.unlock();
         }

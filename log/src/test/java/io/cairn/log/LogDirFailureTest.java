@@ -75,6 +75,109 @@ class LogDirFailureTest {
     }
 
     @Test
+    void aFailedLeaderEpochCheckpointTakesTheDirectoryOffline() {
+        // Given: a log in epoch 0 whose leader-epoch checkpoint can no longer be written
+        RecordingFileLayer layer = new RecordingFileLayer();
+        List<String> told = new CopyOnWriteArrayList<>();
+        PartitionLog log = openObserved(layer, told);
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        layer.failWritesTo("leader-epoch-checkpoint.tmp");
+
+        // When: the first batch of epoch 1 (a new leader) is appended
+        assertThatThrownBy(() -> log.appendAsLeader(values(time.milliseconds(), "b"), 1, AppendOrigin.CLIENT))
+            .isInstanceOf(KafkaStorageException.class)
+            .hasMessageContaining("cannot record the leader epochs and transactions of offsets 1 to 1");
+
+        // Then: the directory is offline and the failure told once
+        assertThat(told).singleElement().asString().contains("leader-epoch-checkpoint");
+        assertThatThrownBy(() -> log.appendAsLeader(values(time.milliseconds(), "c"), 1, AppendOrigin.CLIENT))
+            .isInstanceOf(KafkaStorageException.class).hasMessageContaining("offline");
+        log.closeWithoutFlush();
+    }
+
+    @Test
+    void aFailedProducerSnapshotAtARollTakesTheDirectoryOffline() {
+        // Given: a log whose producer snapshot for offset 1 cannot be written
+        RecordingFileLayer layer = new RecordingFileLayer();
+        List<String> told = new CopyOnWriteArrayList<>();
+        PartitionLog log = openObserved(layer, told);
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        layer.failWritesTo("00000000000000000001.snapshot.tmp");
+
+        // When / Then
+        assertThatThrownBy(log::roll).isInstanceOf(KafkaStorageException.class).hasMessageContaining("cannot roll");
+        assertThat(told).singleElement().asString().contains("00000000000000000001.snapshot");
+        log.closeWithoutFlush();
+    }
+
+    @Test
+    void aFailedOffsetsCheckpointTakesTheDirectoryOffline() {
+        // Given: a log whose offsets checkpoint (recovery point, log start offset) cannot be written
+        RecordingFileLayer layer = new RecordingFileLayer();
+        List<String> told = new CopyOnWriteArrayList<>();
+        PartitionLog log = openObserved(layer, told);
+        log.appendAsLeader(values(time.milliseconds(), "a", "b"), 0, AppendOrigin.CLIENT);
+        layer.failWritesTo("log-offsets-checkpoint.tmp");
+
+        // When: DeleteRecords moves the log start offset, which is persisted at once
+        assertThatThrownBy(() -> log.deleteRecordsBefore(1))
+            .isInstanceOf(KafkaStorageException.class)
+            .hasMessageContaining("cannot write the offsets checkpoint");
+
+        // Then
+        assertThat(told).singleElement().asString().contains("log-offsets-checkpoint");
+        assertThatThrownBy(() -> log.truncateTo(1)).isInstanceOf(KafkaStorageException.class)
+            .hasMessageContaining("offline");
+        log.closeWithoutFlush();
+    }
+
+    @Test
+    void aFailedLeaderEpochCheckpointAtATruncationTakesTheDirectoryOffline() {
+        // Given: a follower's log with epochs 0 and 1, whose leader-epoch checkpoint cannot be written
+        RecordingFileLayer layer = new RecordingFileLayer();
+        List<String> told = new CopyOnWriteArrayList<>();
+        PartitionLog log = openObserved(layer, told);
+        log.appendAsLeader(values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        log.appendAsLeader(values(time.milliseconds(), "b"), 1, AppendOrigin.CLIENT);
+        layer.failWritesTo("leader-epoch-checkpoint.tmp");
+
+        // When: it truncates away epoch 1 (it diverged from its leader)
+        assertThatThrownBy(() -> log.truncateTo(1))
+            .isInstanceOf(KafkaStorageException.class)
+            .hasMessageContaining("cannot truncate to offset 1");
+
+        // Then
+        assertThat(told).singleElement().asString().contains("leader-epoch-checkpoint");
+        log.closeWithoutFlush();
+    }
+
+    @Test
+    void aLogThatCannotBeCreatedTakesTheDirectoryOfflineAndNoneIsCreatedAfter() {
+        // Given: a directory where a new partition's first segment cannot be written
+        RecordingFileLayer layer = new RecordingFileLayer();
+        List<String> told = new CopyOnWriteArrayList<>();
+        LogEnvironment env = new LogEnvironment(time, layer, OpenResources.unbounded(), OpenResources.unbounded(),
+            null, LogFlushListener.NONE, new LogDirHealth((dir, message, cause) -> told.add(message)));
+        layer.failWritesTo("log-offsets-checkpoint.tmp");
+
+        // When / Then
+        assertThatThrownBy(() -> PartitionLog.open(tmp.resolve("t-0"), LogConfig.defaults(), env, true))
+            .isInstanceOf(KafkaStorageException.class).hasMessageContaining("cannot open log " + tmp.resolve("t-0"));
+        assertThat(told).singleElement().asString().contains("cannot open log");
+        layer.failWritesTo(null);
+        assertThatThrownBy(() -> PartitionLog.open(tmp.resolve("t-1"), LogConfig.defaults(), env, true))
+            .isInstanceOf(KafkaStorageException.class).hasMessageContaining("offline");
+        assertThat(tmp.resolve("t-1")).doesNotExist();
+    }
+
+    private PartitionLog openObserved(RecordingFileLayer layer, List<String> told) {
+        LogEnvironment env = new LogEnvironment(time, layer, OpenResources.unbounded(), OpenResources.unbounded(),
+            null, LogFlushListener.NONE,
+            new LogDirHealth((dir, message, cause) -> told.add(dir + " | " + message + " | " + cause.getMessage())));
+        return PartitionLog.open(tmp.resolve("t-0"), LogConfig.defaults(), env, true);
+    }
+
+    @Test
     void aSegmentWhoseWriteFailedTakesTheSameOffsetsOnceWritesSucceed() throws Exception {
         // Given: a segment indexing every batch, whose second write fails
         RecordingFileLayer layer = new RecordingFileLayer();

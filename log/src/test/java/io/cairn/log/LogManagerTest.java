@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.log.io.FileLayer;
+import io.cairn.wire.error.KafkaStorageException;
 import io.cairn.wire.protocol.Uuid;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -21,6 +22,30 @@ class LogManagerTest {
     Path tmp;
 
     private final MockTime time = new MockTime();
+
+    @Test
+    void aFailedDirectoryClosesWithoutTheCleanShutdownMarker() {
+        // Given: a directory whose segment write failed (a full disk)
+        RecordingFileLayer layer = new RecordingFileLayer();
+        LogManager.Options options = new LogManager.Options(10_000, 30_000, 300_000L, Long.MAX_VALUE, 15_000L,
+            Double.MAX_VALUE, layer);
+        LogManager first = LogManager.start(tmp, LogConfig.defaults(), time, options);
+        PartitionLog log = first.getOrCreateLog("orders", 0, LogConfig.defaults(), new Uuid(1, 2));
+        log.appendAsLeader(TestBatches.values(time.milliseconds(), "a"), 0, AppendOrigin.CLIENT);
+        layer.failWritesTo("00000000000000000000.log");
+        assertThatThrownBy(() -> log.appendAsLeader(TestBatches.values(time.milliseconds(), "b"), 0,
+            AppendOrigin.CLIENT)).isInstanceOf(KafkaStorageException.class);
+
+        // When
+        first.close();
+
+        // Then: no marker, so the next start recovers the log, which ends after its last whole batch
+        assertThat(tmp.resolve(LogManager.CLEAN_SHUTDOWN_FILE)).doesNotExist();
+        LogManager second = LogManager.start(tmp, LogConfig.defaults(), time, LogManager.Options.defaults());
+        assertThat(second.hadCleanShutdown()).isFalse();
+        assertThat(second.getLog("orders", 0).orElseThrow().logEndOffset()).isEqualTo(1);
+        second.close();
+    }
 
     @Test
     void closeShouldWriteTheCleanShutdownMarkerAndStartShouldConsumeIt() {

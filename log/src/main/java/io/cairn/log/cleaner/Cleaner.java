@@ -6,7 +6,6 @@ import io.cairn.log.PartitionLog;
 import io.cairn.log.io.CheckpointFile;
 import io.cairn.log.segment.FileBatch;
 import io.cairn.log.segment.LogSegment;
-import io.cairn.wire.error.KafkaStorageException;
 import io.cairn.wire.record.Record;
 import io.cairn.wire.record.RecordBatch;
 import io.cairn.wire.record.RecordBatchBuilder;
@@ -14,6 +13,7 @@ import io.cairn.wire.record.TimestampType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -317,6 +317,7 @@ public final class Cleaner {
         Path dir = log.dir();
         String stem = LogSegment.fileName(source.baseOffset());
         long[] stats = new long[3];
+        LogSegment cleaned = null;
         try {
             for (String suffix : new String[] {LogSegment.LOG_SUFFIX, LogSegment.INDEX_SUFFIX,
                 LogSegment.TIME_INDEX_SUFFIX, LogSegment.TXN_INDEX_SUFFIX}) {
@@ -324,13 +325,14 @@ public final class Cleaner {
             }
             LogSegment.Options options = new LogSegment.Options(env.layer(), env.handles(), env.mappings(),
                 config.segmentIndexBytes(), config.indexIntervalBytes(), 0L, log.time().milliseconds());
-            LogSegment cleaned = LogSegment.open(dir, source.baseOffset(), options, true, LogSegment.CLEANED_SUFFIX);
+            cleaned = LogSegment.open(dir, source.baseOffset(), options, true, LogSegment.CLEANED_SUFFIX);
+            LogSegment target = cleaned;
             List<io.cairn.log.index.AbortedTxn> keptAborts = new ArrayList<>();
             reader.forEachBatch(source, (batch, bytes) -> {
                 ByteBuffer kept = filter(batch, bytes, pass, keptAborts::add, stats);
                 if (kept != null && kept.hasRemaining()) {
                     stats[0] += kept.remaining();
-                    cleaned.append(kept);
+                    target.append(kept);
                 }
                 throttler.maybeThrottle(batch.sizeInBytes());
                 return true;
@@ -349,8 +351,13 @@ public final class Cleaner {
                 cleaned.deleteIfExists();
             }
             return stats;
-        } catch (IOException e) {
-            throw new KafkaStorageException("cannot clean segment " + stem + " of " + dir, e);
+        } catch (IOException | UncheckedIOException e) {
+            // Kafka's cleaner takes the directory offline on an I/O error; the leftover .cleaned files go at the
+            // next start's recovery
+            if (cleaned != null) {
+                cleaned.releaseResources();
+            }
+            throw env.health().fail(dir.getParent(), "cannot clean segment " + stem + " of " + dir, e);
         }
     }
 
@@ -583,7 +590,12 @@ public final class Cleaner {
     }
 
     private static void writeCheckpoint(PartitionLog log, long offset) {
-        CheckpointFile.writeEntries(log.environment().layer(), log.dir().resolve(CHECKPOINT_FILE), 0,
-            List.of(Long.toString(offset)));
+        try {
+            CheckpointFile.writeEntries(log.environment().layer(), log.dir().resolve(CHECKPOINT_FILE), 0,
+                List.of(Long.toString(offset)));
+        } catch (UncheckedIOException e) {
+            throw log.environment().health().fail(log.dir().getParent(), "cannot write the cleaner checkpoint of "
+                + log.dir(), e);
+        }
     }
 }

@@ -125,6 +125,35 @@ class CleanerTest {
     }
 
     @Test
+    void aWriteThatFailsWhileCleaningTakesTheDirectoryOfflineAndKeepsTheSegment() {
+        // Given: a compacted log whose cleaned segment cannot be written (a full disk)
+        io.cairn.log.RecordingFileLayer layer = new io.cairn.log.RecordingFileLayer();
+        List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LogEnvironment env = new LogEnvironment(time, layer, io.cairn.log.io.OpenResources.unbounded(),
+            io.cairn.log.io.OpenResources.unbounded(), scheduler, io.cairn.log.LogFlushListener.NONE,
+            new io.cairn.log.LogDirHealth((dir, message, cause) -> told.add(message)));
+        PartitionLog log = PartitionLog.open(tmp.resolve("c-0"),
+            LogConfig.builder().cleanupPolicy("compact").segmentBytes(600).build(), env, true);
+        for (int i = 0; i < 40; i++) {
+            // the first segment's keys are its own, so its cleaned copy is written to
+            String key = i < 8 ? "u" + i : "k" + (i % 3);
+            log.appendAsLeader(keyed(time.milliseconds(), key, "v" + i), 0, AppendOrigin.CLIENT);
+        }
+        log.roll();
+        Map<String, List<String>> before = byKey(log);
+        layer.failWritesTo("00000000000000000000.log.cleaned");
+
+        // When / Then: Kafka's cleaner takes the directory offline on an I/O error
+        assertThatThrownBy(() -> cleaner(time).cleanIfNeeded(log))
+            .isInstanceOf(io.cairn.wire.error.KafkaStorageException.class)
+            .hasMessageContaining("cannot clean segment 00000000000000000000");
+        assertThat(told).singleElement().asString().contains("cannot clean segment 00000000000000000000");
+        assertThat(env.health().isOnline()).isFalse();
+        assertThat(byKey(log)).isEqualTo(before);
+        log.closeWithoutFlush();
+    }
+
+    @Test
     void theActiveSegmentShouldNeverBeCleaned() {
         // Given: everything in the active segment
         PartitionLog log = compacted(LogConfig.builder().segmentBytes(1 << 20));
