@@ -85,6 +85,10 @@ final class MetadataStateMachine extends BaseStateMachine {
         default void logFailed(Throwable cause) {
         }
 
+        /** Ratis closed the state machine: the node's Raft log closes next ({@link RaftLogWorkerWake}). */
+        default void closed() {
+        }
+
         CompletableFuture<Message> command(Message request);
     }
 
@@ -143,6 +147,13 @@ final class MetadataStateMachine extends BaseStateMachine {
         storage.init(raftStorage);
         getLifeCycle().startAndTransition(() -> loadSnapshot(storage.getLatestSnapshot(), "Loaded"),
                 IOException.class);
+    }
+
+    /** Ratis closes the state machine when the division closes, just before its Raft log. */
+    @Override
+    public void close() throws IOException {
+        super.close();
+        hooks.closed();
     }
 
     /**

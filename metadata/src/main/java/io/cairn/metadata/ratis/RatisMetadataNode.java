@@ -126,6 +126,8 @@ public final class RatisMetadataNode implements MetadataNode {
     private final RaftPeerId selfId;
     private final RaftGroup group;
     private final MetadataStateMachine stateMachine;
+    /** Wakes the Raft log's writer thread at the close (set once the server started). */
+    private volatile RaftLogWorkerWake logWorkerWake = RaftLogWorkerWake.NONE;
     private final QuorumController controller;
     private final RaftServer server;
     private final RaftProperties clientProperties;
@@ -250,6 +252,7 @@ public final class RatisMetadataNode implements MetadataNode {
         }
         try {
             node.server.start();
+            node.logWorkerWake = RaftLogWorkerWake.find(node.server.getDivision(GROUP_ID).getMemberId().toString());
             if (front != null) {
                 front.serve(node.publicAddress(), node.server.getServerRpc().getInetSocketAddress());
             }
@@ -1308,6 +1311,11 @@ public final class RatisMetadataNode implements MetadataNode {
         @Override
         public void configurationCommitted(Set<Integer> voterIds) {
             followVoterSet(voterIds);
+        }
+
+        @Override
+        public void closed() {
+            logWorkerWake.stateMachineClosed();
         }
 
         /** A failed write leaves the Raft log unable to take entries: told through {@link #logFailure()}. */
