@@ -93,29 +93,7 @@ class CrashRecoveryIT {
     }
 
     private static Process startChild(Path dir, String tag) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-            "-XX:+UseSerialGC", "-XX:-UsePerfData", "-cp", childClasspath(), CrashWriter.class.getName(),
-            dir.toString(), tag);
-        pb.redirectError(ProcessBuilder.Redirect.DISCARD);
-        return pb.start();
-    }
-
-    /** Only what the writer needs (the test classpath holds Scala and the Kafka server too): faster JVM starts. */
-    private static String childClasspath() {
-        String full = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        StringBuilder out = new StringBuilder();
-        for (String entry : full.split(java.io.File.pathSeparator)) {
-            String name = Path.of(entry).getFileName().toString();
-            boolean needed = !entry.endsWith(".jar") || name.startsWith("kafka-clients")
-                || name.startsWith("log4j-api") || name.startsWith("netty-") || name.startsWith("cairn-")
-                || name.startsWith("snappy") || name.startsWith("lz4") || name.startsWith("zstd")
-                || name.startsWith("slf4j");
-            if (needed) {
-                out.append(out.length() == 0 ? "" : java.io.File.pathSeparator).append(entry);
-            }
-        }
-        return out.toString();
+        return ChildJvm.start(CrashWriter.class, dir.toString(), tag);
     }
 
     private static void readAcks(Process child, Map<Long, String> acks, AtomicInteger seen, int killAfter,
