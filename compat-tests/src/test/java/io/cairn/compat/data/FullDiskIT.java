@@ -1,6 +1,7 @@
 package io.cairn.compat.data;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.testkit.BrokerLogsExtension;
@@ -37,7 +38,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the disk is full. The broker answers the failed write {@code KAFKA_STORAGE_ERROR} (never
  * {@code UNKNOWN_SERVER_ERROR}), logs Kafka's line naming the failed directory ("Shutdown broker because all log dirs
  * in ... have failed") and halts with exit code 1, as Kafka does; it writes nothing after the failed write.
- * Once space is freed (the tmpfs grown in place) it starts again, recovery cuts off what the failed write left, every
+ * Started again on the still-full disk, it halts again at once (before, it waited 70 s for a registration its own
+ * metadata log could not write). Once space is freed (the tmpfs grown in place) it starts again, recovery cuts off what the failed write left, every
  * acknowledged record is read back at its offset, none twice, and producing goes on after them.
  *
  * <p>Cairn only: the reference Kafka formats its storage from a separate process, which does not see the namespace's
@@ -100,6 +102,13 @@ class FullDiskIT {
                     + " have failed")).hasSize(1);
             assertThat(errors).noneMatch(e -> e instanceof UnknownServerException);
             assertThat(acked).hasSizeGreaterThan(1_000);
+
+            // When: it starts again on the still-full disk
+            assertThatThrownBy(broker::start).hasMessageContaining("exited with code 1");
+
+            // Then: it halts again at once, naming the failed directory, and loses nothing (below)
+            assertThat(broker.logLinesContaining("Shutdown broker because")).hasSize(2)
+                    .allMatch(line -> line.contains(disk.dir().toString()));
 
             // When: space is freed and the broker starts again on the same data
             disk.resize(4 * DISK_MIB);
