@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -39,7 +40,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * default): a group consumes a replicated topic committing after each poll; its coordinator's node is killed
  * (SIGKILL); the group finds the new coordinator, the new leader of its {@code __consumer_offsets} partition, and goes
  * on consuming and committing. A new member of the group afterwards starts from the committed offsets. No record is
- * lost, and a record is read twice only if it came after the last commit the old coordinator acknowledged.
+ * lost, and a record is read twice only if it came after the last commit the old coordinator acknowledged. With the
+ * classic group protocol and with KIP-848's consumer protocol, whose group state (members, epochs, assignments) the
+ * new coordinator loads from the partition.
  */
 @Timeout(600)
 @ExtendWith(BrokerLogsExtension.class)
@@ -50,13 +53,16 @@ class GroupFailoverIT {
     private static final int BATCH = 1000;
     private static final String OFFSETS_TOPIC = "__consumer_offsets";
 
-    static Stream<BrokerKind> kinds() {
-        return ReplicationClients.kinds();
+    /** Each kind with each group protocol: the classic one and KIP-848's consumer protocol. */
+    static Stream<Arguments> kindsAndProtocols() {
+        return ReplicationClients.kinds().flatMap(kind -> Stream.of(Arguments.of(kind, "classic"),
+                Arguments.of(kind, "consumer")));
     }
 
-    @ParameterizedTest
-    @MethodSource("kinds")
-    void theGroupMovesToTheNewCoordinatorAndGoesOnFromItsCommittedOffsets(BrokerKind kind) throws Exception {
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("kindsAndProtocols")
+    void theGroupMovesToTheNewCoordinatorAndGoesOnFromItsCommittedOffsets(BrokerKind kind, String protocol)
+            throws Exception {
         // Given: a group that has consumed and committed the first batch
         try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES,
                 ReplicationClients.clusterConfig()); Admin admin = ReplicationClients.startAndConnect(cluster);
@@ -69,7 +75,7 @@ class GroupFailoverIT {
             int coordinator;
             int newCoordinator;
             Map<TopicPartition, OffsetAndMetadata> committedBeforeKill;
-            try (KafkaConsumer<String, String> consumer = consumer(cluster, group)) {
+            try (KafkaConsumer<String, String> consumer = consumer(cluster, group, protocol)) {
                 consumer.subscribe(List.of(topic));
                 consumeUntil(consumer, read, BATCH);
                 ReplicationClients.awaitFullIsr(admin, List.of(topic, OFFSETS_TOPIC));
@@ -90,7 +96,7 @@ class GroupFailoverIT {
             }
             produce(producer, topic, 2 * BATCH, BATCH);
             int readByFirstMember = read.values().size();
-            try (KafkaConsumer<String, String> second = consumer(cluster, group)) {
+            try (KafkaConsumer<String, String> second = consumer(cluster, group, protocol)) {
                 second.subscribe(List.of(topic));
                 consumeUntil(second, read, 3 * BATCH);
             }
@@ -98,8 +104,9 @@ class GroupFailoverIT {
             // Then
             long committedAtKill = committedBeforeKill.values().stream().mapToLong(OffsetAndMetadata::offset).sum();
             List<String> distinct = read.values().stream().distinct().toList();
-            System.out.printf("%s: coordinator %d killed after %d committed offsets, new coordinator %d; %d records "
-                            + "read by the first member, %d by the second, %d distinct of %d produced%n", kind,
+            System.out.printf("%s %s: coordinator %d killed after %d committed offsets, new coordinator %d; %d "
+                            + "records read by the first member, %d by the second, %d distinct of %d produced%n", kind,
+                    protocol,
                     coordinator, committedAtKill, newCoordinator, readByFirstMember,
                     read.values().size() - readByFirstMember, distinct.size(), 3 * BATCH);
             assertThat(committedAtKill).as("the first batch was committed before the kill").isEqualTo(BATCH);
@@ -199,14 +206,17 @@ class GroupFailoverIT {
         return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
     }
 
-    private static KafkaConsumer<String, String> consumer(BrokerCluster cluster, String group) {
+    private static KafkaConsumer<String, String> consumer(BrokerCluster cluster, String group, String protocol) {
         Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+        if (protocol.equals("classic")) {
+            // KIP-848's session timeout is the broker's group.consumer.session.timeout.ms, not the client's
+            props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+        }
         return new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
     }
 }
