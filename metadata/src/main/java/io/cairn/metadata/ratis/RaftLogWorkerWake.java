@@ -15,30 +15,38 @@ import org.apache.logging.log4j.Logger;
  * ends at once, and quietly, when it is interrupted after that flag is cleared.
  *
  * <p>Ratis closes the state machine just before the Raft log ({@code StateMachineUpdater} closes it when it stops,
- * then {@code ServerState.close} closes the log), so {@link #stateMachineClosed} is the cue: the worker is interrupted
- * once it is idle in its poll (never while it writes; no entry is appended after the division stops running). The
- * thread is the one {@link #find} picked when the node started: a name two live nodes of one JVM share (two clusters
- * of in-process test nodes) picks none, and the close takes its second.
+ * then {@code ServerState.close} closes the log), so {@link #stateMachineClosed} starts the watch. The log's close
+ * first ends its cache eviction thread ({@code <member id>-cacheEviction-AwaitToRun}), then clears the worker's flag:
+ * once the eviction thread has ended, the worker is interrupted as soon as it is idle in its poll (never while it
+ * writes; no entry is appended after the division stops running). Without an eviction thread to watch it waits
+ * {@value #FALLBACK_DELAY_MS} ms instead. The threads are the ones {@link #find} picked when the node started: a name
+ * two live nodes of one JVM share (two clusters of in-process test nodes) picks none, and the close takes its second.
  *
  * <p>Thread-safe.
  */
 final class RaftLogWorkerWake {
 
     private static final Logger LOGGER = LogManager.getLogger(RaftLogWorkerWake.class);
-    private static final String SUFFIX = "-SegmentedRaftLogWorker";
-    /** How long after the state machine closed the worker is looked at, at most. */
+    private static final String WORKER_SUFFIX = "-SegmentedRaftLogWorker";
+    private static final String EVICTION_SUFFIX = "-cacheEviction-AwaitToRun";
+    /** How long after the state machine closed the threads are watched, at most. */
     private static final long MAX_WAIT_MS = 3_000;
-    /** Workers already picked by a node of this JVM. */
+    /** The wait for the flag when there is no eviction thread to watch. */
+    private static final long FALLBACK_DELAY_MS = 50;
+    /** Threads already picked by a node of this JVM. */
     private static final Set<Thread> PICKED =
         Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
     /** Wakes nothing. */
-    static final RaftLogWorkerWake NONE = new RaftLogWorkerWake(null);
+    static final RaftLogWorkerWake NONE = new RaftLogWorkerWake(null, null);
 
     private final Thread worker;
+    /** The log's cache eviction thread, null when none was found. */
+    private final Thread eviction;
 
-    private RaftLogWorkerWake(Thread worker) {
+    private RaftLogWorkerWake(Thread worker, Thread eviction) {
         this.worker = worker;
+        this.eviction = eviction;
     }
 
     /**
@@ -47,22 +55,33 @@ final class RaftLogWorkerWake {
      * thread or more than one not picked yet.
      */
     static RaftLogWorkerWake find(String memberId) {
-        String name = memberId + SUFFIX;
-        Thread found = null;
         synchronized (PICKED) {
-            for (Thread thread : liveThreads()) {
-                if (name.equals(thread.getName()) && !PICKED.contains(thread)) {
-                    if (found != null) {
-                        return NONE;
-                    }
-                    found = thread;
-                }
+            Thread[] live = liveThreads();
+            Thread worker = unpicked(live, memberId + WORKER_SUFFIX);
+            if (worker == null) {
+                return NONE;
             }
-            if (found != null) {
-                PICKED.add(found);
+            Thread eviction = unpicked(live, memberId + EVICTION_SUFFIX);
+            PICKED.add(worker);
+            if (eviction != null) {
+                PICKED.add(eviction);
+            }
+            return new RaftLogWorkerWake(worker, eviction);
+        }
+    }
+
+    /** The one live thread named {@code name} that no node picked, else null. Called holding {@link #PICKED}. */
+    private static Thread unpicked(Thread[] live, String name) {
+        Thread found = null;
+        for (Thread thread : live) {
+            if (name.equals(thread.getName()) && !PICKED.contains(thread)) {
+                if (found != null) {
+                    return null;
+                }
+                found = thread;
             }
         }
-        return new RaftLogWorkerWake(found);
+        return found;
     }
 
     /** Whether a worker thread was picked. */
@@ -71,8 +90,8 @@ final class RaftLogWorkerWake {
     }
 
     /**
-     * Called when Ratis closes the state machine: a daemon thread interrupts the worker as soon as it waits in its
-     * poll, for at most {@value #MAX_WAIT_MS} ms.
+     * Called when Ratis closes the state machine: a daemon thread interrupts the worker once the log's close has
+     * begun and the worker waits in its poll, for at most {@value #MAX_WAIT_MS} ms.
      */
     void stateMachineClosed() {
         if (worker == null || !worker.isAlive()) {
@@ -86,8 +105,16 @@ final class RaftLogWorkerWake {
     private void wake() {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MAX_WAIT_MS);
         try {
-            // the log's close follows the state machine's within microseconds; give it a moment to clear the flag
-            TimeUnit.MILLISECONDS.sleep(5);
+            if (eviction == null) {
+                TimeUnit.MILLISECONDS.sleep(FALLBACK_DELAY_MS);
+            } else {
+                eviction.join(MAX_WAIT_MS);
+                if (eviction.isAlive()) {
+                    return;
+                }
+            }
+            // the log's cache closes, then the worker's close clears its flag
+            TimeUnit.MILLISECONDS.sleep(2);
             while (worker.isAlive() && System.nanoTime() < deadline) {
                 if (worker.getState() == Thread.State.TIMED_WAITING) {
                     worker.interrupt();

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link RaftLogWorkerWake} against stand-ins for Ratis' log worker: a thread of the worker's name that, like it,
- * waits in timed polls and ends when interrupted.
+ * {@link RaftLogWorkerWake} against stand-ins for Ratis' log worker and cache eviction thread: threads of their names
+ * that, like them, wait in timed polls and end when interrupted.
  */
 class RaftLogWorkerWakeTest {
 
@@ -41,6 +41,27 @@ class RaftLogWorkerWakeTest {
         assertThat(interrupted.await(10, TimeUnit.SECONDS)).isTrue();
         worker.join(10_000);
         assertThat(worker.isAlive()).isFalse();
+    }
+
+    @Test
+    void theWorkerIsLeftAloneUntilTheLogsCloseEndedItsEvictionThread() throws InterruptedException {
+        // Given: the worker of member 6@group-test and the log's cache eviction thread, both idle
+        CountDownLatch interrupted = new CountDownLatch(1);
+        worker("6@group-test-SegmentedRaftLogWorker", interrupted);
+        Thread eviction = worker("6@group-test-cacheEviction-AwaitToRun", new CountDownLatch(1));
+        RaftLogWorkerWake wake = RaftLogWorkerWake.find("6@group-test");
+
+        // When: the state machine closed, the log's close not begun yet
+        wake.stateMachineClosed();
+
+        // Then: the worker (whose flag may not be cleared yet) is not interrupted
+        assertThat(interrupted.await(300, TimeUnit.MILLISECONDS)).isFalse();
+
+        // When: the log's close ends the eviction thread
+        eviction.interrupt();
+
+        // Then
+        assertThat(interrupted.await(10, TimeUnit.SECONDS)).isTrue();
     }
 
     @Test
