@@ -100,6 +100,12 @@ final class MetadataStateMachine extends BaseStateMachine {
     private volatile Function<Long, Long> termSupplier = x -> 0L;
     /** Responses of the recently applied commands; derived from the log only, empty after loading a snapshot. */
     private final AppliedCommands appliedCommands = new AppliedCommands();
+    /** Guards the pause and run transitions of a snapshot install ({@link #pause}, {@link #reinitialize}). */
+    private final Object lifeCycleLock = new Object();
+    /** True while {@link #reinitialize} loads an installed snapshot. */
+    private boolean reinitializing;
+    /** Set when an install paused the state machine during {@link #reinitialize}: it stays PAUSED after it. */
+    private boolean pauseAfterReinitialize;
 
     MetadataStateMachine(Hooks hooks) {
         this(hooks, DurableFiles.DEFAULT);
@@ -160,26 +166,45 @@ final class MetadataStateMachine extends BaseStateMachine {
      * Ratis pauses the state machine before it installs the leader's snapshot on a node whose log is behind the
      * leader's purged log (a lagging follower or listener, or a new voter the leader catches up), and its state
      * machine updater reloads only a paused state machine: without the PAUSED state it fails and closes the node's
-     * division.
+     * division. An install that begins while the updater still loads the previous one (the leader purged past that
+     * snapshot too, and sends a newer one) pauses a state machine that is about to run again: that pause is kept for
+     * the end of the load ({@link #reinitialize}), or the next reload would find it running.
      */
     @Override
     public void pause() {
-        if (getLifeCycle().getCurrentState() == LifeCycle.State.RUNNING) {
-            getLifeCycle().transition(LifeCycle.State.PAUSING);
-            getLifeCycle().transition(LifeCycle.State.PAUSED);
+        synchronized (lifeCycleLock) {
+            if (reinitializing) {
+                pauseAfterReinitialize = true;
+            } else if (getLifeCycle().getCurrentState() == LifeCycle.State.RUNNING) {
+                getLifeCycle().transition(LifeCycle.State.PAUSING);
+                getLifeCycle().transition(LifeCycle.State.PAUSED);
+            }
         }
     }
 
     /**
      * Loads the snapshot Ratis installed (see {@link #pause()}), publishing what differs from the image it replaces
-     * (the topics deleted meanwhile too), and runs again.
+     * (the topics deleted meanwhile too), and runs again, unless another install paused it meanwhile.
      */
     @Override
     public void reinitialize() throws IOException {
-        loadSnapshot(storage.loadLatestSnapshot(), "Installed the leader's");
-        if (getLifeCycle().getCurrentState() == LifeCycle.State.PAUSED) {
-            getLifeCycle().transition(LifeCycle.State.STARTING);
-            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        synchronized (lifeCycleLock) {
+            reinitializing = true;
+            pauseAfterReinitialize = false;
+        }
+        try {
+            loadSnapshot(storage.loadLatestSnapshot(), "Installed the leader's");
+        } finally {
+            synchronized (lifeCycleLock) {
+                reinitializing = false;
+                if (pauseAfterReinitialize) {
+                    pauseAfterReinitialize = false;
+                    LOGGER.info("Another snapshot install began while the last one loaded; waiting for it");
+                } else if (getLifeCycle().getCurrentState() == LifeCycle.State.PAUSED) {
+                    getLifeCycle().transition(LifeCycle.State.STARTING);
+                    getLifeCycle().transition(LifeCycle.State.RUNNING);
+                }
+            }
         }
     }
 

@@ -22,6 +22,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -206,6 +207,38 @@ class MetadataSnapshotTest {
         assertThat(update.changes().changedPartitions().get(new TopicPartition("payments", 1)))
                 .extracting(PartitionRegistration::isr).isEqualTo(List.of());
         assertThat(update.changes().changedBrokers()).isEmpty();
+    }
+
+    @Test
+    void aSecondInstallThatPausesTheStateMachineWhileTheFirstLoadsFindsItPausedForItsReload() throws Exception {
+        // Given: a lagging node installing the leader's snapshot, whose next install begins (Ratis pauses the state
+        // machine at its first chunk) while the updater thread still loads the first one (a listener runs)
+        MetadataStateMachine leader = machine(storage("leader"), DurableFiles.DEFAULT);
+        MetadataStateMachine lagging = machine(storage("lagging"), DurableFiles.DEFAULT);
+        apply(leader, 1, twoTopics());
+        apply(leader, 2, new RemoveTopicRecord().setTopicId(ORDERS));
+        leader.takeSnapshot();
+        AtomicBoolean secondInstall = new AtomicBoolean(true);
+        lagging.subscribe(update -> {
+            if (secondInstall.getAndSet(false)) {
+                lagging.pause();
+            }
+        });
+        lagging.pause();
+        copySnapshots(leader, lagging);
+
+        // When: the first install's reload
+        lagging.reinitialize();
+
+        // Then: it stays paused, as the second install's reload requires (Ratis' updater fails on a state machine
+        // that is not PAUSED and closes the node's division)
+        assertThat(lagging.getLifeCycleState()).isEqualTo(LifeCycle.State.PAUSED);
+
+        // When: the second install's reload
+        lagging.reinitialize();
+
+        // Then
+        assertThat(lagging.getLifeCycleState()).isEqualTo(LifeCycle.State.RUNNING);
     }
 
     private static void copySnapshots(MetadataStateMachine from, MetadataStateMachine to) throws IOException {
