@@ -503,7 +503,6 @@ public final class CairnServer implements AutoCloseable {
                 .register(metrics.registry());
     }
 
-    /** The log managers' intervals and cleaner settings from server.properties, the rest Cairn's defaults. */
     /** Closes every log directory (with the clean-shutdown marker), then the failure handler's thread. */
     private void closeLogs() {
         long brokerEpoch = metadata == null ? -1L : metadata.brokerEpoch();
@@ -538,6 +537,7 @@ public final class CairnServer implements AutoCloseable {
         }
     }
 
+    /** The log managers' intervals and cleaner settings from server.properties, the rest Cairn's defaults. */
     private static LogManager.Options logManagerOptions(BrokerConfig config) {
         CleanerSettings cleaner = config.cleaner();
         return LogManager.Options.defaults().withIntervals(config.logRetentionCheckIntervalMs(),

@@ -352,9 +352,10 @@ public final class PartitionLog implements Closeable {
 
     /**
      * Marks this log's directory failed because {@code what} failed with {@code cause} (see {@link LogDirHealth}):
-     * the directory takes no more writes. Returns the {@code KAFKA_STORAGE_ERROR} for the caller to throw.
+     * the directory takes no more writes. Returns the {@code KAFKA_STORAGE_ERROR} for the caller to throw. For the
+     * writes of this log's files made outside it too (the cleaner's).
      */
-    private KafkaStorageException failed(String what, Throwable cause) {
+    public KafkaStorageException failed(String what, Throwable cause) {
         return env.health().fail(dir.getParent(), logPrefix + what, cause);
     }
 

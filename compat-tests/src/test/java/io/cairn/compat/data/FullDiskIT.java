@@ -39,8 +39,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code UNKNOWN_SERVER_ERROR}), logs Kafka's line naming the failed directory ("Shutdown broker because all log dirs
  * in ... have failed") and halts with exit code 1, as Kafka does; it writes nothing after the failed write.
  * Started again on the still-full disk, it halts again at once (before, it waited 70 s for a registration its own
- * metadata log could not write). Once space is freed (the tmpfs grown in place) it starts again, recovery cuts off what the failed write left, every
- * acknowledged record is read back at its offset, none twice, and producing goes on after them.
+ * metadata log could not write). Once space is freed (the tmpfs grown in place) it starts again, recovery cuts off
+ * what the failed write left, every acknowledged record is read back at its offset, none twice, and producing goes on
+ * after them.
  *
  * <p>Cairn only: the reference Kafka formats its storage from a separate process, which does not see the namespace's
  * tmpfs. Skipped where the machine cannot make a mount namespace (neither root nor user namespaces), unless

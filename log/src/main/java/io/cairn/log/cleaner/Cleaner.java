@@ -357,7 +357,7 @@ public final class Cleaner {
             if (cleaned != null) {
                 cleaned.releaseResources();
             }
-            throw env.health().fail(dir.getParent(), "cannot clean segment " + stem + " of " + dir, e);
+            throw log.failed("cannot clean segment " + stem, e);
         }
     }
 
@@ -594,8 +594,7 @@ public final class Cleaner {
             CheckpointFile.writeEntries(log.environment().layer(), log.dir().resolve(CHECKPOINT_FILE), 0,
                 List.of(Long.toString(offset)));
         } catch (UncheckedIOException e) {
-            throw log.environment().health().fail(log.dir().getParent(), "cannot write the cleaner checkpoint of "
-                + log.dir(), e);
+            throw log.failed("cannot write the cleaner checkpoint", e);
         }
     }
 }

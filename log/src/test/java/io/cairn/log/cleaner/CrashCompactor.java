@@ -18,7 +18,7 @@ import java.util.Random;
  */
 public final class CrashCompactor {
 
-    static final int KEYS = 16;
+    private static final int KEYS = 16;
     private static final int CLEAN_EVERY = 5;
     /** The cleaner's I/O limit: a cleaning takes tens of milliseconds, so that many kills land in one. */
     private static final double CLEANER_BYTES_PER_SECOND = 100_000;

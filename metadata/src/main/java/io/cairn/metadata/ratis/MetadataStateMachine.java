@@ -192,15 +192,18 @@ final class MetadataStateMachine extends BaseStateMachine {
             reinitializing = true;
             pauseAfterReinitialize = false;
         }
+        boolean loaded = false;
         try {
             loadSnapshot(storage.loadLatestSnapshot(), "Installed the leader's");
+            loaded = true;
         } finally {
             synchronized (lifeCycleLock) {
                 reinitializing = false;
-                if (pauseAfterReinitialize) {
-                    pauseAfterReinitialize = false;
+                boolean pausedAgain = pauseAfterReinitialize;
+                pauseAfterReinitialize = false;
+                if (loaded && pausedAgain) {
                     LOGGER.info("Another snapshot install began while the last one loaded; waiting for it");
-                } else if (getLifeCycle().getCurrentState() == LifeCycle.State.PAUSED) {
+                } else if (loaded && getLifeCycle().getCurrentState() == LifeCycle.State.PAUSED) {
                     getLifeCycle().transition(LifeCycle.State.STARTING);
                     getLifeCycle().transition(LifeCycle.State.RUNNING);
                 }
