@@ -57,6 +57,12 @@ public final class LogCapture implements AutoCloseable {
                 .map(e -> e.getMessage().getFormattedMessage()).filter(m -> m.contains(containing)).toList();
     }
 
+    /** Messages at {@code level} logged after {@code mark}. */
+    public List<String> messagesSince(int mark, Level level) {
+        return events.subList(mark, events.size()).stream().filter(e -> e.getLevel() == level)
+                .map(e -> e.getMessage().getFormattedMessage()).toList();
+    }
+
     /** Netty leak reports (logged at ERROR by ResourceLeakDetector). */
     public List<String> leakReports() {
         return events.stream().map(e -> e.getMessage().getFormattedMessage()).filter(m -> m.contains("LEAK:"))

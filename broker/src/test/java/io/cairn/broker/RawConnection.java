@@ -56,6 +56,19 @@ public final class RawConnection implements AutoCloseable {
         return ByteBuffer.wrap(payload);
     }
 
+    /** Reads one response, waiting at most {@code timeoutMs} for it (then {@code SocketTimeoutException}). */
+    public ByteBuffer readFrameWithin(int timeoutMs) throws IOException {
+        int before = socket.getSoTimeout();
+        socket.setSoTimeout(timeoutMs);
+        try {
+            return readFrame();
+        } finally {
+            if (!socket.isClosed()) {
+                socket.setSoTimeout(before);
+            }
+        }
+    }
+
     /** True when the server closed the connection (end of stream or reset) before the socket timeout. */
     public boolean closedByServer() throws IOException {
         try {

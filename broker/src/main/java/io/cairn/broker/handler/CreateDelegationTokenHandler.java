@@ -51,8 +51,13 @@ public final class CreateDelegationTokenHandler
     public CompletionStage<CreateDelegationTokenResponseData> handle(RequestContext ctx,
             CreateDelegationTokenRequestData request) {
         KafkaPrincipal requester = ctx.connection().principal();
-        KafkaPrincipal owner = request.ownerPrincipalName() == null || request.ownerPrincipalName().isEmpty()
-                ? requester : new KafkaPrincipal(request.ownerPrincipalType(), request.ownerPrincipalName());
+        boolean ownerNamed = request.ownerPrincipalName() != null && !request.ownerPrincipalName().isEmpty();
+        if (ownerNamed && request.ownerPrincipalType() == null) {
+            // v3 makes both nullable; a name without a type names no principal (Kafka fails the request too).
+            return completedFuture(refusal(ctx, Errors.INVALID_REQUEST, KafkaPrincipal.ANONYMOUS, requester));
+        }
+        KafkaPrincipal owner = ownerNamed
+                ? new KafkaPrincipal(request.ownerPrincipalType(), request.ownerPrincipalName()) : requester;
         if (!DelegationTokenRequests.allowed(ctx)) {
             return completedFuture(refusal(ctx, Errors.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, owner, requester));
         }

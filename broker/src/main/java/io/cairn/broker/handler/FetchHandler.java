@@ -14,6 +14,7 @@ import io.cairn.wire.message.FetchResponseData.PartitionData;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -63,6 +64,11 @@ public final class FetchHandler implements ApiHandler<FetchRequestData, FetchRes
                 ? new FetchService.Authorization(ctx.authorizeCluster(AclOperation.CLUSTER_ACTION),
                         topic -> ctx.authorize(AclOperation.READ, AclResourceType.TOPIC, topic))
                 : FetchService.Authorization.ALLOW_ALL;
+        if (request.isolationLevel() != 0 && request.isolationLevel() != 1) {
+            // Kafka's request parser rejects it (IsolationLevel.forId throws) and the whole request fails with
+            // UNKNOWN_SERVER_ERROR: Kafka's code, answered here without the unexpected-error log (a client's input).
+            return CompletableFuture.completedFuture(errorResponse(ctx, request, Errors.UNKNOWN_SERVER_ERROR));
+        }
         int replicaId = ctx.apiVersion() >= 15 ? request.replicaState().replicaId() : request.replicaId();
         if (replicaId < 0) {
             // Kafka's cap: a response never larger than the consumer's quota allows in one window.

@@ -174,6 +174,20 @@ class DelegationTokenHandlersTest {
     }
 
     @Test
+    void anOwnerNameWithoutATypeIsAnInvalidRequestWithAnEncodableAnswer() throws Exception {
+        // Given: v3 makes both owner fields nullable; the Java client sets both or neither
+        CreateDelegationTokenRequestData request = withRenewer("bob").setOwnerPrincipalType(null)
+                .setOwnerPrincipalName("carol");
+
+        // When (the round trip encodes the answer, which once failed on the null type and closed the connection)
+        CreateDelegationTokenResponseData refused = create(sasl(ApiKey.CREATE_DELEGATION_TOKEN, 3, "alice"), request);
+
+        // Then
+        assertThat(refused.errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
+        assertThat(refused.tokenRequesterPrincipalName()).isEqualTo("alice");
+    }
+
+    @Test
     void aTokenForAnotherOwnerNeedsCreateTokensOnThatUser() throws Exception {
         CreateDelegationTokenRequestData forBob = withRenewer("carol").setOwnerPrincipalType("User")
                 .setOwnerPrincipalName("bob");

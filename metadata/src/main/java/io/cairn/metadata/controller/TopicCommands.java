@@ -65,6 +65,7 @@ final class TopicCommands {
                 duplicates.add(topic.name());
             }
         }
+        int planned = 0;
         for (CreateTopicsRequestData.CreatableTopic topic : request.topics()) {
             CreateTopicsResponseData.CreatableTopicResult result = new CreateTopicsResponseData.CreatableTopicResult()
                     .setName(topic.name());
@@ -74,13 +75,54 @@ final class TopicCommands {
                         .setErrorMessage("Duplicate topic name.");
                 continue;
             }
-            List<ApiMessage> topicRecords = createTopic(working, topic, result, quota);
+            List<ApiMessage> topicRecords;
+            try {
+                topicRecords = createTopic(working, topic, result, quota);
+            } catch (TooLarge e) {
+                return ControllerResult.of(tooLarge(request));
+            }
+            planned += topicRecords.size();
+            if (planned > ControllerLogic.MAX_RECORDS_PER_USER_OP) {
+                return ControllerResult.of(tooLarge(request));
+            }
             if (!topicRecords.isEmpty() && !request.validateOnly()) {
                 records.addAll(topicRecords);
                 working = ControllerLogic.apply(working, topicRecords);
             }
         }
         return new ControllerResult<>(records, response);
+    }
+
+    /**
+     * Kafka's answer to a request whose records would pass {@link ControllerLogic#MAX_RECORDS_PER_USER_OP},
+     * validate-only ones included: POLICY_VIOLATION for every topic and nothing written. Kafka finds out when its
+     * bounded list overflows; we check a topic's partition count before placing them, so that a count of two billion
+     * allocates nothing.
+     */
+    private static CreateTopicsResponseData tooLarge(CreateTopicsRequestData request) {
+        CreateTopicsResponseData response = new CreateTopicsResponseData();
+        request.topics().forEach(t -> response.topics().add(new CreateTopicsResponseData.CreatableTopicResult()
+                .setName(t.name()).setErrorCode(Errors.POLICY_VIOLATION.code())
+                .setErrorMessage(ControllerLogic.TOO_LARGE)));
+        return response;
+    }
+
+    /** The same for CreatePartitions. */
+    private static CreatePartitionsResponseData tooLarge(CreatePartitionsRequestData request) {
+        CreatePartitionsResponseData response = new CreatePartitionsResponseData();
+        request.topics().forEach(t -> response.results().add(new CreatePartitionsResponseData
+                .CreatePartitionsTopicResult().setName(t.name()).setErrorCode(Errors.POLICY_VIOLATION.code())
+                .setErrorMessage(ControllerLogic.TOO_LARGE)));
+        return response;
+    }
+
+    /** A topic whose partitions alone would pass {@link ControllerLogic#MAX_RECORDS_PER_USER_OP}. */
+    private static final class TooLarge extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        TooLarge() {
+            super(ControllerLogic.TOO_LARGE, null, false, false);
+        }
     }
 
     private List<ApiMessage> createTopic(MetadataImage image, CreateTopicsRequestData.CreatableTopic topic,
@@ -136,6 +178,9 @@ final class TopicCommands {
             if (refused.isPresent()) {
                 return fail(result, Errors.INVALID_REPLICATION_FACTOR, "Unable to replicate the partition "
                         + replication + " time(s): " + refused.get());
+            }
+            if (partitions > ControllerLogic.MAX_RECORDS_PER_USER_OP) {
+                throw new TooLarge();
             }
             assignment = ReplicaPlacer.place(candidates, 0, partitions, replication, image.partitionCount());
         }
@@ -291,11 +336,21 @@ final class TopicCommands {
         CreatePartitionsResponseData response = new CreatePartitionsResponseData();
         List<ApiMessage> records = new ArrayList<>();
         MetadataImage working = image;
+        int planned = 0;
         for (CreatePartitionsRequestData.CreatePartitionsTopic target : request.topics()) {
             CreatePartitionsResponseData.CreatePartitionsTopicResult result =
                     new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(target.name());
             response.results().add(result);
-            List<ApiMessage> topicRecords = createPartitions(working, target, result, quota);
+            List<ApiMessage> topicRecords;
+            try {
+                topicRecords = createPartitions(working, target, result, quota);
+            } catch (TooLarge e) {
+                return ControllerResult.of(tooLarge(request));
+            }
+            planned += topicRecords.size();
+            if (planned > ControllerLogic.MAX_RECORDS_PER_USER_OP) {
+                return ControllerResult.of(tooLarge(request));
+            }
             if (!request.validateOnly() && !topicRecords.isEmpty()) {
                 records.addAll(topicRecords);
                 working = ControllerLogic.apply(working, topicRecords);
@@ -349,6 +404,9 @@ final class TopicCommands {
         if (problem != null) {
             result.setErrorCode(error.code()).setErrorMessage(problem);
             return List.of();
+        }
+        if ((long) target.count() - current > ControllerLogic.MAX_RECORDS_PER_USER_OP) {
+            throw new TooLarge();
         }
         List<List<Integer>> assignment = new ArrayList<>();
         if (target.assignments() != null) {

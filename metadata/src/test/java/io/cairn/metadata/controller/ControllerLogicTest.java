@@ -15,6 +15,8 @@ import io.cairn.wire.message.AlterPartitionRequestData;
 import io.cairn.wire.message.AlterPartitionResponseData;
 import io.cairn.wire.message.BrokerHeartbeatResponseData;
 import io.cairn.wire.message.BrokerRegistrationResponseData;
+import io.cairn.wire.message.CreatePartitionsRequestData;
+import io.cairn.wire.message.CreatePartitionsResponseData;
 import io.cairn.wire.message.CreateTopicsRequestData;
 import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.message.IncrementalAlterConfigsRequestData;
@@ -100,6 +102,34 @@ class ControllerLogicTest {
                 .isEqualTo("Unknown topic config name: foo");
         assertThat(create("cfg", 1, 1, Map.of("cleanup.policy", "compact,delete")).errorCode())
                 .isEqualTo(Errors.NONE.code());
+    }
+
+    @Test
+    void anOperationOfMoreThanTenThousandRecordsIsAPolicyViolationThatWritesNothing() {
+        // Given
+        brokers(1);
+        assertThat(create("t", 1, 1, Map.of()).errorCode()).isEqualTo(Errors.NONE.code());
+        CreateTopicsRequestData threeLarge = TestRequests.createTopic("a", 4_000, 1, Map.of());
+        threeLarge.topics().add(TestRequests.createTopic("b", 4_000, 1, Map.of()).topics().get(0));
+        threeLarge.topics().add(TestRequests.createTopic("c", 4_000, 1, Map.of()).topics().get(0));
+        CreatePartitionsRequestData grow = new CreatePartitionsRequestData().setTopics(new ArrayList<>(List.of(
+                new CreatePartitionsRequestData.CreatePartitionsTopic().setName("t").setCount(Integer.MAX_VALUE)
+                        .setAssignments(null))));
+
+        // When: two billion partitions would be placed before any record was counted
+        CreateTopicsResponseData.CreatableTopicResult huge = create("huge", Integer.MAX_VALUE, 1, Map.of());
+        CreateTopicsResponseData three = handle(threeLarge);
+        CreatePartitionsResponseData grown = handle(grow);
+
+        // Then
+        assertThat(huge.errorCode()).isEqualTo(Errors.POLICY_VIOLATION.code());
+        assertThat(huge.errorMessage()).isEqualTo("Unable to perform excessively large batch operation.");
+        assertThat(three.topics()).extracting(CreateTopicsResponseData.CreatableTopicResult::errorCode)
+                .containsExactly(Errors.POLICY_VIOLATION.code(), Errors.POLICY_VIOLATION.code(),
+                        Errors.POLICY_VIOLATION.code());
+        assertThat(grown.results().get(0).errorCode()).isEqualTo(Errors.POLICY_VIOLATION.code());
+        assertThat(image.topicIds().keySet()).containsExactly("t");
+        assertThat(image.topic("t").orElseThrow().partitions()).hasSize(1);
     }
 
     @Test

@@ -6,6 +6,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -26,7 +30,7 @@ final class SchemaCatalog {
     private SchemaCatalog(Path dir) {
         try (Stream<Path> files = Files.list(dir)) {
             for (Path file : files.filter(p -> p.toString().endsWith(".json")).sorted().toList()) {
-                JsonNode root = MAPPER.readTree(file.toFile());
+                JsonNode root = MAPPER.readTree(Files.readAllBytes(file));
                 MessageSchema schema = new MessageSchema(root);
                 if (!schema.validVersions().isEmpty()) {
                     byClassName.put(schema.className(), schema);
@@ -37,14 +41,26 @@ final class SchemaCatalog {
         }
     }
 
-    /** The schemas of the module under test ({@code target/kafka-schemas/common/message}). */
+    /**
+     * The schemas of the module under test ({@code target/kafka-schemas/common/message}); in another module (which
+     * uses wire's test jar), those in the kafka-clients jar on the test classpath, the same files.
+     */
     static SchemaCatalog load() {
         Path base = Path.of(System.getProperty("basedir", "."));
         Path dir = base.resolve("target/kafka-schemas/common/message");
-        if (!Files.isDirectory(dir)) {
-            throw new IllegalStateException("No schemas at " + dir.toAbsolutePath() + "; run the Maven build first");
+        if (Files.isDirectory(dir)) {
+            return new SchemaCatalog(dir);
         }
-        return new SchemaCatalog(dir);
+        URL inJar = SchemaCatalog.class.getClassLoader().getResource("common/message/ProduceRequest.json");
+        if (inJar == null) {
+            throw new IllegalStateException("No schemas at " + dir.toAbsolutePath()
+                    + " nor in kafka-clients on the classpath; run the Maven build first");
+        }
+        try (FileSystem jar = FileSystems.newFileSystem(inJar.toURI(), Map.of())) {
+            return new SchemaCatalog(jar.getPath("common/message"));
+        } catch (IOException | URISyntaxException e) {
+            throw new IllegalStateException("Cannot read the schemas in " + inJar, e);
+        }
     }
 
     MessageSchema byClassName(String className) {
