@@ -1,6 +1,7 @@
 package io.cairn.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.apache.kafka.common.record.DefaultRecordBatch.CRC_OFFSET;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.testkit.LeakDetection;
@@ -21,6 +22,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
@@ -38,6 +42,8 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.common.requests.ResponseHeader;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Crc32C;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -67,6 +73,8 @@ class ProtocolFuzzIT {
     private static final int REQUESTS = Integer.getInteger("cairn.fuzz.requests", 6);
     private static final int ANSWER_MS = 3_000;
     private static final String CLIENT_ID = "fuzz";
+    /** Where a v2 batch's attributes start: the CRC covers the bytes from here on. */
+    private static final int ATTRIBUTES_OFFSET = CRC_OFFSET + 4;
 
     @TempDir
     static Path dataDir;
@@ -151,6 +159,9 @@ class ProtocolFuzzIT {
                             connection = new Connection();
                         }
                     }
+                }
+                if (setup == Setup.PLAIN && (key == ApiKeys.PRODUCE || key == ApiKeys.WRITE_TXN_MARKERS)) {
+                    outcomes.merge("records read back after " + key.name, (int) readAll(), Integer::sum);
                 }
             }
         } finally {
@@ -323,9 +334,45 @@ class ProtocolFuzzIT {
         short epoch = (short) (producerId < 0 ? RecordBatch.NO_PRODUCER_EPOCH : random.nextInt(3));
         int sequence = producerId < 0 ? RecordBatch.NO_SEQUENCE : random.nextInt(4);
         boolean transactional = producerId >= 0 && random.nextBoolean();
-        return MemoryRecords.withRecords(RecordBatch.CURRENT_MAGIC_VALUE, 0L, compression,
+        MemoryRecords batch = MemoryRecords.withRecords(RecordBatch.CURRENT_MAGIC_VALUE, 0L, compression,
                 org.apache.kafka.common.record.TimestampType.CREATE_TIME, producerId, epoch, sequence,
                 RecordBatch.NO_PARTITION_LEADER_EPOCH, transactional, records);
+        if (random.nextInt(3) == 0) {
+            // Bytes changed past the CRC's start and the CRC fixed up, so that they reach the validator.
+            ByteBuffer bytes = batch.buffer();
+            for (int i = 1 + random.nextInt(3); i > 0; i--) {
+                int at = ATTRIBUTES_OFFSET + random.nextInt(bytes.limit() - ATTRIBUTES_OFFSET);
+                bytes.put(at, (byte) random.nextInt(256));
+            }
+            bytes.putInt(CRC_OFFSET, (int) Crc32C.compute(bytes, ATTRIBUTES_OFFSET, bytes.limit() - ATTRIBUTES_OFFSET));
+        }
+        return batch;
+    }
+
+    /**
+     * Reads every partition of the topic from its start to its end with a stock consumer (which checks each batch's
+     * CRC and decodes every record): whatever the fuzzed produce requests got into the log is readable.
+     */
+    private static long readAll() throws Exception {
+        Map<String, Object> config = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + broker.port(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest", ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        long read = 0;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                partitions.add(new TopicPartition(TOPIC, p));
+            }
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+                assertThat(System.nanoTime()).as("read to the end in 30 s").isLessThan(deadline);
+                read += consumer.poll(Duration.ofMillis(200)).count();
+            }
+        }
+        return read;
     }
 
     /** One connection to the broker; replaced after it closes or a request goes unanswered. */

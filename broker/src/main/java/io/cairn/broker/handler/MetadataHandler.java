@@ -90,6 +90,10 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData, Me
                     return completedFuture(errorResponse(ctx, request, Errors.INVALID_REQUEST));
                 }
             }
+        } else if (!allTopics && request.topics().stream().allMatch(t -> Uuid.ZERO.equals(t.topicId()))
+                && request.topics().stream().anyMatch(t -> t.name() == null)) {
+            // By name (no id given), an entry without a name names nothing: the rule of versions before 12.
+            return completedFuture(errorResponse(ctx, request, Errors.INVALID_REQUEST));
         }
         MetadataImage image = metadata.currentImage();
         String listener = ctx.listenerName();

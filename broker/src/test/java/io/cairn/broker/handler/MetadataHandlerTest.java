@@ -237,6 +237,21 @@ class MetadataHandlerTest {
     }
 
     @Test
+    void aTopicWithNeitherNameNorIdIsAnInvalidRequestFromV12On() throws Exception {
+        // Given (the NPE it once met logged an unexpected error and answered UNKNOWN_SERVER_ERROR)
+        MetadataRequestData request = new MetadataRequestData();
+        request.topics().add(new MetadataRequestTopic().setName("orders"));
+        request.topics().add(new MetadataRequestTopic().setName(null));
+
+        // When
+        MetadataResponseData response = handle(handler(false), 13, request);
+
+        // Then
+        assertThat(response.topics()).extracting(MetadataResponseTopic::errorCode)
+                .containsOnly(Errors.INVALID_REQUEST.code());
+    }
+
+    @Test
     void authorizedOperationsAreFilledOnlyWhenAsked() throws Exception {
         // When
         MetadataResponseData response = handle(handler(false), 10, byName("orders")
