@@ -98,7 +98,8 @@ import org.junit.jupiter.api.io.TempDir;
  * state the fuzzers left must not stand in a stock client's way: a transactional producer per id initialises, commits
  * and leaves the last stable offset at the high watermark (no transaction left hanging), and stock consumers join
  * both groups and read the topic. {@code -Dcairn.fuzz.seed} repeats a run, {@code -Dcairn.fuzz.ops} sets the
- * requests per client (default 300).
+ * requests per client (default 300). Midway the broker restarts ({@code -Dcairn.fuzz.restarts}, default 1), so that
+ * the coordinators load whatever state the fuzzers left them in, transactions mid-commit included.
  */
 @ExtendWith(LeakDetection.class)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -111,13 +112,21 @@ class CoordinatorFuzzIT {
     private static final List<String> TXN_IDS = List.of("t1", "t2");
     private static final int CLIENTS = 4;
     private static final int OPS = Integer.getInteger("cairn.fuzz.ops", 300);
+    private static final int RESTARTS_PER_RUN = Integer.getInteger("cairn.fuzz.restarts", 1);
     private static final int ANSWER_MS = 20_000;
 
     @TempDir
     static Path dataDir;
 
     private static LogCapture logs;
-    private static InProcessBroker broker;
+    private static volatile InProcessBroker broker;
+    /** Restarts begun; a connection opened before one may fail without that being the broker's fault. */
+    private static final java.util.concurrent.atomic.AtomicInteger RESTARTS_BEGUN =
+            new java.util.concurrent.atomic.AtomicInteger();
+    /** Restarts done: while it is behind the count of those begun, the broker is closing or starting. */
+    private static final java.util.concurrent.atomic.AtomicInteger RESTARTS_DONE =
+            new java.util.concurrent.atomic.AtomicInteger();
+    private static final Map<String, String> CONFIG = new HashMap<>();
     private static Admin admin;
     private static Uuid topicId;
     private static Map<Integer, short[]> versions;
@@ -125,7 +134,7 @@ class CoordinatorFuzzIT {
     @BeforeAll
     static void startBroker() throws Exception {
         logs = LogCapture.start();
-        Map<String, String> config = new HashMap<>();
+        Map<String, String> config = CONFIG;
         config.put("offsets.topic.replication.factor", "1");
         config.put("offsets.topic.num.partitions", "3");
         config.put("transaction.state.log.replication.factor", "1");
@@ -194,7 +203,7 @@ class CoordinatorFuzzIT {
         State state = new State();
         Map<String, Integer> outcomes = new ConcurrentHashMap<>();
         List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS + 1);
 
         // When
         List<Future<?>> clients = new ArrayList<>();
@@ -205,10 +214,23 @@ class CoordinatorFuzzIT {
                 return null;
             }));
         }
+        Random restartRandom = new Random(seed);
+        Future<?> restarter = pool.submit(() -> {
+            for (int r = 0; r < RESTARTS_PER_RUN; r++) {
+                Thread.sleep(500 + restartRandom.nextInt(2_000));
+                // The coordinators must load what they wrote: groups, offsets, transactions mid-flight.
+                RESTARTS_BEGUN.incrementAndGet();
+                broker.close();
+                broker = InProcessBroker.start(dataDir, CONFIG);
+                RESTARTS_DONE.incrementAndGet();
+            }
+            return null;
+        });
         try {
             for (Future<?> client : clients) {
                 client.get(4, TimeUnit.MINUTES);
             }
+            restarter.get(2, TimeUnit.MINUTES);
         } finally {
             pool.shutdownNow();
         }
@@ -216,6 +238,8 @@ class CoordinatorFuzzIT {
 
         // Then
         assertThat(failures).as("seed %d", seed).isEmpty();
+        admin.close();
+        admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap())); // the new port
         for (String txnId : TXN_IDS) {
             commitWithAStockProducer(txnId);
         }
@@ -324,14 +348,36 @@ class CoordinatorFuzzIT {
             this.failures = failures;
         }
 
+        private int connectedAfter;
+
         void run() throws Exception {
-            RawConnection raw = broker.connect();
+            RawConnection raw = connect();
             try {
                 for (int i = 0; i < OPS && failures.isEmpty(); i++) {
                     raw = step(raw);
                 }
             } finally {
                 raw.close();
+            }
+        }
+
+        /** A connection to the broker of the moment, waiting out a restart. */
+        private RawConnection connect() throws Exception {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                int begun = RESTARTS_BEGUN.get();
+                if (begun == RESTARTS_DONE.get()) {
+                    try {
+                        RawConnection raw = broker.connect();
+                        connectedAfter = begun;
+                        return raw;
+                    } catch (IOException e) {
+                        if (begun == RESTARTS_BEGUN.get() || System.nanoTime() > deadline) {
+                            throw e;
+                        }
+                    }
+                }
+                Thread.sleep(50);
             }
         }
 
@@ -495,12 +541,17 @@ class CoordinatorFuzzIT {
             }
             RequestHeader header = new RequestHeader(key, version, "coordinator-fuzz", ++correlationId);
             ByteBuffer frame;
-            raw.sendFrame(RequestUtils.serialize(header.data(), header.headerVersion(), body, version));
             try {
+                raw.sendFrame(RequestUtils.serialize(header.data(), header.headerVersion(), body, version));
                 frame = raw.readFrameWithin(ANSWER_MS);
             } catch (IOException e) {
-                failures.add(key.name + " v" + version + ": no answer (" + e + ") to " + brief(body));
-                return raw;
+                if (connectedAfter == RESTARTS_BEGUN.get()) {
+                    failures.add(key.name + " v" + version + ": no answer (" + e + ") to " + brief(body));
+                    return raw;
+                }
+                outcomes.merge(key.name + " cut by a restart", 1, Integer::sum);
+                raw.close();
+                return connect();
             }
             ResponseHeader responseHeader = ResponseHeader.parse(frame, key.responseHeaderVersion(version));
             assertThat(responseHeader.correlationId()).isEqualTo(correlationId);
