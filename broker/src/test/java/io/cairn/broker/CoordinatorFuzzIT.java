@@ -4,27 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.testkit.LeakDetection;
+import io.cairn.wire.message.RandomRequests;
 import java.io.IOException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -546,7 +542,7 @@ class CoordinatorFuzzIT {
                 frame = raw.readFrameWithin(ANSWER_MS);
             } catch (IOException e) {
                 if (connectedAfter == RESTARTS_BEGUN.get()) {
-                    failures.add(key.name + " v" + version + ": no answer (" + e + ") to " + brief(body));
+                    failures.add(key.name + " v" + version + ": no answer (" + e + ") to " + RandomRequests.brief(body));
                     return raw;
                 }
                 outcomes.merge(key.name + " cut by a restart", 1, Integer::sum);
@@ -556,9 +552,9 @@ class CoordinatorFuzzIT {
             ResponseHeader responseHeader = ResponseHeader.parse(frame, key.responseHeaderVersion(version));
             assertThat(responseHeader.correlationId()).isEqualTo(correlationId);
             AbstractResponse response = AbstractResponse.parseResponse(key, new ByteBufferAccessor(frame), version);
-            if (carries(response.data(), Errors.UNKNOWN_SERVER_ERROR.code())) {
-                failures.add(key.name + " v" + version + ": UNKNOWN_SERVER_ERROR for " + brief(body) + " -> "
-                        + brief(response.data()));
+            if (RandomRequests.errorCodes(response.data()).contains(Errors.UNKNOWN_SERVER_ERROR.code())) {
+                failures.add(key.name + " v" + version + ": UNKNOWN_SERVER_ERROR for " + RandomRequests.brief(body) + " -> "
+                        + RandomRequests.brief(response.data()));
             }
             learn(body, response.data());
             String error = firstError(response.data());
@@ -623,42 +619,8 @@ class CoordinatorFuzzIT {
     }
 
     /** The first non-zero error code of the response (top level first), or NONE. */
-    private static String firstError(Object message) throws ReflectiveOperationException {
-        List<Short> codes = new ArrayList<>();
-        collectErrors(message, codes);
-        return codes.stream().filter(c -> c != 0).findFirst().map(c -> Errors.forCode(c).name()).orElse("NONE");
-    }
-
-    private static boolean carries(Object message, short code) throws ReflectiveOperationException {
-        List<Short> codes = new ArrayList<>();
-        collectErrors(message, codes);
-        return codes.contains(code);
-    }
-
-    private static void collectErrors(Object message, List<Short> codes) throws ReflectiveOperationException {
-        for (Method getter : message.getClass().getMethods()) {
-            if (getter.getParameterCount() != 0 || Modifier.isStatic(getter.getModifiers())
-                    || getter.getDeclaringClass() == Object.class || getter.getName().equals("duplicate")) {
-                continue;
-            }
-            Object value = getter.invoke(message);
-            if ((getter.getName().equals("errorCode") || getter.getName().endsWith("ErrorCode"))
-                    && value instanceof Short code) {
-                codes.add(code);
-            } else if (value instanceof Message nested && nested != message) {
-                collectErrors(nested, codes);
-            } else if (value instanceof Collection<?> elements) {
-                for (Object element : elements) {
-                    if (element instanceof Message) {
-                        collectErrors(element, codes);
-                    }
-                }
-            }
-        }
-    }
-
-    private static String brief(Object message) {
-        String text = String.valueOf(message);
-        return text.length() <= 600 ? text : text.substring(0, 600) + "...";
+    private static String firstError(Object message) {
+        return RandomRequests.errorCodes(message).stream().filter(c -> c != 0).findFirst()
+                .map(c -> Errors.forCode(c).name()).orElse("NONE");
     }
 }

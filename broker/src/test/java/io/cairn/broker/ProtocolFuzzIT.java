@@ -1,19 +1,15 @@
 package io.cairn.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.apache.kafka.common.record.DefaultRecordBatch.CRC_OFFSET;
 import static org.awaitility.Awaitility.await;
 
 import io.cairn.testkit.LeakDetection;
 import io.cairn.wire.message.RandomRequests;
 import java.io.IOException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -26,24 +22,17 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
-import org.apache.kafka.common.message.FetchRequestData;
-import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.Message;
-import org.apache.kafka.common.record.MemoryRecords;
-import org.apache.kafka.common.record.RecordBatch;
-import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.utils.Crc32C;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -73,8 +62,6 @@ class ProtocolFuzzIT {
     private static final int REQUESTS = Integer.getInteger("cairn.fuzz.requests", 6);
     private static final int ANSWER_MS = 3_000;
     private static final String CLIENT_ID = "fuzz";
-    /** Where a v2 batch's attributes start: the CRC covers the bytes from here on. */
-    private static final int ATTRIBUTES_OFFSET = CRC_OFFSET + 4;
 
     @TempDir
     static Path dataDir;
@@ -144,14 +131,14 @@ class ProtocolFuzzIT {
                 Uuid topicId = setup == Setup.PLAIN ? ensureTopic() : new Uuid(seed, 1);
                 for (short version = api.minVersion(); version <= api.maxVersion(); version++) {
                     for (int i = 0; i < REQUESTS; i++) {
-                        Message body = RandomRequests.body(key, version, random);
-                        steer(body, body, version, random, topicId);
+                        Message body = RandomRequests.steered(key, version, random,
+                                new RandomRequests.Target(TOPIC, topicId, PARTITIONS));
                         String what = key.name + " v" + version + " #" + i;
                         String outcome;
                         try {
                             outcome = connection.exchange(key, version, ++correlationId, body, what, failures);
                         } catch (RuntimeException e) {
-                            throw new AssertionError(what + " (seed " + seed + "): " + brief(body), e);
+                            throw new AssertionError(what + " (seed " + seed + "): " + RandomRequests.brief(body), e);
                         }
                         outcomes.merge(key.name + " " + outcome, 1, Integer::sum);
                         if (!outcome.equals("answered") && !outcome.startsWith("not writable")) {
@@ -206,147 +193,6 @@ class ProtocolFuzzIT {
                 }
             }
         }
-    }
-
-    /**
-     * Points some of the request's names, ids and partitions at the topic, gives Produce valid batches half the time,
-     * and keeps Fetch's long poll short, so that a request reaches past "unknown topic".
-     */
-    private static void steer(Message root, Object message, short version, Random random, Uuid topicId)
-            throws ReflectiveOperationException {
-        for (Method getter : message.getClass().getMethods()) {
-            if (getter.getParameterCount() != 0 || Modifier.isStatic(getter.getModifiers())
-                    || getter.getDeclaringClass() == Object.class || getter.getName().equals("duplicate")) {
-                continue;
-            }
-            Class<?> type = getter.getReturnType();
-            if (Message.class.isAssignableFrom(type)) {
-                Object nested = getter.invoke(message);
-                if (nested != null) {
-                    steer(root, nested, version, random, topicId);
-                }
-            } else if (Collection.class.isAssignableFrom(type)) {
-                Object elements = getter.invoke(message);
-                if (elements != null) {
-                    for (Object element : (Collection<?>) elements) {
-                        if (element instanceof Message) {
-                            steer(root, element, version, random, topicId);
-                        }
-                    }
-                }
-            }
-        }
-        Steering steering = new Steering(root, message, version, random);
-        steering.sometimes("Name", String.class, TOPIC);
-        steering.sometimes("Topic", String.class, TOPIC);
-        steering.sometimes("TopicName", String.class, TOPIC);
-        steering.sometimes("TopicId", Uuid.class, topicId);
-        steering.sometimes("PartitionIndex", int.class, random.nextInt(PARTITIONS + 1) - 1);
-        steering.sometimes("Partition", int.class, random.nextInt(PARTITIONS + 1) - 1);
-        steering.sometimes("MaxWaitMs", int.class, random.nextInt(200));
-        if (message instanceof ProduceRequestData produce) {
-            produce.setAcks((short) new int[] {-1, 0, 1, produce.acks()}[random.nextInt(4)]);
-        }
-        if (message instanceof ProduceRequestData.PartitionProduceData partition && random.nextBoolean()) {
-            partition.setRecords(validBatch(random));
-        }
-    }
-
-    /**
-     * Kafka's own UNKNOWN_SERVER_ERROR for a client's input: an isolation level other than 0 and 1 fails Fetch and
-     * ListOffsets as a whole in Kafka's request parser ({@code IsolationLevel.forId}); Cairn answers the same code.
-     */
-    private static boolean kafkasOwn(Message body) {
-        byte isolation = body instanceof FetchRequestData fetch ? fetch.isolationLevel()
-                : body instanceof ListOffsetsRequestData list ? list.isolationLevel() : 0;
-        return isolation != 0 && isolation != 1;
-    }
-
-    private static String brief(Object message) {
-        String text = String.valueOf(message);
-        return text.length() <= 600 ? text : text.substring(0, 600) + "...";
-    }
-
-    /** Whether any {@code errorCode} field of {@code message} or of a struct in it is {@code code}. */
-    private static boolean carriesErrorCode(Object message, short code) throws ReflectiveOperationException {
-        for (Method getter : message.getClass().getMethods()) {
-            if (getter.getParameterCount() != 0 || Modifier.isStatic(getter.getModifiers())
-                    || getter.getDeclaringClass() == Object.class || getter.getName().equals("duplicate")) {
-                continue;
-            }
-            Object value = getter.invoke(message);
-            if (getter.getName().equals("errorCode") && value instanceof Short error && error == code) {
-                return true;
-            }
-            if (value instanceof Message nested && nested != message && carriesErrorCode(nested, code)) {
-                return true;
-            }
-            if (value instanceof Collection<?> elements) {
-                for (Object element : elements) {
-                    if (element instanceof Message && carriesErrorCode(element, code)) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
-    }
-
-    /** Sets a field of one struct half the time, and only where the version has the field. */
-    private record Steering(Message root, Object message, short version, Random random) {
-
-        void sometimes(String field, Class<?> type, Object value) throws ReflectiveOperationException {
-            if (!random.nextBoolean()) {
-                return;
-            }
-            Method setter;
-            Method getter;
-            try {
-                setter = message.getClass().getMethod("set" + field, type);
-                getter = message.getClass().getMethod(Character.toLowerCase(field.charAt(0)) + field.substring(1));
-            } catch (NoSuchMethodException e) {
-                return;
-            }
-            Object before = getter.invoke(message);
-            setter.invoke(message, value);
-            try {
-                root.size(new org.apache.kafka.common.protocol.ObjectSerializationCache(), version);
-            } catch (org.apache.kafka.common.errors.UnsupportedVersionException e) {
-                setter.invoke(message, before); // not a field of this version
-            }
-        }
-    }
-
-    /** A batch the validator accepts, or one it rejects for its producer state or flags. */
-    private static MemoryRecords validBatch(Random random) {
-        Compression compression = switch (random.nextInt(4)) {
-            case 0 -> Compression.gzip().build();
-            case 1 -> Compression.lz4().build();
-            case 2 -> Compression.zstd().build();
-            default -> Compression.NONE;
-        };
-        SimpleRecord[] records = new SimpleRecord[1 + random.nextInt(3)];
-        for (int i = 0; i < records.length; i++) {
-            records[i] = new SimpleRecord(System.currentTimeMillis(), ("k" + i).getBytes(),
-                    ("value-" + random.nextInt()).getBytes());
-        }
-        long producerId = random.nextInt(3) == 0 ? RecordBatch.NO_PRODUCER_ID : random.nextInt(5);
-        short epoch = (short) (producerId < 0 ? RecordBatch.NO_PRODUCER_EPOCH : random.nextInt(3));
-        int sequence = producerId < 0 ? RecordBatch.NO_SEQUENCE : random.nextInt(4);
-        boolean transactional = producerId >= 0 && random.nextBoolean();
-        MemoryRecords batch = MemoryRecords.withRecords(RecordBatch.CURRENT_MAGIC_VALUE, 0L, compression,
-                org.apache.kafka.common.record.TimestampType.CREATE_TIME, producerId, epoch, sequence,
-                RecordBatch.NO_PARTITION_LEADER_EPOCH, transactional, records);
-        if (random.nextInt(3) == 0) {
-            // Bytes changed past the CRC's start and the CRC fixed up, so that they reach the validator.
-            ByteBuffer bytes = batch.buffer();
-            for (int i = 1 + random.nextInt(3); i > 0; i--) {
-                int at = ATTRIBUTES_OFFSET + random.nextInt(bytes.limit() - ATTRIBUTES_OFFSET);
-                bytes.put(at, (byte) random.nextInt(256));
-            }
-            bytes.putInt(CRC_OFFSET, (int) Crc32C.compute(bytes, ATTRIBUTES_OFFSET, bytes.limit() - ATTRIBUTES_OFFSET));
-        }
-        return batch;
     }
 
     /**
@@ -412,7 +258,7 @@ class ProtocolFuzzIT {
             try {
                 frame = raw.readFrameWithin(ANSWER_MS);
             } catch (java.net.SocketTimeoutException e) {
-                failures.add(what + ": no answer within " + ANSWER_MS + " ms: " + brief(body));
+                failures.add(what + ": no answer within " + ANSWER_MS + " ms: " + RandomRequests.brief(body));
                 return "unanswered";
             } catch (IOException e) {
                 await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
@@ -434,8 +280,9 @@ class ProtocolFuzzIT {
             if (frame.hasRemaining()) {
                 failures.add(what + ": " + frame.remaining() + " bytes after the response body");
             }
-            if (carriesErrorCode(response.data(), Errors.UNKNOWN_SERVER_ERROR.code()) && !kafkasOwn(body)) {
-                failures.add(what + ": UNKNOWN_SERVER_ERROR for " + brief(body) + " -> " + brief(response.data()));
+            if (RandomRequests.errorCodes(response.data()).contains(Errors.UNKNOWN_SERVER_ERROR.code())
+                    && !RandomRequests.kafkaAnswersUnknownServerError(body)) {
+                failures.add(what + ": UNKNOWN_SERVER_ERROR for " + RandomRequests.brief(body) + " -> " + RandomRequests.brief(response.data()));
             }
             return "answered";
         }
