@@ -7,7 +7,6 @@ import io.cairn.wire.message.CoordinatorFuzz;
 import io.cairn.wire.message.RandomRequests;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -53,21 +52,12 @@ class CoordinatorFuzzIT {
     private static volatile InProcessBroker broker;
     private static Uuid topicId;
 
-    /** Short sessions and timeouts, so that what the fuzzers leave expires within the test. */
+    /** {@link CoordinatorFuzz#brokerConfig()} on one node: the internal topics with one replica. */
     private static Map<String, String> config() {
-        Map<String, String> config = new HashMap<>();
+        Map<String, String> config = CoordinatorFuzz.brokerConfig();
         config.put("offsets.topic.replication.factor", "1");
-        config.put("offsets.topic.num.partitions", "3");
         config.put("transaction.state.log.replication.factor", "1");
         config.put("transaction.state.log.min.isr", "1");
-        config.put("transaction.state.log.num.partitions", "3");
-        config.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
-        config.put("group.initial.rebalance.delay.ms", "0");
-        config.put("group.min.session.timeout.ms", "1000");
-        config.put("group.consumer.min.session.timeout.ms", "1000");
-        config.put("group.consumer.session.timeout.ms", "3000");
-        config.put("group.consumer.min.heartbeat.interval.ms", "500");
-        config.put("group.consumer.heartbeat.interval.ms", "1000");
         return config;
     }
 

@@ -25,13 +25,9 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.ByteBufferAccessor;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.Message;
-import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.RequestUtils;
-import org.apache.kafka.common.requests.ResponseHeader;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterAll;
@@ -50,8 +46,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the broker serves a stock client afterwards. The values are {@link RandomRequests}' (boundary numbers, null where
  * nullable, short names), steered towards the broker's one topic, its partitions and valid record batches so that the
  * handlers get past their first lookup. {@code -Dcairn.fuzz.seed} repeats a run, {@code -Dcairn.fuzz.requests} sets
- * the requests per (API, version) (default 6). It runs against a plain broker and against one whose authorizer denies the
- * fuzzer everything, which takes every handler through its authorization-failure answer.
+ * the requests per (API, version) (default 6). It runs against a plain broker and against one whose authorizer denies
+ * the fuzzer everything, which takes every handler through its authorization-failure answer.
  */
 @ExtendWith(LeakDetection.class)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -265,25 +261,7 @@ class ProtocolFuzzIT {
                         logs.warningsSince(mark, ":" + port + " ")).as(what).hasSize(1));
                 return "closed";
             }
-            ResponseHeader responseHeader = ResponseHeader.parse(frame, key.responseHeaderVersion(version));
-            if (responseHeader.correlationId() != correlationId) {
-                failures.add(what + ": correlation id " + responseHeader.correlationId());
-                return "unanswered";
-            }
-            AbstractResponse response;
-            try {
-                response = AbstractResponse.parseResponse(key, new ByteBufferAccessor(frame), version);
-            } catch (RuntimeException e) {
-                failures.add(what + ": kafka-clients cannot parse the response: " + e);
-                return "answered";
-            }
-            if (frame.hasRemaining()) {
-                failures.add(what + ": " + frame.remaining() + " bytes after the response body");
-            }
-            if (RandomRequests.errorCodes(response.data()).contains(Errors.UNKNOWN_SERVER_ERROR.code())
-                    && !RandomRequests.kafkaAnswersUnknownServerError(body)) {
-                failures.add(what + ": UNKNOWN_SERVER_ERROR for " + RandomRequests.brief(body) + " -> " + RandomRequests.brief(response.data()));
-            }
+            RandomRequests.checkAnswer(key, version, correlationId, frame, body, what, failures);
             return "answered";
         }
 

@@ -38,9 +38,7 @@ import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.Message;
-import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.common.requests.ResponseHeader;
@@ -210,23 +208,7 @@ class ClusterProtocolFuzzIT {
             } catch (IOException e) {
                 return "closed";
             }
-            ResponseHeader header = ResponseHeader.parse(frame, key.responseHeaderVersion(version));
-            if (header.correlationId() != correlationId) {
-                failures.add(what + ": correlation id " + header.correlationId());
-                return "answered";
-            }
-            AbstractResponse response;
-            try {
-                response = AbstractResponse.parseResponse(key, new ByteBufferAccessor(frame), version);
-            } catch (RuntimeException e) {
-                failures.add(what + ": kafka-clients cannot parse the response: " + e);
-                return "answered";
-            }
-            if (RandomRequests.errorCodes(response.data()).contains(Errors.UNKNOWN_SERVER_ERROR.code())
-                    && !RandomRequests.kafkaAnswersUnknownServerError(body)) {
-                failures.add(what + ": UNKNOWN_SERVER_ERROR for " + RandomRequests.brief(body) + " -> "
-                        + RandomRequests.brief(response.data()));
-            }
+            RandomRequests.checkAnswer(key, version, correlationId, frame, body, what, failures);
             return "answered";
         }
 

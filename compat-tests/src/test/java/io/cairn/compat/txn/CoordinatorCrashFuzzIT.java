@@ -45,12 +45,7 @@ class CoordinatorCrashFuzzIT {
     @Test
     void coordinatorsRecoverWhateverAKillLeftAndAStockClientCanTakeOver() throws Exception {
         CairnProcess.Builder builder = CairnProcess.builder();
-        Map.of("offsets.topic.num.partitions", "3", "transaction.state.log.num.partitions", "3",
-                "transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000",
-                "group.initial.rebalance.delay.ms", "0", "group.min.session.timeout.ms", "1000",
-                "group.consumer.min.session.timeout.ms", "1000", "group.consumer.session.timeout.ms", "3000",
-                "group.consumer.min.heartbeat.interval.ms", "500", "group.consumer.heartbeat.interval.ms", "1000")
-                .forEach(builder::config);
+        CoordinatorFuzz.brokerConfig().forEach(builder::config);
         try (CairnProcess broker = builder.build()) {
             // Given
             broker.start();

@@ -7,6 +7,9 @@ import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.Message;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.record.DefaultRecordBatch;
@@ -14,6 +17,8 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ResponseHeader;
 import org.apache.kafka.common.utils.Crc32C;
 
 import java.lang.reflect.Method;
@@ -132,7 +137,7 @@ public final class RandomRequests {
         return batch;
     }
 
-    /** Every error code in {@code message} and the structs in it ({@code errorCode} and {@code ...ErrorCode} fields). */
+    /** Every error code in {@code message} and its structs (the {@code errorCode} and {@code ...ErrorCode} fields). */
     public static List<Short> errorCodes(Object message) {
         List<Short> codes = new ArrayList<>();
         try {
@@ -151,6 +156,36 @@ public final class RandomRequests {
         byte isolation = body instanceof FetchRequestData fetch ? fetch.isolationLevel()
                 : body instanceof ListOffsetsRequestData list ? list.isolationLevel() : 0;
         return isolation != 0 && isolation != 1;
+    }
+
+    /**
+     * Checks one response frame (its payload) to {@code body}: the correlation id is {@code correlationId},
+     * kafka-clients parses the body with nothing left over, and no error code in it is UNKNOWN_SERVER_ERROR unless
+     * Kafka answers the same ({@link #kafkaAnswersUnknownServerError}). Adds what breaks those rules to
+     * {@code failures}, each naming {@code what}; returns the parsed body, or null when it could not be parsed.
+     */
+    public static ApiMessage checkAnswer(ApiKeys key, short version, int correlationId, ByteBuffer frame,
+            Message body, String what, List<String> failures) {
+        ResponseHeader header = ResponseHeader.parse(frame, key.responseHeaderVersion(version));
+        if (header.correlationId() != correlationId) {
+            failures.add(what + ": correlation id " + header.correlationId() + " instead of " + correlationId);
+            return null;
+        }
+        ApiMessage response;
+        try {
+            response = AbstractResponse.parseResponse(key, new ByteBufferAccessor(frame), version).data();
+        } catch (RuntimeException e) {
+            failures.add(what + ": kafka-clients cannot parse the response: " + e);
+            return null;
+        }
+        if (frame.hasRemaining()) {
+            failures.add(what + ": " + frame.remaining() + " bytes after the response body");
+        }
+        if (errorCodes(response).contains(Errors.UNKNOWN_SERVER_ERROR.code())
+                && !kafkaAnswersUnknownServerError(body)) {
+            failures.add(what + ": UNKNOWN_SERVER_ERROR for " + brief(body) + " -> " + brief(response));
+        }
+        return response;
     }
 
     /** {@code message} as text, cut at 600 characters (for assertion messages). */
