@@ -58,6 +58,10 @@ class ProtocolFuzzIT {
     private static final int REQUESTS = Integer.getInteger("cairn.fuzz.requests", 6);
     private static final int ANSWER_MS = 3_000;
     private static final String CLIENT_ID = "fuzz";
+    /** Client ids of every kind a header can carry: none, empty, non-ASCII, quotes and line breaks, long. */
+    private static final String[] CLIENT_IDS = {
+        null, "", CLIENT_ID, "é日本語\uD83D\uDE00", "quote\"back\\slash", "new\nline\ttab", "x".repeat(1_000),
+    };
 
     @TempDir
     static Path dataDir;
@@ -232,7 +236,8 @@ class ProtocolFuzzIT {
          */
         String exchange(ApiKeys key, short version, int correlationId, Message body, String what,
                 List<String> failures) throws Exception {
-            RequestHeader header = new RequestHeader(key, version, CLIENT_ID, correlationId);
+            String clientId = CLIENT_IDS[Math.floorMod(correlationId * 31, CLIENT_IDS.length)];
+            RequestHeader header = new RequestHeader(key, version, clientId, correlationId);
             ByteBuffer request;
             try {
                 request = RequestUtils.serialize(header.data(), header.headerVersion(), body, version);
