@@ -58,6 +58,8 @@ class CoordinatorFuzzIT {
         config.put("offsets.topic.replication.factor", "1");
         config.put("transaction.state.log.replication.factor", "1");
         config.put("transaction.state.log.min.isr", "1");
+        config.put("share.coordinator.state.topic.replication.factor", "1");
+        config.put("share.coordinator.state.topic.min.isr", "1");
         return config;
     }
 

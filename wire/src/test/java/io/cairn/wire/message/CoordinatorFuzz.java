@@ -7,6 +7,7 @@ import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -42,6 +43,12 @@ import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ShareAcknowledgeRequestData;
+import org.apache.kafka.common.message.ShareAcknowledgeResponseData;
+import org.apache.kafka.common.message.ShareFetchRequestData;
+import org.apache.kafka.common.message.ShareFetchResponseData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -73,6 +80,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -87,7 +95,9 @@ import java.util.function.Supplier;
  * once: joins, syncs, heartbeats, leaves and commits of classic groups, KIP-848 heartbeats of a consumer-protocol
  * group, and InitProducerId, AddPartitionsToTxn, transactional produce, AddOffsetsToTxn, TxnOffsetCommit and EndTxn of
  * transactional ids, each built from what earlier responses said (member ids, generations, epochs, producer ids and
- * sequences) and sometimes from stale or made-up values, at a random advertised version each. Every request must be
+ * sequences) and sometimes from stale or made-up values, at a random advertised version each; where the broker
+ * serves share groups (KIP-932), also ShareGroupHeartbeat, ShareFetch and ShareAcknowledge of a share group, with
+ * acknowledgements (accept, release, reject, gap) of records earlier fetches acquired. Every request must be
  * answered in time with a response kafka-clients parses and no {@code UNKNOWN_SERVER_ERROR}; {@link #failures} says
  * which were not. The broker may be restarted or killed meanwhile: between {@link #restartBegins} and
  * {@link #restartDone} a failed connection is not held against it, and the clients reconnect to the address the
@@ -101,6 +111,8 @@ public final class CoordinatorFuzz {
     public static final List<String> GROUPS = List.of("g1", "g2");
     public static final String CONSUMER_GROUP = "c1";
     public static final List<String> TXN_IDS = List.of("t1", "t2");
+    /** The share group (KIP-932) the clients use when the broker serves share groups. */
+    public static final String SHARE_GROUP = "s1";
     private static final int ANSWER_MS = 20_000;
 
     private final RandomRequests.Target target;
@@ -110,6 +122,8 @@ public final class CoordinatorFuzz {
     private final String consumerGroup = CONSUMER_GROUP;
     private final List<String> txnIds = TXN_IDS;
     private final State state = new State();
+    /** Whether the broker advertises ShareFetch: then the clients also drive a share group. */
+    private final boolean shareGroups;
     private final Map<String, Integer> outcomes = new ConcurrentHashMap<>();
     private final List<String> failures = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger restartsBegun = new AtomicInteger();
@@ -124,6 +138,8 @@ public final class CoordinatorFuzz {
         this.address = address;
         try (Connection connection = new Connection(address.get())) {
             this.versions = connection.apiVersions();
+            this.shareGroups = versions.containsKey((int) ApiKeys.SHARE_FETCH.id)
+                    && versions.containsKey((int) ApiKeys.SHARE_GROUP_HEARTBEAT.id);
             connection.awaitCoordinators((byte) 0, List.of(GROUPS.get(0), GROUPS.get(1), CONSUMER_GROUP));
             connection.awaitCoordinators((byte) 1, TXN_IDS);
         }
@@ -131,7 +147,8 @@ public final class CoordinatorFuzz {
 
     /**
      * Broker settings for a fuzzed broker: short session timeouts and a quick sweep of timed-out transactions, so that
-     * what the fuzzers leave behind expires within a test, and three partitions per internal topic.
+     * what the fuzzers leave behind expires within a test (share groups enabled, their record locks held 1 s), and three
+     * partitions per internal topic.
      */
     public static Map<String, String> brokerConfig() {
         Map<String, String> config = new HashMap<>();
@@ -144,6 +161,14 @@ public final class CoordinatorFuzz {
         config.put("group.consumer.session.timeout.ms", "3000");
         config.put("group.consumer.min.heartbeat.interval.ms", "500");
         config.put("group.consumer.heartbeat.interval.ms", "1000");
+        config.put("group.share.enable", "true");
+        config.put("group.share.min.record.lock.duration.ms", "1000");
+        config.put("group.share.record.lock.duration.ms", "1000");
+        config.put("group.share.min.session.timeout.ms", "1000");
+        config.put("group.share.session.timeout.ms", "3000");
+        config.put("group.share.min.heartbeat.interval.ms", "500");
+        config.put("group.share.heartbeat.interval.ms", "1000");
+        config.put("share.coordinator.state.topic.num.partitions", "3");
         return config;
     }
 
@@ -205,6 +230,35 @@ public final class CoordinatorFuzz {
         }
         if (consumeWithAStockConsumer(bootstrap, CONSUMER_GROUP, "consumer") == 0) {
             throw new AssertionError("A stock consumer of group " + CONSUMER_GROUP + " read nothing in 60 s");
+        }
+        if (shareGroups && shareWithAStockConsumer(bootstrap) == 0) {
+            throw new AssertionError("A stock share consumer of group " + SHARE_GROUP + " read nothing in 60 s");
+        }
+    }
+
+    /**
+     * Records a stock share consumer of the share group reads (and accepts) once it has joined, in 60 s at most, with
+     * a transactional producer committing a record per partition meanwhile (the share-partitions may start at the
+     * log end, and what the fuzzers acquired is theirs until its lock expires).
+     */
+    private int shareWithAStockConsumer(String bootstrap) {
+        Map<String, Object> config = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.GROUP_ID_CONFIG, SHARE_GROUP);
+        try (KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(config, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.subscribe(List.of(target.topic()));
+            int read = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            for (int round = 0; read == 0 && System.nanoTime() < deadline; round++) {
+                if (round % 10 == 0) {
+                    commitWithAStockProducer(bootstrap, TXN_IDS.get(0));
+                }
+                read += consumer.poll(Duration.ofMillis(500)).count();
+            }
+            if (read > 0) {
+                consumer.commitSync(Duration.ofSeconds(30));
+            }
+            return read;
         }
     }
 
@@ -279,6 +333,14 @@ public final class CoordinatorFuzz {
         final Map<String, Integer> consumerEpoch = new ConcurrentHashMap<>();
         final Map<String, long[]> producers = new ConcurrentHashMap<>();
         final Map<String, Integer> sequences = new ConcurrentHashMap<>();
+        /** The share group's member (id, epoch) and its share session's next epoch (0: none open). */
+        volatile String shareMember;
+        volatile int shareMemberEpoch;
+        volatile int shareSessionEpoch;
+        /** The share-partitions the coordinator last assigned the member (only those have share state yet). */
+        final Set<Integer> shareAssigned = ConcurrentHashMap.newKeySet();
+        /** Records ShareFetch said were acquired: {partition, first offset, last offset}, the latest few. */
+        final List<long[]> acquired = Collections.synchronizedList(new ArrayList<>());
 
         synchronized void member(String group, String memberId) {
             List<String> known = members.computeIfAbsent(group, g -> new ArrayList<>());
@@ -348,7 +410,7 @@ public final class CoordinatorFuzz {
             String member = state.anyMember(group, random);
             int generation = random.nextInt(8) == 0 ? random.nextInt(4) - 1 : state.generations.getOrDefault(group, -1);
             Message body;
-            switch (random.nextInt(17)) {
+            switch (random.nextInt(shareGroups ? 21 : 17)) {
                 case 0, 1 -> body = new JoinGroupRequestData().setGroupId(group).setMemberId(member)
                         .setSessionTimeoutMs(1_000 + random.nextInt(2_000)).setRebalanceTimeoutMs(500 + random.nextInt(
                                 2_000)).setProtocolType("consumer").setGroupInstanceId(random.nextInt(5) == 0
@@ -380,11 +442,14 @@ public final class CoordinatorFuzz {
                 case 14 -> body = new AddOffsetsToTxnRequestData().setTransactionalId(txnId).setProducerId(producerId)
                         .setProducerEpoch(epoch).setGroupId(group);
                 case 15 -> body = txnOffsetCommit(txnId, producerId, epoch, group, generation, member);
-                default -> body = random.nextInt(3) == 0
+                case 16 -> body = random.nextInt(3) == 0
                         ? (random.nextBoolean() ? new DescribeTransactionsRequestData().setTransactionalIds(
                                 new ArrayList<>(txnIds)) : new ListTransactionsRequestData())
                         : new EndTxnRequestData().setTransactionalId(txnId).setProducerId(producerId)
                                 .setProducerEpoch(epoch).setCommitted(random.nextBoolean());
+                case 17 -> body = shareHeartbeat();
+                case 18, 19 -> body = shareFetch();
+                default -> body = shareAcknowledge();
             }
             return exchange(raw, body);
         }
@@ -441,6 +506,125 @@ public final class CoordinatorFuzz {
                     .setMemberEpoch(epoch).setRebalanceTimeoutMs(2_000).setSubscribedTopicNames(epoch == 0
                             ? new ArrayList<>(List.of(target.topic())) : null).setTopicPartitions(epoch == 0
                             ? new ArrayList<>() : null).setServerAssignor(random.nextInt(4) == 0 ? "uniform" : null);
+        }
+
+        private ShareGroupHeartbeatRequestData shareHeartbeat() {
+            String member = state.shareMember;
+            int epoch = state.shareMemberEpoch;
+            int choice = random.nextInt(6);
+            if (member == null || choice == 0) {
+                member = Uuid.randomUuid().toString();
+                epoch = 0;
+            } else if (choice == 1) {
+                epoch = -1; // leave
+            } else if (choice == 2) {
+                epoch += random.nextInt(3) - 1;
+            }
+            return new ShareGroupHeartbeatRequestData().setGroupId(SHARE_GROUP).setMemberId(member)
+                    .setMemberEpoch(epoch).setSubscribedTopicNames(epoch == 0
+                            ? new ArrayList<>(List.of(target.topic())) : null);
+        }
+
+        /** The session epoch to send: the next one mostly, sometimes a stale one, a new session or a close. */
+        private int sessionEpoch() {
+            int next = state.shareSessionEpoch;
+            return switch (random.nextInt(10)) {
+                case 0 -> 0;
+                case 1 -> -1;
+                case 2 -> next + random.nextInt(3) - 1;
+                default -> next;
+            };
+        }
+
+        /** Acknowledgements of some of the records the fuzzers acquired, of random types (0 gap ... 3 reject). */
+        private List<long[]> someAcquired() {
+            List<long[]> picked = new ArrayList<>();
+            synchronized (state.acquired) {
+                for (long[] range : state.acquired) {
+                    if (random.nextInt(3) == 0) {
+                        picked.add(range);
+                    }
+                }
+            }
+            return picked;
+        }
+
+        /** One type for the whole range, or one per record (the two forms Kafka accepts), now and then neither. */
+        private List<Byte> ackTypes(long first, long last) {
+            List<Byte> types = new ArrayList<>();
+            int count = random.nextBoolean() || last - first >= 500 ? 1
+                    : random.nextInt(10) == 0 ? 2 : (int) (last - first + 1);
+            for (int i = 0; i < count; i++) {
+                types.add((byte) random.nextInt(4));
+            }
+            return types;
+        }
+
+        /**
+         * A ShareFetch of the member's assigned share-partitions: a share-partition the group coordinator has not
+         * initialized yet fails with UNKNOWN_SERVER_ERROR in Kafka too (its persister's INVALID_REQUEST, mapped by
+         * {@code SharePartition.fetchPersisterError}), and no stock client asks for one. A heartbeat while there is
+         * no assignment.
+         */
+        private Message shareFetch() {
+            List<Integer> assigned = new ArrayList<>(state.shareAssigned);
+            if (state.shareMember == null || assigned.isEmpty()) {
+                return shareHeartbeat();
+            }
+            ShareFetchRequestData.FetchPartitionCollection partitions = new ShareFetchRequestData
+                    .FetchPartitionCollection();
+            int sessionEpoch = sessionEpoch();
+            // Acknowledgements on a fetch that opens a session are an INVALID_REQUEST: now and then only.
+            List<long[]> acks = sessionEpoch > 0 || random.nextInt(10) == 0 ? someAcquired() : List.of();
+            for (int p : assigned) {
+                List<ShareFetchRequestData.AcknowledgementBatch> batches = new ArrayList<>();
+                for (long[] range : acks) {
+                    if (range[0] == p) {
+                        batches.add(new ShareFetchRequestData.AcknowledgementBatch().setFirstOffset(range[1])
+                                .setLastOffset(range[2]).setAcknowledgeTypes(ackTypes(range[1], range[2])));
+                    }
+                }
+                if (random.nextInt(4) != 0 || !batches.isEmpty()) {
+                    partitions.add(new ShareFetchRequestData.FetchPartition().setPartitionIndex(p)
+                            .setAcknowledgementBatches(batches));
+                }
+            }
+            ShareFetchRequestData.FetchTopicCollection topics = new ShareFetchRequestData.FetchTopicCollection();
+            topics.add(new ShareFetchRequestData.FetchTopic().setTopicId(target.topicId()).setPartitions(partitions));
+            return new ShareFetchRequestData().setGroupId(SHARE_GROUP).setMemberId(state.shareMember)
+                    .setShareSessionEpoch(sessionEpoch).setMaxWaitMs(random.nextInt(200)).setMinBytes(1)
+                    .setMaxBytes(1 << 20).setMaxRecords(1 + random.nextInt(50)).setBatchSize(1 + random.nextInt(50))
+                    .setTopics(topics);
+        }
+
+        /** A ShareAcknowledge of some acquired records of the member's assigned share-partitions. */
+        private Message shareAcknowledge() {
+            List<Integer> assigned = new ArrayList<>(state.shareAssigned);
+            if (state.shareMember == null || assigned.isEmpty()) {
+                return shareHeartbeat();
+            }
+            ShareAcknowledgeRequestData.AcknowledgePartitionCollection partitions = new ShareAcknowledgeRequestData
+                    .AcknowledgePartitionCollection();
+            List<long[]> acks = someAcquired();
+            for (int p : assigned) {
+                List<ShareAcknowledgeRequestData.AcknowledgementBatch> batches = new ArrayList<>();
+                for (long[] range : acks) {
+                    if (range[0] == p) {
+                        batches.add(new ShareAcknowledgeRequestData.AcknowledgementBatch().setFirstOffset(range[1])
+                                .setLastOffset(range[2]).setAcknowledgeTypes(ackTypes(range[1], range[2])));
+                    }
+                }
+                if (!batches.isEmpty()) {
+                    partitions.add(new ShareAcknowledgeRequestData.AcknowledgePartition().setPartitionIndex(p)
+                            .setAcknowledgementBatches(batches));
+                }
+            }
+            ShareAcknowledgeRequestData.AcknowledgeTopicCollection topics = new ShareAcknowledgeRequestData
+                    .AcknowledgeTopicCollection();
+            topics.add(new ShareAcknowledgeRequestData.AcknowledgeTopic().setTopicId(target.topicId())
+                    .setPartitions(partitions));
+            return new ShareAcknowledgeRequestData().setGroupId(SHARE_GROUP).setMemberId(state.shareMember)
+                    .setShareSessionEpoch(sessionEpoch()).setTopics(topics);
         }
 
         private AddPartitionsToTxnRequestData addPartitions(String txnId, long producerId, short epoch) {
@@ -520,6 +704,7 @@ public final class CoordinatorFuzz {
             }
             learn(body, response);
             String error = firstError(response);
+
             outcomes.merge(key.name + " " + error, 1, Integer::sum);
 
             return raw;
@@ -545,6 +730,50 @@ public final class CoordinatorFuzz {
         }
 
         private void learn(Message request, org.apache.kafka.common.protocol.ApiMessage response) {
+            if (response instanceof ShareGroupHeartbeatResponseData heartbeat) {
+                ShareGroupHeartbeatRequestData sent = (ShareGroupHeartbeatRequestData) request;
+                if (heartbeat.errorCode() == Errors.NONE.code()) {
+                    state.shareMember = sent.memberEpoch() == -1 ? null : sent.memberId();
+                    state.shareMemberEpoch = sent.memberEpoch() == -1 ? 0 : heartbeat.memberEpoch();
+                    if (sent.memberEpoch() == -1) {
+                        state.shareAssigned.clear();
+                    } else if (heartbeat.assignment() != null) {
+                        state.shareAssigned.clear();
+                        heartbeat.assignment().topicPartitions().forEach(t -> state.shareAssigned.addAll(
+                                t.partitions()));
+                    }
+                }
+                return;
+            }
+            if (response instanceof ShareFetchResponseData || response instanceof ShareAcknowledgeResponseData) {
+                int sent = request instanceof ShareFetchRequestData fetch ? fetch.shareSessionEpoch()
+                        : ((ShareAcknowledgeRequestData) request).shareSessionEpoch();
+                short error = response instanceof ShareFetchResponseData fetched ? fetched.errorCode()
+                        : ((ShareAcknowledgeResponseData) response).errorCode();
+                if (error == Errors.NONE.code()) {
+                    // An epoch of 0 opens a session (next 1), -1 closes it (next 0), n is followed by n + 1.
+                    state.shareSessionEpoch = sent == -1 ? 0 : sent + 1;
+                } else if (error == Errors.SHARE_SESSION_NOT_FOUND.code()
+                        || error == Errors.INVALID_SHARE_SESSION_EPOCH.code()) {
+                    state.shareSessionEpoch = 0;
+                }
+                if (response instanceof ShareFetchResponseData fetched) {
+                    for (ShareFetchResponseData.ShareFetchableTopicResponse topic : fetched.responses()) {
+                        for (ShareFetchResponseData.PartitionData partition : topic.partitions()) {
+                            for (ShareFetchResponseData.AcquiredRecords records : partition.acquiredRecords()) {
+                                synchronized (state.acquired) {
+                                    state.acquired.add(new long[] {partition.partitionIndex(), records.firstOffset(),
+                                        records.lastOffset()});
+                                    if (state.acquired.size() > 12) {
+                                        state.acquired.remove(0);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                return;
+            }
             if (response instanceof JoinGroupResponseData join) {
                 String group = ((JoinGroupRequestData) request).groupId();
                 if (join.errorCode() == Errors.NONE.code() || join.errorCode() == Errors.MEMBER_ID_REQUIRED.code()) {
