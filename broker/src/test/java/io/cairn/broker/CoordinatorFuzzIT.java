@@ -9,7 +9,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -97,19 +96,13 @@ class CoordinatorFuzzIT {
                 () -> new InetSocketAddress("127.0.0.1", broker.port()));
 
         // When
-        Random restartRandom = new Random(seed);
-        CompletableFuture<Void> restarts = CompletableFuture.runAsync(() -> {
-            for (int r = 0; r < RESTARTS; r++) {
-                sleep(500 + restartRandom.nextInt(2_000));
-                fuzz.restartBegins();
-                broker.close();
-                try {
-                    broker = InProcessBroker.start(dataDir, config());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-                fuzz.restartDone();
+        CompletableFuture<Void> restarts = fuzz.restartsDuring(RESTARTS, seed, () -> {
+            broker.close();
+            try {
+                broker = InProcessBroker.start(dataDir, config());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
             }
         });
         fuzz.run(CLIENTS, OPS, seed);
@@ -123,14 +116,5 @@ class CoordinatorFuzzIT {
         assertThat(logs.messages(Level.ERROR, m -> !m.contains("could not complete its rebalance because no member")))
                 .as("seed %d", seed).isEmpty();
         assertThat(logs.stackTracesAtWarnOrAbove()).as("seed %d", seed).isEmpty();
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

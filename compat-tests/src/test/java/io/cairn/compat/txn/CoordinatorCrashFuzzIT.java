@@ -9,7 +9,6 @@ import io.cairn.wire.message.RandomRequests;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -62,15 +61,9 @@ class CoordinatorCrashFuzzIT {
                     () -> new InetSocketAddress(broker.host(), broker.port()));
 
             // When
-            Random killRandom = new Random(seed);
-            CompletableFuture<Void> kills = CompletableFuture.runAsync(() -> {
-                for (int k = 0; k < KILLS; k++) {
-                    sleep(1_000 + killRandom.nextInt(2_000));
-                    fuzz.restartBegins();
-                    broker.kill();
-                    broker.start();
-                    fuzz.restartDone();
-                }
+            CompletableFuture<Void> kills = fuzz.restartsDuring(KILLS, seed, () -> {
+                broker.kill();
+                broker.start();
             });
             fuzz.run(CLIENTS, OPS, seed);
             kills.get(3, TimeUnit.MINUTES);
@@ -83,15 +76,6 @@ class CoordinatorCrashFuzzIT {
                     .filteredOn(line -> !line.contains("could not complete its rebalance because no member"))
                     .isEmpty();
             assertThat(broker.logLinesContaining("LEAK:")).as("seed %d", seed).isEmpty();
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

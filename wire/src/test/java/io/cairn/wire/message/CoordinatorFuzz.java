@@ -82,6 +82,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -118,9 +119,6 @@ public final class CoordinatorFuzz {
     private final RandomRequests.Target target;
     private final Supplier<InetSocketAddress> address;
     private final Map<Integer, short[]> versions;
-    private final List<String> groups = GROUPS;
-    private final String consumerGroup = CONSUMER_GROUP;
-    private final List<String> txnIds = TXN_IDS;
     private final State state = new State();
     /** Whether the broker advertises ShareFetch: then the clients also drive a share group. */
     private final boolean shareGroups;
@@ -192,6 +190,28 @@ public final class CoordinatorFuzz {
         }
     }
 
+    /**
+     * Runs {@code restart} (stopping or killing the broker and starting it again) {@code count} times while the
+     * clients run, each after 0.5 to 2.5 s drawn from {@code seed}, between {@link #restartBegins} and
+     * {@link #restartDone}; the future completes after the last.
+     */
+    public CompletableFuture<Void> restartsDuring(int count, long seed, Runnable restart) {
+        Random random = new Random(seed);
+        return CompletableFuture.runAsync(() -> {
+            for (int r = 0; r < count; r++) {
+                try {
+                    Thread.sleep(500 + random.nextInt(2_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+                restartBegins();
+                restart.run();
+                restartDone();
+            }
+        });
+    }
+
     /** The broker is about to go away: failures of connections opened before are not its fault. */
     public void restartBegins() {
         restartsBegun.incrementAndGet();
@@ -215,8 +235,8 @@ public final class CoordinatorFuzz {
     /**
      * What a stock client must find after the fuzzing: a transactional producer per id initialises (fencing whatever
      * was left) and commits, every partition's last stable offset reaches its high watermark (no transaction left
-     * open), and stock consumers join both classic groups and the consumer-protocol group and read the topic. Throws
-     * {@link AssertionError} naming what failed.
+     * open), and stock consumers join both classic groups, the consumer-protocol group and (where served) the share
+     * group and read the topic. Throws {@link AssertionError} naming what failed.
      */
     public void takeOverWithStockClients(String bootstrap) throws Exception {
         for (String txnId : TXN_IDS) {
@@ -329,8 +349,9 @@ public final class CoordinatorFuzz {
     private static final class State {
         final Map<String, List<String>> members = new ConcurrentHashMap<>();
         final Map<String, Integer> generations = new ConcurrentHashMap<>();
-        final Map<String, String> consumerMember = new ConcurrentHashMap<>();
-        final Map<String, Integer> consumerEpoch = new ConcurrentHashMap<>();
+        /** The consumer-protocol group's member (id, epoch); null when none has joined or it left. */
+        volatile String consumerMember;
+        volatile int consumerEpoch;
         final Map<String, long[]> producers = new ConcurrentHashMap<>();
         final Map<String, Integer> sequences = new ConcurrentHashMap<>();
         /** The share group's member (id, epoch) and its share session's next epoch (0: none open). */
@@ -402,8 +423,8 @@ public final class CoordinatorFuzz {
         }
 
         private Connection step(Connection raw) throws Exception {
-            String group = groups.get(random.nextInt(groups.size()));
-            String txnId = txnIds.get(random.nextInt(txnIds.size()));
+            String group = GROUPS.get(random.nextInt(GROUPS.size()));
+            String txnId = TXN_IDS.get(random.nextInt(TXN_IDS.size()));
             long[] producer = state.producers.getOrDefault(txnId, new long[] {-1, -1});
             long producerId = random.nextInt(8) == 0 ? random.nextInt(3) : producer[0];
             short epoch = (short) (random.nextInt(8) == 0 ? producer[1] - 1 : producer[1]);
@@ -429,7 +450,7 @@ public final class CoordinatorFuzz {
                                 new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId(group)
                                         .setTopics(null))));
                 case 7 -> body = random.nextBoolean()
-                        ? new DescribeGroupsRequestData().setGroups(new ArrayList<>(List.of(group, consumerGroup)))
+                        ? new DescribeGroupsRequestData().setGroups(new ArrayList<>(List.of(group, CONSUMER_GROUP)))
                         : random.nextBoolean() ? new ListGroupsRequestData()
                         : new DeleteGroupsRequestData().setGroupsNames(new ArrayList<>(List.of(group)));
                 case 8, 9 -> body = consumerHeartbeat();
@@ -444,7 +465,7 @@ public final class CoordinatorFuzz {
                 case 15 -> body = txnOffsetCommit(txnId, producerId, epoch, group, generation, member);
                 case 16 -> body = random.nextInt(3) == 0
                         ? (random.nextBoolean() ? new DescribeTransactionsRequestData().setTransactionalIds(
-                                new ArrayList<>(txnIds)) : new ListTransactionsRequestData())
+                                new ArrayList<>(TXN_IDS)) : new ListTransactionsRequestData())
                         : new EndTxnRequestData().setTransactionalId(txnId).setProducerId(producerId)
                                 .setProducerEpoch(epoch).setCommitted(random.nextBoolean());
                 case 17 -> body = shareHeartbeat();
@@ -485,42 +506,36 @@ public final class CoordinatorFuzz {
             topic.partitions().add(new OffsetCommitRequestData.OffsetCommitRequestPartition()
                     .setPartitionIndex(random.nextInt(target.partitions())).setCommittedOffset(random.nextInt(20)));
             boolean simple = random.nextInt(3) == 0;
-            return new OffsetCommitRequestData().setGroupId(random.nextInt(4) == 0 ? consumerGroup : group)
+            return new OffsetCommitRequestData().setGroupId(random.nextInt(4) == 0 ? CONSUMER_GROUP : group)
                     .setGenerationIdOrMemberEpoch(simple ? -1 : generation).setMemberId(simple ? "" : member)
                     .setTopics(new ArrayList<>(List.of(topic)));
         }
 
-        private ConsumerGroupHeartbeatRequestData consumerHeartbeat() {
-            String member = state.consumerMember.get(consumerGroup);
-            int epoch = state.consumerEpoch.getOrDefault(consumerGroup, 0);
+        /**
+         * The member id and epoch of a KIP-848 or KIP-932 heartbeat, from the member the fuzzers know (null: none): a
+         * new member joining (epoch 0), the member leaving (-1), a stale or future epoch, or the current one.
+         */
+        private Map.Entry<String, Integer> heartbeatIdentity(String member, int epoch) {
             int choice = random.nextInt(6);
             if (member == null || choice == 0) {
-                member = Uuid.randomUuid().toString();
-                epoch = 0;
-            } else if (choice == 1) {
-                epoch = -1; // leave
-            } else if (choice == 2) {
-                epoch += random.nextInt(3) - 1;
+                return Map.entry(Uuid.randomUuid().toString(), 0);
             }
-            return new ConsumerGroupHeartbeatRequestData().setGroupId(consumerGroup).setMemberId(member)
+            return Map.entry(member, choice == 1 ? -1 : choice == 2 ? epoch + random.nextInt(3) - 1 : epoch);
+        }
+
+        private ConsumerGroupHeartbeatRequestData consumerHeartbeat() {
+            Map.Entry<String, Integer> identity = heartbeatIdentity(state.consumerMember, state.consumerEpoch);
+            int epoch = identity.getValue();
+            return new ConsumerGroupHeartbeatRequestData().setGroupId(CONSUMER_GROUP).setMemberId(identity.getKey())
                     .setMemberEpoch(epoch).setRebalanceTimeoutMs(2_000).setSubscribedTopicNames(epoch == 0
                             ? new ArrayList<>(List.of(target.topic())) : null).setTopicPartitions(epoch == 0
                             ? new ArrayList<>() : null).setServerAssignor(random.nextInt(4) == 0 ? "uniform" : null);
         }
 
         private ShareGroupHeartbeatRequestData shareHeartbeat() {
-            String member = state.shareMember;
-            int epoch = state.shareMemberEpoch;
-            int choice = random.nextInt(6);
-            if (member == null || choice == 0) {
-                member = Uuid.randomUuid().toString();
-                epoch = 0;
-            } else if (choice == 1) {
-                epoch = -1; // leave
-            } else if (choice == 2) {
-                epoch += random.nextInt(3) - 1;
-            }
-            return new ShareGroupHeartbeatRequestData().setGroupId(SHARE_GROUP).setMemberId(member)
+            Map.Entry<String, Integer> identity = heartbeatIdentity(state.shareMember, state.shareMemberEpoch);
+            int epoch = identity.getValue();
+            return new ShareGroupHeartbeatRequestData().setGroupId(SHARE_GROUP).setMemberId(identity.getKey())
                     .setMemberEpoch(epoch).setSubscribedTopicNames(epoch == 0
                             ? new ArrayList<>(List.of(target.topic())) : null);
         }
@@ -786,12 +801,11 @@ public final class CoordinatorFuzz {
                     && heartbeat.errorCode() == Errors.NONE.code()) {
                 ConsumerGroupHeartbeatRequestData sent = (ConsumerGroupHeartbeatRequestData) request;
                 if (sent.memberEpoch() == -1) {
-                    state.consumerMember.remove(consumerGroup);
-                    state.consumerEpoch.remove(consumerGroup);
+                    state.consumerMember = null;
+                    state.consumerEpoch = 0;
                 } else {
-                    state.consumerMember.put(consumerGroup, heartbeat.memberId() != null ? heartbeat.memberId()
-                            : sent.memberId());
-                    state.consumerEpoch.put(consumerGroup, heartbeat.memberEpoch());
+                    state.consumerMember = heartbeat.memberId() != null ? heartbeat.memberId() : sent.memberId();
+                    state.consumerEpoch = heartbeat.memberEpoch();
                 }
             } else if (response instanceof InitProducerIdResponseData init && init.errorCode() == Errors.NONE.code()) {
                 state.producers.put(((InitProducerIdRequestData) request).transactionalId(),

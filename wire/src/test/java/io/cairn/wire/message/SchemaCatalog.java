@@ -6,9 +6,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.file.FileSystem;
+import java.nio.file.FileSystemAlreadyExistsException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,8 +58,13 @@ final class SchemaCatalog {
             throw new IllegalStateException("No schemas at " + dir.toAbsolutePath()
                     + " nor in kafka-clients on the classpath; run the Maven build first");
         }
-        try (FileSystem jar = FileSystems.newFileSystem(inJar.toURI(), Map.of())) {
-            return new SchemaCatalog(jar.getPath("common/message"));
+        try {
+            URI uri = inJar.toURI();
+            try (FileSystem jar = FileSystems.newFileSystem(uri, Map.of())) {
+                return new SchemaCatalog(jar.getPath("common/message"));
+            } catch (FileSystemAlreadyExistsException opened) {
+                return new SchemaCatalog(FileSystems.getFileSystem(uri).getPath("common/message"));
+            }
         } catch (IOException | URISyntaxException e) {
             throw new IllegalStateException("Cannot read the schemas in " + inJar, e);
         }
