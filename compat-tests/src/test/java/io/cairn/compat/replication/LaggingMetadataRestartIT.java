@@ -112,6 +112,8 @@ class LaggingMetadataRestartIT {
                     .containsAll(kept.stream().map(t -> t + "-0").toList())
                     .contains(solo + "-0", doomed + "-0", reborn + "-0");
 
+            String oldRebornId = topicId(admin, reborn);
+
             // When: the node is killed (it stays registered, so the new topics are placed on it too, outside the
             // ISR, as Kafka places them); meanwhile one topic is deleted, one deleted and created again, one created
             node.kill();
@@ -121,8 +123,9 @@ class LaggingMetadataRestartIT {
             String born = prefix + "-born";
             admin.createTopics(List.of(new NewTopic(reborn, 1, ReplicationClients.REPLICAS),
                     new NewTopic(born, 1, ReplicationClients.REPLICAS))).all().get(60, TimeUnit.SECONDS);
-            String rebornId = admin.describeTopics(List.of(reborn)).allTopicNames().get(30, TimeUnit.SECONDS)
-                    .get(reborn).topicId().toString();
+            // (the node that answers knows the new topic once it has applied the committed records, as in Kafka)
+            String rebornId = await().atMost(STATE_TIMEOUT).pollInterval(Duration.ofMillis(250)).ignoreExceptions()
+                    .until(() -> topicId(admin, reborn), id -> !id.equals(oldRebornId));
             // and it restarts with its metadata replay slowed down
             node.extraJvmArgs(List.of("-Dcairn.test.metadataApplyDelayMs=" + APPLY_DELAY_MS));
             long strayLinesBefore = node.logLinesContaining(STRAY_LINE).size();
@@ -186,6 +189,11 @@ class LaggingMetadataRestartIT {
         await().atMost(STATE_TIMEOUT).pollInterval(Duration.ofMillis(250)).ignoreExceptions().untilAsserted(() ->
                 assertThat(admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).stream().map(Node::id)
                         .toList()).as("the brokers DescribeCluster lists").doesNotContain(nodeId));
+    }
+
+    private static String topicId(Admin admin, String topic) throws Exception {
+        return admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic).topicId()
+                .toString();
     }
 
     private static void awaitGone(Admin admin, List<String> topics) {
