@@ -37,7 +37,8 @@ class ShareConsumerIT {
 
     private static final String TOPIC = "share-consumer-topic";
 
-    private static BrokerProcess start(BrokerKind kind) {
+    /** A started single broker of {@code kind} with share groups enabled (the share tests' broker). */
+    static BrokerProcess start(BrokerKind kind) {
         BrokerProcess broker = kind == BrokerKind.CAIRN
             ? CairnProcess.builder().config("group.share.enable", "true").build()
             : KafkaReferenceProcess.builder().config("group.share.enable", "true").build();

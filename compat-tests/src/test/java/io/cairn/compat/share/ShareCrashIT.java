@@ -6,8 +6,6 @@ import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
-import io.cairn.testkit.CairnProcess;
-import io.cairn.testkit.KafkaReferenceProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -72,7 +70,7 @@ class ShareCrashIT {
     @ParameterizedTest
     @MethodSource("io.cairn.compat.txn.TransactionsIT#kinds")
     void acceptedRecordsStayAcceptedAndNoRecordIsLostThroughKills(BrokerKind kind) throws Exception {
-        try (BrokerProcess broker = start(kind)) {
+        try (BrokerProcess broker = ShareConsumerIT.start(kind)) {
             String bootstrap = broker.bootstrapServers();
             Runnable bounce = () -> {
                 broker.kill();
@@ -319,18 +317,5 @@ class ShareCrashIT {
                 ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit",
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class));
-    }
-
-    private static BrokerProcess start(BrokerKind kind) {
-        BrokerProcess broker = kind == BrokerKind.CAIRN
-                ? CairnProcess.builder().config("group.share.enable", "true").build()
-                : KafkaReferenceProcess.builder().config("group.share.enable", "true").build();
-        try {
-            broker.start();
-            return broker;
-        } catch (RuntimeException e) {
-            broker.close();
-            throw e;
-        }
     }
 }

@@ -7,10 +7,8 @@ import io.cairn.compat.harness.KafkaHalfInFaults;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
-import io.cairn.testkit.CairnProcess;
 import io.cairn.testkit.JavaTool;
 import io.cairn.testkit.KafkaDistribution;
-import io.cairn.testkit.KafkaReferenceProcess;
 import io.cairn.testkit.RawKafkaClient;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.AlterShareGroupOffsetsRequestData;
@@ -68,19 +66,6 @@ class ShareGroupOffsetsIT {
     private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
     private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
 
-    private static BrokerProcess start(BrokerKind kind) {
-        BrokerProcess broker = kind == BrokerKind.CAIRN
-            ? CairnProcess.builder().config("group.share.enable", "true").build()
-            : KafkaReferenceProcess.builder().config("group.share.enable", "true").build();
-        try {
-            broker.start();
-            return broker;
-        } catch (RuntimeException e) {
-            broker.close();
-            throw e;
-        }
-    }
-
     @KafkaHalfInFaults
     void describeResetDeleteOffsetsAndDeleteGroup(BrokerKind kind) throws Exception {
         // Kafka 4.1.1 (one broker, group.share.enable=true) answers every AlterShareGroupOffsets of the Empty group
@@ -89,7 +74,7 @@ class ShareGroupOffsetsIT {
         // its half cannot go past the first reset; issue 22 tracks it.
         Assumptions.assumeTrue(kind == BrokerKind.CAIRN,
             "Kafka 4.1.1 answers this AlterShareGroupOffsets without a partition result");
-        try (BrokerProcess broker = start(kind);
+        try (BrokerProcess broker = ShareConsumerIT.start(kind);
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                  broker.bootstrapServers()))) {
             // Given: a topic of 2 partitions with 10 records in partition 0 and 4 in partition 1
@@ -179,7 +164,7 @@ class ShareGroupOffsetsIT {
 
     @KafkaHalfInFaults
     void aDeletedTopicsShareStateIsDeletedWhileTheGroupLivesOn(BrokerKind kind) throws Exception {
-        try (BrokerProcess broker = start(kind);
+        try (BrokerProcess broker = ShareConsumerIT.start(kind);
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                  broker.bootstrapServers()))) {
             // Given: the group starts at the log start (share.auto.offset.reset=earliest), and its share consumer
