@@ -64,8 +64,13 @@ class ShareCrashIT {
     private static final int KILLS = 2;
     private static final int COMMIT_EVERY = 100;
     private static final long STREAM_TIMEOUT_MS = 150_000;
-    /** How long the new member after the stream must receive nothing before it is done. */
-    private static final long SETTLED_QUIET_MS = 8_000;
+    /** The group's acquisition lock ({@code share.record.lock.duration.ms}: the brokers' minimum, 15 s). */
+    private static final int LOCK_MS = 15_000;
+    /**
+     * How long the new member after the stream must receive nothing before it is done: longer than the lock, so that
+     * a record some earlier acquisition still held has come back by then.
+     */
+    private static final long SETTLED_QUIET_MS = LOCK_MS + 3_000;
 
     @ParameterizedTest
     @MethodSource("io.cairn.compat.txn.TransactionsIT#kinds")
@@ -76,11 +81,11 @@ class ShareCrashIT {
                 broker.kill();
                 broker.start();
             };
-            Stream stream = streamThroughKills(kind, bootstrap, i -> bounce.run());
+            Set<String> unsettled = streamThroughKills(kind, bootstrap, i -> bounce.run());
 
             // and after one more kill a new member of the group receives only records whose commit had failed
             bounce.run();
-            stream.settleWithANewMember(bootstrap);
+            settleWithANewMember(bootstrap, unsettled);
             assertThat(broker.logLinesContaining("LEAK:")).isEmpty();
         }
     }
@@ -102,7 +107,7 @@ class ShareCrashIT {
         try (BrokerCluster cluster = BrokerCluster.create(kind, 3, config)) {
             cluster.start();
             String bootstrap = cluster.bootstrapServers();
-            Stream stream = streamThroughKills(kind, bootstrap, i -> {
+            Set<String> unsettled = streamThroughKills(kind, bootstrap, i -> {
                 BrokerProcess node = cluster.node(i == 0 ? groupCoordinator(bootstrap)
                         : leaderOfPartition0(bootstrap));
                 node.kill();
@@ -112,7 +117,7 @@ class ShareCrashIT {
             BrokerProcess coordinator = cluster.node(groupCoordinator(bootstrap));
             coordinator.kill();
             cluster.startNode(coordinator);
-            stream.settleWithANewMember(bootstrap);
+            settleWithANewMember(bootstrap, unsettled);
             for (BrokerProcess node : cluster.nodes()) {
                 assertThat(node.logLinesContaining("LEAK:")).isEmpty();
             }
@@ -120,54 +125,54 @@ class ShareCrashIT {
     }
 
     /**
-     * What the member saw: the records whose acceptance it committed, and those whose commit failed and which were
-     * not committed later (unsettled: a failed or timed-out commit may still have been applied, as in Kafka, where a
-     * share-partition leader whose write of the state outlives the client's wait completes it).
+     * A new member of the group receives only {@code unsettled} records (a record it receives was left available: its
+     * acceptance had not been applied), accepts and commits them, and then receives nothing more for longer than the
+     * lock: no record is left behind an acquisition that never ends.
      */
-    private record Stream(Set<String> committed, Set<String> unsettled) {
-
-        /**
-         * A new member of the group receives only unsettled records (a record it receives was left available: its
-         * acceptance had not been applied), accepts and commits them, and then receives nothing more.
-         */
-        void settleWithANewMember(String bootstrap) {
-            try (KafkaShareConsumer<String, String> late = consumer(bootstrap)) {
-                late.subscribe(List.of(TOPIC));
-                List<String> received = new ArrayList<>();
-                long quietSince = System.currentTimeMillis();
-                long until = quietSince + 60_000;
-                while (System.currentTimeMillis() - quietSince < SETTLED_QUIET_MS
-                        && System.currentTimeMillis() < until) {
-                    for (ConsumerRecord<String, String> record : late.poll(Duration.ofMillis(300))) {
-                        received.add(record.value());
-                        late.acknowledge(record, AcknowledgeType.ACCEPT);
-                        quietSince = System.currentTimeMillis();
-                    }
-                    late.commitSync(Duration.ofSeconds(10)).forEach((partition, error) -> assertThat(error)
-                            .as("the new member's commit of %s", partition).isEmpty());
+    private static void settleWithANewMember(String bootstrap, Set<String> unsettled) {
+        try (KafkaShareConsumer<String, String> late = consumer(bootstrap)) {
+            late.subscribe(List.of(TOPIC));
+            List<String> received = new ArrayList<>();
+            long quietSince = System.currentTimeMillis();
+            long until = quietSince + 90_000;
+            while (System.currentTimeMillis() - quietSince < SETTLED_QUIET_MS
+                    && System.currentTimeMillis() < until) {
+                for (ConsumerRecord<String, String> record : late.poll(Duration.ofMillis(300))) {
+                    received.add(record.value());
+                    late.acknowledge(record, AcknowledgeType.ACCEPT);
+                    quietSince = System.currentTimeMillis();
                 }
-                assertThat(received).as("records a new member receives after the stream")
-                        .doesNotHaveDuplicates().allMatch(unsettled::contains);
-                System.out.printf("a new member received %d of the %d unsettled records%n", received.size(),
-                        unsettled.size());
+                late.commitSync(Duration.ofSeconds(10)).forEach((partition, error) -> assertThat(error)
+                        .as("the new member's commit of %s", partition).isEmpty());
             }
+            assertThat(received).as("records a new member receives after the stream")
+                    .doesNotHaveDuplicates().allMatch(unsettled::contains);
+            System.out.printf("a new member received %d of the %d unsettled records%n", received.size(),
+                    unsettled.size());
         }
     }
 
     /**
      * Creates the topic (replication factor as many as the nodes bootstrap names), produces its records, and has a
      * member accept what it receives and commit every 100 records while {@code kill} runs at a fifth and at three
-     * fifths of the records committed, until every record is committed or unsettled. Asserts that the kills fell
-     * in the middle of the stream, and that no record was delivered again after its acceptance was committed.
+     * fifths of the records committed, until every record is committed or unsettled (its commit failed and it was
+     * not committed later: a failed or timed-out commit may still have been applied, as in Kafka, where a
+     * share-partition leader whose write of the state outlives the client's wait completes it). Asserts that the
+     * kills fell in the middle of the stream, and that no record was delivered again after its acceptance was
+     * committed. Returns the unsettled records.
      */
-    private static Stream streamThroughKills(BrokerKind kind, String bootstrap, IntConsumer kill) throws Exception {
-        // Given: a topic of 3,000 records and a share group that starts at the log start
+    private static Set<String> streamThroughKills(BrokerKind kind, String bootstrap, IntConsumer kill)
+            throws Exception {
+        // Given: a topic of 3,000 records and a share group that starts at the log start, with a 15 s lock
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             short replicas = (short) bootstrap.split(",").length;
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, replicas))).all().get(30, TimeUnit.SECONDS);
             admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, GROUP),
                     List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
-                            AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+                                    AlterConfigOp.OpType.SET),
+                            new AlterConfigOp(new ConfigEntry("share.record.lock.duration.ms",
+                                    Integer.toString(LOCK_MS)), AlterConfigOp.OpType.SET))))
+                    .all().get(30, TimeUnit.SECONDS);
         }
         Set<String> produced = produce(bootstrap);
 
@@ -218,7 +223,7 @@ class ShareCrashIT {
         System.out.printf("%s: %d records, %d deliveries, %d redelivered, %d committed, %d unsettled%n", kind,
                 RECORDS, deliveries.values().stream().mapToInt(Integer::intValue).sum(),
                 deliveries.values().stream().filter(n -> n > 1).count(), committed.size(), unsettled.size());
-        return new Stream(Set.copyOf(committed), Set.copyOf(unsettled));
+        return Set.copyOf(unsettled);
     }
 
     private static int groupCoordinator(String bootstrap) {
