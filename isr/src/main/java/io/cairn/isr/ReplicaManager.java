@@ -30,6 +30,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -823,21 +824,33 @@ public final class ReplicaManager implements AutoCloseable {
             return;
         }
         synchronized (fetchedEpochs) {
+            // One removal and one addition for the whole change, as Kafka's applyDelta: a broker that takes over a
+            // dead leader's partitions moves them all in one step (and one log line per fetcher), not one by one.
+            Set<TopicPartition> toRemove = new HashSet<>();
+            Map<TopicPartition, InitialFetchState> toAdd = new LinkedHashMap<>();
             for (Partition p : hosted) {
                 if (!closed) {
-                    updateFetcher(manager, p, image);
+                    updateFetcher(p, image, toRemove, toAdd);
                 }
+            }
+            if (!toRemove.isEmpty()) {
+                manager.removeFetcherForPartitions(toRemove);
+            }
+            if (!toAdd.isEmpty()) {
+                manager.addFetcherForPartitions(toAdd);
             }
             manager.shutdownIdleFetcherThreads();
         }
     }
 
-    private void updateFetcher(ReplicaFetcherManager manager, Partition p, MetadataImage image) {
+    /** Adds to {@code toRemove} and {@code toAdd} what {@code p}'s registration asks of its fetcher. */
+    private void updateFetcher(Partition p, MetadataImage image, Set<TopicPartition> toRemove,
+                               Map<TopicPartition, InitialFetchState> toAdd) {
         TopicPartition tp = p.topicPartition();
         PartitionRegistration reg = p.registration();
         if (p.isRemoved() || reg.leader() == brokerId) {
             if (fetchedEpochs.remove(tp) != null) {
-                manager.removeFetcherForPartitions(Set.of(tp));
+                toRemove.add(tp);
             }
             return;
         }
@@ -845,7 +858,7 @@ public final class ReplicaManager implements AutoCloseable {
         if (fetched != null && fetched == reg.leaderEpoch()) {
             return;
         }
-        manager.removeFetcherForPartitions(Set.of(tp));
+        toRemove.add(tp);
         fetchedEpochs.put(tp, reg.leaderEpoch());
         if (reg.leader() < 0) {
             // No leader (an offline partition, or the only replica in controlled shutdown): nothing to fetch from
@@ -860,9 +873,9 @@ public final class ReplicaManager implements AutoCloseable {
             return;
         }
         long initOffset = p.log().latestEpoch() >= 0 ? p.logEndOffset() : p.highWatermark();
-        manager.addFetcherForPartitions(Map.of(tp, new InitialFetchState(p.topicId(),
+        toAdd.put(tp, new InitialFetchState(p.topicId(),
             new SourceBroker(reg.leader(), endpoint.get().host(), endpoint.get().port()), reg.leaderEpoch(),
-            initOffset)));
+            initOffset));
     }
 
     /** Stops fetching a partition that leaves this broker, before its log goes. */
