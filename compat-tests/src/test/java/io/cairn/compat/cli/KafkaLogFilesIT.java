@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.CairnProcess;
-import io.cairn.testkit.TestDirectories;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -26,6 +25,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Cairn logs as Kafka does with {@code bin/cairn-server}'s {@code config/log4j2.xml} (Kafka 4.1's
@@ -38,6 +38,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(BrokerLogsExtension.class)
 class KafkaLogFilesIT {
 
+    /** The temp files and directories of this class's tests, removed after them. */
+    @TempDir
+    static Path tmp;
+
     /** The repository's config directory (set by the build). */
     private static final Path CONFIG_DIR = Paths.get(System.getProperty("cairn.config.dir", "../config"));
     private static final Duration CLEANED_TIMEOUT = Duration.ofSeconds(90);
@@ -45,7 +49,7 @@ class KafkaLogFilesIT {
     @Test
     void writesKafkasLogFiles() throws Exception {
         // Given: the script's log4j2 configuration with Kafka's request logger at DEBUG
-        Path work = TestDirectories.createTempDirectory("kafka-log-files");
+        Path work = Files.createTempDirectory(tmp, "kafka-log-files");
         Path logs = work.resolve("logs");
         String shipped = Files.readString(CONFIG_DIR.resolve("log4j2.xml"), StandardCharsets.UTF_8);
         String debugRequests = shipped.replace("name=\"kafka.request.logger\" level=\"WARN\"",

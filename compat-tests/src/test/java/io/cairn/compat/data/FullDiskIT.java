@@ -8,8 +8,8 @@ import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
 import io.cairn.testkit.CairnProcess;
 import io.cairn.testkit.SizedTmpfs;
-import io.cairn.testkit.TestDirectories;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A full disk under a broker (its only log directory on a small tmpfs, {@link SizedTmpfs}): a producer writes until
@@ -52,6 +53,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Tag("faults")
 class FullDiskIT {
 
+    /** The temp files and directories of this class's tests, removed after them. */
+    @TempDir
+    static Path tmp;
+
     private static final int DISK_MIB = 24;
     private static final int VALUE_BYTES = 1024;
     /** More than the disk holds: the loop ends when the broker does. */
@@ -61,7 +66,7 @@ class FullDiskIT {
     @Test
     void aFullDiskHaltsTheBrokerAndEveryAcknowledgedRecordIsReadBackOnceSpaceIsFreed() throws Exception {
         // Given: a broker whose only log directory is a 24 MiB file system
-        Path root = TestDirectories.createTempDirectory("cairn-full-disk-");
+        Path root = Files.createTempDirectory(tmp, "cairn-full-disk-");
         SizedTmpfs disk = SizedTmpfs.mount(root.resolve("disk"), DISK_MIB);
         BrokerProcess broker = CairnProcess.builder().config("log.dirs", disk.dir().toString()).build();
         broker.commandPrefix(disk.enterCommand());

@@ -14,7 +14,6 @@ import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
 import io.cairn.testkit.JavaTool;
 import io.cairn.testkit.KafkaDistribution;
-import io.cairn.testkit.TestDirectories;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -45,6 +44,7 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * librdkafka's KIP-848 consumer ({@code group.protocol=consumer}, GA in librdkafka 2.10) against Cairn and the
@@ -68,6 +68,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Timeout(180)
 @ExtendWith(BrokerLogsExtension.class)
 class LibrdkafkaConsumerProtocolIT {
+
+    /** The temp files and directories of this class's tests, removed after them. */
+    @TempDir
+    static Path tmp;
 
     static final String REQUIRE = "CAIRN_REQUIRE_KAFKA_JAVASCRIPT";
     static final String DIR = "CAIRN_KAFKA_JAVASCRIPT_DIR";
@@ -307,7 +311,7 @@ class LibrdkafkaConsumerProtocolIT {
 
         static Members start(Path modules, BrokerProcess broker, String topic, String group, String... names)
                 throws IOException {
-            Path dir = TestDirectories.createTempDirectory("rdkafka848");
+            Path dir = Files.createTempDirectory(tmp, "rdkafka848");
             Path script = dir.resolve("rdkafka_kip848.js");
             try (InputStream in = LibrdkafkaConsumerProtocolIT.class.getClassLoader().getResourceAsStream(SCRIPT)) {
                 Files.copy(in, script);

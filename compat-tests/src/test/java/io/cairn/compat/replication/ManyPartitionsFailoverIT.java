@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,6 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -78,27 +78,32 @@ class ManyPartitionsFailoverIT {
             List<String> timeline = new ArrayList<>();
             timeline.add(PARTITIONS + " partitions created in " + millisSince(created) + " ms");
             try (Writer writer = new Writer(cluster, topic)) {
-                writer.awaitProgressOnEveryPartition();
+                writer.mark();
+                writer.awaitProgressSinceMark();
 
                 for (boolean controller : new boolean[] {false, true}) {
                     // Given: every partition has a full ISR and its preferred leader
                     int victim = controller ? cluster.activeControllerId(ReplicationClients.STATE_TIMEOUT)
                             : busiestLeaderOtherThan(admin, topic, cluster.activeControllerId(
                                     ReplicationClients.STATE_TIMEOUT));
-                    int led = (int) ReplicationClients.partitions(admin, topic).stream()
-                            .filter(p -> p.leader() != null && p.leader().id() == victim).count();
-                    String what = (controller ? "the active controller" : "the busiest leader") + " (node " + victim
-                            + ", leading " + led + " partitions)";
 
                     // When: it is killed
+                    int led = (int) ReplicationClients.partitions(admin, topic).stream()
+                            .filter(p -> p.leader() != null && p.leader().id() == victim).count();
                     long killed = System.nanoTime();
                     cluster.node(victim).kill();
 
-                    // Then: every partition has a live leader and takes new writes
+                    // Then: every partition has a live leader and takes new writes (acks=all waits for the whole
+                    // ISR, so every partition stalls until the controller fences the dead node and takes it out of
+                    // the ISRs, at the same time as it moves the leaderships)
                     awaitPartitions(admin, topic, "a live leader", p -> p.leader() != null && !p.leader().isEmpty()
                             && p.leader().id() != victim);
                     long failedOver = millisSince(killed);
-                    String writable = writer.awaitProgressOnEveryPartition(killed);
+                    writer.mark();
+                    writer.awaitProgressSinceMark();
+                    String what = (controller ? "the active controller" : "the busiest leader") + " (node " + victim
+                            + ", leading " + led + " partitions)";
+                    String writable = writer.progressSinceMark();
 
                     // When: it restarts
                     long restarted = System.nanoTime();
@@ -111,10 +116,12 @@ class ManyPartitionsFailoverIT {
                     electPreferredLeaders(admin, topic);
                     awaitPartitions(admin, topic, "its first replica as leader",
                             p -> p.leader() != null && p.leader().id() == p.replicas().get(0).id());
-                    writer.awaitProgressOnEveryPartition();
+                    writer.mark();
+                    writer.awaitProgressSinceMark();
                     timeline.add("kill of " + what + ": every partition led elsewhere after " + failedOver
-                            + " ms, written to again after " + writable + "; full ISRs " + rejoined + " ms after the "
-                            + "restart, preferred leaders back " + millisSince(restarted) + " ms after it");
+                            + " ms, then a new acknowledgement on every partition (" + writable + "); full ISRs "
+                            + rejoined + " ms after the restart, preferred leaders back " + millisSince(restarted)
+                            + " ms after it");
                 }
                 writer.stop();
                 System.out.printf("%s: %s; %d records acknowledged, %d send errors%n", kind,
@@ -211,6 +218,9 @@ class ManyPartitionsFailoverIT {
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
         private final Thread thread;
+        /** Per partition, the {@link System#nanoTime} of its first acknowledgement after the mark; 0 before it. */
+        private final AtomicLongArray firstAckAfterMark = new AtomicLongArray(PARTITIONS);
+        private volatile long markNanos;
 
         Writer(BrokerCluster cluster, String topic) {
             Map<String, Object> props = new HashMap<>();
@@ -242,6 +252,10 @@ class ManyPartitionsFailoverIT {
                         producer.send(new ProducerRecord<>(topic, p, null, p + ":" + sequence), (metadata, e) -> {
                             if (e == null) {
                                 acked.get(partition).add(sequence);
+                                long now = System.nanoTime();
+                                if (now - markNanos > 0) {
+                                    firstAckAfterMark.compareAndSet(partition, 0, now);
+                                }
                             } else {
                                 errors.add(e);
                             }
@@ -261,35 +275,35 @@ class ManyPartitionsFailoverIT {
             }
         }
 
-        /** Waits until every partition has at least one more acknowledged record than now. */
-        void awaitProgressOnEveryPartition() {
-            awaitProgressOnEveryPartition(System.nanoTime());
+        /**
+         * Starts a new watch of progress: from now on each partition's first acknowledgement is timed. Returns the
+         * mark's {@link System#nanoTime}.
+         */
+        long mark() {
+            long now = System.nanoTime();
+            markNanos = now;
+            for (int p = 0; p < PARTITIONS; p++) {
+                firstAckAfterMark.set(p, 0);
+            }
+            return now;
         }
 
-        /**
-         * Waits until every partition has at least one more acknowledged record than now; returns when they had it,
-         * in ms after {@code sinceNanos}: the median, the last, and the last five partitions.
-         */
-        String awaitProgressOnEveryPartition(long sinceNanos) {
-            Map<Integer, Integer> before = new HashMap<>();
-            acked.forEach((p, values) -> before.put(p, values.size()));
-            Map<Integer, Long> progressed = new ConcurrentHashMap<>();
-            await().atMost(SCALE_TIMEOUT).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
+        /** Waits until every partition has had an acknowledgement since the last {@link #mark}. */
+        void awaitProgressSinceMark() {
+            await().atMost(SCALE_TIMEOUT).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
                 assertThat(failure.get()).as("the writer's failure").isNull();
-                Set<Integer> stalled = new HashSet<>();
-                acked.forEach((p, values) -> {
-                    if (values.size() <= before.get(p)) {
-                        stalled.add(p);
-                    } else {
-                        progressed.putIfAbsent(p, millisSince(sinceNanos));
-                    }
-                });
-                assertThat(stalled).as("partitions without a new acknowledged record").isEmpty();
+                Set<Integer> stalled = IntStream.range(0, PARTITIONS).filter(p -> firstAckAfterMark.get(p) == 0)
+                        .boxed().collect(Collectors.toSet());
+                assertThat(stalled).as("partitions without an acknowledged record since the mark").isEmpty();
             });
-            List<Map.Entry<Integer, Long>> order = progressed.entrySet().stream()
-                    .sorted(Map.Entry.comparingByValue()).toList();
-            return "median " + order.get(order.size() / 2).getValue() + " ms, last " + order.get(order.size() - 1)
-                    .getValue() + " ms (last five: " + order.subList(order.size() - 5, order.size()) + ")";
+        }
+
+        /** When the partitions had their first acknowledgement after the mark: median and last, in ms after it. */
+        String progressSinceMark() {
+            long[] millis = IntStream.range(0, PARTITIONS).mapToLong(p -> TimeUnit.NANOSECONDS.toMillis(
+                    firstAckAfterMark.get(p) - markNanos)).sorted().toArray();
+            return "median " + millis[millis.length / 2] + " ms after, the last " + millis[millis.length - 1]
+                    + " ms after";
         }
 
         List<Long> acked(int partition) {

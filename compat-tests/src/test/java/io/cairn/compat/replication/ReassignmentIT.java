@@ -53,6 +53,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Partition reassignments that move data, on a three-node cluster, the same on Cairn and the reference Kafka:
@@ -81,6 +82,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Timeout(600)
 @ExtendWith(BrokerLogsExtension.class)
 class ReassignmentIT {
+
+    /** The temp files and directories of this class's tests, removed after them. */
+    @TempDir
+    static Path tmp;
 
     private static final String HOST = FreePorts.LOOPBACK;
     private static final String TOOL = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand";
@@ -123,7 +128,7 @@ class ReassignmentIT {
         create(admin, topic, Map.of(0, List.of(1), 1, List.of(1)));
         List<List<String>> produced = List.of(produce(cluster, topic, 0, RECORDS_PER_PARTITION),
                 produce(cluster, topic, 1, RECORDS_PER_PARTITION));
-        Path work = Files.createTempDirectory("reassign");
+        Path work = Files.createTempDirectory(tmp, "reassign");
         Path topics = write(work.resolve("topics.json"), "{\"version\":1,\"topics\":[{\"topic\":\"" + topic + "\"}]}");
         Path plan = write(work.resolve("plan.json"), "{\"version\":1,\"partitions\":["
                 + "{\"topic\":\"" + topic + "\",\"partition\":0,\"replicas\":[2,3]},"
@@ -274,7 +279,7 @@ class ReassignmentIT {
         TopicPartition tp = new TopicPartition(topic, 0);
         create(admin, topic, Map.of(0, List.of(1)));
         List<String> before = produce(cluster, topic, 0, RECORDS_PER_PARTITION);
-        Path plan = write(Files.createTempDirectory("reassign").resolve("plan.json"), "{\"version\":1,\"partitions\":"
+        Path plan = write(Files.createTempDirectory(tmp, "reassign").resolve("plan.json"), "{\"version\":1,\"partitions\":"
                 + "[{\"topic\":\"" + topic + "\",\"partition\":0,\"replicas\":[2,3]}]}");
         leaderProxy.partition();
         JavaTool.Result executed = tool(cluster, "--execute", "--reassignment-json-file", plan.toString());

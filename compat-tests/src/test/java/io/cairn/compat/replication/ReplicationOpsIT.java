@@ -40,6 +40,7 @@ import org.apache.kafka.common.errors.NoReassignmentInProgressException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Operating a three-node cluster with Kafka's own tools and admin client, the same on Cairn and the reference Kafka:
@@ -53,6 +54,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Timeout(600)
 @ExtendWith(BrokerLogsExtension.class)
 class ReplicationOpsIT {
+
+    /** The temp files and directories of this class's tests, removed after them. */
+    @TempDir
+    static Path tmp;
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     /**
@@ -163,7 +168,7 @@ class ReplicationOpsIT {
      * IncrementalAlterConfigs on the brokers and the topic) of a reorder, which completes at once.
      */
     private static void reassignPartitionsToolReordersReplicas(BrokerCluster cluster, Admin admin) throws Exception {
-        Path plan = Files.createTempFile("reassign", ".json");
+        Path plan = Files.createTempFile(tmp, "reassign", ".json");
         Files.writeString(plan, "{\"version\":1,\"partitions\":[{\"topic\":\"elect\",\"partition\":1,"
                 + "\"replicas\":[3,2,1]}]}");
 

@@ -50,6 +50,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Delegation tokens (KIP-48, KIP-373, KIP-900) on Cairn and Kafka 4.1.1 with the same configuration: one node with a
@@ -63,6 +64,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Timeout(240)
 @ExtendWith(BrokerLogsExtension.class)
 class DelegationTokenIT {
+
+    /** The temp files and directories of this class's tests, removed after them. */
+    @TempDir
+    static Path tmp;
 
     private static final String SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule";
     private static final String TOPIC = "tokens";
@@ -225,7 +230,7 @@ class DelegationTokenIT {
     void kafkaDelegationTokensCreatesAndDescribesATokenAsOnKafka(BrokerKind kind) throws Exception {
         // Given: the tool's --command-config logging in as carol with SCRAM-SHA-256
         Node node = node(kind);
-        Path commandConfig = Files.createTempFile("delegation-tokens", ".properties");
+        Path commandConfig = Files.createTempFile(tmp, "delegation-tokens", ".properties");
         Files.writeString(commandConfig, "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n"
                 + "sasl.jaas.config=" + SCRAM_MODULE + " required username=\"carol\" password=\"carol-secret\";\n");
 

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
-import io.cairn.testkit.TestDirectories;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +19,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -36,6 +36,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ExtendWith(BrokerLogsExtension.class)
 class LibrdkafkaTransactionsIT {
 
+    /** The temp files and directories of this class's tests, removed after them. */
+    @TempDir
+    static Path tmp;
+
     static final String REQUIRE = "CAIRN_REQUIRE_CONFLUENT_KAFKA";
     private static final String SCRIPT = "txn/rdkafka_transactions.py";
 
@@ -50,7 +54,7 @@ class LibrdkafkaTransactionsIT {
         assertThat(python).as("python3 with confluent_kafka (%s is set)", REQUIRE).isPresent();
         BrokerProcess broker = kind.shared();
         String topic = TransactionsIT.createTopic(broker, "rdkafka-txn", 1);
-        Path dir = TestDirectories.createTempDirectory("rdkafka-txn");
+        Path dir = Files.createTempDirectory(tmp, "rdkafka-txn");
         Path script = dir.resolve("rdkafka_transactions.py");
         try (InputStream in = LibrdkafkaTransactionsIT.class.getClassLoader().getResourceAsStream(SCRIPT)) {
             Files.copy(in, script);
