@@ -52,7 +52,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * restarts and rejoins every ISR, and a preferred-leader election (what {@code kafka-leader-election.sh --election-type
  * PREFERRED --all-topic-partitions} sends) gives every partition back to its first replica. Then the same with the
  * active controller killed, so a third of the partitions lose their leader while the quorum elects a new one. At the
- * end a consumer reads every partition: every acknowledged record, in the order sent, none twice.
+ * end a consumer reads every partition: every acknowledged record, in the order sent, none twice. It prints how long
+ * each step took: the failover (the broker session timeout, during which acks=all stalls on every partition whose ISR
+ * still holds the dead node), the first acknowledgement of each partition after it, the rejoin and the election.
  */
 @Timeout(900)
 @ExtendWith(BrokerLogsExtension.class)
