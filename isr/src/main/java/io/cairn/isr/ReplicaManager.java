@@ -826,8 +826,10 @@ public final class ReplicaManager implements AutoCloseable {
         synchronized (fetchedEpochs) {
             // One removal and one addition for the whole change, as Kafka's applyDelta: a broker that takes over a
             // dead leader's partitions moves them all in one step (and one log line per fetcher), not one by one.
+            // The removal comes first: once a partition's fetcher has stopped, its log end offset no longer moves
+            // and is where the new fetcher starts.
             Set<TopicPartition> toRemove = new HashSet<>();
-            Map<TopicPartition, InitialFetchState> toAdd = new LinkedHashMap<>();
+            Map<Partition, SourceBroker> toAdd = new LinkedHashMap<>();
             for (Partition p : hosted) {
                 if (!closed) {
                     updateFetcher(p, image, toRemove, toAdd);
@@ -837,15 +839,22 @@ public final class ReplicaManager implements AutoCloseable {
                 manager.removeFetcherForPartitions(toRemove);
             }
             if (!toAdd.isEmpty()) {
-                manager.addFetcherForPartitions(toAdd);
+                Map<TopicPartition, InitialFetchState> initial = new LinkedHashMap<>();
+                toAdd.forEach((p, leader) -> initial.put(p.topicPartition(), new InitialFetchState(p.topicId(),
+                    leader, p.registration().leaderEpoch(),
+                    p.log().latestEpoch() >= 0 ? p.logEndOffset() : p.highWatermark())));
+                manager.addFetcherForPartitions(initial);
             }
             manager.shutdownIdleFetcherThreads();
         }
     }
 
-    /** Adds to {@code toRemove} and {@code toAdd} what {@code p}'s registration asks of its fetcher. */
+    /**
+     * Adds to {@code toRemove} the partition whose fetcher must stop and to {@code toAdd} the one that must fetch
+     * from a (new) leader, as {@code p}'s registration asks.
+     */
     private void updateFetcher(Partition p, MetadataImage image, Set<TopicPartition> toRemove,
-                               Map<TopicPartition, InitialFetchState> toAdd) {
+                               Map<Partition, SourceBroker> toAdd) {
         TopicPartition tp = p.topicPartition();
         PartitionRegistration reg = p.registration();
         if (p.isRemoved() || reg.leader() == brokerId) {
@@ -872,10 +881,7 @@ public final class ReplicaManager implements AutoCloseable {
                 tp, reg.leader(), interBrokerListener);
             return;
         }
-        long initOffset = p.log().latestEpoch() >= 0 ? p.logEndOffset() : p.highWatermark();
-        toAdd.put(tp, new InitialFetchState(p.topicId(),
-            new SourceBroker(reg.leader(), endpoint.get().host(), endpoint.get().port()), reg.leaderEpoch(),
-            initOffset));
+        toAdd.put(p, new SourceBroker(reg.leader(), endpoint.get().host(), endpoint.get().port()));
     }
 
     /** Stops fetching a partition that leaves this broker, before its log goes. */
