@@ -16,7 +16,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -154,15 +153,10 @@ class ManyPartitionsFailoverIT {
         return byLeader.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
     }
 
-    /** As {@link ReplicationClients#awaitPartitions}, with a timeout that grows with the partition count. */
+    /** As {@link ReplicationClients#awaitPartitions}, with the longer wait of this many partitions. */
     private static void awaitPartitions(Admin admin, String topic, String what,
                                         Predicate<TopicPartitionInfo> condition) {
-        await().atMost(SCALE_TIMEOUT).pollInterval(Duration.ofMillis(250)).ignoreExceptions().untilAsserted(() -> {
-            List<TopicPartitionInfo> partitions = ReplicationClients.partitions(admin, topic);
-            List<Integer> missing = partitions.stream().filter(condition.negate()).map(TopicPartitionInfo::partition)
-                    .toList();
-            assertThat(missing).as("partitions of %s without %s", topic, what).isEmpty();
-        });
+        ReplicationClients.awaitPartitions(admin, List.of(topic), what, condition, SCALE_TIMEOUT);
     }
 
     /** Asks for a preferred-leader election of every partition; those already led by their first replica say so. */
@@ -278,16 +272,13 @@ class ManyPartitionsFailoverIT {
         }
 
         /**
-         * Starts a new watch of progress: from now on each partition's first acknowledgement is timed. Returns the
-         * mark's {@link System#nanoTime}.
+         * Starts a new watch of progress: from now on each partition's first acknowledgement is timed.
          */
-        long mark() {
-            long now = System.nanoTime();
-            markNanos = now;
+        void mark() {
+            markNanos = System.nanoTime();
             for (int p = 0; p < PARTITIONS; p++) {
                 firstAckAfterMark.set(p, 0);
             }
-            return now;
         }
 
         /** Waits until every partition has had an acknowledgement since the last {@link #mark}. */
@@ -326,7 +317,7 @@ class ManyPartitionsFailoverIT {
         }
 
         @Override
-        public void close() throws InterruptedException, ExecutionException {
+        public void close() throws InterruptedException {
             running.set(false);
             thread.join(TimeUnit.SECONDS.toMillis(30));
             producer.close(Duration.ofSeconds(30));

@@ -171,7 +171,13 @@ final class ReplicationClients {
     /** Waits until every partition of {@code topics} satisfies {@code condition}, as Admin describes it. */
     static void awaitPartitions(Admin admin, Collection<String> topics, String what,
                                 Predicate<TopicPartitionInfo> condition) {
-        await().atMost(STATE_TIMEOUT).pollInterval(Duration.ofMillis(250)).ignoreExceptions().untilAsserted(() -> {
+        awaitPartitions(admin, topics, what, condition, STATE_TIMEOUT);
+    }
+
+    /** As {@link #awaitPartitions(Admin, Collection, String, Predicate)}, waiting at most {@code timeout}. */
+    static void awaitPartitions(Admin admin, Collection<String> topics, String what,
+                                Predicate<TopicPartitionInfo> condition, Duration timeout) {
+        await().atMost(timeout).pollInterval(Duration.ofMillis(250)).ignoreExceptions().untilAsserted(() -> {
             Map<String, TopicDescription> descriptions = admin.describeTopics(topics).allTopicNames()
                     .get(10, TimeUnit.SECONDS);
             assertThat(descriptions.values().stream().flatMap(d -> d.partitions().stream()).allMatch(condition))
