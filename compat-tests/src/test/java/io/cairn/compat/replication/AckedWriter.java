@@ -42,6 +42,8 @@ final class AckedWriter implements AutoCloseable {
     private final Map<TopicPartition, ConcurrentSkipListMap<Long, String>> acked = new ConcurrentHashMap<>();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final AtomicReference<Exception> failure = new AtomicReference<>();
+    /** The numbers of the values acknowledged: a lost record's offset may be acknowledged again with another. */
+    private final Set<Integer> ackedSequences = ConcurrentHashMap.newKeySet();
     private final AtomicLong slowestAckMillis = new AtomicLong();
     private final Thread thread;
 
@@ -64,12 +66,14 @@ final class AckedWriter implements AutoCloseable {
                 String head = String.format("acks-%s-%09d-", acks, i);
                 String value = head + "x".repeat(VALUE_BYTES - head.length());
                 TopicPartition tp = new TopicPartition(topic, i % partitions);
+                int sequence = i;
                 long sentAt = System.nanoTime();
                 producer.send(new ProducerRecord<>(topic, tp.partition(), null, value), (metadata, error) -> {
                     if (error != null) {
                         failure.compareAndSet(null, error);
                     } else {
                         acked.get(tp).put(metadata.offset(), value);
+                        ackedSequences.add(sequence);
                         slowestAckMillis.accumulateAndGet(
                                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentAt), Math::max);
                     }
@@ -93,6 +97,11 @@ final class AckedWriter implements AutoCloseable {
         return acked;
     }
 
+    /** The numbers of every value acknowledged so far (the value's digits after {@code acks-all-}). */
+    Set<Integer> ackedSequences() {
+        return ackedSequences;
+    }
+
     int ackedCount() {
         return acked.values().stream().mapToInt(Map::size).sum();
     }
@@ -104,10 +113,20 @@ final class AckedWriter implements AutoCloseable {
 
     /** Stops writing, waits for what is in flight, and fails if any send failed. */
     void stopAndCheck() throws Exception {
+        stop();
+        assertThat(failure.get()).as("a send failed").isNull();
+    }
+
+    /** Stops writing and waits for what is in flight. */
+    void stop() throws InterruptedException {
         running.set(false);
         thread.join(TimeUnit.SECONDS.toMillis(60));
         producer.flush();
-        assertThat(failure.get()).as("a send failed").isNull();
+    }
+
+    /** The first send that failed, or null. */
+    Exception failure() {
+        return failure.get();
     }
 
     @Override
