@@ -22,7 +22,6 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -37,31 +36,33 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Power cuts on a 3-node cluster: a topic of 3 partitions at replication factor 3 and {@code min.insync.replicas=2}
- * with 1 MiB segments, an idempotent acks=all stock producer writing 1 KiB records round it. Neither broker fsyncs a
- * log before it rolls a segment in its default mode, so a power cut may take any part of the active segment's tail:
- * the scenario kills the node (SIGKILL) and then does to each of the topic's active segments what a lost page cache
- * can leave, from a random byte of the second half of its batches on, often inside a batch: the file cut there, or
- * the rest zeroed (the size was written, the data was not), or the rest overwritten with random bytes. Indexes and
- * checkpoint files are left as they were ({@code -Dcairn.faults.seed} repeats the cuts).
+ * Power cuts on a 3-node cluster, one after the other: two topics of 3 partitions at replication factor 3 and
+ * {@code min.insync.replicas=2} with 1 MiB segments, one plain and one with {@code flush.messages=1}, and an idempotent
+ * acks=all stock producer writing 1 KiB records round each. In its default mode neither broker fsyncs a log before
+ * it rolls a segment, so a power cut may take any part of the active segment's tail; with {@code flush.messages=1}
+ * each append is fsynced before it returns, on the leader before it acknowledges and on a follower before its next
+ * fetch reports it, so only what follows the last acknowledged offset can go. The scenario kills the nodes (SIGKILL)
+ * and then does to each active segment of both topics what a lost page cache can leave, from a random byte of the
+ * second half of its batches (and past the last acknowledged one, with fsyncs) on, often inside a batch: the file cut
+ * there, or the rest zeroed (the size was written, the data was not), or the rest overwritten with random bytes.
+ * Indexes and checkpoint files are left as they were ({@code -Dcairn.faults.seed} repeats the cuts).
  *
- * <ul>
- *   <li>One node (the leader of partition 0), restarted at once, so before the controller would have fenced it: it
- *   must recover its log, leave the ISRs (it registers after an unclean shutdown) and catch up.</li>
- *   <li>Two nodes (the active controller and the leader of partition 0 among them when they differ), restarted one
- *   after the other: the survivor holds every acknowledged record, and neither node that lost its tail may lead
- *   before it has caught up again.</li>
- *   <li>Every node at once: acknowledged records may be lost (with no fsync, replication is the only copy, and every
- *   copy lost its tail), but the cluster must come back to a consistent state.</li>
- * </ul>
- * Then every partition is led again with a full ISR and takes writes; a consumer reads only records the producer
- * sent, none twice, each partition's in the order sent; with a survivor, every acknowledged record at its offset.
- * After a clean stop, every replica of a partition holds the same batches (offsets, leader epoch, CRC) up to the end
- * the consumer read. It prints the cuts and the records lost.
+ * <ol>
+ *   <li>One node (the leader of the plain topic's partition 0), restarted at once, so before the controller would
+ *   have fenced it: it must recover its log, leave the ISRs (it registers after an unclean shutdown) and catch up.</li>
+ *   <li>Two nodes (the active controller and that leader among them when they differ), restarted one after the
+ *   other: the survivor holds every acknowledged record, and neither node that lost its tail may lead before it has
+ *   caught up again.</li>
+ *   <li>Every node at once: the plain topic may lose acknowledged records (with no fsync, replication is the only
+ *   copy, and every copy lost its tail), but must come back consistent; the fsynced topic loses none.</li>
+ * </ol>
+ * After each: every partition is led again with a full ISR and takes writes; a consumer reads only records the
+ * producer sent, none twice, each partition's in the order sent, and every acknowledged record at its offset unless
+ * every node lost the plain topic's tail; and every replica of a partition holds the same batches (offsets, leader
+ * epoch, CRC) up to the end the consumer read. It prints the cuts and the records lost.
  */
 @Timeout(900)
 @ExtendWith(BrokerLogsExtension.class)
@@ -74,108 +75,134 @@ class PowerLossIT {
     /** The least either broker takes, about 1,000 records: the cut is in the active segment, behind a rolled one. */
     private static final int SEGMENT_BYTES = 1024 * 1024;
 
-    /** Which nodes lose power. */
+    /** Which nodes lose power, in the order the scenario cuts them. */
     enum Victims {
-        /** The leader of partition 0. */
+        /** The leader of partition 0 of the plain topic. */
         ONE,
-        /** Two nodes, the survivor being neither the leader of partition 0 nor the active controller if it can. */
+        /** Two nodes, the survivor being neither that leader nor the active controller if it can. */
         TWO,
         /** All three. */
         EVERY
     }
 
-    static Stream<Arguments> cases() {
-        return ReplicationClients.kinds().flatMap(kind -> Stream.of(Victims.values())
-                .map(victims -> Arguments.of(kind, victims)));
+    static Stream<BrokerKind> kinds() {
+        return ReplicationClients.kinds();
     }
 
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("cases")
-    void aClusterComesBackConsistentFromPowerCuts(BrokerKind kind, Victims victimCount) throws Exception {
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void everyReplicaComesBackConsistentFromPowerCutsOfOneTwoAndEveryNode(BrokerKind kind) throws Exception {
         long seed = Long.getLong("cairn.faults.seed", System.nanoTime());
         Random random = new Random(seed);
-        boolean everyNode = victimCount == Victims.EVERY;
         try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES,
                 ReplicationClients.clusterConfig()); Admin admin = ReplicationClients.startAndConnect(cluster)) {
-            String topic = ReplicationClients.uniqueName("power");
-            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, ReplicationClients.REPLICAS).configs(Map.of(
-                    "min.insync.replicas", Integer.toString(MIN_ISR), "segment.bytes", Integer.toString(SEGMENT_BYTES)))))
-                    .all().get(60, TimeUnit.SECONDS);
-            ReplicationClients.awaitFullIsr(admin, List.of(topic));
-            List<String> cuts = new ArrayList<>();
-            Map<TopicPartition, ConcurrentSkipListMap<Long, String>> acked;
-            Set<Integer> ackedSequences;
-            int ackedBeforeCut;
-            Exception sendFailure;
-            try (AckedWriter writer = new AckedWriter(cluster, topic, PARTITIONS, "all", true)) {
-                awaitAcked(writer, 4_500);
+            String plain = ReplicationClients.uniqueName("power");
+            String durable = ReplicationClients.uniqueName("power-durable");
+            createTopic(admin, plain, Map.of());
+            createTopic(admin, durable, Map.of("flush.messages", "1"));
+            List<String> report = new ArrayList<>();
+            try (AckedWriter plainWriter = new AckedWriter(cluster, plain, PARTITIONS, "all", true);
+                 AckedWriter durableWriter = new AckedWriter(cluster, durable, PARTITIONS, "all", true)) {
+                awaitAcked(plainWriter, 4_500);
+                awaitAcked(durableWriter, 4_500);
+                for (Victims phase : Victims.values()) {
+                    // When: the power goes off on these nodes, and their page caches are lost
+                    List<Integer> victims = victims(cluster, admin, plain, phase);
+                    long killed = System.nanoTime();
+                    victims.forEach(id -> cluster.node(id).kill());
+                    Set<Integer> plainAckedBeforeCut = Set.copyOf(plainWriter.ackedSequences());
+                    Map<Integer, Long> plainSynced = Map.of(0, 0L, 1, 0L, 2, 0L);
+                    Map<Integer, Long> durableSynced = new HashMap<>();
+                    durableWriter.acked().forEach((tp, byOffset) -> durableSynced.put(tp.partition(),
+                            byOffset.isEmpty() ? 0L : byOffset.lastKey() + 1));
+                    List<String> cuts = new ArrayList<>();
+                    for (int id : victims) {
+                        cuts.addAll(loseUnsyncedTails(cluster.node(id).dataDir(), plain, id, plainSynced, random));
+                        cuts.addAll(loseUnsyncedTails(cluster.node(id).dataDir(), durable, id, durableSynced,
+                                random));
+                    }
+                    if (phase == Victims.EVERY) {
+                        cluster.start();
+                    } else {
+                        // One at a time: with the survivor, each makes a quorum of the controllers
+                        victims.forEach(id -> cluster.startNode(cluster.node(id)));
+                    }
 
-                // When: the power goes off on one node or on all of them, and their page caches are lost
-                List<Integer> victims = victims(cluster, admin, topic, victimCount);
-                victims.forEach(id -> cluster.node(id).kill());
-                ackedBeforeCut = writer.ackedCount();
-                for (int id : victims) {
-                    cuts.addAll(loseUnsyncedTails(cluster.node(id).dataDir(), topic, id, random));
-                }
-                if (everyNode) {
-                    cluster.start();
-                } else {
-                    // One at a time: with the survivor, each makes a quorum of the controllers
-                    victims.forEach(id -> cluster.startNode(cluster.node(id)));
-                }
+                    // Then: every partition is led, its ISR full again, and writes go on
+                    ReplicationClients.awaitPartitions(admin, List.of(plain, durable), "a leader and a full ISR",
+                            p -> p.leader() != null && !p.leader().isEmpty()
+                                    && p.isr().size() == p.replicas().size(), TIMEOUT);
+                    long recovered = System.nanoTime();
+                    awaitAcked(plainWriter, plainWriter.ackedCount() + 2_000);
+                    awaitAcked(durableWriter, durableWriter.ackedCount() + 2_000);
+                    long writing = System.nanoTime();
 
-                // Then: every partition is led, its ISR full again, and writes go on
-                ReplicationClients.awaitPartitions(admin, List.of(topic), "a leader and a full ISR",
-                        p -> p.leader() != null && !p.leader().isEmpty() && p.isr().size() == p.replicas().size(),
-                        TIMEOUT);
-                awaitAcked(writer, writer.ackedCount() + 3_000);
-                writer.stop();
-                acked = writer.acked();
-                ackedSequences = writer.ackedSequences();
-                sendFailure = writer.failure();
-            }
-
-            // Then: what a consumer reads
-            Map<TopicPartition, TreeMap<Long, String>> read = readAll(cluster, topic);
-            Set<String> readValues = new HashSet<>();
-            Set<Integer> readSequences = new HashSet<>();
-            for (TopicPartition tp : read.keySet()) {
-                List<Long> sequences = new ArrayList<>();
-                for (String value : read.get(tp).values()) {
-                    assertThat(value).as("%s: a value the producer sent", tp).startsWith("acks-all-");
-                    assertThat(readValues.add(value)).as("%s: read twice: %s", tp, value.substring(0, 18)).isTrue();
-                    sequences.add(Long.parseLong(value.substring(9, 18)));
-                    readSequences.add(Integer.parseInt(value.substring(9, 18)));
+                    // Then: the replicas agree, and a consumer reads what was acknowledged (all of it while a node
+                    // survived or fsyncs, else what the cluster kept), only once and in order
+                    long lost = assertConsistent(cluster, plain, plainWriter, phase != Victims.EVERY,
+                            plainAckedBeforeCut);
+                    assertConsistent(cluster, durable, durableWriter, true, Set.of());
+                    report.add(phase + " (nodes " + victims + ": " + String.join(", ", cuts) + "): full ISRs "
+                            + millis(recovered - killed) + " ms after the kill, 2,000 more acknowledgements in "
+                            + millis(writing - recovered) + " ms, checked in " + millis(System.nanoTime() - writing)
+                            + " ms; " + lost + " of the plain topic's " + plainAckedBeforeCut.size()
+                            + " acknowledged records lost");
                 }
-                assertThat(sequences).as("%s: in the order sent", tp).isSorted();
+                assertThat(durableWriter.failure()).as("a record the durable topic's producer gave up on").isNull();
+                System.out.printf("%s power cuts (seed %d): %s; plain topic's producer's first failure: %s%n", kind,
+                        seed, String.join("; ", report), plainWriter.failure());
             }
-            long lost = ackedSequences.stream().filter(sequence -> !readSequences.contains(sequence)).count();
-            if (!everyNode) {
-                acked.forEach((tp, byOffset) -> byOffset.forEach((offset, value) -> assertThat(read.get(tp)
-                        .get(offset)).as("%s offset %d: the acknowledged record", tp, offset).isEqualTo(value)));
-                assertThat(lost).as("acknowledged records lost").isZero();
-                assertThat(sendFailure).as("a record the idempotent producer gave up on").isNull();
-            }
-
-            // Then: after a clean stop, the replicas of each partition hold the same batches up to the high watermark
-            Map<TopicPartition, Long> ends = new HashMap<>();
-            read.forEach((tp, records) -> ends.put(tp, records.isEmpty() ? 0L : records.lastKey() + 1));
-            cluster.stop();
-            for (int p = 0; p < PARTITIONS; p++) {
-                long end = ends.get(new TopicPartition(topic, p));
-                Map<Integer, List<String>> byNode = new TreeMap<>();
-                for (int id = 1; id <= ReplicationClients.NODES; id++) {
-                    byNode.put(id, batchesBelow(cluster.node(id).dataDir().resolve(topic + "-" + p), end));
-                }
-                assertThat(byNode.values().stream().distinct().count())
-                        .as("partition %d below offset %d: the replicas' batches %s", p, end, byNode).isEqualTo(1L);
-                assertThat(byNode.get(1)).as("partition %d: batches up to its end", p).isNotEmpty();
-            }
-            System.out.printf("%s power cut of %s (seed %d): %s; %d records acknowledged before the cut, %d in all, "
-                            + "%d of them lost; send failure: %s%n", kind, victimCount,
-                    seed, String.join("; ", cuts), ackedBeforeCut,
-                    ackedSequences.size(), lost, sendFailure);
         }
+    }
+
+    private static long millis(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos);
+    }
+
+    private static void createTopic(Admin admin, String topic, Map<String, String> extra) throws Exception {
+        Map<String, String> configs = new HashMap<>(extra);
+        configs.put("min.insync.replicas", Integer.toString(MIN_ISR));
+        configs.put("segment.bytes", Integer.toString(SEGMENT_BYTES));
+        admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, ReplicationClients.REPLICAS).configs(configs)))
+                .all().get(60, TimeUnit.SECONDS);
+        ReplicationClients.awaitFullIsr(admin, List.of(topic));
+    }
+
+    /**
+     * Reads {@code topic} to its end offsets now: only values {@code writer} sent, none twice, each partition's in
+     * the order sent, and (when {@code keepsAcked}) every acknowledged record below the end at its offset; then every
+     * replica's log holds the same batches below that end (the writers go on: a batch that is not whole yet starts
+     * above it). Returns how many of {@code ackedBeforeCut} were not read.
+     */
+    private static long assertConsistent(BrokerCluster cluster, String topic, AckedWriter writer, boolean keepsAcked,
+                                         Set<Integer> ackedBeforeCut) throws IOException {
+        Map<TopicPartition, TreeMap<Long, String>> read = readAll(cluster, topic);
+        Set<String> readValues = new HashSet<>();
+        Set<Integer> readSequences = new HashSet<>();
+        for (Map.Entry<TopicPartition, TreeMap<Long, String>> partition : read.entrySet()) {
+            TopicPartition tp = partition.getKey();
+            List<Integer> sequences = new ArrayList<>();
+            for (String value : partition.getValue().values()) {
+                assertThat(value).as("%s: a value the producer sent", tp).startsWith("acks-all-");
+                assertThat(readValues.add(value)).as("%s: read twice: %s", tp, value.substring(0, 18)).isTrue();
+                sequences.add(Integer.parseInt(value.substring(9, 18)));
+            }
+            assertThat(sequences).as("%s: in the order sent", tp).isSorted();
+            readSequences.addAll(sequences);
+            long end = partition.getValue().isEmpty() ? 0L : partition.getValue().lastKey() + 1;
+            if (keepsAcked) {
+                writer.acked().get(tp).headMap(end).forEach((offset, value) -> assertThat(partition.getValue()
+                        .get(offset)).as("%s offset %d: the acknowledged record", tp, offset).isEqualTo(value));
+            }
+            Map<Integer, List<String>> byNode = new TreeMap<>();
+            for (int id = 1; id <= ReplicationClients.NODES; id++) {
+                byNode.put(id, batchesBelow(cluster.node(id).dataDir().resolve(topic + "-" + tp.partition()), end));
+            }
+            assertThat(byNode.values().stream().distinct().count())
+                    .as("%s below offset %d: the replicas' batches %s", tp, end, byNode).isEqualTo(1L);
+            assertThat(byNode.get(1)).as("%s: batches up to its end", tp).isNotEmpty();
+        }
+        return ackedBeforeCut.stream().filter(sequence -> !readSequences.contains(sequence)).count();
     }
 
     private static List<Integer> victims(BrokerCluster cluster, Admin admin, String topic, Victims victims)
@@ -201,10 +228,11 @@ class PowerLossIT {
 
     /**
      * Does to the last segment of each of {@code topic}'s partitions in {@code dataDir} what a lost page cache can:
-     * from a random byte of the second half of its batches on, the file is cut, zeroed or garbled.
+     * from a random byte of the second half of its batches on (and past every batch below the partition's
+     * {@code synced} offset), the file is cut, zeroed or garbled.
      */
-    private static List<String> loseUnsyncedTails(Path dataDir, String topic, int nodeId, Random random)
-            throws IOException {
+    private static List<String> loseUnsyncedTails(Path dataDir, String topic, int nodeId, Map<Integer, Long> synced,
+                                                  Random random) throws IOException {
         List<String> cuts = new ArrayList<>();
         for (int p = 0; p < PARTITIONS; p++) {
             Path dir = dataDir.resolve(topic + "-" + p);
@@ -213,8 +241,9 @@ class PowerLossIT {
                 segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
             }
             Path last = segments.get(segments.size() - 1);
-            long end = batchesEnd(last);
-            long cut = end / 2 + (long) (random.nextDouble() * (end - end / 2));
+            long end = batchesEnd(last, Long.MAX_VALUE);
+            long from = Math.max(end / 2, batchesEnd(last, synced.get(p)));
+            long cut = from + (long) (random.nextDouble() * (end - from));
             int how = random.nextInt(3);
             try (FileChannel ch = FileChannel.open(last, StandardOpenOption.WRITE)) {
                 if (how == 0) {
@@ -227,14 +256,17 @@ class PowerLossIT {
                     ch.write(ByteBuffer.wrap(rest), cut);
                 }
             }
-            cuts.add("node " + nodeId + " partition " + p + " " + new String[] {"cut", "zeroed", "garbled"}[how]
+            cuts.add(topic + "-" + p + " on node " + nodeId + " " + new String[] {"cut", "zeroed", "garbled"}[how]
                     + " at byte " + cut + " of " + end);
         }
         return cuts;
     }
 
-    /** The byte after the last whole batch of a segment file (Kafka's format: offset, then length). */
-    private static long batchesEnd(Path segment) throws IOException {
+    /**
+     * The byte after the last whole batch of a segment file (Kafka's format: base offset, length) whose base offset is
+     * below {@code below}.
+     */
+    private static long batchesEnd(Path segment, long below) throws IOException {
         try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.READ)) {
             long size = ch.size();
             long position = 0;
@@ -243,7 +275,7 @@ class PowerLossIT {
                 header.clear();
                 ch.read(header, position);
                 int length = header.getInt(8);
-                if (length <= 0 || position + 12 + length > size) {
+                if (length <= 0 || position + 12 + length > size || header.getLong(0) >= below) {
                     break;
                 }
                 position += 12 + length;
