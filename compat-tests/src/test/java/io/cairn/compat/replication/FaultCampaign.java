@@ -57,7 +57,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * and a monitor reading those offsets back. Meanwhile the faults the seed draws ({@link FaultSchedule}: SIGKILL,
  * SIGSTOP/SIGCONT, clean bounce or network partition of a partition's leader or follower or of the active
  * controller; a partition cuts the node off from the other two both ways, Raft and broker-to-controller links
- * included, while the clients still reach it) are injected one after the other; after each the run waits for every ISR to be full again. Then the
+ * included, while the clients still reach it; and, only when {@code --kinds} names them, power cuts: a SIGKILL after
+ * which the node's unsynced log tails are lost, every topic's, internal ones included, as {@link PowerCut} does) are
+ * injected one after the other; after each the run waits for every ISR to be full again. Then the
  * topics are read to their ends and {@link HistoryChecker} reports lost, duplicated and reordered records, aborted
  * records visible to read_committed, partial transactions and committed offsets going backwards, and the run prints
  * each fault's unavailability (the longest time its partition went without an acknowledgement, from injection to the
@@ -318,6 +320,11 @@ public final class FaultCampaign {
                 LocalTime.now());
         switch (fault.kind()) {
             case KILL -> node.kill();
+            case POWER -> {
+                node.kill();
+                PowerCut.loseUnsyncedTails(node.dataDir(), topic -> true, dir -> 0L, nodeId,
+                        new Random(seed ^ fault.durationMs() ^ (fault.quietMs() << 20))).forEach(cut -> System.out.printf("    %s%n", cut));
+            }
             case PAUSE -> signal(node, "STOP");
             case BOUNCE -> node.stop();
             case PARTITION -> isolate(proxies, nodeId, node.pid());
@@ -325,7 +332,7 @@ public final class FaultCampaign {
         }
         Thread.sleep(fault.durationMs());
         switch (fault.kind()) {
-            case KILL, BOUNCE -> cluster.startNode(node);
+            case KILL, BOUNCE, POWER -> cluster.startNode(node);
             case PAUSE -> signal(node, "CONT");
             case PARTITION -> proxies.forEach(listener -> listener.forEach(FaultProxy::heal));
             default -> throw new IllegalStateException();

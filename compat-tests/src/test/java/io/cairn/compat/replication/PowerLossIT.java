@@ -7,11 +7,6 @@ import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -111,15 +106,14 @@ class PowerLossIT {
                     long killed = System.nanoTime();
                     victims.forEach(id -> cluster.node(id).kill());
                     Set<Integer> plainAckedBeforeCut = Set.copyOf(plainWriter.ackedSequences());
-                    Map<Integer, Long> plainSynced = Map.of(0, 0L, 1, 0L, 2, 0L);
-                    Map<Integer, Long> durableSynced = new HashMap<>();
-                    durableWriter.acked().forEach((tp, byOffset) -> durableSynced.put(tp.partition(),
+                    Map<String, Long> durableSynced = new HashMap<>();
+                    durableWriter.acked().forEach((tp, byOffset) -> durableSynced.put(tp.toString(),
                             byOffset.isEmpty() ? 0L : byOffset.lastKey() + 1));
                     List<String> cuts = new ArrayList<>();
                     for (int id : victims) {
-                        cuts.addAll(loseUnsyncedTails(cluster.node(id).dataDir(), plain, id, plainSynced, random));
-                        cuts.addAll(loseUnsyncedTails(cluster.node(id).dataDir(), durable, id, durableSynced,
-                                random));
+                        cuts.addAll(PowerCut.loseUnsyncedTails(cluster.node(id).dataDir(),
+                                t -> t.equals(plain) || t.equals(durable),
+                                dir -> durableSynced.getOrDefault(dir, 0L), id, random));
                     }
                     if (phase == Victims.EVERY) {
                         cluster.start();
@@ -196,7 +190,7 @@ class PowerLossIT {
             }
             Map<Integer, List<String>> byNode = new TreeMap<>();
             for (int id = 1; id <= ReplicationClients.NODES; id++) {
-                byNode.put(id, batchesBelow(cluster.node(id).dataDir().resolve(topic + "-" + tp.partition()), end));
+                byNode.put(id, PowerCut.batchesBelow(cluster.node(id).dataDir().resolve(topic + "-" + tp.partition()), end));
             }
             assertThat(byNode.values().stream().distinct().count())
                     .as("%s below offset %d: the replicas' batches %s", tp, end, byNode).isEqualTo(1L);
@@ -224,93 +218,6 @@ class PowerLossIT {
 
     private static void awaitAcked(AckedWriter writer, int count) {
         await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(100)).until(() -> writer.ackedCount() >= count);
-    }
-
-    /**
-     * Does to the last segment of each of {@code topic}'s partitions in {@code dataDir} what a lost page cache can:
-     * from a random byte of the second half of its batches on (and past every batch below the partition's
-     * {@code synced} offset), the file is cut, zeroed or garbled.
-     */
-    private static List<String> loseUnsyncedTails(Path dataDir, String topic, int nodeId, Map<Integer, Long> synced,
-                                                  Random random) throws IOException {
-        List<String> cuts = new ArrayList<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            Path dir = dataDir.resolve(topic + "-" + p);
-            List<Path> segments;
-            try (Stream<Path> files = Files.list(dir)) {
-                segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
-            }
-            Path last = segments.get(segments.size() - 1);
-            long end = batchesEnd(last, Long.MAX_VALUE);
-            long from = Math.max(end / 2, batchesEnd(last, synced.get(p)));
-            long cut = from + (long) (random.nextDouble() * (end - from));
-            int how = random.nextInt(3);
-            try (FileChannel ch = FileChannel.open(last, StandardOpenOption.WRITE)) {
-                if (how == 0) {
-                    ch.truncate(cut);
-                } else {
-                    byte[] rest = new byte[(int) (end - cut)];
-                    if (how == 2) {
-                        random.nextBytes(rest);
-                    }
-                    ch.write(ByteBuffer.wrap(rest), cut);
-                }
-            }
-            cuts.add(topic + "-" + p + " on node " + nodeId + " " + new String[] {"cut", "zeroed", "garbled"}[how]
-                    + " at byte " + cut + " of " + end);
-        }
-        return cuts;
-    }
-
-    /**
-     * The byte after the last whole batch of a segment file (Kafka's format: base offset, length) whose base offset is
-     * below {@code below}.
-     */
-    private static long batchesEnd(Path segment, long below) throws IOException {
-        try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.READ)) {
-            long size = ch.size();
-            long position = 0;
-            ByteBuffer header = ByteBuffer.allocate(12);
-            while (position + 12 <= size) {
-                header.clear();
-                ch.read(header, position);
-                int length = header.getInt(8);
-                if (length <= 0 || position + 12 + length > size || header.getLong(0) >= below) {
-                    break;
-                }
-                position += 12 + length;
-            }
-            return position;
-        }
-    }
-
-    /** {@code base-last@leaderEpoch:crc} of each batch of a partition's log whose base offset is below {@code end}. */
-    private static List<String> batchesBelow(Path dir, long end) throws IOException {
-        List<Path> segments;
-        try (Stream<Path> files = Files.list(dir)) {
-            segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
-        }
-        List<String> batches = new ArrayList<>();
-        for (Path segment : segments) {
-            try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.READ)) {
-                long size = ch.size();
-                long position = 0;
-                ByteBuffer header = ByteBuffer.allocate(27);
-                while (position + 27 <= size) {
-                    header.clear();
-                    ch.read(header, position);
-                    long base = header.getLong(0);
-                    int length = header.getInt(8);
-                    if (length <= 0 || base >= end) {
-                        break;
-                    }
-                    batches.add(base + "-" + (base + header.getInt(23)) + "@" + header.getInt(12) + ":"
-                            + Integer.toUnsignedString(header.getInt(17), 16));
-                    position += 12 + length;
-                }
-            }
-        }
-        return batches;
     }
 
     /** Reads every partition of {@code topic} from its start to its end offset now, by offset. */

@@ -26,8 +26,17 @@ public record FaultSchedule(long seed, List<Fault> faults) {
          * broker-to-controller) links stalled by the testkit {@code FaultProxy}s in front of every node, while the
          * test's clients still reach it.
          */
-        PARTITION
+        PARTITION,
+        /**
+         * SIGKILL, then the node's unsynced log tails lost as a power cut loses them (compat-tests' {@code PowerCut}),
+         * then a restart. Drawn only when named ({@code --kinds power-leader,...}): the unrestricted draw keeps the
+         * four kinds above, so every existing seed keeps its schedule.
+         */
+        POWER
     }
+
+    /** The kinds the unrestricted draw takes from, as it always has. */
+    private static final Kind[] DRAWN_KINDS = {Kind.KILL, Kind.PAUSE, Kind.BOUNCE, Kind.PARTITION};
 
     /** Which node the fault hits, chosen when it is injected. */
     public enum Target {
@@ -64,7 +73,7 @@ public record FaultSchedule(long seed, List<Fault> faults) {
     public static FaultSchedule draw(long seed, int count, int partitions) {
         Random random = new Random(seed);
         List<Fault> faults = new ArrayList<>(count);
-        Kind[] kinds = Kind.values();
+        Kind[] kinds = DRAWN_KINDS;
         Target[] targets = Target.values();
         for (int i = 0; i < count; i++) {
             Kind kind = kinds[random.nextInt(kinds.length)];
@@ -99,7 +108,8 @@ public record FaultSchedule(long seed, List<Fault> faults) {
         }
         if (allowed.size() != names.size()) {
             throw new IllegalArgumentException("Unknown fault kind in " + names + "; kinds are <kind>-<target> with "
-                    + "kind one of kill, pause, bounce, partition and target one of leader, follower, controller");
+                    + "kind one of kill, pause, bounce, partition, power and target one of leader, follower, "
+                    + "controller");
         }
         Random random = new Random(seed);
         List<Fault> faults = new ArrayList<>(count);

@@ -31,6 +31,20 @@ class FaultScheduleTest {
     }
 
     @Test
+    void powerCutsShouldBeDrawnOnlyWhenNamed() {
+        // When
+        List<String> unrestricted = java.util.stream.LongStream.range(0, 200)
+                .mapToObj(seed -> FaultSchedule.draw(seed, 5, 3))
+                .flatMap(schedule -> schedule.faults().stream()).map(FaultSchedule.Fault::name).toList();
+        FaultSchedule named = FaultSchedule.draw(7, 20, 3, List.of("power-leader", "power-follower"));
+
+        // Then
+        assertThat(unrestricted).noneMatch(name -> name.startsWith("power-"));
+        assertThat(named.faults()).extracting(FaultSchedule.Fault::name)
+                .containsOnly("power-leader", "power-follower");
+    }
+
+    @Test
     void anUnknownKindShouldBeRefused() {
         // When / Then
         assertThatThrownBy(() -> FaultSchedule.draw(1, 5, 3, List.of("kill-controller", "crash-leader")))
