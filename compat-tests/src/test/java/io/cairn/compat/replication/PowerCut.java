@@ -82,22 +82,12 @@ final class PowerCut {
     static List<String> batchesBelow(Path dir, long end) throws IOException {
         List<String> batches = new ArrayList<>();
         for (Path segment : segments(dir)) {
-            try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.READ)) {
-                long size = ch.size();
-                long position = 0;
-                ByteBuffer header = ByteBuffer.allocate(27);
-                while (position + 27 <= size) {
-                    header.clear();
-                    ch.read(header, position);
-                    long base = header.getLong(0);
-                    int length = header.getInt(8);
-                    if (length <= 0 || base >= end) {
-                        break;
-                    }
-                    batches.add(base + "-" + (base + header.getInt(23)) + "@" + header.getInt(12) + ":"
-                            + Integer.toUnsignedString(header.getInt(17), 16));
-                    position += 12 + length;
+            for (Header batch : headers(segment)) {
+                if (batch.base() >= end) {
+                    return batches;
                 }
+                batches.add(batch.base() + "-" + batch.last() + "@" + batch.leaderEpoch() + ":"
+                        + Integer.toUnsignedString(batch.crc(), 16));
             }
         }
         return batches;
@@ -109,26 +99,43 @@ final class PowerCut {
         }
     }
 
-    /**
-     * The byte after the last whole batch of a segment file (Kafka's format: base offset, length) whose base offset is
-     * below {@code below}.
-     */
+    /** The byte after the last whole batch of a segment file whose base offset is below {@code below}. */
     private static long batchesEnd(Path segment, long below) throws IOException {
+        long end = 0;
+        for (Header batch : headers(segment)) {
+            if (batch.base() >= below) {
+                break;
+            }
+            end = batch.end();
+        }
+        return end;
+    }
+
+    /** A batch's header fields (Kafka's format v2) and the byte after it in its file. */
+    private record Header(long base, long last, int leaderEpoch, int crc, long end) {
+    }
+
+    /** The headers of a segment file's whole batches, up to the first that is not whole or has no length. */
+    private static List<Header> headers(Path segment) throws IOException {
+        List<Header> headers = new ArrayList<>();
         try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.READ)) {
             long size = ch.size();
             long position = 0;
-            ByteBuffer header = ByteBuffer.allocate(12);
-            while (position + 12 <= size) {
+            ByteBuffer header = ByteBuffer.allocate(27);
+            while (position + header.capacity() <= size) {
                 header.clear();
                 ch.read(header, position);
+                long base = header.getLong(0);
                 int length = header.getInt(8);
-                if (length <= 0 || position + 12 + length > size || header.getLong(0) >= below) {
+                if (length <= 0 || position + 12 + length > size) {
                     break;
                 }
                 position += 12 + length;
+                headers.add(new Header(base, base + header.getInt(23), header.getInt(12), header.getInt(17),
+                        position));
             }
-            return position;
         }
+        return headers;
     }
 
     /** The recovery point the broker last checkpointed for partition directory {@code dir}; 0 when none. */
