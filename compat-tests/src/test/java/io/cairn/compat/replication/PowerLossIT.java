@@ -127,8 +127,10 @@ class PowerLossIT {
                             p -> p.leader() != null && !p.leader().isEmpty()
                                     && p.isr().size() == p.replicas().size(), TIMEOUT);
                     long recovered = System.nanoTime();
-                    awaitAcked(plainWriter, plainWriter.ackedCount() + 2_000);
-                    awaitAcked(durableWriter, durableWriter.ackedCount() + 2_000);
+                    int plainTarget = plainWriter.ackedCount() + 2_000;
+                    int durableTarget = durableWriter.ackedCount() + 2_000;
+                    awaitAcked(plainWriter, plainTarget);
+                    awaitAcked(durableWriter, durableTarget);
                     long writing = System.nanoTime();
 
                     // Then: the replicas agree, and a consumer reads what was acknowledged (all of it while a node
@@ -136,8 +138,12 @@ class PowerLossIT {
                     long lost = assertConsistent(cluster, plain, plainWriter, phase != Victims.EVERY,
                             plainAckedBeforeCut);
                     assertConsistent(cluster, durable, durableWriter, true, Set.of());
+                    if (phase != Victims.EVERY) {
+                        assertThat(plainWriter.failure()).as("a record the plain topic's producer gave up on, %s",
+                                phase).isNull();
+                    }
                     report.add(phase + " (nodes " + victims + ": " + String.join(", ", cuts) + "): full ISRs "
-                            + millis(recovered - killed) + " ms after the kill, 2,000 more acknowledgements in "
+                            + millis(recovered - killed) + " ms after the kill, 2,000 more acknowledgements on each in "
                             + millis(writing - recovered) + " ms, checked in " + millis(System.nanoTime() - writing)
                             + " ms; " + lost + " of the plain topic's " + plainAckedBeforeCut.size()
                             + " acknowledged records lost");
