@@ -16,11 +16,14 @@ import io.cairn.metadata.image.TopicPartition;
 import io.cairn.wire.error.Errors;
 import io.cairn.wire.message.ApiKey;
 import io.cairn.wire.message.CreateTopicsRequestData;
+import io.cairn.wire.message.CreateTopicsResponseData;
 import io.cairn.wire.message.FindCoordinatorRequestData;
 import io.cairn.wire.message.FindCoordinatorResponseData;
 import io.cairn.wire.message.FindCoordinatorResponseData.Coordinator;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
@@ -57,6 +60,12 @@ public final class FindCoordinatorHandler
     private final AtomicBoolean creatingOffsets = new AtomicBoolean();
     private final AtomicBoolean creatingTransactions = new AtomicBoolean();
     private final AtomicBoolean creatingShareState = new AtomicBoolean();
+    /**
+     * Per internal topic, the controller's last refusal to create it: a client asks again about every 100 ms while it
+     * is refused (a cluster smaller than the topic's replication factor), so a refusal is logged at WARN once, and
+     * again only when it changes or after the topic was created.
+     */
+    private final Map<String, String> lastRefusal = new ConcurrentHashMap<>();
 
     /** Without a share coordinator: a SHARE key is INVALID_REQUEST, as on a Kafka broker without one. */
     public FindCoordinatorHandler(MetadataNode metadata, GroupCoordinator groups, TransactionCoordinator transactions,
@@ -192,11 +201,21 @@ public final class FindCoordinatorHandler
                 LOGGER.info("Creation of {} failed: {}", topic, failure.toString());
                 return;
             }
-            response.topics().stream().filter(t -> t.errorCode() != Errors.NONE.code()
-                    && t.errorCode() != Errors.TOPIC_ALREADY_EXISTS.code())
-                .forEach(t -> LOGGER.warn("Creation of {} failed: {} {} (replication factor {})", t.name(),
-                    Errors.forCode(t.errorCode()), t.errorMessage(), GroupCoordinator.TOPIC.equals(topic)
-                        ? autoCreation.offsetsReplication() : autoCreation.transactionReplication()));
+            for (CreateTopicsResponseData.CreatableTopicResult t : response.topics()) {
+                if (t.errorCode() == Errors.NONE.code() || t.errorCode() == Errors.TOPIC_ALREADY_EXISTS.code()) {
+                    lastRefusal.remove(t.name());
+                    continue;
+                }
+                String refusal = Errors.forCode(t.errorCode()) + " " + t.errorMessage() + " (replication factor "
+                    + (GroupCoordinator.TOPIC.equals(topic) ? autoCreation.offsetsReplication()
+                        : autoCreation.transactionReplication()) + ")";
+                if (refusal.equals(lastRefusal.put(t.name(), refusal))) {
+                    LOGGER.debug("Creation of {} failed again: {}", t.name(), refusal);
+                } else {
+                    LOGGER.warn("Creation of {} failed: {}; logged again only if the answer changes", t.name(),
+                        refusal);
+                }
+            }
         });
     }
 

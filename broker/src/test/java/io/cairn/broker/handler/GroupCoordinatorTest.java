@@ -3,6 +3,7 @@ package io.cairn.broker.handler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.cairn.broker.LogCapture;
 import io.cairn.broker.coordinator.CoordinatorRuntimeSettings;
 import io.cairn.broker.group.GroupConfig;
 import io.cairn.broker.group.GroupCoordinator;
@@ -203,7 +204,26 @@ class GroupCoordinatorTest {
             .setCoordinatorKeys(List.of("g1", "g2"));
 
         // Then every request is COORDINATOR_NOT_AVAILABLE (no message per v4+ key, the default one before v4) and
-        // asks again, and the controller keeps refusing the topic
+        // asks again, and the controller keeps refusing the topic; the refusal is logged at WARN once, not per ask
+        List<String> refusals;
+        try (LogCapture logs = LogCapture.start()) {
+            awaitRefusals(handler, batch);
+            refusals = logs.warnings("Creation of __consumer_offsets failed");
+        }
+        assertThat(refusals).as("WARN lines of the refusal").singleElement().asString()
+            .contains("INVALID_REPLICATION_FACTOR").contains("(replication factor 3)");
+        FindCoordinatorResponseData unknownType = call(handler, new FindCoordinatorRequestData().setKeyType((byte) 9)
+            .setCoordinatorKeys(List.of("a", "b")), 4);
+        assertThat(unknownType.coordinators()).as("an unknown key type fails the whole request").hasSize(2)
+            .allMatch(c -> c.errorCode() == Errors.INVALID_REQUEST.code()
+                && Errors.INVALID_REQUEST.message().equals(c.errorMessage()));
+        FindCoordinatorResponseData share = call(handler, new FindCoordinatorRequestData().setKeyType((byte) 2)
+            .setCoordinatorKeys(List.of("s")), 5);
+        assertThat(share.coordinators().get(0).errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
+    }
+
+    /** Asks for two groups' coordinators until COORDINATOR_NOT_AVAILABLE has been the answer for 500 ms. */
+    private void awaitRefusals(FindCoordinatorHandler handler, FindCoordinatorRequestData batch) {
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(10)).until(() -> {
             FindCoordinatorResponseData v4 = call(handler, batch, 4);
             FindCoordinatorResponseData v3 = call(handler, new FindCoordinatorRequestData().setKey("g1"), 3);
@@ -213,14 +233,6 @@ class GroupCoordinatorTest {
                 && "The coordinator is not available.".equals(v3.errorMessage())
                 && fixture.metadata().node().currentImage().topic(GroupCoordinator.TOPIC).isEmpty();
         });
-        FindCoordinatorResponseData unknownType = call(handler, new FindCoordinatorRequestData().setKeyType((byte) 9)
-            .setCoordinatorKeys(List.of("a", "b")), 4);
-        assertThat(unknownType.coordinators()).as("an unknown key type fails the whole request").hasSize(2)
-            .allMatch(c -> c.errorCode() == Errors.INVALID_REQUEST.code()
-                && Errors.INVALID_REQUEST.message().equals(c.errorMessage()));
-        FindCoordinatorResponseData share = call(handler, new FindCoordinatorRequestData().setKeyType((byte) 2)
-            .setCoordinatorKeys(List.of("s")), 5);
-        assertThat(share.coordinators().get(0).errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
     }
 
     @Test
