@@ -835,10 +835,18 @@ public final class PartitionLog implements Closeable {
      * Swaps a cleaned segment in for {@code old} (compaction), under the lock: the old files are renamed
      * {@code .deleted} and removed after {@code file.delete.delay.ms}, the cleaned one's {@code .swap} files take
      * their names, and the directory is fsynced so the swap survives a crash (as Kafka's {@code replaceSegments}). A
-     * crash in between is completed by the loader ({@code .swap} wins, {@code .deleted} goes).
+     * crash in between is completed by the loader ({@code .swap} wins, {@code .deleted} goes). So that a power cut
+     * can never keep the old segment's {@code .deleted} name and lose the {@code .swap} one (its replacement would
+     * then be a {@code .cleaned} leftover, deleted too), the directory is first fsynced with the {@code .swap} names,
+     * before the lock (Kafka's {@code Utils.flushDir} after its {@code .swap} renames, KAFKA-13123).
      * Returns false, changing nothing, when {@code old} is no longer in the log (retention or truncation won).
      */
     public boolean replaceSegment(LogSegment old, LogSegment cleaned) {
+        try {
+            env.layer().fsyncDirectory(dir);
+        } catch (IOException e) {
+            throw failed("cannot fsync the swap of segment " + old.baseOffset(), e);
+        }
         lock.lock();
         try {
             if (segments.get(old.baseOffset()) != old || old == activeSegment()) {

@@ -79,7 +79,7 @@ class DurableRenamesTest {
     }
 
     @Test
-    void aCompactionSwapShouldFsyncTheDirectoryAfterTheCleanedSegmentTookItsNameAndBeforeTheOldOneIsDeleted() {
+    void aCompactionSwapShouldFsyncTheDirectoryWithTheSwapNamesThenAfterTheCleanedSegmentTookItsName() {
         // Given
         PartitionLog log = open(LogConfig.builder().cleanupPolicy("compact").segmentBytes(600).fileDeleteDelayMs(0)
             .build());
@@ -92,8 +92,15 @@ class DurableRenamesTest {
         // When
         new Cleaner(new Throttler(Double.MAX_VALUE, time)).cleanIfNeeded(log).orElseThrow();
 
-        // Then: one directory fsync saw the swapped-in segment and the old one renamed .deleted, no .swap left
+        // Then: a directory fsync saw the cleaned segment as .swap beside the old one still in place (a power cut
+        // after it leaves the swap for the loader to complete), before the old one was renamed .deleted
         String first = LogSegment.fileName(0);
+        assertThat(layer.events()).anySatisfy(e -> assertThat(e)
+            .startsWith("fsyncDirectory topic-0 ")
+            .contains(first + LogSegment.LOG_SUFFIX + LogSegment.SWAP_SUFFIX)
+            .contains(first + LogSegment.LOG_SUFFIX + ", ")
+            .doesNotContain(LogSegment.DELETED_SUFFIX));
+        // and one saw the swapped-in segment and the old one renamed .deleted, no .swap left
         assertThat(layer.events()).anySatisfy(e -> assertThat(e)
             .startsWith("fsyncDirectory topic-0 ")
             .contains(first + LogSegment.LOG_SUFFIX + ", ")
