@@ -89,8 +89,8 @@ class CoordinatorFuzzIT {
     }
 
     /**
-     * The two ERROR lines that Kafka logs in the same run too. Its coordinator logs a rebalance that times out with no
-     * member back. The stock consumer logs every STALE_MEMBER_EPOCH answer to its OffsetFetch or OffsetCommit, then
+     * The ERROR lines a run against Kafka logs too. Its coordinator logs a rebalance that times out with no member
+     * back. The stock consumer logs every STALE_MEMBER_EPOCH answer to its OffsetFetch or OffsetCommit, then
      * retries with its new epoch. It gets one when a heartbeat moves its member epoch on while the request is in
      * flight: the fuzzers' members expire one by one during the take-over, and each expiry brings it more partitions.
      * Kafka's coordinator also wants the exact member epoch (ConsumerGroup#validateOffsetFetch).
