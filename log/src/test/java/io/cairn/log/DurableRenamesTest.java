@@ -110,14 +110,14 @@ class DurableRenamesTest {
 
     @Test
     void aSwapCompletedByTheLoaderShouldBeRenamedIntoPlaceDurably() throws Exception {
-        // Given: a crash left a cleaned segment's offset index as .swap next to the old one
+        // Given: a crash left a cleaned segment's log as .swap next to the old one
         PartitionLog log = open(LogConfig.defaults());
         log.appendAsLeader(values(time.milliseconds(), "a", "b"), 0, AppendOrigin.CLIENT);
         log.close();
         opened.clear();
         Path dir = tmp.resolve("topic-0");
-        String index = LogSegment.fileName(0) + LogSegment.INDEX_SUFFIX;
-        Files.copy(dir.resolve(index), dir.resolve(index + LogSegment.SWAP_SUFFIX));
+        String segment = LogSegment.fileName(0) + LogSegment.LOG_SUFFIX;
+        Files.copy(dir.resolve(segment), dir.resolve(segment + LogSegment.SWAP_SUFFIX));
         layer.clear();
 
         // When
@@ -125,9 +125,51 @@ class DurableRenamesTest {
 
         // Then
         List<String> events = layer.events();
-        int move = events.indexOf("atomicMove " + index + LogSegment.SWAP_SUFFIX + " " + index);
+        int move = events.indexOf("atomicMove " + segment + LogSegment.SWAP_SUFFIX + " " + segment);
         assertThat(move).as("%s", events).isNotNegative();
-        assertThat(events.get(move + 1)).startsWith("fsyncDirectory topic-0 ").contains(index)
+        assertThat(events.get(move + 1)).startsWith("fsyncDirectory topic-0 ").contains(segment)
             .doesNotContain(LogSegment.SWAP_SUFFIX);
+    }
+
+    @Test
+    void aSwapCutShortShouldKeepTheCleanedLogAndRebuildItsIndexes() throws Exception {
+        // Given: a compacted log, its first segment's files kept as they were before a cleaning
+        LogConfig config = LogConfig.builder().cleanupPolicy("compact").segmentBytes(600).fileDeleteDelayMs(0).build();
+        PartitionLog log = open(config);
+        for (int i = 0; i < 200; i++) {
+            log.appendAsLeader(keyed(time.milliseconds() + i, "k" + (i % 3), "v" + i), 0, AppendOrigin.CLIENT);
+        }
+        log.roll();
+        Path dir = tmp.resolve("topic-0");
+        Path before = Files.createDirectories(tmp.resolve("before"));
+        String stem = LogSegment.fileName(0);
+        List<String> files = List.of(LogSegment.LOG_SUFFIX, LogSegment.INDEX_SUFFIX, LogSegment.TIME_INDEX_SUFFIX,
+            LogSegment.TXN_INDEX_SUFFIX);
+        for (String suffix : files) {
+            if (Files.exists(dir.resolve(stem + suffix))) {
+                Files.copy(dir.resolve(stem + suffix), before.resolve(stem + suffix));
+            }
+        }
+        new Cleaner(new Throttler(Double.MAX_VALUE, time)).cleanIfNeeded(log).orElseThrow();
+        List<String> cleaned = LogInvariants.verify(log);
+        log.close();
+        opened.clear();
+
+        // When: a crash had cut the swap short: the cleaned log and offset index renamed .swap, the old segment's
+        // files still in place (its time index among them)
+        Files.move(dir.resolve(stem + LogSegment.LOG_SUFFIX), dir.resolve(stem + LogSegment.LOG_SUFFIX
+            + LogSegment.SWAP_SUFFIX));
+        Files.move(dir.resolve(stem + LogSegment.INDEX_SUFFIX), dir.resolve(stem + LogSegment.INDEX_SUFFIX
+            + LogSegment.SWAP_SUFFIX));
+        for (String suffix : files) {
+            if (Files.exists(before.resolve(stem + suffix))) {
+                Files.copy(before.resolve(stem + suffix), dir.resolve(stem + suffix),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        PartitionLog reopened = open(config);
+
+        // Then: the cleaned log, with indexes that are its own
+        assertThat(LogInvariants.verify(reopened)).isEqualTo(cleaned);
     }
 }

@@ -271,11 +271,27 @@ public final class LogLoader {
                 }
             }
         }
+        // A swap cut short may have renamed some of a cleaned segment's files and not others (the cleaner renames
+        // them .swap one by one, then into place one by one), which would pair the cleaned log with the old one's
+        // indexes. So only the log of a swap is trusted, as Kafka's loader trusts only a swap's log: every index of
+        // a segment with a .swap file goes, the cleaned log takes its name, and load() rebuilds the missing indexes.
+        TreeSet<String> stems = new TreeSet<>();
         for (Path swap : swaps) {
             String name = swap.getFileName().toString();
-            Path target = swap.resolveSibling(name.substring(0, name.length() - LogSegment.SWAP_SUFFIX.length()));
-            LOGGER.info("Completing interrupted swap of {}", target);
-            layer.atomicMove(swap, target);
+            stems.add(name.substring(0, name.indexOf('.')));
+        }
+        for (String stem : stems) {
+            for (String index : List.of(LogSegment.INDEX_SUFFIX, LogSegment.TIME_INDEX_SUFFIX,
+                    LogSegment.TXN_INDEX_SUFFIX)) {
+                Files.deleteIfExists(dir.resolve(stem + index));
+                Files.deleteIfExists(dir.resolve(stem + index + LogSegment.SWAP_SUFFIX));
+            }
+            Path log = dir.resolve(stem + LogSegment.LOG_SUFFIX + LogSegment.SWAP_SUFFIX);
+            if (Files.exists(log)) {
+                Path target = dir.resolve(stem + LogSegment.LOG_SUFFIX);
+                LOGGER.info("Completing interrupted swap of {}; its indexes are rebuilt", target);
+                layer.atomicMove(log, target);
+            }
         }
     }
 
