@@ -322,8 +322,10 @@ public final class FaultCampaign {
             case KILL -> node.kill();
             case POWER -> {
                 node.kill();
-                PowerCut.loseUnsyncedTails(node.dataDir(), topic -> true, dir -> 0L, nodeId,
-                        new Random(seed ^ fault.durationMs() ^ (fault.quietMs() << 20))).forEach(cut -> System.out.printf("    %s%n", cut));
+                Random cuts = new Random(seed ^ fault.durationMs() ^ (fault.quietMs() << 20));
+                for (String cut : PowerCut.loseUnsyncedTails(node.dataDir(), topic -> true, dir -> 0L, nodeId, cuts)) {
+                    System.out.printf("    %s%n", cut);
+                }
             }
             case PAUSE -> signal(node, "STOP");
             case BOUNCE -> node.stop();

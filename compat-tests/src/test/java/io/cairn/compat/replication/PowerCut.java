@@ -10,6 +10,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -39,8 +40,8 @@ final class PowerCut {
      * is cut there, or the rest zeroed (the size was written, the data was not), or overwritten with random bytes.
      * Returns what was done to each, naming {@code nodeId}.
      */
-    static List<String> loseUnsyncedTails(Path dataDir, java.util.function.Predicate<String> topics,
-                                          ToLongFunction<String> synced, int nodeId, Random random) throws IOException {
+    static List<String> loseUnsyncedTails(Path dataDir, Predicate<String> topics, ToLongFunction<String> synced,
+                                          int nodeId, Random random) throws IOException {
         List<Path> dirs;
         try (Stream<Path> files = Files.list(dataDir)) {
             dirs = files.filter(Files::isDirectory).filter(dir -> {

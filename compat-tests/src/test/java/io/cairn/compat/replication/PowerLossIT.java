@@ -7,6 +7,7 @@ import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -196,7 +197,8 @@ class PowerLossIT {
             }
             Map<Integer, List<String>> byNode = new TreeMap<>();
             for (int id = 1; id <= ReplicationClients.NODES; id++) {
-                byNode.put(id, PowerCut.batchesBelow(cluster.node(id).dataDir().resolve(topic + "-" + tp.partition()), end));
+                Path partitionDir = cluster.node(id).dataDir().resolve(topic + "-" + tp.partition());
+                byNode.put(id, PowerCut.batchesBelow(partitionDir, end));
             }
             assertThat(byNode.values().stream().distinct().count())
                     .as("%s below offset %d: the replicas' batches %s", tp, end, byNode).isEqualTo(1L);
