@@ -9,6 +9,7 @@ import io.cairn.testkit.BrokerProcess;
 import io.cairn.testkit.FaultProxy;
 import io.cairn.testkit.FreePorts;
 import io.cairn.testkit.RawKafkaClient;
+import io.cairn.testkit.Signals;
 import io.cairn.testkit.faults.FaultSchedule;
 import io.cairn.testkit.faults.History;
 import io.cairn.testkit.faults.HistoryChecker;
@@ -379,10 +380,7 @@ public final class FaultCampaign {
     }
 
     private void signal(BrokerProcess node, String signal) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(node.pid())).inheritIO().start();
-        if (kill.waitFor() != 0) {
-            throw new IllegalStateException("kill -" + signal + " " + node.pid() + " failed");
-        }
+        Signals.send(node.pid(), signal);
         synchronized (paused) {
             if (signal.equals("STOP")) {
                 paused.add(node.pid());

@@ -8,6 +8,7 @@ import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
+import io.cairn.testkit.Signals;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -149,8 +150,7 @@ class PausedControllerIT {
         }
     }
 
-    private static void signal(BrokerProcess node, String signal) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(node.pid())).inheritIO().start();
-        assertThat(kill.waitFor()).as("kill -%s %d", signal, node.pid()).isZero();
+    private static void signal(BrokerProcess node, String signal) {
+        Signals.send(node.pid(), signal);
     }
 }

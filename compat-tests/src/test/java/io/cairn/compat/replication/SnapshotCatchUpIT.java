@@ -11,6 +11,7 @@ import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
 import io.cairn.testkit.RawKafkaClient;
+import io.cairn.testkit.Signals;
 import io.cairn.wire.message.DescribeQuorumRequestData;
 import io.cairn.wire.message.DescribeQuorumResponseData;
 import io.cairn.wire.message.MetadataRequestData;
@@ -340,8 +341,7 @@ class SnapshotCatchUpIT {
                         .toList()).as("the brokers DescribeCluster lists").doesNotContain(nodeId));
     }
 
-    private static void signal(BrokerProcess node, String signal) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(node.pid())).inheritIO().start();
-        assertThat(kill.waitFor()).as("kill -%s %d", signal, node.pid()).isZero();
+    private static void signal(BrokerProcess node, String signal) {
+        Signals.send(node.pid(), signal);
     }
 }

@@ -38,7 +38,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Redelivery as a user of stock {@code KafkaShareConsumer}s sees it, on one broker per kind with a short acquisition
  * lock ({@code group.share.record.lock.duration.ms=2000}, the minimum lock 1000) and the smallest delivery limit
  * Kafka allows ({@code group.share.delivery.count.limit=2}): records a member acquired and never acknowledged go to
- * another member once the lock expires, with delivery count 2; records released each time they arrive are delivered
+ * another member once the lock expires, with delivery count 2 (the first member hangs, SIGSTOPped in a JVM of its own:
+ * see {@link StalledShareMember}); records released each time they arrive are delivered
  * exactly twice and then archived; {@code kafka-console-share-consumer} reads what was produced.
  *
  * <p>Share groups start at the log end ({@code share.auto.offset.reset} latest), so each scenario first has its
@@ -90,30 +91,37 @@ class ShareDeliveryIT {
 
     @KafkaHalfInFaults
     void recordsWhoseLockExpiresGoToAnotherMemberWithTheNextDeliveryCount(BrokerKind kind) throws Exception {
-        // Given member A of a share group that started on the topic, and five records it acquires
+        // Given member A of a share group that started on the topic, in a JVM of its own, and the records it acquires
         BrokerProcess broker = node(kind);
         String topic = "lock-expiry";
+        String group = "lock-expiry-group";
         createTopic(broker, topic);
-        try (KafkaShareConsumer<String, String> a = consumer(broker, "lock-expiry-group", true)) {
-            a.subscribe(List.of(topic));
-            warmUp(broker, a, topic, true);
+        try (StalledShareMember a = StalledShareMember.start(broker.bootstrapServers(), group, topic, "r")) {
+            long warmUntil = System.currentTimeMillis() + 30_000;
+            for (int n = 0; a.output().lines().noneMatch(l -> l.startsWith("WARM "))
+                    && System.currentTimeMillis() < warmUntil; n++) {
+                send(broker, topic, "warm", "warm-" + n);
+                Thread.sleep(500);
+            }
+            a.await("WARM ", Duration.ofSeconds(5));
             produce(broker, topic, "r", 5);
-            List<ConsumerRecord<String, String>> acquired = pollUntilAny(a);
-            assertThat(acquired).isNotEmpty().allSatisfy(r -> {
-                assertThat(r.value()).startsWith("r");
-                assertThat(r.deliveryCount()).contains((short) 1);
-            });
+            Map<String, Short> acquired = a.awaitAcquired();
             long acquiredAt = System.currentTimeMillis();
+            assertThat(acquired).isNotEmpty().allSatisfy((value, count) -> {
+                assertThat(value).startsWith("r");
+                assertThat(count).isEqualTo((short) 1);
+            });
 
-            // When A never acknowledges them (nor polls again) and member B joins the group
-            try (KafkaShareConsumer<String, String> b = consumer(broker, "lock-expiry-group", false)) {
+            // When A hangs (SIGSTOP) holding them unacknowledged, and member B joins the group
+            a.pause();
+            try (KafkaShareConsumer<String, String> b = consumer(broker, group, false)) {
                 b.subscribe(List.of(topic));
                 Map<String, Short> redelivered = new LinkedHashMap<>();
                 long firstAt = 0;
                 long until = System.currentTimeMillis() + 30_000;
-                while (!redelivered.keySet().containsAll(values(acquired)) && System.currentTimeMillis() < until) {
+                while (!redelivered.keySet().containsAll(acquired.keySet()) && System.currentTimeMillis() < until) {
                     for (ConsumerRecord<String, String> r : b.poll(Duration.ofMillis(200))) {
-                        if (values(acquired).contains(r.value())) {
+                        if (acquired.containsKey(r.value())) {
                             redelivered.put(r.value(), r.deliveryCount().orElseThrow());
                             firstAt = firstAt == 0 ? System.currentTimeMillis() : firstAt;
                         }
@@ -122,12 +130,12 @@ class ShareDeliveryIT {
                 b.commitSync();
 
                 // Then B receives each of them again once the lock expired, delivered for the second time
-                System.out.println(kind + ": A acquired " + values(acquired) + ", B got them again "
+                System.out.println(kind + ": A acquired " + acquired.keySet() + ", B got them again "
                     + (firstAt - acquiredAt) + " ms later: " + redelivered);
                 Map<String, Short> expected = new HashMap<>();
-                values(acquired).forEach(v -> expected.put(v, (short) 2));
+                acquired.keySet().forEach(v -> expected.put(v, (short) 2));
                 assertThat(redelivered).isEqualTo(expected);
-                // the lock runs from the broker's acquisition, a little before A received them
+                // the lock runs from the broker's acquisition, a little before A printed them
                 assertThat(firstAt - acquiredAt).isGreaterThanOrEqualTo(LOCK_MS / 2L);
             }
         }
@@ -200,10 +208,6 @@ class ShareDeliveryIT {
         assertThat(consumed.stderr()).as("%s", consumed).contains("Processed a total of 5 messages");
     }
 
-    private static List<String> values(List<ConsumerRecord<String, String>> records) {
-        return records.stream().map(ConsumerRecord::value).toList();
-    }
-
     private static void createTopic(BrokerProcess broker, String topic) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                 broker.bootstrapServers()))) {
@@ -245,18 +249,6 @@ class ShareDeliveryIT {
             }
         }
         throw new AssertionError("the share consumer received no warm-up record of " + topic + " in 30 s");
-    }
-
-    private static List<ConsumerRecord<String, String>> pollUntilAny(KafkaShareConsumer<String, String> consumer) {
-        long until = System.currentTimeMillis() + 15_000;
-        while (System.currentTimeMillis() < until) {
-            List<ConsumerRecord<String, String>> got = new ArrayList<>();
-            consumer.poll(Duration.ofMillis(300)).forEach(got::add);
-            if (!got.isEmpty()) {
-                return got;
-            }
-        }
-        return List.of();
     }
 
     private static void produce(BrokerProcess broker, String topic, String prefix, int count) throws Exception {
