@@ -99,10 +99,15 @@ public final class StalledShareMember implements AutoCloseable {
 
     /** SIGKILL by PID (a paused process too), then waits for it to be gone. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         process.destroyForcibly();
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("member pid " + process.pid() + " still runs 30 s after SIGKILL");
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("member pid " + process.pid() + " still runs 30 s after SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for member pid " + process.pid() + " to go", e);
         }
         TestDirectories.deleteRecursively(dir);
     }
