@@ -22,10 +22,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * A share-group member in a JVM of its own, for a test to pause with SIGSTOP once it holds records: a stock
- * {@code KafkaShareConsumer} (explicit acknowledgement) subscribes, accepts every record whose value starts with
- * {@code warm} and prints {@code WARM <value>} once committed, and on the first poll that brings records with
- * {@code prefix} prints {@code ACQUIRED} and them as {@code offset:value:deliveryCount}, then never polls nor
- * acknowledges again.
+ * {@code KafkaShareConsumer} (explicit acknowledgement) subscribes, accepts every record whose value does not start
+ * with {@code prefix} (the test's warm-up records) and prints {@code WARM <value>} once committed, and on the first
+ * poll that brings records with {@code prefix} prints {@code ACQUIRED} and them as
+ * {@code offset:value:deliveryCount}, then never polls nor acknowledges again.
  *
  * <p>Why a process of its own: a stock consumer that stops calling {@code poll} may still fetch once more in the
  * background (its last {@code poll} asks the network thread for more data, and that request can cross the response
