@@ -11,6 +11,7 @@ import io.cairn.log.segment.LogSegment;
 import io.cairn.wire.protocol.Uuid;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -164,7 +165,7 @@ class DurableRenamesTest {
         for (String suffix : files) {
             if (Files.exists(before.resolve(stem + suffix))) {
                 Files.copy(before.resolve(stem + suffix), dir.resolve(stem + suffix),
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    StandardCopyOption.REPLACE_EXISTING);
             }
         }
         PartitionLog reopened = open(config);

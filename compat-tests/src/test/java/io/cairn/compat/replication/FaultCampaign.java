@@ -379,7 +379,7 @@ public final class FaultCampaign {
         return followers.get(new Random(seed + fault.durationMs()).nextInt(followers.size()));
     }
 
-    private void signal(BrokerProcess node, String signal) throws Exception {
+    private void signal(BrokerProcess node, String signal) {
         Signals.send(node.pid(), signal);
         synchronized (paused) {
             if (signal.equals("STOP")) {
