@@ -121,7 +121,8 @@ public final class CairnProcess extends AbstractBrokerProcess {
         config.put("log.dirs", dataDir().toString());
         // The coordinators' settings the reference Kafka runs with too (KafkaReferenceProcess), so that both kinds
         // behave alike: one __consumer_offsets and one __transaction_state partition without replicas, no delay
-        // before the first join; and the sole voter's short election timeout.
+        // before the first join; the sole voter's short election timeout, and the short broker session that each
+        // start after a SIGKILL waits out (BrokerSessions).
         config.put("offsets.topic.replication.factor", "1");
         config.put("offsets.topic.num.partitions", "1");
         config.put("transaction.state.log.replication.factor", "1");
@@ -132,6 +133,7 @@ public final class CairnProcess extends AbstractBrokerProcess {
         config.put("share.coordinator.state.topic.num.partitions", "1");
         config.put("group.initial.rebalance.delay.ms", "0");
         config.put("controller.quorum.election.timeout.ms", KafkaReferenceProcess.SOLE_VOTER_ELECTION_TIMEOUT_MS);
+        config.putAll(BrokerSessions.QUICK);
         config.put("metrics.port", Integer.toString(metricsPort));
         config.putAll(overrides);
         StringBuilder text = new StringBuilder("# Written by cairn-testkit CairnProcess\n");

@@ -151,6 +151,7 @@ public final class KafkaReferenceProcess extends AbstractBrokerProcess {
         config.put("group.initial.rebalance.delay.ms", "0");
         if (node == null) {
             config.put("controller.quorum.election.timeout.ms", SOLE_VOTER_ELECTION_TIMEOUT_MS);
+            config.putAll(BrokerSessions.QUICK);
         }
         config.putAll(overrides);
         StringBuilder text = new StringBuilder("# Written by cairn-testkit KafkaReferenceProcess\n");

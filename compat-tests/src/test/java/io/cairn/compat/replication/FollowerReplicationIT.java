@@ -8,6 +8,7 @@ import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
+import io.cairn.testkit.BrokerSessions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,7 +68,8 @@ class FollowerReplicationIT {
     @ParameterizedTest
     @MethodSource("kinds")
     void followersReplicateAndEveryAcknowledgedRecordSurvivesTheLossOfTheLeader(BrokerKind kind) throws Exception {
-        try (BrokerCluster cluster = BrokerCluster.create(kind, 3, Map.of("num.replica.fetchers", "2"))) {
+        try (BrokerCluster cluster = BrokerCluster.create(kind, 3,
+                BrokerSessions.quick(Map.of("num.replica.fetchers", "2")))) {
             cluster.start();
             String topic = GroupClients.uniqueName("replicated");
             try (Admin admin = admin(cluster.bootstrapServers())) {

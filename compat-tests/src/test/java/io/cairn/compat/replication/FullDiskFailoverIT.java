@@ -7,9 +7,9 @@ import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
+import io.cairn.testkit.BrokerSessions;
 import io.cairn.testkit.SizedTmpfs;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -47,7 +47,7 @@ class FullDiskFailoverIT {
     @ParameterizedTest
     @MethodSource("kinds")
     void aNodeWhoseDiskFillsStopsTheOthersGoOnAndItRejoinsOnceSpaceIsFreed(BrokerKind kind) throws Exception {
-        Map<String, String> config = new HashMap<>(ReplicationClients.clusterConfig());
+        Map<String, String> config = BrokerSessions.quick(ReplicationClients.clusterConfig());
         config.put("min.insync.replicas", "2");
         try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES, config);
              Admin admin = ReplicationClients.startAndConnect(cluster)) {

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
+import io.cairn.testkit.BrokerSessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,7 +66,8 @@ class GroupFailoverIT {
             throws Exception {
         // Given: a group that has consumed and committed the first batch
         try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES,
-                ReplicationClients.clusterConfig()); Admin admin = ReplicationClients.startAndConnect(cluster);
+                BrokerSessions.quick(ReplicationClients.clusterConfig()));
+             Admin admin = ReplicationClients.startAndConnect(cluster);
              KafkaProducer<String, String> producer = producer(cluster)) {
             String topic = ReplicationClients.uniqueName("failover");
             String group = ReplicationClients.uniqueName("failover-group");

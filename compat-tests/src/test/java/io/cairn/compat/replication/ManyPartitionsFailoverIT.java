@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
+import io.cairn.testkit.BrokerSessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -72,7 +73,8 @@ class ManyPartitionsFailoverIT {
     @MethodSource("kinds")
     void everyPartitionFailsOverTakesWritesRejoinsAndReturnsToItsPreferredLeader(BrokerKind kind) throws Exception {
         try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES,
-                ReplicationClients.clusterConfig()); Admin admin = ReplicationClients.startAndConnect(cluster)) {
+                BrokerSessions.quick(ReplicationClients.clusterConfig()));
+             Admin admin = ReplicationClients.startAndConnect(cluster)) {
             String topic = ReplicationClients.uniqueName("many");
             long created = System.nanoTime();
             ReplicationClients.createTopic(admin, topic, PARTITIONS, MIN_ISR);

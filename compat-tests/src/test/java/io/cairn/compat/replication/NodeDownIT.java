@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
+import io.cairn.testkit.BrokerSessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,7 +66,7 @@ class NodeDownIT {
     @MethodSource("kinds")
     void groupsTransactionsAndAutoCreatedTopicsWorkWithANodeDownAndTheNodeRejoinsEveryIsr(BrokerKind kind)
             throws Exception {
-        Map<String, String> config = new HashMap<>(ReplicationClients.clusterConfig());
+        Map<String, String> config = BrokerSessions.quick(ReplicationClients.clusterConfig());
         config.put("min.insync.replicas", "2");
         config.put("num.partitions", Integer.toString(PARTITIONS));
         config.put("auto.create.topics.enable", "true");

@@ -8,6 +8,7 @@ import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
+import io.cairn.testkit.BrokerSessions;
 import io.cairn.testkit.VerifiableClient;
 import java.time.Duration;
 import java.time.Instant;
@@ -66,7 +67,8 @@ class ReplicationBounceIT {
             throws Exception {
         // Given
         try (BrokerCluster cluster = BrokerCluster.create(kind, ReplicationClients.NODES,
-                ReplicationClients.clusterConfig()); Admin admin = ReplicationClients.startAndConnect(cluster)) {
+                BrokerSessions.quick(ReplicationClients.clusterConfig()));
+             Admin admin = ReplicationClients.startAndConnect(cluster)) {
             String topic = ReplicationClients.uniqueName("repl-bounce");
             ReplicationClients.createTopic(admin, topic, PARTITIONS, MIN_ISR);
             List<Map<String, String>> acked;

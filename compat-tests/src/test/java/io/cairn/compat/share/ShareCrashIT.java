@@ -6,6 +6,7 @@ import io.cairn.testkit.BrokerCluster;
 import io.cairn.testkit.BrokerKind;
 import io.cairn.testkit.BrokerLogsExtension;
 import io.cairn.testkit.BrokerProcess;
+import io.cairn.testkit.BrokerSessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -100,10 +101,10 @@ class ShareCrashIT {
     @MethodSource("io.cairn.compat.txn.TransactionsIT#kinds")
     void acceptedRecordsStayAcceptedAndNoRecordIsLostThroughKillsOfCoordinatorAndLeader(BrokerKind kind)
             throws Exception {
-        Map<String, String> config = Map.of("group.share.enable", "true",
+        Map<String, String> config = BrokerSessions.quick(Map.of("group.share.enable", "true",
                 "offsets.topic.replication.factor", "3",
                 "share.coordinator.state.topic.num.partitions", "3",
-                "min.insync.replicas", "2");
+                "min.insync.replicas", "2"));
         try (BrokerCluster cluster = BrokerCluster.create(kind, 3, config)) {
             cluster.start();
             String bootstrap = cluster.bootstrapServers();
