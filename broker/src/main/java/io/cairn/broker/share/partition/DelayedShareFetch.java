@@ -38,8 +38,11 @@ import org.apache.logging.log4j.Logger;
  * records to acquire ({@code min_bytes} of them below the high watermark), or a partition moved on (leadership,
  * fencing), or {@code max_wait_ms} passed. On completion it reads each partition from its next fetch offset with
  * the {@link PartitionReader}, at most {@code max_bytes} in all, and acquires what the read returned, at most
- * {@code max_records} per partition (whole batches for new records); the records are cut after the last batch that
- * holds an acquired record.
+ * {@code max_records} in all (Kafka's {@code ShareFetchUtils.processFetchResponse}: each partition in turn gets what
+ * the ones before it left, whole batches for new records, so the last may take it past the limit; a partition that
+ * finds nothing left acquires nothing); the records are cut after the last batch that holds an acquired record. The
+ * partitions come in the order of the share session's fetch, which turns them round from one fetch to the next
+ * ({@code ShareFetchService}), so the limit does not always go to the same ones.
  *
  * <p>Thread-safety: {@link #tryComplete()} runs under the operation's lock; the share-partitions are thread-safe.
  */
@@ -116,22 +119,33 @@ final class DelayedShareFetch extends DelayedOperation {
     protected void onComplete() {
         Map<TopicIdPartition, ShareFetchResult> results = new LinkedHashMap<>();
         int bytesLeft = Math.max(0, limits.maxBytes());
+        long recordsLeft = limits.maxRecords();
         for (Map.Entry<TopicIdPartition, SharePartition> e : partitions.entrySet()) {
             ShareFetchResult result;
             try {
-                result = bytesLeft == 0 && !results.isEmpty() ? ShareFetchResult.EMPTY
-                    : readAndAcquire(e.getKey(), e.getValue(), bytesLeft);
+                result = (bytesLeft == 0 && !results.isEmpty()) || recordsLeft <= 0 ? ShareFetchResult.EMPTY
+                    : readAndAcquire(e.getKey(), e.getValue(), bytesLeft, (int) recordsLeft);
             } catch (RuntimeException ex) {
                 LOGGER.error("Share fetch of {} failed", e.getKey(), ex);
                 result = ShareFetchResult.error(Errors.forException(ex));
             }
             bytesLeft = Math.max(0, bytesLeft - result.records().readableBytes());
+            recordsLeft -= acquiredCount(result);
             results.put(e.getKey(), result);
         }
         respond.accept(results);
     }
 
-    private ShareFetchResult readAndAcquire(TopicIdPartition tp, SharePartition sp, int maxBytes) {
+    /** The offsets {@code result} acquired (each range's, gaps of a compacted log included, as Kafka counts them). */
+    private static long acquiredCount(ShareFetchResult result) {
+        long count = 0;
+        for (AcquiredRange range : result.acquired()) {
+            count += range.lastOffset() - range.firstOffset() + 1;
+        }
+        return count;
+    }
+
+    private ShareFetchResult readAndAcquire(TopicIdPartition tp, SharePartition sp, int maxBytes, int maxRecords) {
         for (int attempt = 0; attempt < 2; attempt++) {
             long offset = sp.nextFetchOffset();
             if (offset < 0) {
@@ -155,12 +169,12 @@ final class DelayedShareFetch extends DelayedOperation {
                 read.release();
                 return ShareFetchResult.error(read.error());
             }
-            return acquire(sp, read);
+            return acquire(sp, read, maxRecords);
         }
         return ShareFetchResult.EMPTY;
     }
 
-    private ShareFetchResult acquire(SharePartition sp, PartitionRead read) {
+    private ShareFetchResult acquire(SharePartition sp, PartitionRead read, int maxRecords) {
         ByteBuf records = read.records();
         List<LogBatch> batches = new ArrayList<>();
         int position = 0;
@@ -168,7 +182,7 @@ final class DelayedShareFetch extends DelayedOperation {
             position += batch.sizeInBytes();
             batches.add(new LogBatch(batch.baseOffset(), batch.lastOffset(), position));
         }
-        Acquisition acquisition = sp.acquire(memberId, Math.max(1, limits.maxRecords()), batches);
+        Acquisition acquisition = sp.acquire(memberId, maxRecords, batches);
         if (acquisition.isEmpty()) {
             read.release();
             return ShareFetchResult.EMPTY;

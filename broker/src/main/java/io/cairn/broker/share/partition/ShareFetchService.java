@@ -145,7 +145,7 @@ public final class ShareFetchService {
                 return released(groupId, manager.releaseSession(groupId, memberId, held)).thenApply(ignored ->
                     fetchResponse(Map.of(), erroneous, ackErrors, listenerName));
             }
-            List<TopicIdPartition> fetchable = new ArrayList<>(context.partitions());
+            List<TopicIdPartition> fetchable = turned(context.partitions(), epoch);
             fetchable.removeIf(tp -> tp.topic() == null || erroneous.containsKey(tp));
             SharePartitionManager.FetchLimits limits = new SharePartitionManager.FetchLimits(request.maxWaitMs(),
                 request.minBytes(), request.maxBytes(), request.maxRecords());
@@ -153,6 +153,21 @@ public final class ShareFetchService {
                 fetchResponse(results, erroneous, ackErrors, listenerName)
                     .setAcquisitionLockTimeoutMs(manager.settings(groupId).recordLockDurationMs()));
         });
+    }
+
+    /**
+     * The session's partitions in the order this fetch takes them, which decides where its {@code max_records} go
+     * first: Kafka's round-robin turn, the list started {@code epoch % size} places further on (as it was for the
+     * session's first fetch, epoch 0, and whenever that remainder is 0).
+     */
+    static List<TopicIdPartition> turned(List<TopicIdPartition> partitions, int epoch) {
+        int size = partitions.size();
+        int start = epoch < 1 || size < 2 ? 0 : epoch % size;
+        List<TopicIdPartition> turned = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            turned.add(partitions.get((start + i) % size));
+        }
+        return turned;
     }
 
     /** The sessions of a closed connection end; what their members held goes back. */
